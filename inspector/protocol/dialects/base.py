@@ -1,0 +1,198 @@
+"""What every dialect codec provides, and the JSON-RPC envelope handling they share.
+
+A codec works on parsed JSON (dicts, lists, str...) in both directions and for both
+sides of the wire:
+
+    client:  encode_request  ->  (wire)  ->  decode_response / decode_stream_event
+    server:  decode_request  ->  (wire)  ->  encode_response / encode_stream_event / encode_error
+
+Subclasses supply the per-object maps (``encode_params``/``decode_params``,
+``encode_result``/``decode_result``, ``encode_event``/``decode_event``, ``encode_card``)
+and the method-name table. Everything raises :class:`ProtocolError` (with a JSON path)
+on malformed input, or :class:`JsonRpcError` for a well-formed error.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .. import models as m
+from ..errors import JSONRPC_CODES, JsonRpcError, ProtocolError, from_validation_error
+from ..methods import Method
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate(model: type[M], data: Any, path: str = "$") -> M:
+    """``model.model_validate(data)`` with errors as ProtocolError rooted at ``path``."""
+    if not isinstance(data, dict):
+        raise ProtocolError(f"expected an object, got {type_name(data)}", path)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc, path) from None
+
+
+def type_name(value: Any) -> str:
+    return {
+        dict: "object", list: "array", str: "string", bool: "boolean",
+        int: "number", float: "number", type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RpcRequest:
+    """A decoded JSON-RPC request (server side)."""
+
+    method: Method
+    params: Any
+    id: m.JsonRpcId
+    wire_method: str
+    #: False for a JSON-RPC notification (no "id" member): it gets no reply body.
+    has_id: bool = True
+
+
+class Dialect(ABC):
+    #: "0.1", "0.3" or "1.0": what users type after --dialect.
+    name: ClassVar[str]
+    #: For people: "0.1 draft", "0.2/0.3", "1.0".
+    label: ClassVar[str]
+    #: Well-known card paths, preferred first.
+    card_paths: ClassVar[tuple[str, ...]]
+    #: Normalised method -> wire method name, for the methods this dialect has.
+    methods: ClassVar[dict[Method, str]]
+    #: Further wire spellings a server should accept (e.g. Society AI's task/resubscribe).
+    method_aliases: ClassVar[dict[str, Method]] = {}
+    #: A2A error codes of this dialect (JSON-RPC's own codes are added by error_name()).
+    error_codes: ClassVar[dict[int, str]]
+
+    # ------------------------------------------------------------------ per dialect
+
+    def request_headers(self) -> dict[str, str]:
+        """HTTP headers a client sends with every JSON-RPC call in this dialect."""
+        return {}
+
+    @abstractmethod
+    def encode_params(self, method: Method, params: Any) -> Any: ...
+
+    @abstractmethod
+    def decode_params(self, method: Method, raw: Any, path: str = "$.params") -> Any: ...
+
+    @abstractmethod
+    def encode_result(self, method: Method, result: Any) -> Any: ...
+
+    @abstractmethod
+    def decode_result(self, method: Method, raw: Any, path: str = "$.result") -> Any: ...
+
+    @abstractmethod
+    def encode_event(self, event: m.StreamEvent) -> Any: ...
+
+    @abstractmethod
+    def decode_event(self, raw: Any, path: str = "$.result") -> m.StreamEvent: ...
+
+    @abstractmethod
+    def encode_card(self, card: m.AgentCard) -> dict[str, Any]: ...
+
+    # ------------------------------------------------------------------ shared
+
+    def wire_method(self, method: Method) -> str:
+        try:
+            return self.methods[method]
+        except KeyError:
+            raise ProtocolError(f"the {self.label} dialect has no {method.value} method") from None
+
+    def has(self, method: Method) -> bool:
+        return method in self.methods
+
+    def method_for(self, wire: str) -> Method | None:
+        for method, name in self.methods.items():
+            if name == wire:
+                return method
+        return self.method_aliases.get(wire)
+
+    def error_name(self, code: int) -> str | None:
+        return self.error_codes.get(code) or JSONRPC_CODES.get(code)
+
+    # client side ---------------------------------------------------------------
+
+    def encode_request(self, method: Method, params: Any, id: m.JsonRpcId) -> dict[str, Any]:
+        out: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": self.wire_method(method)}
+        encoded = self.encode_params(method, params)
+        if encoded is not None:
+            out["params"] = encoded
+        return out
+
+    def decode_response(self, method: Method, obj: Any) -> Any:
+        """A JSON-RPC response body -> the method's normalised result.
+
+        Raises JsonRpcError for an error response, ProtocolError for anything malformed.
+        """
+        body = self._envelope(obj)
+        return self.decode_result(method, body["result"], "$.result")
+
+    def decode_stream_event(self, obj: Any) -> m.StreamEvent:
+        """One SSE ``data:`` payload (a JSON-RPC response) -> a normalised stream event."""
+        body = self._envelope(obj)
+        return self.decode_event(body["result"], "$.result")
+
+    def _envelope(self, obj: Any) -> dict[str, Any]:
+        if not isinstance(obj, dict):
+            raise ProtocolError(f"expected a JSON-RPC response object, got {type_name(obj)}")
+        if "error" in obj and obj["error"] is not None:
+            raise decode_error(obj["error"])
+        if "result" not in obj:
+            raise ProtocolError("JSON-RPC response has neither result nor error")
+        return obj
+
+    # server side ---------------------------------------------------------------
+
+    def decode_request(self, obj: Any) -> RpcRequest:
+        """A parsed JSON-RPC request -> RpcRequest, or JsonRpcError with the code to reply."""
+        if not isinstance(obj, dict):
+            raise JsonRpcError(-32600, "Invalid Request", {"reason": f"expected an object, got {type_name(obj)}"})
+        has_id = "id" in obj
+        rid = obj.get("id")
+        if obj.get("jsonrpc") != "2.0":
+            raise JsonRpcError(-32600, "Invalid Request", {"path": "$.jsonrpc", "reason": 'must be "2.0"'})
+        if isinstance(rid, bool) or (rid is not None and not isinstance(rid, (str, int))):
+            raise JsonRpcError(-32600, "Invalid Request", {"path": "$.id", "reason": "must be a string, a number or null"})
+        wire = obj.get("method")
+        if not isinstance(wire, str):
+            raise JsonRpcError(-32600, "Invalid Request", {"path": "$.method", "reason": "must be a string"})
+        method = self.method_for(wire)
+        if method is None:
+            raise JsonRpcError(-32601, "Method not found", {"method": wire})
+        try:
+            params = self.decode_params(method, obj.get("params"), "$.params")
+        except ProtocolError as exc:
+            raise JsonRpcError(-32602, "Invalid params", {"path": exc.path, "reason": exc.reason}) from None
+        return RpcRequest(method, params, rid, wire, has_id)
+
+    def encode_response(self, method: Method, result: Any, id: m.JsonRpcId) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id, "result": self.encode_result(method, result)}
+
+    def encode_stream_event(self, event: m.StreamEvent, id: m.JsonRpcId) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id, "result": self.encode_event(event)}
+
+    def encode_error(self, error: JsonRpcError, id: m.JsonRpcId) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id, "error": error.to_wire()}
+
+    def __repr__(self) -> str:
+        return f"<dialect {self.name}>"
+
+
+def decode_error(raw: Any) -> JsonRpcError:
+    """A JSON-RPC ``error`` member -> JsonRpcError (ProtocolError if it is not one)."""
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"expected an error object, got {type_name(raw)}", "$.error")
+    code = raw.get("code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        raise ProtocolError("error code must be an integer", "$.error.code")
+    message = raw.get("message", "")
+    if not isinstance(message, str):
+        raise ProtocolError("error message must be a string", "$.error.message")
+    return JsonRpcError(code, message, raw.get("data"))
