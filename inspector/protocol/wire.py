@@ -1,0 +1,60 @@
+"""From raw bytes to normalised objects: the one decoding path for live traffic and replay.
+
+The live client and the recording reader both call these, so an event decodes the same
+way whether it just arrived or was loaded from a file.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .dialects.base import Dialect
+from .errors import JsonRpcError, ProtocolError
+from .methods import Method
+
+
+def parse_json(body: bytes | str) -> Any:
+    """Bytes or text -> parsed JSON, or ProtocolError saying why not (one line)."""
+    if isinstance(body, bytes):
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(f"body is not UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start})") from None
+    else:
+        text = body
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise ProtocolError("empty body where JSON was expected")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        snippet = text.lstrip()[:40]
+        hint = " (looks like HTML)" if snippet[:1] == "<" else ""
+        raise ProtocolError(f"invalid JSON{hint}: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ProtocolError("invalid JSON: nested too deeply") from None
+
+
+def decode_response_body(dialect: Dialect, method: Method, body: bytes | str) -> Any:
+    """A whole JSON-RPC response body -> the method's result.
+
+    Raises JsonRpcError (the agent answered with an error) or ProtocolError (malformed).
+    """
+    return dialect.decode_response(method, parse_json(body))
+
+
+def decode_sse_data(dialect: Dialect, data: str) -> Any:
+    """One SSE event's ``data`` -> a normalised stream event (or raises, as above)."""
+    return dialect.decode_stream_event(parse_json(data))
+
+
+def capture(fn, *args: Any) -> Any:
+    """Run a decoder and return its result, or the JsonRpcError/ProtocolError it raised.
+
+    Events keep what decoding produced, failures included, as their payload."""
+    try:
+        return fn(*args)
+    except (JsonRpcError, ProtocolError) as exc:
+        return exc

@@ -1,0 +1,134 @@
+"""Run an ASGI app with uvicorn on a loopback port, in a thread or in the running loop.
+
+Used by the mock's programmatic API, the inspector's ``--demo`` and the test suite:
+port 0 lets the OS pick a free port, and the bound port is read back once uvicorn has
+started, so callers always get a working URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from typing import Any
+
+import uvicorn
+
+LOOPBACK = "127.0.0.1"
+
+
+def _config(app: Any, host: str, port: int, **kwargs: Any) -> uvicorn.Config:
+    if host not in (LOOPBACK, "localhost", "::1"):
+        # The mock is a debugging aid: exposing it beyond this machine must be explicit.
+        if not kwargs.pop("allow_public", False):
+            raise ValueError(f"refusing to bind {host}: the mock binds loopback only (pass allow_public=True)")
+    kwargs.pop("allow_public", None)
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="auto",
+                          access_log=False, **kwargs)
+
+
+class _Server(uvicorn.Server):
+    # Signal handlers belong to whoever owns the process (the CLI, pytest, the TUI).
+    def install_signal_handlers(self) -> None:  # pragma: no cover - trivial
+        pass
+
+
+def _bound_port(server: uvicorn.Server) -> int:
+    for srv in server.servers:
+        for sock in srv.sockets:
+            return sock.getsockname()[1]
+    raise RuntimeError("uvicorn started without a listening socket")
+
+
+class BackgroundServer:
+    """``with BackgroundServer(app) as srv: srv.url`` — uvicorn in a daemon thread.
+
+    Also ``async with`` — uvicorn as a task in the running event loop."""
+
+    def __init__(self, app: Any, host: str = LOOPBACK, port: int = 0, **uvicorn_kwargs: Any) -> None:
+        self.app = app
+        self.host = host
+        self.port = port
+        self._kwargs = uvicorn_kwargs
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    # -- thread ---------------------------------------------------------------
+
+    def start(self, timeout: float = 10.0) -> "BackgroundServer":
+        self._server = _Server(_config(self.app, self.host, self.port, **self._kwargs))
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                self._server.run()
+            except BaseException as exc:  # surfaced to the starting thread below
+                failed.append(exc)
+
+        self._thread = threading.Thread(target=run, name="a2a-uvicorn", daemon=True)
+        self._thread.start()
+        waited = 0.0
+        while not self._server.started:
+            if failed or not self._thread.is_alive():
+                raise RuntimeError(f"server failed to start: {failed[0] if failed else 'exited'}")
+            if waited > timeout:
+                raise RuntimeError("server did not start in time")
+            threading.Event().wait(0.01)
+            waited += 0.01
+        self.port = _bound_port(self._server)
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive() and self._server is not None:
+                self._server.force_exit = True
+                self._thread.join(timeout)
+        self._thread = None
+
+    def __enter__(self) -> "BackgroundServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # -- event loop -------------------------------------------------------------
+
+    async def astart(self, timeout: float = 10.0) -> "BackgroundServer":
+        self._server = _Server(_config(self.app, self.host, self.port, **self._kwargs))
+        self._task = asyncio.create_task(self._server.serve(), name="a2a-uvicorn")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self._server.started:
+            if self._task.done():
+                exc = self._task.exception()
+                raise RuntimeError(f"server failed to start: {exc or 'exited'}")
+            if loop.time() > deadline:
+                raise RuntimeError("server did not start in time")
+            await asyncio.sleep(0.01)
+        self.port = _bound_port(self._server)
+        return self
+
+    async def astop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._task, 5.0)
+            if not self._task.done():
+                self._task.cancel()
+            self._task = None
+
+    async def __aenter__(self) -> "BackgroundServer":
+        return await self.astart()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.astop()
