@@ -1,0 +1,625 @@
+"""Findings about an agent card, each pinned to the JSON path of the field concerned.
+
+Linting reads the raw dict rather than the decoded model: the model normalises away
+exactly the things worth pointing at (0.1's string ``schemes``, 0.3's ``transport``
+versus 1.0's ``protocolBinding``, a scheme spelled for the wrong version).
+
+Severity: ``error`` breaks the card for that version's schema or for any client;
+``warning`` is legal but likely wrong or unusable; ``info`` is worth knowing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urljoin, urlsplit
+
+from .card import (
+    CAPABILITY_KEYS,
+    CARD_KEYS,
+    DIALECTS,
+    SCHEME_WRAPPERS,
+    SKILL_KEYS,
+    card_dialects,
+    child,
+    decode_card,
+    dialect_name,
+    is_v03_version,
+    jsonrpc_url,
+    version_tuple,
+)
+from .dialects.base import type_name
+from .errors import ProtocolError
+from .models import AgentCard
+
+Severity = Literal["error", "warning", "info"]
+
+_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
+_API_KEY_LOCATIONS = ("header", "query", "cookie")
+
+#: What each security scheme kind must name (0.3 spelling first, 1.0's where it differs).
+_SCHEME_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
+    "apiKey": (("in", "location"), ("name", "name")),
+    "http": (("scheme", "scheme"),),
+    "oauth2": (("flows", "flows"),),
+    "openIdConnect": (("openIdConnectUrl", "openIdConnectUrl"),),
+    "mutualTLS": (),
+}
+
+_TOP_LEVEL_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str, "description": str, "version": str, "url": str, "protocolVersion": str,
+    "preferredTransport": str, "documentationUrl": str, "iconUrl": str,
+    "capabilities": dict, "provider": dict, "authentication": dict, "securitySchemes": dict,
+    "security": list, "securityRequirements": list, "defaultInputModes": list,
+    "defaultOutputModes": list, "skills": list, "supportedInterfaces": list,
+    "additionalInterfaces": list, "supportsAuthenticatedExtendedCard": bool, "signatures": list,
+}
+_JSON_TYPE = {str: "a string", dict: "an object", list: "an array", bool: "a boolean"}
+
+#: 0.3 keys that a2a-sdk 1.3.0 serves next to 1.0's supportedInterfaces.
+_V03_TRANSPORT_KEYS = ("url", "preferredTransport", "protocolVersion", "additionalInterfaces")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    severity: Severity
+    #: JSON path of the field concerned, e.g. ``$.skills[1].id``.
+    path: str
+    message: str
+    #: Stable kebab-case id, e.g. ``missing-protocol-version``.
+    code: str
+
+
+def infer_dialect(raw: Any, card: AgentCard | None = None) -> str:
+    """The dialect to lint a card as when nobody said: what the card claims, best
+    first; else 0.1 for a card with 0.1's ``authentication``; else 0.3."""
+    if card is None and isinstance(raw, dict):
+        try:
+            card = decode_card(raw)
+        except ProtocolError:
+            card = None
+    if card is not None:
+        claimed = card_dialects(card)
+        if claimed:
+            return claimed[0]
+    elif isinstance(raw, dict) and raw.get("supportedInterfaces"):
+        return "1.0"
+    if isinstance(raw, dict) and "authentication" in raw:
+        return "0.1"
+    return "0.3"
+
+
+def lint_card(raw: Any, dialect: str | None = None, *, card_url: str | None = None) -> list[Finding]:
+    """Everything worth telling about ``raw`` read as ``dialect`` (inferred when None),
+    errors first, then by path. ``card_url`` is where the card was fetched from; relative
+    URLs are resolved against it in the messages."""
+    if not isinstance(raw, dict):
+        return [Finding("error", "$", f"expected an agent card object, got {type_name(raw)}", "not-an-object")]
+    card: AgentCard | None
+    try:
+        card = decode_card(raw)
+        failure = None
+    except ProtocolError as exc:
+        card, failure = None, exc
+    linter = _Linter(raw, dialect_name(dialect) if dialect else infer_dialect(raw, card), card, card_url)
+    linter.run()
+    if failure is not None and not any(f.severity == "error" and f.path == failure.path for f in linter.findings):
+        # Anything the rules below did not foresee still surfaces, where decoding stopped.
+        linter.add("error", failure.path, "wrong-type", failure.reason)
+    return sorted(linter.findings, key=_order)
+
+
+def _order(finding: Finding) -> tuple[Any, ...]:
+    return (_SEVERITY_RANK[finding.severity], _path_key(finding.path), finding.code)
+
+
+_PATH_STEP = re.compile(r'\.([^.\[]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def _path_key(path: str) -> tuple[tuple[int, Any], ...]:
+    """Sorts ``$.skills[2]`` before ``$.skills[10]``."""
+    steps = []
+    for key, index, quoted in _PATH_STEP.findall(path):
+        steps.append((0, int(index)) if index else (1, key or quoted))
+    return tuple(steps)
+
+
+class _Linter:
+    def __init__(self, raw: dict[str, Any], dialect: str, card: AgentCard | None, card_url: str | None) -> None:
+        self.raw = raw
+        self.dialect = dialect
+        self.card = card
+        self.card_url = card_url
+        self.findings: list[Finding] = []
+        self.v03 = dialect == "0.3"
+        self.v10 = dialect == "1.0"
+
+    def add(self, severity: Severity, path: str, code: str, message: str) -> None:
+        self.findings.append(Finding(severity, path, message, code))
+
+    def run(self) -> None:
+        self.top_level_types()
+        self.identity()
+        self.endpoints()
+        self.protocol_version()
+        self.capabilities()
+        self.modes()
+        self.skills()
+        self.security()
+        self.provider()
+        self.dialect_mix()
+
+    # -------------------------------------------------------------- raw access
+
+    def top_level_types(self) -> None:
+        for key, expected in _TOP_LEVEL_TYPES.items():
+            value = self.raw.get(key)
+            if value is not None and not _is(value, expected):
+                self.wrong_type(child("$", key), value, expected)
+
+    def get(self, key: str) -> Any:
+        """The top-level value if it has the expected type (else top_level_types said so)."""
+        value = self.raw.get(key)
+        return value if value is not None and _is(value, _TOP_LEVEL_TYPES[key]) else None
+
+    def wrong_type(self, path: str, value: Any, expected: type | tuple[type, ...]) -> None:
+        want = _JSON_TYPE.get(expected, "a value") if isinstance(expected, type) else "a value"
+        self.add("error", path, "wrong-type", f"expected {want}, got {type_name(value)}")
+
+    def strings(self, value: Any, path: str) -> list[str] | None:
+        """``value`` if it is a list of strings, else a wrong-type finding."""
+        if not isinstance(value, list):
+            self.wrong_type(path, value, list)
+            return None
+        ok = True
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                self.wrong_type(child(path, i), item, str)
+                ok = False
+        return value if ok else None
+
+    def required(self, obj: dict[str, Any], key: str, path: str, code: str, what: str) -> Any:
+        """The string at ``obj[key]``; a finding under ``code`` if missing, empty or not a string."""
+        value = obj.get(key)
+        at = child(path, key)
+        if value is None:
+            self.add("error", at, code, f"{what} is missing")
+        elif not isinstance(value, str):
+            self.wrong_type(at, value, str)
+        elif not value.strip():
+            self.add("error", at, code, f"{what} is empty")
+        else:
+            return value
+        return None
+
+    # -------------------------------------------------------------- identity
+
+    def identity(self) -> None:
+        for key in ("name", "version", "description"):
+            value = self.raw.get(key)
+            required = key != "description" or self.dialect != "0.1"
+            if value is None:
+                if required:
+                    self.add("error", child("$", key), f"missing-{key}", f"{key} is required by A2A {self.dialect}")
+            elif isinstance(value, str) and not value.strip():
+                severity: Severity = "warning" if key == "description" else "error"
+                self.add(severity, child("$", key), f"empty-{key}", f"{key} is empty")
+
+    # -------------------------------------------------------------- endpoints
+
+    def endpoints(self) -> None:
+        url = self.raw.get("url")
+        if not self.v10:
+            if url is None or (isinstance(url, str) and not url.strip()):
+                self.add("error", "$.url", "missing-url",
+                         f"url is {'empty' if url is not None else 'missing'}; A2A {self.dialect} sends requests there")
+        if isinstance(url, str) and url.strip():
+            self.endpoint_url("$.url", url, self.get("preferredTransport") or "JSONRPC")
+        preferred = self.get("preferredTransport")
+        if preferred is not None:
+            self.binding_name("$.preferredTransport", preferred)
+        self.additional_interfaces()
+        self.supported_interfaces()
+        self.jsonrpc_reachable()
+
+    def endpoint_url(self, path: str, url: str, binding: Any) -> None:
+        if isinstance(binding, str) and binding.strip().upper() == "GRPC":
+            return  # a gRPC target is host:port, not an http URL
+        parts = urlsplit(url.strip())
+        if not parts.scheme:
+            where = (
+                f"; resolves to {urljoin(self.card_url, url)!r} against the card's URL"
+                if self.card_url else "; clients need an absolute URL"
+            )
+            self.add("error", path, "relative-url", f"relative URL {url!r}{where}")
+        elif parts.scheme.lower() not in ("http", "https"):
+            self.add("error", path, "non-http-url", f"URL scheme {parts.scheme!r} is not http or https")
+        elif not parts.netloc:
+            self.add("error", path, "non-http-url", f"URL {url!r} names no host")
+
+    def binding_name(self, path: str, binding: str) -> None:
+        if binding not in _BINDINGS:
+            self.add("warning", path, "unknown-protocol-binding",
+                     f"{binding!r} is not one of {', '.join(_BINDINGS)}")
+
+    def interfaces(self, key: str) -> list[tuple[str, dict[str, Any]]]:
+        """(path, entry) for each well-formed entry of an interface list."""
+        value = self.get(key)
+        out = []
+        for i, entry in enumerate(value or ()):
+            path = child(child("$", key), i)
+            if isinstance(entry, dict):
+                out.append((path, entry))
+            else:
+                self.wrong_type(path, entry, dict)
+        return out
+
+    def additional_interfaces(self) -> None:
+        entries = self.interfaces("additionalInterfaces")
+        for path, entry in entries:
+            url = self.required(entry, "url", path, "interface-missing-url", "interface url")
+            transport = entry.get("transport")
+            if transport is None:
+                hint = " (protocolBinding is 1.0's spelling)" if "protocolBinding" in entry else ""
+                self.add("error", child(path, "transport"), "interface-missing-transport",
+                         f"interface transport is missing{hint}")
+            elif not isinstance(transport, str):
+                self.wrong_type(child(path, "transport"), transport, str)
+            else:
+                self.binding_name(child(path, "transport"), transport)
+            if url is not None:
+                self.endpoint_url(child(path, "url"), url, transport)
+        url = self.get("url")
+        if self.v03 and entries and url:
+            main = (self.get("preferredTransport") or "JSONRPC").upper()
+            listed = any(e.get("url") == url and str(e.get("transport", "")).upper() == main for _, e in entries)
+            if not listed:
+                self.add("info", "$.additionalInterfaces", "main-interface-not-listed",
+                         f"additionalInterfaces should also list the main url with {main}")
+
+    def supported_interfaces(self) -> None:
+        value = self.raw.get("supportedInterfaces")
+        if self.v10 and (value is None or value == []):
+            self.add("error", "$.supportedInterfaces", "missing-supported-interfaces",
+                     "a 1.0 card needs at least one supportedInterfaces entry"
+                     + (" (it is empty)" if value == [] else ""))
+        seen: dict[tuple[Any, ...], str] = {}
+        for path, entry in self.interfaces("supportedInterfaces"):
+            url = self.required(entry, "url", path, "interface-missing-url", "interface url")
+            binding = entry.get("protocolBinding")
+            if binding is None:
+                hint = " (transport is 0.3's spelling)" if "transport" in entry else ""
+                self.add("error", child(path, "protocolBinding"), "interface-missing-protocol-binding",
+                         f"interface protocolBinding is missing{hint}")
+            elif not isinstance(binding, str):
+                self.wrong_type(child(path, "protocolBinding"), binding, str)
+            else:
+                self.binding_name(child(path, "protocolBinding"), binding)
+            version = entry.get("protocolVersion")
+            if version is None:
+                self.add("error", child(path, "protocolVersion"), "interface-missing-protocol-version",
+                         "interface protocolVersion is missing")
+            elif not isinstance(version, str):
+                self.wrong_type(child(path, "protocolVersion"), version, str)
+            elif version_tuple(version) is None:
+                self.add("error", child(path, "protocolVersion"), "invalid-protocol-version",
+                         f"{version!r} does not look like a version such as 1.0")
+            tenant = entry.get("tenant")
+            if tenant is not None and not isinstance(tenant, str):
+                self.wrong_type(child(path, "tenant"), tenant, str)
+            if url is not None:
+                self.endpoint_url(child(path, "url"), url, binding)
+            key = (url, binding, version, tenant)
+            if url is not None and key in seen:
+                self.add("warning", path, "duplicate-interface", f"same interface as {seen[key]}")
+            seen.setdefault(key, path)
+
+    def jsonrpc_reachable(self) -> None:
+        # Only once the card names an endpoint at all: missing ones are reported above.
+        if self.card is None or self.dialect == "0.1":
+            return
+        if self.v10:
+            if self.get("supportedInterfaces") and jsonrpc_url(self.card, "1.0") is None:
+                self.add("warning", "$.supportedInterfaces", "no-jsonrpc-interface",
+                         "no JSONRPC interface with protocolVersion 1.x")
+        elif self.get("url") and jsonrpc_url(self.card, "0.3") is None:
+            self.add("warning", "$.preferredTransport", "no-jsonrpc-interface",
+                     "neither the main url nor any additionalInterfaces entry speaks JSONRPC")
+
+    # -------------------------------------------------------------- versions
+
+    def protocol_version(self) -> None:
+        value = self.raw.get("protocolVersion")
+        if value is None:
+            if self.v03:
+                self.add("error", "$.protocolVersion", "missing-protocol-version",
+                         "protocolVersion is required since A2A 0.2.5 (e.g. \"0.3.0\")")
+            return
+        if not isinstance(value, str):
+            return
+        if version_tuple(value) is None:
+            self.add("error", "$.protocolVersion", "invalid-protocol-version",
+                     f"{value!r} does not look like a version such as 0.3.0")
+            return
+        if self.v03 and not is_v03_version(value):
+            self.add("warning", "$.protocolVersion", "protocol-version-mismatch",
+                     f"protocolVersion {value} is not a 0.2/0.3 version")
+            return
+        self.version_matches_interfaces(value)
+
+    def version_matches_interfaces(self, value: str) -> None:
+        """A card listing its main endpoint in supportedInterfaces should list it for the
+        version its top-level protocolVersion claims."""
+        url = self.get("url")
+        if not url:
+            return
+        binding = (self.get("preferredTransport") or "JSONRPC").upper()
+        same = [
+            entry for _, entry in self.interfaces_quietly("supportedInterfaces")
+            if entry.get("url") == url and str(entry.get("protocolBinding", "")).upper() == binding
+        ]
+        wanted = (version_tuple(value) or ())[:2]
+        versions = [entry.get("protocolVersion") for entry in same]
+        if same and not any((version_tuple(v) or ())[:2] == wanted for v in versions):
+            listed = ", ".join(str(v) for v in versions)
+            self.add("warning", "$.protocolVersion", "protocol-version-mismatch",
+                     f"protocolVersion {value} but supportedInterfaces lists {url} ({binding}) for {listed}")
+
+    def interfaces_quietly(self, key: str) -> list[tuple[str, dict[str, Any]]]:
+        value = self.get(key)
+        return [(child(child("$", key), i), e) for i, e in enumerate(value or ()) if isinstance(e, dict)]
+
+    # -------------------------------------------------------------- capabilities
+
+    def capabilities(self) -> None:
+        if self.raw.get("capabilities") is None:
+            self.add("error", "$.capabilities", "missing-capabilities",
+                     f"capabilities is required by A2A {self.dialect} (may be {{}})")
+            return
+        caps = self.get("capabilities")
+        if caps is None:
+            return
+        for key in ("streaming", "pushNotifications", "stateTransitionHistory", "extendedAgentCard"):
+            value = caps.get(key)
+            if value is not None and not isinstance(value, bool):
+                self.wrong_type(child("$.capabilities", key), value, bool)
+        extensions = caps.get("extensions")
+        if extensions is not None:
+            if not isinstance(extensions, list):
+                self.wrong_type("$.capabilities.extensions", extensions, list)
+            else:
+                for i, ext in enumerate(extensions):
+                    path = child("$.capabilities.extensions", i)
+                    if not isinstance(ext, dict):
+                        self.wrong_type(path, ext, dict)
+                    else:
+                        self.required(ext, "uri", path, "missing-field", "extension uri")
+        bindings = self.bindings()
+        if bindings and bindings <= {"GRPC"}:
+            if caps.get("streaming") is True:
+                self.add("info", "$.capabilities.streaming", "streaming-grpc-only",
+                         "streaming is only offered over gRPC; there is no JSONRPC or HTTP+JSON (SSE) interface")
+            if caps.get("pushNotifications") is True:
+                self.add("info", "$.capabilities.pushNotifications", "push-notifications-grpc-only",
+                         "push notification configs can only be set over gRPC here")
+        flag = caps.get("extendedAgentCard")
+        legacy = self.raw.get("supportsAuthenticatedExtendedCard")
+        if isinstance(flag, bool) and isinstance(legacy, bool) and flag != legacy:
+            self.add("warning", "$.supportsAuthenticatedExtendedCard", "extended-card-flag-mismatch",
+                     f"supportsAuthenticatedExtendedCard is {str(legacy).lower()} but "
+                     f"capabilities.extendedAgentCard is {str(flag).lower()}")
+
+    def bindings(self) -> set[str]:
+        """The bindings of the endpoints this dialect reads from the card."""
+        if self.dialect == "0.1":
+            return {"JSONRPC"} if self.get("url") else set()
+        if self.v10:
+            entries = self.interfaces_quietly("supportedInterfaces")
+            return {str(e.get("protocolBinding", "")).upper() for _, e in entries}
+        out = {str(e.get("transport", "")).upper() for _, e in self.interfaces_quietly("additionalInterfaces")}
+        if self.get("url"):
+            out.add((self.get("preferredTransport") or "JSONRPC").upper())
+        return out
+
+    # -------------------------------------------------------------- modes
+
+    def modes(self) -> None:
+        for key, code in (("defaultInputModes", "default-input-modes"), ("defaultOutputModes", "default-output-modes")):
+            value = self.raw.get(key)
+            if value is None:
+                if self.dialect != "0.1":
+                    self.add("error", child("$", key), f"missing-{code}", f"{key} is required by A2A {self.dialect}")
+                continue
+            if not isinstance(value, list):
+                continue
+            if self.strings(value, child("$", key)) is not None and not value:
+                self.add("warning", child("$", key), f"empty-{code}", f"{key} is empty: no media type is accepted")
+
+    # -------------------------------------------------------------- skills
+
+    def skills(self) -> None:
+        value = self.raw.get("skills")
+        if value is None:
+            self.add("error", "$.skills", "missing-skills", f"skills is required by A2A {self.dialect} (may be [])")
+            return
+        if not isinstance(value, list):
+            return
+        if not value:
+            self.add("info", "$.skills", "no-skills", "the card lists no skills")
+        ids: dict[str, str] = {}
+        full = self.dialect != "0.1"
+        for i, skill in enumerate(value):
+            path = child("$.skills", i)
+            if not isinstance(skill, dict):
+                self.wrong_type(path, skill, dict)
+                continue
+            skill_id = self.required(skill, "id", path, "skill-missing-id", "skill id")
+            if skill_id is not None:
+                if skill_id in ids:
+                    self.add("error", child(path, "id"), "duplicate-skill-id",
+                             f"skill id {skill_id!r} is already used by {ids[skill_id]}")
+                ids.setdefault(skill_id, path)
+            self.required(skill, "name", path, "skill-missing-name", "skill name")
+            if full:
+                self.required(skill, "description", path, "skill-missing-description", "skill description")
+            tags = skill.get("tags")
+            if tags is None:
+                if full:
+                    self.add("error", child(path, "tags"), "skill-missing-tags",
+                             f"skill tags are required by A2A {self.dialect}")
+            else:
+                self.strings(tags, child(path, "tags"))
+            for key in ("examples", "inputModes", "outputModes"):
+                if skill.get(key) is not None:
+                    self.strings(skill[key], child(path, key))
+            self.foreign(skill, path, SKILL_KEYS)
+
+    # -------------------------------------------------------------- security
+
+    def security(self) -> None:
+        self.authentication()
+        schemes = self.get("securitySchemes")
+        for name, scheme in (schemes or {}).items():
+            self.security_scheme(child("$.securitySchemes", name), scheme)
+        if self.raw.get("securitySchemes") is not None and schemes is None:
+            return  # malformed schemes (reported): every reference would look unknown
+        known = set(schemes or ())
+        self.requirements(self.raw, "$", known)
+        skills = self.get("skills") or ()
+        for i, skill in enumerate(skills):
+            if isinstance(skill, dict):
+                self.requirements(skill, child("$.skills", i), known)
+
+    def security_scheme(self, path: str, scheme: Any) -> None:
+        if not isinstance(scheme, dict):
+            self.wrong_type(path, scheme, dict)
+            return
+        if "type" in scheme:
+            if self.v10:
+                self.add("warning", path, "security-scheme-shape",
+                         "0.3 spelling ({type: ...}); 1.0 wraps schemes, e.g. {apiKeySecurityScheme: {...}}")
+            kind = scheme["type"]
+            if not isinstance(kind, str):
+                self.wrong_type(child(path, "type"), kind, str)
+                return
+            if kind not in _SCHEME_REQUIRED:
+                self.add("error", child(path, "type"), "invalid-security-scheme",
+                         f"unknown security scheme type {kind!r}")
+                return
+            self.scheme_fields(path, scheme, kind, 0)
+            return
+        kinds = [key for key in scheme if key in SCHEME_WRAPPERS]
+        if not kinds:
+            self.add("error", path, "invalid-security-scheme",
+                     "security scheme has no type and none of " + ", ".join(SCHEME_WRAPPERS))
+            return
+        if len(kinds) > 1:
+            self.add("error", path, "invalid-security-scheme", f"more than one scheme kind: {', '.join(kinds)}")
+            return
+        if self.v03:
+            self.add("warning", path, "security-scheme-shape",
+                     f"1.0 spelling ({kinds[0]}); 0.3 uses {{type: {SCHEME_WRAPPERS[kinds[0]]}, ...}}")
+        inner = scheme[kinds[0]]
+        if not isinstance(inner, dict):
+            self.wrong_type(child(path, kinds[0]), inner, dict)
+            return
+        self.scheme_fields(child(path, kinds[0]), inner, SCHEME_WRAPPERS[kinds[0]], 1)
+
+    def scheme_fields(self, path: str, scheme: dict[str, Any], kind: str, spelling: int) -> None:
+        for names in _SCHEME_REQUIRED[kind]:
+            key = names[spelling]
+            if scheme.get(key) in (None, ""):
+                self.add("error", child(path, key), "security-scheme-missing-field",
+                         f"a {kind} security scheme needs {key}")
+        if kind == "apiKey":
+            key = _SCHEME_REQUIRED["apiKey"][0][spelling]
+            location = scheme.get(key)
+            if location not in (None, "") and location not in _API_KEY_LOCATIONS:
+                self.add("error", child(path, key), "invalid-api-key-location",
+                         f"{location!r} is not one of {', '.join(_API_KEY_LOCATIONS)}")
+        if kind == "oauth2" and scheme.get("flows") is not None and not isinstance(scheme["flows"], dict):
+            self.wrong_type(child(path, "flows"), scheme["flows"], dict)
+
+    def requirements(self, owner: dict[str, Any], path: str, known: set[str]) -> None:
+        """0.3 ``security`` and 1.0 ``securityRequirements`` must name declared schemes."""
+        for key, wrapped in (("security", False), ("securityRequirements", True)):
+            value = owner.get(key)
+            if value is None:
+                continue
+            at = child(path, key)
+            if not isinstance(value, list):
+                if path != "$":  # top-level types are reported once, by top_level_types
+                    self.wrong_type(at, value, list)
+                continue
+            for i, entry in enumerate(value):
+                where = child(at, i)
+                if not isinstance(entry, dict):
+                    self.wrong_type(where, entry, dict)
+                    continue
+                if wrapped:
+                    where = child(where, "schemes")
+                    entry = entry.get("schemes", {})
+                    if not isinstance(entry, dict):
+                        self.wrong_type(where, entry, dict)
+                        continue
+                for name in entry:
+                    if name not in known:
+                        self.add("error", child(where, name), "unknown-security-scheme",
+                                 f"{name!r} is not declared in securitySchemes")
+
+    def authentication(self) -> None:
+        auth = self.get("authentication")
+        if auth is None:
+            return
+        schemes = auth.get("schemes")
+        if schemes is None:
+            self.add("error", "$.authentication.schemes", "missing-auth-schemes",
+                     "authentication needs schemes (e.g. [\"Bearer\"])")
+        elif isinstance(schemes, str):
+            self.add("warning", "$.authentication.schemes", "legacy-schemes-string",
+                     f"schemes is the string {schemes!r}; the 0.1 schema wants a list, e.g. [{schemes!r}]")
+        else:
+            self.strings(schemes, "$.authentication.schemes")
+        credentials = auth.get("credentials")
+        if credentials is not None and not isinstance(credentials, str):
+            self.wrong_type("$.authentication.credentials", credentials, str)
+
+    # -------------------------------------------------------------- provider
+
+    def provider(self) -> None:
+        provider = self.get("provider")
+        if provider is None:
+            return
+        keys = ("organization",) if self.dialect == "0.1" else ("organization", "url")
+        for key in keys:
+            self.required(provider, key, "$.provider", "missing-field", f"provider {key}")
+
+    # -------------------------------------------------------------- dialect mix
+
+    def dialect_mix(self) -> None:
+        self.foreign(self.raw, "$", CARD_KEYS)
+        caps = self.get("capabilities")
+        if caps is not None:
+            self.foreign(caps, "$.capabilities", CAPABILITY_KEYS)
+        if "supportedInterfaces" in self.raw and any(k in self.raw for k in _V03_TRANSPORT_KEYS):
+            self.add("info", "$", "mixed-dialect-card",
+                     "card serves both 1.0 and 0.3 fields (as a2a-sdk 1.3 does), for clients of either")
+
+    def foreign(self, obj: dict[str, Any], path: str, keys: dict[str, frozenset[str]]) -> None:
+        own = keys[self.dialect]
+        for key in obj:
+            if key in own:
+                continue
+            others = [d for d in DIALECTS if key in keys[d]]
+            if others:
+                self.add("info", child(path, key), "foreign-field",
+                         f"{key} is an A2A {'/'.join(others)} field, not {self.dialect}")
+
+
+def _is(value: Any, expected: type | tuple[type, ...]) -> bool:
+    # bool is an int in Python, and JSON numbers never stand for booleans.
+    if expected is bool:
+        return isinstance(value, bool)
+    return isinstance(value, expected)

@@ -1,0 +1,247 @@
+"""The "Echo Agent" from /work/shared/wire-captures, rebuilt on the real a2a-sdk server.
+
+Our own mock agent is written from our reading of the spec; this peer is written against
+the reference SDK, so the inspector is also exercised against wire behaviour we did not
+author (field spellings, SSE framing, error shapes, the 0.3 compatibility layer).
+
+Modes:
+  ``compat`` — A2A 1.0 with 0.3 compatibility (the captures' :9999 agent): JSON-RPC at
+               ``/`` answering both ``message/send``-style and ``SendMessage``-style
+               methods, HTTP+JSON under ``/rest`` (0.3 under ``/rest/v1``), card at
+               ``/.well-known/agent-card.json`` and the legacy ``/.well-known/agent.json``.
+  ``v10``    — pure A2A 1.0 (the captures' :9998 agent): 0.3 method names are unknown
+               (-32601), the card has no 0.3 top-level fields and no legacy path.
+
+Behaviour, keyed on the first word of the user's text (case-insensitive):
+  anything else   working "echoing...", three artifact chunks, completed "done"
+  ``ask``         input-required with QUESTION; the next message on that taskId is echoed
+  ``fail``        failed with FAILED_TEXT
+  ``slow``        like echo, but SLOW_DELAY before each chunk (for subscribe/cancel tests)
+  ``msg``         a single Message "echo: <text>" instead of a Task
+Cancel of a running or input-required task ends it as canceled with CANCELED_TEXT.
+
+Standalone, loopback only:  python -m tests.peers.sdk_agent --mode compat --port 9999
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import os
+import threading
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types.a2a_pb2 import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskState,
+    TaskStatus,
+)
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+MODES = ("compat", "v10")
+
+# Defaults are fast so suites stay quick; the captures' timing is 0.3 s / 2.0 s.
+ECHO_DELAY = float(os.environ.get("A2A_PEER_ECHO_DELAY", "0.05"))
+SLOW_DELAY = float(os.environ.get("A2A_PEER_SLOW_DELAY", "0.3"))
+
+AGENT_NAME = "Echo Agent"
+QUESTION = "What should I echo? Reply on this taskId."
+WORKING_TEXT = "echoing..."
+DONE_TEXT = "done"
+FAILED_TEXT = "failing as requested"
+CANCELED_TEXT = "canceled by request"
+ARTIFACT_NAME = "echo"
+
+CARD_PATH = "/.well-known/agent-card.json"
+LEGACY_CARD_PATH = "/.well-known/agent.json"
+REST_PREFIX = "/rest"
+
+
+def echo_chunks(text: str) -> list[str]:
+    """Split ``text`` into the three chunks the captured agent streams.
+
+    Observed: "hello there inspector" -> "echo: hello ", "there ", "inspector";
+    "stream me please now" -> "echo: stream ", "me please ", "now";
+    "the answer" -> "echo: ", "the ", "answer"; "notify" -> "echo: ", "notify ", ".".
+    """
+    words = text.split() or ["(no text)"]
+    if len(words) == 1:
+        return ["echo: ", f"{words[0]} ", "."]
+    if len(words) == 2:
+        return ["echo: ", f"{words[0]} ", words[1]]
+    return [f"echo: {words[0]} ", " ".join(words[1:-1]) + " ", words[-1]]
+
+
+def artifact_id_for(task_id: str) -> str:
+    return f"echo-{task_id[:8]}"
+
+
+def _text(text: str) -> list[Part]:
+    return [Part(text=text)]
+
+
+class EchoExecutor(AgentExecutor):
+    def __init__(self, echo_delay: float = ECHO_DELAY, slow_delay: float = SLOW_DELAY) -> None:
+        self.echo_delay = echo_delay
+        self.slow_delay = slow_delay
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task_id, context_id = str(context.task_id), str(context.context_id)
+        text = context.get_user_input(" ")
+        words = text.split()
+        keyword = words[0].lower() if words else ""
+        task = context.current_task
+        # The reply to a question is data, not a command: "ask again" as an answer echoes.
+        answering = task is not None and task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+
+        if task is None:
+            if keyword == "msg":
+                # A Message reply is only legal before any Task exists for the request.
+                await event_queue.enqueue_event(Message(
+                    message_id=f"reply-{uuid.uuid4()}", context_id=context_id,
+                    role=Role.ROLE_AGENT, parts=_text(f"echo: {text}")))
+                return
+            assert context.message is not None
+            # The SDK rejects status updates for a task nobody has announced.
+            await event_queue.enqueue_event(Task(
+                id=task_id, context_id=context_id,
+                status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                history=[context.message]))
+
+        updater = TaskUpdater(event_queue, task_id, context_id)
+
+        def say(reply: str) -> Message:
+            return updater.new_agent_message(_text(reply))
+
+        if not answering and keyword == "ask":
+            await updater.requires_input(say(QUESTION))
+            return
+        if not answering and keyword == "fail":
+            await updater.failed(say(FAILED_TEXT))
+            return
+
+        delay = self.slow_delay if keyword == "slow" and not answering else self.echo_delay
+        await updater.start_work(say(WORKING_TEXT))
+        chunks = echo_chunks(text)
+        for i, chunk in enumerate(chunks):
+            await asyncio.sleep(delay)
+            await updater.add_artifact(
+                _text(chunk), artifact_id=artifact_id_for(task_id), name=ARTIFACT_NAME,
+                append=i > 0, last_chunk=i == len(chunks) - 1)
+        await updater.complete(say(DONE_TEXT))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        # The SDK awaits this, then cancels the running execute() (it is parked in
+        # asyncio.sleep), so no chunk can follow the canceled status.
+        updater = TaskUpdater(event_queue, str(context.task_id), str(context.context_id))
+        await updater.cancel(updater.new_agent_message(_text(CANCELED_TEXT)))
+
+
+def build_card(mode: str, base_url: str) -> AgentCard:
+    """The card as captured, with every URL under ``base_url``."""
+    _check_mode(mode)
+    root = base_url.rstrip("/")
+    versions = ["1.0", "0.3"] if mode == "compat" else ["1.0"]
+    interfaces = [
+        AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
+        for version in versions
+        for url, binding in ((f"{root}/", "JSONRPC"), (f"{root}{REST_PREFIX}", "HTTP+JSON"))
+    ]
+    return AgentCard(
+        name=AGENT_NAME,
+        description='Echoes text back; streams artifact chunks; "ask ..." triggers input-required.',
+        supported_interfaces=interfaces,
+        provider=AgentProvider(url="https://example.invalid", organization="a2aproto test"),
+        version="0.1.0",
+        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(
+            id="echo", name="Echo", description="Echo the input, streamed as 3 artifact chunks.",
+            tags=["echo", "test"], examples=["hello world", "ask me", "msg hi", "fail", "slow hello"])],
+    )
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+
+
+def build_app(mode: str = "compat", base_url: str | None = None, *,
+              echo_delay: float | None = None, slow_delay: float | None = None) -> Starlette:
+    """An ASGI app serving the Echo Agent in ``mode`` ("compat" or "v10").
+
+    The card's URLs come from ``base_url`` when given, otherwise from each card request's
+    own base URL — so the app can be built before its port is known (port 0)."""
+    _check_mode(mode)
+    compat = mode == "compat"
+    executor = EchoExecutor(ECHO_DELAY if echo_delay is None else echo_delay,
+                            SLOW_DELAY if slow_delay is None else slow_delay)
+    # The handler reads only capabilities from its card, never the URLs.
+    handler = DefaultRequestHandler(
+        agent_executor=executor, task_store=InMemoryTaskStore(),
+        agent_card=build_card(mode, base_url or "http://127.0.0.1"))
+
+    @functools.lru_cache(maxsize=8)
+    def card_endpoint(url: str) -> Any:
+        # Reuse the SDK's card route (ETag, If-None-Match, 0.3 field injection) per URL.
+        (route,) = create_agent_card_routes(build_card(mode, url))
+        return route.endpoint
+
+    async def serve_card(request: Request) -> Response:
+        return await card_endpoint(base_url or str(request.base_url))(request)
+
+    card_paths = [CARD_PATH, LEGACY_CARD_PATH] if compat else [CARD_PATH]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        # Slow tasks may still be running at shutdown; drain them instead of leaking.
+        await handler.aclose()
+
+    routes = [Route(path, serve_card, methods=["GET"]) for path in card_paths]
+    routes += create_jsonrpc_routes(handler, "/", enable_v0_3_compat=compat)
+    routes += create_rest_routes(handler, enable_v0_3_compat=compat, path_prefix=REST_PREFIX)
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from mock_agent.runner import BackgroundServer
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=MODES, default="compat")
+    parser.add_argument("--port", type=int, default=0, help="loopback port (0 = any free port)")
+    parser.add_argument("--echo-delay", type=float, default=ECHO_DELAY,
+                        help="seconds before each echo chunk (captures: 0.3)")
+    parser.add_argument("--slow-delay", type=float, default=SLOW_DELAY,
+                        help="seconds before each 'slow' chunk (captures: 2.0)")
+    args = parser.parse_args(argv)
+    app = build_app(args.mode, echo_delay=args.echo_delay, slow_delay=args.slow_delay)
+    with BackgroundServer(app, port=args.port) as srv:
+        print(f"{AGENT_NAME} ({args.mode}) on {srv.url}  card: {srv.url}{CARD_PATH}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
