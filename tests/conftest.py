@@ -9,6 +9,20 @@ import pytest
 from mock_agent.runner import BackgroundServer
 from peers.sdk_agent import MODES, build_app
 
+# --- user directories ----------------------------------------------------------------
+#
+# platformdirs reads XDG_* at call time: every test gets empty config/data/cache dirs,
+# so the dialect cache, saved agents and settings never leak between tests or from the
+# developer's own machine.
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path_factory.mktemp("xdg")
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(name, str(root / name.lower()))
+
+
 # --- real a2a-sdk peer (tests/peers/sdk_agent.py) ------------------------------------
 #
 # One server per mode for the whole session: the SDK app is stateless apart from its

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic_core import from_json
+
 from .dialects.base import Dialect
 from .errors import JsonRpcError, ProtocolError
 from .methods import Method
@@ -28,6 +30,12 @@ def parse_json(body: bytes | str) -> Any:
     if not text.strip():
         raise ProtocolError("empty body where JSON was expected")
     try:
+        # pydantic-core's parser is about twice as fast as json's, and this runs per SSE event.
+        return from_json(text)
+    except ValueError:
+        pass
+    try:
+        # json is more lenient (lone surrogates) and words its errors better; only failures get here.
         return json.loads(text)
     except json.JSONDecodeError as exc:
         snippet = text.lstrip()[:40]

@@ -47,8 +47,9 @@ class Event:
     payload: Any = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "t": round(self.t, 6), "wall": round(self.wall, 6),
-                "kind": self.kind.value, "exchange": self.exchange, **self.data}
+        # The fixed fields go last so that no data key can shadow them.
+        return {**self.data, "seq": self.seq, "t": round(self.t, 6), "wall": round(self.wall, 6),
+                "kind": self.kind.value, "exchange": self.exchange}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> "Event":

@@ -41,7 +41,8 @@ class Session:
 
     def append(self, kind: Kind, data: dict[str, Any], *, exchange: int = 0,
                payload: Any = None) -> Event:
-        event = Event(len(self.events) + 1, self._clock() - self._t0, kind, exchange, data,
+        seq = self.events[-1].seq + 1 if self.events else 1
+        event = Event(seq, self._clock() - self._t0, kind, exchange, data,
                       self._wall_clock(), payload)
         self._publish(event)
         return event

@@ -135,7 +135,12 @@ class Dialect(ABC):
         return self.decode_result(method, body["result"], "$.result")
 
     def decode_stream_event(self, obj: Any) -> m.StreamEvent:
-        """One SSE ``data:`` payload (a JSON-RPC response) -> a normalised stream event."""
+        """One SSE ``data:`` payload (a JSON-RPC response) -> a normalised stream event.
+
+        Some 0.1-era agents (Orloj, seed 003) send the event object itself, with no
+        JSON-RPC envelope; an object with none of the envelope's members is read so."""
+        if isinstance(obj, dict) and not ({"jsonrpc", "result", "error"} & obj.keys()):
+            return self.decode_event(obj, "$")
         body = self._envelope(obj)
         return self.decode_event(body["result"], "$.result")
 

@@ -1,0 +1,165 @@
+"""``a2a-inspect``: headless commands, or the TUI when no command is given.
+
+Only argparse is imported at module level: ``--version`` and ``--help`` must answer
+without loading httpx, pydantic or textual. Each command imports what it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import __version__
+
+COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list")
+
+EXIT_CODES_HELP = """\
+exit codes:
+  0  completed, or the agent replied with a message
+  1  failed, canceled or rejected (card: a lint finding of severity error)
+  2  usage error (bad option, missing file, invalid JSON on the command line)
+  3  transport or protocol error: unreachable, timeout, HTTP error, invalid JSON,
+     wrong types, broken stream, or a JSON-RPC error from the agent
+  4  input-required or auth-required: the agent waits for the client
+"""
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("connection")
+    g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="extra HTTP header (repeatable)")
+    g.add_argument("--bearer", metavar="TOKEN", help="send Authorization: Bearer TOKEN")
+    g.add_argument("--api-key", metavar="KEY", help="send an API key header")
+    g.add_argument("--api-key-header", default="X-API-Key", metavar="NAME",
+                   help="header for --api-key (default: X-API-Key)")
+    g.add_argument("--basic", metavar="USER:PASSWORD", help="HTTP basic authentication")
+    g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
+                   help="wire dialect (default: detect from the card, then probe)")
+    g.add_argument("--card-url", metavar="URL", help="fetch the agent card from this URL")
+    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="connect/read timeout for ordinary calls (default: 30)")
+    g.add_argument("--stream-timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="longest silence tolerated on a stream; heartbeats count (default: 300)")
+    o = p.add_argument_group("output")
+    o.add_argument("--output", "-o", default="text", choices=["text", "json", "ndjson"],
+                   help="text (default), one JSON document, or one JSON event per line")
+    o.add_argument("--record", metavar="FILE", help="record the session to FILE (JSONL)")
+    o.add_argument("--no-redact", action="store_true",
+                   help="record secrets (Authorization, API keys) as sent")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="a2a-inspect",
+        description="Inspect and debug A2A agents. Without a command, opens the terminal UI.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"a2a-inspect {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help, epilog=EXIT_CODES_HELP,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        return p
+
+    p = command("card", "show an agent's card with lint findings")
+    p.add_argument("url", help="agent base URL or card URL")
+    p.add_argument("--json", action="store_true", help="print the card and findings as JSON")
+    _common(p)
+
+    p = command("send", "send a message and show the task it starts or continues")
+    p.add_argument("url")
+    p.add_argument("text", nargs="?", help="the message text")
+    p.add_argument("--stream", action="store_true", help="stream the reply (SSE)")
+    p.add_argument("--file", action="append", default=[], metavar="PATH",
+                   help="attach a file's bytes (repeatable)")
+    p.add_argument("--file-uri", action="append", default=[], metavar="URI",
+                   help="attach a file by URI (repeatable)")
+    p.add_argument("--data", action="append", default=[], metavar="JSON|@FILE",
+                   help="attach a data part (repeatable)")
+    p.add_argument("--metadata", metavar="JSON|@FILE", help="request metadata object")
+    p.add_argument("--task-id", metavar="ID", help="continue this task")
+    p.add_argument("--context-id", "--session-id", dest="context_id", metavar="ID",
+                   help="context (0.1: session) to send in")
+    p.add_argument("--history-length", type=int, metavar="N", help="history messages to return")
+    p.add_argument("--no-wait", action="store_true",
+                   help="ask the agent to return at once instead of blocking (0.2+)")
+    _common(p)
+
+    p = command("get", "fetch a task")
+    p.add_argument("url")
+    p.add_argument("task_id")
+    p.add_argument("--history-length", type=int, metavar="N")
+    _common(p)
+
+    p = command("cancel", "cancel a task")
+    p.add_argument("url")
+    p.add_argument("task_id")
+    _common(p)
+
+    p = command("resubscribe", "follow a running task's stream again")
+    p.add_argument("url")
+    p.add_argument("task_id")
+    _common(p)
+
+    p = command("list", "list tasks (1.0 ListTasks, Society AI tasks/list)")
+    p.add_argument("url")
+    p.add_argument("--context-id", metavar="ID")
+    p.add_argument("--state", metavar="STATE", help="only tasks in this state")
+    p.add_argument("--page-size", type=int, metavar="N")
+    p.add_argument("--page-token", metavar="TOKEN")
+    _common(p)
+
+    p = command("push", "push-notification configuration of a task")
+    push = p.add_subparsers(dest="push_command", metavar="ACTION", required=True)
+    q = push.add_parser("set", help="register a callback URL for a task's updates")
+    q.add_argument("url")
+    q.add_argument("task_id")
+    q.add_argument("--url", dest="callback", required=True, metavar="CALLBACK")
+    q.add_argument("--token", metavar="T", help="token the agent sends back with each notification")
+    q.add_argument("--config-id", metavar="ID", help="config id (0.3+, several per task)")
+    _common(q)
+    for action, help in (("get", "show a task's callback"), ("list", "list a task's callbacks (0.3+)"),
+                         ("delete", "remove a task's callback (0.3+)")):
+        q = push.add_parser(action, help=help)
+        q.add_argument("url")
+        q.add_argument("task_id")
+        q.add_argument("--config-id", metavar="ID")
+        _common(q)
+    return parser
+
+
+def build_tui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="a2a-inspect",
+        usage="a2a-inspect [URL] [--demo] [--record FILE]\n       a2a-inspect COMMAND ...  (see --help)",
+        description="Open the terminal UI; with URL, connect to that agent.",
+    )
+    parser.add_argument("url", nargs="?", help="agent base URL or card URL")
+    parser.add_argument("--demo", action="store_true",
+                        help="start the embedded mock agent on a free loopback port and connect to it")
+    parser.add_argument("--record", metavar="FILE", help="record the session to FILE")
+    parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
+    parser.add_argument("--version", action="version", version=f"a2a-inspect {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
+        args = build_parser().parse_args(argv)
+        from .headless.run import run_command
+
+        return run_command(args)
+    if argv[:1] == ["replay"]:
+        print("a2a-inspect: replay is not available yet", file=sys.stderr)
+        return 2
+    args = build_tui_parser().parse_args(argv)
+    from .headless.run import run_tui
+
+    return run_tui(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Credentials as HTTP headers. The inspector only ever sends them; it never stores them
+(a recording keeps the headers as sent, so whoever writes one decides what to redact:
+``Auth.header_names`` says which names carry secrets)."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Auth:
+    _headers: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def bearer(cls, token: str) -> "Auth":
+        return cls({"Authorization": f"Bearer {token}"})
+
+    @classmethod
+    def api_key(cls, value: str, header: str = "X-API-Key") -> "Auth":
+        return cls({header: value})
+
+    @classmethod
+    def basic(cls, user: str, password: str) -> "Auth":
+        token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+        return cls({"Authorization": f"Basic {token}"})
+
+    def headers(self) -> dict[str, str]:
+        return dict(self._headers)
+
+    @property
+    def header_names(self) -> frozenset[str]:
+        """Lower-cased names of the headers this carries (for redaction)."""
+        return frozenset(name.lower() for name in self._headers)
+
+    def __repr__(self) -> str:
+        # Never print the secret itself.
+        return f"Auth({', '.join(sorted(self._headers))})"

@@ -1,0 +1,504 @@
+"""The A2A client: one agent, one dialect, every byte into the session log.
+
+Results come back as the normalised models; failures as TransportError (the wire),
+JsonRpcError (the agent said no) or ProtocolError (the agent said something that is not
+A2A), each after it has been logged. Payloads are computed by ``payloads`` from the
+very dicts that are logged, so a replayed recording decodes the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+
+from ..protocol import models as m
+from ..protocol.card import card_dialects
+from ..protocol.dialects import Dialect, get_dialect
+from ..protocol.dialects.base import validate
+from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.methods import PARAMS, Method
+from ..protocol.states import INTERRUPTED, TERMINAL
+from ..protocol.wire import decode_sse_data
+from ..session.events import Kind
+from ..session.log import Session
+from . import discovery, payloads
+from .auth import Auth
+from .dialect_cache import DialectCache, agent_key
+from .errors import TransportError, UnsupportedMethod
+from .sse import SSEComment, SSEParser
+from .transport import Exchange, Timeouts, Wire, describe_body, reason_phrase
+
+AUTO = "auto"
+
+_ENDS_STREAM = TERMINAL | INTERRUPTED
+
+
+def ends_stream(event: Any) -> bool:
+    """Whether an agent may close the stream after this event: a Message reply, a task
+    in a final or interrupted state, or a status update marked final."""
+    if event.__class__ is m.TaskArtifactUpdateEvent:  # most events in a long stream
+        return False
+    if isinstance(event, m.Message):
+        return True
+    if isinstance(event, m.Task):
+        return event.status.state in _ENDS_STREAM
+    if isinstance(event, m.TaskStatusUpdateEvent):
+        return bool(event.final) or event.status.state in _ENDS_STREAM
+    return False
+
+
+def merge_headers(*layers: Mapping[str, str]) -> dict[str, str]:
+    """Later layers win, names compared without case. An empty value removes the header
+    (so ``-H 'A2A-Version:'`` can test how an agent copes without it)."""
+    out: dict[str, str] = {}
+    spelled: dict[str, str] = {}
+    for layer in layers:
+        for name, value in layer.items():
+            low = name.lower()
+            if low in spelled:
+                del out[spelled.pop(low)]
+            if value != "":
+                spelled[low] = name
+                out[name] = value
+    return out
+
+
+class EventStream:
+    """The events of one streaming call: ``async for`` it; ``aclose()`` (or ``async
+    with``) ends it early. The HTTP response is closed whichever way it ends."""
+
+    def __init__(self, gen: AsyncGenerator[Any, None], owner: "A2AClient") -> None:
+        self._gen = gen
+        self._owner = owner
+        owner._streams.add(self)
+
+    def __aiter__(self) -> "EventStream":
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self._gen.__anext__()
+        except BaseException:
+            self._owner._streams.discard(self)
+            raise
+
+    async def aclose(self) -> None:
+        self._owner._streams.discard(self)
+        await self._gen.aclose()
+
+    async def __aenter__(self) -> "EventStream":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+class A2AClient:
+    def __init__(
+        self,
+        url: str,
+        *,
+        session: Session | None = None,
+        dialect: str = AUTO,
+        card_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        auth: Auth | None = None,
+        timeouts: Timeouts | None = None,
+        http: httpx.AsyncClient | None = None,
+        dialect_cache: DialectCache | None = None,
+        endpoint: str | None = None,
+    ) -> None:
+        # An unknown dialect name is the caller's mistake: say so now, not mid-session.
+        self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
+        self.url = url
+        self.session = session if session is not None else Session()
+        self.card: m.AgentCard | None = None
+        self.card_raw: Any = None
+        self.card_url: str | None = card_url
+        self._card_url_arg = card_url
+        self.dialect: Dialect | None = None
+        #: How the dialect was chosen: user, card, cache, probe or fallback.
+        self.dialect_source: str | None = None
+        self.endpoint: str | None = endpoint
+        self._endpoint_arg = endpoint
+        self.headers = dict(headers or {})
+        self.auth = auth
+        self.timeouts = timeouts or Timeouts()
+        self._own_http = http is None
+        self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False))
+        self.dialect_cache = dialect_cache if dialect_cache is not None else DialectCache()
+        self._wire = Wire(self.http, self.session, self.timeouts)
+        self._ids = itertools.count(1)
+        self._card_result: discovery.CardResult | None = None
+        self._resolving = asyncio.Lock()
+        self._streams: set[EventStream] = set()
+
+    async def __aenter__(self) -> "A2AClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        for stream in list(self._streams):
+            await stream.aclose()
+        if self._own_http:
+            await self.http.aclose()
+
+    # ------------------------------------------------------------------ discovery
+
+    def _card_headers(self) -> dict[str, str]:
+        return merge_headers({"Accept": "application/json"}, self.auth.headers() if self.auth else {},
+                             self.headers)
+
+    async def get_card(self, refresh: bool = False) -> m.AgentCard:
+        """The agent card (fetched once; ``refresh`` fetches again). Raises
+        TransportError when no candidate URL has one, ProtocolError when it does not decode."""
+        if self._card_result is None or refresh:
+            candidates = discovery.card_candidates(self.url, self._card_url_arg)
+            result = await discovery.fetch_card(self._wire, candidates, self._card_headers())
+            self._card_result = result
+            self.card, self.card_raw = result.card, result.raw
+            self.card_url = result.url or self._card_url_arg
+        result = self._card_result
+        if result.card is not None:
+            return result.card
+        if result.error is not None:
+            raise result.error
+        raise discovery.no_card_error(result)
+
+    async def _try_card(self) -> None:
+        # Detection goes on without a card; only an unreachable agent stops it.
+        try:
+            await self.get_card()
+        except TransportError as exc:
+            if exc.kind != "http":
+                raise
+            self._note(f"no agent card: {exc.message}")
+        except ProtocolError:
+            pass  # already logged as an ERROR with its path
+
+    async def resolve_dialect(self) -> Dialect:
+        """Choose the dialect and endpoint (once): the user's choice, else the card's
+        fields, else the cache, else the probe chain, else a guess from the card path."""
+        if self.dialect is not None:
+            return self.dialect
+        async with self._resolving:
+            if self.dialect is None:
+                await self._resolve()
+        assert self.dialect is not None
+        return self.dialect
+
+    async def _resolve(self) -> None:
+        requested = self._requested
+        if requested is not None and self._endpoint_arg:
+            self._choose(requested, "user", f"dialect {requested.name} chosen by the user")
+            return
+        await self._try_card()
+        if requested is not None:
+            self._choose(requested, "user", f"dialect {requested.name} chosen by the user")
+            return
+        base = discovery.agent_base(self.url)
+        key = agent_key(self.url)
+        named = card_dialects(self.card) if self.card is not None else []
+        if named:
+            dialect = get_dialect(named[0])
+            self._choose(dialect, "card", f"dialect {dialect.name} detected from the card")
+            self.dialect_cache.set(key, dialect.name)
+            return
+        cached = self.dialect_cache.get(key)
+        if cached:
+            try:
+                dialect = get_dialect(cached)
+            except ValueError:
+                dialect = None
+            if dialect is not None:
+                self._choose(dialect, "cache", f"dialect {dialect.name} remembered for {key} "
+                                               "from an earlier session (cache)")
+                return
+        outcome = await discovery.probe_dialect(
+            self._wire,
+            lambda d: self._endpoint_arg or discovery.endpoint_for(self.card, self.card_raw, d.name,
+                                                                   self.card_url, base),
+            lambda d: self._rpc_headers(d, stream=False, probe=True),
+            lambda: next(self._ids),
+        )
+        if outcome.dialect is not None:
+            dialect = get_dialect(outcome.dialect)
+            self._choose(dialect, "probe", f"dialect {dialect.name} detected by probe: {outcome.detail}")
+            self.dialect_cache.set(key, dialect.name)
+            return
+        name, why = discovery.fallback_dialect(self.card_url if self.card_raw is not None else None)
+        dialect = get_dialect(name)
+        self._choose(dialect, "fallback", f"dialect {dialect.name} assumed: no probe answered as "
+                                          f"expected ({outcome.detail}); {why}")
+
+    def _choose(self, dialect: Dialect, source: str, text: str) -> None:
+        self.dialect = dialect
+        self.dialect_source = source
+        if not self.endpoint:
+            self.endpoint = discovery.endpoint_for(self.card, self.card_raw, dialect.name, self.card_url,
+                                                   discovery.agent_base(self.url))
+        self._note(text, dialect=dialect.name, source=source, endpoint=self.endpoint)
+
+    def _note(self, text: str, **extra: Any) -> None:
+        self.session.append(Kind.NOTE, {"text": text, **extra})
+
+    async def _dialect_for(self, method: Method) -> Dialect:
+        self._check(self.dialect or self._requested, method)
+        dialect = await self.resolve_dialect()
+        self._check(dialect, method)
+        return dialect
+
+    @staticmethod
+    def _check(dialect: Dialect | None, method: Method) -> None:
+        if dialect is not None and not dialect.has(method):
+            raise UnsupportedMethod(dialect.label, method.value)
+
+    # ------------------------------------------------------------------ requests
+
+    def _rpc_headers(self, dialect: Dialect, *, stream: bool, probe: bool = False) -> dict[str, str]:
+        base = {"Content-Type": "application/json",
+                "Accept": "text/event-stream" if stream else "application/json"}
+        auth = self.auth.headers() if self.auth else {}
+        if probe:
+            # A probe's meaning depends on its version header: the user's cannot override it.
+            return merge_headers(base, auth, self.headers, dialect.request_headers())
+        return merge_headers(base, dialect.request_headers(), auth, self.headers)
+
+    @staticmethod
+    def _params(method: Method, params: Any) -> Any:
+        model = PARAMS[method]
+        if params is None:
+            if method in (Method.EXTENDED_CARD, Method.LIST):
+                return model()
+            raise TypeError(f"{method.value} needs params ({model.__name__})")
+        if isinstance(params, model):
+            return params
+        if isinstance(params, BaseModel):
+            raise TypeError(f"{method.value} takes {model.__name__}, not {type(params).__name__}")
+        return validate(model, dict(params) if isinstance(params, Mapping) else params, "$.params")
+
+    async def _post(self, dialect: Dialect, method: Method, params: Any, *, stream: bool) -> tuple[Exchange, dict[str, Any]]:
+        rpc_id = next(self._ids)
+        request = dialect.encode_request(method, params, rpc_id)
+        body = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        info = {"dialect": dialect.name, "a2a_method": method.value,
+                "rpc_method": request["method"], "rpc_id": rpc_id}
+        assert self.endpoint is not None
+        ex = await self._wire.send("POST", self.endpoint, headers=self._rpc_headers(dialect, stream=stream),
+                                   body=body, info=info, payload=params, stream=stream)
+        return ex, info
+
+    @staticmethod
+    def _log_body(ex: Exchange, info: dict[str, Any], raw: bytes) -> Any:
+        data = ex.response_data(raw)
+        payload = payloads.response_payload(info, data)
+        ex.log(Kind.RESPONSE, data, payload)
+        return payload
+
+    @staticmethod
+    def _outcome(ex: Exchange, raw: bytes, payload: Any) -> Any:
+        """The decoded result, or raise what went wrong (after logging it)."""
+        resp = ex.response
+        assert resp is not None
+        status = resp.status_code
+        if isinstance(payload, JsonRpcError):
+            payload.http_status = status  # type: ignore[attr-defined]
+            raise payload
+        if not 200 <= status < 300:
+            raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} "
+                                  f"({describe_body(resp.headers.get('content-type'), raw)})")
+        if isinstance(payload, ProtocolError):
+            ex.error("protocol", payload.reason, payload.path)
+            raise payload
+        return payload
+
+    async def call(self, method: Method | str, params: Any = None) -> Any:
+        """One non-streaming method; returns its decoded result."""
+        method = Method(method)
+        if method.streams:
+            raise ValueError(f"{method.value} answers with a stream: use stream_call()")
+        dialect = await self._dialect_for(method)
+        params = self._params(method, params)
+        ex, info = await self._post(dialect, method, params, stream=False)
+        raw = await ex.read()
+        return self._outcome(ex, raw, self._log_body(ex, info, raw))
+
+    def stream_call(self, method: Method | str, params: Any = None) -> EventStream:
+        """A streaming method; iterate the result for its decoded events."""
+        method = Method(method)
+        if not method.streams:
+            raise ValueError(f"{method.value} answers with one response: use call()")
+        self._check(self.dialect or self._requested, method)
+        return EventStream(self._stream(method, params), self)
+
+    async def _stream(self, method: Method, params: Any) -> AsyncIterator[Any]:
+        dialect = await self._dialect_for(method)
+        params = self._params(method, params)
+        ex, info = await self._post(dialect, method, params, stream=True)
+        resp = ex.response
+        assert resp is not None
+        try:
+            ctype = resp.headers.get("content-type", "")
+            if not (200 <= resp.status_code < 300 and "text/event-stream" in ctype.lower()):
+                raw = await ex.read()
+                payload = self._log_body(ex, info, raw)
+                if 200 <= resp.status_code < 300:
+                    ex.note(f"expected an SSE stream, got {ctype or 'no content type'}: "
+                            "read it as one response")
+                yield self._outcome(ex, raw, payload)
+                return
+            ex.log(Kind.RESPONSE, ex.response_data(None))
+            async for event in self._read_stream(ex, dialect):
+                yield event
+        finally:
+            await resp.aclose()
+
+    async def _read_stream(self, ex: Exchange, dialect: Dialect) -> AsyncIterator[Any]:
+        resp = ex.response
+        assert resp is not None
+        parser = SSEParser()
+        chunks = resp.aiter_bytes()
+        state = _StreamState()
+        try:
+            while True:
+                eof = False
+                try:
+                    if state.final:
+                        # The agent should close now; don't hang on one that doesn't.
+                        async with asyncio.timeout(self.timeouts.linger):
+                            chunk = await anext(chunks)
+                    else:
+                        chunk = await anext(chunks)
+                    items = parser.feed(chunk)
+                except StopAsyncIteration:
+                    items, eof = parser.close(), True
+                except TimeoutError:
+                    ex.note(f"the agent kept the stream open {self.timeouts.linger:g} s after its "
+                            "final event; closed it")
+                    self._end(ex, state, "closed")
+                    return
+                except httpx.HTTPError as exc:
+                    for event in self._record(ex, dialect, parser.close(), state):
+                        yield event
+                    self._end(ex, state, "error")
+                    raise ex.stream_error(exc) from None
+                for event in self._record(ex, dialect, items, state):
+                    yield event
+                if state.error is not None:
+                    self._end(ex, state, "error")
+                    state.error.http_status = resp.status_code  # type: ignore[attr-defined]
+                    raise state.error
+                if eof:
+                    break
+            if state.final:
+                self._end(ex, state, "complete")
+                return
+            self._end(ex, state, "eof")
+            raise ex.fail("stream", f"stream ended before the task reached a final state "
+                                    f"({state.events} event{'' if state.events == 1 else 's'} received)")
+        finally:
+            if not state.ended:
+                # The consumer stopped early (break, aclose, cancel).
+                self._end(ex, state, "closed")
+
+    def _record(self, ex: Exchange, dialect: Dialect, items: list[Any], state: "_StreamState") -> list[Any]:
+        """Log each parsed item; return the decoded events to hand on. A JSON-RPC error
+        stops at that event (state.error); events after it in the same chunk are still
+        logged, since they were received. Runs once per event: kept lean on purpose."""
+        out: list[Any] = []
+        append = ex.wire.session.append
+        number = ex.id
+        for item in items:
+            if item.__class__ is SSEComment:
+                append(Kind.COMMENT, {"text": item.text}, exchange=number)
+                continue
+            data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": item.data,
+                                    "id": item.id, "retry": item.retry}
+            if item.error is None and not item.incomplete and item.data is not None:
+                # The common case, as payloads.sse_payload computes it, minus two calls.
+                try:
+                    payload = decode_sse_data(dialect, item.data)
+                except (JsonRpcError, ProtocolError) as exc:
+                    payload = exc
+            else:
+                if item.raw_encoding != "utf-8":
+                    data["raw_encoding"] = item.raw_encoding
+                if item.incomplete:
+                    data["incomplete"] = True
+                payload = payloads.sse_payload(dialect, data)
+            append(Kind.SSE, data, exchange=number, payload=payload)
+            state.events += 1
+            if payload is None or state.error is not None:
+                continue
+            if isinstance(payload, (JsonRpcError, ProtocolError)):
+                if isinstance(payload, JsonRpcError):
+                    state.error = payload
+                else:
+                    ex.error("protocol", f"event {state.events} skipped: {payload.reason}", payload.path)
+                continue
+            if not state.final and ends_stream(payload):
+                state.final = True
+            out.append(payload)
+        return out
+
+    @staticmethod
+    def _end(ex: Exchange, state: "_StreamState", reason: str) -> None:
+        state.ended = True
+        ex.log(Kind.STREAM_END, {"reason": reason, "events": state.events,
+                                 "elapsed_ms": ex.elapsed_ms(), "terminal": state.final})
+
+    # ------------------------------------------------------------------ conveniences
+
+    async def send(self, params: m.SendParams | Mapping[str, Any]) -> m.Task | m.Message:
+        return await self.call(Method.SEND, params)
+
+    def stream(self, params: m.SendParams | Mapping[str, Any]) -> EventStream:
+        return self.stream_call(Method.STREAM, params)
+
+    async def get_task(self, id: str, history_length: int | None = None) -> m.Task:
+        return await self.call(Method.GET, m.TaskQueryParams(id=id, history_length=history_length))
+
+    async def cancel(self, id: str) -> m.Task:
+        return await self.call(Method.CANCEL, m.TaskIdParams(id=id))
+
+    def resubscribe(self, id: str) -> EventStream:
+        return self.stream_call(Method.RESUBSCRIBE, m.TaskIdParams(id=id))
+
+    async def set_push(self, task_id: str, config: m.PushNotificationConfig | Mapping[str, Any]) -> m.TaskPushNotificationConfig:
+        if not isinstance(config, m.PushNotificationConfig):
+            config = validate(m.PushNotificationConfig, dict(config), "$.params.pushNotificationConfig")
+        return await self.call(Method.PUSH_SET, m.TaskPushNotificationConfig(task_id=task_id,
+                                                                             push_notification_config=config))
+
+    async def get_push(self, task_id: str, config_id: str | None = None) -> m.TaskPushNotificationConfig:
+        return await self.call(Method.PUSH_GET, m.PushConfigParams(id=task_id, push_notification_config_id=config_id))
+
+    async def list_push(self, task_id: str) -> list[m.TaskPushNotificationConfig]:
+        return await self.call(Method.PUSH_LIST, m.PushConfigParams(id=task_id))
+
+    async def delete_push(self, task_id: str, config_id: str) -> None:
+        return await self.call(Method.PUSH_DELETE, m.PushConfigParams(id=task_id, push_notification_config_id=config_id))
+
+    async def list_tasks(self, params: m.ListTasksParams | Mapping[str, Any] | None = None) -> m.ListTasksResult:
+        return await self.call(Method.LIST, params)
+
+    async def extended_card(self) -> m.AgentCard:
+        return await self.call(Method.EXTENDED_CARD, None)
+
+
+class _StreamState:
+    __slots__ = ("events", "final", "error", "ended")
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.final = False
+        self.error: JsonRpcError | None = None
+        self.ended = False

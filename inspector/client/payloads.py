@@ -1,0 +1,96 @@
+"""An event's payload, derived from nothing but the event's recorded data.
+
+The live client computes every payload through these functions, from the same dicts it
+logs, so a replay that calls them on a loaded recording gets exactly what the live
+session saw (decoding failures included).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from ..protocol.card import decode_card
+from ..protocol.dialects import Dialect, get_dialect
+from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.methods import Method
+from ..protocol.wire import capture, decode_response_body, decode_sse_data, parse_json
+
+#: REQUEST ``a2a_method`` values that are not A2A methods.
+CARD = "card"
+PROBE = "probe"
+
+INCOMPLETE_EVENT = "stream ended in the middle of an event (no blank line after it), so it was not dispatched"
+
+
+def body_bytes(data: dict[str, Any]) -> bytes | None:
+    """A REQUEST/RESPONSE body as the bytes on the wire."""
+    body = data.get("body")
+    if body is None:
+        return None
+    if data.get("body_encoding") == "base64":
+        return base64.b64decode(body)
+    return body.encode("utf-8")
+
+
+def _body_for_decoding(data: dict[str, Any]) -> bytes | str:
+    # Text stays text (no re-encode of a 10 MB body); base64 goes back to bytes so the
+    # decoder can say which byte is not UTF-8.
+    if data.get("body_encoding") == "base64":
+        return base64.b64decode(data["body"])
+    return data["body"]
+
+
+def response_payload(request: dict[str, Any], response: dict[str, Any]) -> Any:
+    """What a RESPONSE decodes to: the method's result, the agent's JsonRpcError, a
+    ProtocolError, the AgentCard of a card GET, or None (streamed, or a card GET that
+    found nothing)."""
+    if response.get("body") is None:
+        return None
+    a2a_method = request.get("a2a_method")
+    body = _body_for_decoding(response)
+    if a2a_method == CARD:
+        status = response.get("status") or 0
+        if not 200 <= status < 300:
+            return None
+        return capture(lambda: decode_card(parse_json(body)))
+    name = request.get("dialect")
+    if not name:
+        return None
+    dialect = get_dialect(name)
+    if a2a_method == PROBE:
+        method = dialect.method_for(request.get("rpc_method") or "")
+    else:
+        try:
+            method = Method(a2a_method)
+        except ValueError:
+            method = None
+    if method is None:
+        return capture(parse_json, body)
+    return capture(decode_response_body, dialect, method, body)
+
+
+def sse_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
+    """What one SSE event decodes to: a stream event, a JsonRpcError, a ProtocolError,
+    or None for a block without data (``id:`` alone, say), which is not decoded.
+    ``dialect`` is the exchange's (its REQUEST's ``dialect``), by name or codec."""
+    if data.get("raw_encoding") == "base64":
+        return _not_utf8(base64.b64decode(data["raw"]))
+    if data.get("incomplete"):
+        return ProtocolError(INCOMPLETE_EVENT)
+    text = data.get("data")
+    if text is None or not dialect:
+        return None
+    return capture(decode_sse_data, get_dialect(dialect) if isinstance(dialect, str) else dialect, text)
+
+
+def _not_utf8(raw: bytes) -> ProtocolError:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ProtocolError(f"event is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
+    return ProtocolError("event is not UTF-8")
+
+
+def is_failure(payload: Any) -> bool:
+    return isinstance(payload, (JsonRpcError, ProtocolError))

@@ -1,0 +1,292 @@
+"""Server-sent events from raw bytes, keeping what httpx-sse hides from a debugger.
+
+We parse ourselves because an inspector needs the parts a normal client throws away:
+comment lines (heartbeats) are reported, every event keeps its raw text, an event cut
+off by the end of the stream is reported instead of dropped, and one event that is not
+UTF-8 becomes one error while the stream goes on.
+
+The parser works a block at a time on bytes: when a chunk uses one line-ending style,
+``bytes.split`` on the blank line finds every block in C and the complete region is
+decoded at once; otherwise a regex finds them. Lines are split on CR, LF and CRLF only,
+never with ``str.splitlines`` (which also splits on U+2028/U+2029 inside JSON strings).
+
+Decisions the spec leaves to us:
+  * A block of field lines with no ``data`` line (``id: 7``, ``event: x``) is not an
+    event per the spec, but we still yield it, with ``data=None``, so its raw text is on
+    record; callers must not decode it.
+  * A block of only comment lines yields only the comments.
+  * Comment text is everything after the colon, leading space included, so nothing
+    about the line is lost. Comments at the head of a block are reported as soon as
+    their line ends (heartbeats must not wait for a blank line) and are never part of
+    the following event's ``raw``.
+  * At the end of the stream, a block without its blank line is yielded with
+    ``incomplete=True`` (the spec would drop it silently).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import AsyncIterable, AsyncIterator
+from dataclasses import dataclass
+
+from ..protocol.errors import ProtocolError
+
+_BOM = b"\xef\xbb\xbf"
+
+# A blank line ends a block: two line terminators in a row. The CR of a CRLF must not
+# count as a terminator of its own, or "a\r\nb" would look like a blank line.
+_BLOCK_END = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)")
+
+# A separator spans at most 4 bytes, so one that straddles two chunks starts at most
+# this many bytes before the old buffer's end.
+_STRADDLE = 3
+
+
+@dataclass(slots=True)
+class SSEEvent:
+    """One SSE block as received.
+
+    ``raw`` is the block's text without the blank line that ended it (base64 of the
+    bytes when ``raw_encoding`` is "base64": the block was not UTF-8). ``data`` is the
+    data lines joined with "\\n", or None when the block had no data line. ``id`` and
+    ``retry`` are this block's own fields (None when absent or invalid)."""
+
+    raw: str
+    event: str | None = None
+    data: str | None = None
+    id: str | None = None
+    retry: int | None = None
+    #: The stream ended before the blank line that would have dispatched this block.
+    incomplete: bool = False
+    #: Set when the block could not be read at all (not UTF-8); data is then None.
+    error: ProtocolError | None = None
+    raw_encoding: str = "utf-8"
+
+
+@dataclass(slots=True)
+class SSEComment:
+    """One comment line (``: heartbeat``); ``text`` is everything after the colon."""
+
+    text: str
+
+
+SSEItem = SSEEvent | SSEComment
+
+
+class SSEParser:
+    """Incremental: ``feed(chunk)`` any split of the byte stream, then ``close()``.
+
+    Both return the items completed so far, in stream order. The output does not depend
+    on how the stream was split into chunks."""
+
+    __slots__ = ("_buf", "_scanned", "_at_start", "last_event_id")
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        # How much of _buf has already been searched for a separator.
+        self._scanned = 0
+        self._at_start = True
+        #: The spec's "last event ID": the latest ``id:`` seen, kept across events.
+        self.last_event_id: str | None = None
+
+    def feed(self, chunk: bytes) -> list[SSEItem]:
+        out: list[SSEItem] = []
+        if not chunk:
+            return out
+        if self._buf:
+            self._buf += chunk
+            buf: bytes | bytearray = self._buf
+        else:
+            buf = chunk
+        if self._at_start:
+            if len(buf) < len(_BOM) and _BOM.startswith(buf):
+                self._keep(buf, 0)  # could still become a BOM
+                return out
+            self._at_start = False
+            if buf[:3] == _BOM:
+                buf = buf[3:]
+                self._scanned = 0
+        pos = self._fast(buf, out) if len(buf) - len(chunk) <= _FAST_PENDING else -1
+        if pos < 0:
+            pos = self._scan(buf, out)
+        self._keep(buf, pos)
+        if self._buf:
+            pos = _head_comments(self._buf, out, False)
+            if pos:
+                del self._buf[:pos]
+                self._scanned = len(self._buf)
+        return out
+
+    def close(self) -> list[SSEItem]:
+        """End of stream: whatever is left is an incomplete block (reported, not dropped)."""
+        out: list[SSEItem] = []
+        rest = bytes(self._buf)
+        self._buf = bytearray()
+        self._scanned = 0
+        if rest:
+            self._block_bytes(rest, out, True)
+        return out
+
+    # -- internals ------------------------------------------------------------------
+
+    def _fast(self, buf: bytes | bytearray, out: list[SSEItem]) -> int:
+        """When the buffer uses one line-ending style, a blank line is one fixed string:
+        split in C and decode everything complete at once. Returns where the unparsed
+        rest starts, or -1 to leave the buffer to the general scanner."""
+        cr = buf.count(b"\r")
+        if not cr:
+            sep = b"\n\n"
+        elif cr == buf.count(b"\n") == buf.count(b"\r\n"):
+            sep = b"\r\n\r\n"
+        else:
+            return -1
+        last = buf.rfind(sep)
+        if last < 0:
+            return 0
+        cut = last + len(sep)
+        region = buf[:cut]
+        try:
+            text = region.decode("utf-8")
+        except UnicodeDecodeError:
+            for block in region.split(sep)[:-1]:
+                if block:
+                    self._block_bytes(block, out, False)
+            return cut
+        # The piece after the last separator holds only line breaks (blank lines).
+        blocks = text.split(sep.decode("ascii"))
+        blocks.pop()
+        block_text = self._block_text
+        for block in blocks:
+            if not block:
+                continue
+            if "\n" not in block and "\r" not in block and block[:5] == "data:":
+                # The common case, inlined: one "data:" line.
+                out.append(SSEEvent(block, None, block[6:] if block[5:6] == " " else block[5:]))
+            else:
+                block_text(block, out, False)
+        return cut
+
+    def _scan(self, buf: bytes | bytearray, out: list[SSEItem]) -> int:
+        """Mixed or lone-CR line endings, or a long pending block: regex, from where the
+        previous feed stopped searching."""
+        pos = 0
+        for match in _BLOCK_END.finditer(buf, max(0, self._scanned - _STRADDLE)):
+            end = match.start()
+            if end > pos:
+                self._block_bytes(buf[pos:end], out, False)
+            pos = match.end()
+        return pos
+
+    def _keep(self, buf: bytes | bytearray, pos: int) -> None:
+        if buf is self._buf:
+            if pos:
+                del self._buf[:pos]
+        else:
+            self._buf = bytearray(buf[pos:]) if pos < len(buf) else bytearray()
+        self._scanned = len(self._buf)
+
+    def _block_bytes(self, block: bytes | bytearray, out: list[SSEItem], incomplete: bool) -> None:
+        if block[0] in _HEAD_BYTES:
+            block = block[_head_comments(block, out, True):]
+            if not block:
+                return
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            out.append(SSEEvent(
+                base64.b64encode(block).decode("ascii"), incomplete=incomplete,
+                error=ProtocolError(f"event is not UTF-8 (byte 0x{block[exc.start]:02x} at offset {exc.start})"),
+                raw_encoding="base64",
+            ))
+            return
+        self._block_text(text, out, incomplete)
+
+    def _block_text(self, text: str, out: list[SSEItem], incomplete: bool) -> None:
+        if text[0] in "\r\n:":
+            # Same split as _block_bytes makes, so chunking cannot change the output.
+            block = text.encode("utf-8")
+            text = block[_head_comments(block, out, True):].decode("utf-8")
+            if not text:
+                return
+        if "\r" in text:
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        else:
+            lines = text.split("\n")
+        event = id_ = retry = None
+        data: list[str] | None = None
+        has_field = False
+        for line in lines:
+            if not line:
+                continue
+            if line[0] == ":":
+                out.append(SSEComment(line[1:]))
+                continue
+            has_field = True
+            name, colon, value = line.partition(":")
+            if colon and value[:1] == " ":
+                value = value[1:]
+            if name == "data":
+                if data is None:
+                    data = [value]
+                else:
+                    data.append(value)
+            elif name == "event":
+                event = value
+            elif name == "id":
+                if "\0" not in value:
+                    id_ = value
+                    self.last_event_id = value
+            elif name == "retry":
+                if value.isascii() and value.isdigit():
+                    retry = int(value)
+            # Other field names are ignored, as the spec says; they stay in ``raw``.
+        if has_field:
+            out.append(SSEEvent(text, event, None if data is None else "\n".join(data), id_, retry,
+                                incomplete))
+
+
+# Above this much pending data, re-counting line endings on every chunk would be
+# quadratic in the size of one huge event; the regex resumes where it stopped instead.
+_FAST_PENDING = 1 << 16
+
+_HEAD_BYTES = frozenset(b"\r\n:")
+
+
+def _head_comments(buf: bytes | bytearray, out: list[SSEItem], to_end: bool) -> int:
+    """Report the comment lines at the head of a block; return where its fields start.
+
+    Heartbeats must show when their line ends, not when a later blank line does, so a
+    pending block's head is read early; splitting it off the same way when the block
+    arrives whole keeps the output independent of chunking (a leading comment is never
+    part of ``raw``). A comment after a field line belongs to its block and is reported
+    with it. Blank lines at the head end an empty block: they dispatch nothing."""
+    pos = 0
+    n = len(buf)
+    while pos < n:
+        byte = buf[pos]
+        if byte == 0x0A or byte == 0x0D:
+            pos += 1
+            continue
+        if byte != 0x3A:  # ':'
+            break
+        cr = buf.find(b"\r", pos)
+        lf = buf.find(b"\n", pos)
+        end = cr if lf < 0 or 0 <= cr < lf else lf
+        if end < 0:
+            if not to_end:
+                break  # the line may still grow
+            end = n
+        out.append(SSEComment(bytes(buf[pos + 1:end]).decode("utf-8", "replace")))
+        pos = end + 1
+    return pos
+
+
+async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEItem]:
+    """Parse an async byte stream; the last items come from ``close()`` at its end."""
+    parser = SSEParser()
+    async for chunk in chunks:
+        for item in parser.feed(chunk):
+            yield item
+    for item in parser.close():
+        yield item

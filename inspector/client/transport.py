@@ -1,0 +1,246 @@
+"""One HTTP exchange, recorded: the request as sent, the response as received, and every
+failure in between as one clear line. The client and discovery both send through here,
+so nothing reaches the wire without reaching the session log first.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ..session.events import Kind
+from ..session.log import Session
+from .errors import TransportError
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds. ``read`` bounds each wait for bytes of a normal response; a stream gets
+    ``stream_read`` instead, which must exceed the agent's heartbeat gap (a2a-sdk and
+    Orloj ping every 15 s) or a quiet but healthy stream would be cut."""
+
+    connect: float = 10.0
+    read: float = 60.0
+    stream_read: float = 120.0
+    #: After a stream's final event, how long to wait for the agent to close it.
+    linger: float = 2.0
+
+    def for_request(self, stream: bool) -> httpx.Timeout:
+        read = self.stream_read if stream else self.read
+        return httpx.Timeout(connect=self.connect, read=read, write=self.read, pool=self.connect)
+
+
+def body_text(raw: bytes) -> tuple[str, str]:
+    """Bytes -> (text, encoding) for the log: UTF-8 when it is, else base64, so nothing is lost."""
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return base64.b64encode(raw).decode("ascii"), "base64"
+
+
+def format_size(n: int) -> str:
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+_TITLE = re.compile(rb"<title[^>]*>([^<]{1,80})</title>", re.IGNORECASE)
+
+
+def describe_body(content_type: str | None, raw: bytes) -> str:
+    """A few words on what a body is, for error lines: 'HTML page "Oops", 1.2 kB'."""
+    if not raw:
+        return "empty body"
+    ctype = (content_type or "").split(";")[0].strip().lower()
+    head = raw[:512].lstrip()
+    if "html" in ctype or head[:1] == b"<":
+        what = "HTML page"
+        title = _TITLE.search(raw[:4096])
+        if title:
+            name = " ".join(title.group(1).decode("utf-8", "replace").split())
+            if name:
+                what += f' "{name}"'
+    elif "json" in ctype:
+        what = "JSON"
+    elif ctype.startswith("text/"):
+        what = "text"
+    else:
+        what = ctype or "body"
+    return f"{what}, {format_size(len(raw))}"
+
+
+def raw_headers(headers: httpx.Headers) -> dict[str, str]:
+    """Headers with the names spelled as on the wire (httpx's dict() lower-cases them)."""
+    out: dict[str, str] = {}
+    for key, value in headers.raw:
+        name = key.decode("latin-1")
+        text = value.decode("latin-1")
+        out[name] = f"{out[name]}, {text}" if name in out else text
+    return out
+
+
+def reason_phrase(response: httpx.Response) -> str:
+    # HTTP/2 has no reason phrase, and some servers send none.
+    return response.reason_phrase or httpx.codes.get_reason_phrase(response.status_code)
+
+
+def _reason(exc: BaseException) -> str:
+    """The most telling cause in an exception chain, as a lower-case phrase.
+
+    httpx (via anyio) wraps the OS error: "All connection attempts failed" hides the
+    "connection refused" underneath."""
+    chain = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    for cause in chain:
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, socket.gaierror):
+            return "host name not found"
+    text = str(exc) or type(exc).__name__
+    text = re.sub(r"^\[Errno -?\d+\]\s*", "", text).strip().rstrip(".")
+    return text[:1].lower() + text[1:] if text else type(exc).__name__
+
+
+class Exchange:
+    """One request and its response (or failure), sharing one exchange id in the log."""
+
+    __slots__ = ("wire", "id", "url", "t0", "response")
+
+    def __init__(self, wire: "Wire", url: str) -> None:
+        self.wire = wire
+        self.id = wire.session.new_exchange()
+        self.url = url
+        self.t0 = time.perf_counter()
+        self.response: httpx.Response | None = None
+
+    def elapsed_ms(self) -> float:
+        return round((time.perf_counter() - self.t0) * 1000, 3)
+
+    def log(self, kind: Kind, data: dict[str, Any], payload: Any = None) -> None:
+        self.wire.session.append(kind, data, exchange=self.id, payload=payload)
+
+    def note(self, text: str, **extra: Any) -> None:
+        self.log(Kind.NOTE, {"text": text, **extra})
+
+    def error(self, type_: str, message: str, path: str | None = None) -> None:
+        data: dict[str, Any] = {"type": type_, "message": message}
+        if path is not None:
+            data["path"] = path
+        self.log(Kind.ERROR, data)
+
+    def fail(self, kind: str, message: str) -> TransportError:
+        """Log a transport failure and return the exception to raise."""
+        self.error(kind, message)
+        status = self.response.status_code if self.response is not None else None
+        return TransportError(kind, message, status=status, url=self.url)
+
+    def response_data(self, raw: bytes | None, *, streaming: bool | None = None) -> dict[str, Any]:
+        """The RESPONSE event's data: the head, with the body unless this is a stream
+        (or the body could not be read: ``raw`` None, ``streaming`` False)."""
+        resp = self.response
+        assert resp is not None
+        if raw is None:
+            body = encoding = size = None
+        else:
+            body, encoding = body_text(raw)
+            size = len(raw)
+        return {
+            "status": resp.status_code,
+            "reason": reason_phrase(resp),
+            "headers": raw_headers(resp.headers),
+            "body": body,
+            "body_encoding": encoding,
+            "body_size": size,
+            "elapsed_ms": self.elapsed_ms(),
+            "streaming": raw is None if streaming is None else streaming,
+            "content_type": resp.headers.get("content-type"),
+        }
+
+    async def read(self) -> bytes:
+        """The whole body; a connection that breaks while reading it is a TransportError."""
+        assert self.response is not None
+        try:
+            return await self.response.aread()
+        except httpx.TimeoutException:
+            self.log(Kind.RESPONSE, self.response_data(None, streaming=False))
+            raise self.fail("timeout", f"{self.url} stopped sending its response for "
+                                       f"{self.wire.timeouts.read:g} s (read timeout)") from None
+        except httpx.HTTPError as exc:
+            # The head arrived; keep it on record even though the body did not.
+            self.log(Kind.RESPONSE, self.response_data(None, streaming=False))
+            raise self.fail("http", f"response from {self.url} broken off: {_reason(exc)}") from None
+        finally:
+            await self.response.aclose()
+
+    def stream_error(self, exc: httpx.HTTPError) -> TransportError:
+        """Map an httpx failure while reading a stream to one logged line."""
+        if isinstance(exc, httpx.TimeoutException):
+            return self.fail("timeout", f"stream from {self.url} went quiet for "
+                                        f"{self.wire.timeouts.stream_read:g} s (read timeout)")
+        return self.fail("stream", f"stream from {self.url} broken off: {_reason(exc)}")
+
+
+class Wire:
+    """Sends requests through one httpx client and records them in one session."""
+
+    def __init__(self, http: httpx.AsyncClient, session: Session, timeouts: Timeouts) -> None:
+        self.http = http
+        self.session = session
+        self.timeouts = timeouts
+
+    async def send(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: dict[str, str],
+        body: bytes | None = None,
+        info: dict[str, Any],
+        payload: Any = None,
+        stream: bool = False,
+        follow_redirects: bool = False,
+    ) -> Exchange:
+        """Log the request, send it, and return the exchange with its response head
+        (the body still unread). ``info`` holds the REQUEST fields above HTTP: dialect,
+        a2a_method, rpc_method, rpc_id."""
+        ex = Exchange(self, url)
+        try:
+            request = self.http.build_request(method, url, headers=headers, content=body,
+                                              timeout=self.timeouts.for_request(stream))
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError, TypeError) as exc:
+            ex.log(Kind.REQUEST, self._request_data(method, url, headers, body, info), payload)
+            raise ex.fail("connect", f"cannot connect to {url}: {_reason(exc)}") from None
+        ex.log(Kind.REQUEST, self._request_data(method, url, raw_headers(request.headers), body, info),
+               payload)
+        ex.t0 = time.perf_counter()
+        try:
+            ex.response = await self.http.send(request, stream=True, follow_redirects=follow_redirects)
+        except httpx.ConnectTimeout:
+            raise ex.fail("timeout", f"cannot connect to {url}: no answer within "
+                                     f"{self.timeouts.connect:g} s (connect timeout)") from None
+        except httpx.TimeoutException:
+            limit = self.timeouts.stream_read if stream else self.timeouts.read
+            raise ex.fail("timeout", f"no response from {url} within {limit:g} s (read timeout)") from None
+        except httpx.ConnectError as exc:
+            raise ex.fail("connect", f"cannot connect to {url}: {_reason(exc)}") from None
+        except httpx.HTTPError as exc:
+            raise ex.fail("connect", f"no response from {url}: {_reason(exc)}") from None
+        return ex
+
+    @staticmethod
+    def _request_data(method: str, url: str, headers: dict[str, str], body: bytes | None,
+                      info: dict[str, Any]) -> dict[str, Any]:
+        text, encoding = body_text(body) if body is not None else (None, "utf-8")
+        return {"method": method, "url": url, "headers": headers, "body": text,
+                "body_encoding": encoding, **info}

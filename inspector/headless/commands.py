@@ -1,0 +1,400 @@
+"""The headless commands. Each builds a session, talks through the client, reads the
+tracker's projection, and prints it in the chosen output format."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from ..client import A2AClient, Auth, Timeouts, TransportError
+from ..protocol import models as m
+from ..protocol.errors import JsonRpcError, ProtocolError
+from ..session import Recorder, Session, TaskTracker
+from ..textsafe import shorten
+from . import exitcodes
+from .compose import UsageError, build_message, load_json_arg
+from .output import Out, event_json
+from .render import card_lines, message_lines, message_text, part_lines
+
+Handler = Callable[[argparse.Namespace, Out], Awaitable[int]]
+
+
+# ------------------------------------------------------------------------- plumbing
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for raw in values:
+        name, sep, value = raw.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"-H expects 'Name: value', got {raw!r}")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _auth(args: argparse.Namespace) -> Auth | None:
+    given = [x for x in (args.bearer, args.api_key, args.basic) if x]
+    if len(given) > 1:
+        raise UsageError("give only one of --bearer, --api-key, --basic")
+    if args.bearer:
+        return Auth.bearer(args.bearer)
+    if args.api_key:
+        return Auth.api_key(args.api_key, header=args.api_key_header)
+    if args.basic:
+        user, sep, password = args.basic.partition(":")
+        if not sep:
+            raise UsageError("--basic expects USER:PASSWORD")
+        return Auth.basic(user, password)
+    return None
+
+
+@contextlib.asynccontextmanager
+async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Session, TaskTracker]]:
+    """A client on a fresh session with a tracker, recording when asked."""
+    session = Session()
+    tracker = TaskTracker(session)
+    recorder = None
+    if getattr(args, "record", None):
+        try:
+            recorder = Recorder.attach(session, args.record, redact=not args.no_redact)
+        except OSError as exc:
+            raise UsageError(f"cannot record to {args.record}: {exc.strerror or exc}") from None
+    timeouts = Timeouts(connect=args.timeout, read=args.timeout, stream_read=args.stream_timeout)
+    dialect = "0.3" if args.dialect == "0.2" else args.dialect
+    try:
+        async with A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
+                             headers=_headers(args.header), auth=_auth(args),
+                             timeouts=timeouts) as client:
+            yield client, session, tracker
+    finally:
+        if recorder is not None:
+            recorder.close()
+
+
+def _violation_json(v: Any) -> dict[str, Any]:
+    return {"code": v.code, "severity": v.severity, "message": v.message, "seq": v.seq,
+            "taskId": v.task_id}
+
+
+def _artifact_json(a: Any) -> dict[str, Any]:
+    return {"artifactId": a.artifact_id, "index": a.index, "name": a.name,
+            "description": a.description, "parts": event_json(list(a.parts)), "text": a.text(),
+            "chunks": len(a.chunks), "closed": a.closed}
+
+
+def task_json(view: Any) -> dict[str, Any]:
+    return {
+        "id": view.id,
+        "contextId": view.context_id,
+        "state": view.state.value if view.state else None,
+        "statusMessage": event_json(view.status_message) if view.status_message else None,
+        "artifacts": [_artifact_json(a) for a in view.artifacts.values()],
+        "history": event_json(list(view.history)),
+        "timeline": [{"state": c.state.value, "t": round(c.t, 6)} for c in view.timeline],
+    }
+
+
+def task_text(view: Any, out: Out) -> None:
+    path = " → ".join(c.state.value for c in view.timeline) or "-"
+    took = view.timeline[-1].t - view.timeline[0].t if len(view.timeline) > 1 else 0.0
+    out.line(f"task     {shorten(view.id, 80)}")
+    if view.context_id:
+        out.line(f"context  {shorten(view.context_id, 80)}")
+    state = view.state.value if view.state else "unknown"
+    out.line(f"state    {state}   ({path}{f', {took:.2f} s' if took else ''})")
+    if view.status_message is not None:
+        label = {"input-required": "question", "auth-required": "needs auth",
+                 "failed": "reason", "rejected": "reason"}.get(state, "message")
+        out.line(f"{label:<8} {message_text(view.status_message, 500)}")
+        for part in view.status_message.parts:
+            if not isinstance(part, m.TextPart):
+                for line in part_lines(part, "         "):
+                    out.line(line)
+    for a in view.artifacts.values():
+        title = a.name or a.artifact_id or (f"#{a.index}" if a.index is not None else "artifact")
+        extra = f", {len(a.chunks)} chunk{'s' if len(a.chunks) != 1 else ''}" if a.chunks else ""
+        ident = f" ({shorten(a.artifact_id, 40)})" if a.artifact_id and a.name else ""
+        out.line(f"artifact {shorten(title, 60)}{ident}{extra}")
+        text_run: list[str] = []
+        for part in a.parts:
+            # Chunks of one text split across parts read as one text; other parts stand alone.
+            if isinstance(part, m.TextPart):
+                text_run.append(part.text)
+                continue
+            if text_run:
+                for line in part_lines(m.TextPart(text="".join(text_run))):
+                    out.line(line)
+                text_run = []
+            for line in part_lines(part):
+                out.line(line)
+        if text_run:
+            for line in part_lines(m.TextPart(text="".join(text_run))):
+                out.line(line)
+
+
+def violations_text(violations: list[Any], out: Out) -> None:
+    for v in violations:
+        out.line(f"{'✗' if v.severity == 'error' else '!'} {v.code}: {shorten(v.message, 200)}")
+
+
+def _progress(ev: Any, t: float, out: Out) -> None:
+    if isinstance(ev, m.Task):
+        out.line(f"[{t:6.2f}s] task {shorten(ev.id, 40)} {ev.status.state.value}")
+    elif isinstance(ev, m.TaskStatusUpdateEvent):
+        text = message_text(ev.status.message, 120)
+        out.line(f"[{t:6.2f}s] {ev.status.state.value}{': ' + text if text else ''}")
+    elif isinstance(ev, m.TaskArtifactUpdateEvent):
+        a = ev.artifact
+        size = sum(len(p.text) for p in a.parts if isinstance(p, m.TextPart))
+        flags = ", ".join(f for f, on in (("append", ev.append if ev.append is not None else a.append),
+                                            ("last", ev.last_chunk if ev.last_chunk is not None else a.last_chunk)) if on)
+        name = a.name or a.artifact_id or (f"#{a.index}" if a.index is not None else "")
+        out.line(f"[{t:6.2f}s] artifact {shorten(name, 40)} +{size} chars{f' ({flags})' if flags else ''}")
+    elif isinstance(ev, m.Message):
+        out.line(f"[{t:6.2f}s] message: {message_text(ev, 120)}")
+
+
+# ------------------------------------------------------------------------- results
+
+
+async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task_id: str | None,
+                  reply: m.Message | None, error: BaseException | None, *,
+                  streamed: bool, success_state: m.TaskState | None = None) -> int:
+    """Print the outcome of a send/get/cancel/resubscribe and return the exit code."""
+    view = tracker.tasks.get(task_id) if task_id else None
+    violations = list(view.violations) if view is not None else []
+    if task_id is None:
+        violations += [v for v in tracker.violations if v.task_id is None]
+    code = exitcodes.OK
+    if error is not None:
+        code = exitcodes.TRANSPORT
+    elif view is not None:
+        code = exitcodes.for_state(view.state)
+        if success_state is not None and view.state == success_state:
+            code = exitcodes.OK
+    if args.output == "json":
+        doc = {"task": task_json(view) if view is not None else None,
+               "message": event_json(reply) if reply is not None else None,
+               "violations": [_violation_json(v) for v in violations],
+               "error": _error_json(error), "exitCode": code}
+        out.json_doc(doc)
+    elif args.output == "ndjson":
+        for v in violations:
+            out.json_line({"kind": "violation", **_violation_json(v)})
+        if error is not None:
+            out.json_line({"kind": "error", **(_error_json(error) or {})})
+    else:
+        if streamed and (view is not None or reply is not None):
+            out.line()
+        if view is not None:
+            task_text(view, out)
+        if reply is not None:
+            for line in message_lines(reply):
+                out.line(line)
+        violations_text(violations, out)
+    if error is not None:
+        raise error
+    return code
+
+
+def _error_json(error: BaseException | None) -> dict[str, Any] | None:
+    if error is None:
+        return None
+    if isinstance(error, JsonRpcError):
+        return {"type": "rpc", "code": error.code, "message": error.message, "data": error.data}
+    if isinstance(error, ProtocolError):
+        return {"type": "protocol", "message": str(error), "path": error.path}
+    if isinstance(error, TransportError):
+        return {"type": getattr(error, "kind", "transport"), "message": str(error)}
+    return {"type": "error", "message": str(error)}
+
+
+async def _consume(args: argparse.Namespace, out: Out, session: Session,
+                   events: AsyncIterator[Any]) -> tuple[str | None, m.Message | None, BaseException | None]:
+    """Drain a stream, printing progress; returns (task id, message reply, error)."""
+    task_id: str | None = None
+    reply: m.Message | None = None
+    try:
+        async for ev in events:
+            t = session.events[-1].t if session.events else 0.0
+            if args.output == "ndjson":
+                out.json_line(event_json(ev))
+            elif args.output == "text":
+                _progress(ev, t, out)
+            if isinstance(ev, m.Task):
+                task_id = task_id or ev.id
+            elif isinstance(ev, (m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)):
+                task_id = task_id or ev.task_id
+            elif isinstance(ev, m.Message):
+                reply = ev
+                task_id = task_id or ev.task_id
+    except (JsonRpcError, ProtocolError, TransportError) as exc:
+        return task_id, reply, exc
+    return task_id, reply, None
+
+
+def _single(result: Any) -> tuple[str | None, m.Message | None]:
+    if isinstance(result, m.Task):
+        return result.id, None
+    if isinstance(result, m.Message):
+        return result.task_id, result
+    return None, None
+
+
+async def _call(client: A2AClient, call: Awaitable[Any]) -> tuple[Any, BaseException | None]:
+    try:
+        return await call, None
+    except (JsonRpcError, ProtocolError, TransportError) as exc:
+        return None, exc
+
+
+# ------------------------------------------------------------------------- commands
+
+
+async def cmd_card(args: argparse.Namespace, out: Out) -> int:
+    from ..protocol.lint import lint_card
+
+    async with connect(args) as (client, _session, _tracker):
+        await client.get_card()
+        dialect = None
+        try:
+            dialect = (await client.resolve_dialect()).name
+        except (JsonRpcError, ProtocolError, TransportError):
+            dialect = None
+        findings = lint_card(client.card_raw, None if args.dialect == "auto" else client.dialect.name,
+                             card_url=client.card_url)
+        errors = any(f.severity == "error" for f in findings)
+        if args.json or args.output == "json":
+            out.json_doc({"cardUrl": client.card_url, "dialect": dialect, "endpoint": client.endpoint,
+                          "card": client.card_raw,
+                          "findings": [{"severity": f.severity, "code": f.code, "path": f.path,
+                                        "message": f.message} for f in findings]})
+        else:
+            for line in card_lines(client.card, findings, card_url=client.card_url,
+                                   dialect=dialect, endpoint=client.endpoint):
+                out.line(line)
+        return exitcodes.TASK_FAILED if errors else exitcodes.OK
+
+
+async def cmd_send(args: argparse.Namespace, out: Out) -> int:
+    message = build_message(args.text, files=args.file, file_uris=args.file_uri, data=args.data,
+                            task_id=args.task_id, context_id=args.context_id)
+    metadata = load_json_arg(args.metadata, "--metadata") if args.metadata else None
+    if metadata is not None and not isinstance(metadata, dict):
+        raise UsageError("--metadata must be a JSON object")
+    config = None
+    if args.history_length is not None or args.no_wait:
+        config = m.SendConfiguration(history_length=args.history_length,
+                                     blocking=False if args.no_wait else None)
+    params = m.SendParams(message=message, configuration=config, metadata=metadata)
+    async with connect(args) as (client, session, tracker):
+        await client.resolve_dialect()
+        if args.stream:
+            task_id, reply, error = await _consume(args, out, session, client.stream(params))
+            return await _finish(args, out, tracker, task_id, reply, error, streamed=True)
+        result, error = await _call(client, client.send(params))
+        if args.output == "ndjson" and result is not None:
+            out.json_line(event_json(result))
+        task_id, reply = _single(result)
+        return await _finish(args, out, tracker, task_id, reply, error, streamed=False)
+
+
+async def cmd_get(args: argparse.Namespace, out: Out) -> int:
+    async with connect(args) as (client, _session, tracker):
+        await client.resolve_dialect()
+        result, error = await _call(client, client.get_task(args.task_id, history_length=args.history_length))
+        if args.output == "ndjson" and result is not None:
+            out.json_line(event_json(result))
+        task_id, reply = _single(result)
+        return await _finish(args, out, tracker, task_id, reply, error, streamed=False)
+
+
+async def cmd_cancel(args: argparse.Namespace, out: Out) -> int:
+    async with connect(args) as (client, _session, tracker):
+        await client.resolve_dialect()
+        result, error = await _call(client, client.cancel(args.task_id))
+        if args.output == "ndjson" and result is not None:
+            out.json_line(event_json(result))
+        task_id, reply = _single(result)
+        # The user asked for canceled: getting it is success, not a failed task.
+        return await _finish(args, out, tracker, task_id, reply, error, streamed=False,
+                             success_state=m.TaskState.CANCELED)
+
+
+async def cmd_resubscribe(args: argparse.Namespace, out: Out) -> int:
+    async with connect(args) as (client, session, tracker):
+        await client.resolve_dialect()
+        task_id, reply, error = await _consume(args, out, session, client.resubscribe(args.task_id))
+        return await _finish(args, out, tracker, task_id or args.task_id, reply, error, streamed=True)
+
+
+async def cmd_list(args: argparse.Namespace, out: Out) -> int:
+    state = None
+    if args.state:
+        try:
+            state = m.TaskState(args.state)
+        except ValueError:
+            raise UsageError(f"unknown state {args.state!r}; one of: "
+                             + ", ".join(s.value for s in m.TaskState)) from None
+    params = m.ListTasksParams(context_id=args.context_id, status=state, page_size=args.page_size,
+                               page_token=args.page_token)
+    async with connect(args) as (client, _session, _tracker):
+        await client.resolve_dialect()
+        result: m.ListTasksResult = await client.list_tasks(params)
+        if args.output == "json":
+            out.json_doc(event_json(result))
+        elif args.output == "ndjson":
+            for task in result.tasks:
+                out.json_line(event_json(task))
+        else:
+            for task in result.tasks:
+                out.line(f"{shorten(task.id, 40):<40} {task.status.state.value:<15} "
+                         f"{message_text(task.status.message, 60)}")
+            if result.next_page_token:
+                out.line(f"next page: --page-token {shorten(result.next_page_token, 200)}")
+        return exitcodes.OK
+
+
+async def cmd_push(args: argparse.Namespace, out: Out) -> int:
+    async with connect(args) as (client, _session, _tracker):
+        await client.resolve_dialect()
+        action = args.push_command
+        if action == "set":
+            config = m.PushNotificationConfig(url=args.callback, token=args.token, id=args.config_id)
+            result: Any = await client.set_push(args.task_id, config)
+        elif action == "get":
+            result = await client.get_push(args.task_id, args.config_id)
+        elif action == "list":
+            result = await client.list_push(args.task_id)
+        else:
+            if args.config_id is None and client.dialect.name != "0.1":
+                raise UsageError("push delete needs --config-id")
+            result = await client.delete_push(args.task_id, args.config_id)
+        if args.output in ("json", "ndjson"):
+            doc = event_json(result)
+            out.json_doc(doc) if args.output == "json" else out.json_line(doc)
+        else:
+            configs = result if isinstance(result, list) else ([result] if result is not None else [])
+            if action == "delete":
+                out.line(f"deleted push config of task {shorten(args.task_id, 80)}")
+            if not configs and action != "delete":
+                out.line("no push notification config")
+            for cfg in configs:
+                pc = cfg.push_notification_config
+                out.line(f"task {shorten(cfg.task_id, 40)}  url {shorten(pc.url, 80)}"
+                         f"{'  id ' + shorten(pc.id, 40) if pc.id else ''}"
+                         f"{'  token set' if pc.token else ''}")
+        return exitcodes.OK
+
+
+COMMANDS: dict[str, Handler] = {
+    "card": cmd_card,
+    "send": cmd_send,
+    "get": cmd_get,
+    "cancel": cmd_cancel,
+    "resubscribe": cmd_resubscribe,
+    "list": cmd_list,
+    "push": cmd_push,
+}

@@ -1,0 +1,27 @@
+"""The CLI's exit codes: scripts and CI branch on these, so they are part of the interface."""
+
+from __future__ import annotations
+
+from ..protocol.models import TaskState
+
+OK = 0            # completed, or the agent replied with a Message
+TASK_FAILED = 1   # failed, canceled or rejected (for `card`: a lint error)
+USAGE = 2         # bad arguments, missing file, invalid JSON given on the command line
+TRANSPORT = 3     # unreachable, timeout, HTTP error, bad JSON, wrong types, broken stream, JSON-RPC error
+NEEDS_INPUT = 4   # input-required or auth-required: the agent waits for the client
+INTERRUPTED = 130  # Ctrl-C
+
+_BY_STATE = {
+    TaskState.COMPLETED: OK,
+    TaskState.FAILED: TASK_FAILED,
+    TaskState.CANCELED: TASK_FAILED,
+    TaskState.REJECTED: TASK_FAILED,
+    TaskState.INPUT_REQUIRED: NEEDS_INPUT,
+    TaskState.AUTH_REQUIRED: NEEDS_INPUT,
+}
+
+
+def for_state(state: TaskState | None) -> int:
+    """Exit code for a task that ended (or paused) in ``state``. A task still submitted or
+    working (non-blocking send, get of a running task) is not a failure."""
+    return _BY_STATE.get(state, OK) if state is not None else OK

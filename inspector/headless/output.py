@@ -1,0 +1,66 @@
+"""Where headless output goes: stdout, in text, JSON or NDJSON, never with raw agent bytes.
+
+Writes go through :class:`Out` so a closed pipe (``| head``) ends the program quietly
+and so every string an agent supplied passes through ``visible()`` in text mode.
+JSON output needs no escaping: ``json.dumps`` escapes control characters itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+from ..protocol import models as m
+
+
+class PipeClosed(Exception):
+    """stdout's reader went away; stop writing and exit quietly."""
+
+
+class Out:
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+
+    def line(self, text: str = "") -> None:
+        self._write(text + "\n")
+
+    def json_line(self, obj: Any) -> None:
+        self._write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def json_doc(self, obj: Any) -> None:
+        self._write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except BrokenPipeError:
+            # Point stdout at devnull so the interpreter's final flush cannot raise again.
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, self.stream.fileno())
+            except (OSError, ValueError):
+                pass
+            raise PipeClosed from None
+
+
+KIND = {
+    m.Task: "task",
+    m.Message: "message",
+    m.TaskStatusUpdateEvent: "status-update",
+    m.TaskArtifactUpdateEvent: "artifact-update",
+}
+
+
+def event_json(obj: Any) -> Any:
+    """A normalised object as JSON in the 0.3 spelling with its ``kind``, whatever the
+    dialect on the wire: one vocabulary for scripts that read our output."""
+    if isinstance(obj, m.A2AModel):
+        out = obj.wire()
+        kind = KIND.get(type(obj))
+        return {"kind": kind, **out} if kind else out
+    if isinstance(obj, list):
+        return [event_json(x) for x in obj]
+    return obj

@@ -1,0 +1,152 @@
+"""Plain-text views of cards and tasks for the headless commands.
+
+Every agent-supplied string goes through ``visible``/``shorten``: markup such as
+``[bold]`` prints as typed, and escape sequences print as ``\\x1b``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from ..protocol import models as m
+from ..textsafe import shorten, visible
+
+# Card sections and the JSON paths whose lint findings belong beside them.
+CARD_SECTIONS: list[tuple[str, tuple[str, ...]]] = [
+    ("identity", ("$.name", "$.description", "$.version", "$.url", "$.protocolVersion",
+                  "$.documentationUrl", "$.iconUrl")),
+    ("provider", ("$.provider",)),
+    ("capabilities", ("$.capabilities", "$.supportsAuthenticatedExtendedCard")),
+    ("security", ("$.securitySchemes", "$.security", "$.securityRequirements", "$.authentication")),
+    ("modes", ("$.defaultInputModes", "$.defaultOutputModes")),
+    ("interfaces", ("$.supportedInterfaces", "$.additionalInterfaces", "$.preferredTransport")),
+    ("skills", ("$.skills",)),
+]
+
+SEVERITY_MARK = {"error": "✗ error", "warning": "! warning", "info": "· info"}
+
+
+def _owns(prefixes: tuple[str, ...], path: str) -> bool:
+    return any(path == p or path.startswith(p + ".") or path.startswith(p + "[") for p in prefixes)
+
+
+def _val(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(shorten(str(v), 60) for v in value) or "-"
+    return shorten(str(value), 100)
+
+
+def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | None,
+               dialect: str | None, endpoint: str | None) -> list[str]:
+    findings = list(findings)
+    placed: set[int] = set()
+    out: list[str] = []
+
+    def section(name: str, rows: list[tuple[str, Any]]) -> None:
+        prefixes = dict(CARD_SECTIONS).get(name, ())
+        out.append(name.upper())
+        for label, value in rows:
+            out.append(f"  {label:<18} {_val(value)}")
+        for i, f in enumerate(findings):
+            if i not in placed and _owns(prefixes, f.path):
+                placed.add(i)
+                out.append(f"  {SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)}")
+        out.append("")
+
+    section("identity", [("name", card.name), ("description", card.description),
+                         ("version", card.version), ("url", card.url),
+                         ("protocol version", card.protocol_version),
+                         ("documentation", card.documentation_url),
+                         ("card url", card_url), ("dialect", dialect), ("endpoint", endpoint)])
+    p = card.provider
+    section("provider", [("organization", p.organization if p else None), ("url", p.url if p else None)])
+    c = card.capabilities or m.AgentCapabilities()
+    section("capabilities", [("streaming", c.streaming), ("push notifications", c.push_notifications),
+                             ("state history", c.state_transition_history),
+                             ("extended card", c.extended_agent_card or card.supports_authenticated_extended_card),
+                             ("extensions", [e.uri for e in c.extensions or []] or None)])
+    rows: list[tuple[str, Any]] = []
+    for name, scheme in (card.security_schemes or {}).items():
+        detail = scheme.scheme or scheme.location or scheme.open_id_connect_url or ""
+        rows.append((shorten(name, 18), f"{scheme.type}" + (f" ({detail}{' ' + scheme.name if scheme.name else ''})" if detail else "")))
+    if card.security:
+        rows.append(("required", [" + ".join(req) or "(none)" for req in card.security]))
+    if card.authentication:
+        schemes = card.authentication.schemes
+        rows.append(("schemes (0.1)", schemes if isinstance(schemes, list) else [schemes]))
+    section("security", rows or [("schemes", None)])
+    section("modes", [("input", card.default_input_modes), ("output", card.default_output_modes)])
+    rows = []
+    for itf in card.supported_interfaces or []:
+        rows.append((f"{itf.protocol_binding or '?'} {itf.protocol_version or ''}".strip(), itf.url))
+    if card.preferred_transport:
+        rows.append(("preferred (0.3)", card.preferred_transport))
+    for itf in card.additional_interfaces or []:
+        rows.append((f"{itf.protocol_binding or '?'} (0.3)", itf.url))
+    section("interfaces", rows or [("interfaces", None)])
+    out.append(f"SKILLS ({len(card.skills or [])})")
+    for i, skill in enumerate(card.skills or []):
+        out.append(f"  [{i}] {_val(skill.id)} — {_val(skill.name)}")
+        if skill.description:
+            out.append(f"      {shorten(skill.description, 100)}")
+        if skill.tags:
+            out.append(f"      tags: {_val(skill.tags)}")
+        for ex in skill.examples or []:
+            out.append(f"      e.g. {shorten(ex, 96)}")
+        for j, f in enumerate(findings):
+            if j not in placed and _owns((f"$.skills[{i}]",), f.path):
+                placed.add(j)
+                out.append(f"      {SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)}")
+    for j, f in enumerate(findings):
+        if j not in placed and _owns(("$.skills",), f.path):
+            placed.add(j)
+            out.append(f"  {SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)}")
+    out.append("")
+    rest = [f for j, f in enumerate(findings) if j not in placed]
+    if rest:
+        out.append("OTHER FINDINGS")
+        out.extend(f"  {SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)}" for f in rest)
+        out.append("")
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
+    out.append(f"lint: {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)")
+    return out
+
+
+# ----------------------------------------------------------------------------- parts
+
+
+def part_lines(part: Any, indent: str = "  ") -> list[str]:
+    if isinstance(part, m.TextPart):
+        return [indent + line for line in visible(part.text).split("\n")]
+    if isinstance(part, m.DataPart):
+        text = json.dumps(part.data, indent=2, ensure_ascii=False)
+        return [indent + line for line in visible(text).split("\n")]
+    if isinstance(part, m.FilePart):
+        f = part.file
+        size = f"{len(f.bytes) * 3 // 4} bytes" if f.bytes else None
+        where = shorten(f.uri, 80) if f.uri else size
+        return [f"{indent}[file] {shorten(f.name or '(unnamed)', 60)} {shorten(f.mime_type or '', 40)} {where or ''}".rstrip()]
+    return [indent + shorten(repr(part), 100)]
+
+
+def message_text(message: m.Message | None, width: int = 200) -> str:
+    if message is None:
+        return ""
+    texts = [p.text for p in message.parts if isinstance(p, m.TextPart)]
+    other = len(message.parts) - len(texts)
+    text = " ".join(texts)
+    if other:
+        text += f" (+{other} part{'s' if other > 1 else ''})"
+    return shorten(text, width)
+
+
+def message_lines(message: m.Message) -> list[str]:
+    out = [f"{message.role.value}:"]
+    for part in message.parts:
+        out.extend(part_lines(part))
+    return out

@@ -1,0 +1,72 @@
+"""Run one headless command: connect, call, print, and map the outcome to an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from . import exitcodes
+from .compose import UsageError
+from .output import Out, PipeClosed
+
+
+def _fail(message: str, code: int) -> int:
+    from ..textsafe import visible
+
+    try:
+        print(f"a2a-inspect: {visible(message, single_line=True)}", file=sys.stderr)
+    except BrokenPipeError:  # pragma: no cover - stderr closed too
+        pass
+    return code
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from ..client import TransportError
+    from ..protocol.errors import JsonRpcError, ProtocolError
+
+    out = Out()
+    try:
+        from .commands import COMMANDS
+
+        handler = COMMANDS[args.command]
+        return asyncio.run(handler(args, out))
+    except UsageError as exc:
+        return _fail(str(exc), exitcodes.USAGE)
+    except PipeClosed:
+        return exitcodes.OK
+    except KeyboardInterrupt:
+        return _fail("interrupted", exitcodes.INTERRUPTED)
+    except JsonRpcError as exc:
+        return _fail(describe_rpc_error(exc), exitcodes.TRANSPORT)
+    except ProtocolError as exc:
+        return _fail(f"invalid response from the agent: {exc}", exitcodes.TRANSPORT)
+    except TransportError as exc:
+        return _fail(str(exc), exitcodes.TRANSPORT)
+
+
+def describe_rpc_error(exc: Any, dialect: Any = None) -> str:
+    from ..protocol.errors import JSONRPC_CODES
+
+    name = None
+    if dialect is not None:
+        name = dialect.error_name(exc.code)
+    name = name or JSONRPC_CODES.get(exc.code)
+    label = f"{exc.code} ({name})" if name else str(exc.code)
+    text = f"agent returned JSON-RPC error {label}"
+    if exc.message and exc.message != name:
+        text += f": {exc.message}"
+    status = getattr(exc, "http_status", None)
+    if status and status >= 400:
+        text += f" [HTTP {status}]"
+    return text
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    try:
+        from ..ui.launch import launch
+    except ImportError:
+        return _fail("the terminal UI is not available in this build yet; use a command (see --help)",
+                     exitcodes.USAGE)
+    return launch(args)

@@ -1,0 +1,159 @@
+"""Recording a session as JSONL while it happens.
+
+One header line, then one event per line, each written and flushed to the OS as the
+event is appended: a process killed at any moment leaves a file whose every complete
+line is an event, and at most the event being written is lost (the reader reports the
+cut-off line). Flushing is not fsync: this survives a crash of the tool, not of the
+machine.
+
+A disk problem must never take the session down with it, so a failed write is reported
+once (``error``, ``on_error``, the log) and the recorder stops; the session goes on.
+The format is documented for users in docs/recording-format.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .events import Event, Kind
+from .log import Session
+from .redact import Redaction
+
+FORMAT = "a2a-inspect-recording"
+#: Bumped only for changes an older reader would misread; additions keep the number.
+VERSION = 1
+
+log = logging.getLogger(__name__)
+
+
+class Recorder:
+    """Writes events to ``path``. Use :meth:`attach` to record a session.
+
+    The file is created when the recorder is: failing to open it raises (the user asked
+    for this file and must hear why not). An existing file is not replaced unless
+    ``overwrite`` is true, since it is likely an earlier recording."""
+
+    def __init__(self, path: str | Path, *, redact: bool | Redaction = True,
+                 extra_secret_headers: Iterable[str] = (), overwrite: bool = False,
+                 on_error: Callable[[Exception], None] | None = None,
+                 session_started: float | None = None) -> None:
+        self.path = Path(path)
+        if isinstance(redact, Redaction):
+            self.redaction = redact
+        else:
+            self.redaction = Redaction(bool(redact), tuple(extra_secret_headers))
+        #: The write error that stopped the recorder, if one did.
+        self.error: Exception | None = None
+        self.events_written = 0
+        self._on_error = on_error
+        self._session: Session | None = None
+        self._file = open(self.path, "w" if overwrite else "x", encoding="utf-8", newline="\n")
+        self._write(json.dumps(self._header(session_started), ensure_ascii=True))
+
+    @classmethod
+    def attach(cls, session: Session, path: str | Path, redact: bool | Redaction = True,
+               extra_secret_headers: Iterable[str] = (), *, overwrite: bool = False,
+               on_error: Callable[[Exception], None] | None = None) -> "Recorder":
+        """Start recording ``session``, beginning with every event it already holds."""
+        rec = cls(path, redact=redact, extra_secret_headers=extra_secret_headers,
+                  overwrite=overwrite, on_error=on_error, session_started=session.started_wall)
+        rec._session = session
+        session.subscribe(rec.record, replay=True)
+        return rec
+
+    @property
+    def active(self) -> bool:
+        return self._file is not None and self.error is None
+
+    def _header(self, session_started: float | None) -> dict[str, Any]:
+        now = time.time()
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "created": datetime.fromtimestamp(now, timezone.utc).isoformat(timespec="seconds"),
+            "created_unix": round(now, 6),
+            "tool": "a2a-inspect",
+            "tool_version": __version__,
+            "session_started": session_started,
+            "redaction": self.redaction.settings(),
+        }
+
+    def record(self, event: Event) -> None:
+        """The session listener: one event, one line, flushed."""
+        if self._file is None or self.error is not None:
+            return
+        try:
+            obj = self.redaction.event_json(event)
+            line = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=_jsonable)
+        except (TypeError, ValueError, RecursionError) as exc:
+            # A bug upstream put something unwritable in the data; keep the event's place
+            # and say what happened rather than drop it silently.
+            line = json.dumps({**_stub(event), "text": f"[recorder: event data not serialisable: {exc}]"})
+        self._write(line)
+        if self.error is None:
+            self.events_written += 1
+
+    def _write(self, line: str) -> None:
+        # ensure_ascii keeps every line pure ASCII: no encoding error can stop a write,
+        # and no Unicode line separator can split an event when the file is read back.
+        try:
+            self._file.write(line + "\n")
+            self._file.flush()
+        except (OSError, ValueError) as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        self.error = exc
+        log.error("recording to %s stopped: %s", self.path, exc)
+        try:
+            self._file.close()
+        except (OSError, ValueError):
+            pass
+        if self._on_error is not None:
+            try:
+                self._on_error(exc)
+            except Exception:  # the callback is UI code; its failure must not reach the session
+                log.exception("recorder on_error callback failed")
+
+    def close(self) -> None:
+        """Stop recording and close the file. Safe to call twice."""
+        if self._session is not None:
+            try:
+                self._session.unsubscribe(self.record)
+            except ValueError:
+                pass
+            self._session = None
+        if self._file is not None:
+            f, self._file = self._file, None
+            try:
+                f.close()
+            except OSError as exc:
+                if self.error is None:
+                    self.error = exc
+
+    def __enter__(self) -> "Recorder":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return repr(value)
+
+
+def _stub(event: Event) -> dict[str, Any]:
+    return {"seq": event.seq, "t": round(event.t, 6), "wall": round(event.wall, 6),
+            "kind": Kind.NOTE.value, "exchange": event.exchange, "original_kind": event.kind.value}
