@@ -1,0 +1,125 @@
+"""``MockAgent``: a mock A2A agent on a free loopback port, for other projects' tests.
+
+    from mock_agent import MockAgent
+
+    with MockAgent("echo", dialect="all") as mock:
+        httpx.get(mock.card_url)
+        httpx.post(mock.url, json={...})
+
+    async with MockAgent("streaming", dialect="1.0", time_scale=0.01) as mock:
+        ...
+
+The sync form runs uvicorn in a daemon thread (usable from sync and async tests alike);
+the async form runs it as a task in the current event loop.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .profiles import Profile
+from .runner import LOOPBACK, BackgroundServer
+from .scenario import Scenario
+from .server import MockServer
+from .store import TaskRecord
+
+
+class MockAgent:
+    def __init__(
+        self,
+        scenario: str | Path | dict | Scenario | None = None,
+        *,
+        dialect: str | None = None,
+        profile: str | Profile | None = None,
+        host: str = LOOPBACK,
+        port: int = 0,
+        time_scale: float = 1.0,
+        seed: int | None = None,
+        max_body: int | None = None,
+        heartbeat: float | None = None,
+        allow_remote_push: bool = False,
+    ) -> None:
+        """``scenario``: a built-in's name, a file path, a dict or a Scenario (default:
+        the profile's scenario, else "echo"). ``time_scale`` multiplies every scripted
+        delay (0.01 makes a 2 s script take 20 ms)."""
+        self.server = MockServer(scenario, dialect=dialect, profile=profile, max_body=max_body,
+                                 heartbeat=heartbeat, time_scale=time_scale, seed=seed,
+                                 allow_remote_push=allow_remote_push)
+        self._runner = BackgroundServer(self.server.app, host=host, port=port)
+
+    # -- addresses ---------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``"""
+        return self._runner.url
+
+    @property
+    def url(self) -> str:
+        """The JSON-RPC endpoint (the card's ``url``)."""
+        return self._runner.url + self.server.rpc_path
+
+    @property
+    def card_url(self) -> str:
+        """The card at the served dialect's preferred well-known path."""
+        return self._runner.url + self.server.card_path
+
+    @property
+    def card_urls(self) -> list[str]:
+        return [self._runner.url + path for path in self.server.card_paths]
+
+    @property
+    def app(self) -> Any:
+        return self.server.app
+
+    # -- what happened -------------------------------------------------------------
+
+    @property
+    def tasks(self) -> list[TaskRecord]:
+        """The tasks the mock holds, oldest first (``record.task`` is the A2A Task)."""
+        return list(self.server.store)
+
+    def task(self, task_id: str) -> TaskRecord | None:
+        return self.server.store.get(task_id)
+
+    @property
+    def requests(self) -> list[Any]:
+        """The last JSON-RPC requests received, parsed, oldest first."""
+        return list(self.server.requests)
+
+    @property
+    def push_log(self) -> list[tuple[str, str]]:
+        """(url, HTTP status or error) for each push notification sent."""
+        return list(self.server.push.log)
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def start(self) -> "MockAgent":
+        self._runner.start()
+        return self
+
+    def stop(self) -> None:
+        self._runner.stop()
+
+    def __enter__(self) -> "MockAgent":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    async def astart(self) -> "MockAgent":
+        await self._runner.astart()
+        return self
+
+    async def astop(self) -> None:
+        await self._runner.astop()
+
+    async def __aenter__(self) -> "MockAgent":
+        return await self.astart()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.astop()
+
+    def __repr__(self) -> str:
+        return f"<MockAgent {self.server.scenario.name!r} dialect={self.server.dialect_name} at {self.base_url}>"

@@ -1,0 +1,151 @@
+"""``a2a-mock``: serve a scenario, check one, list the built-ins, print the schema.
+
+    a2a-mock [--scenario FILE|NAME] [--dialect 0.1|0.3|1.0|all] [--profile NAME]
+             [--host 127.0.0.1] [--port 8003]
+    a2a-mock --check --scenario FILE
+    a2a-mock --list
+    a2a-mock schema
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import sys
+from typing import Sequence
+
+from .loader import ScenarioError, builtins, resolve
+from .profiles import PROFILES
+from .runner import LOOPBACK
+from .scenario import json_schema
+from .server import DIALECT_CHOICES, MockServer
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="a2a-mock",
+        description="A scriptable mock A2A agent: serves a scenario's card, tasks and faults.",
+        epilog="a2a-mock schema prints the scenario file JSON Schema. Docs: docs/mock.md, docs/scenarios.md",
+    )
+    p.add_argument("command", nargs="?", choices=["serve", "schema"], default="serve",
+                   help="serve (default) or schema: print the scenario JSON Schema and exit")
+    p.add_argument("--scenario", "-s", metavar="FILE|NAME",
+                   help="a scenario file (YAML or JSON) or a built-in's name (default: echo, or the profile's)")
+    p.add_argument("--dialect", "-d", choices=DIALECT_CHOICES,
+                   help="protocol dialect to speak; 'all' answers each request in its own (default: the "
+                        "scenario's, else all)")
+    p.add_argument("--profile", "-p", choices=sorted(PROFILES), help="behave as one of the seed systems")
+    p.add_argument("--host", default=LOOPBACK, help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8003, help="port to bind; 0 picks a free one (default 8003)")
+    p.add_argument("--check", action="store_true", help="validate the scenario and exit: 0 valid, 1 not")
+    p.add_argument("--list", action="store_true", help="list built-in scenarios and profiles, then exit")
+    p.add_argument("--max-body", type=int, metavar="BYTES", help="largest request body accepted (default 1 MB)")
+    p.add_argument("--heartbeat", type=float, metavar="SECONDS",
+                   help="send ': heartbeat' on streams idle this long (0 turns it off)")
+    p.add_argument("--time-scale", type=float, default=1.0, metavar="FACTOR",
+                   help="multiply every scripted delay (0.1 runs scripts ten times faster)")
+    p.add_argument("--seed", type=int, help="seed for one_of steps (overrides the scenario's)")
+    p.add_argument("--allow-remote-push", action="store_true",
+                   help="allow push notifications to non-loopback URLs")
+    p.add_argument("--allow-public", action="store_true", help="allow binding a non-loopback address")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "schema":
+        print(json.dumps(schema(), indent=2))
+        return 0
+    if args.list:
+        print_list()
+        return 0
+    if args.check:
+        return check(args.scenario)
+    return serve(args)
+
+
+def schema() -> dict:
+    out = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+           "title": "a2a-mock scenario"}
+    out.update(json_schema())
+    out["title"] = "a2a-mock scenario"
+    return out
+
+
+def print_list() -> None:
+    names = builtins()
+    width = max(map(len, [*names, *PROFILES])) + 2
+    print("Built-in scenarios (--scenario NAME):")
+    for name, description in names.items():
+        print(f"  {name:<{width}}{description}")
+    print("\nProfiles (--profile NAME):")
+    for name, profile in PROFILES.items():
+        print(f"  {name:<{width}}seed {profile.seeds}: {profile.summary}")
+
+
+def check(spec: str | None) -> int:
+    if not spec:
+        print("a2a-mock: --check needs --scenario FILE|NAME", file=sys.stderr)
+        return 1
+    try:
+        scenario = resolve(spec)
+    except ScenarioError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(f"{spec}: ok ({len(scenario.rules)} rule{'s' if len(scenario.rules) != 1 else ''})")
+    return 0
+
+
+def serve(args: argparse.Namespace) -> int:
+    try:
+        server = MockServer(args.scenario, dialect=args.dialect, profile=args.profile, max_body=args.max_body,
+                            heartbeat=args.heartbeat, time_scale=args.time_scale, seed=args.seed,
+                            allow_remote_push=args.allow_remote_push)
+    except (ScenarioError, ValueError) as exc:
+        print(f"a2a-mock: {exc}", file=sys.stderr)
+        return 1
+    if args.host not in (LOOPBACK, "localhost", "::1") and not args.allow_public:
+        print(f"a2a-mock: refusing to bind {args.host}: the mock binds loopback only "
+              "(pass --allow-public to expose it)", file=sys.stderr)
+        return 1
+    # Everything loaded so far lives as long as the process: keep the collector from
+    # rescanning it on every request.
+    gc.collect()
+    gc.freeze()
+    try:
+        asyncio.run(_serve(server, args.host, args.port))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"a2a-mock: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _serve(server: MockServer, host: str, port: int) -> None:
+    import uvicorn
+
+    config = uvicorn.Config(server.app, host=host, port=port, log_level="warning", access_log=False,
+                            lifespan="on")
+    uv = uvicorn.Server(config)
+    task = asyncio.create_task(uv.serve())
+    while not uv.started:
+        if task.done():
+            await task  # re-raises what stopped it
+            raise OSError("the server stopped before it started")
+        await asyncio.sleep(0.02)
+    bound = next(sock.getsockname()[1] for srv in uv.servers for sock in srv.sockets)
+    base = f"http://{'[' + host + ']' if ':' in host else host}:{bound}"
+    name = server.scenario.name or "scenario"
+    what = f"profile {server.profile.name}" if server.profile else f"dialect {server.dialect_name}"
+    print(f"a2a-mock: serving {name!r} ({what}) at {base}{server.rpc_path}", flush=True)
+    for path in server.card_paths:
+        print(f"  card: {base}{path}", flush=True)
+    print("  Ctrl-C to stop", flush=True)
+    await task
+
+
+if __name__ == "__main__":
+    sys.exit(main())

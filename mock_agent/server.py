@@ -1,0 +1,754 @@
+"""The mock agent's ASGI app: agent cards, JSON-RPC, SSE streams, the task store.
+
+Starlette routes the requests; the JSON-RPC endpoint is a raw ASGI callable because a
+mock under load should cost less than the agent it stands in for: bodies are read
+once, results are encoded by the dialect codec and framed by splicing bytes, and a
+blocking send waits on one future instead of a queue.
+
+``--dialect all`` answers each request in the dialect it was asked in: a 1.0 method
+name is 1.0, ``message/*`` is 0.3, ``tasks/send*`` is 0.1, and a name several dialects
+share (``tasks/get``) is answered in the dialect the task was created in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import uuid
+from collections import deque
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from inspector.protocol import models as m
+from inspector.protocol.dialects import DIALECTS
+from inspector.protocol.dialects.base import Dialect, RpcRequest
+from inspector.protocol.errors import JsonRpcError
+from inspector.protocol.methods import Method
+
+from . import construct as new
+from . import errors, framing
+from .engine import DONE, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
+from .loader import resolve
+from .profiles import Profile, get_profile
+from .push import PushSender, refusal
+from .scenario import Scenario
+from .store import DEFAULT_LIMIT, TaskRecord, TaskStore
+
+DEFAULT_MAX_BODY = 1024 * 1024
+DIALECT_CHOICES = ("0.1", "0.3", "1.0", "all")
+
+_EVENTS = (m.Task, m.Message, m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)
+_GONE = object()  # the client hung up
+_TICK = object()  # a heartbeat is due
+_HANDLED = object()  # the handler has sent the response itself
+
+
+class _Dropped(Exception):
+    """Raised to make uvicorn close the connection mid-response, as a script asked."""
+
+
+class _QuietDrops(logging.Filter):
+    # uvicorn logs any exception that escapes the app with a traceback; an intended
+    # drop is not an error, and a mock that prints tracebacks looks broken.
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        for _ in range(8):  # the drop may be wrapped by middleware
+            if exc is None:
+                break
+            if isinstance(exc, _Dropped):
+                return False
+            exc = exc.__cause__ or exc.__context__
+        return True
+
+
+_quiet = _QuietDrops()
+logging.getLogger("uvicorn.error").addFilter(_quiet)
+
+
+class _Call:
+    __slots__ = ("dialect", "req", "rid", "rid_value", "send", "receive", "version", "scope")
+
+    def __init__(self, dialect: Dialect, req: RpcRequest, rid: bytes, send: Any, receive: Any, version: str | None):
+        self.dialect = dialect
+        self.req = req
+        #: The request id, pre-encoded for splicing into every response frame.
+        self.rid = rid
+        self.rid_value = req.id
+        self.send = send
+        self.receive = receive
+        self.version = version
+        self.scope: Any = None
+
+    @property
+    def base_url(self) -> str:
+        scope = self.scope
+        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
+        if host is None:
+            server = scope.get("server") or ("127.0.0.1", 80)
+            host = f"{server[0]}:{server[1]}"
+        return f"{scope.get('scheme', 'http')}://{host}"
+
+
+class _Endpoint:
+    """Starlette treats a bound method as a request/response function; an object with
+    ``__call__`` is mounted as a raw ASGI app."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.handle(scope, receive, send)
+
+
+def _slug(name: str | None) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", (name or "agent").lower()).strip("-") or "agent"
+
+
+class MockServer:
+    """A scenario served as an A2A agent: ``.app`` is the ASGI app to run.
+
+    ``MockAgent`` (api.py) runs one on a free port; the CLI runs one in the foreground.
+    Options are those of ``MockAgent``/``a2a-mock``; ``store_limit`` caps the tasks kept.
+    """
+
+    def __init__(
+        self,
+        scenario: str | Scenario | dict | Any = None,
+        *,
+        dialect: str | None = None,
+        profile: str | Profile | None = None,
+        max_body: int | None = None,
+        heartbeat: float | None = None,
+        time_scale: float = 1.0,
+        seed: int | None = None,
+        allow_remote_push: bool = False,
+        store_limit: int = DEFAULT_LIMIT,
+    ) -> None:
+        self.profile = get_profile(profile) if isinstance(profile, str) else profile
+        if scenario is None:
+            scenario = self.profile.scenario if self.profile else "echo"
+        self.scenario: Scenario = resolve(scenario)
+        self.dialects = self._served(dialect)
+        self.dialect_name = "all" if len(self.dialects) > 1 else next(iter(self.dialects))
+        #: Answers what no dialect claims, and tasks/get for unknown tasks under "all".
+        self.primary = self.dialects.get("0.3") or next(iter(self.dialects.values()))
+        p = self.profile
+        self.max_body = max_body or (p.max_body if p else None) or self.scenario.max_body or DEFAULT_MAX_BODY
+        if heartbeat is not None:
+            self.heartbeat: float | None = heartbeat or None
+        else:
+            self.heartbeat = self.scenario.heartbeat or (p.heartbeat if p else None)
+        self.heartbeat_comment = p.heartbeat_comment if p else "heartbeat"
+        self.sse_event = p.sse_event.encode() if p and p.sse_event else None
+        self.store = TaskStore(store_limit)
+        self.engine = Engine(self.scenario, self.store, time_scale=time_scale, seed=seed)
+        self.engine.full_task_events = bool(p and p.full_task_events)
+        self.engine.listener = self._on_update
+        self.push = PushSender(allow_remote=allow_remote_push)
+        #: The last requests as parsed, oldest first: for tests that assert on them.
+        self.requests: deque[Any] = deque(maxlen=100)
+        self.rpc_paths = p.endpoints if p else ("/",)
+        self.card_paths = tuple(dict.fromkeys(path for d in self.dialects.values() for path in d.card_paths))
+        self.systems = {_slug(self.scenario.card.name)}
+        self._cards: dict[str, bytes] = {}
+        self.app = self._build_app()
+
+    # ------------------------------------------------------------------ setup
+
+    def _served(self, name: str | None) -> dict[str, Dialect]:
+        if self.profile is not None:
+            if name not in (None, self.profile.dialect):
+                raise ValueError(f"profile {self.profile.name} speaks the {self.profile.dialect} dialect only")
+            return {self.profile.dialect: self.profile.codec()}
+        name = name or self.scenario.dialect or "all"
+        if name == "all":
+            return {"1.0": DIALECTS["1.0"], "0.3": DIALECTS["0.3"], "0.1": DIALECTS["0.1"]}
+        if name not in DIALECTS:
+            raise ValueError(f"unknown dialect {name!r}; choose one of {', '.join(DIALECT_CHOICES)}")
+        return {name: DIALECTS[name]}
+
+    def _build_app(self) -> Starlette:
+        endpoint = _Endpoint(self.handle_rpc)
+        routes = [Route(path, self._card, methods=["GET"]) for path in self.card_paths]
+        routes += [Route(path, endpoint, methods=["POST"]) for path in self.rpc_paths]
+        if self.profile is not None and self.profile.agent_systems:
+            routes += [Route(path, endpoint, methods=["POST"])
+                       for path in ("/v1/agent-systems/{system}/a2a", "/v1/agents/{system}/a2a")]
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
+            yield
+            await self.push.aclose()
+
+        return Starlette(routes=routes, lifespan=lifespan)
+
+    @property
+    def card_path(self) -> str:
+        return self.card_paths[0]
+
+    @property
+    def rpc_path(self) -> str:
+        return self.rpc_paths[0]
+
+    # ------------------------------------------------------------------ cards
+
+    def card_for(self, base_url: str, dialect: str | None = None) -> m.AgentCard:
+        """The scenario's card, pointing at this server."""
+        card = self.scenario.card.model_copy(deep=True)
+        url = base_url.rstrip("/") + self.rpc_path
+        served = [dialect] if dialect else list(self.dialects)
+        card.url = url
+        if "0.3" in served:
+            card.preferred_transport = "JSONRPC"
+            if card.protocol_version is None:
+                card.protocol_version = "0.3.0"
+        card.additional_interfaces = None
+        card.supported_interfaces = [
+            m.AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=v)
+            for v in ("1.0", "0.3") if v in served
+        ] or None
+        return card
+
+    def encoded_card(self, base_url: str) -> bytes:
+        cached = self._cards.get(base_url)
+        if cached is not None:
+            return cached
+        card = self.card_for(base_url)
+        merged: dict[str, Any] = {}
+        capabilities: dict[str, Any] = {}
+        # Oldest first, so the newer spelling wins a key both have; capabilities merge
+        # so that 0.3's stateTransitionHistory survives next to 1.0's fields.
+        for name in ("0.1", "0.3", "1.0"):
+            if name in self.dialects:
+                encoded = self.dialects[name].encode_card(card)
+                capabilities.update(encoded.get("capabilities") or {})
+                merged.update(encoded)
+        if capabilities:
+            merged["capabilities"] = capabilities
+        if self.profile is not None and self.profile.shape_card is not None:
+            merged = self.profile.shape_card(merged)
+        body = self._cards[base_url] = framing.dumps(merged)
+        return body
+
+    async def _card(self, request: Request) -> Response:
+        return Response(self.encoded_card(str(request.base_url)), media_type="application/json")
+
+    # ------------------------------------------------------------------ JSON-RPC
+
+    async def handle_rpc(self, scope: Any, receive: Any, send: Any) -> None:
+        version = None
+        length = None
+        for key, value in scope["headers"]:
+            if key == b"a2a-version":
+                version = value.decode("latin-1").strip()
+            elif key == b"content-length":
+                with contextlib.suppress(ValueError):
+                    length = int(value)
+        if length is not None and length > self.max_body:
+            await self._too_large(send, length)
+            return
+        body = await self._read(receive, send)
+        if body is None:
+            return
+        dialect = self.dialects.get("1.0") if version == "1.0" else None
+        dialect = dialect or self.primary
+        try:
+            obj = json.loads(body)
+        except ValueError as exc:
+            await self._error(send, dialect, JsonRpcError(-32700, str(exc)), None)
+            return
+        self.requests.append(obj)
+        if isinstance(obj, list):
+            await self._error(send, dialect, errors.error(-32600, "Batch requests are not supported"), None)
+            return
+        notify = isinstance(obj, dict) and "id" not in obj and obj.get("jsonrpc") == "2.0" \
+            and isinstance(obj.get("method"), str)
+        rid = obj.get("id") if isinstance(obj, dict) else None
+        if not isinstance(rid, (str, int)) or isinstance(rid, bool):
+            rid = None
+        rid_json = framing.id_json(rid)
+        try:
+            dialect = self._pick(obj, version)
+            self._check_version(dialect, obj, version)
+            try:
+                req = dialect.decode_request(obj)
+            except JsonRpcError as err:
+                wire = obj.get("method") if isinstance(obj, dict) else None
+                raise self._shaped(err, method=wire if isinstance(wire, str) else None) from None
+            system = scope.get("path_params", {}).get("system")
+            if system is not None and system not in self.systems:
+                raise self.fail(-32003, data={"agent_system": system})
+        except JsonRpcError as err:
+            if notify:
+                await self._no_content(send)
+            else:
+                await self._error(send, dialect, err, rid)
+            return
+        call = _Call(dialect, req, rid_json, send, receive, version)
+        call.scope = scope
+        try:
+            result = await self._dispatch(call, notify)
+        except JsonRpcError as err:
+            if notify:
+                await self._no_content(send)
+            elif req.method.streams and dialect.name == "0.3":
+                # a2a-sdk answers a 0.3 stream request's error as an SSE event.
+                await self._sse_error(call, err)
+            else:
+                await self._error(send, dialect, err, rid)
+            return
+        if result is _HANDLED:
+            return
+        if notify:
+            await self._no_content(send)
+            return
+        encoded = dialect.encode_result(req.method, result)
+        if self.profile is not None and self.profile.shape_task is not None and type(result) is m.Task:
+            encoded = self.profile.shape_task(encoded)
+        await _send_body(send, 200, framing.result_envelope(rid_json, framing.dumps(encoded)))
+
+    def _pick(self, obj: Any, version: str | None) -> Dialect:
+        dialects = self.dialects
+        if len(dialects) == 1:
+            return self.primary
+        wire = obj.get("method") if isinstance(obj, dict) else None
+        if not isinstance(wire, str):
+            return dialects["1.0"] if version == "1.0" else self.primary
+        hits = [d for d in dialects.values() if d.method_for(wire) is not None]
+        if len(hits) == 1:
+            return hits[0]
+        if not hits:
+            return dialects["1.0"] if version == "1.0" else self.primary
+        params = obj.get("params")
+        task_id = params.get("id") if isinstance(params, dict) else None
+        record = self.store.get(task_id) if isinstance(task_id, str) else None
+        if record is not None and record.dialect in (d.name for d in hits):
+            return dialects[record.dialect]
+        return self.primary if self.primary in hits else hits[0]
+
+    def _check_version(self, dialect: Dialect, obj: Any, version: str | None) -> None:
+        # a2a-sdk 1.3.0 checks A2A-Version per handler: a 1.0 method without the header
+        # is -32009, a 0.3 method with "1.0" is -32603 (wire captures 04 and 25).
+        wire = obj.get("method") if isinstance(obj, dict) else None
+        if not isinstance(wire, str) or dialect.method_for(wire) is None:
+            return
+        if dialect.name == "1.0" and version != "1.0":
+            raise errors.error(-32009, f"A2A version '{version or '0.3'}' is not supported by this handler. "
+                                       "Expected version '1.0'.")
+        if dialect.name == "0.3" and version == "1.0":
+            raise errors.error(-32603, "A2A version '1.0' is not supported by this handler. Expected version '0.3'.")
+
+    def fail(self, code: int, message: str | None = None, data: Any = None, *, task_id: str | None = None) -> JsonRpcError:
+        return self._shaped(errors.error(code, message, data), task_id=task_id)
+
+    def _shaped(self, err: JsonRpcError, *, method: str | None = None, task_id: str | None = None) -> JsonRpcError:
+        return self.profile.error(err, method=method, task_id=task_id) if self.profile else err
+
+    async def _dispatch(self, call: _Call, notify: bool) -> Any:
+        method = call.req.method
+        if method is Method.SEND or method is Method.STREAM:
+            return await self._on_send(call, notify)
+        if method is Method.GET:
+            params = call.req.params
+            return self._task(params.id).snapshot(params.history_length)
+        if method is Method.CANCEL:
+            return self._on_cancel(call.req.params.id)
+        if method is Method.RESUBSCRIBE:
+            return await self._on_resubscribe(call)
+        if method is Method.LIST:
+            return self._on_list(call.req.params)
+        if method is Method.EXTENDED_CARD:
+            return self._on_extended_card(call)
+        return self._on_push(call)
+
+    # ------------------------------------------------------------------ send / stream
+
+    def _task(self, task_id: str) -> TaskRecord:
+        record = self.store.get(task_id)
+        if record is None:
+            raise self.fail(-32001, data=None, task_id=task_id)
+        return record
+
+    def _record_for(self, dialect: Dialect, params: m.SendParams) -> TaskRecord:
+        msg = params.message
+        task_id = msg.task_id
+        if task_id:
+            record = self.store.get(task_id)
+            if record is None:
+                if dialect.name != "0.1":
+                    raise self.fail(-32001, f"Task {task_id} not found", task_id=task_id)
+                # 0.1 clients pick the task id themselves.
+                return self._create(dialect, params, task_id)
+            if record.run is not None:
+                raise self.fail(-32004, f"Task {task_id} is still working on the previous message")
+            if record.terminal and dialect.name != "0.1":
+                raise self.fail(-32004, f"Task {task_id} is in terminal state: {errors.state_name(record.state)}")
+            return record
+        return self._create(dialect, params, str(uuid.uuid4()))
+
+    def _create(self, dialect: Dialect, params: m.SendParams, task_id: str) -> TaskRecord:
+        metadata = None
+        if self.profile is not None and self.profile.task_metadata is not None:
+            metadata = self.profile.task_metadata(params, self.scenario.card)
+        return self.store.create(task_id, params.message.context_id or str(uuid.uuid4()), dialect.name, metadata)
+
+    async def _on_send(self, call: _Call, notify: bool) -> Any:
+        dialect = call.dialect
+        params: m.SendParams = call.req.params
+        record = self._record_for(dialect, params)
+        msg = params.message
+        msg.task_id = record.task.id
+        msg.context_id = record.task.context_id
+        if msg.message_id is None and dialect.name != "0.1":
+            msg.message_id = str(uuid.uuid4())
+        conf = params.configuration
+        if conf is not None and conf.push_notification_config is not None and self._push_supported():
+            self._add_push(record, conf.push_notification_config, "$.params.configuration.pushNotificationConfig")
+        stream = call.req.method is Method.STREAM
+        run = self.engine.begin_turn(record, msg, "stream" if stream else "send", dialect.name, params.metadata)
+        if notify:
+            run.start()
+            return None
+        if stream:
+            await self._stream_turn(call, record, run)
+            return _HANDLED
+        history_length = conf.history_length if conf is not None else None
+        run.start()
+        if conf is not None and conf.blocking is False and dialect.name != "0.1":
+            return record.snapshot(history_length)
+        timeout = self.profile.request_timeout if self.profile else None
+        try:
+            outcome = await (asyncio.wait_for(asyncio.shield(run.outcome), timeout) if timeout else run.outcome)
+        except asyncio.TimeoutError:
+            raise self.fail(-32603, f"request timed out after {timeout:g} s") from None
+        if outcome is None:
+            return record.snapshot(history_length)
+        kind = type(outcome)
+        if kind is m.Message:
+            return outcome
+        if kind is RpcFault:
+            raise self._shaped(outcome.error, task_id=record.task.id)
+        if kind is HttpFault:
+            await _send_body(call.send, outcome.status, outcome.body, outcome.content_type.encode("latin-1"),
+                             [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in outcome.headers.items()])
+            return _HANDLED
+        if kind is Malformed:
+            await _send_body(call.send, 200, outcome.body)
+            return _HANDLED
+        await _drop_blocking(call.send)
+        return _HANDLED  # pragma: no cover - _drop_blocking raises
+
+    def _first_event(self, dialect: Dialect, record: TaskRecord, final: bool = False) -> Any:
+        if dialect.name == "0.1":
+            # 0.1 streams carry only status and artifact events.
+            task = record.task
+            return new.TaskStatusUpdateEvent(task_id=task.id, context_id=task.context_id,
+                                                           status=task.status, final=final, metadata=None)
+        return record.snapshot()
+
+    async def _stream_turn(self, call: _Call, record: TaskRecord, run: Run) -> None:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        record.subscribers.append(queue)
+        head = []
+        if self.profile is None or self.profile.initial_event:
+            head.append(self._frame(call, self._first_event(call.dialect, record)))
+        run.start()
+        await self._serve(call, record, queue, head, live=True)
+
+    async def _on_resubscribe(self, call: _Call) -> Any:
+        dialect = call.dialect
+        record = self._task(call.req.params.id)
+        if record.terminal:
+            if dialect.name != "0.1":
+                raise self.fail(-32004, f"Task {record.task.id} is in terminal state: "
+                                        f"{errors.state_name(record.state)}")
+            await self._serve(call, record, None, [self._frame(call, self._first_event(dialect, record, True))],
+                              live=False)
+            return _HANDLED
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        record.subscribers.append(queue)
+        snapshot = record.snapshot() if dialect.name != "0.1" or self.engine.full_task_events \
+            else self._first_event(dialect, record, record.settled)
+        await self._serve(call, record, queue, [self._frame(call, snapshot)], live=record.run is not None)
+        return _HANDLED
+
+    # ------------------------------------------------------------------ SSE
+
+    def _frame(self, call: _Call, item: Any) -> bytes:
+        kind = type(item)
+        dialect = call.dialect
+        if kind in _EVENTS:
+            encoded = dialect.encode_event(item)
+            if self.engine.full_task_events:
+                # Orloj: the task itself is the event's data, no JSON-RPC envelope.
+                if kind is m.Task and self.profile is not None and self.profile.shape_task is not None:
+                    encoded = self.profile.shape_task(encoded)
+                return framing.sse_data(framing.dumps(encoded), self.sse_event)
+            return framing.sse_data(framing.result_envelope(call.rid, framing.dumps(encoded)), self.sse_event)
+        if kind is Comment:
+            return framing.sse_comment(item.text)
+        if kind is Malformed:
+            return framing.sse_data(item.body, self.sse_event)
+        if kind is RpcFault:
+            err = errors.for_dialect(self._shaped(item.error), dialect.name)
+            return framing.sse_data(framing.dumps(dialect.encode_error(err, call.rid_value)), self.sse_event)
+        raise TypeError(f"cannot frame {item!r}")  # pragma: no cover
+
+    async def _serve(self, call: _Call, record: TaskRecord, queue: asyncio.Queue | None, head: list[bytes],
+                     live: bool) -> None:
+        """Stream ``head``, then the run's items from ``queue`` until the run ends.
+
+        The response starts with the run's first item, so a script that opens with an
+        HTTP fault (or, in 1.0, an error) answers with a plain response instead."""
+        send = call.send
+        loop = asyncio.get_running_loop()
+        started = False
+        timer = None
+        watcher = None
+        heartbeat = self.heartbeat
+        try:
+            if not live or queue is None:
+                await _start_sse(send)
+                for frame in head:
+                    await send({"type": "http.response.body", "body": frame, "more_body": True})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            watcher = loop.create_task(_watch(call.receive, queue))
+            if heartbeat:
+                timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
+            while True:
+                item = await queue.get()
+                if item is _GONE:
+                    return
+                frames: list[bytes] = []
+                if not started:
+                    kind = type(item)
+                    if kind is HttpFault:
+                        await _send_body(send, item.status, item.body, item.content_type.encode("latin-1"),
+                                         [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                                          for k, v in item.headers.items()])
+                        return
+                    if kind is RpcFault and call.dialect.name == "1.0":
+                        await self._error(send, call.dialect, self._shaped(item.error), call.rid_value)
+                        return
+                    await _start_sse(send)
+                    started = True
+                    if kind is not RpcFault:
+                        frames.extend(head)
+                # Everything the run has already produced goes out in one write: a
+                # script without delays costs one send per turn, not one per event.
+                ended = False
+                while True:
+                    if item is _TICK:
+                        frames.append(framing.sse_comment(self.heartbeat_comment))
+                    elif item is DONE:
+                        ended = True
+                    elif item is _GONE:
+                        return
+                    else:
+                        kind = type(item)
+                        if kind is Drop or kind is HttpFault:
+                            if frames:
+                                await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
+                            raise _Dropped()
+                        frames.append(self._frame(call, item))
+                        ended = kind is RpcFault
+                    if ended or queue.empty():
+                        break
+                    item = queue.get_nowait()
+                if ended:
+                    await send({"type": "http.response.body", "body": b"".join(frames), "more_body": False})
+                    return
+                await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
+                if timer is not None:
+                    timer.cancel()
+                    timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
+        finally:
+            if queue is not None:
+                with contextlib.suppress(ValueError):
+                    record.subscribers.remove(queue)
+            if timer is not None:
+                timer.cancel()
+            if watcher is not None:
+                watcher.cancel()
+
+    async def _sse_error(self, call: _Call, err: JsonRpcError) -> None:
+        await _start_sse(call.send)
+        frame = self._frame(call, RpcFault(err))
+        await call.send({"type": "http.response.body", "body": frame, "more_body": False})
+
+    # ------------------------------------------------------------------ other methods
+
+    def _on_cancel(self, task_id: str) -> m.Task:
+        record = self._task(task_id)
+        if record.terminal:
+            raise self.fail(-32002, task_id=task_id)
+        message = new.Message(
+            role=m.Role.AGENT, parts=[new.TextPart(kind="text", text="canceled by request", metadata=None)],
+            message_id=str(uuid.uuid4()), task_id=record.task.id, context_id=record.task.context_id)
+        status = new.TaskStatus(state=m.TaskState.CANCELED, message=message, timestamp=now())
+        record.pending = None
+        if record.run is not None:
+            record.run.cancel(status)
+        else:
+            self.engine.set_idle_status(record, status)
+        return record.snapshot()
+
+    def _on_list(self, params: m.ListTasksParams) -> m.ListTasksResult:
+        records = self.store.records(params.context_id, params.status)
+        size = min(max(params.page_size or 50, 1), 100)
+        try:
+            start = int(params.page_token) if params.page_token else 0
+        except ValueError:
+            raise self.fail(-32602, "Invalid page token", {"path": "$.params.pageToken", "reason": "not a token this agent issued"}) from None
+        page = records[start:start + size]
+        tasks = []
+        for record in page:
+            task = record.snapshot(params.history_length)
+            if not params.include_artifacts and "1.0" in self.dialects:
+                task.artifacts = None
+            tasks.append(task)
+        more = start + size < len(records)
+        return new.ListTasksResult(tasks=tasks, next_page_token=str(start + size) if more else None,
+                                                 page_size=size, total_size=len(records))
+
+    def _on_extended_card(self, call: _Call) -> m.AgentCard:
+        card = self.scenario.card
+        declared = card.supports_authenticated_extended_card or (card.capabilities and card.capabilities.extended_agent_card)
+        if not declared:
+            raise self.fail(-32004, "The agent does not support authenticated extended cards")
+        if self.scenario.extended_card is None:
+            raise self.fail(-32007)
+        extended = self.scenario.extended_card.model_copy(deep=True)
+        base = self.card_for(call.base_url, call.dialect.name)
+        extended.url = base.url
+        extended.supported_interfaces = base.supported_interfaces
+        return extended
+
+    def _push_supported(self) -> bool:
+        caps = self.scenario.card.capabilities
+        return bool(caps and caps.push_notifications)
+
+    def _add_push(self, record: TaskRecord, config: m.PushNotificationConfig, path: str) -> m.PushNotificationConfig:
+        if not self.push.allowed(config.url):
+            raise self.fail(-32602, refusal(config.url), {"path": path + ".url", "reason": refusal(config.url)})
+        config_id = config.id or record.task.id
+        stored = config.model_copy(update={"id": config_id})
+        if record.dialect == "0.1":
+            record.push.clear()  # the draft has one config per task
+        record.push[config_id] = stored
+        return stored
+
+    def _on_push(self, call: _Call) -> Any:
+        method = call.req.method
+        params = call.req.params
+        if not self._push_supported():
+            raise self.fail(-32003)
+        if method is Method.PUSH_SET:
+            record = self._task(params.task_id)
+            path = "$.params" if call.dialect.name == "1.0" else "$.params.pushNotificationConfig"
+            stored = self._add_push(record, params.push_notification_config, path)
+            if call.dialect.name == "0.1":
+                stored = stored.model_copy(update={"id": None})
+            return new.TaskPushNotificationConfig(task_id=record.task.id, push_notification_config=stored)
+        record = self._task(params.id)
+        if method is Method.PUSH_LIST:
+            return [new.TaskPushNotificationConfig(task_id=record.task.id, push_notification_config=c)
+                    for c in record.push.values()]
+        config_id = params.push_notification_config_id
+        if config_id is None:
+            config = next(iter(record.push.values()), None)
+        else:
+            config = record.push.get(config_id)
+        if config is None:
+            what = f"push notification config {config_id!r}" if config_id else "no push notification config"
+            raise self.fail(-32602, f"Invalid params: {what} for task {record.task.id}"
+                            if config_id else f"Invalid params: {what} is set for task {record.task.id}")
+        if method is Method.PUSH_DELETE:
+            del record.push[config.id]
+            return None
+        if call.dialect.name == "0.1":
+            config = config.model_copy(update={"id": None})
+        return new.TaskPushNotificationConfig(task_id=record.task.id, push_notification_config=config)
+
+    def _on_update(self, record: TaskRecord, event: Any) -> None:
+        dialect = self.dialects.get(record.dialect) or self.primary
+        self.push.notify(dialect, record, event)
+
+    # ------------------------------------------------------------------ plain replies
+
+    async def _read(self, receive: Any, send: Any) -> bytes | None:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            if chunk:
+                size += len(chunk)
+                if size > self.max_body:
+                    await self._too_large(send, size)
+                    return None
+                chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    async def _too_large(self, send: Any, size: int) -> None:
+        err = JsonRpcError(-32600, "Request payload too large",
+                           {"reason": f"body of {size} bytes exceeds the limit of {self.max_body} bytes"})
+        body = framing.dumps(self.primary.encode_error(errors.for_dialect(err, self.primary.name), None))
+        await _send_body(send, 413, body, extra=[(b"connection", b"close")])
+
+    async def _error(self, send: Any, dialect: Dialect, err: JsonRpcError, rid: Any) -> None:
+        err = errors.for_dialect(err, dialect.name)
+        await _send_body(send, 200, framing.dumps(dialect.encode_error(err, rid)))
+
+    @staticmethod
+    async def _no_content(send: Any) -> None:
+        # A notification gets no reply (JSON-RPC 2.0 §4.1), not even an error.
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+async def _send_body(send: Any, status: int, body: bytes, content_type: bytes = framing.JSON_TYPE,
+                     extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    if extra:
+        headers += extra
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _start_sse(send: Any) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": framing.SSE_HEADERS})
+
+
+async def _drop_blocking(send: Any) -> None:
+    # Promise a body and close after part of it: the client sees a connection cut
+    # mid-response, not a clean error.
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", framing.JSON_TYPE), (b"content-length", b"1024")]})
+    await send({"type": "http.response.body", "body": b'{"jsonrpc":"2.0",', "more_body": True})
+    raise _Dropped()
+
+
+async def _watch(receive: Any, queue: asyncio.Queue) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            queue.put_nowait(_GONE)
+            return

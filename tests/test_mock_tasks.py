@@ -1,0 +1,199 @@
+"""The task store over HTTP: resubscribe follows live, cancel, list, heartbeats, hang-ups."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from inspector.protocol import models as m
+from inspector.protocol.methods import Method
+from mock_agent import MockAgent
+from test_mock_support import DIALECT_NAMES, SSE, Wire, parse_sse
+
+# A stream that drops after the first half, then keeps working: the client reconnects.
+DROP_THEN_FINISH = {
+    "name": "drop-then-finish",
+    "card": {"name": "t", "capabilities": {"streaming": True}},
+    "rules": [{"script": [
+        {"status": "working", "message": "started"},
+        {"artifact": {"id": "doc", "text": "first half", "last_chunk": False}},
+        {"drop": True},
+        {"delay": 0.4},
+        {"artifact": {"id": "doc", "text": " second half", "append": True, "last_chunk": True}},
+        {"status": "completed", "message": "done"},
+    ]}],
+}
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[httpx.Client]:
+    with httpx.Client(timeout=10) as c:
+        yield c
+
+
+def read_events(client: httpx.Client, w: Wire, request: dict) -> tuple[list[SSE], bool]:
+    """(events, dropped) for a stream request, reading until the server ends or cuts it."""
+    received = b""
+    dropped = False
+    try:
+        with client.stream("POST", w.url, json=request, headers=w.headers(stream=True)) as response:
+            for chunk in response.iter_raw():
+                received += chunk
+    except httpx.RemoteProtocolError:
+        dropped = True
+    return parse_sse(received), dropped
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+def test_resubscribe_after_a_drop_sends_the_state_then_follows_live(client: httpx.Client, dialect: str) -> None:
+    with MockAgent(DROP_THEN_FINISH, dialect="all") as mock:
+        w = Wire(client, mock.url, dialect)
+        first, dropped = read_events(client, w, w.request(Method.STREAM, m.SendParams(message=w.message("go"))))
+        assert dropped
+        decoded = [w.decode(ev) for ev in first]
+        task_id = decoded[0].task_id if hasattr(decoded[0], "task_id") else decoded[0].id
+        started = time.monotonic()
+        again, dropped = read_events(client, w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=task_id)))
+        assert not dropped and time.monotonic() - started > 0.2  # it waited for the live events
+        events = [w.decode(ev) for ev in again]
+        head = events[0]
+        # the current state first ...
+        if dialect == "0.1":
+            assert isinstance(head, m.TaskStatusUpdateEvent) and head.status.state is m.TaskState.WORKING
+        else:
+            assert isinstance(head, m.Task) and head.status.state is m.TaskState.WORKING
+            assert [p.text for p in head.artifacts[0].parts] == ["first half"]
+        # ... then what happened after the reconnect
+        live = events[1:]
+        assert [type(e).__name__ for e in live] == ["TaskArtifactUpdateEvent", "TaskStatusUpdateEvent"]
+        assert live[0].artifact.parts[0].text == " second half" and live[0].append
+        assert live[1].status.state is m.TaskState.COMPLETED
+        assembled = w.task_of(w.get(task_id))
+        assert w.artifact_text(assembled) == "first half second half"
+
+
+@pytest.mark.parametrize("dialect", ["0.3", "1.0"])
+def test_resubscribe_while_a_non_blocking_send_runs(client: httpx.Client, dialect: str) -> None:
+    with MockAgent("slow", time_scale=0.05) as mock:
+        w = Wire(client, mock.url, dialect)
+        task = w.task_of(w.send("later", configuration={"blocking": False}))
+        response, events = w.stream_call(Method.RESUBSCRIBE, m.TaskIdParams(id=task["id"]))
+        decoded = [w.decode(ev) for ev in events]
+        assert isinstance(decoded[0], m.Task)
+        chunks = [e.artifact.parts[0].text for e in decoded if isinstance(e, m.TaskArtifactUpdateEvent)]
+        assert chunks == ["echo: ", "later", " (done)"]
+        assert decoded[-1].status.state is m.TaskState.COMPLETED
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+def test_cancel_during_a_stream_ends_it_canceled(client: httpx.Client, dialect: str) -> None:
+    with MockAgent("slow", dialect="all", time_scale=0.2) as mock:
+        w = Wire(client, mock.url, dialect)
+        request = w.request(Method.STREAM, m.SendParams(message=w.message("cancel me", task_id="c-1" if dialect == "0.1" else None)))
+        got: list[SSE] = []
+        done = threading.Event()
+
+        def reader() -> None:
+            with httpx.Client(timeout=10) as own:
+                got.extend(read_events(own, w, request)[0])
+            done.set()
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        for _ in range(200):
+            if mock.tasks:
+                break
+            time.sleep(0.01)
+        task_id = mock.tasks[-1].task.id
+        canceled = w.task_of(w.cancel(task_id))
+        assert w.state_of(canceled) in ("canceled", "TASK_STATE_CANCELED")
+        assert w.text_parts(canceled["status"]["message"]) == ["canceled by request"]
+        assert done.wait(5)
+        thread.join()
+        last = w.decode(got[-1])
+        assert isinstance(last, m.TaskStatusUpdateEvent) and last.status.state is m.TaskState.CANCELED
+        time.sleep(0.5)  # the script's later steps never run
+        assert w.state_of(w.task_of(w.get(task_id))) in ("canceled", "TASK_STATE_CANCELED")
+
+
+def test_cancel_of_a_task_waiting_for_input(client: httpx.Client) -> None:
+    with MockAgent("input-required") as mock:
+        w = Wire(client, mock.url, "0.3")
+        task = w.task_of(w.send("ask"))
+        canceled = w.task_of(w.cancel(task["id"]))
+        assert canceled["status"]["state"] == "canceled"
+        assert w.cancel(task["id"])["error"]["code"] == -32002
+
+
+def test_list_tasks_pages_newest_first(client: httpx.Client) -> None:
+    with MockAgent("echo") as mock:
+        w = Wire(client, mock.url, "1.0")
+        ids = [w.task_of(w.send(f"n{i}", context_id="ctx-a" if i % 2 else None))["id"] for i in range(5)]
+        page = w.call(Method.LIST, m.ListTasksParams(page_size=2))["result"]
+        assert [t["id"] for t in page["tasks"]] == ids[::-1][:2]
+        assert page["totalSize"] == 5 and page["pageSize"] == 2
+        assert "artifacts" not in page["tasks"][0]  # 1.0 includes artifacts only when asked
+        rest = w.call(Method.LIST, m.ListTasksParams(page_size=2, page_token=page["nextPageToken"]))["result"]
+        assert [t["id"] for t in rest["tasks"]] == ids[::-1][2:4]
+        by_context = w.call(Method.LIST, m.ListTasksParams(context_id="ctx-a", include_artifacts=True))["result"]
+        assert sorted(t["id"] for t in by_context["tasks"]) == sorted([ids[1], ids[3]])
+        assert by_context["tasks"][0]["artifacts"] and "nextPageToken" not in by_context
+        bad = w.call(Method.LIST, m.ListTasksParams(page_token="not-mine"))
+        assert bad["error"]["code"] == -32602
+
+
+def test_stream_heartbeats_while_idle(client: httpx.Client) -> None:
+    with MockAgent("slow", heartbeat=0.05, time_scale=0.2) as mock:
+        w = Wire(client, mock.url, "0.3")
+        _, events = w.stream("beat")
+        comments = [c for ev in events for c in ev.comments]
+        assert len(comments) >= 4 and set(comments) == {"heartbeat"}
+        assert [w.decode(ev) for ev in events if ev.data][-1].status.state is m.TaskState.COMPLETED
+
+
+def test_a_client_that_hangs_up_is_forgotten(client: httpx.Client) -> None:
+    with MockAgent("slow", time_scale=0.2) as mock:
+        w = Wire(client, mock.url, "0.3")
+        request = w.request(Method.STREAM, m.SendParams(message=w.message("bye")))
+        with client.stream("POST", w.url, json=request, headers=w.headers(stream=True)) as response:
+            next(response.iter_raw())
+        record = mock.tasks[-1]
+        for _ in range(100):
+            if not record.subscribers:
+                break
+            time.sleep(0.01)
+        assert record.subscribers == []
+        for _ in range(300):  # the task itself carries on without the client
+            if record.terminal:
+                break
+            time.sleep(0.01)
+        assert record.state is m.TaskState.COMPLETED
+
+
+def test_a_reply_step_answers_with_a_message_and_keeps_no_task(client: httpx.Client) -> None:
+    scenario = {"card": {"name": "t"}, "rules": [{"script": [{"reply": "hi {text}"}]}]}
+    with MockAgent(scenario) as mock:
+        for dialect in DIALECT_NAMES:
+            w = Wire(client, mock.url, dialect)
+            result = w.send("there")["result"]
+            message = result["message"] if dialect == "1.0" else result
+            assert w.text_parts(message) == ["hi there"]
+            assert message["role"] in ("agent", "ROLE_AGENT")
+        time.sleep(0.05)
+        assert mock.tasks == []
+
+
+def test_the_store_forgets_the_oldest_finished_tasks_beyond_its_limit() -> None:
+    from mock_agent.store import TaskStore
+
+    store = TaskStore(limit=10)
+    waiting = store.create("waiting", "c", "0.3")  # never finishes: must be kept
+    for i in range(30):
+        record = store.create(f"t{i}", "c", "0.3")
+        record.task.status = m.TaskStatus(state=m.TaskState.COMPLETED)
+    assert len(store) <= 10
+    assert store.get("waiting") is waiting and store.get("t29") is not None and store.get("t0") is None
