@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 from . import __version__
 
@@ -16,12 +17,21 @@ COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list")
 EXIT_CODES_HELP = """\
 exit codes:
   0  completed, or the agent replied with a message
+     (for cancel: the task ended canceled)
   1  failed, canceled or rejected (card: a lint finding of severity error)
   2  usage error (bad option, missing file, invalid JSON on the command line)
   3  transport or protocol error: unreachable, timeout, HTTP error, invalid JSON,
      wrong types, broken stream, or a JSON-RPC error from the agent
   4  input-required or auth-required: the agent waits for the client
 """
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr (exit 2), like every other error of the CLI,
+    instead of argparse's usage block: scripts read the last line, people the first."""
+
+    def error(self, message: str) -> "NoReturn":
+        self.exit(2, f"a2a-inspect: {message} (see '{self.prog} --help')\n")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -49,7 +59,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="a2a-inspect",
         description="Inspect and debug A2A agents. Without a command, opens the terminal UI.",
         epilog=EXIT_CODES_HELP,
@@ -131,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="a2a-inspect",
         usage="a2a-inspect [URL] [--demo] [--record FILE]\n       a2a-inspect COMMAND ...  (see --help)",
         description="Open the terminal UI; with URL, connect to that agent.",
@@ -145,6 +155,13 @@ def build_tui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _looks_like_command(word: str) -> bool:
+    """A bare word that cannot be an agent address (no scheme, port, dot or slash):
+    a mistyped command, not a URL to open the TUI on."""
+    return (not word.startswith("-") and word.isidentifier()
+            and word not in ("localhost",))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
@@ -154,6 +171,13 @@ def main(argv: list[str] | None = None) -> int:
         return run_command(args)
     if argv[:1] == ["replay"]:
         print("a2a-inspect: replay is not available yet", file=sys.stderr)
+        return 2
+    if argv and _looks_like_command(argv[0]):
+        import difflib
+
+        close = difflib.get_close_matches(argv[0], COMMANDS, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f" (commands: {', '.join(COMMANDS)})"
+        print(f"a2a-inspect: unknown command '{argv[0]}'{hint}", file=sys.stderr)
         return 2
     args = build_tui_parser().parse_args(argv)
     from .headless.run import run_tui

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 
 # C0 controls except \t \n, DEL, C1 controls, and the Unicode bidi/isolate overrides that
-# can make a terminal display text in an order other than the bytes.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# can make a terminal display text in an order other than the bytes, and the Unicode
+# line/paragraph separators (U+2028/9) that split lines where no newline was sent.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 

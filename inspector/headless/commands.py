@@ -211,7 +211,7 @@ def _error_json(error: BaseException | None) -> dict[str, Any] | None:
     return {"type": "error", "message": str(error)}
 
 
-async def _consume(args: argparse.Namespace, out: Out, session: Session,
+async def _consume(args: argparse.Namespace, out: Out, session: Session, client: A2AClient,
                    events: AsyncIterator[Any]) -> tuple[str | None, m.Message | None, BaseException | None]:
     """Drain a stream, printing progress; returns (task id, message reply, error)."""
     task_id: str | None = None
@@ -231,7 +231,7 @@ async def _consume(args: argparse.Namespace, out: Out, session: Session,
                 reply = ev
                 task_id = task_id or ev.task_id
     except (JsonRpcError, ProtocolError, TransportError) as exc:
-        return task_id, reply, exc
+        return task_id, reply, _tag(client, exc)
     return task_id, reply, None
 
 
@@ -243,11 +243,19 @@ def _single(result: Any) -> tuple[str | None, m.Message | None]:
     return None, None
 
 
+def _tag(client: A2AClient, exc: BaseException) -> BaseException:
+    # Error code names differ by dialect (Orloj's -32003 is "agent not found"): remember
+    # which dialect the error came in so the message can name the code correctly.
+    if isinstance(exc, JsonRpcError) and client.dialect is not None:
+        exc.dialect = client.dialect  # type: ignore[attr-defined]
+    return exc
+
+
 async def _call(client: A2AClient, call: Awaitable[Any]) -> tuple[Any, BaseException | None]:
     try:
         return await call, None
     except (JsonRpcError, ProtocolError, TransportError) as exc:
-        return None, exc
+        return None, _tag(client, exc)
 
 
 # ------------------------------------------------------------------------- commands
@@ -292,7 +300,7 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
     async with connect(args) as (client, session, tracker):
         await client.resolve_dialect()
         if args.stream:
-            task_id, reply, error = await _consume(args, out, session, client.stream(params))
+            task_id, reply, error = await _consume(args, out, session, client, client.stream(params))
             return await _finish(args, out, tracker, task_id, reply, error, streamed=True)
         result, error = await _call(client, client.send(params))
         if args.output == "ndjson" and result is not None:
@@ -326,7 +334,7 @@ async def cmd_cancel(args: argparse.Namespace, out: Out) -> int:
 async def cmd_resubscribe(args: argparse.Namespace, out: Out) -> int:
     async with connect(args) as (client, session, tracker):
         await client.resolve_dialect()
-        task_id, reply, error = await _consume(args, out, session, client.resubscribe(args.task_id))
+        task_id, reply, error = await _consume(args, out, session, client, client.resubscribe(args.task_id))
         return await _finish(args, out, tracker, task_id or args.task_id, reply, error, streamed=True)
 
 

@@ -2,17 +2,29 @@
 
 Writes go through :class:`Out` so a closed pipe (``| head``) ends the program quietly
 and so every string an agent supplied passes through ``visible()`` in text mode.
-JSON output needs no escaping: ``json.dumps`` escapes control characters itself.
+JSON output keeps non-ASCII text readable (``ensure_ascii=False``); ``json.dumps``
+escapes C0 controls such as ESC itself, and ``_json_text`` escapes what it leaves raw
+that a terminal could act on: DEL, C1 controls (0x9b is CSI) and bidi overrides.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import Any, TextIO
 
 from ..protocol import models as m
+
+
+# Outside strings JSON has only ASCII, so these can only occur inside a string, where a
+# \uXXXX escape means the same character: the document decodes to the same value.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_text(text: str) -> str:
+    return _JSON_UNSAFE.sub(lambda mt: f"\\u{ord(mt.group()):04x}", text)
 
 
 class PipeClosed(Exception):
@@ -27,10 +39,10 @@ class Out:
         self._write(text + "\n")
 
     def json_line(self, obj: Any) -> None:
-        self._write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._write(_json_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":"))) + "\n")
 
     def json_doc(self, obj: Any) -> None:
-        self._write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+        self._write(_json_text(json.dumps(obj, ensure_ascii=False, indent=2)) + "\n")
 
     def _write(self, text: str) -> None:
         try:

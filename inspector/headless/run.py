@@ -23,9 +23,15 @@ def _fail(message: str, code: int) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..client import TransportError
+    from ..client import TransportError, UnsupportedMethod
     from ..protocol.errors import JsonRpcError, ProtocolError
 
+    # Our own "→"/"✗" and any agent's text must not crash a terminal or pipe that is not
+    # UTF-8 (LANG=C on older systems, PYTHONIOENCODING=ascii): escape what it cannot encode.
+    try:
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):  # pragma: no cover - stdout replaced or closed
+        pass
     out = Out()
     try:
         from .commands import COMMANDS
@@ -39,11 +45,18 @@ def run_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return _fail("interrupted", exitcodes.INTERRUPTED)
     except JsonRpcError as exc:
-        return _fail(describe_rpc_error(exc), exitcodes.TRANSPORT)
+        text = describe_rpc_error(exc, getattr(exc, "dialect", None))
+        if exc.code == -32601 and getattr(args, "dialect", "auto") != "auto":
+            # The usual cause: the agent does not speak the dialect the user forced.
+            text += f" (does the agent speak A2A {args.dialect}? try --dialect auto)"
+        return _fail(text, exitcodes.TRANSPORT)
     except ProtocolError as exc:
         return _fail(f"invalid response from the agent: {exc}", exitcodes.TRANSPORT)
     except TransportError as exc:
         return _fail(str(exc), exitcodes.TRANSPORT)
+    except UnsupportedMethod as exc:
+        # Nothing was sent: the request cannot be made in this dialect at all.
+        return _fail(f"{exc} (choose another --dialect, or another command)", exitcodes.USAGE)
 
 
 def describe_rpc_error(exc: Any, dialect: Any = None) -> str:

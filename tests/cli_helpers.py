@@ -1,0 +1,134 @@
+"""Run ``a2a-inspect`` as a real subprocess, the way a user or a CI script does.
+
+``cli`` (a fixture: import it into a test module) runs ``python -m inspector.cli ARGS``
+with a timeout and returns a :class:`CliResult` holding the exit code and the raw and
+decoded stdout/stderr. Each test gets its own XDG cache/config/data directories, so the
+dialect cache written by one run never decides the dialect of another test's run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+COMMAND = [sys.executable, "-m", "inspector.cli"]
+#: Generous: a run takes ~0.5 s; the limit only stops a hung CLI from hanging the suite.
+DEFAULT_TIMEOUT = 30.0
+
+
+@dataclass
+class CliResult:
+    args: tuple[str, ...]
+    code: int
+    stdout_bytes: bytes
+    stderr_bytes: bytes
+
+    @property
+    def out(self) -> str:
+        # Strict: the CLI must never write bytes that are not UTF-8.
+        return self.stdout_bytes.decode("utf-8")
+
+    @property
+    def err(self) -> str:
+        return self.stderr_bytes.decode("utf-8")
+
+    @property
+    def err_lines(self) -> list[str]:
+        return self.err.splitlines()
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+    def ndjson(self) -> list[Any]:
+        return [json.loads(line) for line in self.out.split("\n") if line]
+
+    def __str__(self) -> str:  # shown by pytest when an assertion on the result fails
+        return (f"$ a2a-inspect {' '.join(self.args)}\nexit {self.code}\n"
+                f"--- stdout ---\n{self.out[:4000]}\n--- stderr ---\n{self.err[:4000]}")
+
+
+class Cli:
+    """Runs the CLI with a private XDG home; ``env`` entries are added to each run."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.env = os.environ.copy()
+        for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+            path = home / name.split("_")[1].lower()
+            path.mkdir(parents=True, exist_ok=True)
+            self.env[name] = str(path)
+        # Never inherit a debugging or encoding override from the developer's shell.
+        for name in ("PYTHONIOENCODING", "PYTHONWARNINGS", "PYTHONASYNCIODEBUG"):
+            self.env.pop(name, None)
+        self.env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(REPO), self.env.get("PYTHONPATH", "")) if p)
+
+    def __call__(self, *args: str, timeout: float = DEFAULT_TIMEOUT,
+                 env: dict[str, str] | None = None) -> CliResult:
+        proc = subprocess.run([*COMMAND, *args], capture_output=True, timeout=timeout,
+                              env={**self.env, **(env or {})}, cwd=self.home, stdin=subprocess.DEVNULL)
+        return CliResult(tuple(args), proc.returncode, proc.stdout, proc.stderr)
+
+    def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """The CLI in the background, stdout and stderr piped (read stdout as it comes)."""
+        return subprocess.Popen([*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, env={**self.env, **(env or {})}, cwd=self.home)
+
+    @property
+    def dialect_cache(self) -> Path:
+        return Path(self.env["XDG_CACHE_HOME"]) / "a2a-inspect" / "dialects.json"
+
+
+def read_line(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> bytes:
+    """One line of a :meth:`Cli.start` process's stdout (the CLI flushes every line)."""
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    if not ready:
+        proc.kill()
+        raise AssertionError(f"no output from a2a-inspect within {timeout} s")
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait(timeout)
+        err = proc.stderr.read() if proc.stderr else b""
+        raise AssertionError(f"a2a-inspect ended (exit {proc.returncode}) without output: {err!r}")
+    return line
+
+
+def finish(proc: subprocess.Popen[bytes], args: tuple[str, ...] = (), timeout: float = DEFAULT_TIMEOUT,
+           already_read: bytes = b"") -> CliResult:
+    """Wait for a :meth:`Cli.start` process; ``already_read``: stdout consumed so far."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise AssertionError(f"a2a-inspect {' '.join(args)} did not finish in {timeout} s; "
+                             f"stdout: {(already_read + out)[-2000:]!r} stderr: {err[-2000:]!r}") from None
+    return CliResult(args, proc.returncode, already_read + out, err)
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    return Cli(tmp_path / "home")
+
+
+def assert_one_error_line(result: CliResult, code: int, *needles: str) -> str:
+    """Exit ``code``, exactly one line on stderr, starting ``a2a-inspect:`` and holding
+    each needle; no traceback anywhere. Returns that line."""
+    assert result.code == code, result
+    assert "Traceback" not in result.out and "Traceback" not in result.err, result
+    assert len(result.err_lines) == 1, result
+    line = result.err_lines[0]
+    assert line.startswith("a2a-inspect: "), result
+    for needle in needles:
+        assert needle in line, f"{needle!r} not in {line!r}"
+    return line
