@@ -109,6 +109,22 @@ class _Endpoint:
         await self.handle(scope, receive, send)
 
 
+def _merge_card(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``new`` into ``old``: new values win, except that two objects merge key by key and
+    two equally long lists of objects item by item (a2a-sdk's agent_card_to_dict)."""
+    for key, value in new.items():
+        mine = old.get(key)
+        if isinstance(mine, dict) and isinstance(value, dict):
+            _merge_card(mine, value)
+        elif (isinstance(mine, list) and isinstance(value, list) and len(mine) == len(value)
+              and all(isinstance(a, dict) and isinstance(b, dict) for a, b in zip(mine, value))):
+            for a, b in zip(mine, value):
+                _merge_card(a, b)
+        else:
+            old[key] = value
+    return old
+
+
 def _slug(name: str | None) -> str:
     return re.sub(r"[^a-z0-9]+", "-", (name or "agent").lower()).strip("-") or "agent"
 
@@ -224,16 +240,13 @@ class MockServer:
             return cached
         card = self.card_for(base_url)
         merged: dict[str, Any] = {}
-        capabilities: dict[str, Any] = {}
-        # Oldest first, so the newer spelling wins a key both have; capabilities merge
-        # so that 0.3's stateTransitionHistory survives next to 1.0's fields.
+        # Oldest first, so the newer spelling wins a value both have; objects merge key by
+        # key, as a2a-sdk merges its compat card, so that 0.3's stateTransitionHistory
+        # survives next to 1.0's capabilities and a security scheme keeps 0.3's
+        # {type, scheme} next to 1.0's httpAuthSecurityScheme (readable by both).
         for name in ("0.1", "0.3", "1.0"):
             if name in self.dialects:
-                encoded = self.dialects[name].encode_card(card)
-                capabilities.update(encoded.get("capabilities") or {})
-                merged.update(encoded)
-        if capabilities:
-            merged["capabilities"] = capabilities
+                _merge_card(merged, self.dialects[name].encode_card(card))
         if self.profile is not None and self.profile.shape_card is not None:
             merged = self.profile.shape_card(merged)
         body = self._cards[base_url] = framing.dumps(merged)

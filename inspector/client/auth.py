@@ -29,6 +29,16 @@ class Auth:
         return dict(self._headers)
 
     @property
+    def kind(self) -> str:
+        """``bearer``, ``basic``, ``api-key`` or ``custom``: what it is, never the secret."""
+        value = self._headers.get("Authorization", "")
+        if value.startswith("Bearer "):
+            return "bearer"
+        if value.startswith("Basic "):
+            return "basic"
+        return "api-key" if len(self._headers) == 1 else "custom"
+
+    @property
     def header_names(self) -> frozenset[str]:
         """Lower-cased names of the headers this carries (for redaction)."""
         return frozenset(name.lower() for name in self._headers)

@@ -1,0 +1,148 @@
+"""How fast a2a-inspect answers: `--version`, and the TUI's first frame on a real terminal.
+
+Each figure is the median of several runs, printed beside a baseline from the same run:
+`python -c pass` for `--version`, and a bare Textual app (one Static) for the first
+frame, so a slow machine shows as a slow baseline rather than as a regression.
+
+The first frame is measured through a pseudo-terminal: the app is spawned on a pty of
+120x36, and the clock stops when the screen shows the footer's key hints (the last
+thing the first full frame draws). Then ctrl+q quits it.
+
+Targets: --version <= 0.3 s, first frame <= 1.0 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import median, spread, table  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Footer, Static
+class Bare(App):
+    BINDINGS = [("f1", "help", "Help")]
+    def compose(self):
+        yield Static("bare")
+        yield Footer()
+Bare().run()
+"""
+
+
+def isolated_env() -> dict[str, str]:
+    env = dict(os.environ)
+    root = tempfile.mkdtemp(prefix="a2a-bench-")
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        env[name] = os.path.join(root, name.lower())
+    env["TERM"] = "xterm-256color"
+    env["COLORTERM"] = "truecolor"
+    env.pop("TEXTUAL", None)
+    return env
+
+
+def time_command(argv: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t0
+
+
+def first_frame(argv: list[str], env: dict[str, str], marker: bytes, timeout: float = 20.0) -> float:
+    """Seconds from spawn until ``marker`` appears on the pty; then quit the app."""
+    pid, fd = pty.fork()
+    if pid == 0:  # child: become the app
+        os.execvpe(argv[0], argv, env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    t0 = time.perf_counter()
+    seen = b""
+    elapsed = None
+    try:
+        while time.perf_counter() - t0 < timeout:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            seen = (seen + data)[-200_000:]
+            if marker in seen:
+                elapsed = time.perf_counter() - t0
+                break
+        if elapsed is None:
+            raise RuntimeError(f"no first frame within {timeout:.0f} s ({argv[-1]!r}); last output: {seen[-300:]!r}")
+        os.write(fd, b"\x11")  # ctrl+q
+        deadline = time.perf_counter() + 5
+        while time.perf_counter() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            select.select([fd], [], [], 0.05)
+            try:
+                os.read(fd, 65536)
+            except OSError:
+                pass
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        return elapsed
+    finally:
+        os.close(fd)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="3 runs each")
+    args = parser.parse_args()
+    runs = 3 if args.quick else args.runs
+    env = isolated_env()
+    inspect = str(Path(PY).with_name("a2a-inspect"))
+    if not os.path.exists(inspect):
+        inspect_argv = [PY, "-m", "inspector.cli"]
+    else:
+        inspect_argv = [inspect]
+
+    # Warm the OS page cache and .pyc files once, so run 1 is not an outlier.
+    time_command([*inspect_argv, "--version"], env)
+    first_frame([PY, "-c", BARE_APP], env, b"Help")
+    first_frame([*inspect_argv], env, b"Help")
+
+    base_py = [time_command([PY, "-c", "pass"], env) for _ in range(runs)]
+    version = [time_command([*inspect_argv, "--version"], env) for _ in range(runs)]
+    bare = [first_frame([PY, "-c", BARE_APP], env, b"Help") for _ in range(runs)]
+    frame = [first_frame([*inspect_argv], env, b"Help") for _ in range(runs)]
+
+    def row(name: str, values: list[float], base: list[float], target: float) -> list[str]:
+        ours = median(values)
+        verdict = "PASS" if ours <= target else "MISS"
+        return [name, f"{ours * 1000:.0f} ms", f"±{spread(values) * 50:.0f}%",
+                f"{median(base) * 1000:.0f} ms", f"{ours / median(base):.2f}x",
+                f"<= {target * 1000:.0f} ms", verdict]
+
+    table(["measure", "median", "spread", "baseline", "vs baseline", "target", "verdict"], [
+        row("a2a-inspect --version", version, base_py, 0.3),
+        row("TUI first frame (120x36)", frame, bare, 1.0),
+    ], title=f"startup ({runs} runs each; baselines: `python -c pass`, a bare Textual app)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
