@@ -1,0 +1,340 @@
+"""The Textual app: a thin shell that owns the open connections, runs network work in
+workers, and feeds session events to the screen once per frame."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+
+from .. import store
+from ..protocol import models as m
+from .commands import InspectorCommands
+from .connection import AgentConnection, CallError
+from .messages import ConnectionChanged, SessionAdvanced, TaskSelected
+from .pump import EventPump
+
+FRAME = 1 / 30
+
+
+class InspectorApp(App[int]):
+    """a2a-inspect's terminal UI.
+
+    BINDINGS (see the help screen, F1): views on F2-F6, connect (ctrl+o), record (ctrl+r),
+    error details (ctrl+e), help (f1), command palette (ctrl+p), quit (ctrl+q).
+    """
+
+    TITLE = "a2a-inspect"
+    CSS_PATH = "inspector.tcss"
+    ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {InspectorCommands}
+
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("f2", "view('card')", "Card"),
+        Binding("f3", "view('task')", "Task"),
+        Binding("f4", "view('tasks')", "Tasks"),
+        Binding("f5", "view('traffic')", "Traffic"),
+        Binding("f6", "view('push')", "Push"),
+        Binding("ctrl+o", "open_url", "Connect"),
+        Binding("ctrl+r", "toggle_recording", "Record"),
+        Binding("ctrl+e", "error_details", "Error", show=False),
+        Binding("f8", "choose_dialect", "Dialect"),
+    ]
+
+    #: The connection the views show.
+    active: reactive[AgentConnection | None] = reactive(None, init=False, always_update=True)
+    #: The task the task views focus on (per active connection).
+    task_id: reactive[str | None] = reactive(None, init=False, always_update=True)
+
+    def __init__(self, *, url: str | None = None, dialect: str = "auto", demo: bool = False,
+                 record: str | None = None, settings: store.Settings | None = None,
+                 agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
+                 replay: Any = None) -> None:
+        super().__init__()
+        self.start_url = url
+        self.start_dialect = dialect
+        self.demo = demo
+        self.demo_scenario = demo_scenario
+        self.start_record = record
+        self.replay = replay
+        loaded, problem = (settings, None) if settings is not None else store.load_settings()
+        self.settings = loaded
+        self.startup_problems: list[str] = [p for p in (problem,) if p]
+        self.agent_store = agent_store or store.AgentStore()
+        if self.agent_store.problem:
+            self.startup_problems.append(self.agent_store.problem)
+        self.connections: list[AgentConnection] = []
+        self.pump = EventPump()
+        #: Failures, newest last: (time, title, detail). Notifications say "ctrl+e for details".
+        self.errors: list[tuple[float, str, str]] = []
+        #: Operations waiting on the network: id -> (label, started).
+        self.waiting: dict[int, tuple[str, float]] = {}
+        self._wait_ids = 0
+        self._mock: Any = None
+        self.main: Any = None  # the MainScreen, once mounted
+
+    def to_main(self, message: Any) -> None:
+        """Deliver a message to the main screen even while a modal is on top."""
+        if self.main is not None:
+            self.main.post_message(message)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def on_mount(self) -> None:
+        from .screens.main import MainScreen
+        from .themes import register_themes
+
+        for problem in register_themes(self):
+            self.startup_problems.append(problem)
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        self.main = MainScreen()
+        self.push_screen(self.main)
+        self.set_interval(FRAME, self._flush_frame, name="frame-pump")
+        for problem in self.startup_problems:
+            self.notify(problem, severity="warning", timeout=8)
+        if self.replay is not None:
+            self.open_connection(self.replay)
+        elif self.demo:
+            self.start_demo()
+        elif self.start_url:
+            self.open_url(self.start_url, dialect=self.start_dialect)
+
+    async def on_unmount(self) -> None:
+        for conn in self.connections:
+            try:
+                await conn.aclose()
+            except Exception:  # closing must not turn a quit into a traceback
+                pass
+        if self._mock is not None:
+            await self._mock.__aexit__(None, None, None)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        from .themes import STATE_VARIABLE_DEFAULTS
+
+        return dict(STATE_VARIABLE_DEFAULTS)
+
+    # ------------------------------------------------------------------ frame pump
+
+    def _flush_frame(self) -> None:
+        # Not "_flush": textual.App._flush(stderr=...) flushes captured print output.
+        for conn, events in self.pump.drain():
+            changed: set[str] = set()
+            tracker = conn.tracker
+            for event in events:
+                task = tracker.exchange_task(event.exchange) if event.exchange else None
+                if task is None and event.kind.value == "push":
+                    # A push belongs to no exchange: the task it updates is named in its body.
+                    task = getattr(event.payload, "task_id", None) or getattr(event.payload, "id", None)
+                if isinstance(task, str) and task:
+                    changed.add(task)
+            self.to_main(SessionAdvanced(conn, events, changed))
+
+    # ------------------------------------------------------------------ connections
+
+    def open_connection(self, conn: AgentConnection, *, activate: bool = True) -> AgentConnection:
+        self.connections.append(conn)
+        self.pump.watch(conn)
+        if activate:
+            self.active = conn
+        self.to_main(ConnectionChanged(conn))
+        return conn
+
+    def open_url(self, url: str, *, dialect: str = "auto", name: str | None = None,
+                 saved: store.SavedAgent | None = None) -> AgentConnection:
+        from ..client import Auth
+
+        auth = None
+        if saved is not None and saved.auth and saved.secret is not None:
+            if saved.auth == "bearer":
+                auth = Auth.bearer(saved.secret)
+            elif saved.auth == "api-key":
+                auth = Auth.api_key(saved.secret, header=saved.auth_header or "X-API-Key")
+            elif saved.auth == "basic":
+                user, _, password = saved.secret.partition(":")
+                auth = Auth.basic(user, password)
+        conn = AgentConnection(url, name=name or (saved.name if saved else None),
+                               dialect=saved.dialect if saved else dialect,
+                               card_url=saved.card_url if saved else None,
+                               headers=saved.headers if saved else None, auth=auth)
+        conn.saved_as = saved.name if saved else None
+        self.open_connection(conn)
+        if self.start_record and len(self.connections) == 1:
+            self.start_recording(conn, Path(self.start_record))
+        self.connect(conn)
+        return conn
+
+    @work(group="connect", exit_on_error=False)
+    async def connect(self, conn: AgentConnection) -> None:
+        await self.call_agent(conn, f"connecting to {conn.name}", conn.connect())
+        self.to_main(ConnectionChanged(conn))
+
+    @work(exit_on_error=False)
+    async def start_demo(self) -> None:
+        from mock_agent import MockAgent
+
+        try:
+            self._mock = MockAgent(self.demo_scenario, dialect="all")
+            await self._mock.__aenter__()
+        except Exception as exc:  # a broken embedded mock is reported, not a crash
+            self.report_error("the demo agent did not start", exc)
+            return
+        self.open_url(self._mock.url, name="demo agent")
+
+    async def close_connection(self, conn: AgentConnection) -> None:
+        # A stream still being read by a worker cannot be closed from here: cancel the
+        # connection's workers and let them unwind before closing the client.
+        running = [w for w in self.workers if w.group == f"conn-{conn.id}" and not w.is_finished]
+        for worker in running:
+            worker.cancel()
+        for worker in running:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await worker.wait()
+        self.pump.unwatch(conn)
+        if conn in self.connections:
+            self.connections.remove(conn)
+        await conn.aclose()
+        if self.active is conn:
+            self.active = self.connections[-1] if self.connections else None
+        self.to_main(ConnectionChanged(None))
+
+    # ------------------------------------------------------------------ calls
+
+    async def call_agent(self, conn: AgentConnection, label: str, call: Awaitable[Any]) -> Any:
+        """Await a network call with a progress entry; failures become notifications."""
+        self._wait_ids += 1
+        wait_id = self._wait_ids
+        self.waiting[wait_id] = (label, time.monotonic())
+        try:
+            return await call
+        except CallError as exc:
+            self.report_error(f"{label} failed", exc)
+            return None
+        finally:
+            self.waiting.pop(wait_id, None)
+
+    def report_error(self, title: str, exc: BaseException) -> None:
+        from ..headless.run import describe_rpc_error
+        from ..protocol.errors import JsonRpcError
+        from ..textsafe import visible
+
+        dialect = self.active.client.dialect if self.active and self.active.client else None
+        detail = describe_rpc_error(exc, dialect) if isinstance(exc, JsonRpcError) else str(exc)
+        detail = visible(detail)
+        self.errors.append((time.time(), title, detail))
+        self.notify(f"{visible(detail, single_line=True)[:200]}\n(ctrl+e: details)", title=title,
+                    severity="error", timeout=8, markup=False)
+
+    def _conn_worker(self, conn: AgentConnection, coro: Awaitable[Any], name: str) -> Any:
+        # Grouped per connection so closing a connection can stop its streams first.
+        return self.run_worker(coro, name=name, group=f"conn-{conn.id}", exit_on_error=False)
+
+    def send_message(self, conn: AgentConnection, params: m.SendParams, stream: bool) -> Any:
+        verb = "streaming" if stream else "sending"
+        return self._conn_worker(
+            conn, self.call_agent(conn, f"{verb} to {conn.name}", conn.send(params, stream=stream)),
+            "send")
+
+    def task_action(self, conn: AgentConnection, action: str, task_id: str) -> Any:
+        calls: dict[str, Callable[[], Awaitable[Any]]] = {
+            "get": lambda: conn.get_task(task_id),
+            "cancel": lambda: conn.cancel(task_id),
+            "resubscribe": lambda: conn.resubscribe(task_id),
+        }
+        return self._conn_worker(conn, self.call_agent(conn, f"{action} {task_id[:8]}", calls[action]()),
+                                 action)
+
+    @work(group="dialect", exclusive=True, exit_on_error=False)
+    async def switch_dialect(self, conn: AgentConnection, dialect: str) -> None:
+        await self.call_agent(conn, f"switching to dialect {dialect}", conn.switch_dialect(dialect))
+        self.to_main(ConnectionChanged(conn))
+
+    # ------------------------------------------------------------------ recording
+
+    def start_recording(self, conn: AgentConnection, path: Path | None = None) -> None:
+        path = path or store.default_recording_path(conn.url, self.settings)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn.start_recording(path, redact=self.settings.redact,
+                                 extra_secret_headers=tuple(self.settings.redact_headers))
+        except (OSError, FileExistsError) as exc:
+            self.report_error(f"cannot record to {path}", exc)
+            return
+        self.notify(f"recording to {path}", title="recording", markup=False)
+        self.to_main(ConnectionChanged(conn))
+
+    def action_toggle_recording(self) -> None:
+        conn = self.active
+        if conn is None or conn.read_only:
+            self.notify("no live agent to record", severity="warning")
+            return
+        if conn.recording is not None:
+            path = conn.stop_recording()
+            self.notify(f"recording saved to {path}", title="recording", markup=False)
+            self.to_main(ConnectionChanged(conn))
+        else:
+            self.start_recording(conn)
+
+    # ------------------------------------------------------------------ actions
+
+    def select_task(self, task_id: str | None) -> None:
+        self.task_id = task_id
+        if self.active is not None:
+            self.to_main(TaskSelected(self.active, task_id))
+
+    def action_view(self, name: str) -> None:
+        from textual.widgets import TabbedContent
+
+        try:
+            self.screen.query_one("#views", TabbedContent).active = name
+        except Exception:
+            pass
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    def action_error_details(self) -> None:
+        from .screens.errors import ErrorsScreen
+
+        if not self.errors:
+            self.notify("no errors so far")
+            return
+        self.push_screen(ErrorsScreen(self.errors))
+
+    def action_choose_dialect(self) -> None:
+        from .widgets.connection_bar import choose_dialect
+
+        choose_dialect(self)
+
+    def action_open_url(self) -> None:
+        from .screens.prompt import PromptScreen
+
+        def opened(url: str | None) -> None:
+            if url:
+                self.open_url(url.strip())
+
+        self.push_screen(PromptScreen("Connect to agent", "http://127.0.0.1:8003",
+                                      placeholder="agent base URL or card URL"), opened)
+
+    def watch_active(self, conn: AgentConnection | None) -> None:
+        self.task_id = None
+        self.to_main(ConnectionChanged(conn))
+
+    def watch_theme(self, theme: str) -> None:
+        if getattr(self, "settings", None) is not None and self.settings.theme != theme:
+            self.settings.theme = theme
+            try:
+                store.save_settings(self.settings)
+            except OSError:
+                pass

@@ -1,0 +1,177 @@
+"""The command palette (ctrl+p): every action of the app, by name.
+
+Commands run the same actions the keys do (``app.run_action``), on the app or on the
+widget that owns the action. A command whose action does not exist (a widget not built
+yet, a screen without it) or cannot apply now (no agent, a recording) is not listed,
+so the palette never offers something that fails.
+
+Theme: "Change theme…" opens Textual's theme picker, which lists the registered themes
+(ours included); typing a theme's name here also switches to it. The app saves the
+choice in settings.json either way (``InspectorApp.watch_theme``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+VIEWS = (("card", "the agent card"), ("task", "the selected task: conversation, state, artifacts"),
+         ("tasks", "every task of the agent"), ("traffic", "every request, response and event"),
+         ("push", "push notifications"))
+DIALECTS = (("auto", "detect again"), ("0.1", "the 0.1 draft"), ("0.3", "0.2 / 0.3"), ("1.0", "1.0"))
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    run: Callable[[], Awaitable[Any] | Any]
+
+
+class InspectorCommands(Provider):
+    """Commands for everything a2a-inspect can do; see the module docstring."""
+
+    # ------------------------------------------------------------------ lookups
+
+    @property
+    def _main(self) -> Any:
+        app: Any = self.app
+        return getattr(app, "main", None) or self.screen
+
+    def _widget(self, selector: str) -> Any:
+        try:
+            return self._main.query_one(selector)
+        except Exception:
+            return None
+
+    @staticmethod
+    def _has(node: Any, action: str) -> bool:
+        name = action.split("(", 1)[0]
+        return node is not None and callable(getattr(node, f"action_{name}", None))
+
+    def _live(self) -> Any:
+        conn = getattr(self.app, "active", None)
+        return conn if conn is not None and not conn.read_only else None
+
+    # ------------------------------------------------------------------ runners
+
+    async def _act(self, node: Any, action: str, view: str | None = None) -> None:
+        app: Any = self.app
+        if view is not None and self._has(app, "view"):
+            await app.run_action(f"view({view!r})")
+        await app.run_action(action, node)
+
+    def _app_command(self, name: str, help: str, action: str) -> Iterator[Command]:
+        if self._has(self.app, action):
+            yield Command(name, help, partial(self._act, self.app, action))
+
+    def _widget_command(self, name: str, help: str, selector: str, action: str,
+                        view: str | None = None) -> Iterator[Command]:
+        widget = self._widget(selector)
+        if self._has(widget, action):
+            yield Command(name, help, partial(self._act, widget, action, view))
+
+    # ------------------------------------------------------------------ the list
+
+    def commands(self) -> list[Command]:
+        """The commands that apply now, in the order the palette lists them."""
+        app: Any = self.app
+        out: list[Command] = []
+        add = out.extend
+        conn = getattr(app, "active", None)
+        live = self._live()
+
+        add(self._app_command("Connect to an agent URL…", "open a new connection (ctrl+o)", "open_url"))
+        for view, what in VIEWS:
+            add(self._app_command(f"Show {view} view", what, f"view({view!r})"))
+
+        # Sending (the composer's actions).
+        if live is not None:
+            add(self._widget_command("Send the composed message", "send or stream it, as the composer says",
+                                     "#composer", "send", "task"))
+            add(self._widget_command("Switch send / stream", "toggle how the composer sends (ctrl+t)",
+                                     "#composer", "toggle_stream", "task"))
+            add(self._widget_command("New task / continue the selected task",
+                                     "toggle what the next message starts (ctrl+n)", "#composer",
+                                     "toggle_target", "task"))
+
+        # The selected task.
+        task_id = getattr(app, "task_id", None)
+        if live is not None and task_id and callable(getattr(app, "task_action", None)):
+            for action, name, help in (("get", "Get the selected task", "tasks/get: the agent's view of it"),
+                                       ("cancel", "Cancel the selected task", "tasks/cancel"),
+                                       ("resubscribe", "Resubscribe to the selected task",
+                                        "reopen its stream")):
+                out.append(Command(name, f"{help} ({task_id})", partial(app.task_action, live, action, task_id)))
+
+        # Push notifications.
+        if live is not None:
+            panel = self._widget("#push-panel")
+            receiver = getattr(panel, "receiver", None)
+            if receiver is not None and receiver.running:
+                add(self._widget_command("Stop the push receiver", f"stop listening on {receiver.url}",
+                                         "#push-panel", "stop_receiver", "push"))
+            else:
+                add(self._widget_command("Start the push receiver", "a local webhook for this agent's notifications",
+                                         "#push-panel", "start_receiver", "push"))
+            add(self._widget_command("Register the push receiver for the selected task",
+                                     "the agent will POST this task's updates to the receiver",
+                                     "#push-panel", "register_push", "push"))
+
+        # Traffic.
+        if conn is not None:
+            add(self._widget_command("Filter traffic", "kind:, method:, ex:, status:, task: or any text",
+                                     "#traffic-view", "focus_filter", "traffic"))
+            add(self._widget_command("Copy the selected event's body", "the raw body, to the clipboard",
+                                     "#traffic-view", "copy_body", "traffic"))
+
+        # Dialect.
+        if live is not None and callable(getattr(app, "switch_dialect", None)):
+            current = getattr(live, "requested_dialect", None)
+            for dialect, what in DIALECTS:
+                if dialect != current:
+                    out.append(Command(f"Switch dialect to {dialect}", what,
+                                       partial(app.switch_dialect, live, dialect)))
+        add(self._app_command("Choose dialect…", "the dialect menu (f8)", "choose_dialect"))
+
+        # Recording.
+        if live is not None:
+            recording = getattr(live, "recording", None)
+            name = "Stop recording" if recording is not None else "Start recording"
+            help = f"close {recording}" if recording is not None else "write this session to a JSONL file"
+            add(self._app_command(name, help + " (ctrl+r)", "toggle_recording"))
+
+        if live is not None:
+            add(self._widget_command("Save the active agent", "keep its URL, dialect and auth", "#agents", "save"))
+        add(self._app_command("Error details", "the last failures in full (ctrl+e)", "error_details"))
+        add(self._app_command("Change theme…", "pick one of the registered themes", "change_theme"))
+        add(self._app_command("Help: keys", "every key of every view (f1)", "help"))
+        add(self._app_command("Quit a2a-inspect", "close every connection and leave (ctrl+q)", "quit"))
+        return out
+
+    def theme_commands(self) -> list[Command]:
+        app: Any = self.app
+
+        def use(name: str) -> None:
+            app.theme = name
+
+        return [Command(f"Theme: {name}", "switch to this theme (saved in settings)", partial(use, name))
+                for name in sorted(getattr(app, "available_themes", {}))]
+
+    # ------------------------------------------------------------------ Provider
+
+    async def discover(self) -> Hits:
+        for command in self.commands():
+            yield DiscoveryHit(command.name, command.run, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in [*self.commands(), *self.theme_commands()]:
+            score = matcher.match(command.name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.name), command.run, text=command.name,
+                          help=command.help)

@@ -1,0 +1,232 @@
+"""One open agent: its client, session, tracker and recorder. Headless (no textual).
+
+The UI owns a list of these. Widgets read ``session``/``tracker`` (the projections)
+and never touch ``client``; the app's workers call the async methods here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..client import A2AClient, Auth, JsonRpcError, ProtocolError, Timeouts, TransportError
+from ..protocol import models as m
+from ..session import Kind, Recorder, Session, TaskTracker
+
+_ids = itertools.count(1)
+
+#: What a failed call raises; the UI turns each into a notification with details.
+CallError = (JsonRpcError, ProtocolError, TransportError)
+
+
+def display_name(url: str) -> str:
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    return parts.netloc or url
+
+
+class AgentConnection:
+    def __init__(self, url: str, *, name: str | None = None, dialect: str = "auto",
+                 card_url: str | None = None, headers: Mapping[str, str] | None = None,
+                 auth: Auth | None = None, timeouts: Timeouts | None = None,
+                 session: Session | None = None, dialect_cache: Any = None,
+                 read_only: bool = False) -> None:
+        self.id = next(_ids)
+        self.url = url
+        self.name = name or display_name(url)
+        self.requested_dialect = dialect
+        self.card_url = card_url
+        self.headers = dict(headers or {})
+        self.auth = auth
+        self.timeouts = timeouts or Timeouts()
+        self.session = session if session is not None else Session()
+        self.tracker = TaskTracker(self.session)
+        #: A replayed recording: no client, nothing is sent.
+        self.read_only = read_only
+        self._dialect_cache = dialect_cache
+        self.client: A2AClient | None = None if read_only else self._new_client(dialect)
+        #: "new" | "connecting" | "ready" | "error" | "replay"
+        self.state = "replay" if read_only else "new"
+        self.error: BaseException | None = None
+        self.recorder: Recorder | None = None
+        #: Name under which this agent is saved, if it is.
+        self.saved_as: str | None = None
+        #: For a read-only connection: the card and dialect read from its session.
+        self._recorded: RecordedFacts | None = None
+
+    def _new_client(self, dialect: str) -> A2AClient:
+        kwargs: dict[str, Any] = {}
+        if self._dialect_cache is not None:
+            kwargs["dialect_cache"] = self._dialect_cache
+        return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
+                         headers=self.headers, auth=self.auth, timeouts=self.timeouts, **kwargs)
+
+    # ------------------------------------------------------------------ facts for views
+
+    @property
+    def card(self) -> m.AgentCard | None:
+        if self.client is None and self.read_only:
+            return self.recorded().card
+        return self.client.card if self.client else None
+
+    @property
+    def card_raw(self) -> Any:
+        if self.client is None and self.read_only:
+            return self.recorded().card_raw
+        return self.client.card_raw if self.client else None
+
+    @property
+    def dialect_name(self) -> str | None:
+        if self.client is None and self.read_only:
+            return self.recorded().dialect
+        client = self.client
+        return client.dialect.name if client and client.dialect else None
+
+    @property
+    def dialect_source(self) -> str | None:
+        if self.client is None and self.read_only:
+            return self.recorded().dialect_source
+        return self.client.dialect_source if self.client else None
+
+    def recorded(self) -> "RecordedFacts":
+        """A read-only connection has no client: what the client knew (the card, the
+        dialect) is read from the session's events instead, as far as they go."""
+        facts = self._recorded
+        if facts is None or facts.session is not self.session:
+            facts = self._recorded = RecordedFacts(self.session)
+        facts.catch_up()
+        if facts.card_url and not self.card_url:
+            self.card_url = facts.card_url
+        return facts
+
+    @property
+    def recording(self) -> Path | None:
+        rec = self.recorder
+        return Path(rec.path) if rec is not None and getattr(rec, "active", True) else None
+
+    # ------------------------------------------------------------------ calls
+
+    def _require(self) -> A2AClient:
+        if self.client is None:
+            raise TransportError("closed", "this is a recording: it cannot send")
+        return self.client
+
+    async def connect(self) -> None:
+        """Fetch the card and choose the dialect; failures are kept in ``error``."""
+        client = self._require()
+        self.state, self.error = "connecting", None
+        try:
+            await client.resolve_dialect()
+        except CallError as exc:
+            self.state, self.error = "error", exc
+            raise
+        self.state = "ready"
+
+    async def switch_dialect(self, dialect: str) -> None:
+        """Talk another dialect from now on (``auto`` detects again). The session goes on."""
+        old = self._require()
+        self.requested_dialect = dialect
+        self.client = self._new_client(dialect)
+        await old.aclose()
+        await self.connect()
+
+    async def send(self, params: m.SendParams, *, stream: bool) -> Any:
+        """Send, or stream to the end. Everything lands in the session as it arrives;
+        the return value is the last result or event, for the caller's convenience."""
+        client = self._require()
+        if not stream:
+            return await client.send(params)
+        last = None
+        async for event in client.stream(params):
+            last = event
+        return last
+
+    async def get_task(self, task_id: str, history_length: int | None = None) -> m.Task:
+        return await self._require().get_task(task_id, history_length=history_length)
+
+    async def cancel(self, task_id: str) -> m.Task:
+        return await self._require().cancel(task_id)
+
+    async def resubscribe(self, task_id: str) -> Any:
+        last = None
+        async for event in self._require().resubscribe(task_id):
+            last = event
+        return last
+
+    async def set_push(self, task_id: str, config: m.PushNotificationConfig) -> Any:
+        return await self._require().set_push(task_id, config)
+
+    # ------------------------------------------------------------------ recording
+
+    def start_recording(self, path: Path, *, redact: bool = True,
+                        extra_secret_headers: tuple[str, ...] = ()) -> Recorder:
+        self.stop_recording()
+        self.recorder = Recorder.attach(self.session, path, redact=redact,
+                                        extra_secret_headers=extra_secret_headers)
+        return self.recorder
+
+    def stop_recording(self) -> Path | None:
+        rec, self.recorder = self.recorder, None
+        if rec is None:
+            return None
+        rec.close()  # also unsubscribes it from the session
+        return Path(rec.path)
+
+    async def aclose(self) -> None:
+        self.stop_recording()
+        if self.client is not None:
+            await self.client.aclose()
+
+
+class RecordedFacts:
+    """The card and dialect a recorded session shows, read incrementally from its events:
+    the latest card GET answered with a card, and the latest dialect the client chose (its
+    NOTE), else the dialect of the latest JSON-RPC request. Objects keep their identity
+    while the facts do not change (views compare them by ``id``)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.seen = 0
+        self.card: m.AgentCard | None = None
+        self.card_raw: Any = None
+        self.card_url: str | None = None
+        self.dialect: str | None = None
+        self.dialect_source: str | None = None
+        self._card_requests: dict[int, str | None] = {}
+
+    def catch_up(self) -> None:
+        events = self.session.events
+        for event in events[self.seen:] if self.seen < len(events) else ():
+            data = event.data
+            kind = event.kind
+            if kind is Kind.REQUEST:
+                method = data.get("a2a_method")
+                if method == "card":
+                    url = data.get("url")
+                    self._card_requests[event.exchange] = url if isinstance(url, str) else None
+                elif (method != "probe" and isinstance(data.get("dialect"), str)
+                      and self.dialect_source in (None, "recording")):
+                    # Only until the client's own choice (a NOTE) is seen.
+                    self.dialect, self.dialect_source = data["dialect"], "recording"
+            elif kind is Kind.RESPONSE and isinstance(event.payload, m.AgentCard):
+                self.card = event.payload
+                self.card_raw = _json_body(data)
+                self.card_url = self._card_requests.get(event.exchange) or self.card_url
+            elif kind is Kind.NOTE and isinstance(data.get("dialect"), str):
+                source = data.get("source")
+                self.dialect = data["dialect"]
+                self.dialect_source = source if isinstance(source, str) and source else "recording"
+        self.seen = len(events)
+
+
+def _json_body(data: Mapping[str, Any]) -> Any:
+    from ..client.payloads import body_bytes
+    from ..protocol.wire import parse_json
+
+    try:
+        body = body_bytes(dict(data))
+        return parse_json(body) if body is not None else None
+    except Exception:  # the card decoded from this body once; a failure here costs the raw view only
+        return None

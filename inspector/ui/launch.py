@@ -1,0 +1,14 @@
+"""Start the TUI from the command line's parsed arguments."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def launch(args: argparse.Namespace) -> int:
+    from .app import InspectorApp
+
+    dialect = "0.3" if args.dialect == "0.2" else args.dialect
+    app = InspectorApp(url=args.url, dialect=dialect, demo=args.demo, record=args.record)
+    result = app.run()
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,43 @@
+"""Messages the app posts to its screens. Widgets never talk to the network: they read
+projections when told the session moved, and ask the app to act through these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.message import Message
+
+from ..session import Event
+from .connection import AgentConnection
+
+
+@dataclass
+class SessionAdvanced(Message):
+    """New events arrived on ``connection`` since the last frame (one message per frame)."""
+
+    connection: AgentConnection
+    events: list[Event]
+    #: Ids of the tasks those events changed (tracker.apply results).
+    changed: set[str] = field(default_factory=set)
+
+
+@dataclass
+class ConnectionChanged(Message):
+    """A connection was opened, closed, became active, or changed state/dialect/recording."""
+
+    connection: AgentConnection | None
+
+
+@dataclass
+class TaskSelected(Message):
+    """The user picked a task (tasks list, conversation...): views focus on it."""
+
+    connection: AgentConnection
+    task_id: str | None
+
+
+@dataclass
+class ComposeText(Message):
+    """Put this text in the composer (e.g. a skill example was chosen on the card)."""
+
+    text: str

@@ -1,0 +1,164 @@
+"""Add, save or rename a saved agent: name, URL, dialect, optional auth kind + secret."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select
+
+from ...store import SavedAgent
+
+DIALECTS = ("auto", "0.1", "0.3", "1.0")
+AUTH_KINDS = (("no auth", "none"), ("bearer token", "bearer"), ("API key header", "api-key"),
+              ("basic (user:password)", "basic"))
+SECRET_HINTS = {"bearer": "token", "api-key": "key", "basic": "user:password"}
+
+
+def validate_agent(name: str, url: str, auth: str, secret: str, *, taken: Iterable[str] = ()) -> str | None:
+    """What is wrong with the form, or None."""
+    name, url = name.strip(), url.strip()
+    if not name:
+        return "give the agent a name"
+    if name.casefold() in {t.casefold() for t in taken}:
+        return f"an agent named {name!r} is saved already"
+    if not url:
+        return "give the agent's URL (its base URL or its card's URL)"
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return "the URL must start with http:// or https:// and name a host"
+    if auth != "none" and not secret:
+        return f"{auth} auth needs its {SECRET_HINTS.get(auth, 'secret')}"
+    if auth == "basic" and ":" not in secret:
+        return "basic auth takes user:password"
+    return None
+
+
+class AgentForm(ModalScreen[SavedAgent | None]):
+    """Dismisses with the agent as entered, or None on escape.
+
+    ``rename_only`` shows every field but lets only the name change.
+    ``taken``: names already saved (the agent's own name excepted), refused as duplicates.
+
+    BINDINGS: ctrl+s or enter saves, escape cancels, tab/shift+tab move between fields.
+    """
+
+    DEFAULT_CSS = """
+    AgentForm { align: center middle; }
+    AgentForm > Vertical {
+        width: 76; height: auto; max-height: 90%; padding: 1 2;
+        border: thick $primary; background: $surface;
+    }
+    AgentForm .form-title { text-style: bold; margin-bottom: 1; }
+    AgentForm .form-row { height: auto; margin-bottom: 1; }
+    AgentForm .form-label { width: 10; padding-top: 0; color: $foreground-muted; }
+    AgentForm Input, AgentForm Select { width: 1fr; }
+    AgentForm #agent-error { color: $error; height: auto; }
+    AgentForm .form-hint { color: $foreground-muted; width: 100%; }
+    AgentForm #agent-buttons { height: auto; align-horizontal: right; }
+    AgentForm Button { margin-left: 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save"),
+    ]
+
+    def __init__(self, title: str, agent: SavedAgent | None = None, *, taken: Iterable[str] = (),
+                 rename_only: bool = False) -> None:
+        super().__init__()
+        self.title_text = title
+        self.agent = agent
+        self.taken = [t for t in taken if agent is None or t.casefold() != agent.name.casefold()]
+        self.rename_only = rename_only
+
+    def compose(self) -> ComposeResult:
+        a = self.agent
+        auth = a.auth if a is not None and a.auth in SECRET_HINTS else "none"
+        dialect = a.dialect if a is not None and a.dialect in DIALECTS else "auto"
+        fixed = self.rename_only
+        with Vertical():
+            yield Label(self.title_text, classes="form-title", markup=False)
+            with Horizontal(classes="form-row"):
+                yield Label("name", classes="form-label")
+                yield Input(a.name if a else "", placeholder="e.g. staging travel agent", id="agent-name",
+                            compact=True)
+            with Horizontal(classes="form-row"):
+                yield Label("URL", classes="form-label")
+                yield Input(a.url if a else "", placeholder="http://127.0.0.1:8003", id="agent-url",
+                            compact=True, disabled=fixed)
+            with Horizontal(classes="form-row"):
+                yield Label("dialect", classes="form-label")
+                yield Select([(d, d) for d in DIALECTS], value=dialect, allow_blank=False,
+                             id="agent-dialect", compact=True, disabled=fixed)
+            with Horizontal(classes="form-row"):
+                yield Label("auth", classes="form-label")
+                yield Select(AUTH_KINDS, value=auth, allow_blank=False, id="agent-auth", compact=True,
+                             disabled=fixed)
+            with Horizontal(classes="form-row", id="agent-header-row"):
+                yield Label("header", classes="form-label")
+                yield Input((a.auth_header if a and a.auth_header else "X-API-Key"), id="agent-header",
+                            compact=True, disabled=fixed)
+            with Horizontal(classes="form-row", id="agent-secret-row"):
+                yield Label("secret", classes="form-label")
+                yield Input(a.secret if a and a.secret else "", password=True, id="agent-secret",
+                            placeholder=SECRET_HINTS.get(auth, "secret"), compact=True, disabled=fixed)
+            yield Label("", id="agent-error", markup=False)
+            yield Label("ctrl+s / enter: save · escape: cancel · secrets are stored in the config "
+                        "dir, readable by you only", classes="form-hint", markup=False)
+            with Horizontal(id="agent-buttons"):
+                yield Button("Cancel", id="agent-cancel", compact=True)
+                yield Button("Save", id="agent-save", variant="primary", compact=True)
+
+    def on_mount(self) -> None:
+        self._show_auth_rows()
+        self.query_one("#agent-name", Input).focus()
+
+    def _show_auth_rows(self) -> None:
+        auth = self.query_one("#agent-auth", Select).value
+        self.query_one("#agent-header-row").display = auth == "api-key"
+        self.query_one("#agent-secret-row").display = auth != "none"
+        self.query_one("#agent-secret", Input).placeholder = SECRET_HINTS.get(str(auth), "secret")
+
+    @on(Select.Changed, "#agent-auth")
+    def _auth_changed(self) -> None:
+        self._show_auth_rows()
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#agent-save")
+    def _save_pressed(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#agent-cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def action_save(self) -> None:
+        name = self.query_one("#agent-name", Input).value.strip()
+        url = self.query_one("#agent-url", Input).value.strip()
+        dialect = str(self.query_one("#agent-dialect", Select).value)
+        auth = str(self.query_one("#agent-auth", Select).value)
+        secret = self.query_one("#agent-secret", Input).value
+        header = self.query_one("#agent-header", Input).value.strip() or "X-API-Key"
+        problem = validate_agent(name, url, auth, secret, taken=self.taken)
+        if problem:
+            self.query_one("#agent-error", Label).update(problem)
+            return
+        base = self.agent.model_dump() if self.agent is not None else {}
+        base.update(name=name, url=url, dialect=dialect,
+                    auth=None if auth == "none" else auth,
+                    auth_header=header if auth == "api-key" else None,
+                    secret=secret if auth != "none" else None)
+        if self.agent is not None and base.get("url") != self.agent.url:
+            base["card_url"] = None  # a card URL belongs to the old address
+        self.dismiss(SavedAgent.model_validate(base))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,39 @@
+"""The errors of this run, newest first, in full: the detail behind each notification."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+
+class ErrorsScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    ErrorsScreen { align: center middle; }
+    ErrorsScreen > VerticalScroll {
+        width: 90%; height: 80%; padding: 1 2;
+        border: thick $error; background: $surface;
+    }
+    ErrorsScreen .error-title { text-style: bold; color: $error; }
+    ErrorsScreen .error-detail { margin-bottom: 1; }
+    """
+    BINDINGS = [Binding("escape,q,ctrl+e", "dismiss", "Close")]
+
+    def __init__(self, errors: list[tuple[float, str, str]]) -> None:
+        super().__init__()
+        self.errors = errors
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            for when, title, detail in reversed(self.errors):
+                stamp = time.strftime("%H:%M:%S", time.localtime(when))
+                yield Static(Text(f"{stamp}  {title}"), classes="error-title")
+                yield Static(Text(detail), classes="error-detail")
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,197 @@
+"""Edit a JSON value (a data part, or metadata) with live validation, or in $EDITOR."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, TextArea
+
+from ...textsafe import shorten
+
+
+@dataclass
+class JsonEdited:
+    """The result: ``value`` is the parsed JSON (None when an optional value was cleared)."""
+
+    value: Any
+
+
+def check_json(text: str, *, object_only: bool, allow_empty: bool) -> tuple[Any, str | None, int | None]:
+    """(value, problem, line of the problem (1-based)). Empty text is None when allowed."""
+    if not text.strip():
+        if allow_empty:
+            return None, None, None
+        return None, "empty: type a JSON value", None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"line {exc.lineno}, column {exc.colno}: {exc.msg}", exc.lineno
+    if object_only and not isinstance(value, dict):
+        return None, "must be a JSON object ({...})", 1
+    return value, None, None
+
+
+def editor_command() -> list[str] | None:
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor or not editor.strip():
+        return None
+    return shlex.split(editor)
+
+
+class JsonEditScreen(ModalScreen[JsonEdited | None]):
+    """Dismisses with JsonEdited, or None on escape.
+
+    ``object_only``: the value must be an object (metadata). ``allow_empty``: empty text
+    clears the value (optional metadata).
+
+    BINDINGS: ctrl+s saves (when valid), escape cancels, ctrl+o opens $EDITOR (or $VISUAL).
+    """
+
+    DEFAULT_CSS = """
+    JsonEditScreen { align: center middle; }
+    JsonEditScreen > Vertical {
+        width: 90%; height: 80%; padding: 1 2;
+        border: thick $primary; background: $surface;
+    }
+    JsonEditScreen .json-title { text-style: bold; }
+    JsonEditScreen TextArea { height: 1fr; }
+    JsonEditScreen #json-status { height: auto; margin-top: 1; }
+    JsonEditScreen #json-status.-ok { color: $success; }
+    JsonEditScreen #json-status.-bad { color: $error; }
+    JsonEditScreen #json-error-line { color: $error; height: auto; }
+    JsonEditScreen .json-hint { color: $foreground-muted; }
+    JsonEditScreen #json-buttons { height: auto; align-horizontal: right; }
+    JsonEditScreen Button { margin-left: 1; }
+    """
+    BINDINGS = [
+        # priority: the text area would otherwise take escape to mean "leave the text area".
+        Binding("escape", "cancel", "Cancel", priority=True),
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("ctrl+o", "external", "Open in $EDITOR"),
+    ]
+
+    def __init__(self, title: str, value: Any = None, *, object_only: bool = False,
+                 allow_empty: bool = False, text: str | None = None) -> None:
+        super().__init__()
+        self.title_text = title
+        self.object_only = object_only
+        self.allow_empty = allow_empty
+        if text is None:
+            text = "" if value is None else json.dumps(value, indent=2, ensure_ascii=False)
+        self.initial = text
+        self.value: Any = None
+        self.problem: str | None = None
+
+    def compose(self) -> ComposeResult:
+        what = "a JSON object" if self.object_only else "any JSON value"
+        if self.allow_empty:
+            what += " (empty: none)"
+        with Vertical():
+            yield Label(f"{self.title_text} — {what}", classes="json-title", markup=False)
+            yield TextArea(self.initial, id="json-text", show_line_numbers=True, soft_wrap=False,
+                           tab_behavior="indent")
+            yield Label("", id="json-status", markup=False)
+            yield Label("", id="json-error-line", markup=False)
+            yield Label("ctrl+s save · escape cancel · ctrl+o edit in $EDITOR", classes="json-hint",
+                        markup=False)
+            with Horizontal(id="json-buttons"):
+                yield Button("Cancel", id="json-cancel", compact=True)
+                yield Button("Save", id="json-save", variant="primary", compact=True)
+
+    def on_mount(self) -> None:
+        self.validate_text()
+        self.query_one("#json-text", TextArea).focus()
+
+    @property
+    def text_area(self) -> TextArea:
+        return self.query_one("#json-text", TextArea)
+
+    @on(TextArea.Changed, "#json-text")
+    def _changed(self) -> None:
+        self.validate_text()
+
+    def validate_text(self) -> None:
+        text = self.text_area.text
+        self.value, self.problem, line = check_json(text, object_only=self.object_only,
+                                                    allow_empty=self.allow_empty)
+        status = self.query_one("#json-status", Label)
+        error_line = self.query_one("#json-error-line", Label)
+        status.set_class(self.problem is None, "-ok")
+        status.set_class(self.problem is not None, "-bad")
+        if self.problem is None:
+            status.update("✓ valid" + ("" if self.value is not None else " (empty: none)"))
+            error_line.update("")
+            error_line.display = False
+            return
+        status.update(f"✗ {self.problem}")
+        lines = text.split("\n")
+        if line is not None and 1 <= line <= len(lines):
+            error_line.update(f"{line:>4} │ {shorten(lines[line - 1], 200)}")
+            error_line.display = True
+        else:
+            error_line.display = False
+
+    @on(Button.Pressed, "#json-save")
+    def _save_pressed(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#json-cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def action_save(self) -> None:
+        self.validate_text()
+        if self.problem is not None:
+            self.app.notify(f"not saved: {self.problem}", severity="error", markup=False)
+            return
+        self.dismiss(JsonEdited(self.value))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_external(self) -> None:
+        """Edit the text in $EDITOR (the app is suspended meanwhile)."""
+        from textual.app import SuspendNotSupported
+
+        command = editor_command()
+        if command is None:
+            self.app.notify("set $EDITOR (or $VISUAL) to edit in your own editor", severity="warning")
+            return
+        fd, name = tempfile.mkstemp(prefix="a2a-inspect-", suffix=".json")
+        path = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(self.text_area.text)
+            try:
+                with self.app.suspend():
+                    result = subprocess.run([*command, str(path)], check=False)
+            except SuspendNotSupported:
+                self.app.notify("this terminal cannot hand over to an editor", severity="error")
+                return
+            except OSError as exc:
+                self.app.report_error(f"cannot run {command[0]}", exc)
+                return
+            if result.returncode != 0:
+                self.app.notify(f"{command[0]} exited with status {result.returncode}; text kept as it was",
+                                severity="warning", markup=False)
+                return
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.app.report_error("editing in $EDITOR failed", exc)
+            return
+        finally:
+            path.unlink(missing_ok=True)
+        self.text_area.text = text
+        self.validate_text()

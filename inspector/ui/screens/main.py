@@ -1,0 +1,83 @@
+"""The main screen: connection bar, agents, and the views of the active connection."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
+from ..widgets.agents_panel import AgentsPanel
+from ..widgets.artifacts_view import ArtifactsView
+from ..widgets.base import ConnectionView
+from ..widgets.card_view import CardView
+from ..widgets.composer import Composer
+from ..widgets.connection_bar import ConnectionBar
+from ..widgets.conversation import Conversation
+from ..widgets.push_panel import PushPanel
+from ..widgets.state_diagram import StateDiagram
+from ..widgets.tasks_view import TasksView
+from ..widgets.traffic_view import TrafficView
+
+
+class MainScreen(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield ConnectionBar(id="connection-bar")
+        with Horizontal(id="body"):
+            yield AgentsPanel(id="agents")
+            with TabbedContent(id="views", initial="task"):
+                with TabPane("Card", id="card"):
+                    yield CardView(id="card-view")
+                with TabPane("Task", id="task"):
+                    with Horizontal(id="task-split"):
+                        with Vertical(id="task-left"):
+                            yield Conversation(id="conversation")
+                            yield Composer(id="composer")
+                        with Vertical(id="task-right"):
+                            yield StateDiagram(id="state-diagram")
+                            yield ArtifactsView(id="artifacts")
+                with TabPane("Tasks", id="tasks"):
+                    yield TasksView(id="tasks-view")
+                with TabPane("Traffic", id="traffic"):
+                    yield TrafficView(id="traffic-view")
+                with TabPane("Push", id="push"):
+                    yield PushPanel(id="push-panel")
+        replay = getattr(self.app, "replay_controller", None)
+        if replay is not None:  # a2a-inspect replay: the timeline (see ui/replay.py)
+            from ..widgets.replay_bar import ReplayBar
+
+            yield ReplayBar(replay, id="replay-bar")
+        yield Footer()
+
+    def _views(self) -> list[ConnectionView]:
+        return [w for w in self.query("*") if isinstance(w, ConnectionView)]
+
+    @on(ConnectionChanged)
+    def _connection_changed(self, message: ConnectionChanged) -> None:
+        active = self.app.active
+        for view in self._views():
+            view.show_connection(active)
+
+    @on(SessionAdvanced)
+    def _session_advanced(self, message: SessionAdvanced) -> None:
+        if message.connection is not self.app.active:
+            # Other connections only affect the bar, the agents list and the tasks list.
+            for view in [*self.query(AgentsPanel), *self.query(TasksView)]:
+                view.session_advanced(message.connection, message.events, message.changed)
+            return
+        for view in self._views():
+            view.session_advanced(message.connection, message.events, message.changed)
+
+    @on(TaskSelected)
+    def _task_selected(self, message: TaskSelected) -> None:
+        for view in self._views():
+            view.show_task(message.connection, message.task_id)
+
+    @on(ComposeText)
+    def _compose_text(self, message: ComposeText) -> None:
+        # Any view may post this (a card's skill example...); the composer takes it
+        # (and stops it, so it does not bubble back here).
+        for composer in self.query(Composer):
+            composer.post_message(ComposeText(message.text))

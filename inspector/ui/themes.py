@@ -1,0 +1,174 @@
+"""Themes from YAML files: the ones shipped in inspector/themes/ and the user's own.
+
+The keys follow Posting's theme files (name, primary, secondary, accent, background,
+surface, panel, error, success, warning, foreground, dark; unknown sections such as
+text_area or syntax are accepted and ignored) plus ``states``: a colour per task state,
+exposed to CSS as ``$state-<state>`` (e.g. ``$state-input-required``).
+
+A bad file never stops the app: it is skipped and reported as one notification.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+from .. import store
+
+STATES = ("submitted", "working", "input-required", "auth-required", "completed",
+          "canceled", "failed", "rejected", "unknown")
+
+#: For a theme that gives no state colours (a user theme without ``states``, or any of
+#: Textual's own themes): the theme colour each state borrows, so any palette looks right.
+#: Textual does not resolve ``$name`` references inside variable values, so these are
+#: resolved per theme by ``fill_state_variables`` when the themes are registered.
+STATE_THEME_COLOURS: dict[str, str] = {
+    "state-submitted": "secondary",
+    "state-working": "accent",
+    "state-input-required": "warning",
+    "state-auth-required": "warning",
+    "state-completed": "success",
+    "state-canceled": "foreground-muted",
+    "state-failed": "error",
+    "state-rejected": "error",
+    "state-unknown": "foreground-muted",
+}
+
+#: Last-resort values (App.get_theme_variable_defaults) for a theme registered after
+#: start-up without state colours: concrete colours, so CSS never meets an unresolved
+#: reference (which Textual reports as a stylesheet error and stops the app).
+STATE_VARIABLE_DEFAULTS: dict[str, str] = {
+    "state-submitted": "#9D7CD8",
+    "state-working": "#2AC3DE",
+    "state-input-required": "#E0AF68",
+    "state-auth-required": "#FF9E64",
+    "state-completed": "#9ECE6A",
+    "state-canceled": "#737AA2",
+    "state-failed": "#F7768E",
+    "state-rejected": "#DB4B4B",
+    "state-unknown": "#565F89",
+}
+
+
+def fill_state_variables(theme: Theme) -> None:
+    """Give ``theme`` every ``state-*`` variable it lacks, from its own colours."""
+    missing = [name for name in STATE_THEME_COLOURS if name not in theme.variables]
+    if not missing:
+        return
+    try:
+        system = theme.to_color_system().generate()
+    except Exception:  # a theme Textual itself cannot build keeps the concrete defaults
+        return
+    for name in missing:
+        value = system.get(STATE_THEME_COLOURS[name])
+        theme.variables[name] = value if value else STATE_VARIABLE_DEFAULTS[name]
+
+
+def _colour(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        raise ValueError(f"not a colour: {value!r}") from None
+    return value
+
+
+class ThemeFile(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(min_length=1)
+    primary: str
+    secondary: str | None = None
+    accent: str | None = None
+    background: str | None = None
+    surface: str | None = None
+    panel: str | None = None
+    error: str | None = None
+    success: str | None = None
+    warning: str | None = None
+    foreground: str | None = None
+    dark: bool = True
+    states: dict[str, str] = Field(default_factory=dict)
+    variables: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("primary", "secondary", "accent", "background", "surface", "panel",
+                     "error", "success", "warning", "foreground")
+    @classmethod
+    def _is_colour(cls, value: str | None) -> str | None:
+        return _colour(value)
+
+    @field_validator("states")
+    @classmethod
+    def _known_states(cls, value: dict[str, str]) -> dict[str, str]:
+        for state, colour in value.items():
+            if state not in STATES:
+                raise ValueError(f"unknown task state {state!r} (one of: {', '.join(STATES)})")
+            _colour(colour)
+        return value
+
+    def to_theme(self) -> Theme:
+        variables = {f"state-{k}": v for k, v in self.states.items()}
+        variables.update(self.variables)
+        return Theme(name=self.name, primary=self.primary, secondary=self.secondary,
+                     accent=self.accent, background=self.background, surface=self.surface,
+                     panel=self.panel, error=self.error, success=self.success,
+                     warning=self.warning, foreground=self.foreground, dark=self.dark,
+                     variables=variables)
+
+
+class ThemeError(Exception):
+    pass
+
+
+def load_theme_file(path: Path) -> Theme:
+    """Read one theme file; ThemeError names the file and what is wrong."""
+    try:
+        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ThemeError(f"theme {path.name}: cannot read it ({exc})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ThemeError(f"theme {path.name}:{where} not valid YAML") from None
+    if not isinstance(raw, dict):
+        raise ThemeError(f"theme {path.name}: expected a mapping of keys like name, primary, ...")
+    try:
+        return ThemeFile.model_validate(raw).to_theme()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(file)"
+        raise ThemeError(f"theme {path.name}: {field}: {first['msg']}") from None
+
+
+def shipped_theme_files() -> list[Path]:
+    folder = resources.files("inspector") / "themes"
+    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith((".yaml", ".yml")))
+
+
+def user_theme_files() -> list[Path]:
+    folder = store.themes_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml"))
+
+
+def register_themes(app: Any) -> list[str]:
+    """Register shipped then user themes (a user theme may replace a shipped one of the
+    same name). Returns one problem line per bad file."""
+    problems: list[str] = []
+    for path in [*shipped_theme_files(), *user_theme_files()]:
+        try:
+            app.register_theme(load_theme_file(path))
+        except ThemeError as exc:
+            problems.append(str(exc))
+    # Textual's own themes (and ours without ``states``) get theme-relative state colours.
+    for theme in app.available_themes.values():
+        fill_state_variables(theme)
+    return problems

@@ -1,0 +1,243 @@
+"""Every artifact chunk of a task, in arrival order: which artifact, flags, size, time."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ...textsafe import shorten
+from .formatting import format_offset
+
+if TYPE_CHECKING:
+    from ...session.tracker import Chunk, TaskView
+
+#: Column headings and widths. The artifact column takes what the others leave, at
+#: least ARTIFACT_MIN and at most what the longest id needs (ARTIFACT_MAX).
+HEADINGS = ("#", "artifact", "app", "last", "size", "t")
+FLAG_WIDTH = 4
+SIZE_WIDTH = 5
+TIME_WIDTH = 7
+ARTIFACT_MIN = 6
+ARTIFACT_MAX = 40
+GAP = 1
+
+
+def _flag(value: bool | None) -> str:
+    """append / lastChunk: yes, no, or — when the chunk did not say."""
+    return "—" if value is None else ("yes" if value else "no")
+
+
+class ChunkTable(ScrollView, can_focus=True):
+    """One row per chunk of the task's artifacts: the artifact's id (or ``[index]`` in
+    0.1), ``append`` (app) and ``lastChunk`` (last) as yes / no / — (absent), content
+    size (characters of text, bytes of files, JSON length of data) and time from the
+    task's first sight. Fits a 34-column pane; a long artifact id is shortened.
+
+    Built for streams of many thousands of chunks: adding rows is a list append, and
+    only the rows on screen are drawn. The header stays put; the cursor follows the
+    newest row while it is on the last one.
+
+    BINDINGS:
+        up / down, pageup / pagedown, home / end: move the cursor.
+
+    COMPONENT_CLASSES:
+        chunk-table--header: the column headings.
+        chunk-table--cursor: the cursor row.
+        chunk-table--dim: absent and false flags, the row number.
+        chunk-table--true: true flags.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(-1)", "Last", show=False),
+    ]
+
+    COMPONENT_CLASSES = {"chunk-table--header", "chunk-table--cursor", "chunk-table--dim",
+                         "chunk-table--true"}
+
+    DEFAULT_CSS = """
+    ChunkTable {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+        & > .chunk-table--header { text-style: bold; background: $panel; }
+        & > .chunk-table--cursor { background: $block-cursor-blurred-background; }
+        &:focus > .chunk-table--cursor { background: $block-cursor-background;
+                                         color: $block-cursor-foreground; }
+        & > .chunk-table--dim { color: $foreground-muted; }
+        & > .chunk-table--true { text-style: bold; }
+    }
+    """
+
+    cursor_row: reactive[int] = reactive(0, init=False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._for_task: TaskView | None = None
+        self._seen: dict[str, int] = {}
+        #: (artifact key, chunk) in arrival order.
+        self._rows: list[tuple[str, Chunk]] = []
+        self._artifact_width = len("artifact")
+        self._styles: dict[str, Style] = {}
+
+    # ------------------------------------------------------------------ data
+
+    @property
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    def reset(self) -> None:
+        self._for_task = None
+        self._seen = {}
+        self._rows = []
+        self._artifact_width = len("artifact")
+        self.cursor_row = 0
+        self._resize()
+
+    def sync(self, task: TaskView | None) -> int:
+        """Add rows for the chunks that arrived since the last call; returns how many."""
+        if task is not self._for_task:
+            self.reset()
+            self._for_task = task
+        if task is None:
+            return 0
+        new: list[tuple[int, str, Chunk]] = []
+        for key, art in task.artifacts.items():
+            chunks = art.chunks
+            seen = self._seen.get(key, 0)
+            if len(chunks) > seen:
+                new.extend((c.seq, key, c) for c in chunks[seen:])
+                self._seen[key] = len(chunks)
+                self._artifact_width = min(ARTIFACT_MAX, max(self._artifact_width, len(key)))
+        if not new:
+            return 0
+        new.sort(key=lambda item: item[0])
+        following = self.cursor_row >= len(self._rows) - 1
+        self._rows.extend((key, chunk) for _, key, chunk in new)
+        self._resize()
+        if following:
+            self.cursor_row = len(self._rows) - 1
+        return len(new)
+
+    def cells(self, index: int) -> list[str]:
+        """Row ``index`` as the strings shown (without padding)."""
+        key, chunk = self._rows[index]
+        start = self._for_task.first_t if self._for_task is not None else 0.0
+        return [str(index + 1), shorten(key, ARTIFACT_MAX), _flag(chunk.append),
+                _flag(chunk.last_chunk), str(chunk.size), format_offset(chunk.t - start)]
+
+    def _fit(self, cell: str, width: int) -> str:
+        return cell if len(cell) <= width else cell[: max(0, width - 1)] + "…"
+
+    def get_row_at(self, index: int) -> list[Text]:
+        """Row ``index`` as Text cells (the DataTable spelling, for tests and callers)."""
+        return [Text(cell) for cell in self.cells(index)]
+
+    # ------------------------------------------------------------------ layout
+
+    def _widths(self) -> list[int]:
+        number = max(1, len(str(len(self._rows))))
+        fixed = 1 + number + 2 * FLAG_WIDTH + SIZE_WIDTH + TIME_WIDTH + GAP * (len(HEADINGS) - 1)
+        room = self.scrollable_content_region.width - fixed
+        artifact = max(ARTIFACT_MIN, min(self._artifact_width, room))
+        return [number, artifact, FLAG_WIDTH, FLAG_WIDTH, SIZE_WIDTH, TIME_WIDTH]
+
+    def _resize(self) -> None:
+        width = 1 + sum(self._widths()) + GAP * (len(HEADINGS) - 1)
+        self.virtual_size = Size(width, len(self._rows) + 1)
+        self.refresh()
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        if self._rows:
+            clamped = max(0, min(new, len(self._rows) - 1))
+            if clamped != new:
+                self.cursor_row = clamped
+                return
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def _scroll_to_cursor(self) -> None:
+        body = max(1, self.size.height - 1)
+        top = int(self.scroll_y)
+        row = self.cursor_row
+        if row < top:
+            self.scroll_to(y=row, animate=False, immediate=True)
+        elif row >= top + body:
+            self.scroll_to(y=row - body + 1, animate=False, immediate=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._resize()
+        self._scroll_to_cursor()
+
+    # ------------------------------------------------------------------ drawing
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(f"chunk-table--{name}", partial=True)
+        return style
+
+    def notify_style_update(self) -> None:
+        self._styles = {}
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x, scroll_y = self.scroll_offset
+        base = self.rich_style
+        if y == 0:
+            header = base + self._style("header")
+            segments = self._segments(list(HEADINGS), header, header, header)
+        else:
+            index = scroll_y + y - 1
+            if index >= len(self._rows):
+                return Strip.blank(width, base)
+            style = base + self._style("cursor") if index == self.cursor_row else base
+            segments = self._segments(self.cells(index), style, style + self._style("dim"),
+                                      style + self._style("true"))
+        strip = Strip(segments)
+        return strip.crop_extend(scroll_x, scroll_x + width, base if y else base + self._style("header"))
+
+    def _segments(self, cells: list[str], style: Style, dim: Style, true: Style) -> list[Segment]:
+        segments = [Segment(" ", style)]
+        for i, (cell, width) in enumerate(zip(cells, self._widths())):
+            if i:
+                segments.append(Segment(" " * GAP, style))
+            cell = self._fit(cell, width)
+            text = cell.rjust(width) if i in (0, 4, 5) else cell.ljust(width)
+            if i in (2, 3) and cell in ("yes", "no", "—"):
+                segments.append(Segment(text, true if cell == "yes" else dim))
+            elif i == 0 and style is not dim:
+                segments.append(Segment(text, dim))
+            else:
+                segments.append(Segment(text, style))
+        return segments
+
+    # ------------------------------------------------------------------ keys and mouse
+
+    def action_cursor(self, delta: int) -> None:
+        self.cursor_row = max(0, min(len(self._rows) - 1, self.cursor_row + delta))
+
+    def action_page(self, direction: int) -> None:
+        self.action_cursor(direction * max(1, self.size.height - 2))
+
+    def action_jump(self, where: int) -> None:
+        self.cursor_row = 0 if where == 0 else max(0, len(self._rows) - 1)
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y >= 1:
+            index = int(self.scroll_y) + event.y - 1
+            if 0 <= index < len(self._rows):
+                self.cursor_row = index

@@ -1,0 +1,212 @@
+"""The bar across the top: the active agent, its dialect (and how it was chosen), auth,
+connection status, recording, and progress of whatever waits on the network."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Label
+
+from ...textsafe import shorten, visible
+from ..connection import AgentConnection
+from .base import ConnectionView
+
+if TYPE_CHECKING:
+    from ...session import Event
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+#: How often the progress line redraws while something waits.
+PROGRESS_INTERVAL = 0.1
+
+STATE_LABELS = {
+    "new": "○ new",
+    "connecting": "◌ connecting",
+    "ready": "● ready",
+    "error": "✗ error",
+    "replay": "▶ replay",
+}
+
+
+def auth_summary(conn: AgentConnection) -> str:
+    """What credentials go with each request, without the secret: ``bearer``, ``basic``,
+    ``api-key X-API-Key``, ``none``; plus the number of extra headers."""
+    auth = conn.auth
+    kind = "none"
+    if auth is not None:
+        kind = auth.kind
+        if kind == "api-key":
+            kind += " " + ", ".join(sorted(auth.headers()))
+    if conn.headers:
+        kind += f" +{len(conn.headers)} header{'s' if len(conn.headers) > 1 else ''}"
+    card = conn.card
+    if auth is None and card is not None and (card.security or card.authentication):
+        kind += " (card asks for auth)"
+    return kind
+
+
+def connection_label(conn: AgentConnection) -> str:
+    """The name to show: the user's (saved or renamed), else the card's, else host:port."""
+    from ..connection import display_name
+
+    card = conn.card
+    if not conn.saved_as and conn.name == display_name(conn.url) and card is not None and card.name:
+        return visible(card.name, single_line=True)
+    return conn.name
+
+
+def choose_dialect(app: Any) -> None:
+    """Ask which dialect the active connection should talk, then switch to it.
+    The app's dialect key and a click on the bar's dialect both land here."""
+    from ..screens.dialect_menu import DialectMenu
+
+    conn = app.active
+    if conn is None:
+        app.notify("no agent: connect first (ctrl+o)", severity="warning")
+        return
+    if conn.read_only:
+        app.notify("a recording's dialect is fixed", severity="warning")
+        return
+
+    def chosen(choice: str | None) -> None:
+        if choice is not None and app.active is conn:
+            app.switch_dialect(conn, choice)
+
+    app.push_screen(DialectMenu(conn.requested_dialect, conn.dialect_name), chosen)
+
+
+class ConnectionBar(ConnectionView, Horizontal):
+    """One line: status, agent, URL, dialect (with how it was chosen), auth, recording, progress.
+
+    Click the dialect (or press the app's dialect key, F8) to switch it. The progress
+    part shows a spinner and the elapsed time of each call in ``app.waiting``, redrawn
+    about ten times a second while something waits and not at all otherwise.
+    """
+
+    DEFAULT_CSS = """
+    ConnectionBar {
+        height: 1;
+        background: $panel;
+        padding: 0 1;
+        & > Label { padding-right: 2; }
+        & > #bar-status { text-style: bold; }
+        & > #bar-status.-new { color: $foreground-muted; }
+        & > #bar-status.-connecting { color: $warning; }
+        & > #bar-status.-ready { color: $success; }
+        & > #bar-status.-error { color: $error; }
+        & > #bar-status.-replay { color: $secondary; }
+        & > #bar-name { text-style: bold; }
+        & > #bar-url { color: $foreground-muted; }
+        & > #bar-dialect { color: $accent; }
+        & > #bar-dialect:hover { text-style: underline; }
+        & > #bar-auth { color: $foreground-muted; }
+        & > #bar-rec { color: $error; text-style: bold; }
+        & > #bar-progress { width: 1fr; color: $warning; text-align: right; padding-right: 0; }
+    }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: Composed and mounted: safe to query children (is_mounted is False in on_mount).
+        self._live = False
+        self._conn: AgentConnection | None = None
+        self._spin = 0
+        self._progress_shown = False
+        self._state: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label("no agent", id="bar-status", markup=False)
+        yield Label("ctrl+o connects; the agents list opens saved ones", id="bar-name", markup=False)
+        yield Label("", id="bar-url", markup=False)
+        yield Label("", id="bar-dialect", markup=False)
+        yield Label("", id="bar-auth", markup=False)
+        yield Label("", id="bar-rec", markup=False)
+        yield Label("", id="bar-progress", markup=False)
+
+    def on_mount(self) -> None:
+        self._live = True
+        self.query_one("#bar-dialect").tooltip = "switch dialect (F8)"
+        self.set_interval(PROGRESS_INTERVAL, self._tick, name="bar-progress")
+        self.show_connection(getattr(self.app, "active", None))
+
+    # ------------------------------------------------------------------ ConnectionView
+
+    def show_connection(self, conn: AgentConnection | None) -> None:
+        self._conn = conn
+        if not self._live:
+            return
+        status = self.query_one("#bar-status", Label)
+        for state in STATE_LABELS:
+            status.remove_class(f"-{state}")
+        labels = {name: self.query_one(f"#bar-{name}", Label)
+                  for name in ("name", "url", "dialect", "auth", "rec")}
+        if conn is None:
+            self._state = None
+            status.update("○ no agent")
+            status.add_class("-new")
+            labels["name"].update("ctrl+o connects; the agents list opens saved ones")
+            for name in ("url", "dialect", "auth", "rec"):
+                labels[name].update("")
+                labels[name].display = False
+            return
+        self._state = conn.state
+        status.update(STATE_LABELS.get(conn.state, conn.state))
+        status.add_class(f"-{conn.state}")
+        if conn.state == "error" and conn.error is not None:
+            status.tooltip = shorten(str(conn.error), 200)
+        else:
+            status.tooltip = None
+        labels["name"].update(shorten(connection_label(conn), 30))
+        labels["url"].update(shorten(conn.url, 50))
+        labels["url"].display = True
+        if conn.read_only:
+            dialect = f"dialect {conn.dialect_name or '?'} (recording)"
+        elif conn.dialect_name:
+            dialect = f"dialect {conn.dialect_name} ▾ ({conn.dialect_source or '?'})"
+        elif conn.requested_dialect != "auto":
+            dialect = f"dialect {conn.requested_dialect} ▾ (user)"
+        else:
+            dialect = "dialect auto ▾"
+        labels["dialect"].update(dialect)
+        labels["dialect"].display = True
+        labels["auth"].update("" if conn.read_only else f"auth: {auth_summary(conn)}")
+        labels["auth"].display = not conn.read_only
+        recording = conn.recording
+        labels["rec"].update(f"⏺ REC {shorten(recording.name, 40)}" if recording else "")
+        labels["rec"].display = recording is not None
+        if recording is not None:
+            labels["rec"].tooltip = str(recording)
+
+    def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
+        # The state moves during connect (card fetch, probes) before ConnectionChanged says so.
+        if conn is self._conn and conn.state != self._state:
+            self.show_connection(conn)
+
+    # ------------------------------------------------------------------ progress
+
+    def _tick(self) -> None:
+        waiting = getattr(self.app, "waiting", None) or {}
+        conn = self._conn
+        if conn is not None and conn.state != self._state:
+            self.show_connection(conn)
+        if not waiting:
+            if self._progress_shown:
+                self.query_one("#bar-progress", Label).update("")
+                self._progress_shown = False
+            return
+        self._spin = (self._spin + 1) % len(SPINNER)
+        entries = sorted(waiting.values(), key=lambda entry: entry[1])
+        label, started = entries[0]
+        elapsed = max(0.0, time.monotonic() - started)
+        text = f"{SPINNER[self._spin]} {shorten(label, 50)}… {elapsed:.1f} s"
+        if len(entries) > 1:
+            text += f" (+{len(entries) - 1} more)"
+        self.query_one("#bar-progress", Label).update(text)
+        self._progress_shown = True
+
+    def on_click(self, event: Any) -> None:
+        widget = getattr(event, "widget", None)
+        if widget is not None and widget.id == "bar-dialect":
+            choose_dialect(self.app)

@@ -1,0 +1,114 @@
+"""Small, pure formatting helpers shared by the task views (no Textual import).
+
+Everything an agent supplied goes through :func:`inspector.textsafe.visible` here or at
+the call site; these helpers return plain strings, never markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from ...protocol.models import FileContent
+from ...textsafe import visible
+
+
+def format_duration(seconds: float | None) -> str:
+    """``12ms``, ``1.20s``, ``12.3s``, ``2m03s``, ``1h02m``; ``—`` for None."""
+    if seconds is None:
+        return "—"
+    if seconds < 0:
+        seconds = 0.0
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
+    if seconds < 10:
+        return f"{seconds:.2f}s"
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        minutes, secs = divmod(int(seconds), 60)
+        return f"{minutes}m{secs:02d}s"
+    hours, rest = divmod(int(seconds), 3600)
+    return f"{hours}h{rest // 60:02d}m"
+
+
+def format_offset(seconds: float) -> str:
+    """A time relative to a task's start: ``+0ms``, ``+1.20s``, ``+2m03s``."""
+    return "+" + format_duration(seconds)
+
+
+def format_age(seconds: float) -> str:
+    """A coarse age for lists: ``4s``, ``12m``, ``3h``, ``2d`` (stable between frames)."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    if seconds < 86400:
+        return f"{seconds // 3600}h"
+    return f"{seconds // 86400}d"
+
+
+def format_size(n: int) -> str:
+    """Bytes for people: ``29 B``, ``1.2 KiB``, ``3.4 MiB``."""
+    if n < 1024:
+        return f"{n} B"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if value < 1024 or unit == "GiB":
+            return f"{value:.1f} {unit}"
+    return f"{n} B"  # pragma: no cover
+
+
+def short_id(task_id: str, width: int = 8) -> str:
+    """The first ``width`` characters of an id, made visible (ids are agent data)."""
+    text = visible(task_id, single_line=True)
+    return text if len(text) <= width else text[:width] + "…"
+
+
+def base64_size(data: str) -> int:
+    """Decoded length of base64 text, without decoding it."""
+    stripped = data.strip()
+    pad = len(stripped) - len(stripped.rstrip("="))
+    return max(0, len(stripped) * 3 // 4 - pad)
+
+
+def decode_base64(data: str) -> bytes:
+    """Decode a file part's bytes: standard base64, tolerating missing padding, line
+    breaks and the URL-safe alphabet. ``ValueError`` says what is wrong."""
+    compact = "".join(data.split())
+    compact += "=" * (-len(compact) % 4)
+    try:
+        return base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError):
+        pass
+    try:
+        return base64.b64decode(compact, altchars=b"-_", validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("the file part's bytes are not valid base64") from None
+
+
+def file_summary(file: FileContent) -> str:
+    """One line: name · mime · size (inline bytes) or URI. Agent data, made visible."""
+    bits = [visible(file.name, single_line=True) if file.name else "(unnamed)"]
+    if file.mime_type:
+        bits.append(visible(file.mime_type, single_line=True))
+    if file.bytes is not None:
+        bits.append(format_size(base64_size(file.bytes)))
+    if file.uri is not None:
+        bits.append(visible(file.uri, single_line=True))
+    if file.bytes is None and file.uri is None:
+        bits.append("no content")
+    return " · ".join(bits)
+
+
+def data_json(data: Any) -> str:
+    """A data part as pretty JSON, with escapes in strings kept visible."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(data)
+    return visible(text)

@@ -1,0 +1,320 @@
+"""A local push-notification receiver per connection, and the notifications it got.
+
+The receiver (``inspector.client.push_receiver``) is a small HTTP server on loopback; it
+appends every POST to the connection's session as a PUSH event, which the tracker
+applies to the task's timeline like any stream event. This panel starts and stops it
+and registers it with the agent, both through app workers (``app.run_worker`` +
+``app.call_agent``): the panel itself never waits on the network.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.color import Color, ColorParseError
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, DataTable, Static
+
+from ...client.push_receiver import PushReceiver, token_of
+from ...protocol import models as m
+from ...session import Event, Kind
+from ..connection import AgentConnection
+from .base import ConnectionView
+from .traffic_model import format_size, payload_label
+
+HINT = "s: start/stop the receiver · r: register it for the selected task · enter: show in traffic"
+
+
+def _task_of(event: Event) -> str | None:
+    payload = event.payload
+    task = getattr(payload, "task_id", None) or getattr(payload, "id", None)
+    return task if isinstance(task, str) else None
+
+
+class PushPanel(ConnectionView, Vertical):
+    """Push notifications of the active connection.
+
+    BINDINGS:
+    | key | action |
+    | :- | :- |
+    | s | start / stop the local receiver for the active connection |
+    | r | register the receiver for the selected task (a fresh random token) |
+    | enter | show the selected notification in the traffic view |
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "toggle_receiver", "Start/stop receiver"),
+        Binding("r", "register_push", "Register for task"),
+    ]
+
+    DEFAULT_CSS = """
+    PushPanel {
+        height: 1fr;
+        & > #push-bar { height: auto; }
+        & > #push-bar > Button { margin-right: 1; min-width: 12; }
+        & #push-status { width: 1fr; height: auto; padding: 0 1; }
+        & > #push-hint { height: 1; padding: 0 1; color: $foreground-muted; }
+        & > DataTable { height: 1fr; }
+    }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.connection: AgentConnection | None = None
+        #: One receiver per connection id (kept when another connection becomes active).
+        self.receivers: dict[int, PushReceiver] = {}
+        #: (connection id, task id) -> the config the agent accepted.
+        self.registered: dict[tuple[int, str], m.PushNotificationConfig] = {}
+        self._starting: set[int] = set()
+        self._ready = False
+        self._rows = 0
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="push-bar"):
+            yield Button("Start receiver", id="push-start", compact=True)
+            yield Button("Register for task", id="push-register", compact=True)
+            yield Static("", id="push-status", markup=False)
+        yield Static(HINT, id="push-hint", markup=False)
+        table: DataTable[Any] = DataTable(id="push-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("time", "task", "state", "token", "size", "path")
+        yield table
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self.show_connection(self.connection or getattr(self.app, "active", None), force=True)
+
+    async def on_unmount(self) -> None:
+        for receiver in list(self.receivers.values()):
+            try:
+                await receiver.stop()
+            except Exception:  # quitting must not fail over a receiver
+                pass
+        self.receivers.clear()
+
+    # ------------------------------------------------------------------ ConnectionView
+
+    def show_connection(self, conn: AgentConnection | None, force: bool = False) -> None:
+        if conn is self.connection and not force:
+            self._status()
+            return
+        self.connection = conn
+        self._stop_orphans()
+        if not self._ready:
+            return
+        table = self.query_one(DataTable)
+        table.clear()
+        self._rows = 0
+        if conn is not None:
+            self._add_rows([e for e in conn.session.events if e.kind is Kind.PUSH])
+        self._status()
+
+    def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
+        if conn is not self.connection or not self._ready:
+            return
+        pushes = [e for e in events if e.kind is Kind.PUSH]
+        if pushes:
+            self._add_rows(pushes)
+            self._status()
+
+    def show_task(self, conn: AgentConnection | None, task_id: str | None) -> None:
+        if self._ready:
+            self._status()
+
+    # ------------------------------------------------------------------ drawing
+
+    @property
+    def receiver(self) -> PushReceiver | None:
+        conn = self.connection
+        return self.receivers.get(conn.id) if conn is not None else None
+
+    def _state_style(self, state: str) -> str:
+        try:
+            value = getattr(self.app, "theme_variables", {}).get(f"state-{state}")
+            return Color.parse(value).rich_color.name if value else ""
+        except (ColorParseError, AttributeError, TypeError):
+            return ""
+
+    def _token(self, event: Event) -> Text:
+        receiver = self.receiver
+        if receiver is not None and any(e is event for e in receiver.received):
+            verdict = receiver.check_token(event)
+        else:
+            verdict = "present" if token_of(event.data.get("headers") or {}) else "none"
+        style = {"ok": "bold green", "wrong": "bold red", "missing": "bold red"}.get(verdict, "")
+        return Text(verdict, style=style)
+
+    def _add_rows(self, events: list[Event]) -> None:
+        table = self.query_one(DataTable)
+        for event in events:
+            task = _task_of(event) or "?"
+            short = task if len(task) <= 12 else task[:8] + "…"
+            state = payload_label(event.payload) or ("no body" if not event.data.get("body") else "?")
+            path = str(event.data.get("path") or event.data.get("url") or "")
+            table.add_row(Text(f"{event.t:.3f}"), Text(short), Text(state, style=self._state_style(state)),
+                          self._token(event), Text(format_size(event.data.get("body_size"))),
+                          Text(path[-40:]), key=str(event.seq))
+            self._rows += 1
+        if table.row_count:
+            table.move_cursor(row=table.row_count - 1)
+
+    def _status(self) -> None:
+        if not self._ready:
+            return
+        conn = self.connection
+        receiver = self.receiver
+        start = self.query_one("#push-start", Button)
+        if conn is None:
+            text = "no agent"
+        elif conn.read_only:
+            text = "a recording: notifications as received, no receiver"
+        elif conn.id in self._starting:
+            text = "receiver starting…"
+        elif receiver is None or not receiver.running:
+            text = "receiver stopped"
+        else:
+            text = f"listening on {receiver.url}"
+        start.label = "Stop receiver" if receiver is not None and receiver.running else "Start receiver"
+        if conn is not None:
+            tasks = [t for (cid, t) in self.registered if cid == conn.id]
+            if tasks:
+                shown = ", ".join(t if len(t) <= 12 else t[:8] + "…" for t in tasks[-3:])
+                text += f" · registered for {shown}"
+            text += f" · {self._rows} received"
+        self.query_one("#push-status", Static).update(text)
+
+    def _stop_orphans(self) -> None:
+        """Stop the receivers of connections that were closed."""
+        open_ids = {c.id for c in getattr(self.app, "connections", [])}
+        for cid in [cid for cid in self.receivers if cid not in open_ids]:
+            receiver = self.receivers.pop(cid)
+            self.app.run_worker(receiver.stop(), group="push-receiver", exit_on_error=False)
+
+    # ------------------------------------------------------------------ actions
+
+    def _live(self) -> AgentConnection | None:
+        conn = self.connection
+        if conn is None:
+            self.app.notify("no agent connected", severity="warning")
+            return None
+        if conn.read_only:
+            self.app.notify("this is a recording: it cannot receive or register", severity="warning")
+            return None
+        return conn
+
+    def action_toggle_receiver(self) -> None:
+        receiver = self.receiver
+        if receiver is not None and receiver.running:
+            self.action_stop_receiver()
+        else:
+            self.action_start_receiver()
+
+    def action_start_receiver(self) -> None:
+        """Start the local receiver for the active connection (a no-op if it runs)."""
+        conn = self._live()
+        if conn is None or conn.id in self._starting:
+            return
+        receiver = self.receivers.get(conn.id)
+        if receiver is not None and receiver.running:
+            self.app.notify(f"the push receiver is listening on {receiver.url}", markup=False)
+            return
+        self.app.run_worker(self._start(conn), group="push-receiver", exit_on_error=False)
+
+    async def _start(self, conn: AgentConnection) -> PushReceiver | None:
+        receiver = self.receivers.get(conn.id)
+        if receiver is None:
+            receiver = self.receivers[conn.id] = PushReceiver(conn.session, dialect=lambda: conn.dialect_name)
+        if receiver.running:
+            return receiver
+        self._starting.add(conn.id)
+        self._status()
+        try:
+            url = await receiver.start()
+        except Exception as exc:  # a port or server failure is a notification
+            self.receivers.pop(conn.id, None)
+            self.app.report_error("the push receiver did not start", exc)
+            return None
+        finally:
+            self._starting.discard(conn.id)
+            self._status()
+        self.app.notify(f"push receiver listening on {url}", title="push", markup=False)
+        return receiver
+
+    def action_stop_receiver(self) -> None:
+        conn = self.connection
+        receiver = self.receivers.get(conn.id) if conn is not None else None
+        if receiver is None or not receiver.running:
+            self.app.notify("the push receiver is not running")
+            return
+        self.app.run_worker(self._stop(receiver), group="push-receiver", exit_on_error=False)
+
+    async def _stop(self, receiver: PushReceiver) -> None:
+        await receiver.stop()
+        self._status()
+        self.app.notify("push receiver stopped", title="push")
+
+    def _target_task(self, conn: AgentConnection) -> str | None:
+        task_id = getattr(self.app, "task_id", None)
+        if task_id:
+            return task_id
+        tasks = conn.tracker.tasks
+        if not tasks:
+            return None
+        return max(tasks.values(), key=lambda t: t.last_seq).id
+
+    def action_register_push(self) -> None:
+        """Register the receiver (started if need be) for the selected task, else the newest."""
+        conn = self._live()
+        if conn is None:
+            return
+        task_id = self._target_task(conn)
+        if task_id is None:
+            self.app.notify("no task yet: send a message first", severity="warning")
+            return
+        self.app.run_worker(self._register(conn, task_id), group="push-register", exit_on_error=False)
+
+    async def _register(self, conn: AgentConnection, task_id: str) -> None:
+        receiver = await self._start(conn)
+        if receiver is None:
+            return
+        config = m.PushNotificationConfig(url=receiver.url_for(task_id), token=receiver.issue_token(task_id))
+        try:
+            result = await self.app.call_agent(conn, f"registering push for {task_id[:8]}",
+                                               conn.set_push(task_id, config))
+        except Exception as exc:  # e.g. the dialect has no push methods
+            self.app.report_error("registering the push receiver failed", exc)
+            return
+        if result is None:
+            return
+        self.registered[(conn.id, task_id)] = config
+        self._status()
+        self.app.notify(f"the agent will push task {task_id} to {config.url}", title="push", markup=False)
+
+    # ------------------------------------------------------------------ events
+
+    @on(Button.Pressed, "#push-start")
+    def _start_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_toggle_receiver()
+
+    @on(Button.Pressed, "#push-register")
+    def _register_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_register_push()
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        key = event.row_key.value
+        if not key:
+            return
+        from .traffic_view import TrafficView
+
+        self.app.action_view("traffic")
+        for view in self.screen.query(TrafficView):
+            if view.select_seq(int(key)):
+                return

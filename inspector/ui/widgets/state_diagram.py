@@ -1,0 +1,335 @@
+"""The task state machine, current state lit, path taken, timings and violations."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from rich.style import Style
+from rich.text import Text
+from textual.widget import Widget
+
+from ...protocol.models import TaskState
+from ...protocol.states import INTERRUPTED, TERMINAL
+from ...session import Event
+from ...textsafe import visible
+from ..connection import AgentConnection
+from .base import ConnectionView
+from .formatting import format_duration, format_offset, short_id
+
+if TYPE_CHECKING:
+    from ...session.tracker import TaskView
+
+S = TaskState
+
+# The drawing: 34 columns. Each line has a mask of the same length naming what each
+# cell belongs to: a state's label (lower case) or box (upper case), or an edge (digits).
+#   s/S submitted   w/W working   i input-required  a auth-required  I their box
+#   c completed  f failed  x canceled  r rejected  T the box of the ended states
+#   1 submitted->working  2 submitted->interrupted  3 submitted->ended  8 shared by 2 and 3
+#   4 working->interrupted  5 interrupted->working  6 working->ended  7 interrupted->ended
+DRAWING = [
+    ('╭───────────╮   ╭───────────╮     ',
+     'SSSSSSSSSSSSS   WWWWWWWWWWWWW     '),
+    ('│ submitted ├──▶│  working  ├─╮   ',
+     'SSsssssssssSS111WWWwwwwwwwWWW66   '),
+    ('╰─────┬─────╯   ╰──┬─────▲──╯ │   ',
+     'SSSSSS8SSSSSS   WWW4WWWWW5WWW 6   '),
+    ('      │     ╭──────▼─────┴─╮  │   ',
+     '      8     IIIIIII4IIIII5II  6   '),
+    ('      ├────▶│input-required│  │   ',
+     '      822222IiiiiiiiiiiiiiiI  6   '),
+    ('      │     │auth-required │  │   ',
+     '      3     IaaaaaaaaaaaaaII  6   '),
+    ('      │     ╰──────┬───────╯  │   ',
+     '      3     IIIIIII7IIIIIIII  6   '),
+    ('╭─────▼────────────▼──────────▼──╮',
+     'TTTTTT3TTTTTTTTTTTT7TTTTTTTTTT6TTT'),
+    ('│ completed    failed            │',
+     'TTcccccccccTTTTffffffTTTTTTTTTTTTT'),
+    ('│ canceled     rejected          │',
+     'TTxxxxxxxxTTTTTrrrrrrrrTTTTTTTTTTT'),
+    ('╰────────────────────────────────╯',
+     'TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT'),
+]
+DRAWING_WIDTH = 34
+
+_LABEL = {"s": S.SUBMITTED, "w": S.WORKING, "i": S.INPUT_REQUIRED, "a": S.AUTH_REQUIRED,
+          "c": S.COMPLETED, "f": S.FAILED, "x": S.CANCELED, "r": S.REJECTED}
+_BOX = {"S": (S.SUBMITTED,), "W": (S.WORKING,), "I": (S.INPUT_REQUIRED, S.AUTH_REQUIRED),
+        "T": (S.COMPLETED, S.FAILED, S.CANCELED, S.REJECTED)}
+
+
+def _tier(state: TaskState) -> str:
+    if state == S.SUBMITTED:
+        return "S"
+    if state == S.WORKING:
+        return "W"
+    if state in INTERRUPTED:
+        return "I"
+    if state in TERMINAL:
+        return "T"
+    return "U"
+
+
+_EDGES = {("S", "W"): "1", ("S", "I"): "2", ("S", "T"): "3", ("W", "I"): "4",
+          ("I", "W"): "5", ("W", "T"): "6", ("I", "T"): "7"}
+
+#: Transition rows listed, and violations, before "… n earlier/more".
+MAX_TRANSITIONS = 6
+MAX_VIOLATIONS = 3
+#: Seconds between redraws when only the running state's time changed.
+LIVE_REDRAW = 0.25
+
+#: Codes whose violation is about a state change (marks that row of the path).
+TRANSITION_CODES = {"illegal-transition", "transition-after-terminal", "final-not-terminal",
+                    "terminal-not-final", "event-after-final", "event-after-terminal"}
+
+
+def taken_edges(path: list[TaskState]) -> dict[str, TaskState]:
+    """The drawing's edge marks lit by a path of states, each with the state it led to
+    (the latest time it was taken)."""
+    edges: dict[str, TaskState] = {}
+    for before, after in zip(path, path[1:]):
+        mark = _EDGES.get((_tier(before), _tier(after)))
+        if mark is not None:
+            edges[mark] = after
+            if mark in "23":
+                edges["8"] = after
+    return edges
+
+
+class StateDiagram(ConnectionView, Widget):
+    """The selected task's walk through the A2A state machine.
+
+    The drawing (34 columns) lights the current state in its theme colour
+    (``$state-<state>``), shows the states visited in colour and the edges taken in bold;
+    below it every transition with its time from the task's first sight and the time
+    spent in the state (the current state's time runs to the task's latest event, marked
+    ``…``); then the protocol violations with code and message, coloured by severity.
+    Narrower than 34 columns, the drawing is replaced by a one-line path.
+
+    COMPONENT_CLASSES:
+        state-diagram--<state>: each task state's colour (``$state-<state>``).
+        state-diagram--dim: states and edges not taken.
+        state-diagram--edge: edges taken (drawn in the colour of the state they led to).
+        state-diagram--error / state-diagram--warning: violations by severity.
+        state-diagram--title: the heading line.
+    """
+
+    COMPONENT_CLASSES = {
+        *(f"state-diagram--{s.value}" for s in S),
+        "state-diagram--dim", "state-diagram--edge", "state-diagram--error",
+        "state-diagram--warning", "state-diagram--title",
+    }
+
+    DEFAULT_CSS = """
+    StateDiagram {
+        height: auto;
+        padding: 0 0 0 1;
+        & > .state-diagram--submitted { color: $state-submitted; }
+        & > .state-diagram--working { color: $state-working; }
+        & > .state-diagram--input-required { color: $state-input-required; }
+        & > .state-diagram--auth-required { color: $state-auth-required; }
+        & > .state-diagram--completed { color: $state-completed; }
+        & > .state-diagram--canceled { color: $state-canceled; }
+        & > .state-diagram--failed { color: $state-failed; }
+        & > .state-diagram--rejected { color: $state-rejected; }
+        & > .state-diagram--unknown { color: $state-unknown; }
+        & > .state-diagram--dim { color: $foreground-muted; }
+        & > .state-diagram--edge { text-style: bold; }
+        & > .state-diagram--error { color: $error; }
+        & > .state-diagram--warning { color: $warning; }
+        & > .state-diagram--title { text-style: bold; }
+    }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._conn: AgentConnection | None = None
+        self._task_id: str | None = None
+        self._drawn: tuple[Any, ...] | None = None
+        self._shape: tuple[Any, ...] | None = None
+        self._painted = 0.0
+        self._trailing: Any = None
+        self._styles: dict[str, Style] = {}
+
+    # ------------------------------------------------------------------ ConnectionView
+
+    def show_connection(self, conn: AgentConnection | None) -> None:
+        self._conn = conn
+        self._task_id = self.app.task_id if conn is not None else None  # type: ignore[attr-defined]
+        self._update(force=True)
+
+    def show_task(self, conn: AgentConnection | None, task_id: str | None) -> None:
+        self._conn, self._task_id = conn, task_id
+        self._update(force=True)
+
+    def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
+        if conn is self._conn and self._task_id in changed:
+            self._update()
+
+    @property
+    def task(self) -> TaskView | None:
+        if self._conn is None or self._task_id is None:
+            return None
+        return self._conn.tracker.task(self._task_id)
+
+    def _update(self, force: bool = False, timed: bool = False) -> None:
+        """Redraw when the task changed; lay out again only when the height may have.
+        When only the running state's time moved, redraw a few times a second."""
+        task = self.task
+        if task is None:
+            shape: tuple[Any, ...] | None = None
+            key: tuple[Any, ...] | None = None
+        else:
+            shape = (task.id, min(len(task.timeline), MAX_TRANSITIONS + 1),
+                     tuple(v.message for v in task.violations[:MAX_VIOLATIONS + 1]))
+            key = (shape, len(task.timeline), len(task.violations), task.last_t)
+        if not force and key == self._drawn:
+            return
+        drawn = self._drawn
+        only_time = (not force and key is not None and drawn is not None
+                     and key[:3] == drawn[:3])
+        if only_time and not timed:
+            if self._trailing is None:
+                delay = max(0.02, LIVE_REDRAW - (time.monotonic() - self._painted))
+                self._trailing = self.set_timer(delay, self._redraw_time, name="state-diagram-time")
+            return
+        self.refresh(layout=force or shape != self._shape)
+        self._drawn, self._shape = key, shape
+        self._painted = time.monotonic()
+
+    def _redraw_time(self) -> None:
+        self._trailing = None
+        self._update(timed=True)
+
+    # ------------------------------------------------------------------ drawing
+
+    def _style(self, name: str) -> Style:
+        # Cached here: refresh() clears Textual's own cache, and this renders every frame.
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(
+                f"state-diagram--{name}", partial=True)
+        return style
+
+    def notify_style_update(self) -> None:
+        self._styles = {}
+        super().notify_style_update()
+
+    def render(self) -> Text:
+        task = self.task
+        if task is None:
+            text = "No task selected." if self._conn is not None else "No agent connected."
+            return Text(text, style=self._style("dim"))
+        lines: list[Text] = [self._title(task)]
+        width = self.content_size.width or DRAWING_WIDTH
+        path = [c.state for c in task.timeline]
+        if width >= DRAWING_WIDTH:
+            lines.extend(self._drawing(task, path))
+        else:
+            lines.append(self._path_line(path))
+        lines.extend(self._transitions(task))
+        lines.extend(self._violations(task))
+        return Text("\n").join(lines)
+
+    def _title(self, task: TaskView) -> Text:
+        title = Text()
+        title.append("task " + short_id(task.id), style=self._style("title"))
+        if task.state is not None:
+            title.append("  ")
+            title.append(task.state.value, style=self._style(task.state.value) + Style(bold=True))
+        return title
+
+    def _path_line(self, path: list[TaskState]) -> Text:
+        line = Text()
+        for i, state in enumerate(path):
+            if i:
+                line.append(" → ", style=self._style("dim"))
+            line.append(state.value, style=self._style(state.value))
+        return line or Text("(no state yet)", style=self._style("dim"))
+
+    def _drawing(self, task: TaskView, path: list[TaskState]) -> list[Text]:
+        current = task.state
+        visited = set(path)
+        edges = taken_edges(path)
+        dim = self._style("dim")
+        edge = self._style("edge")
+        styles: dict[str, Style] = {}
+        for mark, state in _LABEL.items():
+            if state == current:
+                styles[mark] = self._style(state.value) + Style(bold=True, reverse=True)
+            elif state in visited:
+                styles[mark] = self._style(state.value) + Style(bold=True)
+            else:
+                styles[mark] = dim
+        for mark, states in _BOX.items():
+            lit = next((s for s in states if s == current), None) or next(
+                (s for s in reversed(path) if s in states), None)
+            styles[mark] = self._style(lit.value) if lit is not None else dim
+        for mark in "12345678":
+            to = edges.get(mark)
+            styles[mark] = dim if to is None else self._style(to.value) + edge
+        out = []
+        for drawing, mask in DRAWING:
+            line = Text()
+            run_start, run_mark = 0, mask[0]
+            for col in range(1, len(drawing) + 1):
+                mark = mask[col] if col < len(mask) else None
+                if mark != run_mark:
+                    line.append(drawing[run_start:col], style=styles.get(run_mark, dim))
+                    run_start, run_mark = col, mark
+            out.append(line)
+        if current == S.UNKNOWN:
+            out.append(Text("current state: unknown (the agent did not say)",
+                            style=self._style("unknown")))
+        return out
+
+    def _transitions(self, task: TaskView) -> list[Text]:
+        timeline = task.timeline
+        if not timeline:
+            return [Text("no state reported yet", style=self._style("dim"))]
+        flagged = {v.seq for v in task.violations if v.code in TRANSITION_CODES}
+        start = task.first_t
+        out = [Text(f"{'state':<16}{'at':>8}{'for':>9}", style=self._style("dim"))]
+        shown = timeline[-MAX_TRANSITIONS:]
+        if len(timeline) > len(shown):
+            out.append(Text(f"… {len(timeline) - len(shown)} earlier", style=self._style("dim")))
+        last = timeline[-1]
+        for change in shown:
+            state = change.state
+            if change.end_t is not None:
+                took = format_duration(change.end_t - change.t)
+            elif state in TERMINAL:
+                took = "end"
+            else:
+                took = format_duration(max(0.0, task.last_t - change.t)) + "…"
+            mark = "✖ " if change.seq in flagged else ("▸ " if change is last else "  ")
+            row = Text()
+            row.append(mark, style=self._style("error") if change.seq in flagged else self._style(state.value))
+            row.append(f"{state.value:<14}", style=self._style(state.value)
+                       + (Style(bold=True) if change is last else Style()))
+            row.append(f"{format_offset(change.t - start):>8}{took:>9}")
+            out.append(row)
+        return out
+
+    def _violations(self, task: TaskView) -> list[Text]:
+        violations = task.violations
+        if not violations:
+            return []
+        errors = sum(1 for v in violations if v.severity == "error")
+        head = Text(f"violations: {len(violations)}", style=self._style("error" if errors else "warning")
+                    + Style(bold=True))
+        out = [head]
+        for v in violations[:MAX_VIOLATIONS]:
+            style = self._style("error" if v.severity == "error" else "warning")
+            row = Text()
+            row.append("✖ " if v.severity == "error" else "⚠ ", style=style)
+            row.append(v.code, style=style + Style(bold=True))
+            row.append("\n  " + visible(v.message))
+            out.append(row)
+        if len(violations) > MAX_VIOLATIONS:
+            out.append(Text(f"… {len(violations) - MAX_VIOLATIONS} more",
+                            style=self._style("dim")))
+        return out

@@ -1,0 +1,311 @@
+"""One event in full: its facts, headers and pretty, syntax-coloured JSON body.
+
+A Line API view: a 5 MB body pretty-prints once into lines and only the visible ones
+are coloured, so a large artifact scrolls as smoothly as a small one. Everything shown
+comes from the agent, so it is rendered as plain segments (never markup) after
+``textsafe.visible`` has made control characters and bidi overrides visible.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import json
+import re
+from typing import Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ...protocol.errors import JsonRpcError, ProtocolError
+from ...session import Event, Kind
+from ...textsafe import visible
+from .traffic_model import KIND_LABEL, TrafficIndex, format_ms, format_size, payload_label
+
+#: Bodies above this are shown as text, not parsed and pretty-printed.
+PRETTY_LIMIT = 2_000_000
+#: Characters shown of one line (a 1 MB base64 string is one JSON line).
+LINE_LIMIT = 4000
+
+# Line kinds: how render_line colours each one.
+HEADING, FIELD, JSON, TEXT, DIM = "heading", "field", "json", "text", "dim"
+
+_TOKEN = re.compile(r'(?P<key>"(?:[^"\\]|\\.)*"(?=\s*:))|(?P<string>"(?:[^"\\]|\\.)*"?)'
+                    r'|(?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(?P<literal>\btrue\b|\bfalse\b|\bnull\b)'
+                    r'|(?P<punct>[{}\[\],:])')
+
+
+def pretty_json(text: str) -> list[str] | None:
+    """``text`` as indented JSON lines, or None when it is not JSON."""
+    stripped = text.lstrip("\ufeff").strip()
+    if not stripped or stripped[0] not in "{[\"-0123456789tfn":
+        return None
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False).split("\n")
+    except (ValueError, RecursionError):
+        return None
+
+
+def body_text(data: dict[str, Any], key: str = "body") -> tuple[str | None, str]:
+    """(text, note): the body as text for display, and how it was stored."""
+    body = data.get(key)
+    if not isinstance(body, str):
+        return None, ""
+    if data.get(f"{key}_encoding") == "base64" or (key == "raw" and data.get("raw_encoding") == "base64"):
+        try:
+            raw = base64.b64decode(body)
+        except ValueError:
+            return body, "base64 (undecodable)"
+        return raw.decode("utf-8", "replace"), f"not UTF-8: {len(raw)} bytes shown with U+FFFD for bad bytes"
+    return body, ""
+
+
+class TrafficDetail(ScrollView, can_focus=True):
+    """The selected event, in full.
+
+    BINDINGS:
+    | key | action |
+    | :- | :- |
+    | up / down / pageup / pagedown / home / end | scroll |
+    | left / right | scroll sideways (long lines) |
+    | escape | back to the list |
+
+    COMPONENT_CLASSES: ``traffic-detail--heading``, ``--name`` (header names, field
+    labels), ``--dim``, ``--key``, ``--string``, ``--number``, ``--literal``, ``--punct``.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back to list", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "traffic-detail--heading", "traffic-detail--name", "traffic-detail--dim",
+        "traffic-detail--key", "traffic-detail--string", "traffic-detail--number",
+        "traffic-detail--literal", "traffic-detail--punct",
+    }
+
+    DEFAULT_CSS = """
+    TrafficDetail {
+        background: $surface;
+        overflow: auto;
+        padding: 0 1;
+        & > .traffic-detail--heading { color: $primary; text-style: bold; }
+        & > .traffic-detail--name { color: $secondary; }
+        & > .traffic-detail--dim { color: $foreground-muted; }
+        & > .traffic-detail--key { color: $primary; }
+        & > .traffic-detail--string { color: $success; }
+        & > .traffic-detail--number { color: $warning; }
+        & > .traffic-detail--literal { color: $accent; text-style: bold; }
+        & > .traffic-detail--punct { color: $foreground-muted; }
+    }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        #: (kind, text[, label]) per line.
+        self.lines: list[tuple[str, str, str]] = []
+        self.event: Event | None = None
+        self._strips: LRUCache[int, list[Segment]] = LRUCache(256)
+        self._styles: dict[str, Style] = {}
+
+    # ------------------------------------------------------------------ content
+
+    def show_event(self, event: Event | None, index: TrafficIndex | None = None) -> None:
+        if event is self.event and event is not None:
+            return
+        self.event = event
+        self.lines = self._describe(event, index) if event is not None else [
+            (DIM, "no event selected", "")]
+        self._strips.clear()
+        width = min(LINE_LIMIT, max((len(t) + len(label) for _, t, label in self.lines), default=0)) + 2
+        self.virtual_size = Size(width, len(self.lines))
+        self.scroll_to(0, 0, animate=False, force=True)
+        self.refresh()
+
+    def text(self) -> str:
+        """What is shown, as plain text (tests, copying the whole view)."""
+        return "\n".join(f"{label}{t}" for _, t, label in self.lines)
+
+    def _describe(self, event: Event, index: TrafficIndex | None) -> list[tuple[str, str, str]]:
+        out: list[tuple[str, str, str]] = []
+        data = event.data
+        kind = event.kind
+
+        def field(label: str, value: Any) -> None:
+            if value is None or value == "":
+                return
+            for i, line in enumerate(visible(str(value)).split("\n")):
+                out.append((FIELD, line, f"{label}: " if i == 0 else " " * (len(label) + 2)))
+
+        def heading(text: str) -> None:
+            if out:
+                out.append((TEXT, "", ""))
+            out.append((HEADING, text, ""))
+
+        wall = _dt.datetime.fromtimestamp(event.wall).strftime("%H:%M:%S.%f")[:-3] if event.wall else ""
+        title = f"#{event.seq}  {KIND_LABEL.get(kind, kind.value)}"
+        if event.exchange:
+            title += f"  exchange {event.exchange}"
+        out.append((HEADING, title, ""))
+        out.append((DIM, f"t={event.t:.3f} s  {wall}".rstrip(), ""))
+        if index is not None and event.exchange and kind is not Kind.REQUEST:
+            method = index.method(event)
+            if method:
+                field("method", method)
+
+        if kind is Kind.REQUEST:
+            field("request", f"{data.get('method', '')} {data.get('url', '')}")
+            for key in ("a2a_method", "rpc_method", "rpc_id", "dialect"):
+                field(key, data.get(key))
+        elif kind is Kind.RESPONSE:
+            field("status", f"{data.get('status', '')} {data.get('reason') or ''}".strip())
+            field("elapsed", format_ms(data.get("elapsed_ms")))
+            field("size", format_size(data.get("body_size")))
+            field("content-type", data.get("content_type"))
+            if data.get("streaming"):
+                field("body", f"streamed: see the SSE events of exchange {event.exchange}")
+        elif kind is Kind.SSE:
+            for key in ("event", "id", "retry"):
+                field(key, data.get(key))
+            if data.get("incomplete"):
+                field("problem", "incomplete event (no blank line after it)")
+        elif kind is Kind.COMMENT:
+            field("comment", data.get("text"))
+        elif kind is Kind.STREAM_END:
+            field("reason", data.get("reason"))
+            field("events", data.get("events"))
+            field("elapsed", format_ms(data.get("elapsed_ms")))
+            field("terminal", data.get("terminal"))
+        elif kind is Kind.ERROR:
+            field("type", data.get("type"))
+            field("message", data.get("message"))
+            field("path", data.get("path"))
+        elif kind is Kind.NOTE:
+            field("note", data.get("text"))
+            for key, value in data.items():
+                if key != "text":
+                    field(key, value if isinstance(value, str) else json.dumps(value, default=str))
+        elif kind is Kind.PUSH:
+            field("url", data.get("url"))
+            field("size", format_size(data.get("body_size")))
+            field("from", data.get("client"))
+
+        payload = event.payload
+        if payload is not None:
+            label = payload_label(payload)
+            if isinstance(payload, ProtocolError):
+                field("invalid", str(payload))
+            elif isinstance(payload, JsonRpcError):
+                field("rpc error", f"{payload.code} {payload.message}")
+            else:
+                what = type(payload).__name__ + (f" ({label})" if label else "")
+                field("decoded", what)
+
+        if kind in (Kind.REQUEST, Kind.RESPONSE, Kind.PUSH):
+            self._body(out, heading, *body_text(data))
+        elif kind is Kind.SSE:
+            text = data.get("data")
+            if isinstance(text, str):
+                self._body(out, heading, text, "", title="data")
+            raw, note = body_text(data, "raw")
+            if raw is not None:
+                heading("raw" + (f" ({note})" if note else ""))
+                out.extend((TEXT, line.expandtabs(4), "") for line in visible(raw).split("\n"))
+        # After the body: on a small pane the body is what the eye looks for first.
+        headers = data.get("headers")
+        if isinstance(headers, dict) and headers:
+            heading("headers")
+            for name, value in headers.items():
+                out.append((FIELD, visible(str(value), single_line=True), f"{visible(str(name), single_line=True)}: "))
+
+        return [(k, t if len(t) <= LINE_LIMIT else t[:LINE_LIMIT] + f"… ({len(t) - LINE_LIMIT} more characters)", label)
+                for k, t, label in out]
+
+    @staticmethod
+    def _body(out: list[tuple[str, str, str]], heading: Any, text: str | None, note: str,
+              title: str = "body") -> None:
+        if text is None:
+            return
+        heading(title + (f" ({note})" if note else "") + ("" if text else " (empty)"))
+        if not text:
+            return
+        lines = pretty_json(text) if len(text) <= PRETTY_LIMIT else None
+        if lines is not None:
+            out.extend((JSON, visible(line), "") for line in lines)
+            return
+        if len(text) > PRETTY_LIMIT:
+            out.append((DIM, f"{format_size(len(text))}: shown as received (too large to pretty-print); "
+                             "y copies it", ""))
+        out.extend((TEXT, line.expandtabs(4), "") for line in visible(text).split("\n"))
+
+    # ------------------------------------------------------------------ drawing
+
+    def action_back(self) -> None:
+        from .traffic_list import TrafficList
+
+        parent = self.parent
+        if parent is not None:
+            for widget in parent.query(TrafficList):
+                widget.focus()
+                return
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._strips.clear()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._strips.clear()
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(f"traffic-detail--{name}", partial=True)
+        return style
+
+    def _segments(self, y: int, base: Style) -> list[Segment]:
+        cached = self._strips.get(y)
+        if cached is not None:
+            return cached
+        kind, text, label = self.lines[y]
+        segments: list[Segment] = []
+        if label:
+            segments.append(Segment(label, base + self._style("name")))
+        if kind == JSON:
+            pos = 0
+            for match in _TOKEN.finditer(text):
+                if match.start() > pos:
+                    segments.append(Segment(text[pos:match.start()], base))
+                segments.append(Segment(match.group(), base + self._style(match.lastgroup or "punct")))
+                pos = match.end()
+            if pos < len(text):
+                segments.append(Segment(text[pos:], base))
+        elif kind == HEADING:
+            segments.append(Segment(text, base + self._style("heading")))
+        elif kind == DIM:
+            segments.append(Segment(text, base + self._style("dim")))
+        else:
+            segments.append(Segment(text, base))
+        self._strips[y] = segments
+        return segments
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width or self.size.width
+        base = self.rich_style
+        row = int(self.scroll_y) + y
+        if not 0 <= row < len(self.lines):
+            return Strip.blank(width, base)
+        x = int(self.scroll_x)
+        strip = Strip(self._segments(row, base))
+        return strip.crop_extend(x, x + width, base)

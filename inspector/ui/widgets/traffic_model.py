@@ -1,0 +1,517 @@
+"""What the traffic view shows, without Textual: the filter, and an incremental index
+over a session's events.
+
+The index never copies events: ``rows`` holds positions in ``session.events`` that pass
+the filter, appended as the session grows. ``catch_up`` works through new events in
+time-boxed slices, so a frame never pays for 100k events at once: a new filter restarts
+the scan from the first event and the view fills in over a few frames, while the
+per-exchange facts (the request of each exchange, its events) are indexed once and kept
+across filter changes.
+
+Filter syntax (terms are ANDed; ``-term`` negates; quote phrases with "..."):
+
+    kind:sse,resp      event kinds (request/req, response/resp, sse, comment/heartbeat/beat,
+                       end/stream-end, error, note, push)
+    method:stream      the exchange's A2A or JSON-RPC method (substring)
+    ex:12  ex:3-7      exchange numbers (also ``exchange:``, ``#12``)
+    status:4xx         HTTP status, or the event's state/label (``status:working``)
+    task:abc           events of exchanges that concern a task (and pushes about it)
+    anything else      text in the URL, body, SSE data, note or error (smart case)
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...protocol.errors import JsonRpcError, ProtocolError
+from ...protocol.models import (
+    DataPart,
+    FilePart,
+    ListTasksResult,
+    Message,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from ...session import Event, Kind, Session
+
+KIND_LABEL: dict[Kind, str] = {
+    Kind.REQUEST: "req", Kind.RESPONSE: "resp", Kind.SSE: "sse", Kind.COMMENT: "beat",
+    Kind.STREAM_END: "end", Kind.ERROR: "error", Kind.NOTE: "note", Kind.PUSH: "push",
+}
+DIRECTION: dict[Kind, str] = {
+    Kind.REQUEST: "→", Kind.RESPONSE: "←", Kind.SSE: "←", Kind.COMMENT: "←",
+    Kind.STREAM_END: "←", Kind.PUSH: "←", Kind.ERROR: "·", Kind.NOTE: "·",
+}
+KIND_WORDS: dict[str, Kind] = {
+    "request": Kind.REQUEST, "req": Kind.REQUEST, "response": Kind.RESPONSE, "resp": Kind.RESPONSE,
+    "res": Kind.RESPONSE, "sse": Kind.SSE, "event": Kind.SSE, "comment": Kind.COMMENT,
+    "heartbeat": Kind.COMMENT, "beat": Kind.COMMENT, "hb": Kind.COMMENT, "end": Kind.STREAM_END,
+    "stream-end": Kind.STREAM_END, "stream_end": Kind.STREAM_END, "error": Kind.ERROR,
+    "err": Kind.ERROR, "note": Kind.NOTE, "push": Kind.PUSH,
+}
+
+#: Events examined per slice before the clock is checked again.
+SLICE = 1024
+
+
+def payload_label(payload: Any) -> str:
+    """A word or two on what an event decoded to: the state, 'artifact', 'rpc -32001'..."""
+    if payload is None:
+        return ""
+    if isinstance(payload, TaskStatusUpdateEvent):
+        return payload.status.state.value
+    if isinstance(payload, TaskArtifactUpdateEvent):
+        return "artifact"
+    if isinstance(payload, Task):
+        return payload.status.state.value
+    if isinstance(payload, Message):
+        return "message"
+    if isinstance(payload, JsonRpcError):
+        return f"rpc {payload.code}"
+    if isinstance(payload, ProtocolError):
+        return "invalid"
+    return ""
+
+
+def parts_text(parts: list[Any], limit: int = 200) -> str:
+    """A short plain rendering of message/artifact parts: text, [file name], [data]."""
+    out: list[str] = []
+    size = 0
+    for part in parts:
+        if isinstance(part, TextPart):
+            piece = part.text
+        elif isinstance(part, FilePart):
+            piece = f"[file {part.file.name or part.file.mime_type or ''}]".replace(" ]", "]")
+        elif isinstance(part, DataPart):
+            piece = "[data]"
+        else:
+            piece = "[part]"
+        out.append(piece)
+        size += len(piece)
+        if size > limit:
+            break
+    return "".join(out)
+
+
+def short_id(value: str) -> str:
+    return value if len(value) <= 12 else value[:8] + "…"
+
+
+def describe_payload(payload: Any) -> str:
+    """One line on what a decoded response, stream event or push says."""
+    if isinstance(payload, TaskStatusUpdateEvent):
+        status = payload.status
+        text = f"task {short_id(payload.task_id)} {status.state.value}"
+        if payload.final:
+            text += " (final)"
+        if status.message is not None:
+            text += ": " + parts_text(status.message.parts)
+        return text
+    if isinstance(payload, TaskArtifactUpdateEvent):
+        art = payload.artifact
+        name = art.name or art.artifact_id or (f"[{art.index}]" if art.index is not None else "artifact")
+        flags = ("+" if payload.append or art.append else "") + ("|" if payload.last_chunk or art.last_chunk else "")
+        return f"{name}{flags}: {parts_text(art.parts)}"
+    if isinstance(payload, Task):
+        text = f"task {short_id(payload.id)} {payload.status.state.value}"
+        if payload.status.message is not None:
+            text += ": " + parts_text(payload.status.message.parts)
+        return text
+    if isinstance(payload, Message):
+        return f"{payload.role.value}: {parts_text(payload.parts)}"
+    if isinstance(payload, JsonRpcError):
+        return f"error {payload.code} {payload.message}"
+    if isinstance(payload, ProtocolError):
+        return f"invalid: {payload}"
+    if isinstance(payload, ListTasksResult):
+        return f"{len(payload.tasks)} tasks"
+    return ""
+
+
+def format_ms(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    if ms < 10_000:
+        return f"{ms / 1000:.2f} s"
+    return f"{ms / 1000:.1f} s"
+
+
+def format_size(n: int | None) -> str:
+    if n is None:
+        return ""
+    if n < 1000:
+        return f"{n} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} kB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+# ---------------------------------------------------------------------- the filter
+
+
+@dataclass
+class _Term:
+    field: str  # "kind" | "method" | "ex" | "status" | "task" | "text"
+    value: Any
+    negate: bool = False
+
+
+@dataclass
+class Filter:
+    text: str = ""
+    terms: list[_Term] = field(default_factory=list)
+    #: What could not be understood (shown under the filter; the rest still applies).
+    problem: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+    @classmethod
+    def parse(cls, text: str) -> "Filter":
+        text = text.strip()
+        if not text:
+            return cls()
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            words = text.split()
+        terms: list[_Term] = []
+        problems: list[str] = []
+        for word in words:
+            negate = word.startswith("-") and len(word) > 1
+            if negate:
+                word = word[1:]
+            key, sep, value = word.partition(":")
+            key = key.lower()
+            if word.startswith("#") and word[1:].isdigit():
+                key, sep, value = "ex", ":", word[1:]
+            if sep and key in ("kind", "k"):
+                kinds = set()
+                for name in value.lower().split(","):
+                    if name in KIND_WORDS:
+                        kinds.add(KIND_WORDS[name])
+                    elif name:
+                        problems.append(f"unknown kind {name!r}")
+                if kinds:
+                    terms.append(_Term("kind", kinds, negate))
+            elif sep and key in ("method", "m"):
+                terms.append(_Term("method", value.lower(), negate))
+            elif sep and key in ("ex", "exchange", "x"):
+                numbers = _exchanges(value)
+                if numbers is None:
+                    problems.append(f"not an exchange number: {value!r}")
+                else:
+                    terms.append(_Term("ex", numbers, negate))
+            elif sep and key in ("status", "s"):
+                terms.append(_Term("status", value.lower(), negate))
+            elif sep and key in ("task", "t"):
+                terms.append(_Term("task", value, negate))
+            elif word:
+                terms.append(_Term("text", word, negate))
+        return cls(text, terms, "; ".join(problems) or None)
+
+    def has_exchange(self, number: int) -> bool:
+        return any(t.field == "ex" and not t.negate and t.value == [(number, number)] for t in self.terms)
+
+    def match(self, event: Event, index: "TrafficIndex") -> bool:
+        for term in self.terms:
+            if _matches(term, event, index) == term.negate:
+                return False
+        return True
+
+
+def _exchanges(value: str) -> list[tuple[int, int]] | None:
+    out = []
+    for part in value.split(","):
+        lo, dash, hi = part.partition("-")
+        if not lo.isdigit() or (dash and not hi.isdigit()):
+            return None
+        out.append((int(lo), int(hi) if dash else int(lo)))
+    return out
+
+
+def _matches(term: _Term, event: Event, index: "TrafficIndex") -> bool:
+    f = term.field
+    if f == "kind":
+        return event.kind in term.value
+    if f == "ex":
+        return any(lo <= event.exchange <= hi for lo, hi in term.value)
+    if f == "method":
+        return term.value in index.method_words(event)
+    if f == "status":
+        return index.status(event).lower().startswith(term.value.rstrip("x")) if term.value else True
+    if f == "task":
+        return index.task_of(event) == term.value
+    return _text_hit(term.value, event, index)
+
+
+_TEXT_KEYS = ("data", "body", "text", "message", "url", "raw", "type", "reason", "path")
+
+
+def _text_hit(needle: str, event: Event, index: "TrafficIndex") -> bool:
+    # Smart case: a needle without capitals matches any case.
+    fold = needle.islower() or not any(c.isalpha() for c in needle)
+    data = event.data
+    for key in _TEXT_KEYS:
+        value = data.get(key)
+        if value.__class__ is str and value and needle in (value.lower() if fold else value):
+            return True
+    for value in (index.method(event), index.status(event)):
+        if value and needle in (value.lower() if fold else value):
+            return True
+    headers = data.get("headers")
+    if isinstance(headers, dict) and headers:
+        joined = " ".join(f"{k}: {v}" for k, v in headers.items())
+        return needle in (joined.lower() if fold else joined)
+    return False
+
+
+# ---------------------------------------------------------------------- the index
+
+
+class TrafficIndex:
+    """Rows of a session's events that pass a filter, kept up to date incrementally."""
+
+    def __init__(self, session: Session | None = None,
+                 task_of_exchange: Callable[[int], str | None] | None = None) -> None:
+        self.session = session
+        self.events: list[Event] = session.events if session is not None else []
+        self.task_of_exchange = task_of_exchange
+        self.filter = Filter()
+        #: Positions in ``events`` that pass the filter, in order.
+        self.rows: list[int] = []
+        #: Events examined by the filter so far.
+        self.scanned = 0
+        #: Events indexed (per-exchange facts) so far.
+        self.indexed = 0
+        #: exchange -> position of its REQUEST event.
+        self.requests: dict[int, int] = {}
+        #: exchange -> positions of all its events.
+        self.exchanges: dict[int, list[int]] = {}
+        self._method_words: dict[int, str] = {}
+
+    # -------------------------------------------------------------- upkeep
+
+    @property
+    def done(self) -> bool:
+        return self.scanned >= len(self.events)
+
+    def set_filter(self, flt: Filter) -> None:
+        self.filter = flt
+        self.rows = []
+        self.scanned = 0
+
+    def catch_up(self, budget: float = 0.008) -> bool:
+        """Index and filter new events for about ``budget`` seconds; True when caught up."""
+        events = self.events
+        n = len(events)
+        deadline = time.perf_counter() + budget
+        while self.scanned < n:
+            start = self.scanned
+            end = min(n, start + SLICE)
+            self._index_to(end)
+            if self.filter.empty:
+                self.rows.extend(range(start, end))
+            else:
+                match = self.filter.match
+                self.rows.extend(i for i in range(start, end) if match(events[i], self))
+            self.scanned = end
+            if time.perf_counter() > deadline:
+                break
+        return self.done
+
+    def _index_to(self, end: int) -> None:
+        i = self.indexed
+        if i >= end:
+            return
+        events = self.events
+        requests = self.requests
+        exchanges = self.exchanges
+        request = Kind.REQUEST
+        for i in range(i, end):
+            event = events[i]
+            number = event.exchange
+            if number:
+                rows = exchanges.get(number)
+                if rows is None:
+                    exchanges[number] = [i]
+                else:
+                    rows.append(i)
+                if event.kind is request:
+                    requests[number] = i
+        self.indexed = end
+
+    # -------------------------------------------------------------- per event facts
+
+    def request_of(self, event: Event) -> Event | None:
+        pos = self.requests.get(event.exchange) if event.exchange else None
+        return self.events[pos] if pos is not None else None
+
+    def method(self, event: Event) -> str:
+        """The JSON-RPC method (or the A2A method / 'card' / 'probe') of the event's exchange."""
+        request = event if event.kind is Kind.REQUEST else self.request_of(event)
+        if request is None:
+            return ""
+        data = request.data
+        return data.get("a2a_method") or data.get("rpc_method") or data.get("method") or ""
+
+    def method_words(self, event: Event) -> str:
+        """Every name of the exchange's method, lower case (for ``method:``); cached."""
+        number = event.exchange
+        words = self._method_words.get(number) if number else None
+        if words is not None:
+            return words
+        request = event if event.kind is Kind.REQUEST else self.request_of(event)
+        if request is None:
+            return ""
+        data = request.data
+        words = " ".join(str(data.get(k) or "") for k in ("rpc_method", "a2a_method", "method")).lower()
+        if number:
+            self._method_words[number] = words
+        return words
+
+    def status(self, event: Event) -> str:
+        kind = event.kind
+        data = event.data
+        if kind is Kind.RESPONSE:
+            status = data.get("status")
+            return str(status) if status is not None else ""
+        if kind is Kind.SSE or kind is Kind.PUSH:
+            return payload_label(event.payload)
+        if kind is Kind.STREAM_END:
+            return str(data.get("reason") or "")
+        if kind is Kind.ERROR:
+            return str(data.get("type") or "")
+        if kind is Kind.REQUEST:
+            return str(data.get("method") or "")
+        return ""
+
+    def size(self, event: Event) -> int | None:
+        data = event.data
+        kind = event.kind
+        if kind is Kind.RESPONSE or kind is Kind.PUSH:
+            size = data.get("body_size")
+            if isinstance(size, int):
+                return size
+        if kind is Kind.SSE:
+            raw = data.get("raw")
+            return len(raw) if isinstance(raw, str) else None
+        body = data.get("body")
+        if isinstance(body, str):
+            if data.get("body_encoding") == "base64":
+                return len(body) * 3 // 4
+            return len(body.encode("utf-8", "surrogatepass")) if not body.isascii() else len(body)
+        return None
+
+    def latency_ms(self, event: Event) -> float | None:
+        kind = event.kind
+        data = event.data
+        if kind is Kind.RESPONSE or kind is Kind.STREAM_END:
+            ms = data.get("elapsed_ms")
+            if isinstance(ms, (int, float)):
+                return float(ms)
+        if kind in (Kind.SSE, Kind.COMMENT, Kind.ERROR, Kind.NOTE) and event.exchange:
+            request = self.request_of(event)
+            if request is not None:
+                return max(0.0, (event.t - request.t) * 1000)
+        return None
+
+    def summary(self, event: Event) -> str:
+        data = event.data
+        kind = event.kind
+        if kind is Kind.REQUEST:
+            return f"{data.get('method', '')} {data.get('url', '')}"
+        if kind is Kind.RESPONSE:
+            described = describe_payload(event.payload)
+            if described:
+                return f"{data.get('status', '')} {described}"
+            if data.get("streaming"):
+                return f"{data.get('reason') or ''} stream ({data.get('content_type') or 'no content type'})"
+            return f"{data.get('reason') or ''} {data.get('content_type') or ''}"
+        if kind is Kind.SSE:
+            described = describe_payload(event.payload)
+            if described:
+                return described
+            name = data.get("event")
+            text = data.get("data")
+            if text is None:
+                text = data.get("raw") or ""
+            return f"{name}: {text}" if name else str(text)
+        if kind is Kind.COMMENT:
+            return f": {data.get('text', '')}"
+        if kind is Kind.STREAM_END:
+            n = data.get("events")
+            final = "terminal" if data.get("terminal") else "no final event"
+            return f"stream {data.get('reason')} after {n} event{'' if n == 1 else 's'}, {final}"
+        if kind is Kind.ERROR:
+            return str(data.get("message", ""))
+        if kind is Kind.NOTE:
+            return str(data.get("text", ""))
+        if kind is Kind.PUSH:
+            return describe_payload(event.payload) or str(data.get("path") or data.get("url") or "")
+        return ""
+
+    def task_of(self, event: Event) -> str | None:
+        if event.kind is Kind.PUSH:
+            payload = event.payload
+            task = getattr(payload, "task_id", None) or getattr(payload, "id", None)
+            return task if isinstance(task, str) else None
+        if event.exchange and self.task_of_exchange is not None:
+            return self.task_of_exchange(event.exchange)
+        return None
+
+    # -------------------------------------------------------------- navigation
+
+    def row_of(self, position: int) -> int | None:
+        """The row showing ``events[position]``, if it passes the filter."""
+        rows = self.rows
+        row = bisect_left(rows, position)
+        return row if row < len(rows) and rows[row] == position else None
+
+    def row_at_or_after(self, position: int) -> int:
+        return min(bisect_left(self.rows, position), max(0, len(self.rows) - 1))
+
+    def row_of_seq(self, seq: int) -> int | None:
+        events = self.events
+        # Live sessions number events 1, 2, 3...; recordings may skip: search.
+        pos = seq - 1
+        if not (0 <= pos < len(events) and events[pos].seq == seq):
+            lo, hi = 0, len(events)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if events[mid].seq < seq:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            pos = lo
+            if pos >= len(events) or events[pos].seq != seq:
+                return None
+        return self.row_of(pos)
+
+    def exchange_step(self, row: int, step: int) -> int | None:
+        """The next (step=1) or previous (-1) shown row of the same exchange as ``row``."""
+        if not 0 <= row < len(self.rows):
+            return None
+        position = self.rows[row]
+        number = self.events[position].exchange
+        members = self.exchanges.get(number) if number else None
+        if not members:
+            return None
+        at = bisect_left(members, position)
+        candidates = members[at + 1:] if step > 0 else reversed(members[:at])
+        for candidate in candidates:
+            found = self.row_of(candidate)
+            if found is not None:
+                return found
+        return None
+

@@ -1,0 +1,201 @@
+"""The command palette (every action, hiding what cannot apply) and themes (shipped,
+user, broken files, switching and persisting, ``$state-*`` in every theme)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from textual.color import Color
+from textual.command import CommandList, CommandPalette
+
+from inspector import store
+from inspector.session import Session
+from inspector.ui.app import InspectorApp
+from inspector.ui.commands import InspectorCommands
+from inspector.ui.connection import AgentConnection
+from inspector.ui.themes import STATES, load_theme_file, shipped_theme_files
+from inspector.ui.widgets.push_panel import PushPanel
+from inspector.ui.widgets.traffic_list import TrafficList
+from mock_agent import MockAgent
+from ui_helpers import wait_until
+
+SHIPPED = ("a2a-dark", "a2a-light", "a2a-high-contrast")
+
+
+def provider(app: Any) -> InspectorCommands:
+    return InspectorCommands(app.screen)
+
+
+def names(app: Any) -> list[str]:
+    return [c.name for c in provider(app).commands()]
+
+
+async def run_from_palette(pilot: Any, query: str) -> None:
+    """ctrl+p, type ``query``, pick the first hit."""
+    app = pilot.app
+    await pilot.press("ctrl+p")
+    await wait_until(pilot, lambda: CommandPalette.is_open(app), 5, "palette open")
+    await pilot.press(*query)
+    await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0, 5, f"hits for {query!r}")
+    await pilot.press("down", "enter")
+    await wait_until(pilot, lambda: not CommandPalette.is_open(app), 5, "palette closed")
+    await pilot.pause()
+
+
+# ---------------------------------------------------------------------- palette
+
+
+async def test_palette_offers_what_applies_and_hides_the_rest() -> None:
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        idle = names(app)
+        for expected in ("Connect to an agent URL…", "Show card view", "Show task view", "Show tasks view",
+                         "Show traffic view", "Show push view", "Error details", "Change theme…", "Help: keys",
+                         "Quit a2a-inspect"):
+            assert expected in idle
+        # No agent: nothing that needs one.
+        assert not any(n.startswith(("Send", "Start the push", "Switch dialect", "Start recording",
+                                     "Get the selected", "Save the active")) for n in idle)
+        # A widget without the action, or no such widget: the command is not offered.
+        cmds = provider(app)
+        assert list(cmds._widget_command("x", "", "#no-such-widget", "send")) == []
+        assert list(cmds._widget_command("x", "", "#push-panel", "no_such_action")) == []
+        assert list(cmds._app_command("x", "", "no_such_action")) == []
+
+
+async def test_palette_commands_for_a_live_agent_run_their_actions() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
+            conn = app.active
+            live = names(app)
+            for expected in ("Start the push receiver", "Register the push receiver for the selected task",
+                             "Switch dialect to 0.3", "Start recording", "Filter traffic",
+                             "Copy the selected event's body"):
+                assert expected in live, expected
+            assert "Get the selected task" not in live  # no task selected yet
+            app.select_task("some-task")
+            assert {"Get the selected task", "Cancel the selected task",
+                    "Resubscribe to the selected task"} <= set(names(app))
+            app.select_task(None)
+
+            await run_from_palette(pilot, "show traffic view")
+            assert app.screen.query_one("#views").active == "traffic"
+
+            await run_from_palette(pilot, "start the push receiver")
+            panel = app.screen.query_one(PushPanel)
+            await wait_until(pilot, lambda: panel.receiver is not None and panel.receiver.running, 10, "receiver")
+            assert app.screen.query_one("#views").active == "push"
+            assert "Stop the push receiver" in names(app)
+
+            await run_from_palette(pilot, "switch dialect to 0.3")
+            await wait_until(pilot, lambda: conn.dialect_name == "0.3", 10, "dialect 0.3")
+
+            await run_from_palette(pilot, "start recording")
+            await wait_until(pilot, lambda: conn.recording is not None, 5, "recording")
+            assert "Stop recording" in names(app)
+
+
+async def test_recording_has_no_live_commands() -> None:
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        app.open_connection(AgentConnection("http://127.0.0.1:9/", session=Session(), read_only=True))
+        await pilot.pause()
+        listed = names(app)
+        assert "Filter traffic" in listed
+        assert not any(n.startswith(("Start the push", "Switch dialect", "Start recording", "Send")) for n in listed)
+
+
+# ---------------------------------------------------------------------- themes
+
+
+def write_theme(name: str, text: str) -> None:
+    folder = store.themes_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_shipped_theme_files_load_with_every_state() -> None:
+    files = shipped_theme_files()
+    assert sorted(p.stem for p in files) == sorted(SHIPPED)
+    for path in files:
+        theme = load_theme_file(path)
+        assert {f"state-{s}" for s in STATES} <= set(theme.variables), path.name
+
+
+async def test_shipped_themes_register_and_the_default_applies() -> None:
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        assert set(SHIPPED) <= set(app.available_themes)
+        assert app.theme == "a2a-dark"
+        assert not list(app._notifications)  # no problems
+
+
+async def test_state_variables_resolve_in_every_theme() -> None:
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        lst = app.screen.query_one(TrafficList)
+        # Ours, and every other registered theme (Textual's own have no states: they borrow).
+        for name in [*SHIPPED, *sorted(set(app.available_themes) - set(SHIPPED))]:
+            app.theme = name
+            await pilot.pause()
+            variables = app.get_css_variables()
+            for state in STATES:
+                value = variables[f"state-{state}"]
+                assert not value.startswith("$"), (name, state, value)
+                Color.parse(value.split()[0])  # a real colour (CSS may add an alpha: "ansi_default 50%")
+            lst._styles.clear()
+            got = lst.get_component_rich_style("traffic-list--state-working", partial=True).color
+            assert got is not None, name
+            if not name.startswith("ansi"):
+                expected = Color.parse(variables["state-working"].split()[0])
+                assert Color.from_rich_color(got).hex[:7] == expected.hex[:7], name
+        assert app.is_running
+
+
+async def test_user_theme_is_picked_up_and_borrows_state_colours() -> None:
+    write_theme("mine.yaml", "name: mine\nprimary: '#FF0000'\naccent: '#00FF00'\n")
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        assert "mine" in app.available_themes
+        app.theme = "mine"
+        await pilot.pause()
+        assert app.get_css_variables()["state-working"].upper().startswith("#00FF00")
+
+
+@pytest.mark.parametrize("filename, text, words", [
+    ("broken.yaml", "name: broken\nprimary: [unclosed\n", ["broken.yaml", "line", "YAML"]),
+    ("colour.yaml", "name: colour\nprimary: '#12345'\nsecondary: not-a-colour\n", ["colour.yaml", "primary"]),
+    ("state.yaml", "name: state\nprimary: '#123456'\nstates:\n  sleeping: '#ffffff'\n",
+     ["state.yaml", "states", "sleeping"]),
+    ("state-colour.yaml", "name: sc\nprimary: '#123456'\nstates:\n  working: nope\n",
+     ["state-colour.yaml", "states", "nope"]),
+])
+async def test_a_bad_theme_file_is_one_notification_naming_file_and_field(filename: str, text: str,
+                                                                         words: list[str]) -> None:
+    write_theme(filename, text)
+    write_theme("fine.yaml", "name: fine\nprimary: '#336699'\n")
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        notes = [n.message for n in app._notifications]
+        assert len(notes) == 1, notes
+        assert all(word in notes[0] for word in words), notes[0]
+        assert "fine" in app.available_themes and app.is_running
+
+
+async def test_theme_switched_from_the_palette_persists_across_a_restart() -> None:
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        await run_from_palette(pilot, "theme: a2a-light")
+        assert pilot.app.theme == "a2a-light"
+    saved = json.loads((store.config_dir() / "settings.json").read_text(encoding="utf-8"))
+    assert saved["theme"] == "a2a-light"
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        assert pilot.app.theme == "a2a-light"
+        # Textual's own picker (ctrl+p → "Change theme…") persists too.
+        pilot.app.theme = "a2a-high-contrast"
+        await pilot.pause()
+    settings, problem = store.load_settings()
+    assert problem is None and settings.theme == "a2a-high-contrast"

@@ -1,0 +1,116 @@
+"""The push panel: a local receiver per connection, registered for a task through an app
+worker; notifications land in the session as PUSH events, the tracker moves the task,
+and the panel lists them with a token verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import DataTable
+
+from inspector.protocol import models as m
+from inspector.session import Kind, Session
+from inspector.ui.app import InspectorApp
+from inspector.ui.connection import AgentConnection
+from inspector.ui.messages import SessionAdvanced
+from inspector.ui.widgets.push_panel import PushPanel
+from inspector.ui.widgets.traffic_view import TrafficView
+from mock_agent import MockAgent
+from ui_helpers import screen_text, wait_until
+
+
+def non_blocking(text: str) -> m.SendParams:
+    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)]),
+                        configuration=m.SendConfiguration(blocking=False))
+
+
+def cell(table: DataTable[Any], row: int, column: int) -> str:
+    return str(table.get_row_at(row)[column])
+
+
+async def test_register_receiver_and_notifications_move_the_task() -> None:
+    messages: list[Any] = []
+    async with MockAgent("slow", dialect="all", time_scale=0.4) as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
+            conn = app.active
+            app.action_view("push")
+            panel = app.screen.query_one(PushPanel)
+            table = panel.query_one(DataTable)
+            table.focus()
+            await pilot.pause()
+
+            await pilot.press("s")
+            receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
+                                        else None, 10, "receiver running")
+            assert receiver.url.startswith("http://127.0.0.1:")
+            assert "listening on" in screen_text(app)
+
+            app.send_message(conn, non_blocking("hello push"), stream=False)
+            task_id = await wait_until(pilot, lambda: next(iter(conn.tracker.tasks), None), 10, "task created")
+            assert conn.tracker.task(task_id).state is not m.TaskState.COMPLETED
+            app.select_task(task_id)
+            await pilot.press("r")
+            await wait_until(pilot, lambda: (conn.id, task_id) in panel.registered, 10, "registered")
+
+            # Nothing polls the task: only the notifications can complete it.
+            await wait_until(pilot, lambda: conn.tracker.task(task_id).state is m.TaskState.COMPLETED,
+                             15, "task completed by push")
+            pushes = [e for e in conn.session.events if e.kind is Kind.PUSH]
+            assert pushes and all(receiver.check_token(e) == "ok" for e in pushes)
+            timeline = conn.tracker.task(task_id).timeline
+            assert timeline[-1].seq == pushes[-1].seq  # in the task's timeline
+            await wait_until(pilot, lambda: table.row_count == len(pushes), 5, "rows listed")
+            assert cell(table, table.row_count - 1, 2) == "completed"
+            assert cell(table, 0, 3) == "ok"
+            assert task_id[:8] in cell(table, 0, 1)
+            # The frame message names the task a push changed, so task views redraw.
+            assert any(isinstance(msg, SessionAdvanced) and task_id in msg.changed
+                       and any(e.kind is Kind.PUSH for e in msg.events) for msg in messages)
+
+            # enter on a notification shows it in the traffic view
+            table.focus()
+            table.move_cursor(row=0)
+            await pilot.press("enter")
+            traffic = app.screen.query_one(TrafficView)
+            await wait_until(pilot, lambda: traffic.current() is not None and traffic.current().seq == pushes[0].seq,
+                             5, "push selected in traffic")
+
+            app.action_view("push")
+            table.focus()
+            await pilot.press("s")
+            await wait_until(pilot, lambda: "receiver stopped" in screen_text(app), 10, "receiver stopped")
+            assert not receiver.running
+
+
+async def test_register_without_a_task_or_on_a_recording_is_a_notice() -> None:
+    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+        session = Session()
+        session.append(Kind.PUSH, {"headers": {"X-A2A-Notification-Token": "t"}, "body": "{}", "url": "/x",
+                                   "path": "/x", "body_size": 2})
+        conn = AgentConnection("http://127.0.0.1:9/", session=session, read_only=True)
+        app = pilot.app
+        app.open_connection(conn)
+        app.action_view("push")
+        panel = app.screen.query_one(PushPanel)
+        table = panel.query_one(DataTable)
+        await wait_until(pilot, lambda: table.row_count == 1, 5, "recorded push listed")
+        assert cell(table, 0, 3) == "present"
+        table.focus()
+        await pilot.press("s")
+        await pilot.pause()
+        assert panel.receiver is None
+        assert any("recording" in n.message for n in app._notifications)
+
+
+async def test_receivers_stop_when_the_app_quits() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
+            panel = app.screen.query_one(PushPanel)
+            panel.action_start_receiver()
+            receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
+                                        else None, 10, "receiver running")
+        assert not receiver.running

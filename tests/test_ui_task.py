@@ -1,0 +1,489 @@
+"""The Task tab against a real mock agent on loopback: conversation, state diagram,
+artifacts (live assembly, chunk table, saving file parts), literal agent text, and a
+2,000-chunk stream."""
+
+from __future__ import annotations
+
+import base64
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from rich.style import Style
+from rich.text import Text
+from ui_helpers import screen_text, wait_until
+
+from inspector.protocol import models as m
+from inspector.ui.app import InspectorApp
+from inspector.ui.connection import AgentConnection
+from inspector.ui.screens.save_file import SaveFileScreen, safe_filename, write_new_file
+from inspector.ui.widgets.artifacts_view import ArtifactsView
+from inspector.ui.widgets.conversation import Conversation
+from inspector.ui.widgets.state_diagram import StateDiagram, taken_edges
+from inspector.ui.widgets.wrap import WrappedText, wrap_rows
+from mock_agent import MockAgent
+
+SIZE = (120, 36)
+
+
+def scenario(*script: dict[str, Any], name: str = "test", rules: list[dict] | None = None) -> dict:
+    return {
+        "name": name,
+        "card": {"name": f"{name} agent", "capabilities": {"streaming": True}},
+        "rules": rules if rules is not None else [{"script": list(script)}],
+    }
+
+
+def params(text: str, task_id: str | None = None, context_id: str | None = None) -> m.SendParams:
+    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
+                                          message_id=str(uuid.uuid4()), task_id=task_id,
+                                          context_id=context_id))
+
+
+async def ready(pilot: Any) -> AgentConnection:
+    app = pilot.app
+    await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
+                     "the agent to be ready")
+    return app.active
+
+
+def view(app: InspectorApp, cls: type) -> Any:
+    return app.main.query_one(cls)
+
+
+async def stream_until(pilot: Any, conn: AgentConnection, text: str, predicate: Any,
+                       what: str, task_id: str | None = None, timeout: float = 15) -> None:
+    pilot.app.send_message(conn, params(text, task_id=task_id), stream=True)
+    await wait_until(pilot, predicate, timeout, what)
+
+
+def selected_task(app: InspectorApp) -> Any:
+    conn = app.active
+    return conn.tracker.task(app.task_id) if conn and app.task_id else None
+
+
+def styles_of(text: Text, word: str, context: str | None = None) -> list[Style]:
+    """The styles applied to the first occurrence of ``word`` in ``text`` (the first one
+    inside ``context``, when given)."""
+    if context is None:
+        start = text.plain.index(word)
+    else:
+        start = text.plain.index(context) + context.index(word)
+    end = start + len(word)
+    out = [Style.parse(str(text.style)) if text.style else Style()]
+    for span in text.spans:
+        if span.start <= start and span.end >= end:
+            out.append(span.style if isinstance(span.style, Style) else Style.parse(span.style))
+    return out
+
+
+def combined(text: Text, word: str, context: str | None = None) -> Style:
+    style = Style()
+    for s in styles_of(text, word, context):
+        style += s
+    return style
+
+
+# --------------------------------------------------------------------- streaming
+
+
+STORY = scenario(
+    {"status": "working", "message": "writing..."},
+    {"chunks": {"id": "story", "name": "story.txt",
+                "texts": ["Once ", "upon ", "a time, ", "the end."], "delay": 0.02}},
+    {"status": "completed", "message": "done"},
+    name="story",
+)
+
+
+async def test_stream_assembles_the_artifact_and_the_diagram_walks_the_path() -> None:
+    async with MockAgent(STORY, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            artifacts = view(app, ArtifactsView)
+            await stream_until(pilot, conn, "tell me",
+                               lambda: artifacts.text_of("story") == "Once upon a time, the end.",
+                               "the assembled story")
+            # The task the user just created is selected without a key press.
+            task = selected_task(app)
+            assert task is not None and task.terminal
+            await wait_until(pilot, lambda: "the end." in screen_text(app), 5, "the text on screen")
+
+            # The chunk table: one row per chunk, with the flags.
+            artifacts.document.focus()
+            await pilot.press("t")
+            table = artifacts.chunk_table
+            await wait_until(pilot, lambda: table.row_count == 4, 5, "4 chunk rows")
+            rows = [[cell.plain for cell in table.get_row_at(i)] for i in range(4)]
+            assert [r[1] for r in rows] == ["story"] * 4
+            assert [r[2] for r in rows][1:] == ["yes", "yes", "yes"]  # append
+            assert rows[0][2] in ("—", "no")  # the first chunk starts the artifact
+            assert [r[3] for r in rows][-1] == "yes"  # lastChunk on the last one
+            assert [r[4] for r in rows] == ["5", "5", "8", "8"]  # sizes in characters
+            assert all(r[5].startswith("+") for r in rows)
+            await pilot.pause(0.1)
+            shown = screen_text(app)
+            assert "# artifact app  last  size       t" in shown  # all columns fit at 120x36
+            last_row = next(line for line in shown.splitlines() if " 4 story" in line)
+            assert "yes  yes" in last_row and " 8 " in last_row and "+" in last_row
+            await pilot.press("t")
+            assert not artifacts.showing_chunks
+
+            # The diagram: the current state lit (reverse, in its colour), the path listed.
+            diagram = view(app, StateDiagram)
+            await wait_until(pilot, lambda: "completed" in diagram.render().plain and
+                             "▸ completed" in diagram.render().plain, 5, "the final state")
+            rendered = diagram.render()
+            plain = rendered.plain
+            assert "╭───────────╮" in plain  # the drawing, at 120x36
+            for state in ("submitted", "working", "completed"):
+                assert f"  {state}" in plain or f"▸ {state}" in plain
+            lines = [line for line in plain.splitlines() if line.strip().startswith(("submitted", "working", "▸"))]
+            assert len(lines) == 3 and all("+" in line for line in lines)
+            # durations: submitted and working have one, the terminal state says "end"
+            assert lines[-1].rstrip().endswith("end")
+            assert any(ch.isdigit() for ch in lines[1].split("+", 1)[1])
+            lit = combined(rendered, "completed", "│ completed")
+            assert lit.reverse and lit.bold
+            assert lit.color == diagram.get_component_rich_style("state-diagram--completed", partial=True).color
+            assert not combined(rendered, "rejected").reverse
+            assert combined(rendered, "working", "│  working").bold  # visited
+            assert taken_edges([m.TaskState.SUBMITTED, m.TaskState.WORKING, m.TaskState.COMPLETED]).keys() \
+                == {"1", "6"}
+
+            # The conversation: the user's message, then the status messages with their states.
+            conversation = view(app, Conversation)
+            labels = [v.label for v in conversation.messages]
+            assert labels == ["you", "agent · working", "agent · completed"]
+            assert "tell me" in conversation.messages[0].plain
+
+
+async def test_artifact_text_grows_while_streaming() -> None:
+    slow = scenario(
+        {"status": "working"},
+        {"chunks": {"id": "a", "texts": ["one ", "two ", "three "], "delay": 0.4}},
+        {"status": "completed"},
+    )
+    async with MockAgent(slow, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            artifacts = view(app, ArtifactsView)
+            seen: set[str] = set()
+
+            def progress() -> bool:
+                text = artifacts.text_of("a")
+                if text is not None:
+                    seen.add(text)
+                task = selected_task(app)
+                return task is not None and task.terminal and text == "one two three "
+
+            await stream_until(pilot, conn, "go", progress, "the whole artifact")
+            # An intermediate state was on screen before the last chunk came.
+            assert "one " in seen or "one two " in seen
+            # One text run, appended to, not rebuilt.
+            assert [b.kind for b in artifacts.document.sections["a"].blocks] == ["text"]
+
+
+# --------------------------------------------------------------------- input-required
+
+
+async def test_an_input_required_question_shows_in_the_conversation() -> None:
+    async with MockAgent("input-required", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            conversation = view(app, Conversation)
+            await stream_until(pilot, conn, "hello", lambda: any(
+                v.waiting for v in conversation.messages), "the question")
+            question = next(v for v in conversation.messages if v.waiting)
+            assert question.kind == "question"
+            assert question.label == "agent asks · input-required"
+            assert "What should I echo?" in question.plain
+            await pilot.pause(0.1)
+            shown = screen_text(app)
+            assert "What should I echo?" in shown and "waiting for your reply" in shown
+            assert "No messages" not in shown
+            task = selected_task(app)
+            assert task is not None and task.state is m.TaskState.INPUT_REQUIRED
+            diagram = view(app, StateDiagram)
+            assert combined(diagram.render(), "input-required", "│input-required").reverse
+
+            # Answer on the same task: the question is no longer waiting, the echo arrives.
+            app.send_message(conn, params("parrot", task_id=task.id, context_id=task.context_id),
+                             stream=True)
+            await wait_until(pilot, lambda: task.terminal, 10, "the task to complete")
+            await wait_until(pilot, lambda: not any(v.waiting for v in conversation.messages), 5,
+                             "the question answered")
+            labels = [v.label for v in conversation.messages]
+            assert labels[:3] == ["you", "agent · working", "agent asks · input-required"]
+            assert "you" in labels[3:]
+            artifacts = view(app, ArtifactsView)
+            await wait_until(pilot, lambda: any("echo: parrot" in s.text
+                                                for s in artifacts.document.sections.values()),
+                             5, "the echo artifact")
+
+
+async def test_direct_replies_show_when_no_task_is_selected() -> None:
+    replying = scenario({"reply": "a direct answer to: {text}"})
+    async with MockAgent(replying, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            conversation = view(app, Conversation)
+            app.send_message(conn, params("hi there"), stream=False)
+            await wait_until(pilot, lambda: len(conversation.messages) == 2, 10, "the reply")
+            you, agent = conversation.messages
+            assert you.label == "you" and "hi there" in you.plain
+            assert agent.kind == "reply" and "a direct answer to: hi there" in agent.plain
+            assert app.task_id is None
+
+
+# --------------------------------------------------------------------- violations
+
+
+async def test_a_chunk_after_close_is_highlighted_as_a_violation() -> None:
+    broken = scenario(
+        {"status": "working"},
+        {"artifact": {"id": "doc", "text": "closed", "last_chunk": True}},
+        {"artifact": {"id": "doc", "text": " and more", "append": True}},
+        {"end": True},
+    )
+    async with MockAgent(broken, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            diagram = view(app, StateDiagram)
+            await stream_until(pilot, conn, "go", lambda: selected_task(app) is not None
+                               and {"chunk-after-close", "stream-no-terminal"}
+                               <= {v.code for v in selected_task(app).violations}, "the violations")
+            await wait_until(pilot, lambda: "stream-no-terminal" in diagram.render().plain, 5,
+                             "the violations drawn")
+            rendered = diagram.render()
+            assert "violations: " in rendered.plain
+            assert "chunk appended to artifact 'doc' after its lastChunk" in rendered.plain
+            error = diagram.get_component_rich_style("state-diagram--error", partial=True)
+            assert combined(rendered, "chunk-after-close").color == error.color
+            await pilot.pause(0.1)
+            assert "chunk-after-close" in screen_text(app)
+            # The artifact still shows what the agent sent.
+            artifacts = view(app, ArtifactsView)
+            await wait_until(pilot, lambda: artifacts.text_of("doc") == "closed and more", 5,
+                             "the artifact")
+
+
+# --------------------------------------------------------------------- files
+
+
+CSV = b"name,score\nada,1\ngrace,2\n"
+FILES = scenario(
+    {"status": "working"},
+    {"artifact": {"id": "csv", "name": "table.csv", "parts": [
+        {"file": {"name": "../../etc/table.csv", "mime_type": "text/csv",
+                  "bytes": base64.b64encode(CSV).decode()}}]}},
+    {"artifact": {"id": "link", "name": "report", "parts": [
+        {"file": {"name": "report.pdf", "mime_type": "application/pdf",
+                  "uri": "https://example.invalid/report.pdf"}}]}},
+    {"artifact": {"id": "numbers", "parts": [{"data": {"rows": 2, "ok": True}}]}},
+    {"status": "completed"},
+)
+
+
+async def test_saving_a_file_part_writes_the_decoded_bytes_under_a_safe_name(tmp_path: Path) -> None:
+    async with MockAgent(FILES, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            artifacts = view(app, ArtifactsView)
+            document = artifacts.document
+            await stream_until(pilot, conn, "files", lambda: len(document.file_parts) == 2
+                               and "numbers" in document.sections, "the file parts")
+            inline, uri = document.file_parts
+            document.focus()
+            await pilot.pause(0.1)
+            shown = screen_text(app)
+            # The name as the agent sent it (the safe name is only for saving).
+            assert "▤ ../../etc/table.csv · text/csv · 25 B" in document.plain
+            assert "../../etc/table.csv" in shown
+            assert '"rows": 2' in shown  # the data part as pretty JSON
+
+            # f walks the file parts; a URI part has nothing to save: it shows the URI.
+            await pilot.press("f", "f")
+            assert document.selected_file is uri
+            assert "report.pdf" in screen_text(app)
+            await pilot.press("s")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, SaveFileScreen)
+            assert any("https://example.invalid/report.pdf" in n.message for n in app._notifications)
+
+            await pilot.press("f")  # wraps around to the first
+            assert document.selected_file is inline
+            for expected in ("table.csv", "table (1).csv"):
+                assert document.selected_file is inline and document.has_focus
+                await pilot.press("s")
+                await wait_until(pilot, lambda: isinstance(app.screen, SaveFileScreen), 5, "the save prompt")
+                screen = app.screen
+                assert screen.query_one("#save-name").value == "table.csv"  # no path from the agent
+                screen.query_one("#save-dir").value = str(tmp_path)
+                await pilot.press("enter")
+                await wait_until(pilot, lambda: not isinstance(app.screen, SaveFileScreen), 5, "the save")
+                assert (tmp_path / expected).read_bytes() == CSV
+            assert sorted(p.name for p in tmp_path.iterdir()) == ["table (1).csv", "table.csv"]
+            assert not (tmp_path.parent / "etc").exists()
+
+
+async def test_s_in_the_artifacts_view_saves_the_only_file_part(tmp_path: Path) -> None:
+    one_file = scenario(
+        {"artifact": {"parts": [{"file": {"name": "a.bin", "bytes": base64.b64encode(b"\x00\x01").decode()}}]}},
+        {"status": "completed"},
+    )
+    async with MockAgent(one_file, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            artifacts = view(app, ArtifactsView)
+            await stream_until(pilot, conn, "x", lambda: len(artifacts.document.file_parts) == 1,
+                               "the file part")
+            artifacts.document.focus()
+            await pilot.press("s")
+            await wait_until(pilot, lambda: isinstance(app.screen, SaveFileScreen), 5, "the save prompt")
+            app.screen.query_one("#save-dir").value = str(tmp_path / "new")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: (tmp_path / "new" / "a.bin").exists(), 5, "the file")
+            assert (tmp_path / "new" / "a.bin").read_bytes() == b"\x00\x01"
+
+
+def test_safe_filenames() -> None:
+    assert safe_filename("../../etc/passwd") == "passwd"
+    assert safe_filename("..\\..\\boot.ini") == "boot.ini"
+    assert safe_filename("/abs/path/x.txt") == "x.txt"
+    assert safe_filename(".bashrc") == "bashrc"
+    assert safe_filename("..") == "file"
+    assert safe_filename(None, "text/csv") == "file.csv"
+    assert safe_filename("a\x1b[31mb.txt") == "a_[31mb.txt"
+    assert safe_filename("evil\u202etxt.exe") == "evil_txt.exe"
+    assert safe_filename("CON.txt") == "_CON.txt"
+    long = safe_filename("x" * 300 + ".json")
+    assert len(long) == 150 and long.endswith(".json")
+
+
+def test_write_new_file_never_overwrites(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("mine")
+    first = write_new_file(tmp_path, "a.txt", b"1")
+    second = write_new_file(tmp_path, "a.txt", b"2")
+    assert (first.name, second.name) == ("a (1).txt", "a (2).txt")
+    assert (tmp_path / "a.txt").read_text() == "mine"
+
+
+# --------------------------------------------------------------------- literal text
+
+
+HOSTILE = "[bold]not bold[/bold] \x1b[31mred\x1b[0m [link=http://x]y[/link]"
+
+
+async def test_agent_text_with_markup_and_escapes_renders_literally() -> None:
+    echo = scenario(
+        {"status": "working", "message": HOSTILE},
+        {"artifact": {"id": "[b]id", "name": "[red]name", "text": HOSTILE}},
+        {"status": "completed", "message": [{"data": {"k": HOSTILE}}]},
+    )
+    async with MockAgent(echo, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(160, 40)) as pilot:
+            conn = await ready(pilot)
+            conversation = view(app, Conversation)
+            artifacts = view(app, ArtifactsView)
+            await stream_until(pilot, conn, HOSTILE, lambda: selected_task(app) is not None
+                               and selected_task(app).terminal and artifacts.text_of("[b]id") is not None,
+                               "the task")
+            await wait_until(pilot, lambda: len(conversation.messages) == 3, 5, "three messages")
+            literal = "[bold]not bold[/bold] \\x1b[31mred\\x1b[0m [link=http://x]y[/link]"
+            you, status, _done = conversation.messages
+            assert literal in you.plain and literal in status.plain
+            assert "\x1b" not in you.plain + status.plain
+            assert artifacts.text_of("[b]id") == literal
+            await pilot.pause(0.2)
+            shown = screen_text(app)
+            assert "\x1b" not in shown
+            assert "[bold]not bold[/bold]" in shown
+            assert "[red]name" in shown
+            assert '\\u001b[31mred' in shown  # inside the data part's JSON
+            # Nothing was interpreted as markup: no span styles the agent's words bold.
+            head = combined(status.render(), "not bold")
+            assert not head.bold
+
+
+# --------------------------------------------------------------------- many chunks
+
+
+async def test_2000_fast_chunks_display_quickly() -> None:
+    many = scenario(
+        {"status": "working"},
+        {"chunks": {"id": "big", "text": "chunk {i}\n", "count": 2000}},
+        {"status": "completed"},
+    )
+    expected = "".join(f"chunk {i}\n" for i in range(2000))
+    async with MockAgent(many, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            artifacts = view(app, ArtifactsView)
+            artifacts.document.focus()
+            await pilot.press("t")  # the chunk table is live too
+            started = time.monotonic()
+            app.send_message(conn, params("go"), stream=True)
+            await wait_until(pilot, lambda: artifacts.text_of("big") == expected
+                             and artifacts.chunk_table.row_count == 2000, 60, "2,000 chunks on screen")
+            elapsed = time.monotonic() - started
+            shown_at = time.time()
+            task = selected_task(app)
+            assert task is not None and len(task.artifacts["big"].chunks) == 2000
+            last = next(e for e in reversed(conn.session.events) if e.seq == task.last_seq)
+            print(f"\n2,000 chunks: all on screen {elapsed:.2f} s after sending; the stream took "
+                  f"{task.last_t - task.first_t:.2f} s (mock, client and UI share one event loop); "
+                  f"on screen {shown_at - last.wall:.2f} s after the last event")
+            await pilot.press("t")
+            await pilot.pause(0.1)
+            assert "chunk 1999" in screen_text(app)  # followed to the end
+            assert [b.kind for b in artifacts.document.sections["big"].blocks] == ["text"]
+
+
+# --------------------------------------------------------------------- pieces
+
+
+def test_wrap_rows_is_stable_under_appends() -> None:
+    import random
+
+    rng = random.Random(7)
+    for _ in range(300):
+        line = "".join(rng.choice("ab  cdé日") for _ in range(rng.randint(0, 120)))
+        width = rng.randint(1, 16)
+        whole = wrap_rows(line, 0, width)
+        cut = rng.randint(0, len(line))
+        part = wrap_rows(line[:cut], 0, width)
+        assert part[:-1] + wrap_rows(line, part[-1][0], width) == whole
+
+
+def test_wrapped_text_makes_escapes_visible_and_appends_in_place() -> None:
+    text = WrappedText()
+    text.append("a\x1b[31mb\tc\nnext")
+    assert text.text == "a\\x1b[31mb    c\nnext"
+    assert text.wrap(6) == 4  # "a\x1b[", "31mb  ", " c", "next": one space goes per break
+    text.append(" word and more")
+    rows = [text.row(i) for i in range(text.wrap(6))]
+    assert rows[-4:] == ["next", "word", "and", "more"]
+
+
+async def test_a_narrow_diagram_falls_back_to_a_path_line() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(90, 30)) as pilot:
+            conn = await ready(pilot)
+            diagram = view(app, StateDiagram)
+            await stream_until(pilot, conn, "hi", lambda: selected_task(app) is not None
+                               and selected_task(app).terminal, "the task")
+            await wait_until(pilot, lambda: "submitted → working → completed" in diagram.render().plain,
+                             5, "the path line")
+            assert "╭" not in diagram.render().plain

@@ -1,0 +1,26 @@
+"""Small helpers for Pilot tests of the inspector app."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0,
+                     what: str = "condition") -> Any:
+    """Poll ``predicate`` between short pauses until it is truthy; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.1f} s waiting for {what}")
+        await pilot.pause(0.05)
+
+
+def screen_text(app: Any) -> str:
+    """The current screen as plain text, line by line: what a user would read."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(strip.text for strip in strips)
