@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from . import __version__
 
-COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list")
+COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export")
 
 EXIT_CODES_HELP = """\
 exit codes:
@@ -23,6 +23,14 @@ exit codes:
   3  transport or protocol error: unreachable, timeout, HTTP error, invalid JSON,
      wrong types, broken stream, or a JSON-RPC error from the agent
   4  input-required or auth-required: the agent waits for the client
+"""
+
+REPLAY_EXIT_CODES_HELP = """\
+exit codes (with --against):
+  0  the agent answered every recorded request as recorded (ids and times aside)
+  1  some answers differ: states, artifacts, messages, errors or HTTP statuses
+  2  usage error (no such file, not a recording)
+  3  the agent could not be reached
 """
 
 
@@ -53,7 +61,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     o = p.add_argument_group("output")
     o.add_argument("--output", "-o", default="text", choices=["text", "json", "ndjson"],
                    help="text (default), one JSON document, or one JSON event per line")
-    o.add_argument("--record", metavar="FILE", help="record the session to FILE (JSONL)")
+    o.add_argument("--record", metavar="FILE", nargs="?", const="",
+                   help="record the session to FILE (JSONL); without FILE, to a new file in the "
+                        "a2a-inspect data directory")
     o.add_argument("--no-redact", action="store_true",
                    help="record secrets (Authorization, API keys) as sent")
 
@@ -68,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"a2a-inspect {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help, epilog=EXIT_CODES_HELP,
+    def command(name: str, help: str, epilog: str = EXIT_CODES_HELP) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help, epilog=epilog,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         return p
 
@@ -137,6 +147,21 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("task_id")
         q.add_argument("--config-id", metavar="ID")
         _common(q)
+
+    p = command("replay", "open a recording in the UI, or with --against URL send its requests to a "
+                          "live agent and report what differs (ids and times aside)", REPLAY_EXIT_CODES_HELP)
+    p.add_argument("file", help="a recording (JSONL), e.g. from --record")
+    p.add_argument("--against", metavar="URL",
+                   help="the agent to send the recorded requests to (base URL or card URL)")
+    _common(p)
+
+    p = command("export", "convert a recording: an a2a-mock scenario, a HAR file, or a curl script",
+                "exit codes:\n  0  written\n  2  usage error (no such file, not a recording, file exists)\n")
+    p.add_argument("file", help="a recording (JSONL), e.g. from --record")
+    p.add_argument("--scenario", metavar="OUT", help="write an a2a-mock scenario (YAML); - for stdout")
+    p.add_argument("--har", metavar="OUT", help="write HAR 1.2 (browser developer tools); - for stdout")
+    p.add_argument("--curl", metavar="OUT", help="write a bash script of curl commands; - for stdout")
+    p.add_argument("--force", action="store_true", help="replace existing output files")
     return parser
 
 
@@ -166,12 +191,17 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
         args = build_parser().parse_args(argv)
+        if args.command == "replay":
+            from .headless.replay_cmd import run_replay
+
+            return run_replay(args)
+        if args.command == "export":
+            from .headless.export_cmd import run_export
+
+            return run_export(args)
         from .headless.run import run_command
 
         return run_command(args)
-    if argv[:1] == ["replay"]:
-        print("a2a-inspect: replay is not available yet", file=sys.stderr)
-        return 2
     if argv and _looks_like_command(argv[0]):
         import difflib
 

@@ -3,6 +3,7 @@
     a2a-mock [--scenario FILE|NAME] [--dialect 0.1|0.3|1.0|all] [--profile NAME]
              [--host 127.0.0.1] [--port 8003]
     a2a-mock --check --scenario FILE
+    a2a-mock --replay FILE [--speed X] [--port N]   (serve a recorded session back)
     a2a-mock --list
     a2a-mock schema
 """
@@ -50,6 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-remote-push", action="store_true",
                    help="allow push notifications to non-loopback URLs")
     p.add_argument("--allow-public", action="store_true", help="allow binding a non-loopback address")
+    p.add_argument("--replay", action="append", metavar="FILE",
+                   help="serve an a2a-inspect recording back: the recorded answers to the recorded "
+                        "requests, in the recorded dialect (repeatable: several recordings at once)")
+    p.add_argument("--speed", type=float, default=1.0, metavar="X",
+                   help="with --replay: play recorded timing X times faster (0: no delays; default 1)")
     return p
 
 
@@ -63,7 +69,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.check:
         return check(args.scenario)
+    if args.replay:
+        return replay(args)
     return serve(args)
+
+
+def replay(args: argparse.Namespace) -> int:
+    if args.scenario or args.profile or args.dialect:
+        print("a2a-mock: --replay serves a recording as recorded (its dialect included); it does not take "
+              "--scenario, --profile or --dialect", file=sys.stderr)
+        return 1
+    if args.speed < 0:
+        print("a2a-mock: --speed must be 0 (no delays) or more", file=sys.stderr)
+        return 1
+    if args.host not in (LOOPBACK, "localhost", "::1") and not args.allow_public:
+        print(f"a2a-mock: refusing to bind {args.host}: the mock binds loopback only "
+              "(pass --allow-public to expose it)", file=sys.stderr)
+        return 1
+    from .replay import main as replay_main
+
+    return replay_main(args.replay, speed=args.speed, host=args.host, port=args.port)
 
 
 def schema() -> dict:

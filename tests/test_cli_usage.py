@@ -60,7 +60,7 @@ USAGE_ERRORS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("push", "set", URL, "t-1"), ("the following arguments are required: --url",)),
     (("push",), ("the following arguments are required: ACTION",)),
     (("send", URL, "hi", "--bogus"), ("unrecognized arguments: --bogus",)),
-    (("replay",), ("replay is not available yet",)),
+    (("replay",), ("the following arguments are required: file",)),
 ]
 
 

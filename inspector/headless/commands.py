@@ -50,17 +50,42 @@ def _auth(args: argparse.Namespace) -> Auth | None:
     return None
 
 
+def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | None:
+    """``--record FILE`` (``--record`` alone: a new, readably named file in the data
+    directory), redacted as the settings say: ``redact_headers`` adds secret names,
+    ``redact: false`` or ``--no-redact`` records secrets as sent."""
+    record = getattr(args, "record", None)
+    if record is None:
+        return None
+    import sys
+
+    from .. import store
+
+    settings, _problem = store.load_settings()
+    path: Any = record
+    if record == "":
+        url = getattr(args, "url", None) or getattr(args, "against", None) or "agent"
+        path = store.default_recording_path(url, settings)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
+    try:
+        recorder = Recorder.attach(session, path, redact=settings.redact and not args.no_redact,
+                                   extra_secret_headers=tuple(settings.redact_headers))
+    except OSError as exc:
+        raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
+    if record == "":
+        print(f"a2a-inspect: recording to {path}", file=sys.stderr, flush=True)
+    return recorder
+
+
 @contextlib.asynccontextmanager
 async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Session, TaskTracker]]:
     """A client on a fresh session with a tracker, recording when asked."""
     session = Session()
     tracker = TaskTracker(session)
-    recorder = None
-    if getattr(args, "record", None):
-        try:
-            recorder = Recorder.attach(session, args.record, redact=not args.no_redact)
-        except OSError as exc:
-            raise UsageError(f"cannot record to {args.record}: {exc.strerror or exc}") from None
+    recorder = start_recorder(session, args)
     timeouts = Timeouts(connect=args.timeout, read=args.timeout, stream_read=args.stream_timeout)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
     try:

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from .. import store
 from ..protocol import models as m
 from .commands import InspectorCommands
-from .connection import AgentConnection, CallError
+from .connection import AgentConnection, call_errors
 from .messages import ConnectionChanged, SessionAdvanced, TaskSelected
 from .pump import EventPump
 
@@ -102,6 +102,10 @@ class InspectorApp(App[int]):
         self.set_interval(FRAME, self._flush_frame, name="frame-pump")
         for problem in self.startup_problems:
             self.notify(problem, severity="warning", timeout=8)
+        # Draw first: the client stack and the demo agent load after the first frame.
+        self.call_after_refresh(self._start)
+
+    def _start(self) -> None:
         if self.replay is not None:
             self.open_connection(self.replay)
         elif self.demo:
@@ -216,7 +220,7 @@ class InspectorApp(App[int]):
         self.waiting[wait_id] = (label, time.monotonic())
         try:
             return await call
-        except CallError as exc:
+        except call_errors() as exc:
             self.report_error(f"{label} failed", exc)
             return None
         finally:

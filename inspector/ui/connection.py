@@ -12,14 +12,26 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..client import A2AClient, Auth, JsonRpcError, ProtocolError, Timeouts, TransportError
+from typing import TYPE_CHECKING
+
 from ..protocol import models as m
 from ..session import Kind, Recorder, Session, TaskTracker
 
 _ids = itertools.count(1)
 
 #: What a failed call raises; the UI turns each into a notification with details.
-CallError = (JsonRpcError, ProtocolError, TransportError)
+if TYPE_CHECKING:
+    from ..client import A2AClient, Auth, Timeouts
+
+# The client stack (httpx and friends) is imported on first use, not with this module:
+# the UI's first frame should not wait for it.
+
+
+def call_errors() -> tuple[type[BaseException], ...]:
+    """What a failed call raises; the UI turns each into a notification with details."""
+    from ..client import JsonRpcError, ProtocolError, TransportError
+
+    return (JsonRpcError, ProtocolError, TransportError)
 
 
 def display_name(url: str) -> str:
@@ -40,7 +52,7 @@ class AgentConnection:
         self.card_url = card_url
         self.headers = dict(headers or {})
         self.auth = auth
-        self.timeouts = timeouts or Timeouts()
+        self.timeouts = timeouts
         self.session = session if session is not None else Session()
         self.tracker = TaskTracker(self.session)
         #: A replayed recording: no client, nothing is sent.
@@ -56,7 +68,11 @@ class AgentConnection:
         #: For a read-only connection: the card and dialect read from its session.
         self._recorded: RecordedFacts | None = None
 
-    def _new_client(self, dialect: str) -> A2AClient:
+    def _new_client(self, dialect: str) -> "A2AClient":
+        from ..client import A2AClient, Timeouts
+
+        if self.timeouts is None:
+            self.timeouts = Timeouts()
         kwargs: dict[str, Any] = {}
         if self._dialect_cache is not None:
             kwargs["dialect_cache"] = self._dialect_cache
@@ -108,8 +124,10 @@ class AgentConnection:
 
     # ------------------------------------------------------------------ calls
 
-    def _require(self) -> A2AClient:
+    def _require(self) -> "A2AClient":
         if self.client is None:
+            from ..client import TransportError
+
             raise TransportError("closed", "this is a recording: it cannot send")
         return self.client
 
@@ -119,7 +137,7 @@ class AgentConnection:
         self.state, self.error = "connecting", None
         try:
             await client.resolve_dialect()
-        except CallError as exc:
+        except call_errors() as exc:
             self.state, self.error = "error", exc
             raise
         self.state = "ready"

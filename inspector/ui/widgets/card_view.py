@@ -7,7 +7,6 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rich.syntax import Syntax
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -341,6 +340,8 @@ class CardView(ConnectionView, Vertical, can_focus=True):
         except (TypeError, ValueError):
             text = repr(raw)
         dark = getattr(self.app.current_theme, "dark", True)
+        from rich.syntax import Syntax  # pygments is slow to import: only when shown
+
         target.update(Syntax(visible(text), "json", theme="monokai" if dark else "default",
                              word_wrap=True, background_color="default"))
 

@@ -8,7 +8,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rich.syntax import Syntax
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -354,6 +353,8 @@ class Composer(ConnectionView, Vertical):
         head.update(visible(header))
         text = json.dumps(clip_strings(request), indent=2, ensure_ascii=False)
         dark = getattr(self.app.current_theme, "dark", True)
+        from rich.syntax import Syntax  # pygments is slow to import: only when shown
+
         body.update(Syntax(visible(text), "json", theme="monokai" if dark else "default",
                            word_wrap=True, background_color="default"))
 

@@ -9,7 +9,7 @@ and registers it with the agent, both through app workers (``app.run_worker`` +
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -19,12 +19,15 @@ from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
-from ...client.push_receiver import PushReceiver, token_of
 from ...protocol import models as m
 from ...session import Event, Kind
 from ..connection import AgentConnection
 from .base import ConnectionView
 from .traffic_model import format_size, payload_label
+
+if TYPE_CHECKING:
+    # Starlette and uvicorn load when a receiver first starts, not with the app.
+    from ...client.push_receiver import PushReceiver
 
 HINT = "s: start/stop the receiver · r: register it for the selected task · enter: show in traffic"
 
@@ -144,6 +147,8 @@ class PushPanel(ConnectionView, Vertical):
         if receiver is not None and any(e is event for e in receiver.received):
             verdict = receiver.check_token(event)
         else:
+            from ...client.push_receiver import token_of
+
             verdict = "present" if token_of(event.data.get("headers") or {}) else "none"
         style = {"ok": "bold green", "wrong": "bold red", "missing": "bold red"}.get(verdict, "")
         return Text(verdict, style=style)
@@ -227,6 +232,8 @@ class PushPanel(ConnectionView, Vertical):
     async def _start(self, conn: AgentConnection) -> PushReceiver | None:
         receiver = self.receivers.get(conn.id)
         if receiver is None:
+            from ...client.push_receiver import PushReceiver
+
             receiver = self.receivers[conn.id] = PushReceiver(conn.session, dialect=lambda: conn.dialect_name)
         if receiver.running:
             return receiver

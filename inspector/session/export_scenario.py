@@ -1,0 +1,283 @@
+"""A recording as an a2a-mock scenario: the recorded agent, scripted, to edit and serve.
+
+The scenario holds the recorded card and one rule per recorded message exchange (send
+or stream), in order. Each rule matches that message's text exactly, at its turn in
+its task (so the answer to a question is told apart from a first message), and its
+script plays what the agent did: the states with their messages, each artifact chunk,
+a direct Message reply, a JSON-RPC error, an HTTP error, malformed data, heartbeat
+comments, a dropped stream, and the pauses between them as ``delay`` steps.
+
+A blocking send shows only the finished task, so its rule scripts the artifacts and the
+final state after the recorded latency: a stream of it shows fewer states than the
+agent may have gone through. Texts are written as templates with ``{`` and ``}``
+doubled, so the scenario says exactly what the agent said.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from ..protocol import models as m
+from ..protocol.card import decode_card
+from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.states import INTERRUPTED, TERMINAL
+from .diff import RecordedExchange, body_bytes, exchanges, parse_body
+from .events import Kind
+from .log import Session
+from .tracker import TaskTracker
+
+#: Pauses shorter than this are not scripted (they are the agent's own overhead).
+MIN_DELAY = 0.01
+
+_SETTLING = TERMINAL | INTERRUPTED
+
+
+def _t(text: str) -> str:
+    """Text as a scenario template that renders to itself."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _content(parts: list[Any]) -> Any:
+    """Message/artifact parts as scenario content: one text, or a list of parts."""
+    if len(parts) == 1 and isinstance(parts[0], m.TextPart) and not parts[0].metadata:
+        return _t(parts[0].text)
+    out: list[Any] = []
+    for p in parts:
+        if isinstance(p, m.TextPart):
+            item: dict[str, Any] = {"text": _t(p.text)}
+        elif isinstance(p, m.DataPart):
+            item = {"data": p.data}
+        elif isinstance(p, m.FilePart):
+            f = p.file
+            spec = {k: v for k, v in (("name", f.name), ("mime_type", f.mime_type), ("bytes", f.bytes),
+                                      ("uri", f.uri)) if v is not None}
+            if "bytes" in spec and "uri" in spec:
+                spec.pop("uri")
+            if "bytes" not in spec and "uri" not in spec:
+                spec["bytes"] = ""
+            item = {"file": spec}
+        else:  # pragma: no cover - the model has no other part
+            continue
+        if getattr(p, "metadata", None):
+            item["metadata"] = p.metadata
+        out.append(item)
+    return out
+
+
+def _status_step(status: m.TaskStatus, final: bool | None) -> dict[str, Any]:
+    step: dict[str, Any] = {"status": status.state.value}
+    if status.message is not None and status.message.parts:
+        step["message"] = _content(list(status.message.parts))
+    if final is not None and final != (status.state in _SETTLING):
+        step["final"] = final
+    return step
+
+
+def _artifact_step(art: m.Artifact, append: bool | None, last: bool | None, dialect: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if art.artifact_id is not None:
+        spec["id"] = art.artifact_id
+    if art.index is not None and (dialect == "0.1" or art.artifact_id is None):
+        spec["index"] = art.index
+    if art.name is not None:
+        spec["name"] = art.name
+    if art.description is not None:
+        spec["description"] = art.description
+    content = _content(list(art.parts)) if art.parts else ""
+    if isinstance(content, str):
+        spec["text"] = content
+    else:
+        spec["parts"] = content
+    if append:
+        spec["append"] = True
+    if last is not None:
+        spec["last_chunk"] = last
+    if art.metadata:
+        spec["metadata"] = art.metadata
+    return {"artifact": spec}
+
+
+def _error_step(err: JsonRpcError) -> dict[str, Any]:
+    spec: dict[str, Any] = {"code": err.code}
+    if err.message:
+        spec["message"] = err.message
+    if err.data is not None:
+        spec["data"] = err.data
+    return {"error": spec}
+
+
+def _delay(steps: list[dict[str, Any]], seconds: float) -> None:
+    if seconds >= MIN_DELAY:
+        steps.append({"delay": round(seconds, 3)})
+
+
+def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    resp = ex.response
+    dialect = ex.dialect
+    if resp is None:
+        return [{"drop": True}]
+    data = resp.data
+    if not data.get("streaming"):
+        _delay(steps, resp.t - ex.request.t)
+        payload = resp.payload
+        status = data.get("status") or 0
+        if isinstance(payload, JsonRpcError):
+            steps.append(_error_step(payload))
+        elif not 200 <= status < 300:
+            raw = body_bytes(data) or b""
+            steps.append({"http": {"status": status, "body": raw.decode("utf-8", "replace"),
+                                   "content_type": data.get("content_type") or "text/plain; charset=utf-8"}})
+        elif isinstance(payload, m.Message):
+            steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
+        elif isinstance(payload, m.Task):
+            for art in payload.artifacts or []:
+                steps.append(_artifact_step(art, None, None, dialect))
+            steps.append(_status_step(payload.status, None))
+        elif isinstance(payload, ProtocolError):
+            body = data.get("body")
+            steps.append({"malformed": body if isinstance(body, str) else ""})
+        return steps or [{"end": True}]
+    last_t = resp.t
+    first = True
+    for event in ex.stream:
+        _delay(steps, event.t - last_t)
+        last_t = event.t
+        if event.kind is Kind.COMMENT:
+            steps.append({"heartbeat": {"every": 1, "for": 0, "comment": str(event.data.get("text") or "").strip()}})
+            continue
+        payload = event.payload
+        opening = first
+        first = False
+        if payload is None:
+            continue
+        if isinstance(payload, m.Task):
+            # The mock opens every stream with the task as it stands (submitted).
+            if not (opening and payload.status.state is m.TaskState.SUBMITTED):
+                steps.append(_status_step(payload.status, None))
+        elif isinstance(payload, m.TaskStatusUpdateEvent):
+            if opening and payload.status.state is m.TaskState.SUBMITTED:
+                continue  # 0.1 opens with the submitted status; so does the mock
+            steps.append(_status_step(payload.status, payload.final))
+        elif isinstance(payload, m.TaskArtifactUpdateEvent):
+            art = payload.artifact
+            append = payload.append if payload.append is not None else art.append
+            last = payload.last_chunk if payload.last_chunk is not None else art.last_chunk
+            steps.append(_artifact_step(art, append, last, dialect))
+        elif isinstance(payload, m.Message):
+            steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
+        elif isinstance(payload, JsonRpcError):
+            steps.append(_error_step(payload))
+            break
+        elif isinstance(payload, ProtocolError):
+            text = event.data.get("data")
+            if isinstance(text, str):
+                steps.append({"malformed": text})
+    end = ex.end
+    if end is not None:
+        _delay(steps, end.t - last_t)
+        reason = end.data.get("reason")
+        if reason == "error":
+            steps.append({"drop": True})
+        elif reason == "eof" and not end.data.get("terminal"):
+            steps.append({"end": True})
+    # A delay with nothing after it only holds the stream open.
+    while steps and "delay" in steps[-1]:
+        steps.pop()
+    return steps or [{"end": True}]
+
+
+def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
+    for ex in exs:
+        if ex.a2a_method != "card" or ex.response is None:
+            continue
+        if not 200 <= (ex.response.data.get("status") or 0) < 300:
+            continue
+        raw = parse_body(ex.response.data)
+        try:
+            card = decode_card(raw)
+        except (ProtocolError, TypeError, ValueError):
+            continue
+        out = card.wire()
+        # The mock fills these in with its own address and the dialects it serves.
+        for key in ("url", "supportedInterfaces", "additionalInterfaces", "preferredTransport",
+                    "protocolVersion"):
+            out.pop(key, None)
+        return out
+    return {"name": "Recorded agent", "description": "exported from a recording without a card",
+            "capabilities": {"streaming": True}, "skills": []}
+
+
+def to_scenario(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[dict[str, Any], list[str]]:
+    """(the scenario as a document, notes on what could not be scripted exactly)."""
+    tracker = TaskTracker(session)
+    exs = exchanges(session.events)
+    notes: list[str] = []
+    turns: dict[str, int] = {}
+    rules: list[dict[str, Any]] = []
+    seen: dict[tuple[str, int, str | None], int] = {}
+    dialects: dict[str, int] = {}
+    for ex in exs:
+        if ex.a2a_method not in ("send", "stream"):
+            continue
+        if ex.dialect:
+            dialects[ex.dialect] = dialects.get(ex.dialect, 0) + 1
+        view = tracker.exchanges.get(ex.number)
+        task_id = view.task_id if view is not None else None
+        turn = 1
+        if task_id is not None:
+            turn = turns[task_id] = turns.get(task_id, 0) + 1
+        text = ex.text()
+        key = (text, turn, None)
+        method_key = (text, turn, ex.a2a_method)
+        if key in seen or method_key in seen:
+            notes.append(f"exchange #{ex.number} sends the same text at the same turn as #{seen.get(method_key, seen.get(key))}; "
+                         "only the first is scripted")
+            continue
+        seen[key] = seen[method_key] = ex.number
+        when: dict[str, Any] = {"text": "^" + re.escape(text) + "$", "turn": turn}
+        rule = {"name": f"exchange {ex.number}: {ex.a2a_method} {text[:40]!r}", "when": when,
+                "script": _script(ex)}
+        rules.append(rule)
+    doc: dict[str, Any] = {
+        "name": name or "recorded",
+        "description": f"Exported from {source or 'a recording'} by a2a-inspect: one rule per recorded message.",
+    }
+    if dialects:
+        doc["dialect"] = max(dialects, key=lambda d: dialects[d])
+        if doc["dialect"] not in ("0.1", "0.3", "1.0"):
+            doc["dialect"] = "0.3"
+    doc["card"] = _card(exs)
+    doc["rules"] = rules
+    doc["fallback"] = [{"status": "failed",
+                        "message": "a2a-mock: this message is not one the recording holds (edit the scenario's rules)"}]
+    if not rules:
+        notes.append("the recording holds no send or stream exchange: the scenario has no rules")
+    return doc, notes
+
+
+def dump_yaml(doc: dict[str, Any]) -> str:
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+
+
+def scenario_yaml(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[str, list[str]]:
+    doc, notes = to_scenario(session, name=name, source=source)
+    text = f"# a2a-mock scenario exported from {source or 'a recording'} by a2a-inspect\n" + dump_yaml(doc)
+    return text, notes
+
+
+def check(text: str) -> list[str]:
+    """Problems a2a-mock's loader finds in ``text`` (none: it serves as written)."""
+    try:
+        from mock_agent.loader import ScenarioError, load_text
+    except ImportError:  # pragma: no cover - the mock ships in the same distribution
+        return []
+    try:
+        load_text(text, "<exported scenario>")
+    except ScenarioError as exc:
+        return [str(p) for p in exc.problems]
+    return []
+

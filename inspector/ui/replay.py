@@ -1,0 +1,568 @@
+"""Replay: a recording fed back into a read-only connection, under a cursor.
+
+``a2a-inspect replay FILE`` loads the recording and runs the inspector on a connection
+whose session holds the recording's first ``cursor`` events. The views cannot tell it
+from a live connection: moving forward appends the next events to the session (through
+the same frame pump live traffic takes), so the task view, artifacts, traffic and card
+follow exactly as they did when it happened. Moving back cannot un-append, so a fresh
+connection (Session + TaskTracker rebuilt from ``events[:cursor]``) replaces the old one
+and the views redraw it from scratch, as they do when the user switches agents.
+
+``ReplayController`` is the logic (no Textual): cursor, play/pause, speed, step, seek,
+state changes. The timeline widget (``widgets/replay_bar.py``) drives it from a timer;
+``ReplayApp`` is the inspector app with the replay keys bound globally.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.binding import Binding
+
+from ..protocol.models import TaskState
+from ..session import Event, Kind, Recording, RecordingError, Session, TaskTracker, load_recording
+from ..textsafe import visible
+from .app import InspectorApp
+from .connection import AgentConnection
+
+#: Playback speeds, slowest first; None is "max": no pacing, the recording as fast as it draws.
+SPEEDS: tuple[float | None, ...] = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 50.0, None)
+#: At max speed the whole recording plays in about this many seconds (at least MAX_BATCH
+#: events a frame), so long recordings do not take minutes and short ones stay visible.
+MAX_SPEED_SECONDS = 5.0
+MAX_BATCH = 20
+FRAME = 1 / 30
+#: Going back rebuilds the session; holding a key rebuilds at most this often.
+REBUILD_GAP = 0.08
+#: Problems listed in the start-up notification (all of them are in ctrl+e).
+PROBLEMS_SHOWN = 4
+
+
+@dataclass(frozen=True, slots=True)
+class StateMark:
+    """A task entered ``state`` with the event at ``position`` (1-based: the cursor
+    value that includes that event)."""
+
+    position: int
+    task_id: str
+    state: TaskState
+
+
+def speed_label(speed: float | None) -> str:
+    if speed is None:
+        return "max"
+    return f"{speed:g}x"
+
+
+def format_t(t: float) -> str:
+    """Recorded seconds as m:ss.mmm (h:mm:ss.mmm past an hour)."""
+    t = max(0.0, t)
+    minutes, seconds = divmod(t, 60.0)
+    hours, minutes = divmod(int(minutes), 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:06.3f}"
+    return f"{minutes}:{seconds:06.3f}"
+
+
+def parse_target(text: str, controller: "ReplayController") -> int:
+    """What ``g`` was given: an event number (0..N), or a recorded time like ``12.5s``.
+    Raises ValueError with a message for the user."""
+    text = text.strip().lower()
+    if not text:
+        raise ValueError("no event number given")
+    n = controller.total
+    if text.endswith("s"):
+        try:
+            seconds = float(text[:-1])
+        except ValueError:
+            raise ValueError(f"not a time: {text!r} (try 12.5s)") from None
+        if not math.isfinite(seconds):
+            raise ValueError(f"not a time: {text!r}")
+        return controller.position_at(seconds)
+    try:
+        number = int(text.lstrip("#"))
+    except ValueError:
+        raise ValueError(f"not an event number: {text!r} (0-{n}, or a time like 12.5s)") from None
+    if not 0 <= number <= n:
+        raise ValueError(f"event {number} is outside the recording (0-{n})")
+    return number
+
+
+class ReplayController:
+    """A cursor over a recording's events and the read-only connection showing them.
+
+    ``cursor`` is how many events the connection's session holds (0..total); the event
+    "at" the cursor is the last one applied. Forward moves extend the session in place;
+    backward moves build a new connection from ``events[:cursor]`` and hand it to
+    ``on_swap(old, new)`` (the app installs it and tells the views). ``tick(now)`` is
+    called every frame: it plays (paced by the events' recorded ``t`` / speed) and
+    applies seeks that were deferred to keep key repeat from rebuilding every key press.
+    """
+
+    def __init__(self, recording: Recording, *, name: str = "recording", url: str | None = None,
+                 cursor: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.recording = recording
+        self.events: list[Event] = list(recording.session.events)
+        self.total = len(self.events)
+        self.name = name
+        self.started_wall = recording.session.started_wall
+        self.url, self.card_url = _agent_urls(self.events)
+        if url is not None:
+            self.url = url
+        self._clock = clock
+        #: Called with (old, new) after a backward move built a new connection.
+        self.on_swap: Callable[[AgentConnection, AgentConnection], None] | None = None
+        #: Called after any change the timeline should redraw (cursor, play state, speed).
+        self.on_change: Callable[[], None] | None = None
+        #: Called when events moving forward changed what the connection knows of the
+        #: agent (its card, its dialect): live, the client announces that the same way.
+        self.on_facts: Callable[[AgentConnection], None] | None = None
+        self.playing = False
+        self.speed: float | None = 1.0
+        #: The recorded time the play head is at (moves smoothly between events while playing).
+        self.head_t = 0.0
+        self._last_tick: float | None = None
+        self._pending: int | None = None
+        self._last_rebuild = -math.inf
+        #: A rebuilt connection was handed over and the views have not drawn it yet:
+        #: events appended now would reach them twice (in the redraw and as news).
+        self.settling = False
+        self.rebuilds = 0
+        self.marks, self.lanes, self.first_position = _state_marks(self.events)
+        #: Positions of every state change, ascending (the timeline's ticks).
+        self.mark_positions = [m.position for m in self.marks]
+        self._times = _monotonic_times(self.events)
+        start = self.total if cursor is None else max(0, min(self.total, cursor))
+        self.cursor = start
+        self.conn = self._build(start)
+        self.head_t = self._t_at(start)
+
+    # ------------------------------------------------------------------ facts
+
+    @property
+    def position(self) -> int:
+        """Where the cursor is going: a deferred seek's target, else the cursor."""
+        return self._pending if self._pending is not None else self.cursor
+
+    @property
+    def at_end(self) -> bool:
+        return self.position >= self.total
+
+    @property
+    def duration(self) -> float:
+        return self._times[-1] if self._times else 0.0
+
+    def event_at(self, position: int | None = None) -> Event | None:
+        """The last event applied at ``position`` (default: the cursor), None at 0."""
+        position = self.position if position is None else position
+        return self.events[position - 1] if 0 < position <= self.total else None
+
+    def time_at(self, position: int | None = None) -> float:
+        return self._t_at(self.position if position is None else position)
+
+    @property
+    def shown_t(self) -> float:
+        """The time to show: the play head while playing, else the event's time."""
+        if self.playing and self._pending is None:
+            return max(self.head_t, self._t_at(self.cursor))
+        return self.time_at()
+
+    def position_at(self, t: float) -> int:
+        """The cursor that includes every event recorded at or before ``t``."""
+        return bisect_right(self._times, t)
+
+    def wait_for_next(self) -> float | None:
+        """Wall-clock seconds until the next event plays (None unless playing, paced)."""
+        if not self.playing or self.speed is None or self._pending is not None or self.cursor >= self.total:
+            return None
+        return max(0.0, (self._times[self.cursor] - self.head_t) / self.speed)
+
+    def state_at(self, task_id: str, position: int | None = None) -> TaskState | None:
+        lane = self.lanes.get(task_id)
+        if not lane:
+            return None
+        position = self.position if position is None else position
+        i = bisect_right(lane, position, key=lambda m: m.position)
+        return lane[i - 1].state if i else None
+
+    def next_mark(self, direction: int, position: int | None = None) -> int | None:
+        """The position of the next (direction 1) or previous (-1) state change."""
+        position = self.position if position is None else position
+        marks = self.mark_positions
+        if direction > 0:
+            i = bisect_right(marks, position)
+            return marks[i] if i < len(marks) else None
+        i = bisect_left(marks, position)
+        return marks[i - 1] if i else None
+
+    # ------------------------------------------------------------------ commands
+
+    def play(self) -> None:
+        if self.total == 0:
+            return
+        if self.at_end:
+            self.seek(0)
+        self.playing = True
+        self.head_t = self._t_at(self.position)
+        self._last_tick = None
+        self._changed()
+
+    def pause(self) -> None:
+        if self.playing:
+            self.playing = False
+            self._changed()
+
+    def toggle(self) -> None:
+        if self.playing:
+            self.pause()
+        else:
+            self.play()
+
+    def faster(self) -> None:
+        self._set_speed(1)
+
+    def slower(self) -> None:
+        self._set_speed(-1)
+
+    def set_speed(self, speed: float | None) -> None:
+        self.speed = speed
+        self._changed()
+
+    def step(self, count: int = 1) -> None:
+        """Step ``count`` events (negative: back). Stepping pauses."""
+        self.playing = False
+        self.seek(self.position + count)
+
+    def jump_state(self, direction: int) -> bool:
+        """To the next/previous state change of any task; False when there is none."""
+        target = self.next_mark(direction)
+        if target is None:
+            return False
+        self.playing = False
+        self.seek(target)
+        return True
+
+    def home(self) -> None:
+        self.seek(0)
+
+    def end(self) -> None:
+        self.playing = False
+        self.seek(self.total)
+
+    def seek(self, position: int) -> None:
+        """Move the cursor to ``position`` (clamped). Forward now; back at the next tick
+        if the last rebuild was very recent (the timeline shows the target meanwhile)."""
+        position = max(0, min(self.total, position))
+        if self._pending is None and not self.settling and position >= self.cursor:
+            self._forward(position)
+        else:
+            self._pending = position
+            if self._may_apply(self._clock()):
+                self._apply_pending()
+        self.head_t = self._t_at(self.position)
+        self._last_tick = None
+        if self.position >= self.total:
+            self.playing = False
+        self._changed()
+
+    def tick(self, now: float | None = None) -> bool:
+        """One frame: apply a deferred seek, then play. True when the cursor moved."""
+        now = self._clock() if now is None else now
+        before = (self.cursor, self.playing)
+        if self._pending is not None and self._may_apply(now):
+            self._apply_pending()
+        if self.playing and self._pending is None and not self.settling:
+            last, self._last_tick = self._last_tick, now
+            if self.speed is None:
+                # Paced by the clock, not per frame: slow frames take bigger batches.
+                rate = max(MAX_BATCH / FRAME, self.total / MAX_SPEED_SECONDS)
+                elapsed = FRAME if last is None else min(0.5, max(0.0, now - last))
+                target = min(self.total, self.cursor + max(1, math.ceil(rate * elapsed)))
+            else:
+                if last is not None:
+                    self.head_t += max(0.0, now - last) * self.speed
+                target = bisect_right(self._times, self.head_t, lo=self.cursor)
+            if target > self.cursor:
+                self._forward(target)
+            if self.cursor >= self.total:
+                self.playing = False
+        moved = (self.cursor, self.playing) != before
+        if moved:
+            self._changed()
+        return moved
+
+    def settled(self) -> None:
+        """The views have drawn the rebuilt connection: events may flow again."""
+        self.settling = False
+
+    # ------------------------------------------------------------------ building
+
+    def _may_apply(self, now: float) -> bool:
+        if self.settling:
+            return False
+        target = self._pending
+        # Forward needs no rebuild; back waits for REBUILD_GAP since the last one.
+        return (target is not None and target >= self.cursor) or now - self._last_rebuild >= REBUILD_GAP
+
+    def _forward(self, position: int) -> None:
+        conn = self.conn
+        before = _facts(conn)
+        session = conn.session
+        for event in self.events[self.cursor:position]:
+            session.extend(event)
+        self.cursor = position
+        if self.on_facts is not None and _facts(conn) != before:
+            self.on_facts(conn)
+
+    def _apply_pending(self) -> None:
+        target, self._pending = self._pending, None
+        if target is None:
+            return
+        if target >= self.cursor:
+            self._forward(target)
+            return
+        old = self.conn
+        self.conn = self._build(target)
+        self.cursor = target
+        self._last_rebuild = self._clock()
+        self.rebuilds += 1
+        self._last_tick = None
+        if self.on_swap is not None:
+            self.settling = True
+            self.on_swap(old, self.conn)
+
+    def _build(self, position: int) -> AgentConnection:
+        """A new read-only connection whose session holds ``events[:position]``."""
+        session = Session()
+        session.started_wall = self.started_wall
+        for event in self.events[:position]:
+            session.extend(event)
+        return AgentConnection(self.url, name=self.name, session=session, read_only=True,
+                               card_url=self.card_url)
+
+    def _t_at(self, position: int) -> float:
+        return self._times[position - 1] if 0 < position <= self.total else 0.0
+
+    def _set_speed(self, direction: int) -> None:
+        try:
+            i = SPEEDS.index(self.speed)
+        except ValueError:
+            i = SPEEDS.index(1.0)
+        i = max(0, min(len(SPEEDS) - 1, i + direction))
+        self.set_speed(SPEEDS[i])
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+
+def _facts(conn: AgentConnection) -> tuple[Any, ...]:
+    facts = conn.recorded()
+    return (id(facts.card), facts.dialect, facts.dialect_source)
+
+
+def _monotonic_times(events: list[Event]) -> list[float]:
+    """Each event's recorded t, never going back (a damaged file may disagree with
+    itself; pacing and time seeks need an order)."""
+    out: list[float] = []
+    high = 0.0
+    for event in events:
+        t = event.t if math.isfinite(event.t) else high
+        high = max(high, t)
+        out.append(high)
+    return out
+
+
+def _state_marks(events: list[Event]) -> tuple[list[StateMark], dict[str, list[StateMark]], dict[str, int]]:
+    """Every state change of every task, by position, from one tracker pass."""
+    tracker = TaskTracker()
+    marks: list[StateMark] = []
+    lanes: dict[str, list[StateMark]] = {}
+    first: dict[str, int] = {}
+    seen: dict[str, int] = {}
+    for position, event in enumerate(events, start=1):
+        for task_id in tracker.apply(event):
+            task = tracker.tasks.get(task_id)
+            if task is None:
+                continue
+            first.setdefault(task_id, position)
+            n = len(task.timeline)
+            if n != seen.get(task_id, 0):
+                seen[task_id] = n
+                mark = StateMark(position, task_id, task.timeline[-1].state)
+                marks.append(mark)
+                lanes.setdefault(task_id, []).append(mark)
+    return marks, lanes, first
+
+
+def _agent_urls(events: list[Event]) -> tuple[str, str | None]:
+    """(the agent's URL, its card URL) as the recording's requests name them."""
+    card_url: str | None = None
+    for event in events:
+        if event.kind is not Kind.REQUEST:
+            continue
+        url = event.data.get("url")
+        if not isinstance(url, str) or not url:
+            continue
+        if event.data.get("a2a_method") == "card":
+            card_url = card_url or url
+            continue
+        return url, card_url
+    return (card_url or "recording"), card_url
+
+
+# ---------------------------------------------------------------------- the app
+
+
+class ReplayApp(InspectorApp):
+    """The inspector on a recording. The timeline's keys work from anywhere the focused
+    widget does not use them (the timeline itself, when focused, always takes them)."""
+
+    BINDINGS = [
+        *InspectorApp.BINDINGS,
+        Binding("space", "replay('toggle')", "Play/Pause"),
+        Binding("right", "replay('step', 1)", "Step", show=False),
+        Binding("left", "replay('step', -1)", "Step back", show=False),
+        Binding("shift+right", "replay('state', 1)", "Next state change", show=False),
+        Binding("shift+left", "replay('state', -1)", "Previous state change", show=False),
+        Binding("plus,equals_sign", "replay('faster')", "Faster", show=False, key_display="+"),
+        Binding("minus", "replay('slower')", "Slower", show=False),
+        Binding("home", "replay('home')", "Replay start", show=False),
+        Binding("end", "replay('end')", "Replay end", show=False),
+        Binding("g", "replay('goto')", "Go to event", show=False),
+        Binding("f7", "replay('focus')", "Timeline", show=False),
+    ]
+
+    def __init__(self, controller: ReplayController, *, problems: list[tuple[str, str]] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(replay=controller.conn, **kwargs)
+        #: The replay_bar finds its controller here (the main screen mounts it when set).
+        self.replay_controller = controller
+        #: (title, text) notifications to show once the screen is up.
+        self.replay_problems = list(problems or [])
+        controller.on_swap = self._swap_connection
+        controller.on_facts = self._facts_changed
+
+    def on_mount(self) -> None:
+        # (Textual calls InspectorApp.on_mount too, after this one: it opens the connection.)
+        self.title = f"a2a-inspect replay · {self.replay_controller.name}"
+        self.call_later(self._started)
+
+    def _started(self) -> None:
+        # After InspectorApp.on_mount: the main screen is up to show these.
+        for title, text in self.replay_problems:
+            self.notify(text, title=title, severity="warning", timeout=10, markup=False)
+        self.call_after_refresh(self._focus_bar)
+
+    def _focus_bar(self) -> None:
+        bar = self._bar()
+        if bar is not None:
+            bar.focus()
+
+    def _bar(self) -> Any:
+        from .widgets.replay_bar import ReplayBar
+
+        main = self.main
+        if main is None:
+            return None
+        try:
+            return main.query_one(ReplayBar)
+        except Exception:
+            return None
+
+    def action_replay(self, op: str, arg: int = 0) -> None:
+        bar = self._bar()
+        if bar is not None:
+            bar.command(op, arg)
+
+    def _facts_changed(self, conn: AgentConnection) -> None:
+        from .messages import ConnectionChanged
+
+        if conn in self.connections:
+            # The events go out first (as they would have live, the card before the
+            # dialect note): views that react to new tasks must see them as news.
+            self._flush_frame()
+            self.to_main(ConnectionChanged(conn))
+
+    def _swap_connection(self, old: AgentConnection, new: AgentConnection) -> None:
+        """Install a rebuilt connection in place of ``old``: the views redraw from scratch."""
+        from .messages import ConnectionChanged
+
+        controller = self.replay_controller
+        if self.replay is old:
+            self.replay = new  # not opened yet (the app opens it after the first frame)
+        self.pump.unwatch(old)
+        if old not in self.connections or self.main is None:
+            # The user closed the recording's connection: nothing shows it.
+            controller.settled()
+            return
+        self.connections[self.connections.index(old)] = new
+        self.pump.watch(new)
+        if self.active is old:
+            task_id = self.task_id
+            self.active = new  # posts ConnectionChanged; clears the task selection
+            if task_id is not None and task_id in new.tracker.tasks:
+                # Quietly keep the task in view (no TaskSelected: that would pin it in
+                # the tasks list, which otherwise follows the newest task as live does).
+                self.task_id = task_id
+        else:
+            self.to_main(ConnectionChanged(new))  # another agent is active: lists update
+        # Runs after the screen has handled the ConnectionChanged posted above.
+        self.main.call_later(controller.settled)
+
+
+# ---------------------------------------------------------------------- entry point
+
+
+def problem_notifications(path: Path, recording: Recording) -> list[tuple[str, str]]:
+    """What to tell the user about a damaged recording: (title, text) pairs."""
+    out: list[tuple[str, str]] = []
+    problems = list(recording.problems)
+    if recording.truncated:
+        out.append(("recording cut off",
+                    f"{path.name} ends in an incomplete line (the recording process was killed?): "
+                    f"that event is lost; the {len(recording.session)} complete events replay."))
+        problems = [p for p in problems if not p.message.startswith("incomplete last line")]
+    if problems:
+        lines = [f"line {p.line}: {visible(p.message, single_line=True)[:160]}"
+                 for p in problems[:PROBLEMS_SHOWN]]
+        if len(problems) > PROBLEMS_SHOWN:
+            lines.append(f"… and {len(problems) - PROBLEMS_SHOWN} more (ctrl+e)")
+        out.append((f"{len(problems)} problem(s) reading {path.name}", "\n".join(lines)))
+    return out
+
+
+def open_replay(path: Path, **app_kwargs: Any) -> ReplayApp:
+    """Load ``path`` and build the app (not run). Raises OSError or RecordingError."""
+    recording = load_recording(path)
+    controller = ReplayController(recording, name=path.name)
+    notes = problem_notifications(path, recording)
+    app = ReplayApp(controller, problems=notes, **app_kwargs)
+    if recording.problems:
+        detail = "\n".join(f"line {p.line}: {visible(p.message)}" for p in recording.problems)
+        app.errors.append((time.time(), f"problems reading {path.name}", detail))
+    return app
+
+
+def launch_replay(path: Path) -> int:
+    """``a2a-inspect replay FILE``: 0 after a normal quit, 2 when the file cannot be
+    replayed (missing, unreadable, not a recording), said in one line on stderr."""
+    path = Path(path)
+    try:
+        app = open_replay(path)
+    except RecordingError as exc:
+        print(f"a2a-inspect: {visible(str(exc), single_line=True)}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(f"a2a-inspect: cannot open {path}: {reason}", file=sys.stderr)
+        return 2
+    result = app.run()
+    return result if isinstance(result, int) else 0

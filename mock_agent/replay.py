@@ -1,0 +1,439 @@
+"""``a2a-mock --replay FILE``: serve a recorded session back to a client.
+
+The recorded agent's answers are played back byte for byte as far as they can be: the
+same HTTP status and headers, the same SSE framing (named events, ``id:``/``retry:``
+lines, line endings, heartbeat comments), the same JSON (in whatever dialect it was
+recorded), at the recorded pace divided by ``speed`` (0: no waiting). What changes is
+what must: the JSON-RPC id is the new request's, protocol ids follow the new client
+(see replay_match.py), and the recorded agent's address becomes this server's.
+
+Which answer a request gets is decided by replay_match.Book: by JSON-RPC method and
+content. A request the recording cannot answer gets a JSON-RPC error naming the closest
+recorded request and why it did not match. Card GETs are answered at the paths the
+recording fetched them from, with the recorded status (a 404 stays a 404).
+
+Several recordings may be served together (``--replay a.jsonl --replay b.jsonl``): a
+task one of them created can be continued with the other's requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from inspector.session import Kind, Recording, RecordingError, load_recording
+from inspector.session.diff import RecordedExchange, Rewriter, body_bytes, exchanges, parse_body
+
+from . import framing
+from .replay_match import Book, Match, Miss
+
+#: Response headers not replayed: framing the server sets itself, and the body is sent
+#: decoded (httpx had already undone any content-encoding when it was recorded).
+_HOP = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "date", "server",
+                  "content-encoding"})
+
+_LINE = re.compile(r"\r\n|\r|\n")
+
+
+class ReplayError(ValueError):
+    """A recording that cannot be served (missing, not a recording, nothing in it)."""
+
+
+class _Cut(Exception):
+    """Raised to make uvicorn drop the connection, where the recorded one broke."""
+
+
+class _QuietCuts(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        for _ in range(8):
+            if exc is None:
+                break
+            if isinstance(exc, _Cut):
+                return False
+            exc = exc.__cause__ or exc.__context__
+        return True
+
+
+logging.getLogger("uvicorn.error").addFilter(_QuietCuts())
+
+
+class ReplayServer:
+    """An ASGI app (``.app``) answering with the recorded responses of ``paths``."""
+
+    def __init__(self, paths: str | Path | Sequence[str | Path], *, speed: float = 1.0,
+                 log: Callable[[str], None] | None = None) -> None:
+        if speed < 0:
+            raise ReplayError("--speed must be 0 (no waiting) or more")
+        self.speed = speed
+        self.log = log
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        self.paths = [Path(p) for p in paths]
+        self.recordings: list[Recording] = []
+        #: "file: line N: message" for every problem the reader reported.
+        self.problems: list[str] = []
+        pairs: list[tuple[str, RecordedExchange]] = []
+        for path in self.paths:
+            try:
+                rec = load_recording(path, decode=False)
+            except FileNotFoundError:
+                raise ReplayError(f"{path}: no such file") from None
+            except (OSError, RecordingError) as exc:
+                raise ReplayError(str(exc) if isinstance(exc, RecordingError) else f"{path}: {exc}") from None
+            self.recordings.append(rec)
+            self.problems += [f"{path.name}: line {p.line}: {p.message}" for p in rec.problems]
+            pairs += [(path.name, ex) for ex in exchanges(rec.session.events)]
+        self.exchanges = [ex for _name, ex in pairs]
+        self.book = Book(pairs)
+        #: GET path -> the recorded exchange that answers it (a 2xx one preferred).
+        self.gets: dict[str, RecordedExchange] = {}
+        for ex in self.exchanges:
+            if ex.http_method != "GET" or ex.response is None:
+                continue
+            known = self.gets.get(ex.path)
+            status = ex.response.data.get("status") or 0
+            if known is None or (200 <= status < 300 and not 200 <= (known.response.data.get("status") or 0) < 300):
+                self.gets[ex.path] = ex
+        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates)) or ["/"]
+        self.card_paths = [p for p, ex in self.gets.items() if 200 <= (ex.response.data.get("status") or 0) < 300]
+        self.origins = sorted({ex.origin for ex in self.exchanges if ex.origin}, key=len, reverse=True)
+        spoken = {c.ex.dialect for c in self.book.candidates if c.ex.dialect and c.ex.a2a_method != "probe"}
+        self.dialects = sorted(spoken or {c.ex.dialect for c in self.book.candidates if c.ex.dialect})
+        if not self.book.candidates and not self.gets:
+            raise ReplayError(f"{', '.join(p.name for p in self.paths)}: no recorded exchange to serve")
+
+    @property
+    def rpc_path(self) -> str:
+        return self.rpc_paths[0]
+
+    @property
+    def app(self) -> "ReplayServer":
+        return self
+
+    def describe(self) -> str:
+        n = len(self.book.candidates)
+        dialects = f"dialect {', '.join(self.dialects)}" if self.dialects else "no A2A dialect"
+        speed = "no delays" if self.speed == 0 else ("recorded timing" if self.speed == 1 else f"speed {self.speed:g}")
+        return f"{n} recorded request{'s' if n != 1 else ''}, {dialects}, {speed}"
+
+    # ------------------------------------------------------------------ ASGI
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if kind != "http":
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host")
+        if host is None:
+            server = scope.get("server") or ("127.0.0.1", 80)
+            host = f"{server[0]}:{server[1]}"
+        base = f"{scope.get('scheme', 'http')}://{host}"
+        body = await _read(receive)
+        if body is None:
+            return
+        method = scope["method"]
+        if method in ("GET", "HEAD"):
+            await self._get(scope["path"], base, send, head=method == "HEAD")
+        elif method == "POST":
+            await self._rpc(body, headers, base, receive, send)
+        else:
+            await _send(send, 405, b"method not allowed", [(b"content-type", b"text/plain; charset=utf-8")])
+
+    # ------------------------------------------------------------------ GET
+
+    async def _get(self, path: str, base: str, send: Any, head: bool) -> None:
+        ex = self.gets.get(path)
+        if ex is None:
+            body = framing.dumps({"error": "not in the recording", "path": path,
+                                  "recorded": sorted(self.gets)})
+            await _send(send, 404, body, [(b"content-type", framing.JSON_TYPE)])
+            return
+        resp = ex.response.data
+        raw = body_bytes(resp) or b""
+        if resp.get("body_encoding") != "base64":
+            text = raw.decode("utf-8")
+            for origin in self.origins:
+                text = text.replace(origin, base).replace(origin.replace("/", "\\/"), base.replace("/", "\\/"))
+            raw = text.encode("utf-8")
+        await _send(send, resp.get("status") or 200, b"" if head else raw, _headers(resp))
+
+    # ------------------------------------------------------------------ JSON-RPC
+
+    async def _rpc(self, body: bytes, headers: dict[str, str], base: str, receive: Any, send: Any) -> None:
+        try:
+            obj = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            await self._error(send, None, -32700, "Parse error", {"why": f"the body is not JSON: {exc}"})
+            return
+        if not isinstance(obj, dict) or not isinstance(obj.get("method"), str):
+            await self._error(send, obj.get("id") if isinstance(obj, dict) else None, -32600, "Invalid Request",
+                              {"why": "expected a JSON-RPC request object with a method"})
+            return
+        rid = obj.get("id")
+        try:
+            found = self.book.match(obj, headers.get("a2a-version"))
+        except Exception as exc:  # noqa: BLE001 - a matcher bug must answer, not 500
+            logging.getLogger(__name__).exception("replay matching failed")
+            await self._error(send, rid, -32603, f"a2a-mock replay: matching failed: {exc}", None)
+            return
+        if isinstance(found, Miss):
+            if self.log is not None:
+                self.log(f"no recorded answer for {obj['method']}: {found.why}")
+            await self._error(send, rid, found.code, f"no recorded request matches: {found.why}", found.data())
+            return
+        await self._play(found, rid, base, receive, send)
+
+    async def _error(self, send: Any, rid: Any, code: int, message: str, data: Any) -> None:
+        body = framing.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": data}})
+        await _send(send, 200, body, [(b"content-type", framing.JSON_TYPE)])
+
+    async def _play(self, match: Match, rid: Any, base: str, receive: Any, send: Any) -> None:
+        ex = match.candidate.ex
+        table = dict(match.table)
+        for origin in self.origins:
+            table[origin] = base
+        rewrite = Rewriter(table)
+        clock = _Clock(self.speed, ex.request.t, receive)
+        try:
+            resp = ex.response
+            if resp is None:
+                # The recorded request got no answer (connection refused, a timeout, or
+                # the recording was cut off before it came).
+                if ex.errors and not await clock.until(ex.errors[-1].t):
+                    return
+                why = (f"the recorded request got no response: {ex.errors[-1].data.get('message')}" if ex.errors
+                       else "the recording ends before the response to this request")
+                await self._error(send, rid, -32603, f"no recorded response: {why}",
+                                  {"why": why, "closest": match.candidate.describe()})
+                return
+            if not await clock.until(resp.t):
+                return
+            data = resp.data
+            if data.get("streaming"):
+                await self._stream(ex, rewrite, rid, clock, send)
+                return
+            raw = body_bytes(data)
+            if raw is None:
+                # The head arrived, the body broke off.
+                await send({"type": "http.response.start", "status": data.get("status") or 200,
+                            "headers": _headers(data)})
+                raise _Cut()
+            doc = parse_body(data)
+            if doc is not None:
+                raw = _dump(_answer(doc, rewrite, rid), data.get("body") or "")
+            await _send(send, data.get("status") or 200, raw, _headers(data))
+        finally:
+            clock.close()
+
+    async def _stream(self, ex: RecordedExchange, rewrite: Rewriter, rid: Any, clock: "_Clock", send: Any) -> None:
+        await send({"type": "http.response.start", "status": ex.response.data.get("status") or 200,
+                    "headers": _headers(ex.response.data)})
+        eol = _eol(ex)
+        for event in ex.stream:
+            if not await clock.until(event.t):
+                return
+            frame = _frame(event, rewrite, rid, eol)
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+        end = ex.end
+        if end is not None and not await clock.until(end.t):
+            return
+        if end is not None and end.data.get("reason") == "error":
+            raise _Cut()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+class _Clock:
+    """Waits for recorded times, scaled by speed; notices the client leaving."""
+
+    def __init__(self, speed: float, t0: float, receive: Any) -> None:
+        loop = asyncio.get_running_loop()
+        self.speed = speed
+        self.t0 = t0
+        self.start = loop.time()
+        self.gone = asyncio.Event()
+        self._watch = loop.create_task(self._watcher(receive))
+
+    async def _watcher(self, receive: Any) -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    self.gone.set()
+                    return
+
+    async def until(self, t: float) -> bool:
+        """Wait until recorded time ``t``; False when the client has gone."""
+        if self.gone.is_set():
+            return False
+        if self.speed == 0:
+            await asyncio.sleep(0)
+            return not self.gone.is_set()
+        loop = asyncio.get_running_loop()
+        delay = self.start + max(0.0, t - self.t0) / self.speed - loop.time()
+        if delay > 0:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.gone.wait(), delay)
+        return not self.gone.is_set()
+
+    def close(self) -> None:
+        self._watch.cancel()
+
+
+def _answer(doc: Any, rewrite: Rewriter, rid: Any) -> Any:
+    out = rewrite(doc)
+    if isinstance(out, dict) and "jsonrpc" in out and "id" in out:
+        out["id"] = rid
+    return out
+
+
+def _dump(doc: Any, original: str) -> bytes:
+    """JSON in the recorded body's own style: compact or spaced, escaped or not."""
+    spaced = '", "' in original or '": ' in original
+    ascii_only = original.isascii() and "\\u" in original
+    return json.dumps(doc, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else (",", ":")).encode("utf-8")
+
+
+def _eol(ex: RecordedExchange) -> str:
+    """The stream's line ending, from an event spanning several lines (CRLF, as
+    sse-starlette and a2a-sdk write, when no event shows one)."""
+    for event in ex.stream:
+        raw = event.data.get("raw")
+        if event.kind is Kind.SSE and isinstance(raw, str) and event.data.get("raw_encoding") != "base64":
+            found = _LINE.search(raw)
+            if found:
+                return found.group()
+    return "\r\n"
+
+
+def _frame(event: Any, rewrite: Rewriter, rid: Any, eol: str) -> bytes:
+    data = event.data
+    if event.kind is Kind.COMMENT:
+        return (":" + str(data.get("text") or "") + eol + eol).encode("utf-8")
+    end = "" if data.get("incomplete") else eol + eol
+    raw = data.get("raw")
+    if not isinstance(raw, str):
+        return end.encode("utf-8")
+    if data.get("raw_encoding") == "base64":
+        try:
+            return base64.b64decode(raw) + end.encode("utf-8")
+        except (binascii.Error, ValueError):
+            return end.encode("utf-8")
+    # Comment lines inside the block were recorded as their own events, just before it.
+    lines = [line for line in _LINE.split(raw) if not line.startswith(":")]
+    text = data.get("data")
+    doc = None
+    if isinstance(text, str) and not data.get("incomplete"):
+        try:
+            doc = json.loads(text)
+        except (ValueError, RecursionError):
+            doc = None
+    if doc is not None:
+        new = _dump(_answer(doc, rewrite, rid), text).decode("utf-8")
+        out: list[str] = []
+        placed = False
+        for line in lines:
+            if line.startswith("data:"):
+                if not placed:
+                    out.append(("data: " if line.startswith("data: ") else "data:") + new)
+                    placed = True
+                continue
+            out.append(line)
+        lines = out
+    return (eol.join(lines) + end).encode("utf-8")
+
+
+def _headers(data: dict[str, Any]) -> list[tuple[bytes, bytes]]:
+    out = []
+    headers = data.get("headers")
+    if isinstance(headers, dict):
+        for name, value in headers.items():
+            if isinstance(name, str) and isinstance(value, str) and name.lower() not in _HOP:
+                out.append((name.lower().encode("latin-1"), value.encode("latin-1", "replace")))
+    return out
+
+
+async def _send(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    headers = [(k, v) for k, v in headers if k != b"content-length"]
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _read(receive: Any) -> bytes | None:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+# ---------------------------------------------------------------------- command line
+
+
+def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
+    """``a2a-mock --replay FILE [--speed X]``: serve until Ctrl-C."""
+    import sys
+
+    def say(text: str) -> None:
+        print(f"a2a-mock: {text}", file=sys.stderr, flush=True)
+
+    try:
+        server = ReplayServer(paths, speed=speed, log=say)
+    except ReplayError as exc:
+        say(str(exc))
+        return 1
+    for problem in server.problems:
+        say(problem)
+    try:
+        asyncio.run(_serve(server, host, port))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        say(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return 1
+    return 0
+
+
+async def _serve(server: ReplayServer, host: str, port: int) -> None:
+    import uvicorn
+
+    config = uvicorn.Config(server.app, host=host, port=port, log_level="warning", access_log=False,
+                            lifespan="on")
+    uv = uvicorn.Server(config)
+    task = asyncio.create_task(uv.serve())
+    while not uv.started:
+        if task.done():
+            await task
+            raise OSError("the server stopped before it started")
+        await asyncio.sleep(0.02)
+    bound = next(sock.getsockname()[1] for srv in uv.servers for sock in srv.sockets)
+    base = f"http://{'[' + host + ']' if ':' in host else host}:{bound}"
+    names = ", ".join(p.name for p in server.paths)
+    print(f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}", flush=True)
+    for path in server.card_paths:
+        print(f"  card: {base}{path}", flush=True)
+    print("  Ctrl-C to stop", flush=True)
+    await task
