@@ -1,0 +1,75 @@
+"""Snapshot tests: every main screen at 120x36, from the deterministic demo.
+
+tests/snapshot_app.py drives the real app against the embedded mock (the demo scenario,
+ids, clocks and time zone pinned) through an echo, a question answered on its task, a
+scripted JSON-RPC error, and a streamed story that ends in a question. Then each screen
+of ``SCREENS`` is shown and exported as SVG, and compared with its baseline in
+``__snapshots__/test_snapshots/``. scripts/screenshots.py makes the README's pictures
+from the same session.
+
+The session is played once for the whole module (about 10 s), not once per screen:
+``snap_compare`` would run the app again for each of the eight screens. The comparison
+is the one ``snap_compare`` makes (pytest-textual-snapshot's SVG extension for syrupy),
+and a mismatch lands in its HTML report (``snapshot_report.html``) the same way.
+
+After a deliberate UI change: ``pytest tests/test_snapshots.py --snapshot-update``, then
+look at the new SVGs (or run scripts/screenshots.py and look at the PNGs) before
+committing them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pytest_textual_snapshot import SVGImageExtension
+from snapshot_app import SCREENS, SIZE, deterministic, make_app, screenshots
+
+
+async def _capture() -> dict[str, str]:
+    with deterministic():
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            return await screenshots(pilot)
+
+
+@pytest.fixture(scope="module")
+def svgs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    # The autouse XDG fixture is per test; this runs once, so it isolates itself (user
+    # themes would otherwise reach the palette).
+    root = tmp_path_factory.mktemp("snapshot-xdg")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+            mp.setenv(name, str(root / name.lower()))
+        yield asyncio.run(_capture())
+
+
+def _report(request: pytest.FixtureRequest, snapshot: Any, passed: bool, actual: str) -> None:
+    """Hand the result to pytest-textual-snapshot's HTML report, as snap_compare does."""
+    try:
+        from pytest_textual_snapshot import PseudoApp, PseudoConsole, node_to_report_path
+        from rich.console import Console
+    except ImportError:  # another plugin version: the assertion still fails with a diff
+        return
+    console = Console(legacy_windows=False, force_terminal=True)
+    index = snapshot.num_executions - 1
+    result = snapshot.executions.get(index)
+    exists = bool(result and result.final_data is not None)
+    path, line, name = request.node.reportinfo()
+    data = (passed, str(snapshot), actual, PseudoApp(PseudoConsole(console.legacy_windows, console.size)),
+            path, line, name, "", "", exists)
+    node_to_report_path(request.node).write_bytes(pickle.dumps(data))
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_screen(screen: str, svgs: dict[str, str], snapshot: Any, request: pytest.FixtureRequest) -> None:
+    """task: a streamed story with its two artifacts and the question that follows;
+    card; tasks; traffic with the question's SSE event in the detail pane; push; help (F1);
+    the command palette with "task" typed; light: the task view in the a2a-light theme."""
+    snapshot = snapshot.use_extension(SVGImageExtension)
+    passed = snapshot == svgs[screen]
+    _report(request, snapshot, passed, svgs[screen])
+    assert passed, f"the {screen} screen changed: see snapshot_report.html"
