@@ -199,8 +199,10 @@ def main(argv: list[str] | None = None) -> int:
             from .headless.export_cmd import run_export
 
             return run_export(args)
+        from . import gcpolicy
         from .headless.run import run_command
 
+        gcpolicy.install()  # the session log is append-only: see gcpolicy's docstring
         return run_command(args)
     if argv and _looks_like_command(argv[0]):
         import difflib
@@ -210,8 +212,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"a2a-inspect: unknown command '{argv[0]}'{hint}", file=sys.stderr)
         return 2
     args = build_tui_parser().parse_args(argv)
+    from . import gcpolicy
     from .headless.run import run_tui
 
+    gcpolicy.install()
     return run_tui(args)
 
 

@@ -210,6 +210,10 @@ class InspectorApp(App[int]):
         if self.active is conn:
             self.active = self.connections[-1] if self.connections else None
         self.to_main(ConnectionChanged(None))
+        from .. import gcpolicy
+
+        if gcpolicy.installed():
+            gcpolicy.reclaim()  # the closed session's objects may sit frozen in cycles
 
     # ------------------------------------------------------------------ calls
 
