@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -24,7 +24,7 @@ from ..protocol.dialects.base import validate
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import PARAMS, Method
 from ..protocol.states import INTERRUPTED, TERMINAL
-from ..protocol.wire import decode_sse_data
+from ..protocol.wire import parse_json
 from ..session.events import Kind
 from ..session.log import Session
 from . import discovery, payloads
@@ -37,6 +37,7 @@ from .transport import Exchange, Timeouts, Wire, describe_body, reason_phrase
 AUTO = "auto"
 
 _ENDS_STREAM = TERMINAL | INTERRUPTED
+_ARTIFACT_UPDATE = m.TaskArtifactUpdateEvent
 
 
 def ends_stream(event: Any) -> bool:
@@ -71,22 +72,22 @@ def merge_headers(*layers: Mapping[str, str]) -> dict[str, str]:
 
 class EventStream:
     """The events of one streaming call: ``async for`` it; ``aclose()`` (or ``async
-    with``) ends it early. The HTTP response is closed whichever way it ends."""
+    with``) ends it early. The HTTP response is closed whichever way it ends.
 
-    def __init__(self, gen: AsyncGenerator[Any, None], owner: "A2AClient") -> None:
-        self._gen = gen
+    ``make(stream)`` builds the generator; it must take the stream off its owner's list
+    when it ends (A2AClient._stream does, in a ``finally``), so that each step is the
+    generator's own awaitable, with no coroutine of ours around it."""
+
+    def __init__(self, make: Callable[["EventStream"], AsyncGenerator[Any, None]], owner: "A2AClient") -> None:
         self._owner = owner
+        self._gen = make(self)
         owner._streams.add(self)
 
     def __aiter__(self) -> "EventStream":
         return self
 
-    async def __anext__(self) -> Any:
-        try:
-            return await self._gen.__anext__()
-        except BaseException:
-            self._owner._streams.discard(self)
-            raise
+    def __anext__(self) -> Awaitable[Any]:
+        return self._gen.__anext__()
 
     async def aclose(self) -> None:
         self._owner._streams.discard(self)
@@ -337,105 +338,114 @@ class A2AClient:
         if not method.streams:
             raise ValueError(f"{method.value} answers with one response: use call()")
         self._check(self.dialect or self._requested, method)
-        return EventStream(self._stream(method, params), self)
+        return EventStream(lambda stream: self._stream(method, params, stream), self)
 
-    async def _stream(self, method: Method, params: Any) -> AsyncIterator[Any]:
-        dialect = await self._dialect_for(method)
-        params = self._params(method, params)
-        ex, info = await self._post(dialect, method, params, stream=True)
-        resp = ex.response
-        assert resp is not None
+    async def _stream(self, method: Method, params: Any, stream: EventStream) -> AsyncIterator[Any]:
+        # One generator from the request to the last event: every event of a long stream
+        # passes through it, and each generator layer would cost a step per event.
         try:
-            ctype = resp.headers.get("content-type", "")
-            if not (200 <= resp.status_code < 300 and "text/event-stream" in ctype.lower()):
-                raw = await ex.read()
-                payload = self._log_body(ex, info, raw)
-                if 200 <= resp.status_code < 300:
-                    ex.note(f"expected an SSE stream, got {ctype or 'no content type'}: "
-                            "read it as one response")
-                yield self._outcome(ex, raw, payload)
-                return
-            ex.log(Kind.RESPONSE, ex.response_data(None))
-            async for event in self._read_stream(ex, dialect):
-                yield event
-        finally:
-            await resp.aclose()
-
-    async def _read_stream(self, ex: Exchange, dialect: Dialect) -> AsyncIterator[Any]:
-        resp = ex.response
-        assert resp is not None
-        parser = SSEParser()
-        chunks = resp.aiter_bytes()
-        state = _StreamState()
-        try:
-            while True:
-                eof = False
-                try:
-                    if state.final:
-                        # The agent should close now; don't hang on one that doesn't.
-                        async with asyncio.timeout(self.timeouts.linger):
-                            chunk = await anext(chunks)
-                    else:
-                        chunk = await anext(chunks)
-                    items = parser.feed(chunk)
-                except StopAsyncIteration:
-                    items, eof = parser.close(), True
-                except TimeoutError:
-                    ex.note(f"the agent kept the stream open {self.timeouts.linger:g} s after its "
-                            "final event; closed it")
-                    self._end(ex, state, "closed")
+            dialect = await self._dialect_for(method)
+            params = self._params(method, params)
+            ex, info = await self._post(dialect, method, params, stream=True)
+            resp = ex.response
+            assert resp is not None
+            try:
+                ctype = resp.headers.get("content-type", "")
+                if not (200 <= resp.status_code < 300 and "text/event-stream" in ctype.lower()):
+                    raw = await ex.read()
+                    payload = self._log_body(ex, info, raw)
+                    if 200 <= resp.status_code < 300:
+                        ex.note(f"expected an SSE stream, got {ctype or 'no content type'}: "
+                                "read it as one response")
+                    yield self._outcome(ex, raw, payload)
                     return
-                except httpx.HTTPError as exc:
-                    for event in self._record(ex, dialect, parser.close(), state):
-                        yield event
-                    self._end(ex, state, "error")
-                    raise ex.stream_error(exc) from None
-                for event in self._record(ex, dialect, items, state):
-                    yield event
-                if state.error is not None:
-                    self._end(ex, state, "error")
-                    state.error.http_status = resp.status_code  # type: ignore[attr-defined]
-                    raise state.error
-                if eof:
-                    break
-            if state.final:
-                self._end(ex, state, "complete")
-                return
-            self._end(ex, state, "eof")
-            raise ex.fail("stream", f"stream ended before the task reached a final state "
-                                    f"({state.events} event{'' if state.events == 1 else 's'} received)")
+                ex.log(Kind.RESPONSE, ex.response_data(None))
+                # The stream itself.
+                parser = SSEParser()
+                chunks = resp.aiter_bytes()
+                state = _StreamState()
+                try:
+                    while True:
+                        eof = False
+                        try:
+                            if state.final:
+                                # The agent should close now; don't hang on one that doesn't.
+                                async with asyncio.timeout(self.timeouts.linger):
+                                    chunk = await anext(chunks)
+                            else:
+                                chunk = await anext(chunks)
+                            items = parser.feed(chunk)
+                        except StopAsyncIteration:
+                            items, eof = parser.close(), True
+                        except TimeoutError:
+                            ex.note(f"the agent kept the stream open {self.timeouts.linger:g} s after its "
+                                    "final event; closed it")
+                            self._end(ex, state, "closed")
+                            return
+                        except httpx.HTTPError as exc:
+                            for event in self._record(ex, dialect, parser.close(), state):
+                                yield event
+                            self._end(ex, state, "error")
+                            raise ex.stream_error(exc) from None
+                        for event in self._record(ex, dialect, items, state):
+                            yield event
+                        if state.error is not None:
+                            self._end(ex, state, "error")
+                            state.error.http_status = resp.status_code  # type: ignore[attr-defined]
+                            raise state.error
+                        if eof:
+                            break
+                    if state.final:
+                        self._end(ex, state, "complete")
+                        return
+                    self._end(ex, state, "eof")
+                    raise ex.fail("stream", f"stream ended before the task reached a final state "
+                                            f"({state.events} event{'' if state.events == 1 else 's'} received)")
+                finally:
+                    if not state.ended:
+                        # The consumer stopped early (break, aclose, cancel).
+                        self._end(ex, state, "closed")
+            finally:
+                await resp.aclose()
         finally:
-            if not state.ended:
-                # The consumer stopped early (break, aclose, cancel).
-                self._end(ex, state, "closed")
+            self._streams.discard(stream)
 
     def _record(self, ex: Exchange, dialect: Dialect, items: list[Any], state: "_StreamState") -> list[Any]:
         """Log each parsed item; return the decoded events to hand on. A JSON-RPC error
         stops at that event (state.error); events after it in the same chunk are still
         logged, since they were received. Runs once per event: kept lean on purpose."""
         out: list[Any] = []
+        keep = out.append
         append = ex.wire.session.append
         number = ex.id
+        fast = dialect.decode_sse_fast
+        sse = Kind.SSE
         for item in items:
             if item.__class__ is SSEComment:
                 append(Kind.COMMENT, {"text": item.text}, exchange=number)
                 continue
-            data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": item.data,
+            text = item.data
+            data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": text,
                                     "id": item.id, "retry": item.retry}
-            if item.error is None and not item.incomplete and item.data is not None:
-                # The common case, as payloads.sse_payload computes it, minus two calls.
-                try:
-                    payload = decode_sse_data(dialect, item.data)
-                except (JsonRpcError, ProtocolError) as exc:
-                    payload = exc
+            if item.error is None and not item.incomplete and text is not None:
+                # The common case: wire.decode_sse_data, inlined.
+                payload = fast(text)
+                if payload is None:
+                    try:
+                        payload = dialect.decode_stream_event(parse_json(text))
+                    except (JsonRpcError, ProtocolError) as exc:
+                        payload = exc
             else:
                 if item.raw_encoding != "utf-8":
                     data["raw_encoding"] = item.raw_encoding
                 if item.incomplete:
                     data["incomplete"] = True
                 payload = payloads.sse_payload(dialect, data)
-            append(Kind.SSE, data, exchange=number, payload=payload)
+            append(sse, data, exchange=number, payload=payload)
             state.events += 1
+            if payload.__class__ is _ARTIFACT_UPDATE and state.error is None:
+                keep(payload)  # what the checks below conclude for a chunk, sooner
+                continue
             if payload is None or state.error is not None:
                 continue
             if isinstance(payload, (JsonRpcError, ProtocolError)):

@@ -25,15 +25,24 @@ def parse_json(body: bytes | str) -> Any:
             raise ProtocolError(f"body is not UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start})") from None
     else:
         text = body
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text.strip():
-        raise ProtocolError("empty body where JSON was expected")
     try:
-        # pydantic-core's parser is about twice as fast as json's, and this runs per SSE event.
+        # pydantic-core's parser is about twice as fast as json's, and this runs per SSE
+        # event. It rejects a BOM and blank text, so those checks wait for a failure.
         return from_json(text)
     except ValueError:
         pass
+    return _parse_slow(text)
+
+
+def _parse_slow(text: str) -> Any:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        try:
+            return from_json(text)
+        except ValueError:
+            pass
+    if not text.strip():
+        raise ProtocolError("empty body where JSON was expected")
     try:
         # json is more lenient (lone surrogates) and words its errors better; only failures get here.
         return json.loads(text)
@@ -55,6 +64,9 @@ def decode_response_body(dialect: Dialect, method: Method, body: bytes | str) ->
 
 def decode_sse_data(dialect: Dialect, data: str) -> Any:
     """One SSE event's ``data`` -> a normalised stream event (or raises, as above)."""
+    event = dialect.decode_sse_fast(data)
+    if event is not None:
+        return event
     return dialect.decode_stream_event(parse_json(data))
 
 

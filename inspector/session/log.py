@@ -41,10 +41,13 @@ class Session:
 
     def append(self, kind: Kind, data: dict[str, Any], *, exchange: int = 0,
                payload: Any = None) -> Event:
-        seq = self.events[-1].seq + 1 if self.events else 1
-        event = Event(seq, self._clock() - self._t0, kind, exchange, data,
-                      self._wall_clock(), payload)
-        self._publish(event)
+        # Once per SSE event: _publish is inlined.
+        events = self.events
+        event = Event(events[-1].seq + 1 if events else 1, self._clock() - self._t0, kind, exchange,
+                      data, self._wall_clock(), payload)
+        events.append(event)
+        for listener in self._listeners:
+            listener(event)
         return event
 
     def extend(self, event: Event) -> Event:

@@ -10,7 +10,9 @@ the update event. The tracker reads whichever is present, so one code path serve
 
 ``apply`` runs once per SSE event while a stream is live, so the hot path (status and
 artifact updates) is kept to dict lookups and list appends; anything costlier (content
-comparison of messages, snapshot checks) happens only on the rarer Task snapshots.
+comparison of messages, snapshot checks) happens only on the rarer Task snapshots. The
+commonest event of all, the next chunk of an open artifact, has its own shortcut
+(``_next_chunk``), checked against the general path by tests/test_tracker_fast.py.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
 }
 
 _SETTLED = TERMINAL | INTERRUPTED
+_SSE = Kind.SSE
 
 
 @dataclass(slots=True, frozen=True)
@@ -245,7 +248,7 @@ class TaskTracker:
         self._once: set[tuple[Any, ...]] = set()
         self._changed: set[str] = set()
         if session is not None:
-            session.subscribe(self._listen, replay=True)
+            session.subscribe(self.apply, replay=True)
 
     # ------------------------------------------------------------------ queries
 
@@ -258,15 +261,14 @@ class TaskTracker:
 
     # ------------------------------------------------------------------ input
 
-    def _listen(self, event: Event) -> None:
-        self.apply(event)
-
     def apply(self, event: Event) -> set[str]:
         """Fold one event in; returns the ids of the tasks it changed."""
         self._changed = changed = set()
         kind = event.kind
-        if kind is Kind.SSE:
-            self._on_sse(event)
+        if kind is _SSE:
+            payload = event.payload
+            if payload.__class__ is not TaskArtifactUpdateEvent or not self._next_chunk(event, payload, changed):
+                self._on_sse(event)
         elif kind is Kind.RESPONSE:
             self._on_response(event)
         elif kind is Kind.REQUEST:
@@ -347,6 +349,63 @@ class TaskTracker:
                            once=("event-after-message", ex.exchange))
         if payload is not None:
             self._item(event, payload, ex, "stream event")
+
+    def _next_chunk(self, event: Event, ev: TaskArtifactUpdateEvent, changed: set[str]) -> bool:
+        """The event nearly every event of a long stream is: the next chunk of an open
+        artifact, appended, in a stream already tied to its task. Does exactly what
+        _on_sse and _artifact_event would do with it, in one go, and returns True; or
+        changes nothing and returns False (anything else: the general path decides).
+
+        The models' fields are read from their ``__dict__``: a pydantic attribute read
+        costs several dict lookups."""
+        number = event.exchange
+        ex = self.exchanges.get(number) if number else None
+        if ex is None or ex.reply is not None or ex.final_seen or ex.pending:
+            return False
+        fields = ev.__dict__
+        task_id = fields["task_id"]
+        task = self.tasks.get(task_id)
+        if task is None or ex.task_id != task_id or task._last_exchange != number or task.state in TERMINAL:
+            return False
+        context_id = fields["context_id"]
+        if context_id is not None and context_id != task.context_id:
+            return False
+        art = fields["artifact"].__dict__
+        # 0.1 carries the flags on the artifact, 0.2+ on the event.
+        append = fields["append"]
+        if append is None:
+            append = art["append"]
+        key = art["artifact_id"]
+        if not append or key is None:
+            return False
+        view = task.artifacts.get(key)
+        if view is None or view.closed:
+            return False
+        last = fields["last_chunk"]
+        if last is None:
+            last = art["last_chunk"]
+        parts = art["parts"]
+        if len(parts) == 1 and parts[0].__class__ is TextPart:
+            size = len(parts[0].__dict__["text"])  # what _size says of one text part
+        else:
+            size = _size(parts)
+        seq, t = event.seq, event.t
+        ex.events += 1
+        task.last_seq, task.last_t = seq, t
+        changed.add(task_id)
+        view.parts.extend(parts)
+        view.chunks.append(Chunk(seq, t, append, last, parts, size, number))
+        view.chunked = True
+        if last:
+            view.closed = True
+        if art["name"] is not None:
+            view.name = art["name"]
+        if art["description"] is not None:
+            view.description = art["description"]
+        if art["metadata"] is not None:
+            view.metadata = art["metadata"]
+        view.last_seq, view.last_t = seq, t
+        return True
 
     def _on_stream_end(self, event: Event) -> None:
         ex = self.exchanges.get(event.exchange)

@@ -134,6 +134,15 @@ class Dialect(ABC):
         body = self._envelope(obj)
         return self.decode_result(method, body["result"], "$.result")
 
+    def decode_sse_fast(self, data: str) -> m.StreamEvent | None:
+        """The common stream event decoded straight from an SSE event's JSON text, or
+        None: take the general path (``decode_stream_event(parse_json(data))``).
+
+        A dialect may shortcut the shape a long stream is made of, but only where the
+        result is identical to the general path's; anything unusual, and every error,
+        goes the general way (see _fast.py)."""
+        return None
+
     def decode_stream_event(self, obj: Any) -> m.StreamEvent:
         """One SSE ``data:`` payload (a JSON-RPC response) -> a normalised stream event.
 

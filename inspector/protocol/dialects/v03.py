@@ -12,8 +12,12 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
+from ._fast import ValidationError, envelope_decoder
 from ._shape import arr, drop_tag, implied_final, new_id, obj
 from .base import Dialect, validate
+
+# {"result": <artifact-update>}: parts chosen by their kind tag, as Part does.
+_fast_artifact = envelope_decoder(None, "kind")
 
 _EVENT_KINDS = {
     "task": m.Task,
@@ -134,6 +138,20 @@ class V03Dialect(Dialect):
 
     def decode_event(self, raw: Any, path: str = "$.result") -> m.StreamEvent:
         return decode_event(raw, path)
+
+    def decode_sse_fast(self, data: str) -> m.StreamEvent | None:
+        # decode_event on an artifact-update: one validation, then drop the kind tag.
+        if '"artifact-update"' not in data:
+            return None
+        try:
+            event = _fast_artifact(data)["result"]
+        except ValidationError:
+            return None
+        extra = event.__pydantic_extra__
+        if extra is None or extra.get("kind") != "artifact-update":
+            return None  # no kind (guessed from the fields) or another kind: the general path
+        del extra["kind"]
+        return event
 
     def encode_card(self, card: m.AgentCard) -> dict[str, Any]:
         from .. import card as card_codec
