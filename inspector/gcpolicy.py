@@ -40,6 +40,8 @@ The policy (``install()``):
   cycles can occupy up to about as much memory as was alive at the last whole-heap
   collection, for a while. ``reclaim()`` collects the whole heap at once, for moments
   known to leave big garbage behind (the app closing a session or a connection).
+  A whole-heap collection is one pause, as long as CPython's own full collections
+  (about a third of a second per 50,000 logged events); it just comes far less often.
 * The young threshold is raised from 700 to ``GEN0`` allocations: fewer collections,
   and short-lived cycles get longer to die before their objects are frozen.
 
@@ -68,16 +70,18 @@ MAX_CPU = 60.0
 #: ... and only if it takes at most this share of the CPU time since the last one.
 BUDGET = 0.02
 
+# Bound once: the callback may run late in interpreter shutdown.
 _process_time = time.process_time
 _blocks = sys.getallocatedblocks
+_freeze = gc.freeze
+_unfreeze = gc.unfreeze
 
 _state: "_Policy | None" = None
 
 
 class _Policy:
     __slots__ = ("saved", "growth", "budget", "max_cpu", "sample", "pending", "t_start", "cost",
-                 "blocks", "rate", "since", "next_check", "found", "quiet", "young", "skipping",
-                 "counts")
+                 "blocks", "rate", "since", "next_check", "quiet", "young", "skipping", "counts")
 
     def __init__(self, saved: tuple[int, int, int]) -> None:
         self.saved = saved
@@ -112,7 +116,7 @@ class _Policy:
             elif generation == 0 and self.quiet >= QUIET:
                 self.young += 1
                 if self.young % self.sample:
-                    gc.freeze()
+                    _freeze()
                     self.skipping = True
             return
         if self.pending:
@@ -129,7 +133,7 @@ class _Policy:
                 self.quiet = 0
             else:
                 self.quiet += 1
-        gc.freeze()
+        _freeze()
         now = _process_time()
         if now >= self.next_check:
             self._consider(now)
@@ -143,7 +147,7 @@ class _Policy:
         self.rate = max(self.rate, self.cost / self.blocks)
         self.since = now
         self.next_check = now + self.cost / self.budget
-        gc.freeze()
+        _freeze()
 
     def _consider(self, now: float) -> None:
         blocks = _blocks()
@@ -157,7 +161,7 @@ class _Policy:
 
     def release(self) -> None:
         """Unfreeze: the next full collection looks at the whole heap."""
-        gc.unfreeze()
+        _unfreeze()
         self.pending = True
         self.quiet = 0
 
@@ -181,8 +185,9 @@ def installed() -> bool:
 
 
 def reclaim() -> int:
-    """Collect the whole heap now, frozen objects included (about a tenth of a second
-    per 100,000 events in the log), then go on freezing. Returns gc.collect()'s count."""
+    """Collect the whole heap now, frozen objects included, then go on freezing; returns
+    gc.collect()'s count. It pauses the process: about a third of a second of CPU per
+    50,000 events in the logs alive (cold memory, measured on 2 busy cores)."""
     if _state is not None:
         _state.release()
     return gc.collect()
