@@ -439,6 +439,20 @@ def test_artifact_restart_replaces_parts_but_keeps_every_chunk() -> None:
     assert s.tracker.violations == []
 
 
+def test_artifact_size_follows_growth_and_restarts_when_read_between_chunks() -> None:
+    # size is kept incrementally; reading it mid-stream must not freeze a stale sum.
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "draft!", last=True))
+    view = s.tracker.task("t").artifacts["a"]
+    assert view.size == len("draft!")
+    s.event(ex, chunk("t", "a", "ab", append=False, last=False))
+    assert view.size == 2
+    s.event(ex, chunk("t", "a", "cde", append=True, last=False))
+    assert view.size == 5
+    s.event(ex, chunk("t", "a", "é\n", append=True, last=True))
+    assert view.size == 7 and view.text() == "abcdeé\n"
+
+
 def test_single_shot_artifact_without_last_chunk_is_not_unclosed() -> None:
     s = Script("0.3")
     ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "whole"),

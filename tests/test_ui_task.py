@@ -466,6 +466,45 @@ def test_wrap_rows_is_stable_under_appends() -> None:
         assert part[:-1] + wrap_rows(line, part[-1][0], width) == whole
 
 
+def test_wrap_rows_matches_a_cell_by_cell_wrap() -> None:
+    # Rows of narrow text (accents, curly quotes, dashes, Cyrillic) are found by
+    # offsets, others cell by cell; both must break where measuring every cell would.
+    import random
+
+    from rich.cells import cell_len
+
+    def by_cells(line: str, width: int) -> list[tuple[int, int]]:
+        rows, pos = [], 0
+        while cell_len(line[pos:]) > width:
+            end = pos
+            while cell_len(line[pos:end + 1]) <= width:
+                end += 1
+            if end == pos:  # a glyph wider than the width takes a row of its own
+                rows.append((pos, pos + 1))
+                pos += 1
+                continue
+            space = line.rfind(" ", pos + 1, end + 1)
+            if line[end] == " ":
+                rows.append((pos, end))
+                pos = end + 1
+            elif space > pos:
+                rows.append((pos, space))
+                pos = space + 1
+            else:
+                rows.append((pos, end))
+                pos = end
+        rows.append((pos, len(line)))
+        return rows
+
+    rng = random.Random(11)
+    for _ in range(600):
+        line = "".join(rng.choice(["ab", " ", "é", "“q”", "—", "жи", "…", "→", "日", "e\u0301"]) for _ in range(rng.randint(0, 60)))
+        width = rng.randint(1, 16)
+        assert wrap_rows(line, 0, width) == by_cells(line, width), (line, width)
+    # A wide glyph anywhere after the start sends the line to the cell-by-cell path.
+    assert wrap_rows("ab日cd", 0, 3) == [(0, 2), (2, 4), (4, 5)]
+
+
 def test_wrapped_text_makes_escapes_visible_and_appends_in_place() -> None:
     text = WrappedText()
     text.append("a\x1b[31mb\tc\nnext")

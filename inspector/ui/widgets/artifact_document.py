@@ -17,6 +17,7 @@ from textual.strip import Strip
 from ...protocol.models import DataPart, FilePart, TextPart
 from ...textsafe import visible
 from .formatting import data_json, file_summary, format_size
+from .scrolling import set_virtual_size
 from .wrap import WrappedText, cells
 
 if TYPE_CHECKING:
@@ -258,7 +259,7 @@ class ArtifactDocument(ScrollView, can_focus=True):
             total += block.body.wrap(width) if width else block.body.row_count
             starts.append(total)
         self._starts = starts
-        self.virtual_size = Size(width, total)
+        set_virtual_size(self, Size(width, total))
         self.refresh()
         if following:
             self.scroll_end(animate=False, immediate=False, x_axis=False)

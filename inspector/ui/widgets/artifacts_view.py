@@ -139,7 +139,8 @@ class ArtifactsView(ConnectionView, Vertical):
             text += " · t parts" if table else " · t table"
             if files:
                 text += " · f file · s save"
-        self.query_one("#artifacts-summary", Static).update(Text(text))
+        # One line, full width: its size never depends on the text, so skip the layout.
+        self.query_one("#artifacts-summary", Static).update(Text(text), layout=False)
 
     # ------------------------------------------------------------------ actions
 

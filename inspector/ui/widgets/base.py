@@ -21,3 +21,11 @@ class ConnectionView:
 
     def show_task(self, conn: AgentConnection | None, task_id: str | None) -> None:
         """The selected task changed."""
+
+
+def hidden(widget: object) -> bool:
+    """True if ``widget`` or an ancestor is not displayed (an inactive tab, say).
+
+    A hidden view can skip per-frame widget work and catch up in ``on_show``: changing
+    a hidden widget's size or content still costs a screen-wide layout."""
+    return any(not node.display for node in widget.ancestors_with_self)  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ from textual.strip import Strip
 
 from ...textsafe import shorten
 from .formatting import format_offset
+from .scrolling import set_virtual_size
 
 if TYPE_CHECKING:
     from ...session.tracker import Chunk, TaskView
@@ -156,7 +157,7 @@ class ChunkTable(ScrollView, can_focus=True):
 
     def _resize(self) -> None:
         width = 1 + sum(self._widths()) + GAP * (len(HEADINGS) - 1)
-        self.virtual_size = Size(width, len(self._rows) + 1)
+        set_virtual_size(self, Size(width, len(self._rows) + 1))
         self.refresh()
 
     def watch_cursor_row(self, old: int, new: int) -> None:

@@ -203,7 +203,8 @@ class ConnectionBar(ConnectionView, Horizontal):
         text = f"{SPINNER[self._spin]} {shorten(label, 50)}… {elapsed:.1f} s"
         if len(entries) > 1:
             text += f" (+{len(entries) - 1} more)"
-        self.query_one("#bar-progress", Label).update(text)
+        # Its width is 1fr, so a new text never moves anything: no layout, ten times a second.
+        self.query_one("#bar-progress", Label).update(text, layout=not self._progress_shown)
         self._progress_shown = True
 
     def on_click(self, event: Any) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Size
 from textual.widget import Widget
 
 from ...protocol.models import TaskState
@@ -153,6 +154,8 @@ class StateDiagram(ConnectionView, Widget):
         self._painted = 0.0
         self._trailing: Any = None
         self._styles: dict[str, Style] = {}
+        #: The width get_content_height is measuring at, while it does.
+        self._measuring: int | None = None
 
     # ------------------------------------------------------------------ ConnectionView
 
@@ -218,13 +221,26 @@ class StateDiagram(ConnectionView, Widget):
         self._styles = {}
         super().notify_style_update()
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # The layout measures the height (this widget is height: auto) by rendering at
+        # ``width``. render() must not ask for its own region then: mid-layout that
+        # makes Textual arrange every widget of every tab again (a third of a layout).
+        self._measuring = width
+        try:
+            return super().get_content_height(container, viewport, width)
+        finally:
+            self._measuring = None
+
     def render(self) -> Text:
         task = self.task
         if task is None:
             text = "No task selected." if self._conn is not None else "No agent connected."
             return Text(text, style=self._style("dim"))
         lines: list[Text] = [self._title(task)]
-        width = self.content_size.width or DRAWING_WIDTH
+        width = self._measuring
+        if width is None:  # outer_size is kept by the layout; no region look-up
+            width = self.outer_size.width - self.styles.gutter.width
+        width = width or DRAWING_WIDTH
         path = [c.state for c in task.timeline]
         if width >= DRAWING_WIDTH:
             lines.extend(self._drawing(task, path))

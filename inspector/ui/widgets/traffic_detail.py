@@ -26,6 +26,7 @@ from textual.strip import Strip
 from ...protocol.errors import JsonRpcError, ProtocolError
 from ...session import Event, Kind
 from ...textsafe import visible
+from .scrolling import set_virtual_size
 from .traffic_model import KIND_LABEL, TrafficIndex, format_ms, format_size, payload_label
 
 #: Bodies above this are shown as text, not parsed and pretty-printed.
@@ -129,7 +130,7 @@ class TrafficDetail(ScrollView, can_focus=True):
             (DIM, "no event selected", "")]
         self._strips.clear()
         width = min(LINE_LIMIT, max((len(t) + len(label) for _, t, label in self.lines), default=0)) + 2
-        self.virtual_size = Size(width, len(self.lines))
+        set_virtual_size(self, Size(width, len(self.lines)))
         self.scroll_to(0, 0, animate=False, force=True)
         self.refresh()
 

@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from ...session import Event, Kind
 from ...textsafe import shorten
+from .scrolling import set_virtual_size
 from .traffic_model import DIRECTION, KIND_LABEL, TrafficIndex, format_ms, format_size
 
 #: (title, width, right-aligned) of the fixed columns; the summary takes the rest.
@@ -159,7 +160,7 @@ class TrafficList(ScrollView, can_focus=True):
         """The index gained (or, after a new filter, replaced) rows. ``keep``: an event
         position to keep the cursor on, if it is still shown (else the next one)."""
         n = len(self.index.rows)
-        self.virtual_size = Size(1, n)
+        set_virtual_size(self, Size(1, n))
         old = self.cursor
         if n == 0:
             self.cursor = -1

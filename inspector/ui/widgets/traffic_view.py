@@ -24,7 +24,7 @@ from textual.widgets import Input, Static
 
 from ...session import Event, Kind
 from ..connection import AgentConnection
-from .base import ConnectionView
+from .base import ConnectionView, hidden
 from .traffic_detail import TrafficDetail
 from .traffic_list import TrafficList, header_line
 from .traffic_model import Filter, TrafficIndex, format_size
@@ -118,6 +118,8 @@ class TrafficView(ConnectionView, Vertical):
         self._count_text = ""
         self._previous_filter = ""
         self._ready = False
+        #: Events were indexed while the tab was hidden: the list and count need a redraw.
+        self._stale = False
         #: Seconds spent in session_advanced (the frame handler), latest frames, for benchmarks.
         self.frame_times: deque[float] = deque(maxlen=2000)
 
@@ -173,10 +175,21 @@ class TrafficView(ConnectionView, Vertical):
 
     # ------------------------------------------------------------------ upkeep
 
+    def on_show(self) -> None:
+        if self._ready and self._stale:
+            self._stale = False
+            self._advance()
+
     def _advance(self, budget: float = FRAME_BUDGET) -> None:
         if not self._ready:
             return
         done = self.index.catch_up(budget)
+        if hidden(self):
+            # Index on, so the tab opens at once, but leave the widgets until it does.
+            self._stale = True
+            if not done and self._catch_up_timer is None:
+                self._catch_up_timer = self.set_timer(FRAME, self._catch_up_tick)
+            return
         rows = len(self.index.rows)
         if rows != self._shown_rows:
             self._shown_rows = rows
@@ -201,8 +214,10 @@ class TrafficView(ConnectionView, Vertical):
         if not self.traffic_list.follow:
             text += " · paused (f: follow)"
         if text != self._count_text:
+            # Its width follows the text; a text of the same length needs no layout.
+            layout = len(text) != len(self._count_text)
             self._count_text = text
-            self.query_one("#traffic-count", Static).update(text)
+            self.query_one("#traffic-count", Static).update(text, layout=layout)
 
     def apply_filter(self, text: str) -> None:
         """Show only the events matching ``text`` (see traffic_model for the syntax)."""

@@ -13,6 +13,22 @@ from ...textsafe import visible
 
 TAB = "    "
 
+# Code points that are often in model output and may all be one cell wide: Latin with
+# accents, Greek, Cyrillic, general punctuation (dashes, curly quotes, ellipsis), arrows
+# and box drawing. Only those rich also measures as one cell are kept (built on first use).
+_NARROW_RANGES = ((0x20, 0x7E), (0xA0, 0x2FF), (0x370, 0x482), (0x2010, 0x205E), (0x2190, 0x21FF),
+                  (0x2500, 0x25FF))
+_narrow: frozenset[str] | None = None
+
+
+def _all_narrow(text: str) -> bool:
+    """True if every character of ``text`` is one cell wide (so cells == characters)."""
+    global _narrow
+    if _narrow is None:
+        _narrow = frozenset(ch for lo, hi in _NARROW_RANGES for ch in map(chr, range(lo, hi + 1))
+                            if get_character_cell_size(ch) == 1)
+    return _narrow.issuperset(text)
+
 
 def wrap_rows(line: str, start: int, width: int) -> list[tuple[int, int]]:
     """Greedy word wrap of ``line[start:]`` to ``width`` cells: ``(start, end)`` offsets.
@@ -22,9 +38,15 @@ def wrap_rows(line: str, start: int, width: int) -> list[tuple[int, int]]:
     rows: list[tuple[int, int]] = []
     n = len(line)
     pos = start
-    if line.isascii():
-        while n - pos > width:
-            end = pos + width
+    # Where every character is one cell, a row is found by offsets, in C; only a row
+    # holding a wide or zero-width character is measured character by character.
+    narrow = line.isascii() or _all_narrow(line[start:] if start else line)
+    while True:
+        end = pos + width
+        if narrow or _all_narrow(line[pos:end + 1]):
+            if n - pos <= width:
+                rows.append((pos, n))
+                return rows
             if line[end] == " ":
                 rows.append((pos, end))
                 pos = end + 1
@@ -36,9 +58,7 @@ def wrap_rows(line: str, start: int, width: int) -> list[tuple[int, int]]:
             else:
                 rows.append((pos, end))
                 pos = end
-        rows.append((pos, n))
-        return rows
-    while True:
+            continue
         used = 0
         i = pos
         space = -1
