@@ -49,17 +49,22 @@ class Script:
         }, exchange=ex, payload=payload)
         return ex
 
-    def reply(self, ex: int, result: Any = None, *, error: dict | None = None, raw: str | None = None) -> Event:
+    def reply(self, ex: int, result: Any = None, *, error: dict | None = None, raw: str | None = None,
+              status: int = 200, reason: str = "OK", content_type: str = "application/json") -> Event:
         if raw is None:
             obj = {"jsonrpc": "2.0", "id": ex}
             obj.update({"error": error} if error is not None else {"result": result})
             raw = json.dumps(obj)
         payload = capture(decode_response_body, self.dialect, self.methods[ex], raw)
         return self.session.append(Kind.RESPONSE, {
-            "status": 200, "reason": "OK", "headers": {"content-type": "application/json"},
+            "status": status, "reason": reason, "headers": {"content-type": content_type},
             "body": raw, "body_encoding": "utf-8", "body_size": len(raw), "elapsed_ms": 1.0,
-            "streaming": False, "content_type": "application/json",
+            "streaming": False, "content_type": content_type,
         }, exchange=ex, payload=payload)
+
+    def fail(self, ex: int, type_: str, message: str) -> Event:
+        """The ERROR event the client logs after a response it cannot use."""
+        return self.session.append(Kind.ERROR, {"type": type_, "message": message}, exchange=ex)
 
     def open(self, ex: int) -> Event:
         return self.session.append(Kind.RESPONSE, {
@@ -350,6 +355,52 @@ def test_v01_messages_without_ids_are_matched_by_content() -> None:
     assert s.tracker.violations == []
 
 
+def _v01_turn(s: Script, text: str) -> int:
+    ex = s.call(Method.STREAM, {"id": "t", "sessionId": "s",
+                                "message": {"role": "user", "parts": [{"type": "text", "text": text}]}})
+    s.open(ex)
+    return ex
+
+
+def _v01_status(state: str, text: str | None = None, final: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": "t", "status": {"state": state}, "final": final}
+    if text is not None:
+        out["status"]["message"] = {"role": "agent", "parts": [{"type": "text", "text": text}]}
+    return out
+
+
+def test_v01_resubscribe_to_a_waiting_task_does_not_repeat_its_question() -> None:
+    s = Script("0.1")
+    ex = _v01_turn(s, "book a table")
+    s.event(ex, _v01_status("working"))
+    s.event(ex, _v01_status("input-required", "for how many?", final=True))
+    s.end(ex)
+    # 0.1 answers a resubscribe with the task's current status, question included.
+    again = s.call(Method.RESUBSCRIBE, {"id": "t"})
+    s.open(again)
+    s.event(again, _v01_status("input-required", "for how many?", final=True))
+    s.end(again)
+    view = s.tracker.task("t")
+    assert texts(view.history) == ["book a table", "for how many?"]
+    assert texts([view.status_message]) == ["for how many?"] and states(view) == [S.WORKING, S.INPUT_REQUIRED]
+    assert s.tracker.violations == []
+    # The question answered and asked again (no working between) is a new turn.
+    ex2 = _v01_turn(s, "four")
+    s.event(ex2, _v01_status("input-required", "for how many?", final=True))
+    s.end(ex2)
+    assert texts(view.history) == ["book a table", "for how many?", "four", "for how many?"]
+
+
+def test_v01_the_same_progress_message_twice_in_one_stream_is_two_turns() -> None:
+    s = Script("0.1")
+    ex = _v01_turn(s, "go")
+    s.event(ex, _v01_status("working", "still working"))
+    s.event(ex, _v01_status("working", "still working"))
+    s.event(ex, _v01_status("completed", final=True))
+    s.end(ex)
+    assert texts(s.tracker.task("t").history) == ["go", "still working", "still working"]
+
+
 def test_direct_message_replies_belong_to_no_task() -> None:
     s = Script("0.3")
     ex = s.call(Method.SEND, send("what time is it?", "u1"))
@@ -426,6 +477,84 @@ def test_snapshot_agreeing_with_chunks_in_other_part_boundaries_is_fine() -> Non
     assert [p.text for p in view.parts] == ["ab", "c"] and [p.text for p in view.snapshot.parts] == ["abc"]
 
 
+def test_snapshot_that_extends_the_chunks_is_adopted_after_a_dropped_stream() -> None:
+    # The stream broke off mid-artifact; the task went on and get returns all of it.
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "half of the answer", append=False, last=False))
+    s.end(ex, "closed")
+    get = s.call(Method.GET, {"id": "t"})
+    s.reply(get, task("t", "completed", artifacts=[artifact("a", "half of the answer", " and the other half")]))
+    view = s.tracker.task("t").artifacts["a"]
+    assert s.tracker.violations == []
+    assert view.text() == "half of the answer and the other half"
+    assert view.size == len("half of the answer and the other half")
+    assert [[p.text for p in c.parts] for c in view.chunks] == [["half of the answer"]]
+    # No lastChunk arrived, but a completed task's snapshot is final: nothing more to come.
+    assert view.closed and view.complete
+
+
+def test_snapshot_extending_chunks_across_part_boundaries_is_adopted() -> None:
+    # Compared like any snapshot: adjacent text joined, so "ab"+"c" is a prefix of "abcde".
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), task("t", "working"),
+                     chunk("t", "a", "ab", append=False, last=False), chunk("t", "a", "c", append=True, last=False))
+    s.end(ex, "closed")
+    get = s.call(Method.GET, {"id": "t"})
+    s.reply(get, task("t", "completed", artifacts=[
+        {"artifactId": "a", "parts": [{"kind": "text", "text": "abcde"}, {"kind": "data", "data": {"n": 1}}]}]))
+    view = s.tracker.task("t").artifacts["a"]
+    assert s.tracker.violations == []
+    assert view.text() == "abcde" and len(view.parts) == 2 and view.parts[1].data == {"n": 1}
+    assert len(view.chunks) == 2
+
+
+def test_resubscribe_snapshot_ahead_of_the_chunks_then_live_chunks_append_to_it() -> None:
+    # The client hung up after "echo: ", missed "slow ", and resubscribed: the snapshot
+    # carries what was missed, and the live chunks go on from there.
+    s = Script("0.3")
+    ex, _ = s.stream(send("slow hello"), task("t", "working"), chunk("t", "echo", "echo: ", append=False, last=False))
+    s.end(ex, "closed")
+    again = s.call(Method.RESUBSCRIBE, {"id": "t"})
+    s.open(again)
+    s.event(again, task("t", "working", artifacts=[artifact("echo", "echo: ", "slow ")]))
+    view = s.tracker.task("t").artifacts["echo"]
+    assert view.text() == "echo: slow "
+    s.event(again, chunk("t", "echo", "hello", append=True, last=True))
+    s.event(again, status("t", "completed", final=True))
+    s.end(again)
+    assert view.text() == "echo: slow hello" and view.closed
+    assert s.tracker.violations == []
+
+
+def test_get_during_a_live_stream_leaves_the_artifact_to_the_stream() -> None:
+    # The get saw chunks the open stream has not delivered yet; the stream still will.
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "ab", append=False, last=False))
+    get = s.call(Method.GET, {"id": "t"})
+    s.reply(get, task("t", "working", artifacts=[artifact("a", "abcd")]))
+    s.event(ex, chunk("t", "a", "cd", append=True, last=True))
+    s.event(ex, status("t", "completed", final=True))
+    s.end(ex)
+    assert s.tracker.task("t").artifacts["a"].text() == "abcd"
+    assert s.tracker.violations == []
+
+
+@pytest.mark.parametrize(("streamed", "snapshot"), [
+    (["abc"], ["abXdef"]),     # longer, but says something else
+    (["abc", "def"], ["abc"]),  # shorter than what streamed
+])
+def test_snapshot_that_contradicts_the_chunks_is_flagged_and_not_adopted(streamed: list[str],
+                                                                        snapshot: list[str]) -> None:
+    s = Script("0.3")
+    chunks = [chunk("t", "a", text, append=i > 0, last=i == len(streamed) - 1) for i, text in enumerate(streamed)]
+    ex, _ = s.stream(send("go"), task("t", "working"), *chunks, status("t", "completed", final=True))
+    s.end(ex)
+    get = s.call(Method.GET, {"id": "t"})
+    reply = s.reply(get, task("t", "completed", artifacts=[artifact("a", *snapshot)]))
+    assert s.codes == [("snapshot-mismatch", reply.seq)]
+    assert s.tracker.task("t").artifacts["a"].text() == "".join(streamed)
+
+
 def test_artifact_restart_replaces_parts_but_keeps_every_chunk() -> None:
     s = Script("0.3")
     ex, _ = s.stream(send("go"), task("t", "working"),
@@ -460,6 +589,61 @@ def test_single_shot_artifact_without_last_chunk_is_not_unclosed() -> None:
     s.end(ex)
     assert s.tracker.violations == []
     assert s.tracker.task("t").artifacts["a"].complete
+
+
+def _cut_short(s: Script, end_state: TaskState) -> int:
+    """A stream in ``s``'s dialect: two chunks of one artifact, no lastChunk=true, then
+    ``end_state``. Returns the STREAM_END's seq."""
+    name = s.dialect.name
+    if name == "0.1":
+        def part(text: str, **flags: bool) -> dict[str, Any]:
+            return {"id": "t", "artifact": {"index": 0, "parts": [{"type": "text", "text": text}], **flags}}
+        params = {"id": "t", "sessionId": "c1", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}
+        events = [{"id": "t", "status": {"state": "working"}, "final": False},
+                  part("alpha ", append=False, lastChunk=False), part("beta", append=True, lastChunk=False),
+                  {"id": "t", "status": {"state": end_state.value}, "final": True}]
+    elif name == "1.0":
+        def part(text: str, **flags: bool) -> dict[str, Any]:
+            return {"artifactUpdate": {"taskId": "t", "contextId": "c1", **flags,
+                                       "artifact": {"artifactId": "a", "parts": [{"text": text}]}}}
+        params = {"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "go"}]}}
+        state = "TASK_STATE_" + end_state.name
+        events = [{"task": {"id": "t", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
+                  part("alpha "), part("beta", append=True),
+                  {"statusUpdate": {"taskId": "t", "contextId": "c1", "status": {"state": state}}}]
+    else:
+        params = send("go")
+        events = [task("t", "working"), chunk("t", "a", "alpha ", append=False, last=False),
+                  chunk("t", "a", "beta", append=True, last=False), status("t", end_state.value, final=True)]
+    ex, _ = s.stream(params, *events)
+    assert s.tracker.task("t").state is end_state
+    return s.end(ex).seq
+
+
+@pytest.mark.parametrize("dialect", ["0.1", "0.3", "1.0"])
+def test_canceled_task_may_leave_its_artifact_unclosed(dialect: str) -> None:
+    s = Script(dialect)
+    _cut_short(s, S.CANCELED)
+    assert s.tracker.violations == []
+    view = next(iter(s.tracker.task("t").artifacts.values()))
+    assert view.text() == "alpha beta" and view.chunked and not view.closed
+
+
+@pytest.mark.parametrize("dialect", ["0.1", "0.3", "1.0"])
+@pytest.mark.parametrize("end_state", [S.FAILED, S.COMPLETED])
+def test_a_task_that_ends_otherwise_with_an_unclosed_artifact_is_flagged(dialect: str, end_state: TaskState) -> None:
+    s = Script(dialect)
+    end = _cut_short(s, end_state)
+    assert s.codes == [("artifact-not-closed", end)]
+
+
+def test_rejected_task_with_an_unclosed_artifact_is_flagged() -> None:
+    # 0.3's rejected: the agent refused the task mid-artifact, which is still flagged.
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "x", append=False, last=False),
+                     status("t", "rejected", final=True))
+    end = s.end(ex)
+    assert s.codes == [("artifact-not-closed", end.seq)]
 
 
 def test_apply_reports_changed_tasks() -> None:
@@ -662,6 +846,26 @@ def test_decode_error_of_a_get_names_the_requested_task() -> None:
     s.reply(ex, raw="<html>502 Bad Gateway</html>")
     (v,) = s.tracker.violations
     assert (v.code, v.task_id) == ("decode-error", "t9") and "HTML" in v.message
+
+
+@pytest.mark.parametrize("method", [Method.SEND, Method.STREAM, Method.GET])
+def test_plain_text_http_error_is_an_http_failure_not_a_decode_error(method: Method) -> None:
+    s = Script("0.3")
+    ex = s.call(method, {"id": "t9"} if method is Method.GET else send("go"))
+    # What the live client logs: the response, then its verdict on it.
+    s.reply(ex, raw="Internal Server Error", status=500, reason="Internal Server Error", content_type="text/plain")
+    s.fail(ex, "http", "HTTP 500 Internal Server Error (text/plain, 21 bytes)")
+    info = s.tracker.exchanges[ex]
+    assert s.tracker.violations == []
+    assert info.http_status == 500 and info.failure.startswith("HTTP 500") and info.error is None
+
+
+def test_http_error_status_with_a_json_rpc_error_keeps_the_error() -> None:
+    s = Script("0.3")
+    ex = s.call(Method.SEND, send("go"))
+    s.reply(ex, error={"code": -32603, "message": "the model fell over"}, status=500, reason="Internal Server Error")
+    info = s.tracker.exchanges[ex]
+    assert info.error is not None and info.error.code == -32603 and s.tracker.violations == []
 
 
 def test_repeated_problems_in_one_stream_are_reported_once() -> None:

@@ -343,6 +343,12 @@ class TaskTracker:
         payload = event.payload
         if payload is None:
             return
+        status = data.get("status")
+        if isinstance(payload, ProtocolError) and status is not None and not 200 <= status < 300:
+            # An error page from a proxy or a crashed server: the HTTP status is the
+            # finding (the client logs it as an http ERROR), not the body's failure to be
+            # A2A. A JSON-RPC error in such a body still decodes and is kept.
+            return
         self._item(event, payload, ex, "response body")
         if (isinstance(payload, Task) and ex is not None and ex.blocking
                 and ex.method == "send" and payload.status.state not in _SETTLED):
@@ -437,7 +443,10 @@ class TaskTracker:
             state = ex.last_state.value if ex.last_state is not None else "none reported"
             self._flag(event, "stream-no-terminal", ex.task_id,
                        f"stream ended ({reason}) with the task in state {state}", ex)
-        if task is not None:
+        # A cancel stops the work wherever it is, so a half-sent artifact is expected.
+        # Failed and rejected still count: the agent ended the task itself and could
+        # have closed (or never started) the artifact first.
+        if task is not None and task.state is not TaskState.CANCELED:
             for view in task.artifacts.values():
                 if view.chunked and not view.closed:
                     self._flag(event, "artifact-not-closed", task.id,
@@ -474,6 +483,8 @@ class TaskTracker:
         status = ev.status
         state = status.state
         before = task.state
+        replayed = (state == before and status.message is not None
+                    and self._restated(task, status.message, ex))
         flagged = self._transition(task, status, event, ex)
         if ex is not None:
             if not flagged:
@@ -496,8 +507,24 @@ class TaskTracker:
         elif ev.final is False and state in TERMINAL:
             self._flag(event, "terminal-not-final", task.id,
                        f"state {state.value} sent with final=false", ex)
-        if status.message is not None:
+        if status.message is not None and not replayed:
             self._agent_message(task, status.message, event, ex)
+
+    @staticmethod
+    def _restated(task: TaskView, msg: Message, ex: ExchangeView | None) -> bool:
+        """``msg``, in a status that repeats the task's current state, is that state's
+        message told again (a 0.1 resubscribe replays the current status), not a new turn.
+
+        Only id-less messages need this: _add already drops a known messageId. A repeat
+        counts only when nothing was said since, and when it reaches this exchange (or a
+        push) for the first time: an agent saying the same words twice in one stream
+        said them twice."""
+        if msg.message_id is not None:
+            return False
+        current = task.status_message
+        if current is None or not task.history or (ex is not None and ex.last_state == task.state):
+            return False
+        return _same_content(current, msg) and _same_content(task.history[-1], msg)
 
     def _artifact_event(self, ev: TaskArtifactUpdateEvent, event: Event, ex: ExchangeView | None) -> None:
         task = self._bind(ex, ev.task_id, event)
@@ -587,12 +614,30 @@ class TaskTracker:
                 view.name = art.name
             if view.description is None:
                 view.description = art.description
+            assembled, told = _normal(view.parts), _normal(art.parts)
+            if _extends(assembled, told) and not self._fed_elsewhere(view, ex):
+                # The snapshot holds chunks this client never saw (a stream that broke
+                # off, a resubscribe that came late): it is the fuller picture, and live
+                # chunks that follow append to it. The chunks stay as they arrived.
+                view._restart(art.parts)
+                if task.state in TERMINAL:
+                    view.closed = True  # the task's final record: nothing more will come
             # An open artifact is still growing; only a finished one can disagree.
-            if (view.closed or task.state in TERMINAL) and _normal(view.parts) != _normal(art.parts):
+            elif (view.closed or task.state in TERMINAL) and assembled != told:
                 self._flag(event, "snapshot-mismatch", task.id,
                            f"artifact {key!r} in the task differs from its assembled chunks", ex,
                            once=("snapshot-mismatch", task.id, key))
         view.last_seq, view.last_t = event.seq, event.t
+
+    def _fed_elsewhere(self, view: ArtifactView, ex: ExchangeView | None) -> bool:
+        """A stream other than the snapshot's own may still deliver this artifact's next
+        chunks, which the snapshot may already hold: adopting it would show them twice.
+        Push-fed artifacts (exchange 0) count as fed: pushes have no end to wait for."""
+        number = view.chunks[-1].exchange
+        if ex is not None and number == ex.exchange:
+            return False
+        feed = self.exchanges.get(number)
+        return feed is None or feed.ended is None
 
     def _message_item(self, msg: Message, event: Event, ex: ExchangeView | None) -> None:
         if ex is not None and ex.reply is None:
@@ -799,6 +844,20 @@ def _content_key(msg: Message) -> tuple[Any, ...]:
 def _same_content(a: Message, b: Message) -> bool:
     # An agent echoing the user's message adds taskId/contextId; only what was said counts.
     return a.role == b.role and (a.parts == b.parts or _content_key(a) == _content_key(b))
+
+
+def _extends(short: list[Any], long: list[Any]) -> bool:
+    """``long`` says all that ``short`` says and more (both _normal()'d): a strict prefix,
+    where the last text of ``short`` may be the start of a longer text in ``long``."""
+    if len(short) > len(long) or short == long:
+        return False
+    if not short:
+        return True
+    n = len(short) - 1
+    if short[:n] != long[:n]:
+        return False
+    last, other = short[n], long[n]
+    return last == other or (isinstance(last, str) and isinstance(other, str) and other.startswith(last))
 
 
 def _normal(parts: list[Any]) -> list[Any]:
