@@ -39,11 +39,13 @@ class InspectorApp(App[int]):
 
     BINDINGS = [
         Binding("f1", "help", "Help"),
-        Binding("f2", "view('card')", "Card"),
-        Binding("f3", "view('task')", "Task"),
-        Binding("f4", "view('tasks')", "Tasks"),
-        Binding("f5", "view('traffic')", "Traffic"),
-        Binding("f6", "view('push')", "Push"),
+        # Priority: the views are always one key away, even from a widget that binds the
+        # same key (TextArea takes f6 to select a line).
+        Binding("f2", "view('card')", "Card", priority=True),
+        Binding("f3", "view('task')", "Task", priority=True),
+        Binding("f4", "view('tasks')", "Tasks", priority=True),
+        Binding("f5", "view('traffic')", "Traffic", priority=True),
+        Binding("f6", "view('push')", "Push", priority=True),
         Binding("ctrl+o", "open_url", "Connect"),
         Binding("ctrl+r", "toggle_recording", "Record"),
         Binding("ctrl+e", "error_details", "Error", show=False),
@@ -302,10 +304,34 @@ class InspectorApp(App[int]):
     def action_view(self, name: str) -> None:
         from textual.widgets import TabbedContent
 
+        screen = self.screen
         try:
-            self.screen.query_one("#views", TabbedContent).active = name
-        except Exception:
-            pass
+            tabs = screen.query_one("#views", TabbedContent)
+        except Exception:  # another screen (help, a dialog) is on top
+            return
+        if tabs.active != name:
+            # Let go of the focus first: when the focused widget's tab is hidden, Textual
+            # hands the focus to a neighbour in the same (hidden) tab, and the tabs
+            # follow the focus straight back.
+            focused = screen.focused
+            if focused is not None and tabs in focused.ancestors:
+                screen.set_focus(None)
+            tabs.active = name
+        self.call_after_refresh(self._focus_view, name)
+
+    def _focus_view(self, name: str) -> None:
+        """Give the keys to the first focusable widget of the view shown, unless a
+        visible widget has them (a view may have taken them in its on_show)."""
+        screen = self.screen
+        focused = screen.focused
+        if focused is not None and all(node.display for node in focused.ancestors_with_self):
+            return
+        pane = next((node for node in screen.query(f"#{name}")), None)
+        if pane is None:
+            return
+        target = next((w for w in screen.focus_chain if pane in w.ancestors), None)
+        if target is not None:
+            target.focus()
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
