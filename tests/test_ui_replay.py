@@ -179,8 +179,9 @@ async def test_step_to_state_changes_and_back_shows_the_state_at_the_cursor(tmp_
     async with app.run_test(size=SIZE) as pilot:
         c = await settled(pilot, app)
         bar = view(app, ReplayBar)
-        # Opens at the end: the whole recording is shown.
+        # Opens at the end: the whole recording is shown. A recording cannot send: no composer.
         assert c.cursor == c.total
+        assert not app.screen.query("#composer")
         await wait_until(pilot, lambda: diagram_state(app) == "completed", 5, "the final state")
         assert f"{c.total}/{c.total}" in bar.status_text()
 

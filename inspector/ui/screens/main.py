@@ -24,6 +24,7 @@ from ..widgets.traffic_view import TrafficView
 
 class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
+        replay = getattr(self.app, "replay_controller", None)
         yield ConnectionBar(id="connection-bar")
         with Horizontal(id="body"):
             yield AgentsPanel(id="agents")
@@ -34,7 +35,8 @@ class MainScreen(Screen[None]):
                     with Horizontal(id="task-split"):
                         with Vertical(id="task-left"):
                             yield Conversation(id="conversation")
-                            yield Composer(id="composer")
+                            if replay is None:  # a recording cannot send
+                                yield Composer(id="composer")
                         with Vertical(id="task-right"):
                             yield StateDiagram(id="state-diagram")
                             yield ArtifactsView(id="artifacts")
@@ -44,7 +46,6 @@ class MainScreen(Screen[None]):
                     yield TrafficView(id="traffic-view")
                 with TabPane("Push", id="push"):
                     yield PushPanel(id="push-panel")
-        replay = getattr(self.app, "replay_controller", None)
         if replay is not None:  # a2a-inspect replay: the timeline (see ui/replay.py)
             from ..widgets.replay_bar import ReplayBar
 
