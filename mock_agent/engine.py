@@ -69,6 +69,20 @@ class Comment:
         self.text = text
 
 
+class Canceled:
+    """tasks/cancel's final status update (Orloj: the whole task), marked as such.
+
+    A stream holds its opening snapshot until the run's first item, so that a script
+    that opens with a fault can still answer with a plain response. When a cancel is
+    that first item, the held snapshot predates a state the client has already been
+    told (by the cancel's own response): the stream must drop it, not send it now."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: Any) -> None:
+        self.item = item
+
+
 #: The run is over: streams that are still open end here.
 DONE = object()
 
@@ -431,11 +445,13 @@ class Run:
     def start(self) -> "Run":
         self.record.run = self
         self._task = asyncio.get_running_loop().create_task(self._main())
+        # A task canceled before its first step never enters _main's finally: finish then.
+        self._task.add_done_callback(lambda _task: self._finish())
         return self
 
     def cancel(self, status: m.TaskStatus) -> None:
         """tasks/cancel: the canceled status goes out, then the script stops."""
-        self._status_event(status, True)
+        self._status_event(status, True, by_request=True)
         if self._task is not None:
             self._task.cancel()
 
@@ -471,7 +487,7 @@ class Run:
         if not self.outcome.done() and (isinstance(item, FAULTS) or type(item) is m.Message):
             self.outcome.set_result(item)
 
-    def _status_event(self, status: m.TaskStatus, final: bool) -> None:
+    def _status_event(self, status: m.TaskStatus, final: bool, by_request: bool = False) -> None:
         record = self.record
         record.set_status(status)
         listener = self.engine.listener
@@ -482,7 +498,8 @@ class Run:
             if pushing:
                 listener(record, event)
             if record.subscribers:
-                self._emit(record.snapshot(frozen=True) if self.engine.full_task_events else event)
+                item = record.snapshot(frozen=True) if self.engine.full_task_events else event
+                self._emit(Canceled(item) if by_request else item)
         if status.state in _SETTLING and not self.outcome.done():
             self.outcome.set_result(None)
 

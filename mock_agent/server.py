@@ -34,7 +34,7 @@ from inspector.protocol.methods import Method
 
 from . import construct as new
 from . import errors, framing
-from .engine import DONE, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
+from .engine import DONE, Canceled, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
 from .loader import resolve
 from .profiles import Profile, get_profile
 from .push import PushSender, refusal
@@ -555,7 +555,9 @@ class MockServer:
                         return
                     await _start_sse(send)
                     started = True
-                    if kind is not RpcFault:
+                    # A cancel that came before anything was sent has made the head (read
+                    # when the request came in) stale: the canceled status stands alone.
+                    if kind is not RpcFault and kind is not Canceled:
                         frames.extend(head)
                 # Everything the run has already produced goes out in one write: a
                 # script without delays costs one send per turn, not one per event.
@@ -569,6 +571,9 @@ class MockServer:
                         return
                     else:
                         kind = type(item)
+                        if kind is Canceled:
+                            item = item.item
+                            kind = type(item)
                         if kind is Drop or kind is HttpFault:
                             if frames:
                                 await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspector.protocol.card import DIALECTS, decode_card, encode_card
+from inspector.protocol.card import DIALECTS, SCHEME_WRAPPERS, decode_card, encode_card
 from inspector.protocol.lint import Finding, infer_dialect, lint_card
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -234,6 +234,100 @@ RULES = [
 @pytest.mark.parametrize(("dialect", "change", "severity", "path", "code"), RULES, ids=[f"{r[0]}-{r[4]}-{r[3]}" for r in RULES])
 def test_rule(dialect: str, change: Callable[[dict[str, Any]], Any], severity: str, path: str, code: str) -> None:
     assert (severity, path, code) in mutated(dialect, change)
+
+
+# Each kind of scheme spelled both ways at once, exactly as a2a-sdk 1.x merges the 1.0
+# card with its 0.3 conversion (see test_a2a_sdk_compat_card_schemes_lint_clean).
+DUAL_SCHEMES = {
+    "key": {"type": "apiKey", "in": "header", "name": "X-Key",
+            "apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
+    "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+               "httpAuthSecurityScheme": {"scheme": "bearer", "bearerFormat": "JWT"}},
+    "oauth": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://a.example/t",
+                                                                 "scopes": {"read": "read"}}},
+              "oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "https://a.example/t",
+                                                                        "scopes": {"read": "read"}}}}},
+    "oidc": {"type": "openIdConnect", "openIdConnectUrl": "https://a.example/oidc",
+             "openIdConnectSecurityScheme": {"openIdConnectUrl": "https://a.example/oidc"}},
+    "mtls": {"type": "mutualTLS", "mtlsSecurityScheme": {}},
+}
+
+
+def scheme_findings(scheme: dict[str, Any], dialect: str) -> set[tuple[str, str, str]]:
+    raw = card(dialect, securitySchemes={"k": scheme})
+    return {t for t in triples(lint_card(raw, dialect)) if t[1].startswith("$.securitySchemes")}
+
+
+@pytest.mark.parametrize("dialect", ["1.0", "0.3"])
+@pytest.mark.parametrize("name", sorted(DUAL_SCHEMES))
+def test_a_scheme_in_both_spellings_is_clean_when_the_linted_one_is_valid(name: str, dialect: str) -> None:
+    assert scheme_findings(DUAL_SCHEMES[name], dialect) == set()
+
+
+SHAPE = ("warning", "$.securitySchemes.k", "security-scheme-shape")
+
+DUAL_RULES = [
+    # Only the linted version's spelling is read by its clients: the other one's faults
+    # are that version's business ...
+    ("1.0", {"type": "apiKey", "name": "X-Key", "apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
+     set()),
+    ("0.3", {"type": "http", "scheme": "bearer", "httpAuthSecurityScheme": {}}, set()),
+    # ... and its own faults are reported where they are, with the shape flagged.
+    ("1.0", {"type": "http", "scheme": "bearer", "httpAuthSecurityScheme": {}},
+     {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme.scheme", "security-scheme-missing-field")}),
+    ("0.3", {"type": "apiKey", "name": "X-Key", "apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
+     {SHAPE, ("error", "$.securitySchemes.k.in", "security-scheme-missing-field")}),
+    # Valid in neither spelling.
+    ("1.0", {"type": "http", "httpAuthSecurityScheme": {}},
+     {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme.scheme", "security-scheme-missing-field")}),
+    ("0.3", {"type": "http", "httpAuthSecurityScheme": {}},
+     {SHAPE, ("error", "$.securitySchemes.k.scheme", "security-scheme-missing-field")}),
+    ("1.0", {"type": "bearer", "httpAuthSecurityScheme": "bearer"},
+     {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme", "wrong-type")}),
+    ("0.3", {"type": "bearer", "httpAuthSecurityScheme": "bearer"},
+     {SHAPE, ("error", "$.securitySchemes.k.type", "invalid-security-scheme")}),
+    # Each spelling valid, but they disagree on what the client must do.
+    ("1.0", {"type": "apiKey", "in": "header", "name": "X-Key", "httpAuthSecurityScheme": {"scheme": "bearer"}},
+     {SHAPE}),
+    ("0.3", {"type": "apiKey", "in": "header", "name": "X-Key", "httpAuthSecurityScheme": {"scheme": "bearer"}},
+     {SHAPE}),
+    ("1.0", {"type": "http", "scheme": "bearer", "httpAuthSecurityScheme": {"scheme": "bearer"},
+             "mtlsSecurityScheme": {}},
+     {SHAPE, ("error", "$.securitySchemes.k", "invalid-security-scheme")}),
+]
+
+
+@pytest.mark.parametrize(("dialect", "scheme", "expected"), DUAL_RULES,
+                         ids=[f"{r[0]}-{i}" for i, r in enumerate(DUAL_RULES)])
+def test_a_scheme_in_both_spellings(dialect: str, scheme: dict[str, Any], expected: set[tuple[str, str, str]]) -> None:
+    assert scheme_findings(scheme, dialect) == expected
+
+
+def test_a2a_sdk_compat_card_schemes_lint_clean() -> None:
+    """The captured a2a-sdk card, given security schemes and served the way a2a-sdk
+    serves every card (its own agent_card_to_dict), lints clean in both versions."""
+    if not CAPTURE.is_file():
+        pytest.skip(f"reference capture not found at {CAPTURE}")
+    json_format = pytest.importorskip("google.protobuf.json_format")
+    a2a_pb2 = pytest.importorskip("a2a.types.a2a_pb2")
+    helpers = pytest.importorskip("a2a.server.request_handlers.response_helpers")
+    text = CAPTURE.read_text(encoding="utf-8")
+    captured = json.loads(next(line[4:] for line in text.splitlines() if line.startswith("<<< {")))
+    sdk_card = json_format.ParseDict(captured, a2a_pb2.AgentCard(), ignore_unknown_fields=True)
+    v10_schemes = {name: {k: v for k, v in s.items() if k in SCHEME_WRAPPERS} for name, s in DUAL_SCHEMES.items()}
+    json_format.ParseDict({
+        "securitySchemes": v10_schemes,
+        "securityRequirements": [{"schemes": {"bearer": {}}}, {"schemes": {"oauth": {"list": ["read"]}}}],
+    }, sdk_card)
+    raw = helpers.agent_card_to_dict(sdk_card)
+    # What makes this card worth linting: every scheme carries both spellings.
+    for name, scheme in raw["securitySchemes"].items():
+        assert "type" in scheme and any(key in scheme for key in SCHEME_WRAPPERS), (name, scheme)
+    assert set(raw["securitySchemes"]) == set(DUAL_SCHEMES)
+    for dialect in (None, "1.0", "0.3"):
+        findings = lint_card(raw, dialect)
+        assert [f for f in findings if f.code == "security-scheme-shape"] == [], dialect
+        assert [f for f in findings if f.severity != "info"] == [], dialect
 
 
 def test_relative_url_is_resolved_against_the_card_url() -> None:

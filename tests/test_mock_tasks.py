@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -12,7 +12,7 @@ import pytest
 from inspector.protocol import models as m
 from inspector.protocol.methods import Method
 from mock_agent import MockAgent
-from test_mock_support import DIALECT_NAMES, SSE, Wire, parse_sse
+from test_mock_support import DIALECT_NAMES, SSE, Wire, parse_sse, wire_state
 
 # A stream that drops after the first half, then keeps working: the client reconnects.
 DROP_THEN_FINISH = {
@@ -118,6 +118,116 @@ def test_cancel_during_a_stream_ends_it_canceled(client: httpx.Client, dialect: 
         assert isinstance(last, m.TaskStatusUpdateEvent) and last.status.state is m.TaskState.CANCELED
         time.sleep(0.5)  # the script's later steps never run
         assert w.state_of(w.task_of(w.get(task_id))) in ("canceled", "TASK_STATE_CANCELED")
+
+
+# Nothing happens for a long while: a cancel sent now lands before the run has produced
+# anything, and ends the run, so the test does not wait out the delay.
+OPENS_WITH_DELAY = {
+    "name": "opens-with-delay",
+    "card": {"name": "t", "capabilities": {"streaming": True}},
+    "rules": [{"script": [
+        {"delay": 30},
+        {"status": "working", "message": "started"},
+        {"status": "completed"},
+    ]}],
+}
+
+WORKS_THEN_WAITS = {
+    "name": "works-then-waits",
+    "card": {"name": "t", "capabilities": {"streaming": True}},
+    "rules": [{"script": [
+        {"status": "working", "message": "started"},
+        {"delay": 30},
+        {"status": "completed"},
+    ]}],
+}
+
+
+class StreamReader(threading.Thread):
+    """Reads one SSE request to its end on its own connection, keeping the bytes as they
+    arrive, so a test can tell what came before a cancel from what came after."""
+
+    def __init__(self, w: Wire, request: dict) -> None:
+        super().__init__(daemon=True)
+        self.w = w
+        self.request = request
+        self.received = bytearray()
+
+    def run(self) -> None:
+        with httpx.Client(timeout=10) as own, \
+                own.stream("POST", self.w.url, json=self.request, headers=self.w.headers(stream=True)) as response:
+            for chunk in response.iter_raw():
+                self.received += chunk
+
+    def events_after(self, cut: int) -> list[m.StreamEvent]:
+        """The events whose bytes arrived after the first ``cut`` bytes."""
+        raw = bytes(self.received)
+        before = len([ev for ev in parse_sse(raw[:cut]) if ev.data])
+        return [self.w.decode(ev) for ev in parse_sse(raw) if ev.data][before:]
+
+
+def wait_for(condition: Callable[[], object], what: str) -> None:
+    for _ in range(500):
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def assert_only_canceled(w: Wire, reader: StreamReader, events: list[m.StreamEvent]) -> None:
+    """After a cancel: no state but canceled, and the stream's last word is the final
+    canceled status event."""
+    states = [e.status.state for e in events if isinstance(e, (m.Task, m.TaskStatusUpdateEvent))]
+    assert states and set(states) == {m.TaskState.CANCELED}, states
+    last = events[-1]
+    assert isinstance(last, m.TaskStatusUpdateEvent) and last.status.state is m.TaskState.CANCELED
+    if w.name != "1.0":  # 1.0 has no final flag: the stream's end says it
+        last_raw = [ev for ev in parse_sse(bytes(reader.received)) if ev.data][-1].json()["result"]
+        assert last_raw["final"] is True
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+def test_a_cancel_during_the_opening_delay_leaves_no_stale_state_on_the_stream(client: httpx.Client,
+                                                                                dialect: str) -> None:
+    with MockAgent(OPENS_WITH_DELAY, dialect="all") as mock:
+        w = Wire(client, mock.url, dialect)
+        reader = StreamReader(w, w.request(Method.STREAM, m.SendParams(
+            message=w.message("go", task_id="od-1" if dialect == "0.1" else None))))
+        reader.start()
+        wait_for(lambda: mock.tasks and mock.tasks[-1].subscribers, "the stream to subscribe")
+        record = mock.tasks[-1]
+        # The script is still in its delay: the stream has not said anything yet.
+        assert record.state is m.TaskState.SUBMITTED and reader.received == b""
+        cut = len(reader.received)
+        assert w.state_of(w.task_of(w.cancel(record.task.id))) == wire_state(dialect, "canceled")
+        reader.join(5)
+        assert not reader.is_alive(), "the stream did not end after the cancel"
+        assert_only_canceled(w, reader, reader.events_after(cut))
+        assert record.state is m.TaskState.CANCELED
+
+
+@pytest.mark.parametrize("dialect", DIALECT_NAMES)
+def test_a_cancel_while_a_resubscriber_waits_leaves_no_stale_state_on_either_stream(client: httpx.Client,
+                                                                                     dialect: str) -> None:
+    with MockAgent(WORKS_THEN_WAITS, dialect="all") as mock:
+        w = Wire(client, mock.url, dialect)
+        first = StreamReader(w, w.request(Method.STREAM, m.SendParams(
+            message=w.message("go", task_id="rw-1" if dialect == "0.1" else None))))
+        first.start()
+        wait_for(lambda: mock.tasks and mock.tasks[-1].state is m.TaskState.WORKING and first.received,
+                 "the stream to show working")
+        record = mock.tasks[-1]
+        again = StreamReader(w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=record.task.id)))
+        again.start()
+        wait_for(lambda: len(record.subscribers) == 2, "the resubscriber")
+        cut_first, cut_again = len(first.received), len(again.received)
+        assert cut_again == 0  # the run is in its delay: nothing new to tell
+        assert w.state_of(w.task_of(w.cancel(record.task.id))) == wire_state(dialect, "canceled")
+        for reader in (first, again):
+            reader.join(5)
+            assert not reader.is_alive(), "a stream did not end after the cancel"
+        assert_only_canceled(w, first, first.events_after(cut_first))
+        assert_only_canceled(w, again, again.events_after(cut_again))
 
 
 def test_cancel_of_a_task_waiting_for_input(client: httpx.Client) -> None:

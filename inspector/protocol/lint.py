@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 from urllib.parse import urljoin, urlsplit
 
 from .card import (
@@ -496,31 +496,72 @@ class _Linter:
         if not isinstance(scheme, dict):
             self.wrong_type(path, scheme, dict)
             return
+        kinds = [key for key in scheme if key in SCHEME_WRAPPERS]
+        if "type" in scheme and kinds:
+            self.dual_scheme(path, scheme, kinds)
+            return
         if "type" in scheme:
             if self.v10:
                 self.add("warning", path, "security-scheme-shape",
                          "0.3 spelling ({type: ...}); 1.0 wraps schemes, e.g. {apiKeySecurityScheme: {...}}")
-            kind = scheme["type"]
-            if not isinstance(kind, str):
-                self.wrong_type(child(path, "type"), kind, str)
-                return
-            if kind not in _SCHEME_REQUIRED:
-                self.add("error", child(path, "type"), "invalid-security-scheme",
-                         f"unknown security scheme type {kind!r}")
-                return
-            self.scheme_fields(path, scheme, kind, 0)
+            self.flat_scheme(path, scheme)
             return
-        kinds = [key for key in scheme if key in SCHEME_WRAPPERS]
         if not kinds:
             self.add("error", path, "invalid-security-scheme",
                      "security scheme has no type and none of " + ", ".join(SCHEME_WRAPPERS))
             return
+        if self.v03 and len(kinds) == 1:
+            self.add("warning", path, "security-scheme-shape",
+                     f"1.0 spelling ({kinds[0]}); 0.3 uses {{type: {SCHEME_WRAPPERS[kinds[0]]}, ...}}")
+        self.wrapped_scheme(path, scheme, kinds)
+
+    def dual_scheme(self, path: str, scheme: dict[str, Any], kinds: list[str]) -> None:
+        """A scheme in both spellings at once, as a2a-sdk 1.x serves every scheme so that
+        0.3 clients can read a 1.0 card. Each client reads its own version's spelling and
+        ignores the other's keys, so only the linted version's spelling has to hold up."""
+        flat = self.collect(self.flat_scheme, path, scheme)
+        wrapped = self.collect(self.wrapped_scheme, path, scheme, kinds)
+        own, other = (wrapped, flat) if self.v10 else (flat, wrapped)
+        if own:
+            self.findings.extend(own)
+            mine, theirs = ("1.0", "0.3") if self.v10 else ("0.3", "1.0")
+            self.add("warning", path, "security-scheme-shape",
+                     f"carries the 0.3 and 1.0 spellings, but the {mine} one is not valid"
+                     + (f" (only the {theirs} one is)" if not other else ""))
+            return
+        kind = scheme["type"]
+        if len(kinds) == 1 and isinstance(kind, str) and SCHEME_WRAPPERS[kinds[0]] != kind:
+            # Each spelling is fine on its own, but 0.3 and 1.0 clients would be told
+            # to authenticate differently.
+            self.add("warning", path, "security-scheme-shape",
+                     f"the 0.3 spelling says type {kind!r} but the 1.0 one is {kinds[0]}")
+
+    def collect(self, check: Callable[..., None], *args: Any) -> list[Finding]:
+        """The findings ``check`` would add, kept apart from the card's."""
+        kept, self.findings = self.findings, []
+        try:
+            check(*args)
+            return self.findings
+        finally:
+            self.findings = kept
+
+    def flat_scheme(self, path: str, scheme: dict[str, Any]) -> None:
+        """0.3's ``{type: apiKey, in, name}``."""
+        kind = scheme["type"]
+        if not isinstance(kind, str):
+            self.wrong_type(child(path, "type"), kind, str)
+            return
+        if kind not in _SCHEME_REQUIRED:
+            self.add("error", child(path, "type"), "invalid-security-scheme",
+                     f"unknown security scheme type {kind!r}")
+            return
+        self.scheme_fields(path, scheme, kind, 0)
+
+    def wrapped_scheme(self, path: str, scheme: dict[str, Any], kinds: list[str]) -> None:
+        """1.0's ``{apiKeySecurityScheme: {location, name}}``."""
         if len(kinds) > 1:
             self.add("error", path, "invalid-security-scheme", f"more than one scheme kind: {', '.join(kinds)}")
             return
-        if self.v03:
-            self.add("warning", path, "security-scheme-shape",
-                     f"1.0 spelling ({kinds[0]}); 0.3 uses {{type: {SCHEME_WRAPPERS[kinds[0]]}, ...}}")
         inner = scheme[kinds[0]]
         if not isinstance(inner, dict):
             self.wrong_type(child(path, kinds[0]), inner, dict)
