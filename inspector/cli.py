@@ -176,8 +176,21 @@ def build_tui_parser() -> argparse.ArgumentParser:
                         help="start the embedded mock agent on a free loopback port and connect to it")
     parser.add_argument("--record", metavar="FILE", help="record the session to FILE")
     parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
+    parser.add_argument("--push-port", type=_port, default=0, metavar="PORT",
+                        help="the push receiver listens on this loopback port (default: any free "
+                             "port), e.g. for an agent in a container that can only reach one")
     parser.add_argument("--version", action="version", version=f"a2a-inspect {__version__}")
     return parser
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port number (0-65535): {port}")
+    return port
 
 
 def _looks_like_command(word: str) -> bool:

@@ -44,6 +44,9 @@ URL = "http://demo-agent/"
 EPOCH = 1768469400.0
 
 #: Every screen the snapshots and screenshots show, in README order.
+#: The push receiver's port: a fixed one, so its URL on the push screen is the same in
+#: every run. Below Linux's ephemeral range (32768-60999), so no port-0 bind takes it.
+PUSH_PORT = 28731
 SCREENS = ("task", "card", "tasks", "traffic", "push", "help", "palette", "light")
 
 DEMO_YAML = Path(__file__).resolve().parents[1] / "mock_agent" / "scenarios" / "demo.yaml"
@@ -128,6 +131,25 @@ class _SeededUuid:
         return getattr(uuid, name)
 
 
+class _SeededSecrets:
+    """Stands in for the ``secrets`` module in one module: tokens from a seeded RNG, of
+    the real length (the receiver's URL and the push configs' sizes stay the same)."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def token_urlsafe(self, nbytes: int = 32) -> str:
+        import base64
+
+        raw = bytes(self._rng.getrandbits(8) for _ in range(nbytes))
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+    def __getattr__(self, name: str) -> Any:
+        import secrets
+
+        return getattr(secrets, name)
+
+
 class _NoDialectCache:
     """A dialect cache that remembers nothing: every run detects the dialect afresh."""
 
@@ -149,6 +171,7 @@ CLOCK = VirtualClock()
 def deterministic() -> Iterator[VirtualClock]:
     """Pin ids, clocks and the time zone (see the module docstring); undo on exit."""
     import inspector.client.discovery as discovery
+    import inspector.client.push_receiver as push_receiver
     import inspector.client.transport as transport
     import inspector.ui.widgets.composer as composer
     import mock_agent.engine as engine
@@ -164,6 +187,7 @@ def deterministic() -> Iterator[VirtualClock]:
         (engine, "uuid", _SeededUuid(2)),
         (composer, "uuid", _SeededUuid(3)),
         (discovery, "uuid", _SeededUuid(4)),
+        (push_receiver, "secrets", _SeededSecrets(5)),
         (engine, "now", clock.iso),
         (server, "now", clock.iso),
         (transport, "time", fake_time),
@@ -243,7 +267,8 @@ def make_app() -> Any:
         CSS_PATH = str(Path(inspector_app.__file__).with_name("inspector.tcss"))
 
         def __init__(self) -> None:
-            super().__init__(demo=True, settings=store.Settings(), agent_store=_NoAgents())
+            super().__init__(demo=True, settings=store.Settings(), agent_store=_NoAgents(),
+                             push_port=PUSH_PORT)
             self.mock_server: Any = None
             # Tab underlines would slide; a snapshot wants the end state, at once.
             self.animation_level = "none"
@@ -323,6 +348,35 @@ async def say(pilot: Any, text: str) -> None:
     CLOCK.advance(2.5)  # the user reads, then types the next message
 
 
+#: The push receiver is registered for the task that asked (TURNS[1]); answering it
+#: (TURNS[2]) makes the agent push the task's updates.
+PUSH_AFTER_TURN = 1
+
+
+def _push_panel(app: Any) -> Any:
+    from inspector.ui.widgets.push_panel import PushPanel
+
+    return app.main.query_one(PushPanel)
+
+
+def _pushed(app: Any, state: str) -> bool:
+    receiver = next(iter(_push_panel(app).receivers.values()), None)
+    return receiver is not None and any(
+        getattr(getattr(getattr(e.payload, "status", None), "state", None), "value", None) == state
+        for e in receiver.received)
+
+
+async def register_push(pilot: Any) -> None:
+    """Start the push receiver and register it for the selected task, as ``r`` does."""
+    app = pilot.app
+    panel = _push_panel(app)
+    panel.action_register_push()
+    await _wait(pilot, lambda: panel.registered, "the push registration")
+    await _wait(pilot, lambda: _network_idle(app), "the registration's answer")
+    app.clear_notifications()
+    CLOCK.advance(1.0)
+
+
 async def drive(pilot: Any) -> None:
     """Connect, then play ``TURNS``: an echo, a question answered on the same task, a
     scripted JSON-RPC error, and the tour (a streamed story, then a question)."""
@@ -331,8 +385,13 @@ async def drive(pilot: Any) -> None:
                 "the demo agent to be ready")
     await settle(pilot, "the card")
     CLOCK.advance(1.5)
-    for text in TURNS:
+    for n, text in enumerate(TURNS):
         await say(pilot, text)
+        if n == PUSH_AFTER_TURN:
+            await register_push(pilot)
+        elif n == PUSH_AFTER_TURN + 1:
+            await _wait(pilot, lambda: _pushed(app, "completed"), "the push of the completed task")
+            await _wait(pilot, lambda: _network_idle(app), "the pushes to be shown")
     app.clear_notifications()  # the scripted error's toast would cover the views
     conn = app.active
     task = conn.tracker.task(app.task_id) if app.task_id else None

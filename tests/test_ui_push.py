@@ -114,3 +114,47 @@ async def test_receivers_stop_when_the_app_quits() -> None:
             receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
                                         else None, 10, "receiver running")
         assert not receiver.running
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def test_push_port_goes_to_the_first_receiver_and_others_get_free_ports() -> None:
+    port = _free_port()
+    async with MockAgent("echo", dialect="all") as one, MockAgent("echo", dialect="all") as two:
+        app = InspectorApp(url=one.url, push_port=port)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
+            app.action_view("push")
+            panel = app.screen.query_one(PushPanel)
+            panel.action_start_receiver()
+            first = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
+                                     else None, 10, "the first receiver")
+            assert first.url.startswith(f"http://127.0.0.1:{port}/")
+            assert f"127.0.0.1:{port}/" in screen_text(app)
+
+            second_conn = app.open_url(two.url)
+            app.connect(second_conn)
+            await wait_until(pilot, lambda: second_conn.state == "ready", 10, "the second agent")
+            panel.action_start_receiver()
+            second = await wait_until(pilot, lambda: panel.receiver if panel.receiver is not first
+                                      and panel.receiver and panel.receiver.running else None, 10,
+                                      "the second receiver")
+            assert second.url.startswith("http://127.0.0.1:") and f":{port}/" not in second.url
+
+
+def test_push_port_option_is_checked() -> None:
+    import pytest
+
+    from inspector.cli import build_tui_parser
+
+    assert build_tui_parser().parse_args(["--push-port", "8123"]).push_port == 8123
+    assert build_tui_parser().parse_args([]).push_port == 0
+    for bad in ("70000", "-1", "http"):
+        with pytest.raises(SystemExit):
+            build_tui_parser().parse_args(["--push-port", bad])

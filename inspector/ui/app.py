@@ -60,8 +60,10 @@ class InspectorApp(App[int]):
     def __init__(self, *, url: str | None = None, dialect: str = "auto", demo: bool = False,
                  record: str | None = None, settings: store.Settings | None = None,
                  agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
-                 replay: Any = None) -> None:
+                 replay: Any = None, push_port: int = 0) -> None:
         super().__init__()
+        #: Loopback port for the push receiver (0: any free port); see PushPanel.
+        self.push_port = push_port
         self.start_url = url
         self.start_dialect = dialect
         self.demo = demo

@@ -9,6 +9,7 @@ def launch(args: argparse.Namespace) -> int:
     from .app import InspectorApp
 
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
-    app = InspectorApp(url=args.url, dialect=dialect, demo=args.demo, record=args.record)
+    app = InspectorApp(url=args.url, dialect=dialect, demo=args.demo, record=args.record,
+                       push_port=getattr(args, "push_port", 0) or 0)
     result = app.run()
     return result if isinstance(result, int) else 0

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     # Starlette and uvicorn load when a receiver first starts, not with the app.
     from ...client.push_receiver import PushReceiver
 
-HINT = "s: start/stop the receiver · r: register it for the selected task · enter: show in traffic"
+HINT = "s: start/stop the receiver · r: register for the selected task · enter: show in traffic"
 
 
 def _task_of(event: Event) -> str | None:
@@ -59,7 +59,7 @@ class PushPanel(ConnectionView, Vertical):
         height: 1fr;
         & > #push-bar { height: auto; }
         & > #push-bar > Button { margin-right: 1; min-width: 12; }
-        & #push-status { width: 1fr; height: auto; padding: 0 1; }
+        & > #push-status { height: auto; padding: 0 1; }
         & > #push-hint { height: 1; padding: 0 1; color: $foreground-muted; }
         & > DataTable { height: 1fr; }
     }
@@ -81,7 +81,8 @@ class PushPanel(ConnectionView, Vertical):
         with Horizontal(id="push-bar"):
             yield Button("Start receiver", id="push-start", compact=True)
             yield Button("Register for task", id="push-register", compact=True)
-            yield Static("", id="push-status", markup=False)
+        # A line of its own: the receiver's URL is long, and is what a user copies.
+        yield Static("", id="push-status", markup=False)
         yield Static(HINT, id="push-hint", markup=False)
         table: DataTable[Any] = DataTable(id="push-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("time", "task", "state", "token", "size", "path")
@@ -188,7 +189,7 @@ class PushPanel(ConnectionView, Vertical):
             tasks = [t for (cid, t) in self.registered if cid == conn.id]
             if tasks:
                 shown = ", ".join(t if len(t) <= 12 else t[:8] + "…" for t in tasks[-3:])
-                text += f" · registered for {shown}"
+                text += f" · for {shown}"
             text += f" · {self._rows} received"
         self.query_one("#push-status", Static).update(text)
 
@@ -234,7 +235,13 @@ class PushPanel(ConnectionView, Vertical):
         if receiver is None:
             from ...client.push_receiver import PushReceiver
 
-            receiver = self.receivers[conn.id] = PushReceiver(conn.session, dialect=lambda: conn.dialect_name)
+            # The chosen port (--push-port) goes to the first receiver that asks; one
+            # port serves one receiver, so the others get free ports.
+            port = getattr(self.app, "push_port", 0) or 0
+            if any(r.port == port for r in self.receivers.values()):
+                port = 0
+            receiver = self.receivers[conn.id] = PushReceiver(conn.session, dialect=lambda: conn.dialect_name,
+                                                              port=port)
         if receiver.running:
             return receiver
         self._starting.add(conn.id)
