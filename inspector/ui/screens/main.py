@@ -6,6 +6,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.lazy import Lazy
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
@@ -23,43 +24,55 @@ from ..widgets.traffic_view import TrafficView
 
 
 class MainScreen(Screen[None]):
+    #: How many ConnectionViews compose made (some mount after the first frame).
+    _composed_views = 0
+    _view_cache: list[ConnectionView] | None = None
+
+    def _view(self, view: ConnectionView) -> ConnectionView:
+        self._composed_views += 1
+        return view
+
     def compose(self) -> ComposeResult:
         replay = getattr(self.app, "replay_controller", None)
-        yield ConnectionBar(id="connection-bar")
+        view = self._view
+        yield view(ConnectionBar(id="connection-bar"))
         with Horizontal(id="body"):
-            yield AgentsPanel(id="agents")
+            yield view(AgentsPanel(id="agents"))
+            # The tabs not shown at start mount just after the first frame (Lazy): the
+            # first frame comes sooner, and each view catches up from the app in on_mount.
             with TabbedContent(id="views", initial="task"):
                 with TabPane("Card", id="card"):
-                    yield CardView(id="card-view")
+                    yield Lazy(view(CardView(id="card-view")))
                 with TabPane("Task", id="task"):
                     with Horizontal(id="task-split"):
                         with Vertical(id="task-left"):
-                            yield Conversation(id="conversation")
+                            yield view(Conversation(id="conversation"))
                             if replay is None:  # a recording cannot send
-                                yield Composer(id="composer")
+                                yield view(Composer(id="composer"))
                         with Vertical(id="task-right"):
-                            yield StateDiagram(id="state-diagram")
-                            yield ArtifactsView(id="artifacts")
+                            yield view(StateDiagram(id="state-diagram"))
+                            yield view(ArtifactsView(id="artifacts"))
                 with TabPane("Tasks", id="tasks"):
-                    yield TasksView(id="tasks-view")
+                    yield Lazy(view(TasksView(id="tasks-view")))
                 with TabPane("Traffic", id="traffic"):
-                    yield TrafficView(id="traffic-view")
+                    yield Lazy(view(TrafficView(id="traffic-view")))
                 with TabPane("Push", id="push"):
-                    yield PushPanel(id="push-panel")
+                    yield Lazy(view(PushPanel(id="push-panel")))
         if replay is not None:  # a2a-inspect replay: the timeline (see ui/replay.py)
             from ..widgets.replay_bar import ReplayBar
 
-            yield ReplayBar(replay, id="replay-bar")
+            yield view(ReplayBar(replay, id="replay-bar"))
         yield Footer()
-
-    _view_cache: list[ConnectionView] | None = None
 
     def _views(self) -> list[ConnectionView]:
         # Every frame fans out to these; walking the whole DOM each time cost ~3 ms.
-        # The views are composed once, so the list is found once.
-        if self._view_cache is None:
-            self._view_cache = [w for w in self.query("*") if isinstance(w, ConnectionView)]
-        return self._view_cache
+        # The views are composed once, so the list is kept once they are all mounted.
+        if self._view_cache is not None:
+            return self._view_cache
+        views = [w for w in self.query("*") if isinstance(w, ConnectionView)]
+        if len(views) == self._composed_views:  # the Lazy ones too
+            self._view_cache = views
+        return views
 
     @on(ConnectionChanged)
     def _connection_changed(self, message: ConnectionChanged) -> None:

@@ -124,6 +124,15 @@ class TasksView(ConnectionView, Vertical):
             table.add_column(label, key=key)
         self.set_interval(1.0, self._tick, name="task-ages")
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        # Mounted after the first frame (see MainScreen): list what is there already,
+        # without following (the app's selection stands).
+        app: Any = self.app
+        for conn in list(getattr(app, "connections", [])):
+            self._add_new(conn)
+            self._replies[conn.id] = len(conn.tracker.replies)
+        active, task_id = getattr(app, "active", None), getattr(app, "task_id", None)
+        if active is not None and task_id is not None and row_key(active, task_id) in self._rows:
+            table.move_cursor(row=self._order.index(row_key(active, task_id)), animate=False)
 
     @property
     def table(self) -> DataTable:
