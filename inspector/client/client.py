@@ -16,10 +16,11 @@ from typing import Any
 
 import httpx
 from pydantic import BaseModel
+from pydantic_core import SchemaValidator, core_schema as cs
 
 from ..protocol import models as m
 from ..protocol.card import card_dialects
-from ..protocol.dialects import Dialect, get_dialect
+from ..protocol.dialects import ALL as ALL_DIALECTS, Dialect, get_dialect
 from ..protocol.dialects.base import validate
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import PARAMS, Method
@@ -32,7 +33,7 @@ from .auth import Auth
 from .dialect_cache import DialectCache, agent_key
 from .errors import TransportError, UnsupportedMethod
 from .sse import SSEComment, SSEParser
-from .transport import Exchange, Timeouts, Wire, describe_body, reason_phrase
+from .transport import Exchange, Timeouts, Wire, describe_body, reason_phrase, shared_tls_context
 
 AUTO = "auto"
 
@@ -52,6 +53,65 @@ def ends_stream(event: Any) -> bool:
     if isinstance(event, m.TaskStatusUpdateEvent):
         return bool(event.final) or event.status.state in _ENDS_STREAM
     return False
+
+
+# Only the envelope's id and jsonrpc members are built; jiter skips the rest of the
+# document without making objects (about half the time of parsing it). _id_marks spares
+# the usual response and event even that.
+_ENVELOPE_ID = SchemaValidator(cs.typed_dict_schema(
+    {"id": cs.typed_dict_field(cs.any_schema(), required=False),
+     "jsonrpc": cs.typed_dict_field(cs.any_schema(), required=False)},
+    extra_behavior="ignore"))
+
+ID_MISMATCH = "id-mismatch"
+
+
+def _same_id(got: Any, sent: Any) -> bool:
+    # JSON-RPC ids are compared as JSON values: 1 and "1" differ, and True is not 1.
+    if isinstance(got, bool) or isinstance(sent, bool):
+        return got is sent
+    if isinstance(sent, (int, float)):
+        return isinstance(got, (int, float)) and got == sent
+    return type(got) is type(sent) and got == sent
+
+
+def _show_id(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def id_problem(sent: Any, body: bytes | str, error: bool) -> tuple[str, Any] | None:
+    """How a JSON-RPC response's id differs from the request's: (phrase, the id it
+    carries, None when it has none), or None when it matches. A null id is right on an
+    error (the agent could not read the request's). Bodies that are not a JSON-RPC 2.0
+    envelope (no ``jsonrpc``, e.g. Orloj's bare events, or not JSON) are not checked
+    here: decoding reports those."""
+    try:
+        envelope = _ENVELOPE_ID.validate_json(body)
+    except ValueError:
+        return None
+    if "jsonrpc" not in envelope:
+        return None
+    if "id" not in envelope:
+        return f"has no id (the request's id is {_show_id(sent)})", None
+    got = envelope["id"]
+    if _same_id(got, sent) or (got is None and error):
+        return None
+    return f"carries id {_show_id(got)}, but the request's id is {_show_id(sent)}", got
+
+
+def _id_marks(rpc_id: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(heads, tails): an event text that starts with a head or ends with a tail carries
+    the right id at the top level, in the common serialisations (the mock's and
+    json.dumps' put the id first, a2a-sdk's last). A long stream then pays one
+    startswith/endswith per event, and the full check only when these miss. A tail is
+    unambiguous: none of its quotes is escaped and the closing brace is the document's,
+    and as the last member it is the id a parser keeps."""
+    tok = json.dumps(rpc_id)
+    heads = (f'{{"jsonrpc":"2.0","id":{tok},', f'{{"id":{tok},',
+             f'{{"jsonrpc": "2.0", "id": {tok}, ', f'{{"id": {tok}, ')
+    tails = (f', "id": {tok}, "jsonrpc": "2.0"}}', f',"id":{tok},"jsonrpc":"2.0"}}')
+    return heads, tails
 
 
 def merge_headers(*layers: Mapping[str, str]) -> dict[str, str]:
@@ -114,9 +174,15 @@ class A2AClient:
         http: httpx.AsyncClient | None = None,
         dialect_cache: DialectCache | None = None,
         endpoint: str | None = None,
+        method_names: Mapping[Method | str, str] | None = None,
     ) -> None:
+        """``method_names`` sends a method under another spelling its dialect knows,
+        e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
+        #: The user's wire spellings, by method; applied where the chosen dialect knows them.
+        self.method_names = self._spellings(method_names or {})
+        self._wire_names: dict[Method, str] = {}
         self.url = url
         self.session = session if session is not None else Session()
         self.card: m.AgentCard | None = None
@@ -132,7 +198,8 @@ class A2AClient:
         self.auth = auth
         self.timeouts = timeouts or Timeouts()
         self._own_http = http is None
-        self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False))
+        self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False),
+                                                                    verify=shared_tls_context())
         self.dialect_cache = dialect_cache if dialect_cache is not None else DialectCache()
         self._wire = Wire(self.http, self.session, self.timeouts)
         self._ids = itertools.count(1)
@@ -247,6 +314,31 @@ class A2AClient:
             self.endpoint = discovery.endpoint_for(self.card, self.card_raw, dialect.name, self.card_url,
                                                    discovery.agent_base(self.url))
         self._note(text, dialect=dialect.name, source=source, endpoint=self.endpoint)
+        self._wire_names = {}
+        for method, name in self.method_names.items():
+            if dialect.method_for(name) is method:
+                self._wire_names[method] = name
+            else:
+                standard = dialect.methods.get(method)
+                instead = f"sending {standard}" if standard else f"it has no {method.value} method"
+                self._note(f"{name} is not a {dialect.label} spelling of {method.value}: {instead}")
+
+    def _spellings(self, given: Mapping[Method | str, str]) -> dict[Method, str]:
+        # A typo would only show up as -32601 mid-session: refuse it here. Only spellings
+        # some dialect decodes are allowed (its own names and its method_aliases), so what
+        # is sent is always something the inspector can read back.
+        out: dict[Method, str] = {}
+        for key, name in given.items():
+            method = Method(key)
+            dialects = (self._requested,) if self._requested is not None else ALL_DIALECTS
+            if not any(d.method_for(name) is method for d in dialects):
+                known = sorted({d.methods[method] for d in dialects if method in d.methods}
+                               | {w for d in dialects for w, mm in d.method_aliases.items() if mm is method})
+                where = f"the {self._requested.label} dialect" if self._requested is not None else "any dialect"
+                raise ValueError(f"{name!r} is not how {where} spells {method.value}; "
+                                 f"known: {', '.join(known) or 'none'}")
+            out[method] = name
+        return out
 
     def _note(self, text: str, **extra: Any) -> None:
         self.session.append(Kind.NOTE, {"text": text, **extra})
@@ -289,6 +381,9 @@ class A2AClient:
     async def _post(self, dialect: Dialect, method: Method, params: Any, *, stream: bool) -> tuple[Exchange, dict[str, Any]]:
         rpc_id = next(self._ids)
         request = dialect.encode_request(method, params, rpc_id)
+        spelled = self._wire_names.get(method)
+        if spelled is not None:
+            request["method"] = spelled
         body = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         info = {"dialect": dialect.name, "a2a_method": method.value,
                 "rpc_method": request["method"], "rpc_id": rpc_id}
@@ -302,6 +397,16 @@ class A2AClient:
         data = ex.response_data(raw)
         payload = payloads.response_payload(info, data)
         ex.log(Kind.RESPONSE, data, payload)
+        # Reported, never raised: a result with a wrong id is still the result, and
+        # showing the deviation is the point (real agents do get this wrong).
+        heads, tails = _id_marks(info["rpc_id"])
+        if raw.startswith(tuple(h.encode() for h in heads)) or \
+                raw[-64:].rstrip().endswith(tuple(t.encode() for t in tails)):
+            return payload
+        problem = id_problem(info["rpc_id"], raw, isinstance(payload, JsonRpcError))
+        if problem is not None:
+            ex.note(f"JSON-RPC id mismatch: the response {problem[0]}", code=ID_MISMATCH,
+                    expected=info["rpc_id"], got=problem[1])
         return payload
 
     @staticmethod
@@ -363,7 +468,7 @@ class A2AClient:
                 # The stream itself.
                 parser = SSEParser()
                 chunks = resp.aiter_bytes()
-                state = _StreamState()
+                state = _StreamState(info["rpc_id"])
                 try:
                     while True:
                         eof = False
@@ -420,6 +525,7 @@ class A2AClient:
         number = ex.id
         fast = dialect.decode_sse_fast
         sse = Kind.SSE
+        ids, tails = state.ids, state.id_tails
         for item in items:
             if item.__class__ is SSEComment:
                 append(Kind.COMMENT, {"text": item.text}, exchange=number)
@@ -443,6 +549,9 @@ class A2AClient:
                 payload = payloads.sse_payload(dialect, data)
             append(sse, data, exchange=number, payload=payload)
             state.events += 1
+            if ids is not None and text is not None and not text.startswith(ids) and not text.endswith(tails):
+                self._check_event_id(ex, state, text, payload)
+                ids = state.ids
             if payload.__class__ is _ARTIFACT_UPDATE and state.error is None:
                 keep(payload)  # what the checks below conclude for a chunk, sooner
                 continue
@@ -458,6 +567,17 @@ class A2AClient:
                 state.final = True
             out.append(payload)
         return out
+
+    @staticmethod
+    def _check_event_id(ex: Exchange, state: "_StreamState", text: str, payload: Any) -> None:
+        problem = id_problem(state.rpc_id, text, isinstance(payload, JsonRpcError))
+        if problem is None:
+            return
+        # Once per stream: an agent that gets it wrong usually does on every event.
+        state.ids = None
+        ex.note(f"JSON-RPC id mismatch: stream event {state.events} {problem[0]} "
+                "(later events are not checked)", code=ID_MISMATCH, expected=state.rpc_id, got=problem[1],
+                event=state.events)
 
     @staticmethod
     def _end(ex: Exchange, state: "_StreamState", reason: str) -> None:
@@ -505,10 +625,15 @@ class A2AClient:
 
 
 class _StreamState:
-    __slots__ = ("events", "final", "error", "ended")
+    __slots__ = ("events", "final", "error", "ended", "rpc_id", "ids", "id_tails")
 
-    def __init__(self) -> None:
+    def __init__(self, rpc_id: Any) -> None:
         self.events = 0
         self.final = False
         self.error: JsonRpcError | None = None
         self.ended = False
+        self.rpc_id = rpc_id
+        #: Starts and ends of an event text with the right id (see _id_marks); ids is
+        #: None once a mismatch is reported.
+        heads, self.id_tails = _id_marks(rpc_id)
+        self.ids: tuple[str, ...] | None = heads

@@ -6,8 +6,11 @@ so nothing reaches the wire without reaching the session log first.
 from __future__ import annotations
 
 import base64
+import os
 import re
 import socket
+import ssl
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +37,30 @@ class Timeouts:
     def for_request(self, stream: bool) -> httpx.Timeout:
         read = self.stream_read if stream else self.read
         return httpx.Timeout(connect=self.connect, read=read, write=self.read, pool=self.connect)
+
+
+_tls_lock = threading.Lock()
+#: (SSL_CERT_FILE, SSL_CERT_DIR) -> the context verifying against them (or certifi's).
+_tls_contexts: dict[tuple[str | None, str | None], ssl.SSLContext] = {}
+
+
+def shared_tls_context() -> ssl.SSLContext:
+    """The verifying TLS context every client without its own ``http=`` shares.
+
+    Loading the CA bundle costs ~40 ms of CPU, so a context is built at most once per
+    process, on first use rather than at import (start-up time). It is whatever httpx
+    would build by default, so SSL_CERT_FILE / SSL_CERT_DIR still pick the CA; they are
+    part of the key because httpx reads them per client. Treat it as read-only: a
+    change (a client certificate, say) would reach every client."""
+    key = (os.environ.get("SSL_CERT_FILE") or None, os.environ.get("SSL_CERT_DIR") or None)
+    ctx = _tls_contexts.get(key)
+    if ctx is None:
+        # Clients may be created from several threads (the TUI's workers, tests).
+        with _tls_lock:
+            ctx = _tls_contexts.get(key)
+            if ctx is None:
+                ctx = _tls_contexts[key] = httpx.create_ssl_context()
+    return ctx
 
 
 def body_text(raw: bytes) -> tuple[str, str]:

@@ -40,6 +40,9 @@ class V01Dialect(Dialect):
         # Society AI's addition (seed 001).
         Method.LIST: "tasks/list",
     }
+    # Society AI's spelling (seed 001). It cannot replace tasks/resubscribe above, the
+    # draft's (seed 002, 004), so a client sends it only when asked:
+    # A2AClient(method_names={"resubscribe": "task/resubscribe"}).
     method_aliases: ClassVar[dict[str, Method]] = {"task/resubscribe": Method.RESUBSCRIBE}
     # -32001..-32004 from the v0.1.0 schema; -32005 from the draft's error table.
     error_codes: ClassVar[dict[int, str]] = {
