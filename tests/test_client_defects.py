@@ -276,8 +276,10 @@ async def test_a_wrong_response_id_is_noted_and_the_result_still_returned(
     assert note.data == {"text": f"JSON-RPC id mismatch: the response {phrase}", "code": ID_MISMATCH,
                          "expected": 1, "got": got}
     assert not [e for e in c.session.events if e.kind is Kind.ERROR]
-    # The failure of the exchange is not recorded: the call succeeded.
+    # The failure of the exchange is not recorded: the call succeeded. The task carries
+    # the finding, as it does any other protocol violation.
     assert tracker.exchanges[request.exchange].failure is None
+    assert [(v.code, v.task_id, v.seq) for v in tracker.violations] == [("id-mismatch", "t-1", note.seq)]
 
 
 @pytest.mark.parametrize("path", ["right", "right/spaced", "right/id-last", "null/error"])

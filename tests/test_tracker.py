@@ -793,7 +793,18 @@ def _blocking_not_final(s: Script) -> int:
     return s.reply(ex, task("t", "working")).seq
 
 
+def _id_mismatch(s: Script) -> int:
+    # The client's NOTE for a response whose id is not the request's (see A2AClient).
+    ex = s.call(Method.SEND, send("go"))
+    s.reply(ex, task("t", "completed"))
+    note = s.session.append(Kind.NOTE, {"text": "JSON-RPC id mismatch: the response carries id 7, "
+                                                 "but the request's id is 1", "code": "id-mismatch",
+                                        "expected": 1, "got": 7}, exchange=ex)
+    return note.seq
+
+
 VIOLATIONS = {
+    "id-mismatch": _id_mismatch,
     "transition-after-terminal": _transition_after_terminal,
     "illegal-transition": _illegal_transition,
     "artifact-after-terminal": _artifact_after_terminal,

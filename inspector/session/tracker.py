@@ -67,6 +67,7 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
     "snapshot-mismatch": (WARNING, "a Task snapshot's artifact differs from what the chunks assembled"),
     "message-id-reused": (WARNING, "two different messages share one messageId"),
     "blocking-not-final": (WARNING, "a blocking send returned a task that is still running"),
+    "id-mismatch": (ERROR, "a response or stream event whose JSON-RPC id is not its request's"),
 }
 
 _SETTLED = TERMINAL | INTERRUPTED
@@ -292,6 +293,11 @@ class TaskTracker:
             ex = self._exchange(event.exchange)
             if ex is not None:
                 ex.failure = event.data.get("message")
+        elif kind is Kind.NOTE and event.data.get("code") == "id-mismatch":
+            # The client compares ids as it reads (it has the bytes); the finding is the agent's.
+            ex = self._exchange(event.exchange)
+            self._flag(event, "id-mismatch", ex.task_id if ex is not None else None,
+                       str(event.data.get("text") or VIOLATION_CODES["id-mismatch"][1]), ex)
         return changed
 
     def _exchange(self, number: int) -> ExchangeView | None:
