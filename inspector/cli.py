@@ -54,6 +54,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
                    help="wire dialect (default: detect from the card, then probe)")
     g.add_argument("--card-url", metavar="URL", help="fetch the agent card from this URL")
+    g.add_argument("--method-name", action="append", default=[], metavar="METHOD=NAME",
+                   help="send METHOD under another spelling its dialect knows, e.g. "
+                        "resubscribe=task/resubscribe for Society AI's agents (repeatable)")
     g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                    help="connect/read timeout for ordinary calls (default: 30)")
     g.add_argument("--stream-timeout", type=float, default=300.0, metavar="SECONDS",

@@ -61,6 +61,10 @@ USAGE_ERRORS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("push",), ("the following arguments are required: ACTION",)),
     (("send", URL, "hi", "--bogus"), ("unrecognized arguments: --bogus",)),
     (("replay",), ("the following arguments are required: file",)),
+    (("get", URL, "t-1", "--method-name", "get"), ("--method-name expects METHOD=NAME",)),
+    (("get", URL, "t-1", "--method-name", "fetch=tasks/get"), ("--method-name: no method 'fetch'; methods: send,",)),
+    (("resubscribe", URL, "t-1", "--dialect", "0.3", "--method-name", "resubscribe=task/resubscribe"),
+     ("--method-name: 'task/resubscribe' is not how the 0.2/0.3 dialect spells resubscribe; known: tasks/resubscribe",)),
 ]
 
 
@@ -174,3 +178,20 @@ def test_a_mistyped_command_is_a_usage_error_not_a_tui_session(cli: Cli, word: s
     result = cli(word, "http://127.0.0.1:1")
     assert_one_error_line(result, 2, f"unknown command '{word}'", hint)
     assert result.out == ""
+
+
+def test_method_name_reaches_society_ais_resubscribe(cli: Cli) -> None:
+    from mock_agent import MockAgent
+
+    with MockAgent(profile="society-ai", time_scale=0.01) as mock:
+        asked = cli("send", mock.url, "clarify the scope", "-o", "json")
+        assert asked.code == 4, asked
+        task_id = asked.json()["task"]["id"]
+        # The draft's spelling is refused by this profile ...
+        plain = cli("resubscribe", mock.url, task_id, "--dialect", "0.1")
+        assert plain.code == 3 and "-32601" in plain.err, plain
+        # ... Society AI's own gets the waiting task's question again.
+        again = cli("resubscribe", mock.url, task_id, "--method-name", "resubscribe=task/resubscribe",
+                    "-o", "ndjson")
+        assert again.code == 4, again
+        assert "Which aspect should the research focus on?" in again.out, again

@@ -142,8 +142,8 @@ TARGETS = [
     Target("profile-society", None, "society", **SOCIETY, cannot={
         path: SOCIETY_ONLY_SEND for path in ("stream", "get", "cancel", "resubscribe")}),
     Target("profile-society-ai", None, "society-ai", **SOCIETY_AI, cannot={
-        "resubscribe": "society-ai spells it task/resubscribe, a method the 0.1 dialect does not name "
-                       "(tasks/resubscribe is -32601 there; see test_profile_society_ai_resubscribe_spelling)"}),
+        "resubscribe": "society-ai spells it task/resubscribe, which a client sends only when asked "
+                       "(method_names; see test_society_ai_resubscribe_with_its_spelling)"}),
     Target("profile-draft", None, "draft", **DRAFT),
     Target("profile-orloj", None, "orloj", **ORLOJ, cannot={
         "resubscribe": "Orloj serves tasks/send, tasks/sendSubscribe, tasks/get and tasks/cancel only"}),

@@ -11,6 +11,7 @@ from typing import Any
 from ..client import A2AClient, Auth, Timeouts, TransportError
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.methods import Method
 from ..session import Recorder, Session, TaskTracker
 from ..textsafe import shorten
 from . import exitcodes
@@ -32,6 +33,19 @@ def _headers(values: list[str]) -> dict[str, str]:
             raise UsageError(f"-H expects 'Name: value', got {raw!r}")
         headers[name.strip()] = value.strip()
     return headers
+
+
+def _method_names(values: list[str]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for raw in values:
+        method, sep, name = raw.partition("=")
+        if not sep or not method.strip() or not name.strip():
+            raise UsageError(f"--method-name expects METHOD=NAME (e.g. resubscribe=task/resubscribe), got {raw!r}")
+        known = [m.value for m in Method]
+        if method.strip() not in known:
+            raise UsageError(f"--method-name: no method {method.strip()!r}; methods: {', '.join(known)}")
+        names[method.strip()] = name.strip()
+    return names
 
 
 def _auth(args: argparse.Namespace) -> Auth | None:
@@ -89,9 +103,13 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
     timeouts = Timeouts(connect=args.timeout, read=args.timeout, stream_read=args.stream_timeout)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
     try:
-        async with A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
-                             headers=_headers(args.header), auth=_auth(args),
-                             timeouts=timeouts) as client:
+        try:
+            client = A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
+                               headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
+                               method_names=_method_names(getattr(args, "method_name", None) or []))
+        except ValueError as exc:  # an unknown method, or a spelling no dialect has
+            raise UsageError(f"--method-name: {exc}") from None
+        async with client:
             yield client, session, tracker
     finally:
         if recorder is not None:
