@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from mock_agent import MockAgent
-from ui_helpers import wait_until
+from ui_helpers import screen_text, wait_until
 
 from inspector.protocol import models as m
 from inspector.session import Kind
@@ -42,6 +42,7 @@ async def test_view_keys_switch_from_every_focusable_of_every_view() -> None:
     keys = {"card": "f2", "task": "f3", "tasks": "f4", "traffic": "f5", "push": "f6"}
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp(url=mock.url)
+        app.animation_level = "none"  # the tabs' underline would slide on each of ~100 switches
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
                              "connected")
@@ -56,14 +57,45 @@ async def test_view_keys_switch_from_every_focusable_of_every_view() -> None:
                     for target, target_key in keys.items():
                         if target == source:
                             continue
-                        await pilot.press(source_key)
-                        await wait_until(pilot, lambda: tabs.active == source, 5, f"back on {source}")
+                        app.action_view(source)
+                        await pilot.pause()
+                        assert tabs.active == source
                         widget.focus()
                         await pilot.pause()
                         await pilot.press(target_key)
-                        await pilot.pause(0.1)
+                        await pilot.pause()
                         where = f"{target_key} with {widget!r} focused on the {source} tab"
                         assert tabs.active == target, where
                         focused = app.screen.focused
                         assert focused is None or all(node.display for node in focused.ancestors_with_self), \
                             f"{where}: focus left on hidden {focused!r}"
+
+
+async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the_detail() -> None:
+    from textual.widgets import Static
+
+    from inspector.ui.screens.errors import ErrorsScreen
+    from inspector.ui.widgets.traffic_view import TrafficView
+
+    async with MockAgent("demo", dialect="all", time_scale=0.01) as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
+                             "connected")
+            app.send_message(app.active, _params("trigger an error"), stream=True)
+            await wait_until(pilot, lambda: app.errors, 10, "the error")
+            _, title, detail = app.errors[-1]
+            assert "-32603" in detail and "The demo agent failed on purpose." in detail
+            notes = [n for n in app._notifications if n.severity == "error"]
+            assert notes and "-32603" in notes[-1].message and "ctrl+e" in notes[-1].message
+            # ctrl+e: every error in full, the scripted data included.
+            await pilot.press("ctrl+e")
+            await wait_until(pilot, lambda: isinstance(app.screen, ErrorsScreen), 5, "the errors screen")
+            shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
+            assert "-32603" in shown and "this error was scripted by the demo scenario" in shown
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ErrorsScreen), 5, "back")
+            # The traffic view names the code on the event that carried it.
+            await pilot.press("f5")
+            view = app.screen.query_one(TrafficView)
+            await wait_until(pilot, lambda: "rpc -326" in screen_text(app), 5, "the error row on screen")

@@ -240,10 +240,15 @@ class InspectorApp(App[int]):
         from ..textsafe import visible
 
         dialect = self.active.client.dialect if self.active and self.active.client else None
-        detail = describe_rpc_error(exc, dialect) if isinstance(exc, JsonRpcError) else str(exc)
-        detail = visible(detail)
-        self.errors.append((time.time(), title, detail))
-        self.notify(f"{visible(detail, single_line=True)[:200]}\n(ctrl+e: details)", title=title,
+        summary = describe_rpc_error(exc, dialect) if isinstance(exc, JsonRpcError) else str(exc)
+        detail = summary
+        if isinstance(exc, JsonRpcError) and exc.data is not None:
+            # The error's data is often the only clue to what went wrong: in full, here.
+            import json
+
+            detail += "\ndata: " + json.dumps(exc.data, indent=2, ensure_ascii=False, default=str)
+        self.errors.append((time.time(), title, visible(detail)))
+        self.notify(f"{visible(summary, single_line=True)[:200]}\n(ctrl+e: details)", title=title,
                     severity="error", timeout=8, markup=False)
 
     def _conn_worker(self, conn: AgentConnection, coro: Awaitable[Any], name: str) -> Any:
