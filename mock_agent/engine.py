@@ -83,6 +83,9 @@ class Canceled:
         self.item = item
 
 
+#: Chunks sent without a delay between them: let the server write every this many.
+FLUSH_EVERY = 64
+
 #: The run is over: streams that are still open end here.
 DONE = object()
 
@@ -598,6 +601,10 @@ class Run:
         for i in range(n):
             if i and op.delay:
                 await self._sleep(op.delay)
+            elif i % FLUSH_EVERY == FLUSH_EVERY - 1:
+                # Without delays the whole script would run before the server sends its
+                # first byte; an agent writing as fast as it can still sends as it goes.
+                await asyncio.sleep(0)
             if op.texts is not None:
                 text = template.render(op.texts[i], values)
             else:

@@ -307,3 +307,27 @@ def test_the_store_forgets_the_oldest_finished_tasks_beyond_its_limit() -> None:
         record.task.status = m.TaskStatus(state=m.TaskState.COMPLETED)
     assert len(store) <= 10
     assert store.get("waiting") is waiting and store.get("t29") is not None and store.get("t0") is None
+
+
+async def test_a_long_stream_without_delays_is_sent_as_it_is_made() -> None:
+    # The first bytes must not wait for the whole script: the client reads the opening
+    # events while the agent is still producing chunks. (Server and client share this
+    # event loop, so what the mock has made when the first bytes arrive is exact.)
+    n = 20_000
+    scenario = {"name": "firehose", "card": {"name": "t", "capabilities": {"streaming": True}},
+                "rules": [{"name": "all", "script": [
+                    {"status": "working"}, {"chunks": {"id": "a", "text": "x", "count": n}},
+                    {"status": "completed"}]}]}
+    async with MockAgent(scenario, dialect="all") as mock, httpx.AsyncClient(timeout=30) as client:
+        w = Wire(client, mock.url, "1.0")
+        request = w.request(Method.STREAM, m.SendParams(message=w.message("go")))
+        made_at_first_byte = None
+        received = b""
+        async with client.stream("POST", w.url, json=request, headers=w.headers(stream=True)) as response:
+            async for chunk in response.aiter_raw():
+                if made_at_first_byte is None:
+                    [record] = mock.tasks
+                    made_at_first_byte = sum(len(a.parts) for a in record.task.artifacts or [])
+                received += chunk
+    assert made_at_first_byte is not None and made_at_first_byte < n // 2, made_at_first_byte
+    assert len(parse_sse(received)) == n + 3  # the task, working, n chunks, completed
