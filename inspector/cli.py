@@ -71,11 +71,22 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="record secrets (Authorization, API keys) as sent")
 
 
+TUI_HELP = """\
+terminal UI:
+  a2a-inspect                 open the UI with your saved agents
+  a2a-inspect URL             connect to the agent at URL (base URL or card URL)
+  a2a-inspect --demo          start the embedded mock agent and connect to it
+  options: --dialect auto|0.1|0.2|0.3|1.0, --record FILE (record the session),
+           --push-port PORT (the push receiver's loopback port; default: any free one)
+
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="a2a-inspect",
         description="Inspect and debug A2A agents. Without a command, opens the terminal UI.",
-        epilog=EXIT_CODES_HELP,
+        epilog=TUI_HELP + EXIT_CODES_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"a2a-inspect {__version__}")

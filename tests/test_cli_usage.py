@@ -154,6 +154,10 @@ def test_help_lists_the_commands_and_the_exit_codes(cli: Cli) -> None:
         assert any(line.startswith(start) for line in lines), start
     # The one exception to "canceled is 1" is documented where the codes are.
     assert "     (for cancel: the task ended canceled)" in lines
+    # The terminal UI has no command word: its options are listed too.
+    assert "terminal UI:" in lines
+    for option in ("--demo", "--dialect", "--record", "--push-port"):
+        assert option in r.out, option
 
 
 @pytest.mark.parametrize(("command", "options"), [
