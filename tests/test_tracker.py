@@ -646,6 +646,27 @@ def test_rejected_task_with_an_unclosed_artifact_is_flagged() -> None:
     assert s.codes == [("artifact-not-closed", end.seq)]
 
 
+def test_an_artifact_left_open_across_an_input_required_turn_is_judged_when_the_task_ends() -> None:
+    # The agent pauses mid-artifact to ask; the next turn may carry on with it.
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "part one ", append=False, last=False),
+                     status("t", "input-required", final=True))
+    s.end(ex)
+    assert s.codes == []
+    ex, _ = s.stream(send("more", task="t"), chunk("t", "a", "part two", append=True, last=True),
+                     status("t", "completed", final=True))
+    s.end(ex)
+    assert s.codes == [] and s.tracker.task("t").artifacts["a"].text() == "part one part two"
+    # Left open to the end: flagged when the task's last stream ends.
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "x", append=False, last=False),
+                     status("t", "input-required", final=True))
+    s.end(ex)
+    ex, _ = s.stream(send("more", task="t"), status("t", "completed", final=True))
+    end = s.end(ex)
+    assert s.codes == [("artifact-not-closed", end.seq)]
+
+
 def test_apply_reports_changed_tasks() -> None:
     s = Script("0.3")
     ex = s.call(Method.STREAM, send("go"))

@@ -451,8 +451,9 @@ class TaskTracker:
                        f"stream ended ({reason}) with the task in state {state}", ex)
         # A cancel stops the work wherever it is, so a half-sent artifact is expected.
         # Failed and rejected still count: the agent ended the task itself and could
-        # have closed (or never started) the artifact first.
-        if task is not None and task.state is not TaskState.CANCELED:
+        # have closed (or never started) the artifact first. A task waiting for input
+        # may go on with the artifact in its next turn: judged when a later stream ends.
+        if task is not None and task.state is not TaskState.CANCELED and task.state not in INTERRUPTED:
             for view in task.artifacts.values():
                 if view.chunked and not view.closed:
                     self._flag(event, "artifact-not-closed", task.id,
