@@ -98,4 +98,4 @@ async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the
             # The traffic view names the code on the event that carried it.
             await pilot.press("f5")
             view = app.screen.query_one(TrafficView)
-            await wait_until(pilot, lambda: "rpc -326" in screen_text(app), 5, "the error row on screen")
+            await wait_until(pilot, lambda: "rpc -32603" in screen_text(app), 5, "the error code on screen, whole")

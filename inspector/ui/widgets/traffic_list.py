@@ -27,7 +27,7 @@ from .traffic_model import DIRECTION, KIND_LABEL, TrafficIndex, format_ms, forma
 #: (title, width, right-aligned) of the fixed columns; the summary takes the rest.
 COLUMNS: tuple[tuple[str, int, bool], ...] = (
     ("time", 9, True), ("", 1, False), ("kind", 5, False), ("ex", 4, True),
-    ("method", 12, False), ("status", 9, False), ("size", 7, True), ("latency", 8, True),
+    ("method", 12, False), ("status", 10, False), ("size", 7, True), ("latency", 8, True),
 )
 FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
 
