@@ -44,9 +44,10 @@ URL = "http://demo-agent/"
 EPOCH = 1768469400.0
 
 #: Every screen the snapshots and screenshots show, in README order.
-#: The push receiver's port: a fixed one, so its URL on the push screen is the same in
-#: every run. Below Linux's ephemeral range (32768-60999), so no port-0 bind takes it.
-PUSH_PORT = 28731
+#: The port the push screen shows for the receiver, which listens on a free port (a
+#: fixed one would collide with another run of the tests on the same machine). Five
+#: digits, as every port of Linux's ephemeral range (32768-60999), so nothing moves.
+SHOWN_PUSH_PORT = 49152
 SCREENS = ("task", "card", "tasks", "traffic", "push", "help", "palette", "light")
 
 DEMO_YAML = Path(__file__).resolve().parents[1] / "mock_agent" / "scenarios" / "demo.yaml"
@@ -267,8 +268,7 @@ def make_app() -> Any:
         CSS_PATH = str(Path(inspector_app.__file__).with_name("inspector.tcss"))
 
         def __init__(self) -> None:
-            super().__init__(demo=True, settings=store.Settings(), agent_store=_NoAgents(),
-                             push_port=PUSH_PORT)
+            super().__init__(demo=True, settings=store.Settings(), agent_store=_NoAgents())
             self.mock_server: Any = None
             # Tab underlines would slide; a snapshot wants the end state, at once.
             self.animation_level = "none"
@@ -366,6 +366,20 @@ def _pushed(app: Any, state: str) -> bool:
         for e in receiver.received)
 
 
+def _pin_push_port(app: Any) -> None:
+    """Show the receiver's URL with ``SHOWN_PUSH_PORT`` for its real (free) port."""
+    import re
+
+    from textual.widgets import Static
+
+    status = _push_panel(app).query_one("#push-status", Static)
+    text = str(status.content)
+    pinned = re.sub(r"127\.0\.0\.1:\d{5}/", f"127.0.0.1:{SHOWN_PUSH_PORT}/", text)
+    if pinned == text:
+        raise AssertionError(f"no receiver URL to pin in the push status: {text!r}")
+    status.update(pinned)
+
+
 async def register_push(pilot: Any) -> None:
     """Start the push receiver and register it for the selected task, as ``r`` does."""
     app = pilot.app
@@ -426,6 +440,8 @@ async def show(pilot: Any, screen: str) -> None:
         app.theme = "a2a-light"
     elif screen == "traffic":
         await _select_traffic_event(pilot)
+    elif screen == "push":
+        _pin_push_port(app)
     elif screen == "help":
         await pilot.press("f1")
     elif screen == "palette":
