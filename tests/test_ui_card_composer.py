@@ -444,3 +444,17 @@ def test_findings_sit_under_the_field_they_concern() -> None:
     assert '✗ error $.securitySchemes["my auth"].scheme: a http security scheme needs scheme' in lines[row + 1]
     assert lines[row + 2].strip().startswith("required")
     assert findings.rest() == []
+
+
+def test_the_message_box_binds_what_textarea_binds_but_f6() -> None:
+    from textual.widgets import TextArea
+
+    from inspector.ui.widgets.message_text import MessageText
+
+    def actions(cls: type) -> dict[str, list[str]]:
+        return {key: [b.action for b in bindings]
+                for key, bindings in cls._merged_bindings.key_to_bindings.items()}
+
+    expected = actions(TextArea)
+    assert expected.pop("f6") == ["select_line"]
+    assert actions(MessageText) == expected

@@ -23,6 +23,7 @@ from ...textsafe import shorten, visible
 from ..connection import AgentConnection
 from ..messages import ComposeText
 from .base import ConnectionView
+from .message_text import MessageText
 from .part_list import META_ROW, TEXT_ROW, PartList
 
 if TYPE_CHECKING:
@@ -121,8 +122,8 @@ class Composer(ConnectionView, Vertical):
         # One focusable widget per box: when the tab is hidden, Textual moves focus to a
         # focusable sibling, which would be hidden too and would switch the tab back.
         with Vertical(id="composer-text-box"):
-            yield TextArea(id="composer-text", soft_wrap=True, tab_behavior="focus",
-                           placeholder="message text · ctrl+s send · ctrl+f file · ctrl+g data · f9 preview")
+            yield MessageText(id="composer-text", soft_wrap=True, tab_behavior="focus",
+                              placeholder="message text · ctrl+s send · ctrl+f file · ctrl+g data · f9 preview")
         with Vertical(id="composer-parts-box"):
             yield PartList(id="composer-parts")
         with Horizontal(id="composer-buttons"):
