@@ -19,7 +19,7 @@ from typing import Sequence
 
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
-from .runner import LOOPBACK
+from .runner import LOOPBACK, check_port
 from .scenario import json_schema
 from .server import DIALECT_CHOICES, MockServer
 
@@ -140,11 +140,15 @@ def serve(args: argparse.Namespace) -> int:
     gc.collect()
     gc.freeze()
     try:
+        check_port(args.host, args.port)
         asyncio.run(_serve(server, args.host, args.port))
     except KeyboardInterrupt:
         pass
     except OSError as exc:
         print(f"a2a-mock: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except SystemExit:  # uvicorn's own exit when it cannot start; it has logged why
+        print(f"a2a-mock: cannot listen on {args.host}:{args.port}", file=sys.stderr)
         return 1
     return 0
 

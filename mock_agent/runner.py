@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
 from typing import Any
 
@@ -31,6 +32,27 @@ class _Server(uvicorn.Server):
     # Signal handlers belong to whoever owns the process (the CLI, pytest, the TUI).
     def install_signal_handlers(self) -> None:  # pragma: no cover - trivial
         pass
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise OSError (naming ``host:port``) if a chosen port cannot be bound. uvicorn would
+    log it and call sys.exit(), which in a running event loop ends the whole process."""
+    if not port:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio's create_server
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror or str(exc), f"{host}:{port}") from None
+
+
+async def _serve(server: uvicorn.Server) -> None:
+    try:
+        await server.serve()
+    except SystemExit as exc:  # uvicorn's answer to a failed start; lost the race above
+        raise RuntimeError(f"uvicorn could not start (exit {exc.code}); see its log") from None
 
 
 def _bound_port(server: uvicorn.Server) -> int:
@@ -62,6 +84,7 @@ class BackgroundServer:
     # -- thread ---------------------------------------------------------------
 
     def start(self, timeout: float = 10.0) -> "BackgroundServer":
+        check_port(self.host, self.port)
         self._server = _Server(_config(self.app, self.host, self.port, **self._kwargs))
         failed: list[BaseException] = []
 
@@ -103,8 +126,9 @@ class BackgroundServer:
     # -- event loop -------------------------------------------------------------
 
     async def astart(self, timeout: float = 10.0) -> "BackgroundServer":
+        check_port(self.host, self.port)
         self._server = _Server(_config(self.app, self.host, self.port, **self._kwargs))
-        self._task = asyncio.create_task(self._server.serve(), name="a2a-uvicorn")
+        self._task = asyncio.create_task(_serve(self._server), name="a2a-uvicorn")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not self._server.started:

@@ -166,3 +166,16 @@ def test_pytest_plugin_fixtures(pytester: pytest.Pytester) -> None:
     # Load the plugin by module whether or not the a2a_mock entry point is installed.
     result = pytester.runpytest_subprocess("-p", "no:a2a_mock", "-p", "mock_agent.pytest_plugin", "-q")
     result.assert_outcomes(passed=6)
+
+
+def test_a_taken_port_is_one_line_and_exit_1() -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = run("--port", str(port))
+    assert r.returncode == 1, r
+    assert r.stderr.strip() == f"a2a-mock: cannot listen on 127.0.0.1:{port}: Address already in use", r.stderr
+    assert "Traceback" not in r.stderr

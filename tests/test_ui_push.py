@@ -158,3 +158,30 @@ def test_push_port_option_is_checked() -> None:
     for bad in ("70000", "-1", "http"):
         with pytest.raises(SystemExit):
             build_tui_parser().parse_args(["--push-port", bad])
+
+
+async def test_a_busy_push_port_is_a_notification_not_a_crash() -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        async with MockAgent("echo", dialect="all") as mock:
+            app = InspectorApp(url=mock.url, push_port=port)
+            async with app.run_test(size=(120, 36)) as pilot:
+                await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
+                                 "connected")
+                app.action_view("push")
+                panel = app.screen.query_one(PushPanel)
+                panel.action_start_receiver()
+                await wait_until(pilot, lambda: app.errors, 10, "the error")
+                _, title, detail = app.errors[-1]
+                assert title == "the push receiver did not start"
+                assert f"127.0.0.1:{port}" in detail and "in use" in detail, detail
+                assert panel.receiver is None and "receiver stopped" in screen_text(app)
+                # The app goes on: a receiver on a free port still starts.
+                app.push_port = 0
+                panel.action_start_receiver()
+                await wait_until(pilot, lambda: panel.receiver is not None and panel.receiver.running, 10,
+                                 "a receiver on a free port")
