@@ -27,6 +27,11 @@ CARD_SECTIONS: list[tuple[str, tuple[str, ...]]] = [
 SEVERITY_MARK = {"error": "✗ error", "warning": "! warning", "info": "· info"}
 
 
+def _finding(f: Any) -> str:
+    # The code is what docs/lint.md explains, and what to search for.
+    return f"{SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)} [{f.code}]"
+
+
 def _owns(prefixes: tuple[str, ...], path: str) -> bool:
     return any(path == p or path.startswith(p + ".") or path.startswith(p + "[") for p in prefixes)
 
@@ -55,7 +60,7 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
         for i, f in enumerate(findings):
             if i not in placed and _owns(prefixes, f.path):
                 placed.add(i)
-                out.append(f"  {SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)}")
+                out.append(f"  {_finding(f)}")
         out.append("")
 
     section("identity", [("name", card.name), ("description", card.description),
@@ -101,16 +106,16 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
         for j, f in enumerate(findings):
             if j not in placed and _owns((f"$.skills[{i}]",), f.path):
                 placed.add(j)
-                out.append(f"      {SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)}")
+                out.append(f"      {_finding(f)}")
     for j, f in enumerate(findings):
         if j not in placed and _owns(("$.skills",), f.path):
             placed.add(j)
-            out.append(f"  {SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)}")
+            out.append(f"  {_finding(f)}")
     out.append("")
     rest = [f for j, f in enumerate(findings) if j not in placed]
     if rest:
         out.append("OTHER FINDINGS")
-        out.extend(f"  {SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)}" for f in rest)
+        out.extend(f"  {_finding(f)}" for f in rest)
         out.append("")
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
     out.append(f"lint: {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)")

@@ -61,6 +61,11 @@ _JSON_TYPE = {str: "a string", dict: "an object", list: "an array", bool: "a boo
 #: 0.3 keys that a2a-sdk 1.3.0 serves next to 1.0's supportedInterfaces.
 _V03_TRANSPORT_KEYS = ("url", "preferredTransport", "protocolVersion", "additionalInterfaces")
 
+#: The identity fields that get a ``missing-<key>`` / ``empty-<key>`` finding each.
+_IDENTITY_KEYS = ("name", "version", "description")
+#: Mode lists and the stem of their ``missing-<stem>`` / ``empty-<stem>`` codes.
+_MODE_KEYS = (("defaultInputModes", "default-input-modes"), ("defaultOutputModes", "default-output-modes"))
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -70,6 +75,69 @@ class Finding:
     message: str
     #: Stable kebab-case id, e.g. ``missing-protocol-version``.
     code: str
+
+
+#: Every code a Finding can carry, with what it means. Users read these codes in the TUI
+#: and in ``card --json``; docs/lint.md explains each, and tests/test_docs_lint.py keeps
+#: this table, the linter's source and that page in step.
+LINT_CODES: dict[str, str] = {
+    # the card as a whole, and field types
+    "not-an-object": "the card is not a JSON object",
+    "wrong-type": "a field has the wrong JSON type, or the card does not decode at that path",
+    # identity
+    "missing-name": "the card has no name",
+    "missing-version": "the card has no version (the agent's own version, not A2A's)",
+    "missing-description": "the card has no description (0.2 and later require one)",
+    "empty-name": "the card's name is an empty string",
+    "empty-version": "the card's version is an empty string",
+    "empty-description": "the card's description is an empty string",
+    "missing-field": "a required string of the provider or of a capabilities extension is missing or empty",
+    # URLs and interfaces
+    "missing-url": "a 0.1/0.3 card has no url, or an empty one, so there is nowhere to send requests",
+    "relative-url": "an endpoint URL has no scheme; clients need an absolute URL",
+    "non-http-url": "an endpoint URL is not http(s) or names no host",
+    "unknown-protocol-binding": "a transport or protocolBinding is not JSONRPC, GRPC or HTTP+JSON",
+    "interface-missing-url": "an additionalInterfaces or supportedInterfaces entry has no url",
+    "interface-missing-transport": "an additionalInterfaces entry has no transport",
+    "interface-missing-protocol-binding": "a supportedInterfaces entry has no protocolBinding",
+    "interface-missing-protocol-version": "a supportedInterfaces entry has no protocolVersion",
+    "missing-supported-interfaces": "a 1.0 card has no supportedInterfaces entry",
+    "duplicate-interface": "a supportedInterfaces entry repeats an earlier one",
+    "main-interface-not-listed": "a 0.3 card's additionalInterfaces leaves out the main url and transport",
+    "no-jsonrpc-interface": "no endpoint of the card's version speaks JSON-RPC",
+    # protocol version
+    "missing-protocol-version": "a 0.3 card has no protocolVersion",
+    "invalid-protocol-version": "a protocolVersion does not look like a version number",
+    "protocol-version-mismatch": "protocolVersion disagrees with the dialect or with supportedInterfaces",
+    # capabilities and modes
+    "missing-capabilities": "the card has no capabilities object",
+    "streaming-grpc-only": "streaming is claimed but every endpoint is gRPC",
+    "push-notifications-grpc-only": "push notifications are claimed but every endpoint is gRPC",
+    "extended-card-flag-mismatch": "supportsAuthenticatedExtendedCard and capabilities.extendedAgentCard disagree",
+    "missing-default-input-modes": "a 0.3/1.0 card has no defaultInputModes",
+    "missing-default-output-modes": "a 0.3/1.0 card has no defaultOutputModes",
+    "empty-default-input-modes": "defaultInputModes is an empty list, so no input media type is accepted",
+    "empty-default-output-modes": "defaultOutputModes is an empty list, so no output media type is offered",
+    # skills
+    "missing-skills": "the card has no skills list",
+    "no-skills": "the skills list is empty",
+    "skill-missing-id": "a skill has no id, or an empty one",
+    "skill-missing-name": "a skill has no name, or an empty one",
+    "skill-missing-description": "a 0.3/1.0 skill has no description, or an empty one",
+    "skill-missing-tags": "a 0.3/1.0 skill has no tags",
+    "duplicate-skill-id": "two skills share an id",
+    # security
+    "security-scheme-shape": "a security scheme is spelled for the other version, or its two spellings disagree",
+    "invalid-security-scheme": "a security scheme has no kind, an unknown kind, or more than one",
+    "security-scheme-missing-field": "a security scheme lacks a field its kind needs",
+    "invalid-api-key-location": "an apiKey scheme's location is not header, query or cookie",
+    "unknown-security-scheme": "a security requirement names a scheme securitySchemes does not declare",
+    "missing-auth-schemes": "0.1's authentication object has no schemes",
+    "legacy-schemes-string": "0.1's authentication.schemes is a string instead of a list",
+    # version mix-ups
+    "foreign-field": "a field belongs to another A2A version's card",
+    "mixed-dialect-card": "the card carries both 1.0 and 0.3 endpoint fields",
+}
 
 
 def infer_dialect(raw: Any, card: AgentCard | None = None) -> str:
@@ -197,7 +265,7 @@ class _Linter:
     # -------------------------------------------------------------- identity
 
     def identity(self) -> None:
-        for key in ("name", "version", "description"):
+        for key in _IDENTITY_KEYS:
             value = self.raw.get(key)
             required = key != "description" or self.dialect != "0.1"
             if value is None:
@@ -426,7 +494,7 @@ class _Linter:
     # -------------------------------------------------------------- modes
 
     def modes(self) -> None:
-        for key, code in (("defaultInputModes", "default-input-modes"), ("defaultOutputModes", "default-output-modes")):
+        for key, code in _MODE_KEYS:
             value = self.raw.get(key)
             if value is None:
                 if self.dialect != "0.1":
