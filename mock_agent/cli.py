@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import json
 import sys
@@ -19,7 +18,7 @@ from typing import Sequence
 
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
-from .runner import LOOPBACK, check_port
+from .runner import LOOPBACK, serve_until_interrupted
 from .scenario import json_schema
 from .server import DIALECT_CHOICES, MockServer
 
@@ -139,41 +138,14 @@ def serve(args: argparse.Namespace) -> int:
     # rescanning it on every request.
     gc.collect()
     gc.freeze()
-    try:
-        check_port(args.host, args.port)
-        asyncio.run(_serve(server, args.host, args.port))
-    except KeyboardInterrupt:
-        pass
-    except OSError as exc:
-        print(f"a2a-mock: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except SystemExit:  # uvicorn's own exit when it cannot start; it has logged why
-        print(f"a2a-mock: cannot listen on {args.host}:{args.port}", file=sys.stderr)
-        return 1
-    return 0
 
+    def banner(base: str) -> list[str]:
+        name = server.scenario.name or "scenario"
+        what = f"profile {server.profile.name}" if server.profile else f"dialect {server.dialect_name}"
+        return [f"a2a-mock: serving {name!r} ({what}) at {base}{server.rpc_path}",
+                *(f"  card: {base}{path}" for path in server.card_paths), "  Ctrl-C to stop"]
 
-async def _serve(server: MockServer, host: str, port: int) -> None:
-    import uvicorn
-
-    config = uvicorn.Config(server.app, host=host, port=port, log_level="warning", access_log=False,
-                            lifespan="on")
-    uv = uvicorn.Server(config)
-    task = asyncio.create_task(uv.serve())
-    while not uv.started:
-        if task.done():
-            await task  # re-raises what stopped it
-            raise OSError("the server stopped before it started")
-        await asyncio.sleep(0.02)
-    bound = next(sock.getsockname()[1] for srv in uv.servers for sock in srv.sockets)
-    base = f"http://{'[' + host + ']' if ':' in host else host}:{bound}"
-    name = server.scenario.name or "scenario"
-    what = f"profile {server.profile.name}" if server.profile else f"dialect {server.dialect_name}"
-    print(f"a2a-mock: serving {name!r} ({what}) at {base}{server.rpc_path}", flush=True)
-    for path in server.card_paths:
-        print(f"  card: {base}{path}", flush=True)
-    print("  Ctrl-C to stop", flush=True)
-    await task
+    return serve_until_interrupted(server.app, args.host, args.port, banner)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from inspector.session.diff import RecordedExchange, Rewriter, body_bytes, excha
 
 from . import framing
 from .replay_match import Book, Match, Miss
+from .runner import serve_until_interrupted
 
 #: Response headers not replayed: framing the server sets itself, and the body is sent
 #: decoded (httpx had already undone any content-encoding when it was recorded).
@@ -407,33 +408,10 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
         return 1
     for problem in server.problems:
         say(problem)
-    try:
-        asyncio.run(_serve(server, host, port))
-    except KeyboardInterrupt:
-        pass
-    except OSError as exc:
-        say(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
-        return 1
-    return 0
 
+    def banner(base: str) -> list[str]:
+        names = ", ".join(p.name for p in server.paths)
+        return [f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}",
+                *(f"  card: {base}{path}" for path in server.card_paths), "  Ctrl-C to stop"]
 
-async def _serve(server: ReplayServer, host: str, port: int) -> None:
-    import uvicorn
-
-    config = uvicorn.Config(server.app, host=host, port=port, log_level="warning", access_log=False,
-                            lifespan="on")
-    uv = uvicorn.Server(config)
-    task = asyncio.create_task(uv.serve())
-    while not uv.started:
-        if task.done():
-            await task
-            raise OSError("the server stopped before it started")
-        await asyncio.sleep(0.02)
-    bound = next(sock.getsockname()[1] for srv in uv.servers for sock in srv.sockets)
-    base = f"http://{'[' + host + ']' if ':' in host else host}:{bound}"
-    names = ", ".join(p.name for p in server.paths)
-    print(f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}", flush=True)
-    for path in server.card_paths:
-        print(f"  card: {base}{path}", flush=True)
-    print("  Ctrl-C to stop", flush=True)
-    await task
+    return serve_until_interrupted(server.app, host, port, banner)

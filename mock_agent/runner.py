@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -60,6 +62,40 @@ def _bound_port(server: uvicorn.Server) -> int:
         for sock in srv.sockets:
             return sock.getsockname()[1]
     raise RuntimeError("uvicorn started without a listening socket")
+
+
+def serve_until_interrupted(app: Any, host: str, port: int, banner: Callable[[str], list[str]]) -> int:
+    """Serve ``app`` in the foreground until Ctrl-C, as the a2a-mock command does. Once
+    listening, prints ``banner(base_url)``, a line each. Returns the exit status: 1 (with
+    one line on stderr) when the port cannot be had."""
+    try:
+        check_port(host, port)
+        asyncio.run(_serve_foreground(app, host, port, banner))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"a2a-mock: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except SystemExit:  # uvicorn's own exit when it cannot start; it has logged why
+        print(f"a2a-mock: cannot listen on {host}:{port}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _serve_foreground(app: Any, host: str, port: int, banner: Callable[[str], list[str]]) -> None:
+    # uvicorn's own server and signal handlers: Ctrl-C ends it gracefully.
+    uv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                                       lifespan="on"))
+    task = asyncio.create_task(uv.serve())
+    while not uv.started:
+        if task.done():
+            await task  # re-raises what stopped it
+            raise OSError("the server stopped before it started")
+        await asyncio.sleep(0.02)
+    base = f"http://{'[' + host + ']' if ':' in host else host}:{_bound_port(uv)}"
+    for line in banner(base):
+        print(line, flush=True)
+    await task
 
 
 class BackgroundServer:

@@ -383,3 +383,22 @@ def test_command_line_usage_errors(args: tuple[str, ...], needle: str) -> None:
     result = subprocess.run([*MOCK, *args, "--port", "0"], capture_output=True, text=True, timeout=30, cwd=REPO)
     assert result.returncode == 1 and needle in result.stderr, result
     assert "Traceback" not in result.stderr
+
+
+def test_a_taken_port_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "r.jsonl"
+    with MockAgent("echo", dialect="0.3") as mock:
+        session = Session()
+        with Recorder.attach(session, path):
+            asyncio.run(_send_once(mock.url, session))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([*MOCK, "--replay", str(path), "--port", str(port)], capture_output=True, text=True,
+                           timeout=30, cwd=REPO)
+    assert r.returncode == 1, r
+    assert r.stderr.strip().splitlines()[-1] == f"a2a-mock: cannot listen on 127.0.0.1:{port}: Address already in use"
+    assert "Traceback" not in r.stderr
