@@ -15,14 +15,14 @@ from textual.widgets import Static
 from ...session import Event
 from ..connection import AgentConnection
 from .artifact_document import ArtifactDocument
-from .base import ConnectionView
+from .base import SelectedTaskView
 from .chunk_table import ChunkTable
 
 if TYPE_CHECKING:
     from ...session.tracker import TaskView
 
 
-class ArtifactsView(ConnectionView, Vertical):
+class ArtifactsView(SelectedTaskView, Vertical):
     """The selected task's artifacts as they are assembled, chunk by chunk.
 
     The parts view (:class:`ArtifactDocument`) shows every artifact: text runs wrap and
@@ -64,20 +64,6 @@ class ArtifactsView(ConnectionView, Vertical):
         yield ChunkTable(id="artifact-chunks")
 
     # ------------------------------------------------------------------ ConnectionView
-
-    def show_connection(self, conn: AgentConnection | None) -> None:
-        task_id = self.app.task_id if conn is not None else None  # type: ignore[attr-defined]
-        if conn is self._conn and task_id == self._task_id and conn is not None:
-            self._sync()
-            return
-        self._conn, self._task_id = conn, task_id
-        self._reset()
-
-    def show_task(self, conn: AgentConnection | None, task_id: str | None) -> None:
-        if conn is self._conn and task_id == self._task_id:
-            return
-        self._conn, self._task_id = conn, task_id
-        self._reset()
 
     def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
         if conn is self._conn and self._task_id in changed:

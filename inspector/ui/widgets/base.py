@@ -23,6 +23,37 @@ class ConnectionView:
         """The selected task changed."""
 
 
+class SelectedTaskView(ConnectionView):
+    """A view of the app's selected task: it keeps which connection and task it shows,
+    and calls ``_reset`` when that changes and ``_sync`` when the same task may have
+    moved on. Subclasses set ``_conn``/``_task_id`` to None in ``__init__``."""
+
+    _conn: AgentConnection | None
+    _task_id: str | None
+
+    def show_connection(self, conn: AgentConnection | None) -> None:
+        task_id = self.app.task_id if conn is not None else None  # type: ignore[attr-defined]
+        if conn is self._conn and task_id == self._task_id and conn is not None:
+            self._sync()
+            return
+        self._conn, self._task_id = conn, task_id
+        self._reset()
+
+    def show_task(self, conn: AgentConnection | None, task_id: str | None) -> None:
+        if conn is self._conn and task_id == self._task_id:
+            return
+        self._conn, self._task_id = conn, task_id
+        self._reset()
+
+    def _reset(self) -> None:
+        """Another task (or none): redraw from scratch."""
+        raise NotImplementedError
+
+    def _sync(self) -> None:
+        """The same task: show what is new."""
+        raise NotImplementedError
+
+
 def hidden(widget: object) -> bool:
     """True if ``widget`` or an ancestor is not displayed (an inactive tab, say).
 

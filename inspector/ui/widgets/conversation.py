@@ -13,7 +13,7 @@ from ...protocol.models import Message, Role, TaskState
 from ...protocol.states import INTERRUPTED
 from ...session import Event
 from ..connection import AgentConnection
-from .base import ConnectionView
+from .base import SelectedTaskView
 from .formatting import short_id
 from .message_view import MessageView
 
@@ -25,7 +25,7 @@ EMPTY_NO_TASK = "No task yet: send a message from the composer below. Direct rep
 EMPTY_TASK = "No messages in this task yet."
 
 
-class Conversation(ConnectionView, VerticalScroll):
+class Conversation(SelectedTaskView, VerticalScroll):
     """The selected task's conversation: the user's messages, the agent's messages and
     status messages (labelled with the state they came with), and the question of an
     input-required turn, highlighted while the agent waits for the answer. With no task
@@ -64,20 +64,6 @@ class Conversation(ConnectionView, VerticalScroll):
         yield Static(Text(EMPTY_NO_AGENT), id="conversation-empty")
 
     # ------------------------------------------------------------------ ConnectionView
-
-    def show_connection(self, conn: AgentConnection | None) -> None:
-        task_id = self.app.task_id if conn is not None else None  # type: ignore[attr-defined]
-        if conn is self._conn and task_id == self._task_id and conn is not None:
-            self._sync()
-            return
-        self._conn, self._task_id = conn, task_id
-        self._reset()
-
-    def show_task(self, conn: AgentConnection | None, task_id: str | None) -> None:
-        if conn is self._conn and task_id == self._task_id:
-            return
-        self._conn, self._task_id = conn, task_id
-        self._reset()
 
     def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
         if conn is not self._conn:
