@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 KIB = 1024
@@ -67,6 +70,26 @@ def timed_nogc(fn: Callable[[], Any], clock: Callable[[], float] = time.perf_cou
         return clock() - t0, result
     finally:
         gc.enable()
+
+
+def child_cpu_seconds(pid: int) -> float | None:
+    """A child process's user + system CPU time so far (Linux /proc), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def stop_child(proc: subprocess.Popen[Any], timeout: float = 5.0) -> None:
+    """Terminate a child process, killing it if it does not go within ``timeout``."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def median(values: Sequence[float]) -> float:

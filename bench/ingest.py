@@ -349,12 +349,7 @@ class Loopback:
         return f"{self.base}/{dialect}"
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        c.stop_child(self.proc)
         self._dir.cleanup()
 
 

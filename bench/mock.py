@@ -157,20 +157,10 @@ class Child:
 
     def cpu_seconds(self) -> float | None:
         """The child's user + system CPU time so far (Linux /proc), else None."""
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            return None
+        return c.child_cpu_seconds(self.proc.pid)
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        c.stop_child(self.proc, 10)
         if self.proc.stdout:
             self.proc.stdout.close()
 

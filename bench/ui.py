@@ -41,7 +41,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
-from common import GCTimer, chunk_text, median, spread, table  # noqa: E402
+from common import GCTimer, child_cpu_seconds, chunk_text, median, spread, stop_child, table  # noqa: E402
 
 SIZE = (120, 36)
 PROBE_SLEEP = 0.005
@@ -105,20 +105,11 @@ class MockProcess:
         raise Failure(f"a2a-mock did not start: {err.strip()[-500:]}")
 
     def cpu_seconds(self) -> float:
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
-            return float("nan")
+        seconds = child_cpu_seconds(self.proc.pid)
+        return float("nan") if seconds is None else seconds
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_child(self.proc)
 
 
 # ---------------------------------------------------------------------- the probe
