@@ -42,37 +42,28 @@ def wrap_rows(line: str, start: int, width: int) -> list[tuple[int, int]]:
     # holding a wide or zero-width character is measured character by character.
     narrow = line.isascii() or _all_narrow(line[start:] if start else line)
     while True:
-        end = pos + width
-        if narrow or _all_narrow(line[pos:end + 1]):
+        # i: where the row must end at the latest; space: its last space after pos.
+        if narrow or _all_narrow(line[pos:pos + width + 1]):
             if n - pos <= width:
                 rows.append((pos, n))
                 return rows
-            if line[end] == " ":
-                rows.append((pos, end))
-                pos = end + 1
-                continue
-            space = line.rfind(" ", pos + 1, end)
-            if space > pos:
-                rows.append((pos, space))
-                pos = space + 1
-            else:
-                rows.append((pos, end))
-                pos = end
-            continue
-        used = 0
-        i = pos
-        space = -1
-        while i < n:
-            cells = get_character_cell_size(line[i])
-            if used + cells > width:
-                break
-            if line[i] == " ":
-                space = i
-            used += cells
-            i += 1
-        if i >= n:
-            rows.append((pos, n))
-            return rows
+            i = pos + width
+            space = line.rfind(" ", pos + 1, i)
+        else:
+            used = 0
+            i = pos
+            space = -1
+            while i < n:
+                cells = get_character_cell_size(line[i])
+                if used + cells > width:
+                    break
+                if line[i] == " ":
+                    space = i
+                used += cells
+                i += 1
+            if i >= n:
+                rows.append((pos, n))
+                return rows
         if line[i] == " ":
             rows.append((pos, i))
             pos = i + 1
