@@ -329,9 +329,11 @@ class InspectorApp(App[int]):
     def _focus_view(self, name: str) -> None:
         """Give the keys to the first focusable widget of the view shown, unless a
         visible widget has them (a view may have taken them in its on_show)."""
+        from .widgets.base import hidden
+
         screen = self.screen
         focused = screen.focused
-        if focused is not None and all(node.display for node in focused.ancestors_with_self):
+        if focused is not None and not hidden(focused):
             return
         pane = next((node for node in screen.query(f"#{name}")), None)
         if pane is None:

@@ -19,7 +19,7 @@ from ...protocol.card import child
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
 from ..messages import ComposeText
-from .base import ConnectionView
+from .base import ConnectionView, hidden
 from .card_item import CardItem
 
 if TYPE_CHECKING:
@@ -239,7 +239,7 @@ class CardView(ConnectionView, Vertical, can_focus=True):
     def on_show(self) -> None:
         # Shown (its tab picked): take the keys unless something visible has them.
         focused = self.screen.focused
-        if focused is None or any(not node.display for node in focused.ancestors_with_self):
+        if focused is None or hidden(focused):
             self.focus()
 
     # ------------------------------------------------------------------ ConnectionView

@@ -22,7 +22,7 @@ from ...session.events import Kind
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
 from ..messages import ComposeText
-from .base import ConnectionView
+from .base import ConnectionView, hidden
 from .message_text import MessageText
 from .part_list import META_ROW, TEXT_ROW, PartList
 
@@ -150,7 +150,7 @@ class Composer(ConnectionView, Vertical):
             self._shown_before = True
             return
         focused = self.screen.focused
-        if focused is None or any(not node.display for node in focused.ancestors_with_self):
+        if focused is None or hidden(focused):
             self.text_area.focus()
 
     # ------------------------------------------------------------------ accessors
