@@ -621,8 +621,14 @@ class TaskTracker:
                 view.name = art.name
             if view.description is None:
                 view.description = art.description
-            assembled, told = _normal(view.parts), _normal(art.parts)
-            if _extends(assembled, told) and not self._fed_elsewhere(view, ex):
+            # Both comparisons cost a pass over every part: skip them when neither can
+            # apply (a snapshot in the middle of another live stream of this artifact).
+            adoptable = not self._fed_elsewhere(view, ex)
+            finished = view.closed or task.state in TERMINAL
+            assembled = told = None
+            if adoptable or finished:
+                assembled, told = _normal(view.parts), _normal(art.parts)
+            if adoptable and _extends(assembled, told):
                 # The snapshot holds chunks this client never saw (a stream that broke
                 # off, a resubscribe that came late): it is the fuller picture, and live
                 # chunks that follow append to it. The chunks stay as they arrived.
@@ -630,7 +636,7 @@ class TaskTracker:
                 if task.state in TERMINAL:
                     view.closed = True  # the task's final record: nothing more will come
             # An open artifact is still growing; only a finished one can disagree.
-            elif (view.closed or task.state in TERMINAL) and assembled != told:
+            elif finished and assembled != told:
                 self._flag(event, "snapshot-mismatch", task.id,
                            f"artifact {key!r} in the task differs from its assembled chunks", ex,
                            once=("snapshot-mismatch", task.id, key))
