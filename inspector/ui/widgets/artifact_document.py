@@ -16,6 +16,7 @@ from textual.strip import Strip
 
 from ...protocol.models import DataPart, FilePart, TextPart
 from ...textsafe import visible
+from .base import ComponentStyles
 from .formatting import data_json, file_summary, format_size
 from .scrolling import set_virtual_size
 from .wrap import WrappedText, cells
@@ -119,7 +120,7 @@ class _Section:
         return created
 
 
-class ArtifactDocument(ScrollView, can_focus=True):
+class ArtifactDocument(ComponentStyles, ScrollView, can_focus=True):
     """Every artifact of a task, one after the other: a title row, an info row (chunks,
     size, complete or still streaming), then the parts: text runs wrapped, data parts as
     pretty JSON, file parts as one line each. Agent text is shown literally.
@@ -136,6 +137,8 @@ class ArtifactDocument(ScrollView, can_focus=True):
     COMPONENT_CLASSES:
         artifact-document--title, --info, --text, --data, --file, --selected, --hint.
     """
+
+    STYLE_PREFIX = "artifact-document"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f", "select_file(1)", "Next file"),
@@ -277,18 +280,7 @@ class ArtifactDocument(ScrollView, can_focus=True):
         super().watch_scroll_y(old, new)
         self._following = new >= self.max_scroll_y
 
-    def notify_style_update(self) -> None:
-        self._styles = {}
-        super().notify_style_update()
-
     # ------------------------------------------------------------------ drawing
-
-    def _style(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self.get_component_rich_style(
-                f"artifact-document--{name}", partial=True)
-        return style
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width

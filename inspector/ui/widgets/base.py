@@ -6,6 +6,10 @@ Views never call the client: they post messages or call app actions instead.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from rich.style import Style
+
 from ...session import Event
 from ..connection import AgentConnection
 
@@ -52,6 +56,30 @@ class SelectedTaskView(ConnectionView):
     def _sync(self) -> None:
         """The same task: show what is new."""
         raise NotImplementedError
+
+
+class ComponentStyles:
+    """``_style(name)``: the rich Style of the component class ``<STYLE_PREFIX>--<name>``,
+    looked up once per theme. Widgets that draw line by line ask for these on every row,
+    and Textual's lookup walks the CSS each time (and forgets on every refresh). The
+    widget sets ``self._styles = {}`` in ``__init__``; a style update empties it."""
+
+    STYLE_PREFIX: ClassVar[str]
+    #: What a component class that sets nothing gives (None: Textual's own default).
+    STYLE_DEFAULT: ClassVar[Style | None] = None
+    _styles: dict[str, Style]
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            extra = {} if self.STYLE_DEFAULT is None else {"default": self.STYLE_DEFAULT}
+            style = self._styles[name] = self.get_component_rich_style(  # type: ignore[attr-defined]
+                f"{self.STYLE_PREFIX}--{name}", partial=True, **extra)
+        return style
+
+    def notify_style_update(self) -> None:
+        self._styles = {}
+        super().notify_style_update()  # type: ignore[misc]
 
 
 def hidden(widget: object) -> bool:

@@ -15,6 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...textsafe import shorten
+from .base import ComponentStyles
 from .formatting import format_offset
 from .scrolling import set_virtual_size
 
@@ -37,7 +38,7 @@ def _flag(value: bool | None) -> str:
     return "—" if value is None else ("yes" if value else "no")
 
 
-class ChunkTable(ScrollView, can_focus=True):
+class ChunkTable(ComponentStyles, ScrollView, can_focus=True):
     """One row per chunk of the task's artifacts: the artifact's id (or ``[index]`` in
     0.1), ``append`` (app) and ``lastChunk`` (last) as yes / no / — (absent), content
     size (characters of text, bytes of files, JSON length of data) and time from the
@@ -56,6 +57,8 @@ class ChunkTable(ScrollView, can_focus=True):
         chunk-table--dim: absent and false flags, the row number.
         chunk-table--true: true flags.
     """
+
+    STYLE_PREFIX = "chunk-table"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "Up", show=False),
@@ -183,16 +186,6 @@ class ChunkTable(ScrollView, can_focus=True):
         self._scroll_to_cursor()
 
     # ------------------------------------------------------------------ drawing
-
-    def _style(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self.get_component_rich_style(f"chunk-table--{name}", partial=True)
-        return style
-
-    def notify_style_update(self) -> None:
-        self._styles = {}
-        super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

@@ -19,7 +19,7 @@ from ...protocol.models import TaskState
 from ...session import Event
 from ..connection import AgentConnection
 from ..replay import FRAME, ReplayController, StateMark, format_t, parse_target, speed_label
-from .base import ConnectionView
+from .base import ComponentStyles, ConnectionView
 from .formatting import short_id
 from .traffic_model import KIND_LABEL, payload_label
 
@@ -32,7 +32,7 @@ HINT = "space play · ←→ step · shift+←→ state · +/- speed · home/end
 CLOCK_REDRAW = 0.1
 
 
-class ReplayBar(ConnectionView, Widget, can_focus=True):
+class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
     """Position (n/N), recorded time, speed and play state, and one lane per task
     coloured by its state along the whole recording (dim past the cursor).
 
@@ -53,6 +53,9 @@ class ReplayBar(ConnectionView, Widget, can_focus=True):
         replay-bar--cursor: the cursor's column.
         replay-bar--status: the play state and speed.
     """
+
+    STYLE_PREFIX = "replay-bar"
+    STYLE_DEFAULT = Style()
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "command('toggle')", "Play/Pause"),
@@ -189,20 +192,9 @@ class ReplayBar(ConnectionView, Widget, can_focus=True):
 
     # ------------------------------------------------------------------ drawing
 
-    def _style(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self.get_component_rich_style(
-                f"replay-bar--{name}", partial=True, default=Style())
-        return style
-
     def _restyle(self) -> None:
         self._styles = {}
         self.refresh()
-
-    def notify_style_update(self) -> None:
-        self._styles = {}
-        super().notify_style_update()
 
     def _track_width(self) -> int:
         return max(0, self.content_size.width - LABEL_WIDTH)

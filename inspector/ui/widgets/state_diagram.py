@@ -15,7 +15,7 @@ from ...protocol.states import INTERRUPTED, TERMINAL
 from ...session import Event
 from ...textsafe import visible
 from ..connection import AgentConnection
-from .base import ConnectionView
+from .base import ComponentStyles, ConnectionView
 from .formatting import format_duration, format_offset, short_id
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def taken_edges(path: list[TaskState]) -> dict[str, TaskState]:
     return edges
 
 
-class StateDiagram(ConnectionView, Widget):
+class StateDiagram(ConnectionView, ComponentStyles, Widget):
     """The selected task's walk through the A2A state machine.
 
     The drawing (34 columns) lights the current state in its theme colour
@@ -117,6 +117,8 @@ class StateDiagram(ConnectionView, Widget):
         state-diagram--error / state-diagram--warning: violations by severity.
         state-diagram--title: the heading line.
     """
+
+    STYLE_PREFIX = "state-diagram"
 
     COMPONENT_CLASSES = {
         *(f"state-diagram--{s.value}" for s in S),
@@ -208,18 +210,6 @@ class StateDiagram(ConnectionView, Widget):
         self._update(timed=True)
 
     # ------------------------------------------------------------------ drawing
-
-    def _style(self, name: str) -> Style:
-        # Cached here: refresh() clears Textual's own cache, and this renders every frame.
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self.get_component_rich_style(
-                f"state-diagram--{name}", partial=True)
-        return style
-
-    def notify_style_update(self) -> None:
-        self._styles = {}
-        super().notify_style_update()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         # The layout measures the height (this widget is height: auto) by rendering at

@@ -19,7 +19,7 @@ from ...protocol.models import TaskState
 from ...session import Event
 from ...textsafe import shorten
 from ..connection import AgentConnection
-from .base import ConnectionView
+from .base import ComponentStyles, ConnectionView
 from .formatting import format_age, short_id
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def row_key(conn: AgentConnection, task_id: str) -> str:
     return f"{conn.id}:{task_id}"
 
 
-class TasksView(ConnectionView, Vertical):
+class TasksView(ConnectionView, ComponentStyles, Vertical):
     """Every task of every open connection, oldest first: agent, state (in its colour),
     short id, age, artifact, violation and message counts. Rows are added and updated
     in place as the tasks change; a task seen out of order re-sorts the table.
@@ -66,6 +66,9 @@ class TasksView(ConnectionView, Vertical):
         tasks-view--violations: a non-zero violation count.
         tasks-view--dim: zeros and the agent column.
     """
+
+    STYLE_PREFIX = "tasks-view"
+    STYLE_DEFAULT = Style()
 
     BINDINGS = [
         Binding("enter", "open", "Open task"),
@@ -299,17 +302,6 @@ class TasksView(ConnectionView, Vertical):
             if task is not None:
                 row.cells = {}
                 self._update_row(key, row, task)
-
-    def _style(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self.get_component_rich_style(
-                f"tasks-view--{name}", partial=True, default=Style())
-        return style
-
-    def notify_style_update(self) -> None:
-        self._styles = {}
-        super().notify_style_update()
 
     # ------------------------------------------------------------------ actions
 

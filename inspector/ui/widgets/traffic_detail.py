@@ -26,6 +26,7 @@ from textual.strip import Strip
 from ...protocol.errors import JsonRpcError, ProtocolError
 from ...session import Event, Kind
 from ...textsafe import visible
+from .base import ComponentStyles
 from .scrolling import set_virtual_size
 from .traffic_model import KIND_LABEL, TrafficIndex, format_ms, format_size, payload_label
 
@@ -71,7 +72,7 @@ def body_text(data: dict[str, Any], key: str = "body") -> tuple[str | None, str]
     return body, ""
 
 
-class TrafficDetail(ScrollView, can_focus=True):
+class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
     """The selected event, in full.
 
     BINDINGS:
@@ -84,6 +85,8 @@ class TrafficDetail(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ``traffic-detail--heading``, ``--name`` (header names, field
     labels), ``--dim``, ``--key``, ``--string``, ``--number``, ``--literal``, ``--punct``.
     """
+
+    STYLE_PREFIX = "traffic-detail"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back to list", show=False),
@@ -268,12 +271,6 @@ class TrafficDetail(ScrollView, can_focus=True):
         super().notify_style_update()
         self._styles.clear()
         self._strips.clear()
-
-    def _style(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self.get_component_rich_style(f"traffic-detail--{name}", partial=True)
-        return style
 
     def _segments(self, y: int, base: Style) -> list[Segment]:
         cached = self._strips.get(y)
