@@ -10,10 +10,8 @@ the wire method names.
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,8 +20,15 @@ import pytest
 
 from cli_helpers import Cli, CliResult, assert_one_error_line, cli, finish, read_line  # noqa: F401 - cli is a fixture
 from inspector.session import Kind, TaskTracker, load_recording
-from mock_agent.runner import BackgroundServer
-from peers.sdk_agent import CANCELED_TEXT, DONE_TEXT, FAILED_TEXT, MODES, QUESTION, WORKING_TEXT, build_app
+from peers.sdk_agent import (
+    CANCELED_TEXT,
+    DONE_TEXT,
+    FAILED_TEXT,
+    QUESTION,
+    WORKING_TEXT,
+    release,
+    wait_parked,
+)
 
 # (agent mode, --dialect): every dialect each agent speaks, plus detection. The basic
 # flows run in all five; the rest in one per wire dialect (0.3, and 1.0 as detected),
@@ -38,14 +43,12 @@ WIRE_METHODS = {
             "cancel": "tasks/cancel", "resubscribe": "tasks/resubscribe"},
 }
 
-#: The cancel and resubscribe tests use their own agents, slower than the session ones,
-#: so a task is surely still running when a second CLI process (~0.5 s to start) reaches it.
-SLOW_DELAY = 1.2
-
 TEXT = "hello there inspector"
 ECHO = "echo: hello there inspector"
-SLOW_TEXT = "slow one two three"
-SLOW_ECHO = "echo: slow one two three"
+#: A task the peer holds before each chunk until the test releases it: still running when
+#: a second CLI process reaches it, however loaded the machine is.
+HOLD_TEXT = "hold one two three"
+HOLD_ECHO = "echo: hold one two three"
 
 
 @dataclass(frozen=True)
@@ -74,16 +77,6 @@ def peer(request: pytest.FixtureRequest) -> Peer:
     return Peer(mode, request.getfixturevalue(f"sdk_agent_{mode}"), dialect)
 
 
-@pytest.fixture(scope="module")
-def slow_agents() -> Iterator[dict[str, str]]:
-    with contextlib.ExitStack() as stack:
-        urls = {}
-        for mode in MODES:
-            app = build_app(mode, echo_delay=0.02, slow_delay=SLOW_DELAY)
-            urls[mode] = stack.enter_context(BackgroundServer(app)).url
-        yield urls
-
-
 @pytest.fixture(params=WIRE_DIALECTS, ids=_ids)
 def wire_peer(request: pytest.FixtureRequest) -> Peer:
     mode, dialect = request.param
@@ -91,9 +84,10 @@ def wire_peer(request: pytest.FixtureRequest) -> Peer:
 
 
 @pytest.fixture(params=WIRE_DIALECTS, ids=_ids)
-def slow_peer(request: pytest.FixtureRequest, slow_agents: dict[str, str]) -> Peer:
+def held_peer(request: pytest.FixtureRequest) -> Peer:
+    """A peer for HOLD_TEXT tasks (the session's peers hold them like any other)."""
     mode, dialect = request.param
-    return Peer(mode, slow_agents[mode], dialect)
+    return Peer(mode, request.getfixturevalue(f"sdk_agent_{mode}"), dialect)
 
 
 # ------------------------------------------------------------------------- helpers
@@ -349,32 +343,34 @@ def test_get_unknown_task_is_a_json_rpc_error(cli: Cli, sdk_agent_compat: str) -
 # ------------------------------------------------------------------ cancel, resubscribe
 
 
-def test_cancel_a_task_started_without_waiting(cli: Cli, slow_peer: Peer, tmp_path: Path) -> None:
-    started = cli("send", slow_peer.url, SLOW_TEXT, "--no-wait", "-o", "json", *slow_peer.args)
+def test_cancel_a_task_started_without_waiting(cli: Cli, held_peer: Peer, tmp_path: Path) -> None:
+    started = cli("send", held_peer.url, HOLD_TEXT, "--no-wait", "-o", "json", *held_peer.args)
     assert started.code == 0, started
     task = started.json()["task"]
     assert task["state"] in ("submitted", "working")
+    wait_parked(held_peer.url, task["id"])
 
     rec = tmp_path / "cancel.jsonl"
-    r = cli("cancel", slow_peer.url, task["id"], *slow_peer.args, "--record", str(rec))
+    r = cli("cancel", held_peer.url, task["id"], *held_peer.args, "--record", str(rec))
     assert r.code == 0, r
-    assert rpc_methods(rec) == [WIRE_METHODS[slow_peer.wire]["cancel"]]
+    assert rpc_methods(rec) == [WIRE_METHODS[held_peer.wire]["cancel"]]
     assert task_id_of(r) == task["id"]
     assert field(r, "state").split()[0] == "canceled"
     assert field(r, "message") == CANCELED_TEXT
     assert r.err == ""
 
 
-def test_cancel_a_task_streaming_in_another_process(cli: Cli, slow_peer: Peer) -> None:
-    args = ("send", slow_peer.url, SLOW_TEXT, "--stream", "-o", "ndjson", *slow_peer.args)
+def test_cancel_a_task_streaming_in_another_process(cli: Cli, held_peer: Peer) -> None:
+    args = ("send", held_peer.url, HOLD_TEXT, "--stream", "-o", "ndjson", *held_peer.args)
     proc = cli.start(*args)
     first = b""
     try:
         first = read_line(proc)
         task = json.loads(first)
         assert task["kind"] == "task" and task["status"]["state"] == "submitted"
+        wait_parked(held_peer.url, task["id"])
 
-        r = cli("cancel", slow_peer.url, task["id"], "-o", "json", *slow_peer.args)
+        r = cli("cancel", held_peer.url, task["id"], "-o", "json", *held_peer.args)
         assert r.code == 0, r
         doc = r.json()
         assert doc["task"]["state"] == "canceled" and doc["exitCode"] == 0
@@ -389,21 +385,31 @@ def test_cancel_a_task_streaming_in_another_process(cli: Cli, slow_peer: Peer) -
     assert "Traceback" not in stream.err
 
 
-def test_resubscribe_follows_a_running_task_to_the_end(cli: Cli, slow_peer: Peer, tmp_path: Path) -> None:
-    started = cli("send", slow_peer.url, SLOW_TEXT, "--no-wait", "-o", "json", *slow_peer.args)
+def test_resubscribe_follows_a_running_task_to_the_end(cli: Cli, held_peer: Peer, tmp_path: Path) -> None:
+    started = cli("send", held_peer.url, HOLD_TEXT, "--no-wait", "-o", "json", *held_peer.args)
     assert started.code == 0, started
     task_id = started.json()["task"]["id"]
+    wait_parked(held_peer.url, task_id)
 
     rec = tmp_path / "resubscribe.jsonl"
-    r = cli("resubscribe", slow_peer.url, task_id, *slow_peer.args, "--record", str(rec))
+    args = ("resubscribe", held_peer.url, task_id, *held_peer.args, "--record", str(rec))
+    proc = cli.start(*args)
+    first = b""
+    try:
+        # The task as it stands comes first; only then may it go on.
+        first = read_line(proc)
+        assert f"task {task_id} working" in first.decode(), first
+        release(held_peer.url, task_id)
+    finally:
+        r = finish(proc, args, already_read=first)
     assert r.code == 0, r
     assert task_id_of(r) == task_id
     assert field(r, "state").split()[0] == "completed"
     progress = [x for x in r.out.splitlines() if x.startswith("[")]
     assert any(" artifact echo +" in x for x in progress), r
     assert progress[-1].endswith(f"completed: {DONE_TEXT}")
-    assert r.out.splitlines()[-1] == f"  {SLOW_ECHO}"
-    assert rpc_methods(rec) == [WIRE_METHODS[slow_peer.wire]["resubscribe"]]
+    assert r.out.splitlines()[-1] == f"  {HOLD_ECHO}"
+    assert rpc_methods(rec) == [WIRE_METHODS[held_peer.wire]["resubscribe"]]
 
 
 def test_resubscribe_to_a_finished_task_is_an_error(cli: Cli, sdk_agent_v10: str) -> None:

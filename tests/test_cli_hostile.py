@@ -21,6 +21,7 @@ from starlette.routing import Route
 import hostile
 from cli_helpers import Cli, CliResult, assert_one_error_line, cli, finish, read_line  # noqa: F401 - cli is a fixture
 from mock_agent.runner import BackgroundServer
+from peers.sdk_agent import release, wait_parked
 
 ESC = "\x1b"
 UNREACHABLE = "http://127.0.0.1:1"
@@ -325,10 +326,16 @@ def read_one_line_then_close(cli: Cli, *args: str) -> tuple[bytes, CliResult]:
 
 
 def test_ndjson_stream_into_a_closed_pipe(cli: Cli, sdk_agent_compat: str) -> None:
-    # "slow": 0.3 s between chunks, so the CLI writes again after the pipe is closed.
-    line, r = read_one_line_then_close(cli, "send", sdk_agent_compat, "slow a b c", "--stream",
-                                       "--output", "ndjson")
-    assert json.loads(line)["kind"] == "task"
+    # The peer holds the task until the pipe is closed, so the CLI surely writes again after.
+    args = ("send", sdk_agent_compat, "hold a b c", "--stream", "--output", "ndjson")
+    proc = cli.start(*args)
+    line = read_line(proc)
+    first = json.loads(line)
+    assert first["kind"] == "task"
+    wait_parked(sdk_agent_compat, first["id"])
+    proc.stdout.close()
+    release(sdk_agent_compat, first["id"])
+    r = finish(proc, args)
     assert r.code == 0, r
     assert r.err == "", r
 

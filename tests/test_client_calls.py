@@ -4,6 +4,7 @@ method against the real a2a-sdk peer in both of its dialects."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from inspector.client import (
 from inspector.protocol import models as m
 from inspector.session.events import Kind
 from mock_agent.runner import BackgroundServer
-from peers.sdk_agent import CANCELED_TEXT, QUESTION, echo_chunks
+from peers.sdk_agent import CANCELED_TEXT, QUESTION, echo_chunks, release, wait_parked
 
 REQUEST_KEYS = {"method", "url", "headers", "body", "body_encoding", "dialect", "a2a_method", "rpc_method", "rpc_id"}
 RESPONSE_KEYS = {"status", "reason", "headers", "body", "body_encoding", "body_size", "elapsed_ms", "streaming",
@@ -228,11 +229,18 @@ async def test_sdk_message_reply_ends_a_stream(sdk_agent_v10) -> None:
 
 async def test_sdk_resubscribe_to_a_running_task(sdk_agent_v10) -> None:
     async with A2AClient(sdk_agent_v10, dialect_cache=MemoryDialectCache()) as c:
-        stream = c.stream(send_params("slow hello"))
+        stream = c.stream(send_params("hold hello"))
         first = await stream.__anext__()
         task_id = first.id if isinstance(first, m.Task) else first.task_id
-        again = [e async for e in c.resubscribe(task_id)]
+        await asyncio.to_thread(wait_parked, sdk_agent_v10, task_id)
+        resubscribed = c.resubscribe(task_id)
+        again = [await resubscribed.__anext__()]
+        # The peer holds the task until the resubscribe has its snapshot: the rest of the
+        # task must reach it, however the two streams interleave.
+        await asyncio.to_thread(release, sdk_agent_v10, task_id)
+        again += [e async for e in resubscribed]
         await stream.aclose()
+    assert isinstance(again[0], m.Task) and again[0].status.state is m.TaskState.WORKING
     assert again[-1].status.state is m.TaskState.COMPLETED
     assert any(isinstance(e, m.TaskArtifactUpdateEvent) for e in again)
 

@@ -16,9 +16,16 @@ Behaviour, keyed on the first word of the user's text (case-insensitive):
   anything else   working "echoing...", three artifact chunks, completed "done"
   ``ask``         input-required with QUESTION; the next message on that taskId is echoed
   ``fail``        failed with FAILED_TEXT
-  ``slow``        like echo, but SLOW_DELAY before each chunk (for subscribe/cancel tests)
+  ``slow``        like echo, but SLOW_DELAY before each chunk
+  ``hold``        like echo, but each chunk waits until a test releases it (see Gates):
+                  the task stays working for as long as a test needs, whatever the load
   ``msg``         a single Message "echo: <text>" instead of a Task
 Cancel of a running or input-required task ends it as canceled with CANCELED_TEXT.
+
+Test control (not A2A; only for ``hold`` tasks):
+  ``GET  /_peer/tasks/{id}/parked?at=N&timeout=S``  answers once the task waits before
+                                                   chunk N (0-based); 408 after S seconds
+  ``POST /_peer/tasks/{id}/release?steps=N``       lets N more chunks go (``all``: every one)
 
 Standalone, loopback only:  python -m tests.peers.sdk_agent --mode compat --port 9999
 """
@@ -55,7 +62,7 @@ from a2a.types.a2a_pb2 import (
 )
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 MODES = ("compat", "v10")
@@ -100,10 +107,72 @@ def _text(text: str) -> list[Part]:
     return [Part(text=text)]
 
 
+class _Gate:
+    """Where one ``hold`` task waits: before chunk ``parked``, until ``released`` > it."""
+
+    def __init__(self) -> None:
+        self.parked = -1
+        self.released = 0
+        self.changed = asyncio.Condition()
+
+    async def wait_for(self, predicate: Any, timeout: float | None = None) -> bool:
+        async with self.changed:
+            try:
+                async with asyncio.timeout(timeout):
+                    await self.changed.wait_for(predicate)
+            except TimeoutError:
+                return False
+            return True
+
+    async def update(self, *, parked: int | None = None, release: int = 0) -> None:
+        async with self.changed:
+            if parked is not None:
+                self.parked = parked
+            self.released += release
+            self.changed.notify_all()
+
+
+class Gates:
+    """The gates of ``hold`` tasks, by task id. Every use runs on the server's loop."""
+
+    ALL = 1 << 30
+
+    def __init__(self) -> None:
+        self._gates: dict[str, _Gate] = {}
+
+    def get(self, task_id: str) -> _Gate:
+        # A test may ask where a task is parked before the task reaches its gate.
+        gate = self._gates.get(task_id)
+        if gate is None:
+            gate = self._gates[task_id] = _Gate()
+        return gate
+
+    async def before_chunk(self, task_id: str, index: int) -> None:
+        gate = self.get(task_id)
+        await gate.update(parked=index)
+        await gate.wait_for(lambda: gate.released > index)
+
+    async def parked(self, request: Request) -> Response:
+        gate = self.get(request.path_params["task_id"])
+        at = int(request.query_params.get("at", "0"))
+        timeout = float(request.query_params.get("timeout", "10"))
+        if not await gate.wait_for(lambda: gate.parked >= at, timeout):
+            return JSONResponse({"parked": gate.parked, "released": gate.released}, status_code=408)
+        return JSONResponse({"parked": gate.parked, "released": gate.released})
+
+    async def release(self, request: Request) -> Response:
+        gate = self.get(request.path_params["task_id"])
+        steps = request.query_params.get("steps", "1")
+        await gate.update(release=self.ALL if steps == "all" else int(steps))
+        return JSONResponse({"parked": gate.parked, "released": gate.released})
+
+
 class EchoExecutor(AgentExecutor):
-    def __init__(self, echo_delay: float = ECHO_DELAY, slow_delay: float = SLOW_DELAY) -> None:
+    def __init__(self, echo_delay: float = ECHO_DELAY, slow_delay: float = SLOW_DELAY,
+                 gates: Gates | None = None) -> None:
         self.echo_delay = echo_delay
         self.slow_delay = slow_delay
+        self.gates = gates if gates is not None else Gates()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         task_id, context_id = str(context.task_id), str(context.context_id)
@@ -143,8 +212,12 @@ class EchoExecutor(AgentExecutor):
         delay = self.slow_delay if keyword == "slow" and not answering else self.echo_delay
         await updater.start_work(say(WORKING_TEXT))
         chunks = echo_chunks(text)
+        held = keyword == "hold" and not answering
         for i, chunk in enumerate(chunks):
-            await asyncio.sleep(delay)
+            if held:
+                await self.gates.before_chunk(task_id, i)
+            else:
+                await asyncio.sleep(delay)
             await updater.add_artifact(
                 _text(chunk), artifact_id=artifact_id_for(task_id), name=ARTIFACT_NAME,
                 append=i > 0, last_chunk=i == len(chunks) - 1)
@@ -220,9 +293,28 @@ def build_app(mode: str = "compat", base_url: str | None = None, *,
         await handler.aclose()
 
     routes = [Route(path, serve_card, methods=["GET"]) for path in card_paths]
+    routes += [Route("/_peer/tasks/{task_id}/parked", executor.gates.parked, methods=["GET"]),
+               Route("/_peer/tasks/{task_id}/release", executor.gates.release, methods=["POST"])]
     routes += create_jsonrpc_routes(handler, "/", enable_v0_3_compat=compat)
     routes += create_rest_routes(handler, enable_v0_3_compat=compat, path_prefix=REST_PREFIX)
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+def wait_parked(base_url: str, task_id: str, at: int = 0, timeout: float = 10.0) -> None:
+    """Return once the ``hold`` task waits before chunk ``at``; raise if it never does."""
+    import httpx
+
+    r = httpx.get(f"{base_url}/_peer/tasks/{task_id}/parked", params={"at": at, "timeout": timeout},
+                  timeout=timeout + 5)
+    if r.status_code != 200:
+        raise AssertionError(f"task {task_id} never parked before chunk {at}: {r.text}")
+
+
+def release(base_url: str, task_id: str, steps: int | str = "all") -> None:
+    """Let ``steps`` more chunks of the ``hold`` task go (``"all"``: the rest of them)."""
+    import httpx
+
+    httpx.post(f"{base_url}/_peer/tasks/{task_id}/release", params={"steps": steps}).raise_for_status()
 
 
 def main(argv: list[str] | None = None) -> None:
