@@ -265,29 +265,33 @@ async def test_play_at_max_speed_to_the_end(tmp_path: Path) -> None:
 
 async def test_play_at_recorded_speed_is_paced(tmp_path: Path) -> None:
     path = await record(tmp_path / "r.jsonl", time_scale=0.5)  # 20 chunks, 25 ms apart
-    app = open_replay(path)
+    # The play head follows this clock only: frames come as they will, however loaded
+    # the machine is, and the head is exactly where the clock says.
+    now = [0.0]
+    app = ReplayApp(ReplayController(load_recording(path), name=path.name, clock=lambda: now[0]))
     async with app.run_test(size=SIZE) as pilot:
         c = await settled(pilot, app)
         await pilot.press("home")
         c = await settled(pilot, app)
         c.set_speed(0.25)
-        started = time.monotonic()
         await pilot.press("space")
-        await wait_until(pilot, lambda: c.cursor > 0, 5, "the first event")
-        await pilot.pause(0.3)
-        # At a quarter of the recorded speed, the play head is behind the wall clock,
-        # and every event recorded before it (none after it) has been applied.
-        elapsed = time.monotonic() - started
+        assert c.playing and c.cursor == 0
+        await wait_until(pilot, lambda: c._last_tick is not None, 5, "a frame while playing")
+        start = c.head_t
+        now[0] += 0.3
+        await wait_until(pilot, lambda: c.head_t > start, 5, "the play head to move")
+        # At a quarter of the recorded speed, 0.3 s of play is 0.075 s of the recording,
+        # and every event recorded up to there (none after it) has been applied.
         head = c.head_t
+        assert head == pytest.approx(start + 0.3 * 0.25)
         assert c.playing and 0 < c.cursor < c.total
-        assert head <= elapsed * 0.25 + 0.05
-        assert c.cursor >= sum(1 for e in c.events if e.t <= head - 0.02)
-        assert all(e.t <= head + 1e-6 for e in c.events[:c.cursor])
+        assert c.cursor == sum(1 for e in c.events if e.t <= head)
         await pilot.press("space")
         assert not c.playing
         paused_at = c.cursor
+        now[0] += 10
         await pilot.pause(0.2)
-        assert c.cursor == paused_at
+        assert c.cursor == paused_at and c.head_t == head
 
 
 async def test_traffic_lists_exactly_the_events_up_to_the_cursor(tmp_path: Path) -> None:
@@ -444,21 +448,22 @@ async def test_several_tasks_get_lanes_and_the_selection_survives_going_back(tmp
                    if hasattr(span.style, "color"))
 
 
-async def test_seeking_back_in_a_large_recording_is_fast(tmp_path: Path) -> None:
+async def test_seeking_back_in_a_large_recording_rebuilds_at_the_target(tmp_path: Path) -> None:
+    # How long it takes is measured by bench/replay.py, not asserted here.
     path = await record(tmp_path / "r.jsonl")
     big = inflate(path, tmp_path / "big.jsonl", chunks=10_000)
     recording = load_recording(big)
     assert len(recording.session) > 10_000
-    c = ReplayController(recording, name="big")
+    now = [0.0]
+    c = ReplayController(recording, name="big", clock=lambda: now[0])
     c.on_swap = lambda old, new: None
-    started = time.perf_counter()
     c.seek(c.total - 1)
     c.settled()
     c.seek(c.total // 2)
-    c.tick(time.monotonic() + 1)  # a key repeat's rebuild waits for the next frame
-    took = time.perf_counter() - started
+    assert c.rebuilds == 1 and c.position == c.total // 2  # a key repeat's rebuild waits ...
+    now[0] += 1
+    c.tick()  # ... for the next frame
     assert c.rebuilds == 2 and len(c.conn.session) == c.total // 2
-    assert took < 1.5, f"two rebuilds of 10k+ events took {took:.2f} s"
 
 
 def inflate(source: Path, target: Path, *, chunks: int) -> Path:
