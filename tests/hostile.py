@@ -227,8 +227,10 @@ def heartbeat_only(rid: Any) -> Response:
     """Quiet for longer than the test's read timeout, but with heartbeats in between."""
     async def gen() -> AsyncIterator[bytes]:
         yield sse(ok(rid, status_update("working")))
-        for _ in range(8):
-            await asyncio.sleep(0.15)
+        # 1.6 s in all, never more than 0.1 s without a byte: a test's read timeout of 1 s
+        # lies far from both, so the outcome does not depend on scheduling.
+        for _ in range(16):
+            await asyncio.sleep(0.1)
             yield b": heartbeat\n\n"
         yield sse(ok(rid, status_update("completed", final=True)))
 

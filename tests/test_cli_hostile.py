@@ -156,8 +156,8 @@ def test_bad_events_in_a_stream_are_reported_and_skipped(cli: Cli, agent: str) -
 
 
 def test_heartbeats_keep_a_quiet_stream_alive(cli: Cli, agent: str) -> None:
-    # Silent for 1.2 s in all, but a heartbeat every 0.15 s: never 0.5 s without bytes.
-    r = send(cli, agent, "heartbeat-only", "--stream-timeout", "0.5", stream=True)
+    # Silent for 1.6 s in all, but a heartbeat every 0.1 s: never 1 s without bytes.
+    r = send(cli, agent, "heartbeat-only", "--stream-timeout", "1", stream=True)
     assert r.code == 0, r
     assert r.out.splitlines()[-1].startswith("state    completed")
 

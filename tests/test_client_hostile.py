@@ -270,10 +270,10 @@ async def test_bad_events_are_reported_and_the_stream_goes_on(agent) -> None:
 
 
 async def test_heartbeats_keep_a_quiet_stream_alive(agent) -> None:
-    async with client(agent, "heartbeat-only", timeouts=Timeouts(stream_read=0.5)) as c:
+    async with client(agent, "heartbeat-only", timeouts=Timeouts(stream_read=1.0)) as c:
         got, exc = await collect(c.stream(send_params()))
     assert exc is None and len(got) == 2
-    assert len(of(c, Kind.COMMENT)) == 8
+    assert len(of(c, Kind.COMMENT)) == 16
 
 
 async def test_a_silent_stream_times_out(agent) -> None:

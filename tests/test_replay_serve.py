@@ -299,17 +299,28 @@ async def test_speed_scales_the_recorded_pauses(tmp_path: Path) -> None:
         with Recorder.attach(session, path):
             async with A2AClient(mock.url, session=session, dialect="0.3") as client:
                 await stream_all(client, message("go"))
+    # The same recording with a ten-minute pause before the task completes: speed 0 must
+    # not wait it out. (A bound this far from the recorded time holds under any load;
+    # one near it would be a race.)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    last_sse = max(i for i, e in enumerate(lines) if e.get("kind") == "sse")
+    for event in lines[last_sse:]:
+        event["t"] += 600
+    long_pause = tmp_path / "long-pause.jsonl"
+    long_pause.write_text("".join(json.dumps(e) + "\n" for e in lines))
+
     timings = {}
-    for speed in (0, 2):
-        with replaying(path, speed=speed) as (_server, url):
+    for speed, recording in ((0, long_pause), (2, path)):
+        with replaying(recording, speed=speed) as (_server, url):
             async with A2AClient(url, dialect="0.3") as client:
                 await client.resolve_dialect()
                 started = time.monotonic()
-                events = await stream_all(client, message("go"))
+                async with asyncio.timeout(120):
+                    events = await stream_all(client, message("go"))
                 timings[speed] = time.monotonic() - started
                 assert events[-1].status.state is m.TaskState.COMPLETED
-    assert timings[2] >= 0.35, timings  # 0.8 s recorded, played twice as fast
-    assert timings[0] < timings[2] and timings[0] < 0.35, timings
+    assert timings[2] >= 0.35, timings  # 0.8 s recorded, played twice as fast: never sooner
+    assert timings[0] < 60, timings  # 600 s recorded, not waited for
 
 
 async def test_a_stream_that_broke_breaks_again(tmp_path: Path) -> None:
