@@ -88,6 +88,15 @@ class MockAgent:
         """The last JSON-RPC requests received, parsed, oldest first."""
         return list(self.server.requests)
 
+    def held(self, gate: str) -> int:
+        """How many tasks wait at a ``hold: GATE`` step now."""
+        return self.server.engine.gates.held(gate)
+
+    def release(self, gate: str) -> int:
+        """Let every task waiting at ``hold: GATE`` go on (returns how many). Tasks that
+        reach the gate later wait again: poll ``held(gate)`` before releasing."""
+        return self.server.engine.gates.release(gate)
+
     @property
     def push_log(self) -> list[tuple[str, str]]:
         """(url, HTTP status or error) for each push notification sent."""

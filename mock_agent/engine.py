@@ -29,6 +29,7 @@ from inspector.protocol.states import INTERRUPTED, TERMINAL
 from . import construct as new
 from . import scenario as sc
 from . import template
+from .gates import Gates
 from .store import TaskRecord, TaskStore
 
 # ------------------------------------------------------------------ run output items
@@ -185,6 +186,12 @@ class DelayOp:
 
 
 @dataclass(slots=True)
+class HoldOp:
+    gate: str
+    timeout: float | None
+
+
+@dataclass(slots=True)
 class AskOp:
     state: m.TaskState
     question: Parts
@@ -255,6 +262,8 @@ def compile_script(steps: list[Any]) -> list[Any]:
                                 len(texts) if texts is not None else c.count or 1, c.repeat, c.delay, c.metadata))
         elif isinstance(step, sc.DelayStep):
             ops.append(DelayOp(step.delay))
+        elif isinstance(step, sc.HoldStep):
+            ops.append(HoldOp(step.hold, step.timeout))
         elif isinstance(step, sc.AskStep):
             state = m.TaskState(step.state)
             ops.append(AskOp(state, compile_content(step.ask) or (),
@@ -351,6 +360,8 @@ class Engine:
         self.store = store if store is not None else TaskStore()
         self.time_scale = time_scale
         self.rng = random.Random(seed if seed is not None else scenario.seed)
+        #: Where ``hold`` steps wait (see gates.py).
+        self.gates = Gates()
         #: Called with (record, event) for every status/artifact update (push delivery).
         self.listener: Listener | None = None
         #: Streams carry the whole task at each status change, and no artifact events
@@ -564,6 +575,9 @@ class Run:
                 await self._chunks(op)
             elif kind is DelayOp:
                 await self._sleep(op.seconds)
+            elif kind is HoldOp:
+                await self.engine.gates.wait(op.gate, None if op.timeout is None
+                                             else op.timeout * self.engine.time_scale)
             elif kind is AskOp:
                 # Set before the status goes out: a client may answer the moment it sees it.
                 self.record.pending = (op.then, dict(values)) if op.then is not None else None

@@ -186,6 +186,17 @@ class DelayStep(BaseModel):
     delay: float = Field(ge=0, le=86_400)
 
 
+class HoldStep(BaseModel):
+    """Keep the task where it is until it is released (``MockAgent.release(NAME)``), it
+    is canceled, or ``timeout`` seconds pass (scaled like a delay). Makes a test's timing
+    deterministic: the task is surely still running while the test acts on it."""
+
+    model_config = _STRICT
+    #: The gate's name: a test releases every task waiting at it at once.
+    hold: str = Field(min_length=1)
+    timeout: float | None = Field(default=None, gt=0, le=86_400)
+
+
 class AskStep(BaseModel):
     """Stop in input-required (or auth-required) with a question. The next message on
     the task runs ``then``; without ``then`` it goes through the rules again."""
@@ -301,6 +312,7 @@ STEP_TYPES: dict[str, type[BaseModel]] = {
     "artifact": ArtifactStep,
     "chunks": ChunksStep,
     "delay": DelayStep,
+    "hold": HoldStep,
     "ask": AskStep,
     "reply": ReplyStep,
     "error": ErrorStep,

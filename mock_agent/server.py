@@ -491,7 +491,10 @@ class MockServer:
         record.subscribers.append(queue)
         snapshot = record.snapshot() if dialect.name != "0.1" or self.engine.full_task_events \
             else self._first_event(dialect, record, record.settled)
-        await self._serve(call, record, queue, [self._frame(call, snapshot)], live=record.run is not None)
+        # The task as it stands goes out at once, as real agents send it; only a send's
+        # own stream waits for the run's first item (which may be a fault instead).
+        await self._serve(call, record, queue, [self._frame(call, snapshot)], live=record.run is not None,
+                          start=True)
         return _HANDLED
 
     # ------------------------------------------------------------------ SSE
@@ -517,11 +520,12 @@ class MockServer:
         raise TypeError(f"cannot frame {item!r}")  # pragma: no cover
 
     async def _serve(self, call: _Call, record: TaskRecord, queue: asyncio.Queue | None, head: list[bytes],
-                     live: bool) -> None:
+                     live: bool, start: bool = False) -> None:
         """Stream ``head``, then the run's items from ``queue`` until the run ends.
 
-        The response starts with the run's first item, so a script that opens with an
-        HTTP fault (or, in 1.0, an error) answers with a plain response instead."""
+        Unless ``start``, the response starts with the run's first item, so a script
+        that opens with an HTTP fault (or, in 1.0, an error) answers with a plain
+        response instead."""
         send = call.send
         loop = asyncio.get_running_loop()
         started = False
@@ -536,6 +540,10 @@ class MockServer:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
             watcher = loop.create_task(_watch(call.receive, queue))
+            if start:
+                await _start_sse(send)
+                await send({"type": "http.response.body", "body": b"".join(head), "more_body": True})
+                started = True
             if heartbeat:
                 timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
             while True:

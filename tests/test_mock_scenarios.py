@@ -277,3 +277,23 @@ async def test_error_step_defaults_nothing_but_the_code() -> None:
     run = engine.begin_turn(record, _msg(m.TextPart(text="x")), "send", "0.3").start()
     fault = await run.outcome
     assert isinstance(fault, RpcFault) and fault.error.code == -32005
+
+
+async def test_hold_waits_for_a_release_or_its_timeout() -> None:
+    scenario = load_text(CARD + "rules:\n  - script: [{status: working}, {hold: go},"
+                                " {artifact: {text: half}}, {hold: later, timeout: 0.01}, {status: completed}]\n")
+    engine = Engine(scenario)
+    store = TaskStore()
+    record = store.create("t", "c", "0.3")
+    run = engine.begin_turn(record, _msg(m.TextPart(text="x")), "send", "0.3")
+    run.start()
+    while engine.gates.held("go") == 0:
+        await asyncio.sleep(0)
+    # Parked: nothing after the gate has happened, however long it waits.
+    assert record.state is m.TaskState.WORKING and not record.task.artifacts
+    assert engine.gates.held("later") == 0 and not run.outcome.done()
+    assert engine.gates.release("go") == 1
+    # Nobody releases the second gate: its timeout is the only way on.
+    assert await run.outcome is None
+    assert record.state is m.TaskState.COMPLETED and len(record.task.artifacts) == 1
+    assert engine.gates.held("go") == engine.gates.held("later") == 0

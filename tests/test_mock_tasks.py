@@ -14,7 +14,8 @@ from inspector.protocol.methods import Method
 from mock_agent import MockAgent
 from test_mock_support import DIALECT_NAMES, SSE, Wire, parse_sse, wire_state
 
-# A stream that drops after the first half, then keeps working: the client reconnects.
+# A stream that drops after the first half, then keeps working once the test lets it
+# (the client has reconnected by then, however slow the machine).
 DROP_THEN_FINISH = {
     "name": "drop-then-finish",
     "card": {"name": "t", "capabilities": {"streaming": True}},
@@ -22,8 +23,20 @@ DROP_THEN_FINISH = {
         {"status": "working", "message": "started"},
         {"artifact": {"id": "doc", "text": "first half", "last_chunk": False}},
         {"drop": True},
-        {"delay": 0.4},
+        {"hold": "resume"},
         {"artifact": {"id": "doc", "text": " second half", "append": True, "last_chunk": True}},
+        {"status": "completed", "message": "done"},
+    ]}],
+}
+
+# Echo in three chunks, held before the first until the test lets it go on.
+HELD_ECHO = {
+    "name": "held-echo",
+    "card": {"name": "t", "capabilities": {"streaming": True}},
+    "rules": [{"script": [
+        {"status": "working", "message": "still thinking..."},
+        {"hold": "go"},
+        {"chunks": {"name": "echo", "texts": ["echo: ", "{text}", " (done)"]}},
         {"status": "completed", "message": "done"},
     ]}],
 }
@@ -35,14 +48,19 @@ def client() -> Iterator[httpx.Client]:
         yield c
 
 
-def read_events(client: httpx.Client, w: Wire, request: dict) -> tuple[list[SSE], bool]:
-    """(events, dropped) for a stream request, reading until the server ends or cuts it."""
+def read_events(client: httpx.Client, w: Wire, request: dict,
+                on_first: Callable[[], object] | None = None) -> tuple[list[SSE], bool]:
+    """(events, dropped) for a stream request, reading until the server ends or cuts it;
+    ``on_first`` runs once the first event has arrived."""
     received = b""
     dropped = False
     try:
         with client.stream("POST", w.url, json=request, headers=w.headers(stream=True)) as response:
             for chunk in response.iter_raw():
                 received += chunk
+                if on_first is not None and parse_sse(received):
+                    on_first()
+                    on_first = None
     except httpx.RemoteProtocolError:
         dropped = True
     return parse_sse(received), dropped
@@ -56,9 +74,12 @@ def test_resubscribe_after_a_drop_sends_the_state_then_follows_live(client: http
         assert dropped
         decoded = [w.decode(ev) for ev in first]
         task_id = decoded[0].task_id if hasattr(decoded[0], "task_id") else decoded[0].id
-        started = time.monotonic()
-        again, dropped = read_events(client, w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=task_id)))
-        assert not dropped and time.monotonic() - started > 0.2  # it waited for the live events
+        wait_for(lambda: mock.held("resume") == 1, "the run to wait after the drop")
+        # The task goes on only once the resubscribe has its first event: the live part
+        # must follow on the same stream.
+        again, dropped = read_events(client, w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=task_id)),
+                                     on_first=lambda: mock.release("resume"))
+        assert not dropped
         events = [w.decode(ev) for ev in again]
         head = events[0]
         # the current state first ...
@@ -78,10 +99,13 @@ def test_resubscribe_after_a_drop_sends_the_state_then_follows_live(client: http
 
 @pytest.mark.parametrize("dialect", ["0.3", "1.0"])
 def test_resubscribe_while_a_non_blocking_send_runs(client: httpx.Client, dialect: str) -> None:
-    with MockAgent("slow", time_scale=0.05) as mock:
+    with MockAgent(HELD_ECHO) as mock:
         w = Wire(client, mock.url, dialect)
         task = w.task_of(w.send("later", configuration={"blocking": False}))
-        response, events = w.stream_call(Method.RESUBSCRIBE, m.TaskIdParams(id=task["id"]))
+        wait_for(lambda: mock.held("go") == 1, "the task to wait")
+        events, dropped = read_events(client, w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=task["id"])),
+                                      on_first=lambda: mock.release("go"))
+        assert not dropped
         decoded = [w.decode(ev) for ev in events]
         assert isinstance(decoded[0], m.Task)
         chunks = [e.artifact.parts[0].text for e in decoded if isinstance(e, m.TaskArtifactUpdateEvent)]
@@ -91,7 +115,7 @@ def test_resubscribe_while_a_non_blocking_send_runs(client: httpx.Client, dialec
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_cancel_during_a_stream_ends_it_canceled(client: httpx.Client, dialect: str) -> None:
-    with MockAgent("slow", dialect="all", time_scale=0.2) as mock:
+    with MockAgent(HELD_ECHO, dialect="all") as mock:
         w = Wire(client, mock.url, dialect)
         request = w.request(Method.STREAM, m.SendParams(message=w.message("cancel me", task_id="c-1" if dialect == "0.1" else None)))
         got: list[SSE] = []
@@ -104,10 +128,7 @@ def test_cancel_during_a_stream_ends_it_canceled(client: httpx.Client, dialect: 
 
         thread = threading.Thread(target=reader)
         thread.start()
-        for _ in range(200):
-            if mock.tasks:
-                break
-            time.sleep(0.01)
+        wait_for(lambda: mock.held("go") == 1, "the task to wait")
         task_id = mock.tasks[-1].task.id
         canceled = w.task_of(w.cancel(task_id))
         assert w.state_of(canceled) in ("canceled", "TASK_STATE_CANCELED")
@@ -116,8 +137,10 @@ def test_cancel_during_a_stream_ends_it_canceled(client: httpx.Client, dialect: 
         thread.join()
         last = w.decode(got[-1])
         assert isinstance(last, m.TaskStatusUpdateEvent) and last.status.state is m.TaskState.CANCELED
-        time.sleep(0.5)  # the script's later steps never run
+        # The cancel ended the run at its gate: releasing it now changes nothing.
+        assert mock.held("go") == 0 and mock.release("go") == 0
         assert w.state_of(w.task_of(w.get(task_id))) in ("canceled", "TASK_STATE_CANCELED")
+        assert not mock.tasks[-1].task.artifacts
 
 
 # Nothing happens for a long while: a cancel sent now lands before the run has produced
@@ -219,9 +242,12 @@ def test_a_cancel_while_a_resubscriber_waits_leaves_no_stale_state_on_either_str
         record = mock.tasks[-1]
         again = StreamReader(w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=record.task.id)))
         again.start()
-        wait_for(lambda: len(record.subscribers) == 2, "the resubscriber")
+        wait_for(lambda: len(record.subscribers) == 2 and parse_sse(bytes(again.received)),
+                 "the resubscriber to have the task as it stands")
         cut_first, cut_again = len(first.received), len(again.received)
-        assert cut_again == 0  # the run is in its delay: nothing new to tell
+        (head,) = [again.w.decode(ev) for ev in parse_sse(bytes(again.received)) if ev.data]
+        assert (head.status.state if isinstance(head, (m.Task, m.TaskStatusUpdateEvent)) else None) \
+            is m.TaskState.WORKING  # the run is in its delay: nothing new to tell
         assert w.state_of(w.task_of(w.cancel(record.task.id))) == wire_state(dialect, "canceled")
         for reader in (first, again):
             reader.join(5)
