@@ -350,7 +350,9 @@ async def test_switch_dialect_from_the_bar() -> None:
 
 
 async def test_bar_shows_progress_while_waiting_and_recording() -> None:
-    async with MockAgent("slow", dialect="all", time_scale=0.5) as mock:
+    waits = {"name": "waits", "card": {"name": "Waits", "capabilities": {"streaming": True}},
+             "rules": [{"script": [{"status": "working"}, {"hold": "done"}, {"status": "completed"}]}]}
+    async with MockAgent(waits, dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot, app)
@@ -362,6 +364,9 @@ async def test_bar_shows_progress_while_waiting_and_recording() -> None:
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: f"streaming to {conn.name}… " in screen_text(app), 5, "the progress")
             assert " s" in bar.query_one("#bar-progress").render().plain
+            await wait_until(pilot, lambda: mock.held("done") == 1, 5, "the agent waiting")
+            assert app.waiting  # the call is still on: the agent has not answered
+            mock.release("done")
             await wait_until(pilot, lambda: not app.waiting, 20, "the call to end")
             await wait_until(pilot, lambda: "streaming to" not in screen_text(app), 3, "the progress to clear")
             await pilot.press("ctrl+r")

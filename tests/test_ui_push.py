@@ -19,6 +19,20 @@ from mock_agent import MockAgent
 from ui_helpers import screen_text, wait_until
 
 
+#: The task waits until the test has registered the receiver, then works and completes:
+#: every step after the gate reaches the receiver, however slow the machine.
+PUSHED = {
+    "name": "pushed",
+    "card": {"name": "Pushed", "capabilities": {"streaming": True, "pushNotifications": True}},
+    "rules": [{"script": [
+        {"hold": "registered"},
+        {"status": "working", "message": "still thinking..."},
+        {"chunks": {"name": "echo", "texts": ["echo: ", "{text}", " (done)"]}},
+        {"status": "completed", "message": "done"},
+    ]}],
+}
+
+
 def non_blocking(text: str) -> m.SendParams:
     return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)]),
                         configuration=m.SendConfiguration(blocking=False))
@@ -30,7 +44,7 @@ def cell(table: DataTable[Any], row: int, column: int) -> str:
 
 async def test_register_receiver_and_notifications_move_the_task() -> None:
     messages: list[Any] = []
-    async with MockAgent("slow", dialect="all", time_scale=0.4) as mock:
+    async with MockAgent(PUSHED, dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
@@ -53,6 +67,8 @@ async def test_register_receiver_and_notifications_move_the_task() -> None:
             app.select_task(task_id)
             await pilot.press("r")
             await wait_until(pilot, lambda: (conn.id, task_id) in panel.registered, 10, "registered")
+            await wait_until(pilot, lambda: mock.held("registered") == 1, 10, "the task waiting")
+            mock.release("registered")
 
             # Nothing polls the task: only the notifications can complete it.
             await wait_until(pilot, lambda: conn.tracker.task(task_id).state is m.TaskState.COMPLETED,

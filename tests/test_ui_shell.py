@@ -18,7 +18,10 @@ def _params(text: str) -> m.SendParams:
 
 
 async def test_closing_a_connection_mid_stream_stops_the_stream_without_an_error() -> None:
-    async with MockAgent("slow", dialect="1.0") as mock:
+    # The stream stays open until the connection is closed: the agent waits at a gate.
+    waits = {"name": "waits", "card": {"name": "Waits", "capabilities": {"streaming": True}},
+             "rules": [{"script": [{"status": "working"}, {"hold": "never"}, {"status": "completed"}]}]}
+    async with MockAgent(waits, dialect="1.0") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36)) as pilot:
             conn = await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,

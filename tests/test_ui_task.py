@@ -161,28 +161,30 @@ async def test_stream_assembles_the_artifact_and_the_diagram_walks_the_path() ->
 
 
 async def test_artifact_text_grows_while_streaming() -> None:
-    slow = scenario(
+    # Each chunk waits at a gate until the test has seen the one before on screen.
+    grows = scenario(
         {"status": "working"},
-        {"chunks": {"id": "a", "texts": ["one ", "two ", "three "], "delay": 0.4}},
+        {"artifact": {"id": "a", "text": "one ", "last_chunk": False}},
+        {"hold": "next"},
+        {"artifact": {"id": "a", "text": "two ", "append": True, "last_chunk": False}},
+        {"hold": "next"},
+        {"artifact": {"id": "a", "text": "three ", "append": True, "last_chunk": True}},
         {"status": "completed"},
     )
-    async with MockAgent(slow, dialect="all") as mock:
+    async with MockAgent(grows, dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot)
             artifacts = view(app, ArtifactsView)
-            seen: set[str] = set()
-
-            def progress() -> bool:
-                text = artifacts.text_of("a")
-                if text is not None:
-                    seen.add(text)
+            app.send_message(conn, params("go"), stream=True)
+            for shown in ("one ", "one two "):
+                await wait_until(pilot, lambda: artifacts.text_of("a") == shown and mock.held("next") == 1,
+                                 10, f"{shown!r} on screen, the agent waiting")
                 task = selected_task(app)
-                return task is not None and task.terminal and text == "one two three "
-
-            await stream_until(pilot, conn, "go", progress, "the whole artifact")
-            # An intermediate state was on screen before the last chunk came.
-            assert "one " in seen or "one two " in seen
+                assert task is not None and not task.terminal
+                mock.release("next")
+            await wait_until(pilot, lambda: artifacts.text_of("a") == "one two three "
+                             and selected_task(app).terminal, 10, "the whole artifact")
             # One text run, appended to, not rebuilt.
             assert [b.kind for b in artifacts.document.sections["a"].blocks] == ["text"]
 

@@ -22,7 +22,7 @@ SLOW = {
     "card": {"name": "slow", "capabilities": {"streaming": True}},
     "rules": [{"script": [
         {"status": "working", "message": "on it"},
-        {"delay": 20},
+        {"hold": "finish"},  # running for as long as the test needs
         {"status": "completed"},
     ]}],
 }
