@@ -113,7 +113,12 @@ async def test_end_to_end_with_the_mock_and_replay_agrees(tmp_path) -> None:
     tracker = TaskTracker(session)
     path = tmp_path / "push.jsonl"
     recorder = Recorder.attach(session, path)
-    async with MockAgent("slow", dialect="all", time_scale=0.05) as mock:
+    # The task waits at a gate until its push config is set: every later step is pushed.
+    pushed = {"name": "pushed", "card": {"name": "Pushed", "capabilities": {"pushNotifications": True}},
+              "rules": [{"script": [{"hold": "registered"}, {"status": "working"},
+                                    {"chunks": {"name": "echo", "texts": ["echo: ", "{text}"]}},
+                                    {"status": "completed", "message": "done"}]}]}
+    async with MockAgent(pushed, dialect="all") as mock:
         receiver = PushReceiver(session)
         await receiver.start()
         client = A2AClient(mock.url, session=session, dialect="0.3")
@@ -125,6 +130,8 @@ async def test_end_to_end_with_the_mock_and_replay_agrees(tmp_path) -> None:
             assert isinstance(task, m.Task) and task.status.state not in (m.TaskState.COMPLETED,)
             config = m.PushNotificationConfig(url=receiver.url_for(task.id), token=receiver.issue_token(task.id))
             await client.set_push(task.id, config)
+            await wait_for(lambda: mock.held("registered") == 1, what="the task waiting")
+            mock.release("registered")
             await wait_for(lambda: tracker.task(task.id).state is m.TaskState.COMPLETED, what="completed by push")
         finally:
             await client.aclose()
