@@ -194,8 +194,11 @@ async def test_overlapping_exchanges_run_together(tmp_path: Path) -> None:
     """A cancel sent while a stream ran is sent while the live stream runs too."""
     from inspector.client import A2AClient
 
+    # After its first chunk the task waits at a gate that nobody opens: the cancel lands
+    # while the stream runs, recorded and live alike, however slow the machine.
     slow = {"card": CARD, "rules": [{"script": [
-        {"status": "working"}, {"chunks": {"name": "slow", "texts": ["a", "b", "c", "d"], "delay": 0.3}},
+        {"status": "working"}, {"artifact": {"name": "slow", "text": "a", "last_chunk": False}},
+        {"hold": "never"}, {"chunks": {"name": "slow", "texts": ["b", "c", "d"]}},
         {"status": "completed"}]}]}
     path = tmp_path / "r.jsonl"
     async with MockAgent(slow, dialect="1.0") as mock:

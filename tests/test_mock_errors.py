@@ -251,8 +251,11 @@ def test_notification_with_an_unknown_method_still_gets_no_body(mock: MockAgent,
 
 
 def test_a_message_for_a_running_task_is_refused(client: httpx.Client) -> None:
-    with MockAgent("slow", time_scale=0.1) as agent:
+    waits = {"card": {"name": "Waits"}, "rules": [{"script": [
+        {"status": "working"}, {"hold": "done"}, {"status": "completed"}]}]}
+    with MockAgent(waits) as agent:
         w = Wire(client, agent.url, "0.3")
         task = w.task_of(w.send("slow", configuration={"blocking": False}))
+        # Still running for sure: the task waits at the gate until the mock stops.
         body = w.send("again", task_id=task["id"], context_id=task["contextId"])
         assert body["error"]["code"] == -32004 and "still working" in body["error"]["message"]
