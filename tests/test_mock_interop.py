@@ -452,14 +452,28 @@ async def test_resubscribe(pool: Pool, target: Target, dialect: str) -> None:
 
 
 def running_slow() -> dict[str, Any]:
-    """The built-in ``slow`` with its 2 s opening delay cut to 0.05 s: the task is running
-    at once, and each of its gaps between chunks (1 s, or 0.5 s at time_scale 0.5) is a
-    wide window for a cancel or a resubscribe to land in (the scenario is otherwise as is)."""
+    """The built-in ``slow``, running at once, and waiting at the gate ``next`` before
+    each chunk after the first: a cancel or a resubscribe meant for a running task lands
+    while it runs, however slow the machine (the steps are otherwise the built-in's)."""
     scenario = yaml.safe_load((SCENARIOS / "slow.yaml").read_text(encoding="utf-8"))
     script = scenario["rules"][0]["script"]
-    assert script[0] == {"delay": 2}
-    script[0] = {"delay": 0.05}
+    assert script[0] == {"delay": 2} and "chunks" in script[2]
+    working, chunks, done = script[1], script[2]["chunks"], script[3]
+    steps = [working]
+    for i, text in enumerate(chunks["texts"]):
+        if i:
+            steps.append({"hold": "next"})
+        steps.append({"artifact": {"name": chunks["name"], "text": text, "append": i > 0,
+                                   "last_chunk": i == len(chunks["texts"]) - 1}})
+    script[:] = [*steps, done]
     return scenario
+
+
+async def open_gates(mock: MockAgent, gate: str = "next", times: int = 2) -> None:
+    """Let a running_slow() task go on, one gate at a time, to its end."""
+    for _ in range(times):
+        await wait_for(lambda: mock.held(gate) == 1, f"the task at the gate {gate!r}")
+        mock.release(gate)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -497,23 +511,27 @@ async def test_slow_running_task_cancel(dialect: str) -> None:
 async def test_slow_running_task_resubscribe(dialect: str) -> None:
     """Read up to the first chunk, hang up, resubscribe: the task's state comes first
     (0.3/1.0: the task with its artifact so far), then the rest live."""
-    async with MockAgent(running_slow(), dialect=dialect, time_scale=0.5) as mock, inspector(mock) as i:
+    async with MockAgent(running_slow(), dialect=dialect) as mock, inspector(mock) as i:
         stream = i.client.stream(msg("slow hello"))
         async for event in stream:
             if isinstance(event, m.TaskArtifactUpdateEvent):
                 break
         await stream.aclose()
         task_id = task_id_of(event)
-        again = await drain(i.client.resubscribe(task_id))
-        head, live = again[0], again[1:]
-        assert state_of(head) is S.WORKING and state_of(again[-1]) is S.COMPLETED
+        resubscribed = i.client.resubscribe(task_id)
+        head = await anext(resubscribed)
+        # The task waits at its gate: only once the resubscribe has its head may it go on.
+        opened = asyncio.create_task(open_gates(mock))
+        live = await drain(resubscribed)
+        await opened
+        assert state_of(head) is S.WORKING and state_of(live[-1]) is S.COMPLETED
         chunks = [texts(e.artifact.parts) for e in live if isinstance(e, m.TaskArtifactUpdateEvent)]
-        before = artifacts_of(head)["echo"] if isinstance(head, m.Task) else "echo: "
-        assert before + "".join(chunks) == "echo: slow hello (done)"
+        if isinstance(head, m.Task):
+            assert artifacts_of(head)["echo"] == "echo: "
+        assert "".join(chunks) == "slow hello (done)"
         view = i.view(task_id)
         assert view.state is S.COMPLETED
-        if before == "echo: ":  # resubscribed within the gap: nothing was missed (see below)
-            assert assembled(view) == {"echo": "echo: slow hello (done)"}
+        assert assembled(view) == {"echo": "echo: slow hello (done)"}
         assert i.stream_ends() == ["closed", "complete"]
         assert artifacts_of(await i.client.get_task(task_id)) == {"echo": "echo: slow hello (done)"}
     assert i.violations() == []
@@ -1007,13 +1025,17 @@ async def test_sdk_client_multi_turn_and_cancel(pool: Pool, dialect: str, stream
 async def test_sdk_client_subscribe_to_a_running_task(dialect: str) -> None:
     from a2a.types.a2a_pb2 import SubscribeToTaskRequest, TaskState
 
-    async with MockAgent(running_slow(), dialect=dialect, time_scale=0.5) as mock, \
+    async with MockAgent(running_slow(), dialect=dialect) as mock, \
             sdk_client(mock, streaming=True) as client:
         stream = client.send_message(sdk_message("slow hello"))
         head = await anext(stream)
         task_id = head.task.id
         await stream.aclose()
-        events = [r async for r in client.subscribe(SubscribeToTaskRequest(id=task_id))]
+        subscribed = client.subscribe(SubscribeToTaskRequest(id=task_id))
+        events = [await anext(subscribed)]
+        opened = asyncio.create_task(open_gates(mock))
+        events += [r async for r in subscribed]
+        await opened
     assert events[0].HasField("task") and events[0].task.id == task_id
     assert events[-1].status_update.status.state == TaskState.TASK_STATE_COMPLETED
     snapshot = "".join(sdk_texts(a.parts) for a in events[0].task.artifacts)
