@@ -5,6 +5,7 @@ run against it can trust what it sends. Each assertion mirrors a capture."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from typing import Any
@@ -18,6 +19,8 @@ from peers.sdk_agent import (
     QUESTION,
     artifact_id_for,
     echo_chunks,
+    release,
+    wait_parked,
 )
 
 V10 = {"A2A-Version": "1.0"}
@@ -55,7 +58,8 @@ def result(reply: dict[str, Any]) -> dict[str, Any]:
 
 
 def rpc_stream(url: str, method: str, params: dict[str, Any],
-               headers: dict[str, str] | None = None) -> list[dict[str, Any]]:
+               headers: dict[str, str] | None = None, on_first: Any = None) -> list[dict[str, Any]]:
+    """The stream's JSON-RPC responses; ``on_first`` runs once the first has arrived."""
     body = envelope(method, params)
     events = []
     with httpx.stream("POST", f"{url}/", json=body, headers=headers, timeout=5) as r:
@@ -66,6 +70,9 @@ def rpc_stream(url: str, method: str, params: dict[str, Any],
                 event = json.loads(line[len("data:"):])
                 assert event["id"] == body["id"]
                 events.append(event)
+                if on_first is not None:
+                    on_first()
+                    on_first = None
     return events
 
 
@@ -267,7 +274,9 @@ def test_v03_stream_ask_ends_at_input_required(sdk_agent_compat: str) -> None:
 
 async def test_cancel_running_slow_task_mid_stream(sdk_agent: tuple[str, str]) -> None:
     _, url = sdk_agent
-    body = envelope("SendStreamingMessage", {"message": msg10("slow one two three")})
+    # The peer holds the task before each chunk: the first is let go once the task runs,
+    # and the cancel surely lands before the second.
+    body = envelope("SendStreamingMessage", {"message": msg10("hold one two three")})
     seen: list[dict[str, Any]] = []
     task_id = None
     async with httpx.AsyncClient(timeout=5, headers=V10) as client:
@@ -276,6 +285,10 @@ async def test_cancel_running_slow_task_mid_stream(sdk_agent: tuple[str, str]) -
                 if not line.startswith("data:"):
                     continue
                 seen.append(json.loads(line[5:])["result"])
+                if "statusUpdate" in seen[-1] and len(seen) == 2:
+                    running = seen[-1]["statusUpdate"]["taskId"]
+                    await asyncio.to_thread(wait_parked, url, running)
+                    await asyncio.to_thread(release, url, running, 1)
                 if "artifactUpdate" in seen[-1]:
                     task_id = seen[-1]["artifactUpdate"]["taskId"]
                     cancel = await client.post(f"{url}/", json=envelope("CancelTask", {"id": task_id}))
@@ -288,7 +301,7 @@ async def test_cancel_running_slow_task_mid_stream(sdk_agent: tuple[str, str]) -
         assert task_id is not None
         stored = result((await client.post(f"{url}/", json=envelope("GetTask", {"id": task_id}))).json())
     assert stored["status"]["state"] == "TASK_STATE_CANCELED"
-    assert [texts(a["parts"]) for a in stored["artifacts"]] == [["echo: slow "]]
+    assert [texts(a["parts"]) for a in stored["artifacts"]] == [["echo: hold "]]
 
 
 def test_v03_cancel_input_required_task(sdk_agent_compat: str) -> None:
@@ -304,13 +317,16 @@ def test_v03_cancel_input_required_task(sdk_agent_compat: str) -> None:
 def test_v10_subscribe_to_running_slow_task(sdk_agent: tuple[str, str]) -> None:
     _, url = sdk_agent
     started = result(rpc(url, "SendMessage", {"configuration": {"returnImmediately": True},
-                                              "message": msg10("slow four five six")}, V10))["task"]
+                                              "message": msg10("hold four five six")}, V10))["task"]
     assert started["status"]["state"] == "TASK_STATE_SUBMITTED"
-    events = [e["result"] for e in rpc_stream(url, "SubscribeToTask", {"id": started["id"]}, V10)]
-    # The snapshot comes first, then only what the agent emits after subscribing.
+    wait_parked(url, started["id"])  # the task waits before its first chunk ...
+    events = [e["result"] for e in rpc_stream(url, "SubscribeToTask", {"id": started["id"]}, V10,
+                                              on_first=lambda: release(url, started["id"]))]
+    # ... until the subscriber has the snapshot, which comes first; then only what the
+    # agent emits after subscribing.
     assert next(iter(events[0])) == "task" and events[0]["task"]["id"] == started["id"]
     chunks = [texts(e["artifactUpdate"]["artifact"]["parts"]) for e in events if "artifactUpdate" in e]
-    assert chunks == [["echo: slow "], ["four five "], ["six"]]
+    assert chunks == [["echo: hold "], ["four five "], ["six"]]
     assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
     after = rpc(url, "SubscribeToTask", {"id": started["id"]}, V10)
     assert after["error"]["code"] == -32004  # terminal task, capture 41
