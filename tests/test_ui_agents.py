@@ -135,7 +135,16 @@ async def test_save_the_active_connection() -> None:
 
 
 async def test_several_connections_news_dot_switch_and_close() -> None:
-    async with MockAgent("demo", dialect="all", time_scale=2) as first, \
+    # The story waits at a gate after its first chunk until the second agent is active,
+    # so its later chunks surely arrive on a connection in the background.
+    story = {"name": "story", "card": {"name": "Storyteller", "capabilities": {"streaming": True}},
+             "rules": [{"script": [
+                 {"status": "working", "message": "writing..."},
+                 {"artifact": {"id": "story", "text": "Once upon a time, ", "last_chunk": False}},
+                 {"hold": "more"},
+                 {"artifact": {"id": "story", "text": "there was a test.", "append": True, "last_chunk": True}},
+                 {"status": "completed", "message": "done"}]}]}
+    async with MockAgent(story, dialect="all") as first, \
             MockAgent("echo", dialect="all") as second:
         app = InspectorApp(url=first.url)
         async with app.run_test(size=SIZE) as pilot:
@@ -150,6 +159,8 @@ async def test_several_connections_news_dot_switch_and_close() -> None:
             await wait_until(pilot, lambda: b.state == "ready" and app.active is b, 10, "the second agent")
             p = panel(app)
             # the first keeps streaming in the background: a dot says it has news
+            await wait_until(pilot, lambda: first.held("more") == 1, 10, "the story waiting")
+            first.release("more")
             await wait_until(pilot, lambda: a.id in p.news, 10, "news on the inactive connection")
             assert " ●" in screen_text(app)
             task = a.tracker.task(next(iter(a.tracker.tasks)))
