@@ -318,15 +318,13 @@ async def test_an_invalid_card_is_kept_raw_and_detection_goes_on(serve) -> None:
 
 
 async def test_unreachable_agent(serve) -> None:
-    import socket
+    from ports import refused_port
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    async with A2AClient(url, dialect_cache=MemoryDialectCache()) as c:
-        with pytest.raises(TransportError) as info:
-            await c.resolve_dialect()
+    with refused_port() as port:
+        url = f"http://127.0.0.1:{port}"
+        async with A2AClient(url, dialect_cache=MemoryDialectCache()) as c:
+            with pytest.raises(TransportError) as info:
+                await c.resolve_dialect()
     assert info.value.kind == "connect"
     assert str(info.value) == f"cannot connect to {url}/.well-known/agent-card.json: connection refused"
     assert [e.kind for e in c.session.events] == [Kind.REQUEST, Kind.ERROR]

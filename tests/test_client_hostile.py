@@ -4,13 +4,13 @@ each failure has its exact class, kind and one-line message, and the log keeps i
 from __future__ import annotations
 
 import base64
-import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 import hostile
+from ports import refused_port
 from inspector.client import (
     A2AClient,
     JsonRpcError,
@@ -153,13 +153,11 @@ async def test_markup_and_escapes_in_agent_text_arrive_literally(agent) -> None:
 
 
 async def test_connection_refused(agent) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/rpc"
-    async with A2AClient(url, dialect="0.3", endpoint=url, dialect_cache=MemoryDialectCache()) as c:
-        with pytest.raises(TransportError) as info:
-            await c.send(send_params())
+    with refused_port() as port:
+        url = f"http://127.0.0.1:{port}/rpc"
+        async with A2AClient(url, dialect="0.3", endpoint=url, dialect_cache=MemoryDialectCache()) as c:
+            with pytest.raises(TransportError) as info:
+                await c.send(send_params())
     assert str(info.value) == f"cannot connect to {url}: connection refused"
     assert info.value.kind == "connect"
     assert kinds(c) == [Kind.NOTE, Kind.REQUEST, Kind.ERROR]

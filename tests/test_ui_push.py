@@ -16,6 +16,7 @@ from inspector.ui.messages import SessionAdvanced
 from inspector.ui.widgets.push_panel import PushPanel
 from inspector.ui.widgets.traffic_view import TrafficView
 from mock_agent import MockAgent
+from ports import unassigned_port
 from ui_helpers import screen_text, wait_until
 
 
@@ -132,16 +133,8 @@ async def test_receivers_stop_when_the_app_quits() -> None:
         assert not receiver.running
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 async def test_push_port_goes_to_the_first_receiver_and_others_get_free_ports() -> None:
-    port = _free_port()
+    port = unassigned_port()  # no other test's bind(0) can take it meanwhile
     async with MockAgent("echo", dialect="all") as one, MockAgent("echo", dialect="all") as two:
         app = InspectorApp(url=one.url, push_port=port)
         async with app.run_test(size=(120, 36)) as pilot:
