@@ -73,12 +73,12 @@ class Script:
             "streaming": True, "content_type": "text/event-stream",
         }, exchange=ex)
 
-    def event(self, ex: int, result: Any = None, *, raw: str | None = None) -> Event:
+    def event(self, ex: int, result: Any = None, *, raw: str | None = None, sse_id: str | None = None) -> Event:
         if raw is None:
             raw = json.dumps({"jsonrpc": "2.0", "id": ex, "result": result})
         payload = capture(decode_sse_data, self.dialect, raw)
         event = self.session.append(Kind.SSE, {"raw": f"data: {raw}", "event": None, "data": raw,
-                                               "id": None, "retry": None}, exchange=ex, payload=payload)
+                                               "id": sse_id, "retry": None}, exchange=ex, payload=payload)
         return event
 
     def end(self, ex: int, reason: str = "complete") -> Event:
@@ -824,7 +824,19 @@ def _id_mismatch(s: Script) -> int:
     return note.seq
 
 
+def _duplicate_chunk(s: Script) -> int:
+    # Event ids one per event, then event 3 again, word for word.
+    ex = s.call(Method.STREAM, send("go"))
+    s.open(ex)
+    sent = [task("t", "working"), chunk("t", "a", "ha"), chunk("t", "a", "ha", append=True),
+            chunk("t", "a", "!", append=True)]
+    for i, result in enumerate(sent, 1):
+        s.event(ex, result, sse_id=str(i))
+    return s.event(ex, sent[2], sse_id="3").seq
+
+
 VIOLATIONS = {
+    "duplicate-chunk": _duplicate_chunk,
     "id-mismatch": _id_mismatch,
     "transition-after-terminal": _transition_after_terminal,
     "illegal-transition": _illegal_transition,

@@ -106,7 +106,23 @@ BREAKS = {
     "continuation stream": lambda s, ex: _more(s, s.stream(tt.send("again", task="t1"))[0]),
     "other stream, new task": lambda s, ex: _more(s, s.stream(tt.send("new"), tt.task("t9", "working"))[0]),
     "stream end": lambda s, ex: s.end(ex, "eof"),
+    "a push of a chunk": lambda s, ex: _push(s, tt.chunk("t1", "a", "more0 ", append=True)),
+    "a resubscribe beside it": lambda s, ex: _resubscribe_beside(s),
+    "numbered events": lambda s, ex: s.event(ex, tt.chunk("t1", "a", "x", append=True), sse_id="7"),
 }
+
+
+def _push(s: tt.Script, body: dict[str, Any]) -> None:
+    from inspector.session import Kind
+
+    s.session.append(Kind.PUSH, {"headers": {}, "body": "", "url": "/p"}, payload=s.dialect.decode_event(body, "$"))
+
+
+def _resubscribe_beside(s: tt.Script) -> None:
+    again = s.call(Method.RESUBSCRIBE, {"id": "t1"})
+    s.open(again)
+    s.event(again, tt.task("t1", "working", artifacts=[tt.artifact("a", "one ", "two ")]))
+    _more(s, again)
 
 
 @pytest.mark.parametrize("what", sorted(BREAKS))
@@ -155,6 +171,8 @@ steps = st.lists(st.one_of(
     st.tuples(st.just("task"), st.sampled_from(["t1", "t2"]), st.sampled_from(["submitted", "working"])),
     st.tuples(st.just("stream"), st.sampled_from([None, "t1"])),
     st.tuples(st.just("end"), st.sampled_from(["complete", "eof", "closed"])),
+    st.tuples(st.just("push"), st.sampled_from(["a", "b"]), st.sampled_from([None, True]), st.integers(0, 2)),
+    st.tuples(st.just("resubscribe"), st.booleans()),
 ), max_size=40)
 
 
@@ -170,7 +188,7 @@ def test_random_sessions(plan: list[tuple[Any, ...]]) -> None:
         kind = step[0]
         if kind == "chunk":
             _, tid, aid, append, last, ctx, nparts = step
-            body = tt.chunk(tid, aid, f"x{n} ", append, last, ctx)
+            body = tt.chunk(tid, aid, f"x{n % 4} ", append, last, ctx)
             body["artifact"]["parts"] *= nparts
             if nparts == 3:
                 body["artifact"]["name"], body["artifact"]["metadata"] = "name", {"k": n}
@@ -184,6 +202,13 @@ def test_random_sessions(plan: list[tuple[Any, ...]]) -> None:
         elif kind == "stream":
             ex = s.call(Method.STREAM, tt.send(f"more{n}", task=step[1]))
             s.open(ex)
+        elif kind == "push":
+            _push(s, tt.chunk("t1", step[1], f"x{step[3]} ", step[2]))
+        elif kind == "resubscribe":
+            ex = s.call(Method.RESUBSCRIBE, {"id": "t1"})
+            s.open(ex)
+            if step[1]:
+                s.event(ex, tt.task("t1", "working", artifacts=[tt.artifact("a", "x1 ", "x2 ")]))
         else:
             s.end(ex, step[1])
     same_either_way(s.session.events)

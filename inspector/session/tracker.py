@@ -13,12 +13,29 @@ artifact updates) is kept to dict lookups and list appends; anything costlier (c
 comparison of messages, snapshot checks) happens only on the rarer Task snapshots. The
 commonest event of all, the next chunk of an open artifact, has its own shortcut
 (``_next_chunk``), checked against the general path by tests/test_tracker_fast.py.
+
+Several sources may tell of one task at once: a stream, a resubscribe to it, a push
+receiver, a ``tasks/get``. Two rules keep the picture (and the verdicts) true:
+
+- A chunk is identified by its artifact, its position in that artifact as the stream
+  that delivers it counts (a resubscribe counts from the snapshot it opened with) and
+  its content. A chunk another source already delivered at that position is the same
+  chunk, delivered twice by design: it is kept in ``chunks`` (marked ``dup``), not
+  assembled again, and never judged a second time.
+- A status is a move of the task only when it is newer than the current state: it comes
+  on the stream that reported the current state, or on a request sent after that state
+  arrived, or the agent's own ``status.timestamp`` says so. A status proven older, or of
+  unknown order that would otherwise be a violation, is a late report (a ``Remark``),
+  not the agent walking backwards: push notifications and concurrent streams are not
+  delivered in the order the agent produced them.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any
 
 from ..protocol.errors import JsonRpcError, ProtocolError
@@ -68,7 +85,16 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
     "message-id-reused": (WARNING, "two different messages share one messageId"),
     "blocking-not-final": (WARNING, "a blocking send returned a task that is still running"),
     "id-mismatch": (ERROR, "a response or stream event whose JSON-RPC id is not its request's"),
+    "duplicate-chunk": (WARNING, "an artifact chunk re-sent in the same stream (same SSE event id and data)"),
 }
+
+#: Remark kinds: a status older than the task's current state; a JSON-RPC error about the task.
+LATE = "late"
+AGENT_ERROR = "error"
+#: Methods whose JSON-RPC error is the agent's last word on the task's work.
+_WORK_METHODS = frozenset(("send", "stream", "resubscribe"))
+#: Events a stream's SSE ids must have been unique over before a repeat proves a re-send.
+_SSE_ID_EVIDENCE = 3
 
 _SETTLED = TERMINAL | INTERRUPTED
 _SSE = Kind.SSE
@@ -84,6 +110,23 @@ class Violation:
     exchange: int = 0
 
 
+@dataclass(slots=True, frozen=True)
+class Remark:
+    """Something the agent said about a task that is not a move of its state: a status
+    that arrived after newer news (``LATE``: a late push, a stale concurrent answer), or
+    a JSON-RPC error that ended a call about the task's work (``AGENT_ERROR``)."""
+
+    kind: str
+    seq: int
+    t: float
+    #: The exchange it came on (0: a push notification).
+    exchange: int
+    #: LATE: the state it reported. AGENT_ERROR: the state the task was in.
+    state: TaskState | None
+    text: str
+    error: JsonRpcError | None = None
+
+
 @dataclass(slots=True)
 class StateChange:
     state: TaskState
@@ -94,6 +137,8 @@ class StateChange:
     timestamp: str | None = None
     #: When the next state began (None while this one is current).
     end_t: float | None = None
+    #: The exchange that reported it (0: a push notification).
+    exchange: int = 0
 
     def duration(self, now: float | None = None) -> float | None:
         """Seconds spent in this state; for the current state, up to ``now`` if given."""
@@ -112,6 +157,10 @@ class Chunk:
     #: Content size: characters of text, decoded bytes of inline files, JSON length of data.
     size: int
     exchange: int = 0
+    #: Where its parts sit in the artifact (for a duplicate: where they already were).
+    pos: int = 0
+    #: Delivered before by another source (or re-sent): shown, not assembled again.
+    dup: bool = False
 
 
 @dataclass(slots=True, eq=False)
@@ -139,6 +188,14 @@ class ArtifactView:
     _text_parts: int = 0
     _size_total: int = 0
     _size_parts: int = 0
+    #: Next position per source (exchange number; 0 for pushes), except ``_tail``'s,
+    #: which is always the end: the source that appended last.
+    _cursor: dict[int, int] = field(default_factory=dict)
+    _tail: int | None = None
+    #: The chunk that closed the artifact: (seq, exchange).
+    _closed_by: tuple[int, int] | None = None
+    #: The latest snapshot that set the parts: (seq, how many parts it left).
+    _adopted: tuple[int, int] | None = None
 
     @property
     def complete(self) -> bool:
@@ -168,10 +225,36 @@ class ArtifactView:
             self._text_parts = len(parts)
         return self._text
 
-    def _restart(self, parts: list[Any]) -> None:
+    def _restart(self, parts: list[Any], source: int | None = None) -> None:
         self.parts = list(parts)
         self._text, self._text_parts = "", 0
         self._size_total, self._size_parts = 0, 0
+        self._cursor = {}
+        self._tail = source
+
+    def cursor(self, source: int) -> int | None:
+        """Where ``source``'s next part goes, or None when it never placed one here."""
+        return len(self.parts) if source == self._tail else self._cursor.get(source)
+
+    def _extend(self, parts: list[Any], source: int) -> None:
+        tail = self._tail
+        if tail != source:
+            if tail is not None:
+                self._cursor[tail] = len(self.parts)
+            self._cursor.pop(source, None)
+            self._tail = source
+        self.parts.extend(parts)
+
+    def position_at(self, seq: int) -> int:
+        """How many parts the artifact had before event ``seq`` (from its chunks and
+        the snapshots it took parts from)."""
+        adopted = self._adopted
+        for c in reversed(self.chunks):
+            if c.seq < seq and not c.dup:
+                if adopted is not None and c.seq < adopted[0] < seq:
+                    return adopted[1]
+                return c.pos + len(c.parts)
+        return adopted[1] if adopted is not None and adopted[0] < seq else 0
 
 
 @dataclass(slots=True, eq=False)
@@ -190,6 +273,13 @@ class TaskView:
     #: The latest Task object the agent sent for this task.
     snapshot: Task | None = None
     violations: list[Violation] = field(default_factory=list)
+    #: Late reports and JSON-RPC errors, in arrival order (see Remark).
+    remarks: list[Remark] = field(default_factory=list)
+    #: The JSON-RPC error that is the agent's latest word on the task, until a newer
+    #: status: "working, then error -32603". Not a state: the task did not move.
+    error: Remark | None = None
+    #: The exchange that created the task (a send or stream that named no task), when seen.
+    origin: int = 0
     #: Exchanges (request/response pairs) that concerned this task, in order.
     exchanges: list[int] = field(default_factory=list)
     first_seq: int = 0
@@ -247,6 +337,15 @@ class ExchangeView:
     ended: str | None = None
     #: The request's message still waits for a task to attach to.
     pending: bool = False
+    #: Seq of the REQUEST event (0 when it was never seen).
+    request_seq: int = 0
+    #: The request registered a push config for its task.
+    push_config: bool = False
+    #: A Task snapshot came on this exchange (a resubscribe's opening one, say).
+    snapshot_seen: bool = False
+    #: SSE event id -> data, while the stream's ids look like one per event.
+    sse_ids: dict[str, Any] | None = None
+    sse_unique: bool = True
 
 
 class TaskTracker:
@@ -259,6 +358,8 @@ class TaskTracker:
         # Repeatable problems (a whole stream in the wrong context) are reported once.
         self._once: set[tuple[Any, ...]] = set()
         self._changed: set[str] = set()
+        #: Task id -> seq of the latest request that registered a push config for it.
+        self._push_since: dict[str, int] = {}
         if session is not None:
             session.subscribe(self.apply, replay=True)
 
@@ -315,12 +416,17 @@ class TaskTracker:
         data = event.data
         ex.method = data.get("a2a_method")
         ex.rpc_id = data.get("rpc_id")
+        ex.request_seq = event.seq
         params = event.payload
         if isinstance(params, SendParams):
             msg = params.message
             ex.request_message = msg
             if params.configuration is not None:
                 ex.blocking = params.configuration.blocking
+                if params.configuration.push_notification_config is not None:
+                    ex.push_config = True
+                    if msg.task_id:
+                        self._push_since[msg.task_id] = event.seq
             if msg.task_id:
                 # Continuing a known task (or 0.1, where the client picks the id): the
                 # user's turn belongs in the conversation before the agent answers.
@@ -337,6 +443,7 @@ class TaskTracker:
             ex.task_id = params.id
         elif isinstance(params, TaskPushNotificationConfig):
             ex.task_id = params.task_id
+            self._push_since[params.task_id] = event.seq
 
     def _on_response(self, event: Event) -> None:
         ex = self._exchange(event.exchange)
@@ -402,7 +509,9 @@ class TaskTracker:
         if not append or key is None:
             return False
         view = task.artifacts.get(key)
-        if view is None or view.closed:
+        # Another source may have placed parts since (dedup), or the stream numbers its
+        # events (a re-sent id is a duplicate): the general path decides.
+        if view is None or view.closed or view._tail != number or event.data.get("id") is not None:
             return False
         last = fields["last_chunk"]
         if last is None:
@@ -416,11 +525,13 @@ class TaskTracker:
         ex.events += 1
         task.last_seq, task.last_t = seq, t
         changed.add(task_id)
+        pos = len(view.parts)
         view.parts.extend(parts)
-        view.chunks.append(Chunk(seq, t, append, last, parts, size, number))
+        view.chunks.append(Chunk(seq, t, append, last, parts, size, number, pos))
         view.chunked = True
         if last:
             view.closed = True
+            view._closed_by = (seq, number)
         if art["name"] is not None:
             view.name = art["name"]
         if art["description"] is not None:
@@ -480,6 +591,9 @@ class TaskTracker:
         elif isinstance(payload, JsonRpcError):
             if ex is not None:
                 ex.error = payload
+                task = self.tasks.get(ex.task_id) if ex.task_id else None
+                if task is not None and ex.method in _WORK_METHODS:
+                    self._agent_error(task, payload, event, ex)
         elif isinstance(payload, ListTasksResult):
             for snap in payload.tasks:
                 self._snapshot(snap, event, None)
@@ -537,11 +651,25 @@ class TaskTracker:
         task = self._bind(ex, ev.task_id, event)
         self._context(task, ev.context_id, event, ex, "artifact update")
         art = ev.artifact
+        parts = art.parts
         # 0.1 carries the flags on the artifact, 0.2+ on the event.
         append = ev.append if ev.append is not None else art.append
         last = ev.last_chunk if ev.last_chunk is not None else art.last_chunk
         key = art.artifact_id if art.artifact_id is not None else _index_key(art.index or 0)
-        if task.state in TERMINAL:
+        source = event.exchange
+        view = task.artifacts.get(key)
+        resent = ex is not None and self._resent(event, ex)
+        if resent:
+            self._flag(event, "duplicate-chunk", task.id,
+                       f"chunk of artifact {key!r} re-sent under SSE id {event.data.get('id')!r}", ex)
+            pos, dup = (view.position_at(event.seq) if view is not None else 0), True
+        elif view is None:
+            pos, dup = 0, False
+        else:
+            pos, dup = self._place(task, view, parts, bool(append), source, ex, event)
+        if dup:
+            pass  # delivered before: judged then
+        elif task.state in TERMINAL and _ordered(task.timeline[-1].seq, task.timeline[-1].exchange, ex):
             self._flag(event, "artifact-after-terminal", task.id,
                        f"artifact {key!r} updated after state {task.state.value}", ex,
                        once=("artifact-after-terminal", task.id, event.exchange))
@@ -549,30 +677,40 @@ class TaskTracker:
             self._flag(event, "event-after-final", task.id,
                        f"artifact {key!r} updated after final=true", ex,
                        once=("event-after-final", ex.exchange))
-        view = task.artifacts.get(key)
         if view is None:
             view = task.artifacts[key] = ArtifactView(
                 key, art.artifact_id, art.index, first_seq=event.seq, first_t=event.t)
-            if append:
+            # Only a source that saw the task (or its snapshot) from before the artifact
+            # could start can tell that it never did: a push or a resubscribe may join late.
+            if append and ex is not None and (ex.exchange == task.origin or ex.snapshot_seen):
                 self._flag(event, "append-unknown-artifact", task.id,
                            f"append=true for artifact {key!r}, which was never started", ex)
-            view._restart(art.parts)
-        elif append:
-            if view.closed:
+            view._restart(parts, source)
+        elif dup:
+            if append or last is False:
+                view.chunked = True
+            view.chunks.append(Chunk(event.seq, event.t, append, last, parts, _size(parts), source, pos, True))
+            view.last_seq, view.last_t = event.seq, event.t
+            if last and not view.closed:
+                view.closed, view._closed_by = True, (event.seq, source)
+            return
+        elif pos < 0:
+            view._restart(parts, source)
+            view.closed = False
+            pos = 0
+        else:
+            if view.closed and view._closed_by is not None and _ordered(*view._closed_by, ex):
                 self._flag(event, "chunk-after-close", task.id,
                            f"chunk appended to artifact {key!r} after its lastChunk", ex,
                            once=("chunk-after-close", task.id, key, event.exchange))
             # Kept even when illegal: the inspector shows what the agent sent.
-            view.parts.extend(art.parts)
-        else:
-            view._restart(art.parts)
-            view.closed = False
-        view.chunks.append(Chunk(event.seq, event.t, append, last, art.parts,
-                                 _size(art.parts), event.exchange))
+            view._extend(parts, source)
+        view.chunks.append(Chunk(event.seq, event.t, append, last, parts, _size(parts), source, pos))
         if append or last is False:
             view.chunked = True
         if last:
             view.closed = True
+            view._closed_by = (event.seq, source)
         if art.name is not None:
             view.name = art.name
         if art.description is not None:
@@ -581,14 +719,66 @@ class TaskTracker:
             view.metadata = art.metadata
         view.last_seq, view.last_t = event.seq, event.t
 
+    def _place(self, task: TaskView, view: ArtifactView, parts: list[Any], append: bool, source: int,
+               ex: ExchangeView | None, event: Event) -> tuple[int, bool]:
+        """Where a chunk's parts go: (position, duplicate). Position -1: a chunk that
+        starts the artifact over. New parts go at the end, whatever position the source
+        claims, so nothing the agent sent is lost."""
+        n = len(view.parts)
+        k = len(parts)
+        at = view.cursor(source)
+        if not append:
+            # A first chunk: the same first chunk from a source new to the artifact is a
+            # second delivery (a push beside a stream); otherwise the artifact starts over.
+            if at is None and k and view.parts[:k] == parts:
+                view._cursor[source] = k
+                return 0, True
+            return -1, False
+        if at == n or not k:
+            return n, False
+        if at is None:
+            # The source joined late (a resubscribe without a snapshot, a push): it can
+            # only deliver what was made after it was asked for, which other sources
+            # delivered after that request at the earliest.
+            since = ex.request_seq if ex is not None else self._push_since.get(task.id, 0)
+            at = min(view.position_at(since), n)
+        # The same parts at the source's position, or further on (a late source's first
+        # guess can fall short when the same text repeats): delivered before.
+        for p in range(at, n - k + 1):
+            if view.parts[p:p + k] == parts:
+                view._cursor[source] = p + k
+                return p, True
+        return n, False
+
+    def _resent(self, event: Event, ex: ExchangeView) -> bool:
+        """The stream sent this very event before: the same SSE id with the same data,
+        on a stream whose ids have been one per event so far. Ids that repeat with other
+        data (an artifact id, a constant) identify nothing, and end the check."""
+        sid = event.data.get("id")
+        if sid is None or not ex.sse_unique:
+            return False
+        ids = ex.sse_ids
+        if ids is None:
+            ids = ex.sse_ids = {}
+        data = event.data.get("data")
+        seen = ids.get(sid, ids)
+        if seen is ids:
+            ids[sid] = data
+            return False
+        if seen == data and len(ids) >= _SSE_ID_EVIDENCE:
+            return True
+        ex.sse_unique, ex.sse_ids = False, None
+        return False
+
     def _snapshot(self, snap: Task, event: Event, ex: ExchangeView | None) -> None:
         task = self._bind(ex, snap.id, event)
         self._context(task, snap.context_id, event, ex, "task")
         task.snapshot = snap
         if snap.metadata is not None:
             task.metadata = snap.metadata
-        self._transition(task, snap.status, event, ex)
+        late = self._transition(task, snap.status, event, ex) is None
         if ex is not None:
+            ex.snapshot_seen = True
             ex.last_state = snap.status.state
             if snap.status.state in TERMINAL:
                 ex.terminal_seen = True
@@ -599,10 +789,10 @@ class TaskTracker:
             self._agent_message(task, msg, event, ex)
         if snap.artifacts:
             for pos, art in enumerate(snap.artifacts):
-                self._snapshot_artifact(task, art, pos, event, ex)
+                self._snapshot_artifact(task, art, pos, event, ex, late)
 
     def _snapshot_artifact(self, task: TaskView, art: Artifact, pos: int, event: Event,
-                           ex: ExchangeView | None) -> None:
+                           ex: ExchangeView | None, late: bool = False) -> None:
         if art.artifact_id is not None:
             key = art.artifact_id
         else:
@@ -612,15 +802,41 @@ class TaskTracker:
         if view is None:
             view = task.artifacts[key] = ArtifactView(
                 key, art.artifact_id, art.index, first_seq=event.seq, first_t=event.t)
-        view.snapshot = art
+        source = event.exchange
         if not view.chunks:
-            view._restart(art.parts)
+            if late and view.snapshot is not None:
+                return  # older than the snapshot the view already shows
+            view.snapshot = art
+            view._restart(art.parts, source)
+            view._adopted = (event.seq, len(art.parts))
             view.name, view.description, view.metadata = art.name, art.description, art.metadata
         else:
+            if not late:
+                view.snapshot = art
             if view.name is None:
                 view.name = art.name
             if view.description is None:
                 view.description = art.description
+            told_parts = art.parts
+            n = len(view.parts)
+            if len(told_parts) >= n and told_parts[:n] == view.parts:
+                # Part for part what was assembled, and maybe more: the source's next
+                # chunk goes after it (a resubscribe counts from its opening snapshot),
+                # and the extra parts are adopted. Whoever delivers them later delivers
+                # a duplicate, which _place recognises.
+                if len(told_parts) > n and not late:
+                    view._extend(told_parts[n:], source)
+                    view._adopted = (event.seq, len(told_parts))
+                    if task.state in TERMINAL:
+                        view.closed = True  # the task's final record: nothing more will come
+                elif source != view._tail:
+                    view._cursor[source] = len(told_parts)
+                view.last_seq, view.last_t = event.seq, event.t
+                return
+            if source != view._tail and view.parts[:len(told_parts)] == told_parts:
+                view._cursor[source] = len(told_parts)  # behind the assembled parts, in step
+            if late:
+                return  # older news: it cannot contradict what came after it
             # Both comparisons cost a pass over every part: skip them when neither can
             # apply (a snapshot in the middle of another live stream of this artifact).
             adoptable = not self._fed_elsewhere(view, ex)
@@ -632,7 +848,8 @@ class TaskTracker:
                 # The snapshot holds chunks this client never saw (a stream that broke
                 # off, a resubscribe that came late): it is the fuller picture, and live
                 # chunks that follow append to it. The chunks stay as they arrived.
-                view._restart(art.parts)
+                view._restart(art.parts, source)
+                view._adopted = (event.seq, len(art.parts))
                 if task.state in TERMINAL:
                     view.closed = True  # the task's final record: nothing more will come
             # An open artifact is still growing; only a finished one can disagree.
@@ -668,6 +885,8 @@ class TaskTracker:
         task = self.tasks.get(task_id)
         if task is None:
             task = self.tasks[task_id] = TaskView(task_id, first_seq=event.seq, first_t=event.t)
+            if ex is not None and ex.pending:
+                task.origin = ex.exchange  # a new task: this exchange saw all of it
         task.last_seq, task.last_t = event.seq, event.t
         self._changed.add(task_id)
         if ex is not None:
@@ -681,6 +900,8 @@ class TaskTracker:
                 self._link(task, ex)
             if ex.pending and ex.request_message is not None:
                 ex.pending = False
+                if ex.push_config:
+                    self._push_since[task_id] = ex.request_seq
                 self._user_message(task, ex.request_message, event, ex)
         return task
 
@@ -691,14 +912,30 @@ class TaskTracker:
             task.exchanges.append(ex.exchange)
 
     def _transition(self, task: TaskView, status: TaskStatus, event: Event,
-                    ex: ExchangeView | None) -> bool:
-        """Move the task to ``status``; True when that move was a violation."""
+                    ex: ExchangeView | None) -> bool | None:
+        """Move the task to ``status``; True when that move was a violation, None when
+        the status is older news than the current state (a late report, not a move)."""
         state = status.state
         before = task.state
+        timeline = task.timeline
+        order = 1
+        if timeline:
+            current = timeline[-1]
+            # The common case (the same stream goes on) costs one comparison.
+            if ex is None or ex.exchange != current.exchange:
+                order = _order(current, status, ex)
         if state == before:
-            if status.message is not None:
-                task.status_message = status.message
+            if order >= 0:
+                if status.message is not None:
+                    task.status_message = status.message
+                error = task.error
+                if error is not None and ex is not None and ex.request_seq > error.seq:
+                    task.error = None  # asked again since, and the agent answered
             return False
+        if order < 0 or (order == 0 and (before in TERMINAL or not is_legal(before, state))):
+            self._late(task, status, event, ex, timeline[-1], order)
+            return None
+        task.error = None  # the task moved: the error is no longer the latest word
         flagged = False
         if before in TERMINAL:
             flagged = True
@@ -708,12 +945,31 @@ class TaskTracker:
             flagged = True
             self._flag(event, "illegal-transition", task.id,
                        f"{before.value} -> {state.value} is not a legal transition", ex)
-        if task.timeline:
-            task.timeline[-1].end_t = event.t
-        task.timeline.append(StateChange(state, event.t, event.seq, status.message, status.timestamp))
+        if timeline:
+            timeline[-1].end_t = event.t
+        timeline.append(StateChange(state, event.t, event.seq, status.message, status.timestamp,
+                                    exchange=event.exchange))
         task.state = state
         task.status_message = status.message
         return flagged
+
+    def _late(self, task: TaskView, status: TaskStatus, event: Event, ex: ExchangeView | None,
+              current: StateChange, order: int) -> None:
+        source = "a push notification" if ex is None else f"{ex.method or 'an exchange'} #{ex.exchange}"
+        why = ("its timestamp is older" if order < 0 else
+               "it came by another path than the current state, and no timestamp orders the two")
+        text = (f"{source} reported {status.state.value} after the task was already "
+                f"{current.state.value}: a late report ({why}), not a state change")
+        task.remarks.append(Remark(LATE, event.seq, event.t, event.exchange, status.state, text))
+        self._changed.add(task.id)
+
+    def _agent_error(self, task: TaskView, error: JsonRpcError, event: Event, ex: ExchangeView) -> None:
+        text = f"{ex.method} #{ex.exchange} ended with JSON-RPC error {error.code}: {error.message}"
+        remark = Remark(AGENT_ERROR, event.seq, event.t, event.exchange, task.state, text, error)
+        task.remarks.append(remark)
+        task.error = remark
+        task.last_seq, task.last_t = event.seq, event.t
+        self._changed.add(task.id)
 
     def _context(self, task: TaskView, context_id: str | None, event: Event,
                  ex: ExchangeView | None, what: str) -> None:
@@ -830,6 +1086,40 @@ class TaskTracker:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _ordered(seq: int, exchange: int, ex: ExchangeView | None) -> bool:
+    """Whether what arrives on ``ex`` provably comes after event ``seq`` of ``exchange``:
+    the same stream, or a request sent after that event arrived."""
+    return ex is not None and (ex.exchange == exchange or ex.request_seq > seq)
+
+
+def _order(current: StateChange, status: TaskStatus, ex: ExchangeView | None) -> int:
+    """Whether ``status`` is newer (1) or older (-1) news than the ``current`` state, or
+    0 when nothing tells. Order is known on one stream, for an answer to a request sent
+    after the current state arrived, and from the agent's own status timestamps; pushes
+    and concurrent streams have no delivery order to go by."""
+    if _ordered(current.seq, current.exchange, ex):
+        return 1
+    a, b = _instant(status.timestamp), _instant(current.timestamp)
+    if a is None or b is None or a == b:
+        return 0
+    return 1 if a > b else -1
+
+
+@lru_cache(maxsize=256)
+def _instant(timestamp: str | None) -> float | None:
+    """An ISO 8601 timestamp as epoch seconds (no zone: taken as UTC, the same agent's
+    clock on both sides of a comparison), or None."""
+    if not timestamp:
+        return None
+    try:
+        when = datetime.fromisoformat(timestamp)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.timestamp()
 
 
 def _index_key(index: int) -> str:
