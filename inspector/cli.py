@@ -21,7 +21,9 @@ exit codes:
   1  failed, canceled or rejected (card: a lint finding of severity error)
   2  usage error (bad option, missing file, invalid JSON on the command line)
   3  transport or protocol error: unreachable, timeout, HTTP error, invalid JSON,
-     wrong types, broken stream, or a JSON-RPC error from the agent
+     wrong types, broken stream, or a JSON-RPC error from the agent; also any
+     protocol violation of severity error (a malformed event, invalid UTF-8, a
+     wrong JSON-RPC id...), which outranks 0, 1 and 4 unless --lenient is given
   4  input-required or auth-required: the agent waits for the client
 """
 
@@ -69,6 +71,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "a2a-inspect data directory")
     o.add_argument("--no-redact", action="store_true",
                    help="record secrets (Authorization, API keys) as sent")
+    o.add_argument("--lenient", action="store_true",
+                   help="exit with the outcome's own code even when the agent broke the protocol "
+                        "(violations are still printed)")
 
 
 TUI_HELP = """\

@@ -144,15 +144,30 @@ def test_ten_megabyte_body_is_a_task_like_any_other(cli: Cli, agent: str) -> Non
 
 
 def test_bad_events_in_a_stream_are_reported_and_skipped(cli: Cli, agent: str) -> None:
+    # The stream goes on past each broken event and the task completes, but the agent
+    # broke the protocol: exit 3 (README's "invalid JSON"), unless --lenient.
     r = send(cli, agent, "bad-events-stream", stream=True, output="ndjson")
-    assert r.code == 0, r  # the task completed; the broken events are violations
+    assert r.code == 3, r
     records = r.ndjson()
     events = [e["status"]["state"] for e in records if e["kind"] == "status-update"]
     assert events == ["working", "completed"]
     violations = [e for e in records if e["kind"] == "violation"]
     assert [v["code"] for v in violations] == ["decode-error"] * 3
     assert "not UTF-8" in violations[1]["message"]
+    assert records[-1] == {"kind": "exit", "exitCode": 3}
     assert_no_raw_controls(r)
+
+    lenient = send(cli, agent, "bad-events-stream", "--lenient", stream=True, output="ndjson")
+    assert lenient.code == 0, lenient
+    assert [e["code"] for e in lenient.ndjson() if e["kind"] == "violation"] == ["decode-error"] * 3
+    assert lenient.ndjson()[-1] == {"kind": "exit", "exitCode": 0}
+
+    text = send(cli, agent, "bad-events-stream", stream=True)
+    assert text.code == 3 and text.err == "", text
+    assert [line for line in text.out.splitlines() if line.startswith("✗ decode-error: ")][1:2], text
+    doc = send(cli, agent, "bad-events-stream", stream=True, output="json").json()
+    assert doc["exitCode"] == 3 and doc["task"]["state"] == "completed"
+    assert [v["code"] for v in doc["violations"]] == ["decode-error"] * 3
 
 
 def test_heartbeats_keep_a_quiet_stream_alive(cli: Cli, agent: str) -> None:

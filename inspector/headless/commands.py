@@ -127,6 +127,14 @@ def _artifact_json(a: Any) -> dict[str, Any]:
             "chunks": len(a.chunks), "closed": a.closed}
 
 
+def _remark_json(r: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": r.kind, "seq": r.seq, "t": round(r.t, 6),
+                           "state": r.state.value if r.state else None, "text": r.text}
+    if r.error is not None:
+        out.update(code=r.error.code, message=r.error.message, data=r.error.data)
+    return out
+
+
 def task_json(view: Any) -> dict[str, Any]:
     return {
         "id": view.id,
@@ -136,6 +144,9 @@ def task_json(view: Any) -> dict[str, Any]:
         "artifacts": [_artifact_json(a) for a in view.artifacts.values()],
         "history": event_json(list(view.history)),
         "timeline": [{"state": c.state.value, "t": round(c.t, 6)} for c in view.timeline],
+        # Not states: late reports and JSON-RPC errors; "error" is the agent's latest word.
+        "remarks": [_remark_json(r) for r in view.remarks],
+        "error": _remark_json(view.error) if view.error is not None else None,
     }
 
 
@@ -146,7 +157,14 @@ def task_text(view: Any, out: Out) -> None:
     if view.context_id:
         out.line(f"context  {shorten(view.context_id, 80)}")
     state = view.state.value if view.state else "unknown"
-    out.line(f"state    {state}   ({path}{f', {took:.2f} s' if took else ''})")
+    error = view.error.error if view.error is not None else None
+    then = f", then error {error.code}" if error is not None else ""
+    out.line(f"state    {state}{then}   ({path}{f', {took:.2f} s' if took else ''})")
+    if error is not None:
+        out.line(f"error    {error.code}: {shorten(error.message or '', 500)}")
+    for r in view.remarks:
+        if r.kind == "late":
+            out.line(f"late     {shorten(r.text, 300)}")
     if view.status_message is not None:
         label = {"input-required": "question", "auth-required": "needs auth",
                  "failed": "reason", "rejected": "reason"}.get(state, "message")
@@ -207,9 +225,9 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
                   streamed: bool, success_state: m.TaskState | None = None) -> int:
     """Print the outcome of a send/get/cancel/resubscribe and return the exit code."""
     view = tracker.tasks.get(task_id) if task_id else None
+    # Everything the agent got wrong in this command's session, its task's first.
     violations = list(view.violations) if view is not None else []
-    if task_id is None:
-        violations += [v for v in tracker.violations if v.task_id is None]
+    violations += [v for v in tracker.violations if v not in violations]
     code = exitcodes.OK
     if error is not None:
         code = exitcodes.TRANSPORT
@@ -217,6 +235,7 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
         code = exitcodes.for_state(view.state)
         if success_state is not None and view.state == success_state:
             code = exitcodes.OK
+    code = exitcodes.judged(code, violations, getattr(args, "lenient", False))
     if args.output == "json":
         doc = {"task": task_json(view) if view is not None else None,
                "message": event_json(reply) if reply is not None else None,
@@ -228,6 +247,8 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
             out.json_line({"kind": "violation", **_violation_json(v)})
         if error is not None:
             out.json_line({"kind": "error", **(_error_json(error) or {})})
+        else:
+            _exit_line(out, violations, code)
     else:
         if streamed and (view is not None or reply is not None):
             out.line()
@@ -239,6 +260,26 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
         violations_text(violations, out)
     if error is not None:
         raise error
+    return code
+
+
+def _exit_line(out: Out, violations: list[Any], code: int) -> None:
+    # Only beside findings, where the code is news: a clean stream stays events only
+    # (and an "error" record already says why the code is 3).
+    if violations:
+        out.json_line({"kind": "exit", "exitCode": code})
+
+
+def _judge(args: argparse.Namespace, out: Out, tracker: TaskTracker, code: int) -> int:
+    """For commands that print no task: the findings, and the exit code they make."""
+    violations = list(tracker.violations)
+    code = exitcodes.judged(code, violations, getattr(args, "lenient", False))
+    if args.output == "text":
+        violations_text(violations, out)
+    elif args.output == "ndjson":
+        for v in violations:
+            out.json_line({"kind": "violation", **_violation_json(v)})
+        _exit_line(out, violations, code)
     return code
 
 
@@ -391,7 +432,7 @@ async def cmd_list(args: argparse.Namespace, out: Out) -> int:
                              + ", ".join(s.value for s in m.TaskState)) from None
     params = m.ListTasksParams(context_id=args.context_id, status=state, page_size=args.page_size,
                                page_token=args.page_token)
-    async with connect(args) as (client, _session, _tracker):
+    async with connect(args) as (client, _session, tracker):
         await client.resolve_dialect()
         result: m.ListTasksResult = await client.list_tasks(params)
         if args.output == "json":
@@ -405,11 +446,11 @@ async def cmd_list(args: argparse.Namespace, out: Out) -> int:
                          f"{message_text(task.status.message, 60)}")
             if result.next_page_token:
                 out.line(f"next page: --page-token {shorten(result.next_page_token, 200)}")
-        return exitcodes.OK
+        return _judge(args, out, tracker, exitcodes.OK)
 
 
 async def cmd_push(args: argparse.Namespace, out: Out) -> int:
-    async with connect(args) as (client, _session, _tracker):
+    async with connect(args) as (client, _session, tracker):
         await client.resolve_dialect()
         action = args.push_command
         if action == "set":
@@ -437,7 +478,7 @@ async def cmd_push(args: argparse.Namespace, out: Out) -> int:
                 out.line(f"task {shorten(cfg.task_id, 40)}  url {shorten(pc.url, 80)}"
                          f"{'  id ' + shorten(pc.id, 40) if pc.id else ''}"
                          f"{'  token set' if pc.token else ''}")
-        return exitcodes.OK
+        return _judge(args, out, tracker, exitcodes.OK)
 
 
 COMMANDS: dict[str, Handler] = {

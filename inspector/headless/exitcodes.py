@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from ..protocol.models import TaskState
 
 OK = 0            # completed, or the agent replied with a Message
 TASK_FAILED = 1   # failed, canceled or rejected (for `card`: a lint error)
 USAGE = 2         # bad arguments, missing file, invalid JSON given on the command line
-TRANSPORT = 3     # unreachable, timeout, HTTP error, bad JSON, wrong types, broken stream, JSON-RPC error
+TRANSPORT = 3     # unreachable, timeout, HTTP error, bad JSON, wrong types, broken stream, JSON-RPC error,
+                  # or any protocol violation of severity error (unless --lenient)
 NEEDS_INPUT = 4   # input-required or auth-required: the agent waits for the client
 INTERRUPTED = 130  # Ctrl-C
 
@@ -25,3 +29,13 @@ def for_state(state: TaskState | None) -> int:
     """Exit code for a task that ended (or paused) in ``state``. A task still submitted or
     working (non-blocking send, get of a running task) is not a failure."""
     return _BY_STATE.get(state, OK) if state is not None else OK
+
+
+def judged(code: int, violations: Iterable[Any], lenient: bool = False) -> int:
+    """``code`` as the outcome alone would give it, or TRANSPORT when the agent broke
+    the protocol (a violation of severity error). A violation outranks the task's own
+    outcome (0, 1, 4): that outcome came through a broken exchange and may not be what
+    the agent meant. ``lenient`` keeps the outcome's code; usage errors and Ctrl-C stand."""
+    if lenient or code in (USAGE, TRANSPORT, INTERRUPTED):
+        return code
+    return TRANSPORT if any(v.severity == "error" for v in violations) else code
