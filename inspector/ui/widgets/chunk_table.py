@@ -41,8 +41,9 @@ def _flag(value: bool | None) -> str:
 class ChunkTable(ComponentStyles, ScrollView, can_focus=True):
     """One row per chunk of the task's artifacts: the artifact's id (or ``[index]`` in
     0.1), ``append`` (app) and ``lastChunk`` (last) as yes / no / — (absent), content
-    size (characters of text, bytes of files, JSON length of data) and time from the
-    task's first sight. Fits a 34-column pane; a long artifact id is shortened.
+    size (characters of text, bytes of files, JSON length of data; ``dup`` for a chunk
+    another source had already delivered, shown but not assembled again) and time from
+    the task's first sight. Fits a 34-column pane; a long artifact id is shortened.
 
     Built for streams of many thousands of chunks: adding rows is a list append, and
     only the rows on screen are drawn. The header stays put; the cursor follows the
@@ -140,7 +141,7 @@ class ChunkTable(ComponentStyles, ScrollView, can_focus=True):
         key, chunk = self._rows[index]
         start = self._for_task.first_t if self._for_task is not None else 0.0
         return [str(index + 1), shorten(key, ARTIFACT_MAX), _flag(chunk.append),
-                _flag(chunk.last_chunk), str(chunk.size), format_offset(chunk.t - start)]
+                _flag(chunk.last_chunk), "dup" if chunk.dup else str(chunk.size), format_offset(chunk.t - start)]
 
     def _fit(self, cell: str, width: int) -> str:
         return cell if len(cell) <= width else cell[: max(0, width - 1)] + "…"

@@ -76,9 +76,11 @@ def _tier(state: TaskState) -> str:
 _EDGES = {("S", "W"): "1", ("S", "I"): "2", ("S", "T"): "3", ("W", "I"): "4",
           ("I", "W"): "5", ("W", "T"): "6", ("I", "T"): "7"}
 
-#: Transition rows listed, and violations, before "… n earlier/more".
+#: Transition rows listed, and violations, before "… n earlier/more"; remarks (late
+#: reports, errors) listed among the transitions.
 MAX_TRANSITIONS = 6
 MAX_VIOLATIONS = 3
+MAX_REMARKS = 3
 #: Seconds between redraws when only the running state's time changed.
 LIVE_REDRAW = 0.25
 
@@ -107,7 +109,10 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
     (``$state-<state>``), shows the states visited in colour and the edges taken in bold;
     below it every transition with its time from the task's first sight and the time
     spent in the state (the current state's time runs to the task's latest event, marked
-    ``…``); then the protocol violations with code and message, coloured by severity.
+    ``…``), with the remarks that are not states among them: a late report (``↶``, a
+    status older than the current state) and a JSON-RPC error (``✖ error -32603``), which
+    the title also shows as "working · then error -32603"; then the protocol violations
+    with code and message, coloured by severity.
     Narrower than 34 columns, the drawing is replaced by a one-line path.
 
     COMPONENT_CLASSES:
@@ -189,7 +194,8 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             key: tuple[Any, ...] | None = None
         else:
             shape = (task.id, min(len(task.timeline), MAX_TRANSITIONS + 1),
-                     tuple(v.message for v in task.violations[:MAX_VIOLATIONS + 1]))
+                     tuple(v.message for v in task.violations[:MAX_VIOLATIONS + 1]),
+                     min(len(task.remarks), MAX_REMARKS), task.error)
             key = (shape, len(task.timeline), len(task.violations), task.last_t)
         if not force and key == self._drawn:
             return
@@ -246,6 +252,8 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
         if task.state is not None:
             title.append("  ")
             title.append(task.state.value, style=self._style(task.state.value) + Style(bold=True))
+        if task.error is not None and task.error.error is not None:
+            title.append(f" · then error {task.error.error.code}", style=self._style("error") + Style(bold=True))
         return title
 
     def _path_line(self, path: list[TaskState]) -> Text:
@@ -303,7 +311,10 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
         if len(timeline) > len(shown):
             out.append(Text(f"… {len(timeline) - len(shown)} earlier", style=self._style("dim")))
         last = timeline[-1]
+        remarks = [r for r in task.remarks[-MAX_REMARKS:] if r.seq > shown[0].seq]
         for change in shown:
+            while remarks and remarks[0].seq < change.seq:
+                out.append(self._remark_row(remarks.pop(0), start))
             state = change.state
             if change.end_t is not None:
                 took = format_duration(change.end_t - change.t)
@@ -318,7 +329,23 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
                        + (Style(bold=True) if change is last else Style()))
             row.append(f"{format_offset(change.t - start):>8}{took:>9}")
             out.append(row)
+        out.extend(self._remark_row(r, start) for r in remarks)
         return out
+
+    def _remark_row(self, remark: Any, start: float) -> Text:
+        row = Text()
+        if remark.error is not None:
+            row.append("✖ ", style=self._style("error"))
+            row.append(f"{'error ' + str(remark.error.code):<14}", style=self._style("error") + Style(bold=True))
+            row.append(f"{format_offset(remark.t - start):>8}")
+            if remark.error.message:
+                row.append("\n  " + visible(remark.error.message, single_line=True)[:200])
+        else:
+            row.append("↶ ", style=self._style("dim"))
+            label = f"late {remark.state.value}" if remark.state is not None else "late"
+            row.append(f"{label:<14}", style=self._style("dim"))
+            row.append(f"{format_offset(remark.t - start):>8}{'late':>9}", style=self._style("dim"))
+        return row
 
     def _violations(self, task: TaskView) -> list[Text]:
         violations = task.violations

@@ -45,7 +45,8 @@ def row_key(conn: AgentConnection, task_id: str) -> str:
 
 class TasksView(ConnectionView, ComponentStyles, Vertical):
     """Every task of every open connection, oldest first: agent, state (in its colour),
-    short id, age, artifact, violation and message counts. Rows are added and updated
+    short id, age, artifact, violation and message counts. A task whose latest word was a
+    JSON-RPC error reads "working · error -32603" (the error is not a state). Rows are added and updated
     in place as the tasks change; a task seen out of order re-sorts the table.
 
     It also follows the newest task: until you pick one yourself, the newest task of
@@ -265,9 +266,13 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
         dim = self._style("dim")
         state = task.state.value if task.state is not None else "—"
         violations = len(task.violations)
+        state_cell = Text(state, style=self._style(state) if task.state is not None else dim)
+        if task.error is not None and task.error.error is not None:
+            # Not a state: the agent's latest word after it (see TaskView.error).
+            state_cell.append(f" · error {task.error.error.code}", style=self._style("violations"))
         return {
             "agent": Text(shorten(row.conn.name, 18), style=dim),
-            "state": Text(state, style=self._style(state) if task.state is not None else dim),
+            "state": state_cell,
             "task": Text(short_id(task.id)),
             "age": Text(self._age(row), justify="right"),
             "artifacts": Text(str(len(task.artifacts)), justify="right",
