@@ -1,7 +1,8 @@
 """Agent-supplied text is data: make it safe to put on a terminal, without interpreting it.
 
 Control characters and escape sequences become visible escapes (``\\x1b``), bidi
-overrides become ``\\u202e``; newlines and tabs stay as they are unless ``single_line``.
+overrides and invisible format characters (zero-width space, BOM, tags...) become
+``\\u202e``, ``\\u200b``; newlines and tabs stay as they are unless ``single_line``.
 Rich/Textual markup needs no treatment here: callers that render through Rich use
 ``rich.text.Text`` (never markup strings), and plain prints show ``[bold]`` as typed.
 """
@@ -10,11 +11,30 @@ from __future__ import annotations
 
 import re
 
-# C0 controls except \t \n, DEL, C1 controls, and the Unicode bidi/isolate overrides that
-# can make a terminal display text in an order other than the bytes, and the Unicode
-# line/paragraph separators (U+2028/9) that split lines where no newline was sent.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
-_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# C0 controls except \t \n, DEL, C1 controls, the Unicode bidi/isolate overrides that
+# can make a terminal display text in an order other than the bytes, the Unicode
+# line/paragraph separators (U+2028/9) that split lines where no newline was sent, and
+# the format characters (Unicode category Cf) that render as nothing: zero-width
+# space/non-joiner/joiner, word joiner and invisible operators, BOM, soft hyphen,
+# Mongolian vowel separator, deprecated format controls, interlinear annotation,
+# musical/shorthand/hieroglyph format controls, and the tag characters (U+E0000 block,
+# used to smuggle invisible instructions). The Cf characters that render visibly (the
+# Arabic, Syriac and Kaithi prepended marks such as U+0600) are left alone.
+INVISIBLE = ("\u00ad\u061c\u180e\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f"
+              "\ufeff\ufff9-\ufffb\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+              "\U000e0001\U000e0020-\U000e007f")
+# Emoji pictographs (an approximation of Extended_Pictographic that covers every
+# pictograph used in emoji ZWJ sequences) and, before a joiner, the emoji presentation
+# selector; skin tone modifiers lie inside U+1F000-U+1FAFF.
+_PICTO = ("\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf"
+          "\u2934\u2935\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff")
+# A zero-width joiner stays where it joins two pictographs into one emoji (woman, ZWJ,
+# laptop: the technologist emoji): there
+# it is visible as the joined glyph, and escaping it would break the emoji apart.
+# Anywhere else it is invisible and shown escaped.
+_ZWJ = f"(?<![{_PICTO}\ufe0f])\u200d|\u200d(?![{_PICTO}])"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]|{_ZWJ}")
+_UNSAFE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]|{_ZWJ}")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -23,7 +43,9 @@ def _escape(match: re.Match[str]) -> str:
     if ch in _NAMED:
         return _NAMED[ch]
     code = ord(ch)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def visible(text: str, *, single_line: bool = False) -> str:

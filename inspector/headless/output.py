@@ -4,7 +4,8 @@ Writes go through :class:`Out` so a closed pipe (``| head``) ends the program qu
 and so every string an agent supplied passes through ``visible()`` in text mode.
 JSON output keeps non-ASCII text readable (``ensure_ascii=False``); ``json.dumps``
 escapes C0 controls such as ESC itself, and ``_json_text`` escapes what it leaves raw
-that a terminal could act on: DEL, C1 controls (0x9b is CSI) and bidi overrides.
+that a terminal could act on or that would not show: DEL, C1 controls (0x9b is CSI),
+bidi overrides and invisible format characters.
 """
 
 from __future__ import annotations
@@ -16,15 +17,27 @@ import sys
 from typing import Any, TextIO
 
 from ..protocol import models as m
+from ..textsafe import INVISIBLE
 
 
 # Outside strings JSON has only ASCII, so these can only occur inside a string, where a
 # \uXXXX escape means the same character: the document decodes to the same value.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Invisible format characters (zero-width joiner included) are escaped too: the value is
+# the same, and a reader sees them. A JSON escape is UTF-16, so one above U+FFFF is
+# written as its surrogate pair.
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f\u200d{INVISIBLE}]")
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _json_text(text: str) -> str:
-    return _JSON_UNSAFE.sub(lambda mt: f"\\u{ord(mt.group()):04x}", text)
+    return _JSON_UNSAFE.sub(lambda mt: _json_escape(mt.group()), text)
 
 
 class PipeClosed(Exception):

@@ -17,10 +17,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from ...protocol.models import FileContent
-from ...textsafe import visible
+from ...textsafe import INVISIBLE, visible
 from ..widgets.formatting import decode_base64, file_summary
 
-_RESERVED = re.compile(r'[<>:"|?*\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]')
+_RESERVED = re.compile(f'[<>:"|?*\\x00-\\x1f\\x7f-\\x9f\\u200d{INVISIBLE}]')
 _WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
                     *(f"LPT{i}" for i in range(1, 10))}
 MAX_NAME = 150
