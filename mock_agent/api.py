@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .profiles import Profile
-from .runner import LOOPBACK, BackgroundServer
+from .runner import LOOPBACK, BackgroundServer, url_at
 from .scenario import Scenario
 from .server import MockServer
 from .store import TaskRecord
@@ -58,16 +58,16 @@ class MockAgent:
     @property
     def url(self) -> str:
         """The JSON-RPC endpoint (the card's ``url``)."""
-        return self._runner.url + self.server.rpc_path
+        return url_at(self._runner.url, self.server.rpc_path)
 
     @property
     def card_url(self) -> str:
         """The card at the served dialect's preferred well-known path."""
-        return self._runner.url + self.server.card_path
+        return url_at(self._runner.url, self.server.card_path)
 
     @property
     def card_urls(self) -> list[str]:
-        return [self._runner.url + path for path in self.server.card_paths]
+        return [url_at(self._runner.url, path) for path in self.server.card_paths]
 
     @property
     def app(self) -> Any:

@@ -14,10 +14,19 @@ import sys
 import threading
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import uvicorn
 
 LOOPBACK = "127.0.0.1"
+
+
+def url_at(base: str, path: str) -> str:
+    """``path`` under ``base``'s path, built with urllib rather than by joining strings:
+    a query on ``base`` stays a query (after the path), and no slash is doubled."""
+    parts = urlsplit(base)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/" + path.lstrip("/"),
+                       parts.query, ""))
 
 
 def _config(app: Any, host: str, port: int, **kwargs: Any) -> uvicorn.Config:

@@ -36,6 +36,7 @@ from . import construct as new
 from . import errors, framing
 from .engine import DONE, Canceled, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
 from .loader import resolve
+from .runner import url_at
 from .profiles import Profile, get_profile
 from .push import PushSender, refusal
 from .scenario import Scenario
@@ -220,7 +221,7 @@ class MockServer:
     def card_for(self, base_url: str, dialect: str | None = None) -> m.AgentCard:
         """The scenario's card, pointing at this server."""
         card = self.scenario.card.model_copy(deep=True)
-        url = base_url.rstrip("/") + self.rpc_path
+        url = url_at(base_url, self.rpc_path)
         served = [dialect] if dialect else list(self.dialects)
         card.url = url
         if "0.3" in served:

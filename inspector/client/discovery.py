@@ -34,9 +34,11 @@ WELL_KNOWN = "/.well-known/"
 _NOT_HERE = frozenset({404, 405, 410})
 
 
-def _strip(url: str) -> str:
+def _at(url: str, path: str) -> str:
+    """``url`` with another path; its query is kept (it may be what the agent needs,
+    e.g. a version or a tenant), the fragment is dropped."""
     parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, ""))
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
 def is_card_url(url: str) -> bool:
@@ -44,31 +46,28 @@ def is_card_url(url: str) -> bool:
 
 
 def card_candidates(url: str, card_url: str | None = None) -> list[str]:
-    """Where to look for the card, in order."""
+    """Where to look for the card, in order. A query on ``url`` stays on each."""
     if card_url:
         return [card_url]
     if is_card_url(url):
         return [url]
-    base = _strip(url).rstrip("/")
-    out = [f"{base}{WELL_KNOWN}{CARD_FILE}", f"{base}{WELL_KNOWN}{LEGACY_CARD_FILE}"]
+    path = urlsplit(url).path.rstrip("/")
+    out = [_at(url, f"{path}{WELL_KNOWN}{CARD_FILE}"), _at(url, f"{path}{WELL_KNOWN}{LEGACY_CARD_FILE}")]
     # An endpoint URL with a path (Orloj's /a2a): the well-known URI lives at the origin.
-    parts = urlsplit(base)
-    if parts.path not in ("", "/"):
-        origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
-        out += [f"{origin}{WELL_KNOWN}{CARD_FILE}", f"{origin}{WELL_KNOWN}{LEGACY_CARD_FILE}"]
+    if path:
+        out += [_at(url, f"{WELL_KNOWN}{CARD_FILE}"), _at(url, f"{WELL_KNOWN}{LEGACY_CARD_FILE}")]
     return out
 
 
 def agent_base(url: str) -> str:
     """The URL to fall back on as the endpoint: the URL given, or for a card URL the
-    part before ``/.well-known/`` (else its directory)."""
+    part before ``/.well-known/`` (else its directory), with the card URL's query."""
     if not is_card_url(url):
         return url
-    parts = urlsplit(url)
-    path = parts.path
+    path = urlsplit(url).path
     cut = path.find(WELL_KNOWN)
     path = path[:cut] if cut >= 0 else path[: path.rfind("/")]
-    return urlunsplit((parts.scheme, parts.netloc, path or "/", "", ""))
+    return _at(url, path or "/")
 
 
 @dataclass

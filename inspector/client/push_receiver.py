@@ -29,7 +29,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..protocol.dialects import get_dialect
 from ..protocol.wire import capture
@@ -106,11 +106,17 @@ class PushReceiver:
         """The base URL (ends with ``/``); valid once started."""
         if self._server is None:
             raise RuntimeError("the push receiver is not running")
-        return f"{self._server.url}/{self.secret}/"
+        return self._at(f"/{self.secret}/")
 
     def url_for(self, task_id: str) -> str:
         """A URL for one task's notifications (the path names the task, for reading logs)."""
-        return self.url + quote(task_id, safe="")
+        return self._at(f"/{self.secret}/{quote(task_id, safe='')}")
+
+    def _at(self, path: str) -> str:
+        if self._server is None:
+            raise RuntimeError("the push receiver is not running")
+        parts = urlsplit(self._server.url)
+        return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
     def issue_token(self, task_id: str) -> str:
         """A fresh random token for ``task_id``'s config; remembered to check arrivals."""

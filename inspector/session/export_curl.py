@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .diff import RecordedExchange, exchanges, id_slots, parse_body, sse_json
 from .log import Session
@@ -97,14 +97,11 @@ class _Script:
     def url(self, ex: RecordedExchange) -> str:
         url = ex.url
         parts = urlsplit(url)
-        if ex.origin == self.origin:
-            rest = url[len(self.origin):]
-            head = "${A2A_BASE}"
-        else:
-            rest = url[len(ex.origin):] if ex.origin else url
-            head = _dq(ex.origin)
+        # The recorded path and query, after whichever origin heads the URL.
+        rest = urlunsplit(("", "", parts.path, parts.query, "")) if ex.origin else url
+        head = "${A2A_BASE}" if ex.origin == self.origin else _dq(ex.origin)
         if parts.query and REDACTED in parts.query:
-            path = rest.split("?", 1)[0]
+            path = parts.path
             pairs = []
             for k, v in parse_qsl(parts.query, keep_blank_values=True):
                 if v == REDACTED:
