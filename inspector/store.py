@@ -45,15 +45,16 @@ def recordings_dir() -> Path:
     return data_dir() / "recordings"
 
 
-def write_atomic(path: Path, text: str, *, private: bool = False) -> None:
+def write_atomic(path: Path, text: str, *, mode: int = 0o600) -> None:
+    """Write ``text`` to ``path`` through a temp file and a rename. The file gets
+    ``mode``: private by default, since what a2a-inspect writes may hold tokens (saved
+    agents) or whatever an agent said (exports)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        if private:
-            # Saved agents may hold tokens: readable by the user only.
-            os.chmod(tmp, 0o600)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -124,7 +125,7 @@ class AgentStore:
 
     def save(self) -> None:
         text = json.dumps([a.model_dump(exclude_none=True) for a in self.agents], indent=2)
-        write_atomic(self.path, text + "\n", private=True)
+        write_atomic(self.path, text + "\n")
 
     def find(self, name: str) -> SavedAgent | None:
         key = name.casefold()

@@ -58,6 +58,8 @@ class DialectCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Write-then-rename: two inspectors saving at once never leave half a file.
+            # mkstemp creates the file 0600, which the rename keeps: private, as it
+            # names the agents the user talks to.
             fd, tmp = tempfile.mkstemp(prefix=".dialects-", suffix=".json", dir=self.path.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(entries, fh, indent=1, sort_keys=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from .. import store
 from . import exitcodes
 from .replay_cmd import _say, load
 
@@ -55,9 +55,9 @@ def run_export(args: argparse.Namespace) -> int:
             continue
         path = Path(out).expanduser()
         try:
-            path.write_text(text, encoding="utf-8")
-            if fmt == "curl":
-                os.chmod(path, 0o755)
+            # Private: a recording's content is the user's to share. A curl script is
+            # executable by its owner only.
+            store.write_atomic(path, text, mode=0o700 if fmt == "curl" else 0o600)
         except OSError as exc:
             _say(f"cannot write {out}: {exc.strerror or exc}")
             return exitcodes.USAGE

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
@@ -37,8 +38,8 @@ log = logging.getLogger(__name__)
 class Recorder:
     """Writes events to ``path``. Use :meth:`attach` to record a session.
 
-    The file is created when the recorder is: failing to open it raises (the user asked
-    for this file and must hear why not). An existing file is not replaced unless
+    The file is created when the recorder is, private (0600): failing to open it raises
+    (the user asked for this file and must hear why not). An existing file is not replaced unless
     ``overwrite`` is true, since it is likely an earlier recording."""
 
     def __init__(self, path: str | Path, *, redact: bool | Redaction = True,
@@ -55,7 +56,7 @@ class Recorder:
         self.events_written = 0
         self._on_error = on_error
         self._session: Session | None = None
-        self._file = open(self.path, "w" if overwrite else "x", encoding="utf-8", newline="\n")
+        self._file = _open_private(self.path, overwrite)
         self._write(json.dumps(self._header(session_started), ensure_ascii=True))
 
     @classmethod
@@ -144,6 +145,20 @@ class Recorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _open_private(path: Path, overwrite: bool) -> Any:
+    """The recording file, readable and writable by its owner only (0600): it holds
+    everything the agent said, and secrets when recorded with ``--no-redact``."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
+    fd = os.open(path, flags, 0o600)
+    try:
+        if overwrite and hasattr(os, "fchmod"):
+            os.fchmod(fd, 0o600)  # a replaced file would keep its old mode
+        return os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _jsonable(value: Any) -> Any:
