@@ -48,6 +48,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("connection")
     g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
                    help="extra HTTP header (repeatable)")
+    g.add_argument("--secret-header", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="a header that is a credential: sent like -H, redacted wherever anything is "
+                        "written, and sent to the agent's origin only (repeatable)")
     g.add_argument("--bearer", metavar="TOKEN", help="send Authorization: Bearer TOKEN")
     g.add_argument("--api-key", metavar="KEY", help="send an API key header")
     g.add_argument("--api-key-header", default="X-API-Key", metavar="NAME",

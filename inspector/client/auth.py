@@ -1,6 +1,7 @@
-"""Credentials as HTTP headers. The inspector only ever sends them; it never stores them
-(a recording keeps the headers as sent, so whoever writes one decides what to redact:
-``Auth.header_names`` says which names carry secrets)."""
+"""Credentials as HTTP headers. The inspector only ever sends them, and only to the
+origin they were given for; it never stores them (a recording keeps the headers as sent,
+so whoever writes one decides what to redact: ``Auth.header_names`` says which names
+carry secrets, and session.redact.Redaction.for_connection takes ``headers()``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,14 @@ class Auth:
     def basic(cls, user: str, password: str) -> "Auth":
         token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
         return cls({"Authorization": f"Basic {token}"})
+
+    @classmethod
+    def custom(cls, headers: dict[str, str]) -> "Auth":
+        """Headers the user marked as credentials (``--secret-header``)."""
+        return cls(dict(headers))
+
+    def __add__(self, other: "Auth") -> "Auth":
+        return Auth({**self._headers, **other._headers})
 
     def headers(self) -> dict[str, str]:
         return dict(self._headers)

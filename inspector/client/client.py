@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import httpx
@@ -28,6 +28,7 @@ from ..protocol.states import INTERRUPTED, TERMINAL
 from ..protocol.wire import parse_json
 from ..session.events import Kind
 from ..session.log import Session
+from ..session.redact import Redaction
 from . import discovery, payloads
 from .auth import Auth
 from .dialect_cache import DialectCache, agent_key
@@ -175,9 +176,11 @@ class A2AClient:
         dialect_cache: DialectCache | None = None,
         endpoint: str | None = None,
         method_names: Mapping[Method | str, str] | None = None,
+        secret_names: Iterable[str] = (),
     ) -> None:
         """``method_names`` sends a method under another spelling its dialect knows,
-        e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents."""
+        e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
+        ``secret_names``: more header and query parameter names that carry secrets."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
         #: The user's wire spellings, by method; applied where the chosen dialect knows them.
@@ -196,6 +199,11 @@ class A2AClient:
         self._endpoint_arg = endpoint
         self.headers = dict(headers or {})
         self.auth = auth
+        #: What is secret in what the user gave: for recordings, and for whatever this
+        #: client writes itself (the dialect cache's key, notes naming the agent's URL).
+        self.redaction = Redaction.for_connection(
+            extra_names=secret_names, credentials=auth.headers() if auth else None, headers=self.headers,
+            urls=(url, card_url, endpoint))
         self.timeouts = timeouts or Timeouts()
         self._own_http = http is None
         self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False),
@@ -273,7 +281,7 @@ class A2AClient:
             self._choose(requested, "user", f"dialect {requested.name} chosen by the user")
             return
         base = discovery.agent_base(self.url)
-        key = agent_key(self.url)
+        key = self.redaction.url(agent_key(self.url))
         named = card_dialects(self.card) if self.card is not None else []
         if named:
             dialect = get_dialect(named[0])

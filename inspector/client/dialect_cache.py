@@ -13,13 +13,18 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
+from ..session.redact import Redaction
+
 APP_NAME = "a2a-inspect"
 FILE_NAME = "dialects.json"
+_REDACT = Redaction()
 
 
 def agent_key(url: str) -> str:
-    """Cache key for an agent URL: trailing slashes and case of scheme/host don't matter."""
-    scheme, sep, rest = url.strip().partition("://")
+    """Cache key for an agent URL: trailing slashes and case of scheme/host don't matter,
+    and secret query parameters (``?token=``) are replaced: the file must not hold them."""
+    url = _REDACT.url(url.strip())
+    scheme, sep, rest = url.partition("://")
     if not sep:
         return url.strip().rstrip("/")
     host, slash, path = rest.partition("/")
@@ -61,6 +66,8 @@ class DialectCache:
             # mkstemp creates the file 0600, which the rename keeps: private, as it
             # names the agents the user talks to.
             fd, tmp = tempfile.mkstemp(prefix=".dialects-", suffix=".json", dir=self.path.parent)
+            # Keys an older version wrote with a secret in clear are rewritten on the way.
+            entries = {agent_key(k): v for k, v in entries.items()}
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(entries, fh, indent=1, sort_keys=True)
             os.replace(tmp, self.path)

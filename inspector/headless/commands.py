@@ -25,12 +25,12 @@ Handler = Callable[[argparse.Namespace, Out], Awaitable[int]]
 # ------------------------------------------------------------------------- plumbing
 
 
-def _headers(values: list[str]) -> dict[str, str]:
+def _headers(values: list[str], option: str = "-H") -> dict[str, str]:
     headers: dict[str, str] = {}
     for raw in values:
         name, sep, value = raw.partition(":")
         if not sep or not name.strip():
-            raise UsageError(f"-H expects 'Name: value', got {raw!r}")
+            raise UsageError(f"{option} expects 'Name: value', got {raw!r}")
         headers[name.strip()] = value.strip()
     return headers
 
@@ -49,19 +49,38 @@ def _method_names(values: list[str]) -> dict[str, str]:
 
 
 def _auth(args: argparse.Namespace) -> Auth | None:
+    """Every credential given, as one Auth: --bearer, --api-key or --basic, and the
+    --secret-header headers."""
     given = [x for x in (args.bearer, args.api_key, args.basic) if x]
     if len(given) > 1:
         raise UsageError("give only one of --bearer, --api-key, --basic")
+    auth = None
     if args.bearer:
-        return Auth.bearer(args.bearer)
-    if args.api_key:
-        return Auth.api_key(args.api_key, header=args.api_key_header)
-    if args.basic:
+        auth = Auth.bearer(args.bearer)
+    elif args.api_key:
+        auth = Auth.api_key(args.api_key, header=args.api_key_header)
+    elif args.basic:
         user, sep, password = args.basic.partition(":")
         if not sep:
             raise UsageError("--basic expects USER:PASSWORD")
-        return Auth.basic(user, password)
-    return None
+        auth = Auth.basic(user, password)
+    secret = _headers(getattr(args, "secret_header", None) or [], "--secret-header")
+    if secret:
+        auth = Auth.custom(secret) if auth is None else auth + Auth.custom(secret)
+    return auth
+
+
+def redaction_for(args: argparse.Namespace, settings: Any, url: str | None) -> Any:
+    """What a recording of this command redacts: the built-in and settings' names, every
+    credential option (whatever its header's name), -H headers with secret names, and
+    secret query parameters of the URLs given; ``--no-redact`` or the settings turn it off."""
+    from ..session.redact import Redaction
+
+    auth = _auth(args)
+    return Redaction.for_connection(
+        enabled=settings.redact and not args.no_redact, extra_names=settings.redact_headers,
+        credentials=auth.headers() if auth else None, headers=_headers(args.header),
+        urls=(url, getattr(args, "card_url", None)))
 
 
 def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | None:
@@ -77,21 +96,26 @@ def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | Non
 
     settings, _problem = store.load_settings()
     path: Any = record
+    url = getattr(args, "url", None) or getattr(args, "against", None)
     if record == "":
-        url = getattr(args, "url", None) or getattr(args, "against", None) or "agent"
-        path = store.default_recording_path(url, settings)
+        path = store.default_recording_path(url or "agent", settings)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
     try:
-        recorder = Recorder.attach(session, path, redact=settings.redact and not args.no_redact,
-                                   extra_secret_headers=tuple(settings.redact_headers))
+        recorder = Recorder.attach(session, path, redact=redaction_for(args, settings, url))
     except OSError as exc:
         raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
     if record == "":
         print(f"a2a-inspect: recording to {path}", file=sys.stderr, flush=True)
     return recorder
+
+
+def _secret_names() -> list[str]:
+    from .. import store
+
+    return store.load_settings()[0].redact_headers
 
 
 @contextlib.asynccontextmanager
@@ -106,7 +130,8 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
         try:
             client = A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
                                headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
-                               method_names=_method_names(getattr(args, "method_name", None) or []))
+                               method_names=_method_names(getattr(args, "method_name", None) or []),
+                               secret_names=_secret_names())
         except ValueError as exc:  # an unknown method, or a spelling no dialect has
             raise UsageError(f"--method-name: {exc}") from None
         async with client:

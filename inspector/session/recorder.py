@@ -51,6 +51,8 @@ class Recorder:
             self.redaction = redact
         else:
             self.redaction = Redaction(bool(redact), tuple(extra_secret_headers))
+        # Whether secret values are scrubbed from each line (the per-event test is skipped without).
+        self._values = bool(self.redaction.enabled and self.redaction.values)
         #: The write error that stopped the recorder, if one did.
         self.error: Exception | None = None
         self.events_written = 0
@@ -94,6 +96,8 @@ class Recorder:
         try:
             obj = self.redaction.event_json(event)
             line = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=_jsonable)
+            if self._values:
+                line = self.redaction.line(line, obj)
         except (TypeError, ValueError, RecursionError) as exc:
             # A bug upstream put something unwritable in the data; keep the event's place
             # and say what happened rather than drop it silently.

@@ -15,12 +15,22 @@ What is replaced with ``[redacted]``:
     since push set/get answers echo them): ``token`` and ``authentication.credentials``
     of any push notification config, whichever dialect spelled it.
 
+  * URLs inside the tool's own free-text NOTE and ERROR lines ("dialect 1.0 remembered
+    for http://...?token=..."), by the same query parameter names;
+  * every occurrence of a secret *value* the user gave (a token, a key, a password, a
+    secret header's or query parameter's value, at least ``MIN_VALUE`` characters long)
+    in any string written: an agent that echoes a token back, a note quoting it.
+
 A body is rewritten only when it held such a secret; every other body stays byte-exact.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -41,6 +51,16 @@ SECRET_PARAMS = frozenset({"api_key", "apikey", "api-key", "x-api-key", "key", "
 _PUSH_KEYS = frozenset({"pushNotification", "pushNotificationConfig", "taskPushNotificationConfig"})
 
 _HEADER_KINDS = (Kind.REQUEST, Kind.RESPONSE, Kind.PUSH)
+_TEXT_KINDS = (Kind.NOTE, Kind.ERROR)
+
+
+#: Shorter secret values are redacted where they are named (a header, a parameter), not
+#: wherever they occur: a two-letter password would blank out every word holding it.
+MIN_VALUE = 8
+
+# A URL in free text: up to whitespace or a quote; trailing punctuation is the sentence's.
+_URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+", re.IGNORECASE)
+_TRAILING = ".,;:!?)]}"
 
 
 @dataclass(frozen=True)
@@ -51,13 +71,46 @@ class Redaction:
     enabled: bool = True
     #: More header names (and query parameter names) to treat as secret.
     extra_names: tuple[str, ...] = ()
+    #: Secret values to replace wherever they occur (see MIN_VALUE).
+    values: tuple[str, ...] = ()
     _headers: frozenset[str] = field(init=False, repr=False, compare=False)
     _params: frozenset[str] = field(init=False, repr=False, compare=False)
+    #: (value, its form inside a JSON string as the recorder writes it), longest first.
+    _values: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         extra = frozenset(n.strip().lower() for n in self.extra_names if n.strip())
         object.__setattr__(self, "_headers", (SECRET_HEADERS | extra) - SCHEME_HEADERS)
         object.__setattr__(self, "_params", SECRET_PARAMS | extra)
+        kept = sorted({v for v in self.values if isinstance(v, str) and len(v) >= MIN_VALUE and v != REDACTED},
+                      key=len, reverse=True)
+        object.__setattr__(self, "_values", tuple((v, json.dumps(v)[1:-1]) for v in kept))
+
+    @classmethod
+    def for_connection(cls, *, enabled: bool = True, extra_names: Iterable[str] = (),
+                       credentials: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None,
+                       urls: Iterable[str | None] = ()) -> "Redaction":
+        """What to redact for one agent connection. ``credentials``: headers the user
+        gave as credentials (--bearer, --api-key under any name, --secret-header...): their
+        names become secret names and their values secret values. ``headers``: the user's
+        other headers, whose values are secret when their names are. ``urls``: the URLs
+        the user gave, whose secret query parameters' values are secret."""
+        credentials = dict(credentials or {})
+        names = tuple(extra_names) + tuple(credentials)
+        probe = cls(True, names)
+        values: list[str] = []
+        for name, value in [*credentials.items(), *(headers or {}).items()]:
+            if name in credentials or probe.is_secret_header(name):
+                values += _header_secrets(name, value)
+        for url in urls:
+            if url and "?" in url:
+                values += [v for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
+                           if k.lower() in probe._params]
+        return cls(enabled, names, tuple(values))
+
+    def is_secret_header(self, name: str) -> bool:
+        low = name.lower()
+        return low in SCHEME_HEADERS or low in self._headers
 
     def settings(self) -> dict[str, Any]:
         """What a recording's header says about how it was redacted."""
@@ -70,12 +123,22 @@ class Redaction:
             "headers": sorted(self._headers),
             "query_params": sorted(self._params),
             "body_fields": ["push notification config token", "push notification config authentication.credentials"],
+            "text": "URLs in notes and errors",
+            # How many, never which: the values themselves are what must not be written.
+            "secret_values": len(self._values),
         }
 
     def event_json(self, event: Event) -> dict[str, Any]:
         """``event.to_json()`` with secrets removed; the event itself is not touched."""
         out = event.to_json()
-        if not self.enabled or event.kind not in _HEADER_KINDS:
+        if not self.enabled:
+            return out
+        if event.kind in _TEXT_KINDS:
+            for key, value in out.items():
+                if value.__class__ is str and "?" in value and "://" in value:
+                    out[key] = self.text(value)
+            return out
+        if event.kind not in _HEADER_KINDS:
             return out
         headers = out.get("headers")
         if headers:
@@ -114,6 +177,45 @@ class Redaction:
             return REDACTED
         return value
 
+    def text(self, text: str) -> str:
+        """Free text with the secret query parameters of every URL in it replaced."""
+        def one(match: re.Match[str]) -> str:
+            url = match.group()
+            tail = len(url) - len(url.rstrip(_TRAILING))
+            return self.url(url[: len(url) - tail]) + url[len(url) - tail:]
+
+        return _URL_IN_TEXT.sub(one, text)
+
+    def line(self, line: str, obj: Any) -> str:
+        """A recorded line (``obj`` serialised with ensure_ascii) with every secret value
+        replaced. Runs once per event: one substring test per value when none is there."""
+        hit = False
+        for _value, escaped in self._values:
+            if escaped in line:
+                hit = True
+                line = line.replace(escaped, REDACTED)
+        if not hit:
+            return line
+        try:
+            json.loads(line)
+            return line
+        except ValueError:
+            # The value also matched across JSON syntax (a value like "1,2" in a list of
+            # numbers): replace it string by string instead.
+            return json.dumps(self._scrub(obj), ensure_ascii=True, separators=(",", ":"), default=str)
+
+    def _scrub(self, node: Any) -> Any:
+        if isinstance(node, str):
+            for value, _escaped in self._values:
+                if value in node:
+                    node = node.replace(value, REDACTED)
+            return node
+        if isinstance(node, dict):
+            return {self._scrub(k): self._scrub(v) for k, v in node.items()}
+        if isinstance(node, (list, tuple)):
+            return [self._scrub(v) for v in node]
+        return node
+
     def url(self, url: str) -> str:
         parts = urlsplit(url)
         if not parts.query:
@@ -123,6 +225,27 @@ class Redaction:
             return url
         pairs = [(k, REDACTED if k.lower() in self._params else v) for k, v in pairs]
         return urlunsplit(parts._replace(query=urlencode(pairs, safe="[]")))
+
+
+def _header_secrets(name: str, value: str) -> list[str]:
+    """The secret parts of a credential header's value: the whole value; for a scheme
+    header the credentials after the scheme (and for Basic, the user:password they
+    encode and the password); for a cookie header each cookie's value."""
+    out = [value]
+    low = name.lower()
+    if low in SCHEME_HEADERS:
+        scheme, _, credentials = value.strip().partition(" ")
+        credentials = credentials.strip()
+        out.append(credentials)
+        if scheme.lower() == "basic":
+            try:
+                pair = base64.b64decode(credentials, validate=True).decode("utf-8")
+            except (binascii.Error, ValueError):
+                pair = ""
+            out += [pair, pair.partition(":")[2]]
+    elif low == "cookie":
+        out += [c.partition("=")[2].strip() for c in value.split(";")]
+    return [v for v in out if v]
 
 
 def redact_body(body: str) -> str:

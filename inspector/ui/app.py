@@ -173,7 +173,8 @@ class InspectorApp(App[int]):
         conn = AgentConnection(url, name=name or (saved.name if saved else None),
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
-                               headers=saved.headers if saved else None, auth=auth)
+                               headers=saved.headers if saved else None, auth=auth,
+                               secret_names=tuple(self.settings.redact_headers))
         conn.saved_as = saved.name if saved else None
         self.open_connection(conn)
         if self.start_record and len(self.connections) == 1:

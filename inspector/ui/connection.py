@@ -44,7 +44,7 @@ class AgentConnection:
                  card_url: str | None = None, headers: Mapping[str, str] | None = None,
                  auth: Auth | None = None, timeouts: Timeouts | None = None,
                  session: Session | None = None, dialect_cache: Any = None,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, secret_names: tuple[str, ...] = ()) -> None:
         self.id = next(_ids)
         self.url = url
         self.name = name or display_name(url)
@@ -58,6 +58,7 @@ class AgentConnection:
         #: A replayed recording: no client, nothing is sent.
         self.read_only = read_only
         self._dialect_cache = dialect_cache
+        self.secret_names = secret_names
         self.client: A2AClient | None = None if read_only else self._new_client(dialect)
         #: "new" | "connecting" | "ready" | "error" | "replay"
         self.state = "replay" if read_only else "new"
@@ -77,7 +78,8 @@ class AgentConnection:
         if self._dialect_cache is not None:
             kwargs["dialect_cache"] = self._dialect_cache
         return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
-                         headers=self.headers, auth=self.auth, timeouts=self.timeouts, **kwargs)
+                         headers=self.headers, auth=self.auth, timeouts=self.timeouts,
+                         secret_names=self.secret_names, **kwargs)
 
     # ------------------------------------------------------------------ facts for views
 
@@ -180,9 +182,16 @@ class AgentConnection:
 
     def start_recording(self, path: Path, *, redact: bool = True,
                         extra_secret_headers: tuple[str, ...] = ()) -> Recorder:
+        """Record this connection's session; its credentials (whatever their headers'
+        names), secret headers and URL query secrets are redacted, as on the CLI."""
+        from ..session.redact import Redaction
+
         self.stop_recording()
-        self.recorder = Recorder.attach(self.session, path, redact=redact,
-                                        extra_secret_headers=extra_secret_headers)
+        redaction = Redaction.for_connection(
+            enabled=redact, extra_names=extra_secret_headers,
+            credentials=self.auth.headers() if self.auth else None, headers=self.headers,
+            urls=(self.url, self.card_url))
+        self.recorder = Recorder.attach(self.session, path, redact=redaction)
         return self.recorder
 
     def stop_recording(self) -> Path | None:
