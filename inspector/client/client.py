@@ -233,12 +233,16 @@ class A2AClient:
         return merge_headers({"Accept": "application/json"}, self.auth.headers() if self.auth else {},
                              self.headers)
 
+    def _bound(self) -> frozenset[str]:
+        """The headers that go only to the origin they were given for (see Wire.send)."""
+        return frozenset(n.lower() for n in (*(self.auth.headers() if self.auth else ()), *self.headers))
+
     async def get_card(self, refresh: bool = False) -> m.AgentCard:
         """The agent card (fetched once; ``refresh`` fetches again). Raises
         TransportError when no candidate URL has one, ProtocolError when it does not decode."""
         if self._card_result is None or refresh:
             candidates = discovery.card_candidates(self.url, self._card_url_arg)
-            result = await discovery.fetch_card(self._wire, candidates, self._card_headers())
+            result = await discovery.fetch_card(self._wire, candidates, self._card_headers(), self._bound())
             self._card_result = result
             self.card, self.card_raw = result.card, result.raw
             self.card_url = result.url or self._card_url_arg

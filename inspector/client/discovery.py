@@ -81,13 +81,17 @@ class CardResult:
     error: ProtocolError | None = None
 
 
-async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str]) -> CardResult:
-    """GET each candidate until one answers 2xx. Connect and timeout failures raise:
-    an agent that cannot be reached cannot be probed either."""
+async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
+                     bound: frozenset[str] = frozenset()) -> CardResult:
+    """GET each candidate until one answers 2xx, following redirects (``bound``: the
+    headers that do not follow one to another origin; see Wire.send). The card's URL is
+    where it was served from, after redirects. Connect and timeout failures raise: an
+    agent that cannot be reached cannot be probed either."""
     result = CardResult()
-    for url in candidates:
+    for candidate in candidates:
         info = {"dialect": None, "a2a_method": payloads.CARD, "rpc_method": None, "rpc_id": None}
-        ex = await wire.send("GET", url, headers=headers, info=info, follow_redirects=True)
+        ex = await wire.send("GET", candidate, headers=headers, info=info, follow_redirects=True, bound=bound)
+        url = ex.url
         raw = await ex.read()
         status = ex.response.status_code
         data = ex.response_data(raw)

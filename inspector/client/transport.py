@@ -218,6 +218,25 @@ class Exchange:
         return self.fail("stream", f"stream from {self.url} broken off: {_reason(exc)}")
 
 
+#: Redirect hops followed before giving up (httpx's default is 20; a card is not that far).
+MAX_REDIRECTS = 10
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
+
+
+def same_origin(given: httpx.URL, target: httpx.URL) -> bool:
+    """Whether credentials given for ``given`` may go to ``target``: the same scheme,
+    host and port, or the same host upgraded from http to https on the default ports
+    (as httpx keeps Authorization on such an upgrade)."""
+    if _origin(given) == _origin(target):
+        return True
+    return (given.scheme == "http" and target.scheme == "https" and given.host == target.host
+            and given.port in (None, 80) and target.port in (None, 443))
+
+
 class Wire:
     """Sends requests through one httpx client and records them in one session."""
 
@@ -237,10 +256,45 @@ class Wire:
         payload: Any = None,
         stream: bool = False,
         follow_redirects: bool = False,
+        bound: frozenset[str] = frozenset(),
     ) -> Exchange:
         """Log the request, send it, and return the exchange with its response head
         (the body still unread). ``info`` holds the REQUEST fields above HTTP: dialect,
-        a2a_method, rpc_method, rpc_id."""
+        a2a_method, rpc_method, rpc_id.
+
+        ``follow_redirects``: each hop is an exchange of its own, on the record, with a
+        NOTE saying where it led. ``bound``: lower-cased names of the headers that go
+        only to ``url``'s origin (credentials, the user's own headers): a hop to
+        another origin is sent without them, and the NOTE says so."""
+        ex = await self._send_one(method, url, headers, body, info, payload, stream)
+        if not follow_redirects:
+            return ex
+        given = httpx.URL(url)
+        hops = 0
+        while ex.response is not None and ex.response.next_request is not None:
+            target = ex.response.next_request
+            raw = await ex.read()
+            ex.log(Kind.RESPONSE, ex.response_data(raw))
+            to = str(target.url)
+            hops += 1
+            if hops > MAX_REDIRECTS:
+                raise ex.fail("http", f"{ex.url} redirected to {to}: more than {MAX_REDIRECTS} redirects, "
+                                      "gave up")
+            send = headers
+            text = f"{ex.url} redirected (HTTP {ex.response.status_code}) to {to}"
+            if not same_origin(given, target.url):
+                withheld = [name for name in headers if name.lower() in bound]
+                if withheld:
+                    send = {k: v for k, v in headers.items() if k.lower() not in bound}
+                    text += (f", another origin: sent there without {', '.join(withheld)} (credentials "
+                             f"and your own headers go only to {given.scheme}://{given.netloc.decode('ascii')})")
+            ex.note(text, redirect=to)
+            ex = await self._send_one(target.method, to, send, body if target.method == method else None,
+                                      info, payload, stream)
+        return ex
+
+    async def _send_one(self, method: str, url: str, headers: dict[str, str], body: bytes | None,
+                        info: dict[str, Any], payload: Any, stream: bool) -> Exchange:
         ex = Exchange(self, url)
         try:
             request = self.http.build_request(method, url, headers=headers, content=body,
@@ -252,7 +306,9 @@ class Wire:
                payload)
         ex.t0 = time.perf_counter()
         try:
-            ex.response = await self.http.send(request, stream=True, follow_redirects=follow_redirects)
+            # Redirects are followed by send(), hop by hop, so each is on the record and
+            # credentials can be kept from other origins (httpx withholds Authorization only).
+            ex.response = await self.http.send(request, stream=True, follow_redirects=False)
         except httpx.ConnectTimeout:
             raise ex.fail("timeout", f"cannot connect to {url}: no answer within "
                                      f"{self.timeouts.connect:g} s (connect timeout)") from None
