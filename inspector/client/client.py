@@ -237,6 +237,11 @@ class A2AClient:
         """The headers that go only to the origin they were given for (see Wire.send)."""
         return frozenset(n.lower() for n in (*(self.auth.headers() if self.auth else ()), *self.headers))
 
+    @property
+    def card_error(self) -> ProtocolError | None:
+        """Why the card served does not decode (a JSON array, too deep, wrong types)."""
+        return self._card_result.error if self._card_result is not None else None
+
     async def get_card(self, refresh: bool = False) -> m.AgentCard:
         """The agent card (fetched once; ``refresh`` fetches again). Raises
         TransportError when no candidate URL has one, ProtocolError when it does not decode."""

@@ -90,6 +90,11 @@ class AgentConnection:
         return self.client.card if self.client else None
 
     @property
+    def card_error(self) -> Any:
+        """Why the card the agent served does not decode, if it does not."""
+        return getattr(self.client, "card_error", None)
+
+    @property
     def card_raw(self) -> Any:
         if self.client is None and self.read_only:
             return self.recorded().card_raw

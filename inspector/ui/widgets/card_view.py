@@ -272,12 +272,17 @@ class CardView(ConnectionView, Vertical, can_focus=True):
                 text = f"fetching the card of {shorten(conn.url, 80)}…"
             elif conn.state == "error" and conn.error is not None:
                 text = f"no card: {visible(str(conn.error))}"
+            elif conn.card_error is not None:
+                # It serves one, and it is broken: that is the finding, not "no card".
+                where = getattr(conn.client, "card_url", None)
+                text = (f"invalid agent card{' at ' + shorten(where, 120) if where else ''}: "
+                        f"{visible(str(conn.card_error))}")
             elif conn.read_only:
                 text = "a recording: no card to show"
             else:
                 text = "this agent serves no card"
             body.mount(Static(text, classes="card-empty", markup=False))
-            self._show_raw(None)
+            self._show_raw(conn.card_raw if conn is not None and conn.card_error is not None else None)
             return
         from ...protocol.lint import lint_card
 
