@@ -80,7 +80,7 @@ def redaction_for(args: argparse.Namespace, settings: Any, url: str | None) -> A
     return Redaction.for_connection(
         enabled=settings.redact and not args.no_redact, extra_names=settings.redact_headers,
         credentials=auth.headers() if auth else None, headers=_headers(args.header),
-        urls=(url, getattr(args, "card_url", None)))
+        urls=(url, getattr(args, "card_url", None)), values=(getattr(args, "token", None),))
 
 
 def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | None:

@@ -89,24 +89,25 @@ class Redaction:
     @classmethod
     def for_connection(cls, *, enabled: bool = True, extra_names: Iterable[str] = (),
                        credentials: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None,
-                       urls: Iterable[str | None] = ()) -> "Redaction":
+                       urls: Iterable[str | None] = (), values: Iterable[str | None] = ()) -> "Redaction":
         """What to redact for one agent connection. ``credentials``: headers the user
         gave as credentials (--bearer, --api-key under any name, --secret-header...): their
         names become secret names and their values secret values. ``headers``: the user's
         other headers, whose values are secret when their names are. ``urls``: the URLs
-        the user gave, whose secret query parameters' values are secret."""
+        the user gave, whose secret query parameters' values are secret. ``values``:
+        other secrets the user gave (a push notification token)."""
         credentials = dict(credentials or {})
         names = tuple(extra_names) + tuple(credentials)
         probe = cls(True, names)
-        values: list[str] = []
+        secrets = [v for v in values if v]
         for name, value in [*credentials.items(), *(headers or {}).items()]:
             if name in credentials or probe.is_secret_header(name):
-                values += _header_secrets(name, value)
+                secrets += _header_secrets(name, value)
         for url in urls:
             if url and "?" in url:
-                values += [v for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
-                           if k.lower() in probe._params]
-        return cls(enabled, names, tuple(values))
+                secrets += [v for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
+                            if k.lower() in probe._params]
+        return cls(enabled, names, tuple(secrets))
 
     def is_secret_header(self, name: str) -> bool:
         low = name.lower()
