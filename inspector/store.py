@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import BaseModel, Field, ValidationError
@@ -180,8 +181,13 @@ def default_recording_path(agent_url: str, settings: Settings | None = None, *, 
     """A readable, unique file name: ``2026-11-22_0415_localhost-8003.jsonl``."""
     base = Path(settings.recordings).expanduser() if settings and settings.recordings else recordings_dir()
     stamp = time.strftime("%Y-%m-%d_%H%M%S", time.localtime(now))
-    host = re.sub(r"^[a-z]+://", "", agent_url.strip().lower())
-    host = re.sub(r"[^a-z0-9.]+", "-", host).strip("-.")[:60] or "agent"
+    # Host, port and path only: a query or a user:password in the URL may hold a secret.
+    parts = urlsplit(agent_url.strip().lower() if "://" in agent_url else f"http://{agent_url.strip().lower()}")
+    try:
+        where = f"{parts.hostname or ''}-{parts.port or ''}{parts.path}"
+    except ValueError:  # a port that is not a number
+        where = parts.hostname or ""
+    host = re.sub(r"[^a-z0-9.]+", "-", where).strip("-.")[:60] or "agent"
     path = base / f"{stamp}_{host}.jsonl"
     n = 2
     while path.exists():

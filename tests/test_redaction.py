@@ -126,3 +126,17 @@ async def test_the_tui_recorder_redacts_its_connections_credentials(tmp_path: Pa
     assert "TUI-KEY-123456" not in text
     assert '"X-My-Key":"[redacted]"' in text
     assert "x-my-key" in lines(tmp_path / "tui.jsonl")[0]["redaction"]["headers"]
+
+
+def test_a_password_in_the_url_is_a_secret() -> None:
+    r = Redaction.for_connection(urls=("http://ada:PW-s3cret-01@h:1/x",))
+    assert r.url("http://ada:PW-s3cret-01@h:1/x?v=1") == "http://ada:%5Bredacted%5D@h:1/x?v=1"
+    assert r.url(r.url("http://ada:PW-s3cret-01@h:1/x")) == "http://ada:%5Bredacted%5D@h:1/x"  # still a URL
+    assert r.text("cannot connect to http://ada:PW-s3cret-01@h:1/x: refused") == \
+        "cannot connect to http://ada:%5Bredacted%5D@h:1/x: refused"
+    assert "PW-s3cret-01" in r.values
+
+
+def test_a_default_recording_name_holds_no_secret() -> None:
+    name = store.default_recording_path("http://ada:PW-s3cret-01@LocalHost:8003/a2a?token=T0K3N-s3cret").name
+    assert name.endswith("_localhost-8003-a2a.jsonl")

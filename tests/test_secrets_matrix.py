@@ -2,7 +2,7 @@
 
 Ways: bearer, basic, API key under the default and a custom header name, -H with a
 secret name (Authorization, X-API-Key, Cookie), --secret-header, a URL query parameter,
-a push notification token. Places: the recording, the notes in it, the HAR, curl and
+a user:password in the URL, a push notification token. Places: the recording, the notes in it, the HAR, curl and
 scenario exports, the dialect cache. Each way runs the real CLI twice against a real
 loopback agent (the second run takes the dialect from the cache, whose note names the
 agent's URL) and exports the first recording. The agent echoes every request it gets
@@ -83,6 +83,8 @@ class Way:
     args: tuple[str, ...] = ()
     query: str = ""
     push: bool = False
+    #: user:password@ in the URL (httpx sends it as Basic credentials).
+    userinfo: str = ""
     #: How the agent sees it on the wire, when not as is.
     wire: str | None = None
 
@@ -102,6 +104,7 @@ WAYS = [
     Way("cookie", "COOKIE-s3cret-0008", ("-H", "Cookie: theme=dark; session={secret}")),
     Way("url-query", "QUERY-s3cret-0009", query="?v=2&token={secret}"),
     Way("push-token", "PUSH-s3cret-0010", push=True),
+    Way("url-userinfo", "USERINFO-s3cret-0011", userinfo="ada:{secret}@", wire=_b64("ada:USERINFO-s3cret-0011")),
 ]
 
 
@@ -122,7 +125,7 @@ def landed(request: pytest.FixtureRequest, agent: tuple[str, Any],
     base, app = agent
     home = tmp_path_factory.mktemp(way.name)
     cli = Cli(home / "home")
-    url = f"{base}/{way.query.format(secret=way.secret)}"
+    url = f"{base}/{way.query.format(secret=way.secret)}".replace("://", "://" + way.userinfo.format(secret=way.secret))
     extra = [a.format(secret=way.secret) for a in way.args]
     out = Landed(way, home)
     for run in (1, 2):

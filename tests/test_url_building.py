@@ -107,3 +107,14 @@ def test_cli_with_a_query_on_the_base_url(cli: Cli, versioned) -> None:  # noqa:
     r = cli("send", f"{url}/?v=1", "hi")
     assert r.code == 0, r
     assert "versioned" in r.out
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://[bad/", "Invalid IPv6 URL"),
+    ("http://ada:[pw]@127.0.0.1:9/", "does not appear to be an IPv4 or IPv6 address"),
+    ("http://127.0.0.1:99999/", "Port out of range"),
+])
+def test_an_unusable_url_is_a_usage_error(cli: Cli, url: str, why: str) -> None:  # noqa: F811
+    from cli_helpers import assert_one_error_line
+
+    assert_one_error_line(cli("card", url), 2, f"not a usable URL: {url!r}", why)

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..client import A2AClient, Auth, Timeouts, TransportError
 from ..protocol import models as m
@@ -126,6 +127,11 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
     recorder = start_recorder(session, args)
     timeouts = Timeouts(connect=args.timeout, read=args.timeout, stream_read=args.stream_timeout)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
+    for given in (args.url, args.card_url):
+        try:
+            urlsplit(given or "").port
+        except ValueError as exc:  # urllib's own words: "Invalid IPv6 URL", "Port out of range"
+            raise UsageError(f"not a usable URL: {given!r} ({exc})") from None
     try:
         try:
             client = A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,

@@ -10,7 +10,7 @@ What is replaced with ``[redacted]``:
     which scheme was used is often the bug; X-API-Key, Api-Key, Cookie, Set-Cookie,
     X-A2A-Notification-Token and any names the user adds are replaced whole;
   * URL query parameters with the usual secret names (api_key, access_token, ...) and any
-    user-added names, in request and push URLs;
+    user-added names, and the password of a ``user:password@`` URL, in request and push URLs;
   * push notification secrets inside JSON bodies (requests and non-streamed responses,
     since push set/get answers echo them): ``token`` and ``authentication.credentials``
     of any push notification config, whichever dialect spelled it.
@@ -33,11 +33,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from .events import Event, Kind
 
 REDACTED = "[redacted]"
+_REDACTED_USERINFO = "%5Bredacted%5D"
 
 #: Headers whose value is replaced, but whose auth scheme (first word) is kept.
 SCHEME_HEADERS = frozenset({"authorization", "proxy-authorization"})
@@ -61,6 +62,8 @@ MIN_VALUE = 8
 # A URL in free text: up to whitespace or a quote; trailing punctuation is the sentence's.
 _URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+", re.IGNORECASE)
 _TRAILING = ".,;:!?)]}"
+_USERINFO = re.compile(r"//([^/:@?#]*):[^/@?#]*@")
+_PARAM = re.compile(r"(?<=[?&])([^=&#]+)=([^&#]*)")
 
 
 @dataclass(frozen=True)
@@ -104,9 +107,16 @@ class Redaction:
             if name in credentials or probe.is_secret_header(name):
                 secrets += _header_secrets(name, value)
         for url in urls:
-            if url and "?" in url:
-                secrets += [v for k, v in parse_qsl(urlsplit(url).query, keep_blank_values=True)
-                            if k.lower() in probe._params]
+            try:
+                parts = urlsplit(url or "")
+                password = parts.password
+            except ValueError:  # not a URL: whoever sends to it will say so
+                continue
+            secrets += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() in probe._params]
+            if password:
+                # Sent as Basic credentials: the password, and the token they make.
+                pair = f"{unquote(parts.username or '')}:{unquote(password)}"
+                secrets += [unquote(password), base64.b64encode(pair.encode()).decode("ascii")]
         return cls(enabled, names, tuple(secrets))
 
     def is_secret_header(self, name: str) -> bool:
@@ -136,7 +146,7 @@ class Redaction:
             return out
         if event.kind in _TEXT_KINDS:
             for key, value in out.items():
-                if value.__class__ is str and "?" in value and "://" in value:
+                if value.__class__ is str and ("?" in value or "@" in value) and "://" in value:
                     out[key] = self.text(value)
             return out
         if event.kind not in _HEADER_KINDS:
@@ -145,7 +155,7 @@ class Redaction:
         if headers:
             out["headers"] = self.headers(headers)
         url = out.get("url")
-        if isinstance(url, str) and "?" in url:
+        if isinstance(url, str) and ("?" in url or "@" in url):
             out["url"] = self.url(url)
         if event.kind is not Kind.PUSH and out.get("body_encoding", "utf-8") == "utf-8":
             body = out.get("body")
@@ -218,7 +228,23 @@ class Redaction:
         return node
 
     def url(self, url: str) -> str:
+        try:
+            return self._url(url)
+        except ValueError:
+            # Not a URL urllib can read (a bracket in the host part): replace by pattern.
+            url = _USERINFO.sub(rf"//\1:{_REDACTED_USERINFO}@", url)
+            return _PARAM.sub(lambda mt: f"{mt[1]}={REDACTED}" if mt[1].lower() in self._params else mt[0], url)
+
+    def _url(self, url: str) -> str:
         parts = urlsplit(url)
+        if "@" in parts.netloc:
+            # http://user:password@host: the password is a credential (httpx sends it as Basic).
+            userinfo, _, host = parts.netloc.rpartition("@")
+            user, sep, _password = userinfo.partition(":")
+            if sep and _password != _REDACTED_USERINFO:
+                # Brackets would read as an IPv6 address: the placeholder is percent-encoded.
+                parts = parts._replace(netloc=f"{user}:{_REDACTED_USERINFO}@{host}")
+                url = urlunsplit(parts)
         if not parts.query:
             return url
         pairs = parse_qsl(parts.query, keep_blank_values=True)
