@@ -197,9 +197,17 @@ class Redaction:
 
         return _URL_IN_TEXT.sub(one, text)
 
-    def line(self, line: str, obj: Any) -> str:
+    def line(self, line: str, obj: Any, source: str | None = None) -> str:
         """A recorded line (``obj`` serialised with ensure_ascii) with every secret value
-        replaced. Runs once per event: one substring test per value when none is there."""
+        replaced. Runs once per event: one substring test per value when none is there,
+        on ``source`` when given (an SSE event's raw text, which holds every other field
+        of the event and is about half the line)."""
+        if source is not None:
+            for value, _escaped in self._values:
+                if value in source:
+                    break
+            else:
+                return line
         hit = False
         for _value, escaped in self._values:
             if escaped in line:
