@@ -191,3 +191,30 @@ def test_cli_error_names_the_redirect_target(cli: Cli, sites, refused: str) -> N
     r = cli("card", a.url)
     assert_one_error_line(r, 3, f"cannot connect to {refused}/card.json")
     assert f"{a.url}/.well-known" not in r.err
+
+
+async def test_an_endpoint_named_by_a_card_from_another_origin_gets_no_credentials(sites) -> None:
+    a, b = sites
+    a.routes["/.well-known/agent-card.json"] = f"{b.url}/card.json"
+    b.routes["/card.json"] = CARD  # "url": "/rpc", so the endpoint is on b's origin
+    b.routes["/rpc"] = {}
+    async with A2AClient(a.url, dialect_cache=MemoryDialectCache(), **credentials()) as c:
+        await c.send({"message": {"role": "user", "parts": [{"kind": "text", "text": "hi"}], "messageId": "m-1"}})
+    (sent,) = b.headers_at("/rpc")
+    assert not set(BOUND) & set(sent)
+    assert sent["content-type"] == "application/json"
+    (note,) = [n for n in notes(c) if "named by the card" in n]
+    assert note == (f"{b.url}/rpc is on another origin than {a.url}, named by the card served from "
+                    f"{b.url}/card.json after a redirect: sent there without X-My-Key, Authorization, "
+                    "X-Custom, Cookie")
+
+
+async def test_a_card_from_the_given_origin_speaks_for_its_endpoint(sites) -> None:
+    a, b = sites
+    a.routes["/.well-known/agent-card.json"] = {**CARD, "url": f"{b.url}/rpc"}
+    b.routes["/rpc"] = {}
+    async with A2AClient(a.url, dialect_cache=MemoryDialectCache(), **credentials()) as c:
+        await c.send({"message": {"role": "user", "parts": [{"kind": "text", "text": "hi"}], "messageId": "m-1"}})
+    (sent,) = b.headers_at("/rpc")
+    assert all(name in sent for name in BOUND)
+    assert not [n for n in notes(c) if "named by the card" in n]

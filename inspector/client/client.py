@@ -34,7 +34,7 @@ from .auth import Auth
 from .dialect_cache import DialectCache, agent_key
 from .errors import TransportError, UnsupportedMethod
 from .sse import SSEComment, SSEParser
-from .transport import Exchange, Timeouts, Wire, describe_body, reason_phrase, shared_tls_context
+from .transport import Exchange, Timeouts, Wire, describe_body, reason_phrase, same_origin, shared_tls_context
 
 AUTO = "auto"
 
@@ -212,6 +212,8 @@ class A2AClient:
         self._wire = Wire(self.http, self.session, self.timeouts)
         self._ids = itertools.count(1)
         self._card_result: discovery.CardResult | None = None
+        #: Endpoint URL -> whether credentials may go there (see _guard).
+        self._allowed: dict[str, bool] = {}
         self._resolving = asyncio.Lock()
         self._streams: set[EventStream] = set()
 
@@ -236,6 +238,31 @@ class A2AClient:
     def _bound(self) -> frozenset[str]:
         """The headers that go only to the origin they were given for (see Wire.send)."""
         return frozenset(n.lower() for n in (*(self.auth.headers() if self.auth else ()), *self.headers))
+
+    def _guard(self, url: str, headers: dict[str, str]) -> dict[str, str]:
+        """``headers`` without the credentials and the user's own headers when ``url``
+        may not have them: an endpoint on another origin than those the user named (the
+        agent's URL, --card-url, an endpoint given), named by a card that a redirect
+        brought from another origin. A card served by a named origin speaks for its
+        agent: the endpoint it names gets them, wherever it is."""
+        allowed = self._allowed.get(url)
+        if allowed is None:
+            try:
+                given = [httpx.URL(u) for u in (self.url, self._card_url_arg, self._endpoint_arg) if u]
+                target = httpx.URL(url)
+                allowed = any(same_origin(g, target) for g in given) or self.card_url is None or \
+                    any(same_origin(g, httpx.URL(self.card_url)) for g in given)
+            except httpx.InvalidURL:
+                allowed = False
+            self._allowed[url] = allowed
+            withheld = [n for n in headers if n.lower() in self._bound()]
+            if not allowed and withheld:
+                self._note(f"{url} is on another origin than {self.url}, named by the card served from "
+                           f"{self.card_url} after a redirect: sent there without {', '.join(withheld)}")
+        if allowed:
+            return headers
+        bound = self._bound()
+        return {k: v for k, v in headers.items() if k.lower() not in bound}
 
     @property
     def card_error(self) -> ProtocolError | None:
@@ -307,11 +334,13 @@ class A2AClient:
                 self._choose(dialect, "cache", f"dialect {dialect.name} remembered for {key} "
                                                "from an earlier session (cache)")
                 return
+        def probe_url(d: Dialect) -> str:
+            return self._endpoint_arg or discovery.endpoint_for(self.card, self.card_raw, d.name,
+                                                                self.card_url, base)
+
         outcome = await discovery.probe_dialect(
-            self._wire,
-            lambda d: self._endpoint_arg or discovery.endpoint_for(self.card, self.card_raw, d.name,
-                                                                   self.card_url, base),
-            lambda d: self._rpc_headers(d, stream=False, probe=True),
+            self._wire, probe_url,
+            lambda d: self._guard(probe_url(d), self._rpc_headers(d, stream=False, probe=True)),
             lambda: next(self._ids),
         )
         if outcome.dialect is not None:
@@ -405,7 +434,8 @@ class A2AClient:
         info = {"dialect": dialect.name, "a2a_method": method.value,
                 "rpc_method": request["method"], "rpc_id": rpc_id}
         assert self.endpoint is not None
-        ex = await self._wire.send("POST", self.endpoint, headers=self._rpc_headers(dialect, stream=stream),
+        headers = self._guard(self.endpoint, self._rpc_headers(dialect, stream=stream))
+        ex = await self._wire.send("POST", self.endpoint, headers=headers,
                                    body=body, info=info, payload=params, stream=stream)
         return ex, info
 
