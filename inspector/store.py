@@ -88,11 +88,13 @@ class StoreProblem(Exception):
 
 
 def _load_json(path: Path) -> Any:
+    from .protocol.limits import loads
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: bad JSON, too deep
         aside = path.with_suffix(path.suffix + ".corrupt")
         try:
             os.replace(path, aside)

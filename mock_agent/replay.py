@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from inspector.protocol.limits import loads
 from inspector.session import Kind, Recording, RecordingError, load_recording
 from inspector.session.diff import RecordedExchange, Rewriter, body_bytes, exchanges, parse_body
 
@@ -179,8 +180,8 @@ class ReplayServer:
 
     async def _rpc(self, body: bytes, headers: dict[str, str], base: str, receive: Any, send: Any) -> None:
         try:
-            obj = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
+            obj = loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:  # not JSON, or nested too deeply
             await self._error(send, None, -32700, "Parse error", {"why": f"the body is not JSON: {exc}"})
             return
         if not isinstance(obj, dict) or not isinstance(obj.get("method"), str):
@@ -345,8 +346,8 @@ def _frame(event: Any, rewrite: Rewriter, rid: Any, eol: str) -> bytes:
     doc = None
     if isinstance(text, str) and not data.get("incomplete"):
         try:
-            doc = json.loads(text)
-        except (ValueError, RecursionError):
+            doc = loads(text)
+        except ValueError:
             doc = None
     if doc is not None:
         new = _dump(_answer(doc, rewrite, rid), text).decode("utf-8")

@@ -30,6 +30,7 @@ from inspector.protocol import models as m
 from inspector.protocol.dialects import DIALECTS
 from inspector.protocol.dialects.base import Dialect, RpcRequest
 from inspector.protocol.errors import JsonRpcError
+from inspector.protocol.limits import loads
 from inspector.protocol.methods import Method
 
 from . import construct as new
@@ -276,8 +277,8 @@ class MockServer:
         dialect = self.dialects.get("1.0") if version == "1.0" else None
         dialect = dialect or self.primary
         try:
-            obj = json.loads(body)
-        except ValueError as exc:
+            obj = loads(body)
+        except ValueError as exc:  # not JSON, or nested too deeply (limits.MAX_JSON_DEPTH)
             await self._error(send, dialect, JsonRpcError(-32700, str(exc)), None)
             return
         self.requests.append(obj)

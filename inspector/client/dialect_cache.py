@@ -13,6 +13,7 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
+from ..protocol.limits import loads
 from ..session.redact import Redaction
 
 APP_NAME = "a2a-inspect"
@@ -54,7 +55,7 @@ class DialectCache:
 
     def _load(self) -> dict[str, object]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from ..protocol import models as m
+from ..protocol.limits import TooDeep, loads
 
 
 class UsageError(Exception):
@@ -53,9 +54,11 @@ def load_json_arg(value: str, what: str) -> Any:
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"{what}: cannot read {value[1:]}: {exc}") from None
     try:
-        return json.loads(source)
+        return loads(source)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{what}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except TooDeep as exc:
+        raise UsageError(f"{what}: invalid JSON: {exc}") from None
 
 
 def build_message(text: str | None, *, files: list[str] = (), file_uris: list[str] = (),

@@ -13,6 +13,7 @@ from pydantic_core import from_json
 
 from .dialects.base import Dialect
 from .errors import JsonRpcError, ProtocolError
+from .limits import TOO_DEEP, TooDeep, loads, may_be_too_deep, too_deep
 from .methods import Method
 
 
@@ -28,30 +29,35 @@ def parse_json(body: bytes | str) -> Any:
     try:
         # pydantic-core's parser is about twice as fast as json's, and this runs per SSE
         # event. It rejects a BOM and blank text, so those checks wait for a failure.
-        return from_json(text)
-    except ValueError:
-        pass
-    return _parse_slow(text)
+        value = from_json(text)
+    except ValueError as exc:
+        value = _parse_slow(text, exc)
+    # from_json lets one more level of arrays through than MAX_JSON_DEPTH.
+    if may_be_too_deep(text) and too_deep(value):
+        raise ProtocolError(f"invalid JSON: {TOO_DEEP}")
+    return value
 
 
-def _parse_slow(text: str) -> Any:
+def _parse_slow(text: str, exc: ValueError) -> Any:
+    if "recursion limit" in str(exc):
+        raise ProtocolError(f"invalid JSON: {TOO_DEEP}") from None
     if text.startswith("\ufeff"):
-        text = text[1:]
         try:
-            return from_json(text)
-        except ValueError:
-            pass
+            return from_json(text[1:])
+        except ValueError as again:
+            if "recursion limit" in str(again):
+                raise ProtocolError(f"invalid JSON: {TOO_DEEP}") from None
     if not text.strip():
         raise ProtocolError("empty body where JSON was expected")
     try:
         # json is more lenient (lone surrogates) and words its errors better; only failures get here.
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         snippet = text.lstrip()[:40]
         hint = " (looks like HTML)" if snippet[:1] == "<" else ""
         raise ProtocolError(f"invalid JSON{hint}: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise ProtocolError("invalid JSON: nested too deeply") from None
+    except TooDeep:
+        raise ProtocolError(f"invalid JSON: {TOO_DEEP}") from None
 
 
 def decode_response_body(dialect: Dialect, method: Method, body: bytes | str) -> Any:

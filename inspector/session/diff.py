@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.limits import loads
 from .events import Event, Kind
 from .log import Session
 
@@ -182,8 +183,8 @@ def parse_body(data: dict[str, Any]) -> Any:
     if not isinstance(body, str) or data.get("body_encoding") == "base64":
         return None
     try:
-        return json.loads(body)
-    except (ValueError, RecursionError):
+        return loads(body)
+    except ValueError:
         return None
 
 
@@ -195,8 +196,8 @@ def sse_json(event: Event) -> Any:
     if not isinstance(text, str):
         return None
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return loads(text)
+    except ValueError:
         return None
 
 

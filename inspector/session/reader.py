@@ -21,6 +21,7 @@ from typing import Any
 
 from ..protocol.dialects import Dialect, get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.limits import MAX_JSON_DEPTH, loads
 from ..protocol.wire import capture, parse_json
 from .events import Event, Kind
 from .log import Session
@@ -94,8 +95,8 @@ class RecordingIterator:
         if not raw.strip():
             raise RecordingError(f"{name}: empty, not an a2a-inspect recording")
         try:
-            header = json.loads(raw)
-        except (ValueError, RecursionError):
+            header = loads(raw, _LINE_DEPTH)
+        except ValueError:
             # The recorder writes the format key first, so a cut-off header still shows it.
             if not raw.endswith(b"\n") and raw.lstrip().startswith(b'{"format"'):
                 raise RecordingError(f"{name}: the header line is incomplete (the recording was cut off "
@@ -138,8 +139,8 @@ class RecordingIterator:
             return None
         complete = raw.endswith(b"\n")
         try:
-            obj = json.loads(raw)
-        except (ValueError, RecursionError) as exc:
+            obj = loads(raw, _LINE_DEPTH)
+        except ValueError as exc:
             if not complete:
                 # Only the last line can lack its newline: the writer was stopped mid-line.
                 self.truncated = True
@@ -173,6 +174,10 @@ class RecordingIterator:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: A line wraps what an agent sent (an id in a NOTE, say) a few levels down.
+_LINE_DEPTH = MAX_JSON_DEPTH + 8
 
 
 def _reason(exc: Exception) -> str:

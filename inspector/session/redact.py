@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from ..protocol.limits import loads
 from .events import Event, Kind
 
 REDACTED = "[redacted]"
@@ -289,8 +290,8 @@ def redact_body(body: str) -> str:
     if '"token"' not in body and '"credentials"' not in body:
         return body
     try:
-        obj = json.loads(body)
-    except (ValueError, RecursionError):
+        obj = loads(body)
+    except ValueError:  # not JSON, or too deep to hold a config worth redacting
         return body
     if not _walk(obj, False):
         return body

@@ -34,10 +34,14 @@ def check_json(text: str, *, object_only: bool, allow_empty: bool) -> tuple[Any,
         if allow_empty:
             return None, None, None
         return None, "empty: type a JSON value", None
+    from ...protocol.limits import TooDeep, loads
+
     try:
-        value = json.loads(text)
+        value = loads(text)
     except json.JSONDecodeError as exc:
         return None, f"line {exc.lineno}, column {exc.colno}: {exc.msg}", exc.lineno
+    except TooDeep as exc:
+        return None, str(exc), None
     if object_only and not isinstance(value, dict):
         return None, "must be a JSON object ({...})", 1
     return value, None, None

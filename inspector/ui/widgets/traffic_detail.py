@@ -24,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...protocol.errors import JsonRpcError, ProtocolError
+from ...protocol.limits import loads
 from ...session import Event, Kind
 from ...textsafe import visible
 from .base import ComponentStyles
@@ -49,8 +50,8 @@ def pretty_json(text: str) -> list[str] | None:
     if not stripped or stripped[0] not in "{[\"-0123456789tfn":
         return None
     try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
+        value = loads(stripped)
+    except ValueError:  # not JSON, or too deep (shown as received instead)
         return None
     try:
         return json.dumps(value, indent=2, ensure_ascii=False).split("\n")
