@@ -17,6 +17,8 @@ from typing import Any, Iterable
 import yaml
 from pydantic import ValidationError
 
+from inspector.safeyaml import BoundedLoader, YAMLLimit, load as load_yaml
+
 from .scenario import STEP_TYPES, Scenario, template_problems
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -85,7 +87,7 @@ def builtins() -> dict[str, str]:
     for entry in sorted(builtin_dir().iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".yaml"):
             try:
-                doc = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+                doc = load_yaml(entry.read_text(encoding="utf-8")) or {}
             except yaml.YAMLError:
                 doc = {}
             lines = str(doc.get("description") or "").strip().splitlines() if isinstance(doc, dict) else []
@@ -125,10 +127,15 @@ def resolve(spec: str | Path | dict | Scenario) -> Scenario:
 
 
 def _parse(text: str, source: str) -> tuple[yaml.Node | None, Any]:
-    loader = yaml.SafeLoader(text)
+    # Bounded: an alias bomb, a self-referencing alias or 100,000 nested lists is a
+    # problem at its line, not a hang or a RecursionError (inspector/safeyaml.py).
+    loader = BoundedLoader(text)
     try:
         root = loader.get_single_node()
         document = loader.construct_document(root) if root is not None else None
+    except YAMLLimit as exc:
+        mark = exc.problem_mark
+        raise ScenarioError([Problem(source, mark.line + 1, mark.column + 1, "", str(exc.problem))]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)

@@ -129,10 +129,14 @@ class ThemeError(Exception):
 
 def load_theme_file(path: Path) -> Theme:
     """Read one theme file; ThemeError names the file and what is wrong."""
+    from ..safeyaml import YAMLLimit, load
+
     try:
-        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw: Any = load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ThemeError(f"theme {path.name}: cannot read it ({exc})") from None
+    except YAMLLimit as exc:  # an alias bomb, a cycle, too deep
+        raise ThemeError(f"theme {path.name}: line {exc.problem_mark.line + 1}: {exc.problem}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
