@@ -33,8 +33,10 @@ from . import discovery, payloads
 from .auth import Auth
 from .dialect_cache import DialectCache, agent_key
 from .errors import TransportError, UnsupportedMethod
-from .sse import SSEComment, SSEParser
-from .transport import Exchange, Timeouts, Wire, describe_body, reason_phrase, same_origin, shared_tls_context
+from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
+from .sse import EventTooLarge, SSEComment, SSEParser
+from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, describe_body, reason_phrase,
+                        same_origin, shared_tls_context, whole_chars)
 
 AUTO = "auto"
 
@@ -177,10 +179,12 @@ class A2AClient:
         endpoint: str | None = None,
         method_names: Mapping[Method | str, str] | None = None,
         secret_names: Iterable[str] = (),
+        limits: Limits | None = None,
     ) -> None:
         """``method_names`` sends a method under another spelling its dialect knows,
         e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
-        ``secret_names``: more header and query parameter names that carry secrets."""
+        ``secret_names``: more header and query parameter names that carry secrets.
+        ``limits``: how much the agent may send (limits.Limits; its defaults when None)."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
         #: The user's wire spellings, by method; applied where the chosen dialect knows them.
@@ -205,11 +209,14 @@ class A2AClient:
             extra_names=secret_names, credentials=auth.headers() if auth else None, headers=self.headers,
             urls=(url, card_url, endpoint))
         self.timeouts = timeouts or Timeouts()
+        self.limits = limits or Limits()
         self._own_http = http is None
+        # Accept-Encoding: only what limits.BodyDecoder undoes under its bound.
         self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False),
-                                                                    verify=shared_tls_context())
+                                                                    verify=shared_tls_context(),
+                                                                    headers={"Accept-Encoding": ACCEPT_ENCODING})
         self.dialect_cache = dialect_cache if dialect_cache is not None else DialectCache()
-        self._wire = Wire(self.http, self.session, self.timeouts)
+        self._wire = Wire(self.http, self.session, self.timeouts, self.limits)
         self._ids = itertools.count(1)
         self._card_result: discovery.CardResult | None = None
         #: Endpoint URL -> whether credentials may go there (see _guard).
@@ -513,8 +520,9 @@ class A2AClient:
                     return
                 ex.log(Kind.RESPONSE, ex.response_data(None))
                 # The stream itself.
-                parser = SSEParser()
-                chunks = resp.aiter_bytes()
+                limits = self.limits
+                parser = SSEParser(limits.max_event)
+                chunks = ex.pieces(limits.max_body)
                 state = _StreamState(info["rpc_id"])
                 try:
                     while True:
@@ -539,6 +547,17 @@ class A2AClient:
                                 yield event
                             self._end(ex, state, "error")
                             raise ex.stream_error(exc) from None
+                        except (EventTooLarge, BodyTooLarge, DecodeFailed) as exc:
+                            events, failure = self._over(ex, dialect, state, exc, parser)
+                            for event in events:
+                                yield event
+                            raise failure from None
+                        state.items += len(items)
+                        if state.items > limits.max_stream_events:
+                            events, failure = self._over(ex, dialect, state, None, items)
+                            for event in events:
+                                yield event
+                            raise failure from None
                         for event in self._record(ex, dialect, items, state):
                             yield event
                         if state.error is not None:
@@ -561,6 +580,42 @@ class A2AClient:
                 await resp.aclose()
         finally:
             self._streams.discard(stream)
+
+    def _over(self, ex: Exchange, dialect: Dialect, state: "_StreamState", exc: Exception | None,
+              pending: Any) -> tuple[list[Any], TransportError]:
+        """A stream that went past a limit (``exc`` None: the count; ``pending`` is then
+        the last items read, else the parser) or did not decompress: record what was
+        complete before that point (an event over the size limit is logged cut, after
+        it), end the stream, and return (the events to hand on, the error to raise)."""
+        limits = self.limits
+        cut: dict[str, Any] | None = None
+        if exc is None:
+            items = pending[:len(pending) - (state.items - limits.max_stream_events)]
+        elif isinstance(exc, EventTooLarge):
+            items = exc.items
+            text, encoding = body_text(whole_chars(bytearray(exc.head)))
+            cut = {"raw": text, "event": None, "data": None, "id": None, "retry": None, "cut": True}
+            if encoding != "utf-8":
+                cut["raw_encoding"] = encoding
+        else:
+            # Over the body limit, what is pending is not an event yet; a body that does
+            # not decompress may still hold a last whole one.
+            items = pending.close() if isinstance(exc, DecodeFailed) else []
+        events = self._record(ex, dialect, items, state)
+        if cut is not None:
+            ex.log(Kind.SSE, cut, payloads.sse_payload(None, cut))
+        self._end(ex, state, "error")
+        inflated = bool(ex.response is not None and ex.response.headers.get("content-encoding"))
+        if exc is None:
+            error = ex.fail("limit", f"stream from {ex.url} sent more than {limits.max_stream_events} "
+                                     "events and comments (--max-stream-events); stopped reading")
+        elif isinstance(exc, EventTooLarge):
+            error = ex.too_large("an event of the stream", limits.max_event, "--max-event", inflated)
+        elif isinstance(exc, BodyTooLarge):
+            error = ex.too_large("stream", limits.max_body, "--max-body", exc.inflated)
+        else:
+            error = ex.fail("stream", f"stream from {ex.url}: {exc}")
+        return events, error
 
     def _record(self, ex: Exchange, dialect: Dialect, items: list[Any], state: "_StreamState") -> list[Any]:
         """Log each parsed item; return the decoded events to hand on. A JSON-RPC error
@@ -672,10 +727,12 @@ class A2AClient:
 
 
 class _StreamState:
-    __slots__ = ("events", "final", "error", "ended", "rpc_id", "ids", "id_tails")
+    __slots__ = ("events", "items", "final", "error", "ended", "rpc_id", "ids", "id_tails")
 
     def __init__(self, rpc_id: Any) -> None:
         self.events = 0
+        #: Events and comments so far, against limits.max_stream_events.
+        self.items = 0
         self.final = False
         self.error: JsonRpcError | None = None
         self.ended = False

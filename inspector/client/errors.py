@@ -13,8 +13,9 @@ from ..protocol.errors import JsonRpcError, ProtocolError
 __all__ = ["TransportError", "UnsupportedMethod", "JsonRpcError", "ProtocolError", "TRANSPORT_KINDS"]
 
 #: connect: no response at all; timeout: none in time; http: a non-2xx (or unreadable)
-#: response; stream: a stream that broke off or ended too early.
-TRANSPORT_KINDS = ("connect", "timeout", "http", "stream")
+#: response; stream: a stream that broke off or ended too early; limit: more than the
+#: client accepts (a body, an event, a stream's events; see limits.Limits).
+TRANSPORT_KINDS = ("connect", "timeout", "http", "stream", "limit")
 
 
 class TransportError(Exception):

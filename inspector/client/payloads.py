@@ -21,6 +21,8 @@ CARD = "card"
 PROBE = "probe"
 
 INCOMPLETE_EVENT = "stream ended in the middle of an event (no blank line after it), so it was not dispatched"
+CUT_BODY = "body cut at the size limit: only its start was kept, not decoded"
+CUT_EVENT = "event cut at the size limit: only its start was kept, not decoded"
 
 
 def body_bytes(data: dict[str, Any]) -> bytes | None:
@@ -47,6 +49,8 @@ def response_payload(request: dict[str, Any], response: dict[str, Any]) -> Any:
     found nothing)."""
     if response.get("body") is None:
         return None
+    if response.get("cut"):
+        return ProtocolError(CUT_BODY)
     a2a_method = request.get("a2a_method")
     body = _body_for_decoding(response)
     if a2a_method == CARD:
@@ -74,6 +78,8 @@ def sse_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
     """What one SSE event decodes to: a stream event, a JsonRpcError, a ProtocolError,
     or None for a block without data (``id:`` alone, say), which is not decoded.
     ``dialect`` is the exchange's (its REQUEST's ``dialect``), by name or codec."""
+    if data.get("cut"):
+        return ProtocolError(CUT_EVENT)
     if data.get("raw_encoding") == "base64":
         return _not_utf8(base64.b64decode(data["raw"]))
     if data.get("incomplete"):

@@ -21,6 +21,10 @@ Decisions the spec leaves to us:
     the following event's ``raw``.
   * At the end of the stream, a block without its blank line is yielded with
     ``incomplete=True`` (the spec would drop it silently).
+  * A block whose field lines (its head comments aside) take more than ``max_event``
+    bytes, complete or still pending, raises EventTooLarge, carrying the items
+    completed before it and the block's first ``max_event`` bytes: what stays buffered
+    between feeds is never more than one limit's worth.
 """
 
 from __future__ import annotations
@@ -75,15 +79,27 @@ class SSEComment:
 SSEItem = SSEEvent | SSEComment
 
 
+class EventTooLarge(Exception):
+    """One block is longer than the parser's ``max_event``. ``items``: what was complete
+    before it (not yet returned); ``head``: the block's first ``max_event`` bytes."""
+
+    def __init__(self, items: list[SSEItem], head: bytes) -> None:
+        super().__init__(f"an event is larger than {len(head)} bytes")
+        self.items = items
+        self.head = head
+
+
 class SSEParser:
     """Incremental: ``feed(chunk)`` any split of the byte stream, then ``close()``.
 
     Both return the items completed so far, in stream order. The output does not depend
-    on how the stream was split into chunks."""
+    on how the stream was split into chunks (nor does where EventTooLarge is raised)."""
 
-    __slots__ = ("_buf", "_scanned", "_at_start", "last_event_id")
+    __slots__ = ("_buf", "_scanned", "_at_start", "last_event_id", "max_event")
 
-    def __init__(self) -> None:
+    def __init__(self, max_event: int | None = None) -> None:
+        #: The longest block accepted, in bytes (None: no limit).
+        self.max_event = max_event
         self._buf = bytearray()
         # How much of _buf has already been searched for a separator.
         self._scanned = 0
@@ -117,6 +133,8 @@ class SSEParser:
             if pos:
                 del self._buf[:pos]
                 self._scanned = len(self._buf)
+            if self.max_event is not None and len(self._buf) > self.max_event:
+                raise EventTooLarge(out, bytes(self._buf[:self.max_event]))
         return out
 
     def close(self) -> list[SSEItem]:
@@ -126,6 +144,7 @@ class SSEParser:
         self._buf = bytearray()
         self._scanned = 0
         if rest:
+            # feed() left at most max_event bytes pending.
             self._block_bytes(rest, out, True)
         return out
 
@@ -148,6 +167,8 @@ class SSEParser:
         if last < 0:
             return -1 if crlf and not _all_crlf(buf, b"\r", b"\n", b"\r\n") else 0
         cut = last + len(sep)
+        if self.max_event is not None and cut > self.max_event:
+            return -1  # some block may be over the limit: _scan measures each one
         if crlf and not _all_crlf(buf[cut:], b"\r", b"\n", b"\r\n"):
             return -1
         region = buf[:cut]
@@ -184,12 +205,25 @@ class SSEParser:
         """Mixed or lone-CR line endings, or a long pending block: regex, from where the
         previous feed stopped searching."""
         pos = 0
+        limit = self.max_event
         for match in _BLOCK_END.finditer(buf, max(0, self._scanned - _STRADDLE)):
             end = match.start()
             if end > pos:
-                self._block_bytes(buf[pos:end], out, False)
+                if limit is not None and end - pos > limit:
+                    self._big_block(buf[pos:end], out, limit)
+                else:
+                    self._block_bytes(buf[pos:end], out, False)
             pos = match.end()
         return pos
+
+    def _big_block(self, block: bytes | bytearray, out: list[SSEItem], limit: int) -> None:
+        # The comment lines at a block's head are items of their own (heartbeats), not
+        # part of the event: measured without them, as a pending block is.
+        skip = _head_comments(block, out, True) if block[0] in _HEAD_BYTES else 0
+        if len(block) - skip > limit:
+            raise EventTooLarge(out, bytes(block[skip:skip + limit]))
+        if skip < len(block):
+            self._block_bytes(block[skip:], out, False)
 
     def _keep(self, buf: bytes | bytearray, pos: int) -> None:
         if buf is self._buf:

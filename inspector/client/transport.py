@@ -20,6 +20,7 @@ import httpx
 from ..session.events import Kind
 from ..session.log import Session
 from .errors import TransportError
+from .limits import BodyDecoder, DecodeFailed, Limits, format_limit
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,19 @@ def body_text(raw: bytes) -> tuple[str, str]:
         return raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         return base64.b64encode(raw).decode("ascii"), "base64"
+
+
+def whole_chars(cut: bytearray) -> bytearray:
+    """A body cut at a byte limit, without the start of a UTF-8 character the cut split:
+    so that text stays text in the log (instead of turning to base64)."""
+    for back in range(1, min(4, len(cut)) + 1):
+        byte = cut[-back]
+        if byte & 0xC0 != 0x80:  # not a continuation byte: the last character starts here
+            need = 2 if 0xC0 <= byte < 0xE0 else 3 if 0xE0 <= byte < 0xF0 else 4 if byte >= 0xF0 else 1
+            if need > back:
+                del cut[-back:]
+            break
+    return cut
 
 
 def format_size(n: int) -> str:
@@ -142,14 +156,16 @@ def _reason(exc: BaseException) -> str:
 class Exchange:
     """One request and its response (or failure), sharing one exchange id in the log."""
 
-    __slots__ = ("wire", "id", "url", "t0", "response")
+    __slots__ = ("wire", "id", "url", "t0", "response", "info")
 
-    def __init__(self, wire: "Wire", url: str) -> None:
+    def __init__(self, wire: "Wire", url: str, info: dict[str, Any] | None = None) -> None:
         self.wire = wire
         self.id = wire.session.new_exchange()
         self.url = url
         self.t0 = time.perf_counter()
         self.response: httpx.Response | None = None
+        #: The REQUEST's fields above HTTP (dialect, a2a_method...): how to decode the answer.
+        self.info = info or {}
 
     def elapsed_ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 3)
@@ -172,9 +188,11 @@ class Exchange:
         status = self.response.status_code if self.response is not None else None
         return TransportError(kind, message, status=status, url=self.url)
 
-    def response_data(self, raw: bytes | None, *, streaming: bool | None = None) -> dict[str, Any]:
+    def response_data(self, raw: bytes | bytearray | None, *, streaming: bool | None = None,
+                      cut: bool = False) -> dict[str, Any]:
         """The RESPONSE event's data: the head, with the body unless this is a stream
-        (or the body could not be read: ``raw`` None, ``streaming`` False)."""
+        (or the body could not be read: ``raw`` None, ``streaming`` False). ``cut``: the
+        body is only what arrived up to the size limit."""
         resp = self.response
         assert resp is not None
         if raw is None:
@@ -182,7 +200,7 @@ class Exchange:
         else:
             body, encoding = body_text(raw)
             size = len(raw)
-        return {
+        data = {
             "status": resp.status_code,
             "reason": reason_phrase(resp),
             "headers": raw_headers(resp.headers),
@@ -193,12 +211,63 @@ class Exchange:
             "streaming": raw is None if streaming is None else streaming,
             "content_type": resp.headers.get("content-type"),
         }
+        if cut:
+            data["cut"] = True
+        return data
+
+    async def pieces(self, limit: int) -> Any:
+        """The body decoded, in pieces of at most limits.PIECE bytes, up to ``limit``
+        bytes: past it, what still fits is given and then BodyTooLarge raised. Raw bytes
+        count too, so that what follows the end of a gzip stream cannot run on for ever."""
+        assert self.response is not None
+        decoder = BodyDecoder(self.response.headers.get("content-encoding"))
+        if decoder.skipped:
+            self.note(f"Content-Encoding {', '.join(decoder.skipped)} was not asked for and is not "
+                      "decoded: the body is kept as received")
+        size = raw_size = 0
+        async for raw in self.response.aiter_raw():
+            raw_size += len(raw)
+            for piece in decoder.feed(raw):
+                size += len(piece)
+                if size > limit:
+                    yield piece[:len(piece) - (size - limit)]
+                    raise BodyTooLarge(decoder.decodes)
+                yield piece
+            if raw_size > limit:
+                raise BodyTooLarge(decoder.decodes)
+        for piece in decoder.flush():
+            size += len(piece)
+            if size > limit:
+                yield piece[:len(piece) - (size - limit)]
+                raise BodyTooLarge(decoder.decodes)
+            yield piece
+
+    def too_large(self, what: str, limit: int, option: str, inflated: bool) -> TransportError:
+        after = " after decompression" if inflated else ""
+        return self.fail("limit", f"{what} from {self.url} is larger than {format_limit(limit)}{after} "
+                                  f"({option}); stopped reading")
 
     async def read(self) -> bytes:
-        """The whole body; a connection that breaks while reading it is a TransportError."""
+        """The whole body, up to the body size limit; a body over it (kept, cut, in the
+        log), one that does not decompress, or a connection that breaks while reading
+        it is a TransportError."""
         assert self.response is not None
+        limit = self.wire.limits.max_body
+        body = bytearray()
         try:
-            return await self.response.aread()
+            async for piece in self.pieces(limit):
+                body += piece
+            return bytes(body)
+        except BodyTooLarge as exc:
+            from .payloads import response_payload
+
+            data = self.response_data(whole_chars(body), cut=True)
+            del body
+            self.log(Kind.RESPONSE, data, response_payload(self.info, data))
+            raise self.too_large("response", limit, "--max-body", exc.inflated) from None
+        except DecodeFailed as exc:
+            self.log(Kind.RESPONSE, self.response_data(None, streaming=False))
+            raise self.fail("http", f"response from {self.url}: {exc}") from None
         except httpx.TimeoutException:
             self.log(Kind.RESPONSE, self.response_data(None, streaming=False))
             raise self.fail("timeout", f"{self.url} stopped sending its response for "
@@ -237,13 +306,23 @@ def same_origin(given: httpx.URL, target: httpx.URL) -> bool:
             and given.port in (None, 80) and target.port in (None, 443))
 
 
+class BodyTooLarge(Exception):
+    """A body went past its size limit; ``inflated``: it was compressed."""
+
+    def __init__(self, inflated: bool) -> None:
+        super().__init__("body over the size limit")
+        self.inflated = inflated
+
+
 class Wire:
     """Sends requests through one httpx client and records them in one session."""
 
-    def __init__(self, http: httpx.AsyncClient, session: Session, timeouts: Timeouts) -> None:
+    def __init__(self, http: httpx.AsyncClient, session: Session, timeouts: Timeouts,
+                 limits: Limits | None = None) -> None:
         self.http = http
         self.session = session
         self.timeouts = timeouts
+        self.limits = limits or Limits()
 
     async def send(
         self,
@@ -295,7 +374,7 @@ class Wire:
 
     async def _send_one(self, method: str, url: str, headers: dict[str, str], body: bytes | None,
                         info: dict[str, Any], payload: Any, stream: bool) -> Exchange:
-        ex = Exchange(self, url)
+        ex = Exchange(self, url, info)
         try:
             request = self.http.build_request(method, url, headers=headers, content=body,
                                               timeout=self.timeouts.for_request(stream))

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,6 +34,11 @@ FORMAT = "a2a-inspect-recording"
 VERSION = 1
 
 log = logging.getLogger(__name__)
+
+#: A string field longer than this (a body cut at 64 MiB, say) is encoded and written a
+#: piece at a time: escaping makes a string up to six times longer, and the whole line
+#: at once would cost several times that in memory.
+SPLICE_OVER = 1 << 20
 
 
 class Recorder:
@@ -95,6 +101,12 @@ class Recorder:
             return
         try:
             obj = self.redaction.event_json(event)
+            big = [key for key, value in obj.items() if isinstance(value, str) and len(value) > SPLICE_OVER]
+            if big:
+                self._write_spliced(obj, big)
+                if self.error is None:
+                    self.events_written += 1
+                return
             line = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=_jsonable)
             if self._values:
                 raw = event.data.get("raw") if event.kind is Kind.SSE else None
@@ -106,6 +118,27 @@ class Recorder:
         self._write(line)
         if self.error is None:
             self.events_written += 1
+
+    def _write_spliced(self, obj: dict[str, Any], big: list[str]) -> None:
+        """The same line json.dumps would make, with each field in ``big`` encoded in
+        pieces: the rest of the event is dumped with a unique token in their place."""
+        obj = dict(obj)
+        token = f"\x00{uuid.uuid4().hex}\x00"
+        for i, key in enumerate(big):
+            obj[key], big[i] = f"{token}{i}", obj[key]  # type: ignore[call-overload]
+        rest = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=_jsonable)
+        encode = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+        try:
+            for i, value in enumerate(big):
+                before, rest = rest.split(encode(f"{token}{i}"), 1)
+                self._file.write(before + '"')
+                for start in range(0, len(value), SPLICE_OVER // 4):
+                    self._file.write(encode(value[start:start + SPLICE_OVER // 4])[1:-1])
+                self._file.write('"')
+            self._file.write(rest + "\n")
+            self._file.flush()
+        except (OSError, ValueError) as exc:
+            self._fail(exc)
 
     def _write(self, line: str) -> None:
         # ensure_ascii keeps every line pure ASCII: no encoding error can stop a write,

@@ -587,7 +587,10 @@ class TaskTracker:
             task_id = ex.task_id if ex is not None else None
             if ex is not None:
                 ex.decode_failed = True
-            self._flag(event, "decode-error", task_id, f"{where}: {payload}", ex)
+            # A body or event cut at the client's own size limit says nothing about the
+            # agent's A2A (its ERROR event says what happened).
+            if not event.data.get("cut"):
+                self._flag(event, "decode-error", task_id, f"{where}: {payload}", ex)
         elif isinstance(payload, JsonRpcError):
             if ex is not None:
                 ex.error = payload

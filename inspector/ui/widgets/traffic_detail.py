@@ -35,6 +35,9 @@ from .traffic_model import KIND_LABEL, TrafficIndex, format_ms, format_size, pay
 PRETTY_LIMIT = 2_000_000
 #: Characters shown of one line (a 1 MB base64 string is one JSON line).
 LINE_LIMIT = 4000
+#: Characters of a body shown at all: making 64 MiB of control characters visible
+#: would stall the UI (y still copies the whole body).
+SHOW_LIMIT = 2_000_000
 
 # Line kinds: how render_line colours each one.
 HEADING, FIELD, JSON, TEXT, DIM = "heading", "field", "json", "text", "dim"
@@ -178,6 +181,8 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
             field("elapsed", format_ms(data.get("elapsed_ms")))
             field("size", format_size(data.get("body_size")))
             field("content-type", data.get("content_type"))
+            if data.get("cut"):
+                field("problem", "body cut at the size limit: only its start was kept")
             if data.get("streaming"):
                 field("body", f"streamed: see the SSE events of exchange {event.exchange}")
         elif kind is Kind.SSE:
@@ -185,6 +190,8 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
                 field(key, data.get(key))
             if data.get("incomplete"):
                 field("problem", "incomplete event (no blank line after it)")
+            if data.get("cut"):
+                field("problem", "event cut at the size limit: only its start was kept")
         elif kind is Kind.COMMENT:
             field("comment", data.get("text"))
         elif kind is Kind.STREAM_END:
@@ -226,7 +233,7 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
             raw, note = body_text(data, "raw")
             if raw is not None:
                 heading("raw" + (f" ({note})" if note else ""))
-                out.extend((TEXT, line.expandtabs(4), "") for line in visible(raw).split("\n"))
+                self._shown(out, raw)
         # After the body: on a small pane the body is what the eye looks for first.
         headers = data.get("headers")
         if isinstance(headers, dict) and headers:
@@ -252,6 +259,13 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         if len(text) > PRETTY_LIMIT:
             out.append((DIM, f"{format_size(len(text))}: shown as received (too large to pretty-print); "
                              "y copies it", ""))
+        TrafficDetail._shown(out, text)
+
+    @staticmethod
+    def _shown(out: list[tuple[str, str, str]], text: str) -> None:
+        if len(text) > SHOW_LIMIT:
+            out.append((DIM, f"the first {SHOW_LIMIT:,} of {len(text):,} characters", ""))
+            text = text[:SHOW_LIMIT]
         out.extend((TEXT, line.expandtabs(4), "") for line in visible(text).split("\n"))
 
     # ------------------------------------------------------------------ drawing
