@@ -62,10 +62,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--method-name", action="append", default=[], metavar="METHOD=NAME",
                    help="send METHOD under another spelling its dialect knows, e.g. "
                         "resubscribe=task/resubscribe for Society AI's agents (repeatable)")
-    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
-                   help="connect/read timeout for ordinary calls (default: 30)")
-    g.add_argument("--stream-timeout", type=float, default=300.0, metavar="SECONDS",
-                   help="longest silence tolerated on a stream; heartbeats count (default: 300)")
+    _bounds(p)
     o = p.add_argument_group("output")
     o.add_argument("--output", "-o", default="text", choices=["text", "json", "ndjson"],
                    help="text (default), one JSON document, or one JSON event per line")
@@ -77,6 +74,50 @@ def _common(p: argparse.ArgumentParser) -> None:
     o.add_argument("--lenient", action="store_true",
                    help="exit with the outcome's own code even when the agent broke the protocol "
                         "(violations are still printed)")
+
+
+def _bounds(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("limits (what the agent may take and send)")
+    g.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="longest wait to connect, and for each read of an ordinary response; "
+                        "also a stream's longest silence unless --stream-timeout is given (default: 30)")
+    g.add_argument("--stream-timeout", type=_seconds, metavar="SECONDS",
+                   help="longest silence on a stream, heartbeats count as activity (default: "
+                        "--timeout when given, else 300)")
+    g.add_argument("--max-time", type=_seconds, metavar="SECONDS",
+                   help="give up on the whole command after this long, whatever it is waiting for "
+                        "(default: no limit)")
+    g.add_argument("--max-body", type=_size, metavar="SIZE",
+                   help="largest response body, counted after decompression; a stream's whole "
+                        "body too (default: 64M; SIZE is bytes, or with K, M or G)")
+    g.add_argument("--max-event", type=_size, metavar="SIZE", help="largest single SSE event (default: 16M)")
+    g.add_argument("--max-stream-events", type=_count, metavar="N",
+                   help="most events and heartbeat comments one stream may carry (default: 100000)")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds (more than 0): {text!r}")
+    return value
+
+
+def _size(text: str) -> int:
+    from .protocol.limits import parse_size  # light: no httpx, pydantic or textual
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _count(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a count (1 or more): {text!r}")
+    return int(text)
 
 
 TUI_HELP = """\

@@ -52,7 +52,7 @@ USAGE_ERRORS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("send", URL, "hi", "--file-uri", "report.pdf"), ("not a URI (no scheme): report.pdf",)),
     (("send", URL, "hi", "--record", "{d}/existing.jsonl"), ("cannot record to {d}/existing.jsonl",)),
     (("send", URL, "hi", "--record", "{d}/no/such/dir/x.jsonl"), ("cannot record to {d}/no/such/dir/x.jsonl",)),
-    (("send", URL, "hi", "--timeout", "soon"), ("argument --timeout: invalid float value: 'soon'",)),
+    (("send", URL, "hi", "--timeout", "soon"), ("argument --timeout: not a number of seconds: 'soon'",)),
     (("send", URL, "hi", "--output", "xml"), ("argument --output/-o: invalid choice: 'xml'",)),
     (("get", URL), ("the following arguments are required: task_id",)),
     (("send",), ("the following arguments are required: url",)),

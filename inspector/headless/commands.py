@@ -4,16 +4,17 @@ tracker's projection, and prints it in the chosen output format."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..client import A2AClient, Auth, Timeouts, TransportError
+from ..client import A2AClient, Auth, Limits, Timeouts, TransportError
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import Method
-from ..session import Recorder, Session, TaskTracker
+from ..session import Kind, Recorder, Session, TaskTracker
 from ..textsafe import shorten
 from . import exitcodes
 from .compose import UsageError, build_message, load_json_arg
@@ -119,13 +120,45 @@ def _secret_names() -> list[str]:
     return store.load_settings()[0].redact_headers
 
 
+def client_bounds(args: argparse.Namespace) -> tuple[Timeouts, Limits]:
+    """--timeout, --stream-timeout and --max-body/--max-event/--max-stream-events as the
+    client takes them. An explicit --timeout bounds a stalled stream too, unless
+    --stream-timeout says otherwise."""
+    timeout, stream = getattr(args, "timeout", None), getattr(args, "stream_timeout", None)
+    ordinary = timeout if timeout is not None else 30.0
+    timeouts = Timeouts(connect=ordinary, read=ordinary,
+                        stream_read=stream if stream is not None else timeout if timeout is not None else 300.0)
+    given = {name: getattr(args, name, None) for name in ("max_body", "max_event", "max_stream_events")}
+    return timeouts, Limits(**{name: value for name, value in given.items() if value is not None})
+
+
+@contextlib.asynccontextmanager
+async def max_time(args: argparse.Namespace, session: Session) -> AsyncIterator[None]:
+    """--max-time: the body is cancelled when it runs out, noted in the session, and a
+    TransportError("timeout") raised in its place."""
+    seconds = getattr(args, "max_time", None)
+    if seconds is None:
+        yield
+        return
+    deadline = asyncio.timeout(seconds)
+    try:
+        async with deadline:
+            yield
+    except TimeoutError:
+        if not deadline.expired():
+            raise
+        text = f"gave up after {seconds:g} s (--max-time)"
+        session.append(Kind.NOTE, {"text": text})
+        raise TransportError("timeout", text) from None
+
+
 @contextlib.asynccontextmanager
 async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Session, TaskTracker]]:
     """A client on a fresh session with a tracker, recording when asked."""
     session = Session()
     tracker = TaskTracker(session)
     recorder = start_recorder(session, args)
-    timeouts = Timeouts(connect=args.timeout, read=args.timeout, stream_read=args.stream_timeout)
+    timeouts, limits = client_bounds(args)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
     for given in (args.url, args.card_url):
         try:
@@ -133,15 +166,16 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
         except ValueError as exc:  # urllib's own words: "Invalid IPv6 URL", "Port out of range"
             raise UsageError(f"not a usable URL: {given!r} ({exc})") from None
     try:
-        try:
-            client = A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
-                               headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
-                               method_names=_method_names(getattr(args, "method_name", None) or []),
-                               secret_names=_secret_names())
-        except ValueError as exc:  # an unknown method, or a spelling no dialect has
-            raise UsageError(f"--method-name: {exc}") from None
-        async with client:
-            yield client, session, tracker
+        async with max_time(args, session):
+            try:
+                client = A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
+                                   headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
+                                   method_names=_method_names(getattr(args, "method_name", None) or []),
+                                   secret_names=_secret_names(), limits=limits)
+            except ValueError as exc:  # an unknown method, or a spelling no dialect has
+                raise UsageError(f"--method-name: {exc}") from None
+            async with client:
+                yield client, session, tracker
     finally:
         if recorder is not None:
             recorder.close()

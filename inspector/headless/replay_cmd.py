@@ -62,12 +62,17 @@ def run_replay(args: argparse.Namespace) -> int:
     from .compose import UsageError
     from .output import Out, PipeClosed
 
+    from ..client import TransportError
+
     out = Out()
     try:
         return asyncio.run(_diff(args, rec, out))
     except UsageError as exc:
         _say(str(exc))
         return exitcodes.USAGE
+    except TransportError as exc:  # --max-time ran out
+        _say(str(exc))
+        return exitcodes.TRANSPORT
     except PipeClosed:
         return exitcodes.OK
     except KeyboardInterrupt:
@@ -90,15 +95,14 @@ def _open_ui(path_text: str) -> int:
 
 
 async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
-    from ..client import Timeouts
     from ..session import Session
     from ..session.diff import diff_against
-    from .commands import _auth, _headers, start_recorder
+    from .commands import _auth, _headers, client_bounds, max_time, start_recorder
 
     session = Session()
     recorder = start_recorder(session, args)
     dialect = None if args.dialect == "auto" else ("0.3" if args.dialect == "0.2" else args.dialect)
-    timeouts = Timeouts(connect=args.timeout, read=args.timeout, stream_read=args.stream_timeout)
+    timeouts, limits = client_bounds(args)
     text = args.output == "text"
     if text:
         out.line(f"replaying {Path(args.file).name} against {args.against}")
@@ -111,9 +115,10 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
             out.json_line(diff.to_json())
 
     try:
-        report = await diff_against(rec, args.against, session=session, dialect=dialect, card_url=args.card_url,
-                                    headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
-                                    progress=progress)
+        async with max_time(args, session):
+            report = await diff_against(rec, args.against, session=session, dialect=dialect,
+                                        card_url=args.card_url, headers=_headers(args.header), auth=_auth(args),
+                                        timeouts=timeouts, progress=progress, limits=limits)
     finally:
         if recorder is not None:
             recorder.close()

@@ -630,6 +630,7 @@ async def diff_against(
     auth: Any = None,
     timeouts: Any = None,
     progress: Callable[[ExchangeDiff], None] | None = None,
+    limits: Any = None,
 ) -> DiffReport:
     """Re-send ``recording``'s A2A requests to the agent at ``url`` and compare.
 
@@ -668,7 +669,7 @@ async def diff_against(
         c = clients.get(name)
         if c is None:
             c = clients[name] = A2AClient(url, session=live, dialect=name, card_url=card_url,
-                                          headers=send_headers, auth=auth, timeouts=timeouts)
+                                          headers=send_headers, auth=auth, timeouts=timeouts, limits=limits)
         return c
 
     def learn() -> None:
