@@ -90,8 +90,10 @@ class PushSender:
                 self.log.append((url, "refused: not loopback"))
                 continue
             try:
-                response = await self._client.post(url, content=body, headers=headers)
-                self.log.append((url, str(response.status_code)))
+                # Only the status matters: the receiver's body is never read (it could be
+                # any size, compressed or not).
+                async with self._client.stream("POST", url, content=body, headers=headers) as response:
+                    self.log.append((url, str(response.status_code)))
             except Exception as exc:  # the receiver may be gone; the task goes on
                 self.log.append((url, f"{type(exc).__name__}: {exc}"))
 

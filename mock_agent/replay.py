@@ -44,6 +44,9 @@ _HOP = frozenset({"content-length", "transfer-encoding", "connection", "keep-ali
 
 _LINE = re.compile(r"\r\n|\r|\n")
 
+#: The smallest request body limit; a recording with larger requests raises it (twice its largest).
+MIN_MAX_BODY = 1024 * 1024
+
 
 class ReplayError(ValueError):
     """A recording that cannot be served (missing, not a recording, nothing in it)."""
@@ -112,6 +115,9 @@ class ReplayServer:
         self.dialects = sorted(spoken or {c.ex.dialect for c in self.book.candidates if c.ex.dialect})
         if not self.book.candidates and not self.gets:
             raise ReplayError(f"{', '.join(p.name for p in self.paths)}: no recorded exchange to serve")
+        largest = max((len(ex.request.data.get("body") or "") for ex in self.exchanges), default=0)
+        #: Request bodies above this are refused (413 and a JSON-RPC error), unread.
+        self.max_body = max(MIN_MAX_BODY, 2 * largest)
 
     @property
     def rpc_path(self) -> str:
@@ -147,8 +153,15 @@ class ReplayServer:
             server = scope.get("server") or ("127.0.0.1", 80)
             host = f"{server[0]}:{server[1]}"
         base = f"{scope.get('scheme', 'http')}://{host}"
-        body = await _read(receive)
+        body = await _read(receive, self.max_body)
         if body is None:
+            return
+        if isinstance(body, int):
+            data = {"reason": f"body of {body} bytes or more exceeds the limit of {self.max_body} bytes"}
+            doc = {"jsonrpc": "2.0", "id": None,
+                   "error": {"code": -32600, "message": "Request payload too large", "data": data}}
+            await _send(send, 413, framing.dumps(doc), [(b"content-type", framing.JSON_TYPE),
+                                                        (b"connection", b"close")])
             return
         method = scope["method"]
         if method in ("GET", "HEAD"):
@@ -381,13 +394,20 @@ async def _send(send: Any, status: int, body: bytes, headers: list[tuple[bytes, 
     await send({"type": "http.response.body", "body": body})
 
 
-async def _read(receive: Any) -> bytes | None:
+async def _read(receive: Any, limit: int) -> bytes | int | None:
+    """The request body; None if the client went away; its size so far (an int) once
+    that is over ``limit``."""
     chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             return None
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return size
+        chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
 

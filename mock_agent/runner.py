@@ -18,6 +18,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import uvicorn
 
+from .deadline import REQUEST_TIMEOUT, protocol
+
 LOOPBACK = "127.0.0.1"
 
 
@@ -30,13 +32,15 @@ def url_at(base: str, path: str) -> str:
 
 
 def _config(app: Any, host: str, port: int, **kwargs: Any) -> uvicorn.Config:
+    """``request_timeout``: seconds each request may take to arrive (deadline.py)."""
     if host not in (LOOPBACK, "localhost", "::1"):
         # The mock is a debugging aid: exposing it beyond this machine must be explicit.
         if not kwargs.pop("allow_public", False):
             raise ValueError(f"refusing to bind {host}: the mock binds loopback only (pass allow_public=True)")
     kwargs.pop("allow_public", None)
-    return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="auto",
-                          access_log=False, **kwargs)
+    kwargs.setdefault("lifespan", "auto")
+    http = protocol(kwargs.pop("request_timeout", REQUEST_TIMEOUT))
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, http=http, **kwargs)
 
 
 class _Server(uvicorn.Server):
@@ -93,8 +97,7 @@ def serve_until_interrupted(app: Any, host: str, port: int, banner: Callable[[st
 
 async def _serve_foreground(app: Any, host: str, port: int, banner: Callable[[str], list[str]]) -> None:
     # uvicorn's own server and signal handlers: Ctrl-C ends it gracefully.
-    uv = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                                       lifespan="on"))
+    uv = uvicorn.Server(_config(app, host, port, lifespan="on", allow_public=True))
     task = asyncio.create_task(uv.serve())
     while not uv.started:
         if task.done():

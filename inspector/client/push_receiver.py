@@ -81,13 +81,15 @@ class PushReceiver:
     """Receives push notifications for one session (one agent connection)."""
 
     def __init__(self, session: Session, *, dialect: DialectSource = None,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0, request_timeout: float | None = None) -> None:
         """``dialect``: the connection's dialect (a name, or a callable giving it), used
-        when the session holds no request yet to take it from."""
+        when the session holds no request yet to take it from. ``request_timeout``:
+        seconds a notification may take to arrive (default: mock_agent.deadline's)."""
         self.session = session
         self.dialect = dialect
         self.host = host
         self.port = port
+        self.request_timeout = request_timeout
         self.secret = secrets.token_urlsafe(12)
         #: Tokens handed out per task (issue_token), to judge what arrives.
         self.tokens: dict[str, str] = {}
@@ -146,7 +148,8 @@ class PushReceiver:
             from mock_agent.runner import BackgroundServer
 
             # log_config=None: uvicorn must not reconfigure logging inside a running TUI.
-            server = BackgroundServer(self._app(), host=self.host, port=self.port, log_config=None)
+            extra = {"request_timeout": self.request_timeout} if self.request_timeout else {}
+            server = BackgroundServer(self._app(), host=self.host, port=self.port, log_config=None, **extra)
             await server.astart()
             self._server = server
         return self.url
@@ -179,7 +182,7 @@ class PushReceiver:
 
     def _app(self) -> Any:
         from starlette.applications import Starlette
-        from starlette.requests import Request
+        from starlette.requests import ClientDisconnect, Request
         from starlette.responses import PlainTextResponse, Response
         from starlette.routing import Route
 
@@ -203,13 +206,19 @@ class PushReceiver:
                 return PlainTextResponse("too large", status_code=413)
             chunks: list[bytes] = []
             size = 0
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > MAX_BODY:
-                    self.session.append(Kind.NOTE, {"text": f"push receiver: refused a notification "
-                                                            f"over {MAX_BODY} bytes"})
-                    return PlainTextResponse("too large", status_code=413)
-                chunks.append(chunk)
+            try:
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > MAX_BODY:
+                        self.session.append(Kind.NOTE, {"text": f"push receiver: refused a notification "
+                                                                f"over {MAX_BODY} bytes"})
+                        return PlainTextResponse("too large", status_code=413)
+                    chunks.append(chunk)
+            except ClientDisconnect:
+                # Gone, or cut off for sending too slowly (mock_agent/deadline.py).
+                self.session.append(Kind.NOTE, {"text": f"push receiver: a notification broke off after "
+                                                        f"{size} bytes of its body; not recorded"})
+                return Response(status_code=408)
             headers = _raw_headers(request.scope.get("headers") or [])
             client = request.client.host if request.client else None
             self.record("POST", str(request.url), path, headers, b"".join(chunks), client)
