@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from .. import store
 from ..protocol import models as m
 from .commands import InspectorCommands
-from .connection import AgentConnection, call_errors
+from .connection import AgentConnection, UnexpectedFailure, call_errors
 from .messages import ConnectionChanged, SessionAdvanced, TaskSelected
 from .pump import EventPump
 
@@ -231,6 +231,9 @@ class InspectorApp(App[int]):
             return await call
         except call_errors() as exc:
             self.report_error(f"{label} failed", exc)
+            return None
+        except Exception as exc:  # a bug, or memory running out: reported, not a silent worker
+            self.report_error(f"{label} failed", exc if isinstance(exc, UnexpectedFailure) else UnexpectedFailure(exc))
             return None
         finally:
             self.waiting.pop(wait_id, None)

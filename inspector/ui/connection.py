@@ -21,7 +21,7 @@ _ids = itertools.count(1)
 
 #: What a failed call raises; the UI turns each into a notification with details.
 if TYPE_CHECKING:
-    from ..client import A2AClient, Auth, Timeouts
+    from ..client import A2AClient, Auth, Limits, Timeouts
 
 # The client stack (httpx and friends) is imported on first use, not with this module:
 # the UI's first frame should not wait for it.
@@ -34,6 +34,16 @@ def call_errors() -> tuple[type[BaseException], ...]:
     return (JsonRpcError, ProtocolError, TransportError)
 
 
+class UnexpectedFailure(Exception):
+    """What a call raised that is none of call_errors() (a bug, or memory running out),
+    as one line: the connection and the error list show it instead of hanging."""
+
+    def __init__(self, exc: BaseException) -> None:
+        text = " ".join(str(exc).split())
+        super().__init__(f"unexpected {type(exc).__name__}{': ' + text if text else ''}")
+        self.original = exc
+
+
 def display_name(url: str) -> str:
     parts = urlsplit(url if "://" in url else f"http://{url}")
     return parts.netloc or url
@@ -44,7 +54,8 @@ class AgentConnection:
                  card_url: str | None = None, headers: Mapping[str, str] | None = None,
                  auth: Auth | None = None, timeouts: Timeouts | None = None,
                  session: Session | None = None, dialect_cache: Any = None,
-                 read_only: bool = False, secret_names: tuple[str, ...] = ()) -> None:
+                 read_only: bool = False, secret_names: tuple[str, ...] = (),
+                 limits: Limits | None = None) -> None:
         self.id = next(_ids)
         self.url = url
         self.name = name or display_name(url)
@@ -53,6 +64,8 @@ class AgentConnection:
         self.headers = dict(headers or {})
         self.auth = auth
         self.timeouts = timeouts
+        #: How much the agent may send (client.limits.Limits; None: its defaults).
+        self.limits = limits
         self.session = session if session is not None else Session()
         self.tracker = TaskTracker(self.session)
         #: A replayed recording: no client, nothing is sent.
@@ -79,7 +92,7 @@ class AgentConnection:
             kwargs["dialect_cache"] = self._dialect_cache
         return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
                          headers=self.headers, auth=self.auth, timeouts=self.timeouts,
-                         secret_names=self.secret_names, **kwargs)
+                         secret_names=self.secret_names, limits=self.limits, **kwargs)
 
     # ------------------------------------------------------------------ facts for views
 
@@ -147,6 +160,10 @@ class AgentConnection:
         except call_errors() as exc:
             self.state, self.error = "error", exc
             raise
+        except Exception as exc:  # never left "connecting" by a failure nobody foresaw
+            failure = UnexpectedFailure(exc)
+            self.state, self.error = "error", failure
+            raise failure from exc
         self.state = "ready"
 
     async def switch_dialect(self, dialect: str) -> None:
