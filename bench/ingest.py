@@ -7,7 +7,8 @@ CRLF framing) is cut into network-sized chunks (4-64 KiB) and fed, N times each,
 
   ours      the real client: ``A2AClient.stream()`` over an ``httpx.MockTransport``
             replaying the chunks, with a ``TaskTracker`` subscribed to its ``Session``.
-            That is the live client's code path from ``response.aiter_bytes()`` on:
+            That is the live client's code path from the raw body on
+            (``response.aiter_raw()`` through its bounded decoder, Exchange.pieces):
             SSEParser.feed -> decode_sse_data (the dialect's shortcut for the usual
             event, else parse_json + the dialect codec) -> Session.append (Kind.SSE /
             Kind.COMMENT) -> TaskTracker.apply. The process runs under the app's GC

@@ -436,6 +436,34 @@ def test_the_push_receiver_records_a_deep_body_as_what_it_is() -> None:
     assert isinstance(event.payload, ProtocolError) and TOO_DEEP in str(event.payload)
 
 
+@pytest.mark.parametrize("announced", [True, False], ids=["content-length", "chunked"])
+def test_the_push_receiver_refuses_an_oversized_body_unread(announced: bool) -> None:
+    from inspector.client.push_receiver import MAX_BODY
+
+    body = b"[" + b" " * MAX_BODY + b"]"
+
+    async def run() -> Any:
+        session = Session()
+        receiver = PushReceiver(session, dialect="0.3")
+        await receiver.start()
+
+        async def chunks() -> Any:
+            for start in range(0, len(body), 1 << 20):
+                yield body[start:start + (1 << 20)]
+
+        try:
+            async with httpx.AsyncClient() as http:
+                answer = await http.post(receiver.url_for("t1"), content=body if announced else chunks(),
+                                         headers={"content-type": "application/json"})
+        finally:
+            await receiver.stop()
+        return answer, receiver.received, session.events
+
+    answer, received, events = asyncio.run(run())
+    assert answer.status_code == 413 and received == []
+    assert [e.data["text"] for e in events if e.kind is Kind.NOTE][-1].startswith("push receiver: refused a ")
+
+
 # ====================================================================== YAML
 
 LAUGHS = "card: {name: lol}\nlol:\n" + "".join(

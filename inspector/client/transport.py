@@ -12,6 +12,7 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -215,7 +216,7 @@ class Exchange:
             data["cut"] = True
         return data
 
-    async def pieces(self, limit: int) -> Any:
+    async def pieces(self, limit: int) -> AsyncIterator[bytes]:
         """The body decoded, in pieces of at most limits.PIECE bytes, up to ``limit``
         bytes: past it, what still fits is given and then BodyTooLarge raised. Raw bytes
         count too, so that what follows the end of a gzip stream cannot run on for ever."""
