@@ -269,7 +269,7 @@ class ReplayServer:
         end = ex.end
         if end is not None and not await clock.until(end.t):
             return
-        if end is not None and end.data.get("reason") == "error":
+        if end is not None and end.data.get("reason") in ("error", "timeout", "limit"):
             raise _Cut()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 

@@ -36,7 +36,7 @@ from inspector.protocol.limits import MAX_JSON_DEPTH, TooDeep, loads, parse_size
 from inspector.protocol.wire import parse_json
 from inspector.safeyaml import MAX_ALIAS_NODES, YAMLLimit
 from inspector.safeyaml import load as load_yaml
-from inspector.session import Kind, Recorder, Session, load_recording
+from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
 from mock_agent.deadline import REQUEST_TIMEOUT
 from mock_agent.replay import ReplayServer
 from mock_agent.runner import BackgroundServer, _config
@@ -130,6 +130,10 @@ def test_max_event_cuts_one_event_and_keeps_the_ones_before(cli: Cli, agents: st
     assert len(sse) == 2 and not sse[0].data.get("cut") and sse[1].data["cut"] is True
     assert len(sse[1].data["raw"]) == 100 * 1024
     assert sse[1].data["raw"].startswith('data: {"jsonrpc"')
+    # The client stopped reading, not the agent: no verdict that it walked away.
+    (end,) = [e for e in events_of(record) if e.kind is Kind.STREAM_END]
+    assert end.data["reason"] == "limit"
+    assert "stream-no-terminal" not in {v.code for v in TaskTracker(load_recording(record).session).violations}
 
 
 def test_max_stream_events_ends_a_flood_of_comments(cli: Cli, agents: str, tmp_path: Path) -> None:

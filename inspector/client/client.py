@@ -545,7 +545,8 @@ class A2AClient:
                         except httpx.HTTPError as exc:
                             for event in self._record(ex, dialect, parser.close(), state):
                                 yield event
-                            self._end(ex, state, "error")
+                            # A read timeout is ours: the agent went quiet, it did not end the stream.
+                            self._end(ex, state, "timeout" if isinstance(exc, httpx.TimeoutException) else "error")
                             raise ex.stream_error(exc) from None
                         except (EventTooLarge, BodyTooLarge, DecodeFailed) as exc:
                             events, failure = self._over(ex, dialect, state, exc, parser)
@@ -604,7 +605,9 @@ class A2AClient:
         events = self._record(ex, dialect, items, state)
         if cut is not None:
             ex.log(Kind.SSE, cut, payloads.sse_payload(None, cut))
-        self._end(ex, state, "error")
+        # Over a limit, we stopped reading (the agent did not end the stream); a body that
+        # does not decompress is the agent's error.
+        self._end(ex, state, "error" if isinstance(exc, DecodeFailed) else "limit")
         inflated = bool(ex.response is not None and ex.response.headers.get("content-encoding"))
         if exc is None:
             error = ex.fail("limit", f"stream from {ex.url} sent more than {limits.max_stream_events} "

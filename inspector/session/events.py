@@ -23,7 +23,9 @@ class Kind(str, Enum):
     SSE = "sse"
     #: One SSE comment line (heartbeats). data: text
     COMMENT = "comment"
-    #: A stream closed. data: reason ("complete" | "eof" | "error"), events, elapsed_ms
+    #: A stream closed. data: reason ("complete" | "eof" | "error" | "closed": the client
+    #: stopped reading | "timeout": the agent went quiet too long | "limit": it sent more
+    #: than a limit allows), events, elapsed_ms
     STREAM_END = "stream-end"
     #: A transport or protocol failure. data: type, message, [path]
     ERROR = "error"

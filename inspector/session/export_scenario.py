@@ -180,7 +180,8 @@ def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
     if end is not None:
         _delay(steps, end.t - last_t)
         reason = end.data.get("reason")
-        if reason == "error":
+        if reason in ("error", "timeout", "limit"):
+            # Broken off, or cut by the client: the closest a script comes is a drop.
             steps.append({"drop": True})
         elif reason == "eof" and not end.data.get("terminal"):
             steps.append({"end": True})

@@ -97,6 +97,8 @@ _WORK_METHODS = frozenset(("send", "stream", "resubscribe"))
 _SSE_ID_EVIDENCE = 3
 
 _SETTLED = TERMINAL | INTERRUPTED
+#: Stream ends the client caused (see Kind.STREAM_END).
+_OURS = frozenset(("closed", "timeout", "limit"))
 _SSE = Kind.SSE
 
 
@@ -547,9 +549,10 @@ class TaskTracker:
             return
         reason = event.data.get("reason")
         ex.ended = reason
-        # The user closing a stream, or the agent answering with an error, is not the
-        # agent walking away from a task.
-        if reason == "closed" or ex.error is not None:
+        # The client giving up on a stream (the user closed it, a read timeout or a limit
+        # stopped it), or the agent answering with an error, is not the agent walking
+        # away from a task.
+        if reason in _OURS or ex.error is not None:
             return
         task = self.tasks.get(ex.task_id) if ex.task_id else None
         if task is None and ex.reply is not None:
