@@ -18,7 +18,7 @@ from ui_helpers import screen_text, wait_until
 
 BODIES = {
     "array": (b"[1, 2]", "expected an agent card object, got array"),
-    "too-deep": (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    "too-deep": (b"[" * 100_000 + b"]" * 100_000, "nested more than 200"),  # (the line wraps after this)
     "wrong-types": (b'{"name": 5, "url": 7}', "$.name: Input should be a valid string"),
 }
 
