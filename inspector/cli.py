@@ -20,8 +20,9 @@ exit codes:
      (for cancel: the task ended canceled)
   1  failed, canceled or rejected (card: a lint finding of severity error)
   2  usage error (bad option, missing file, invalid JSON on the command line)
-  3  transport or protocol error: unreachable, timeout, HTTP error, invalid JSON,
-     wrong types, broken stream, or a JSON-RPC error from the agent; also any
+  3  transport or protocol error: unreachable, timeout (--max-time included), HTTP
+     error, invalid JSON, wrong types, broken stream, over a size or count limit, or
+     a JSON-RPC error from the agent; also any
      protocol violation of severity error (a malformed event, invalid UTF-8, a
      wrong JSON-RPC id...), which outranks 0, 1 and 4 unless --lenient is given
   4  input-required or auth-required: the agent waits for the client
