@@ -11,21 +11,18 @@ still loads. Only a file that is not a recording at all (no header) is refused.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..protocol.dialects import Dialect, get_dialect
-from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.limits import MAX_JSON_DEPTH, loads
-from ..protocol.wire import capture, parse_json
+from .decoding import ExchangeFacts
 from .events import Event, Kind
 from .log import Session
 from .recorder import FORMAT, VERSION
+from .spill import event_from_line
 
 _KINDS = {k.value: k for k in Kind}
 
@@ -80,7 +77,7 @@ class RecordingIterator:
         self.truncated = False
         self._line = 0
         self._last_seq = 0
-        self._decoder = PayloadDecoder() if decode else None
+        self._facts = ExchangeFacts() if decode else None
         self._file = open(self.path, "rb")
         try:
             self.header = self._read_header()
@@ -150,20 +147,20 @@ class RecordingIterator:
                 self._problem(f"not a valid event line ({_reason(exc)}); skipped")
             return None
         try:
-            event = _to_event(obj)
+            event = _to_event(obj, self._facts)
         except ValueError as exc:
             self._problem(f"{exc}; skipped")
             return None
         if event.seq <= self._last_seq:
             self._problem(f"seq {event.seq} does not follow seq {self._last_seq}")
         self._last_seq = max(self._last_seq, event.seq)
-        if self._decoder is not None:
-            try:
-                event.payload = self._decoder.decode(event)
-            except Exception as exc:  # a decoder bug must cost one payload, not the recording
-                self._problem(f"seq {event.seq}: could not re-derive the payload: {exc!r}")
-            for note in self._decoder.drain():
-                self._problem(note)
+        facts = self._facts
+        if facts is not None:
+            facts.note(event)
+            if facts.notes:
+                for note in facts.notes:
+                    self._problem(note)
+                facts.notes.clear()
         return event
 
     def close(self) -> None:
@@ -188,7 +185,15 @@ def _reason(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _to_event(obj: Any) -> Event:
+def _to_event(obj: Any, facts: ExchangeFacts | None) -> Event:
+    check_event(obj)
+    if facts is None:
+        return Event.from_json(obj)
+    return event_from_line(obj, facts)
+
+
+def check_event(obj: Any) -> None:
+    """Raise ValueError when ``obj`` is not an event line this version can read."""
     if not isinstance(obj, dict):
         raise ValueError("not a JSON object")
     seq, t, kind = obj.get("seq"), obj.get("t"), obj.get("kind")
@@ -204,102 +209,24 @@ def _to_event(obj: Any) -> Event:
     wall = obj.get("wall", 0.0)
     if not isinstance(wall, (int, float)) or isinstance(wall, bool):
         raise ValueError(f"seq {seq}: wall is not a number")
-    return Event.from_json(obj)
 
 
 # ---------------------------------------------------------------------- payloads
 
 
 class PayloadDecoder:
-    """Derives an event's payload from its data, as the live client does.
-
-    Responses and SSE events go through the client's own payload functions
-    (``inspector.client.payloads``), paired with their exchange's request, so events
-    must be fed in order. Requests are decoded from their body with the dialect's
-    request decoder: the live client logged the params it encoded, which is the same
-    object. Push bodies are decoded in the dialect of the latest request, the one the
-    agent was being spoken to in."""
+    """Derives an event's payload from its data, as the live client does; events must be
+    fed in order (see ``decoding.ExchangeFacts``, which it wraps)."""
 
     def __init__(self) -> None:
-        self._known: dict[str, bool] = {}
-        self._requests: dict[int, dict[str, Any]] = {}
-        self._agent_dialect: str | None = None
-        self._notes: list[str] = []
+        self.facts = ExchangeFacts()
 
     def drain(self) -> list[str]:
         """Remarks since the last call (e.g. a dialect this version does not know)."""
-        notes, self._notes = self._notes, []
+        notes = list(self.facts.notes)
+        self.facts.notes.clear()
         return notes
 
     def decode(self, event: Event) -> Any:
-        # Imported here: the client package imports the session package.
-        from ..client import payloads
-
-        kind = event.kind
-        data = event.data
-        if kind is Kind.SSE:
-            request = self._requests.get(event.exchange)
-            name = self._usable(request.get("dialect")) if request is not None else None
-            return payloads.sse_payload(name, data)
-        if kind is Kind.REQUEST:
-            return self._request(event)
-        if kind is Kind.RESPONSE:
-            request = self._requests.get(event.exchange)
-            if request is None:
-                return None
-            if request.get("a2a_method") != payloads.CARD and not self._usable(request.get("dialect")):
-                return None
-            return payloads.response_payload(request, data)
-        if kind is Kind.PUSH:
-            body = _body(data)
-            if body is None or self._agent_dialect is None:
-                return None
-            return capture(_decode_push, get_dialect(self._agent_dialect), body)
-        return None
-
-    def _request(self, event: Event) -> Any:
-        data = event.data
-        self._requests[event.exchange] = data
-        name = self._usable(data.get("dialect"))
-        if name is None:
-            return None
-        self._agent_dialect = name
-        body = _body(data)
-        if body is None:
-            return None
-        try:
-            return get_dialect(name).decode_request(parse_json(body)).params
-        except (ProtocolError, JsonRpcError):
-            # A request the user hand-edited into something invalid has no params.
-            return None
-
-    def _usable(self, name: Any) -> str | None:
-        """``name`` if this version has that dialect; otherwise None, noted once."""
-        if not isinstance(name, str) or not name:
-            return None
-        ok = self._known.get(name)
-        if ok is None:
-            try:
-                get_dialect(name)
-                ok = True
-            except ValueError as exc:
-                ok = False
-                self._notes.append(f"{exc}; events in that dialect keep no decoded payload")
-            self._known[name] = ok
-        return name if ok else None
-
-
-def _body(data: dict[str, Any]) -> bytes | str | None:
-    body = data.get("body")
-    if not isinstance(body, str):
-        return None
-    if data.get("body_encoding") == "base64":
-        try:
-            return base64.b64decode(body, validate=True)
-        except (binascii.Error, ValueError):
-            return None
-    return body
-
-
-def _decode_push(dialect: Dialect, body: bytes | str) -> Any:
-    return dialect.decode_event(parse_json(body), "$")
+        self.facts.note(event)
+        return self.facts.decode(event)
