@@ -58,8 +58,10 @@ from ..protocol.models import (
     TextPart,
 )
 from ..protocol.states import INTERRUPTED, TERMINAL, is_legal
+from .chunks import ChunkLog
 from .events import Event, Kind
 from .log import Session
+from .parts import PartList, content_size
 
 ERROR = "error"
 WARNING = "warning"
@@ -173,9 +175,11 @@ class ArtifactView:
     name: str | None = None
     description: str | None = None
     metadata: dict[str, Any] | None = None
-    #: The artifact as assembled from its chunks (or taken from a snapshot).
-    parts: list[Any] = field(default_factory=list)
-    chunks: list[Chunk] = field(default_factory=list)
+    #: The artifact as assembled from its chunks (or taken from a snapshot). A PartList:
+    #: every text part's text held once, in one string (``text()``).
+    parts: PartList = field(default_factory=PartList)
+    #: The chunks it arrived in, in order (a ChunkLog: facts in columns, a Chunk per read).
+    chunks: ChunkLog = field(default_factory=ChunkLog)
     #: lastChunk=true was seen.
     closed: bool = False
     #: Sent in pieces: some chunk had append=true or lastChunk=false.
@@ -186,10 +190,6 @@ class ArtifactView:
     last_seq: int = 0
     first_t: float = 0.0
     last_t: float = 0.0
-    _text: str = ""
-    _text_parts: int = 0
-    _size_total: int = 0
-    _size_parts: int = 0
     #: Next position per source (exchange number; 0 for pushes), except ``_tail``'s,
     #: which is always the end: the source that appended last.
     _cursor: dict[int, int] = field(default_factory=dict)
@@ -199,6 +199,9 @@ class ArtifactView:
     #: The latest snapshot that set the parts: (seq, how many parts it left).
     _adopted: tuple[int, int] | None = None
 
+    def __post_init__(self) -> None:
+        self.chunks.attach(self.parts)
+
     @property
     def complete(self) -> bool:
         """Nothing more is expected: closed, or never sent in pieces."""
@@ -206,31 +209,19 @@ class ArtifactView:
 
     @property
     def size(self) -> int:
-        """Content size of the assembled parts. Incremental, like text(): the UI asks on
-        every frame, and re-summing a 20k-part artifact each time cost ~15 ms a frame."""
-        parts = self.parts
-        if self._size_parts > len(parts):
-            self._size_total, self._size_parts = 0, 0
-        if self._size_parts < len(parts):
-            self._size_total += _size(parts[self._size_parts:])
-            self._size_parts = len(parts)
-        return self._size_total
+        """Content size of the assembled parts (kept as parts arrive: the UI asks on
+        every frame)."""
+        return self.parts.size()
 
     def text(self) -> str:
-        """The text parts concatenated. Incremental: a growing artifact is not rescanned."""
-        parts = self.parts
-        if self._text_parts > len(parts):
-            self._text, self._text_parts = "", 0
-        if self._text_parts < len(parts):
-            extra = [p.text for p in parts[self._text_parts:] if isinstance(p, TextPart)]
-            self._text += "".join(extra)
-            self._text_parts = len(parts)
-        return self._text
+        """The text parts concatenated: the one copy of the artifact's text, shared with
+        whoever reads it (a growing artifact joins only what arrived since)."""
+        return self.parts.text()
 
     def _restart(self, parts: list[Any], source: int | None = None) -> None:
-        self.parts = list(parts)
-        self._text, self._text_parts = "", 0
-        self._size_total, self._size_parts = 0, 0
+        self.chunks.detach()
+        self.parts = PartList(parts)
+        self.chunks.attach(self.parts)
         self._cursor = {}
         self._tail = source
 
@@ -251,11 +242,13 @@ class ArtifactView:
         """How many parts the artifact had before event ``seq`` (from its chunks and
         the snapshots it took parts from)."""
         adopted = self._adopted
-        for c in reversed(self.chunks):
-            if c.seq < seq and not c.dup:
-                if adopted is not None and c.seq < adopted[0] < seq:
+        chunks = self.chunks
+        for i in range(len(chunks) - 1, -1, -1):
+            c_seq = chunks.seq(i)
+            if c_seq < seq and not chunks.dup(i):
+                if adopted is not None and c_seq < adopted[0] < seq:
                     return adopted[1]
-                return c.pos + len(c.parts)
+                return chunks.end(i)
         return adopted[1] if adopted is not None and adopted[0] < seq else 0
 
 
@@ -529,7 +522,7 @@ class TaskTracker:
         changed.add(task_id)
         pos = len(view.parts)
         view.parts.extend(parts)
-        view.chunks.append(Chunk(seq, t, append, last, parts, size, number, pos))
+        view.chunks.add(seq, t, append, last, parts, size, number, pos)
         view.chunked = True
         if last:
             view.closed = True
@@ -695,7 +688,7 @@ class TaskTracker:
         elif dup:
             if append or last is False:
                 view.chunked = True
-            view.chunks.append(Chunk(event.seq, event.t, append, last, parts, _size(parts), source, pos, True))
+            view.chunks.add(event.seq, event.t, append, last, parts, _size(parts), source, pos, True)
             view.last_seq, view.last_t = event.seq, event.t
             if last and not view.closed:
                 view.closed, view._closed_by = True, (event.seq, source)
@@ -711,7 +704,7 @@ class TaskTracker:
                            once=("chunk-after-close", task.id, key, event.exchange))
             # Kept even when illegal: the inspector shows what the agent sent.
             view._extend(parts, source)
-        view.chunks.append(Chunk(event.seq, event.t, append, last, parts, _size(parts), source, pos))
+        view.chunks.add(event.seq, event.t, append, last, parts, _size(parts), source, pos)
         if append or last is False:
             view.chunked = True
         if last:
@@ -1134,16 +1127,7 @@ def _index_key(index: int) -> str:
 
 
 def _size(parts: list[Any]) -> int:
-    n = 0
-    for p in parts:
-        if isinstance(p, TextPart):
-            n += len(p.text)
-        elif isinstance(p, FilePart):
-            if p.file.bytes:
-                n += len(p.file.bytes) * 3 // 4
-        elif isinstance(p, DataPart):
-            n += len(json.dumps(p.data, default=str))
-    return n
+    return sum(content_size(p) for p in parts)
 
 
 def _content_key(msg: Message) -> tuple[Any, ...]:
