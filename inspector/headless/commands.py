@@ -23,6 +23,10 @@ from .render import card_lines, message_lines, message_text, part_lines
 
 Handler = Callable[[argparse.Namespace, Out], Awaitable[int]]
 
+#: Messages of a task's history a command holds in memory; older ones wait on disk
+#: for the summary (an agent streaming tokens as status messages sends thousands).
+MESSAGES_KEPT = 1000
+
 
 # ------------------------------------------------------------------------- plumbing
 
@@ -158,7 +162,7 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
     keeps no history: what a command prints comes from the tracker's projection and
     the events as they arrive, and a recording goes to disk as they do."""
     session = Session(keep=0, store=None)
-    tracker = TaskTracker(session)
+    tracker = TaskTracker(session, messages_kept=MESSAGES_KEPT)
     recorder = start_recorder(session, args)
     timeouts, limits = client_bounds(args)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect

@@ -19,6 +19,32 @@ from .events import _LAZY, Event, Kind
 from .sse_block import sse_data
 
 
+class SpillFile:
+    """A private temporary file that grows: ``write`` returns where the bytes went."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        self._file: Any = None
+        self._directory = directory
+        self.end = 0
+
+    def write(self, data: bytes) -> int:
+        if self._file is None:
+            # TemporaryFile: mode 0600, and no name on disk once created (POSIX).
+            self._file = tempfile.TemporaryFile(prefix="a2a-inspect-spill-", dir=self._directory)
+        at = self.end
+        os.pwrite(self._file.fileno(), data, at)
+        self.end = at + len(data)
+        return at
+
+    def read(self, offset: int, length: int) -> bytes:
+        return os.pread(self._file.fileno(), length, offset)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
 class EventStore:
     """Receives the events a session lets go of, in order; may give them back."""
 
@@ -59,25 +85,17 @@ class SpillStore(EventStore):
     keeps = True
 
     def __init__(self, directory: str | None = None) -> None:
-        self._file: Any = None
-        self._directory = directory
+        self._file = SpillFile(directory)
         self._offsets = array("q")
-        self._end = 0
         self._start = 0
         self.facts = ExchangeFacts()
-
-    def _open(self) -> Any:
-        if self._file is None:
-            # TemporaryFile: mode 0600, and no name on disk once created (POSIX).
-            self._file = tempfile.TemporaryFile(prefix="a2a-inspect-spill-", dir=self._directory)
-        return self._file
 
     def add(self, start: int, events: list[Event]) -> None:
         if not self._offsets:
             self._start = start
         lines: list[bytes] = []
         offsets = self._offsets
-        end = self._end
+        end = self._file.end
         note = self.facts.note
         for event in events:
             note(event)
@@ -90,9 +108,7 @@ class SpillStore(EventStore):
             offsets.append(end)
             end += len(data)
             lines.append(data)
-        fd = self._open().fileno()
-        os.pwrite(fd, b"".join(lines), self._end)
-        self._end = end
+        self._file.write(b"".join(lines))
 
     def read(self, start: int, stop: int) -> list[Event]:
         offsets = self._offsets
@@ -102,14 +118,11 @@ class SpillStore(EventStore):
         if lo >= hi:
             return []
         first = offsets[lo]
-        last = offsets[hi] if hi < len(offsets) else self._end
-        blob = os.pread(self._file.fileno(), last - first, first)
+        last = offsets[hi] if hi < len(offsets) else self._file.end
+        blob = self._file.read(first, last - first)
         facts = self.facts
         return [event_from_line(json.loads(line.decode("utf-8", "surrogatepass")), facts)
                 for line in blob.split(b"\n")[:hi - lo]]
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
+        self._file.close()

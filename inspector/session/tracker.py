@@ -60,6 +60,7 @@ from ..protocol.models import (
 from ..protocol.states import INTERRUPTED, TERMINAL, is_legal
 from .chunks import ChunkLog
 from .events import Event, Kind
+from .history import HistorySpill, MessageLog
 from .log import Session
 from .parts import PartList, content_size
 
@@ -260,7 +261,7 @@ class TaskView:
     state: TaskState | None = None
     timeline: list[StateChange] = field(default_factory=list)
     #: User and agent messages in conversation order, without duplicates.
-    history: list[Message] = field(default_factory=list)
+    history: MessageLog = field(default_factory=MessageLog)
     #: The latest status message: the question of input-required, the reason of failed.
     status_message: Message | None = None
     artifacts: dict[str, ArtifactView] = field(default_factory=dict)
@@ -281,7 +282,9 @@ class TaskView:
     last_seq: int = 0
     first_t: float = 0.0
     last_t: float = 0.0
-    _ids: dict[str, Message] = field(default_factory=dict)
+    #: hash(messageId) -> the message's position in history: ints, not the ids and
+    #: messages themselves (a token-streaming task has hundreds of thousands).
+    _ids: dict[int, int] = field(default_factory=dict)
     _last_exchange: int = -1
 
     @property
@@ -344,7 +347,11 @@ class ExchangeView:
 
 
 class TaskTracker:
-    def __init__(self, session: Session | None = None) -> None:
+    """``messages_kept``: how many messages of each task's history to hold in memory
+    (None: all); older ones go to a private spill file and are read back when asked."""
+
+    def __init__(self, session: Session | None = None, *, messages_kept: int | None = None) -> None:
+        self._spill = HistorySpill(messages_kept) if messages_kept is not None else None
         self.tasks: dict[str, TaskView] = {}
         #: Direct Message replies that name no task.
         self.replies: list[Message] = []
@@ -883,7 +890,8 @@ class TaskTracker:
         """The task ``task_id``, created on first sight, tied to the exchange."""
         task = self.tasks.get(task_id)
         if task is None:
-            task = self.tasks[task_id] = TaskView(task_id, first_seq=event.seq, first_t=event.t)
+            task = self.tasks[task_id] = TaskView(task_id, first_seq=event.seq, first_t=event.t,
+                                                  history=MessageLog(spill=self._spill))
             if ex is not None and ex.pending:
                 task.origin = ex.exchange  # a new task: this exchange saw all of it
         task.last_seq, task.last_t = event.seq, event.t
@@ -1001,21 +1009,33 @@ class TaskTracker:
     def _add(self, task: TaskView, msg: Message, event: Event, ex: ExchangeView | None) -> None:
         mid = msg.message_id
         if mid is not None:
-            seen = task._ids.get(mid)
-            if seen is not None:
-                if seen is not msg and not _same_content(seen, msg):
-                    self._flag(event, "message-id-reused", task.id,
-                               f"messageId {mid!r} was used for two different messages", ex,
-                               once=("message-id-reused", task.id, mid))
-                return
-            task._ids[mid] = msg
+            at = task._ids.get(hash(mid))
+            if at is None:
+                task._ids[hash(mid)] = len(task.history)
+            else:
+                seen = task.history[at]
+                if seen.message_id == mid:
+                    if seen is not msg and not _same_content(seen, msg):
+                        self._flag(event, "message-id-reused", task.id,
+                                   f"messageId {mid!r} was used for two different messages", ex,
+                                   once=("message-id-reused", task.id, mid))
+                    return
+                # Another id with the same hash: a new message, only not findable by id.
         # Id-less (0.1) messages seen live are each a real turn, so they are never merged
         # here; only snapshots, which repeat earlier turns, are matched by content.
         task.history.append(msg)
 
+    @staticmethod
+    def _seen(task: TaskView, mid: str) -> Message | None:
+        at = task._ids.get(hash(mid))
+        if at is None:
+            return None
+        seen = task.history[at]
+        return seen if seen.message_id == mid else None
+
     def _known(self, task: TaskView, msg: Message) -> bool:
         if msg.message_id is not None:
-            return msg.message_id in task._ids
+            return self._seen(task, msg.message_id) is not None
         key = _content_key(msg)
         return any(m.message_id is None and _content_key(m) == key for m in task.history)
 
@@ -1026,7 +1046,7 @@ class TaskTracker:
         Messages already known (by id, or by content and occurrence when one side has no
         id) stay where they are; new ones go in right after the last known message that
         preceded them in the snapshot."""
-        old = task.history
+        old = list(task.history)
         by_id = {m.message_id: i for i, m in enumerate(old) if m.message_id is not None}
         by_content: dict[Any, list[int]] | None = None
         idless = any(m.message_id is None for m in old)
@@ -1060,11 +1080,11 @@ class TaskTracker:
         for i, m in enumerate(old):
             merged.append(m)
             merged.extend(placed.get(i, ()))
-        task.history = merged
+        task.history = MessageLog(merged, self._spill)
         task._ids = {}
-        for m in merged:
+        for i, m in enumerate(merged):
             if m.message_id is not None:
-                task._ids.setdefault(m.message_id, m)
+                task._ids.setdefault(hash(m.message_id), i)
 
     # ------------------------------------------------------------------ violations
 
