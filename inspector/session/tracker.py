@@ -98,6 +98,8 @@ AGENT_ERROR = "error"
 _WORK_METHODS = frozenset(("send", "stream", "resubscribe"))
 #: Events a stream's SSE ids must have been unique over before a repeat proves a re-send.
 _SSE_ID_EVIDENCE = 3
+#: SSE ids remembered per stream for that check (the newest).
+_SSE_IDS_KEPT = 8192
 
 _SETTLED = TERMINAL | INTERRUPTED
 #: Stream ends the client caused (see Kind.STREAM_END).
@@ -341,8 +343,9 @@ class ExchangeView:
     push_config: bool = False
     #: A Task snapshot came on this exchange (a resubscribe's opening one, say).
     snapshot_seen: bool = False
-    #: SSE event id -> data, while the stream's ids look like one per event.
-    sse_ids: dict[str, Any] | None = None
+    #: SSE event id -> hash of its data (the newest ids), while the stream's ids look
+    #: like one per event.
+    sse_ids: dict[str, int] | None = None
     sse_unique: bool = True
 
 
@@ -364,6 +367,11 @@ class TaskTracker:
         self._push_since: dict[str, int] = {}
         if session is not None:
             session.subscribe(self.apply, replay=True)
+
+    def close(self) -> None:
+        """Let go of the history spill file, if any (its messages can no longer be read)."""
+        if self._spill is not None:
+            self._spill.close()
 
     # ------------------------------------------------------------------ queries
 
@@ -760,15 +768,21 @@ class TaskTracker:
         """The stream sent this very event before: the same SSE id with the same data,
         on a stream whose ids have been one per event so far. Ids that repeat with other
         data (an artifact id, a constant) identify nothing, and end the check."""
-        sid = event.data.get("id")
+        fields = event.data
+        sid = fields.get("id")
         if sid is None or not ex.sse_unique:
             return False
         ids = ex.sse_ids
         if ids is None:
             ids = ex.sse_ids = {}
-        data = event.data.get("data")
+        # The data's hash stands for it: the text itself is the event's, kept once.
+        data = hash(fields.get("data"))
         seen = ids.get(sid, ids)
         if seen is ids:
+            if len(ids) >= _SSE_IDS_KEPT:
+                # A re-send repeats recent events (a reconnection's replay): the oldest
+                # half of the ids go, so a long stream does not hold one per event.
+                ex.sse_ids = ids = dict(list(ids.items())[len(ids) // 2:])
             ids[sid] = data
             return False
         if seen == data and len(ids) >= _SSE_ID_EVIDENCE:

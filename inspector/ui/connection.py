@@ -19,6 +19,12 @@ from ..session import Kind, Recorder, Session, TaskTracker
 
 _ids = itertools.count(1)
 
+#: A live session holds its newest events in memory; older ones go to a private spill
+#: file and are read back when a view asks (the traffic view says so when it happens).
+EVENTS_KEPT = 1_000_000
+#: Messages of each task's history held in memory (older ones: on disk, read back).
+MESSAGES_KEPT = 10_000
+
 #: What a failed call raises; the UI turns each into a notification with details.
 if TYPE_CHECKING:
     from ..client import A2AClient, Auth, Limits, Timeouts
@@ -66,8 +72,8 @@ class AgentConnection:
         self.timeouts = timeouts
         #: How much the agent may send (client.limits.Limits; None: its defaults).
         self.limits = limits
-        self.session = session if session is not None else Session()
-        self.tracker = TaskTracker(self.session)
+        self.session = session if session is not None else Session(keep=EVENTS_KEPT)
+        self.tracker = TaskTracker(self.session, messages_kept=MESSAGES_KEPT)
         #: A replayed recording: no client, nothing is sent.
         self.read_only = read_only
         self._dialect_cache = dialect_cache
@@ -227,6 +233,8 @@ class AgentConnection:
         self.stop_recording()
         if self.client is not None:
             await self.client.aclose()
+        self.session.close()
+        self.tracker.close()
 
 
 class RecordedFacts:
