@@ -20,14 +20,14 @@ import sys
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from textual.binding import Binding
 
 from ..protocol.models import TaskState
-from ..session import Event, Kind, Recording, RecordingError, Session, TaskTracker, load_recording
+from ..session import Event, Kind, Recording, RecordingError, Session, TaskTracker
+from ..session.index import IndexStore, RecordingIndex, StateMark
 from ..textsafe import visible
 from .app import InspectorApp
 from .connection import AgentConnection
@@ -43,16 +43,13 @@ FRAME = 1 / 30
 REBUILD_GAP = 0.08
 #: Problems listed in the start-up notification (all of them are in ctrl+e).
 PROBLEMS_SHOWN = 4
-
-
-@dataclass(frozen=True, slots=True)
-class StateMark:
-    """A task entered ``state`` with the event at ``position`` (1-based: the cursor
-    value that includes that event)."""
-
-    position: int
-    task_id: str
-    state: TaskState
+#: Events read from the recording at a time when the cursor moves far.
+PAGE = 4096
+#: A replayed session holds this many events in memory; the recording has the rest.
+REPLAY_KEPT = 200_000
+#: open_replay indexes this long before the first frame; a longer recording goes on
+#: indexing in the background, and the replay starts at its first event.
+SYNC_INDEX_SECONDS = 0.3
 
 
 def speed_label(speed: float | None) -> str:
@@ -106,16 +103,21 @@ class ReplayController:
     applies seeks that were deferred to keep key repeat from rebuilding every key press.
     """
 
-    def __init__(self, recording: Recording, *, name: str = "recording", url: str | None = None,
-                 cursor: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, recording: Recording | RecordingIndex, *, name: str = "recording",
+                 url: str | None = None, cursor: int | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """``recording``: a loaded Recording, or a RecordingIndex (events read from the
+        file as the cursor moves; the index may still be growing in the background, and
+        ``total`` with it). ``cursor`` None: the end, or the start while still indexing."""
         self.recording = recording
-        self.events: list[Event] = list(recording.session.events)
-        self.total = len(self.events)
+        if isinstance(recording, RecordingIndex):
+            self.source: Any = recording
+            self.started_wall = recording.started_wall
+        else:
+            self.source = _LoadedSource(recording)
+            self.started_wall = recording.session.started_wall
         self.name = name
-        self.started_wall = recording.session.started_wall
-        self.url, self.card_url = _agent_urls(self.events)
-        if url is not None:
-            self.url = url
+        self._url = url
         self._clock = clock
         #: Called with (old, new) after a backward move built a new connection.
         self.on_swap: Callable[[AgentConnection, AgentConnection], None] | None = None
@@ -124,6 +126,9 @@ class ReplayController:
         #: Called when events moving forward changed what the connection knows of the
         #: agent (its card, its dialect): live, the client announces that the same way.
         self.on_facts: Callable[[AgentConnection], None] | None = None
+        #: Called once when a background index has read the whole file.
+        self.on_loaded: Callable[[], None] | None = None
+        self._was_loading = self.loading
         self.playing = False
         self.speed: float | None = 1.0
         #: The recorded time the play head is at (moves smoothly between events while playing).
@@ -135,14 +140,74 @@ class ReplayController:
         #: events appended now would reach them twice (in the redraw and as news).
         self.settling = False
         self.rebuilds = 0
-        self.marks, self.lanes, self.first_position = _state_marks(self.events)
-        #: Positions of every state change, ascending (the timeline's ticks).
-        self.mark_positions = [m.position for m in self.marks]
-        self._times = _monotonic_times(self.events)
-        start = self.total if cursor is None else max(0, min(self.total, cursor))
+        self._mark_positions: list[int] = []
+        if cursor is None:
+            start = 0 if self.loading else self.total
+        else:
+            start = max(0, min(self.total, cursor))
         self.cursor = start
         self.conn = self._build(start)
         self.head_t = self._t_at(start)
+
+    # ------------------------------------------------------------------ the recording
+
+    @property
+    def events(self) -> Any:
+        """The recording's events (indexed so far), by position."""
+        return self.source.events
+
+    @property
+    def total(self) -> int:
+        return len(self.source.events)
+
+    @property
+    def loading(self) -> bool:
+        """The index is still reading the file: ``total`` grows."""
+        return not self.source.done
+
+    @property
+    def progress(self) -> float:
+        """How much of the recording is indexed, 0..1."""
+        return self.source.progress
+
+    @property
+    def url(self) -> str:
+        if self._url is not None:
+            return self._url
+        return self.source.url or self.source.card_url or "recording"
+
+    @url.setter
+    def url(self, value: str) -> None:
+        self._url = value
+
+    @property
+    def card_url(self) -> str | None:
+        return self.source.card_url
+
+    @property
+    def marks(self) -> list[StateMark]:
+        return self.source.marks
+
+    @property
+    def lanes(self) -> dict[str, list[StateMark]]:
+        return self.source.lanes
+
+    @property
+    def first_position(self) -> dict[str, int]:
+        return self.source.first_position
+
+    @property
+    def mark_positions(self) -> list[int]:
+        """Positions of every state change, ascending (the timeline's ticks)."""
+        marks = self.source.marks
+        cached = self._mark_positions
+        if len(cached) < len(marks):
+            cached.extend(m.position for m in marks[len(cached):])
+        return cached
+
+    @property
+    def _times(self) -> Any:
+        return self.source.times
 
     # ------------------------------------------------------------------ facts
 
@@ -275,6 +340,10 @@ class ReplayController:
     def tick(self, now: float | None = None) -> bool:
         """One frame: apply a deferred seek, then play. True when the cursor moved."""
         now = self._clock() if now is None else now
+        if self._was_loading and not self.loading:
+            self._was_loading = False
+            if self.on_loaded is not None:
+                self.on_loaded()
         before = (self.cursor, self.playing)
         if self._pending is not None and self._may_apply(now):
             self._apply_pending()
@@ -315,8 +384,9 @@ class ReplayController:
         conn = self.conn
         before = _facts(conn)
         session = conn.session
-        for event in self.events[self.cursor:position]:
-            session.extend(event)
+        for start in range(self.cursor, position, PAGE):
+            for event in self.events[start:min(position, start + PAGE)]:
+                session.extend(event)
         self.cursor = position
         if self.on_facts is not None and _facts(conn) != before:
             self.on_facts(conn)
@@ -340,10 +410,17 @@ class ReplayController:
 
     def _build(self, position: int) -> AgentConnection:
         """A new read-only connection whose session holds ``events[:position]``."""
-        session = Session()
+        source = self.source
+        if isinstance(source, RecordingIndex):
+            # The recording holds every event: the session keeps only the newest ones
+            # in memory and reads older ones back from the file.
+            session = Session(keep=REPLAY_KEPT, store=IndexStore(source))
+        else:
+            session = Session()
         session.started_wall = self.started_wall
-        for event in self.events[:position]:
-            session.extend(event)
+        for start in range(0, position, PAGE):
+            for event in self.events[start:min(position, start + PAGE)]:
+                session.extend(event)
         return AgentConnection(self.url, name=self.name, session=session, read_only=True,
                                card_url=self.card_url)
 
@@ -366,6 +443,20 @@ class ReplayController:
 def _facts(conn: AgentConnection) -> tuple[Any, ...]:
     facts = conn.recorded()
     return (id(facts.card), facts.dialect, facts.dialect_source)
+
+
+class _LoadedSource:
+    """A Recording loaded whole, seen the way a RecordingIndex is."""
+
+    done = True
+    progress = 1.0
+
+    def __init__(self, recording: Recording) -> None:
+        self.events: list[Event] = list(recording.session.events)
+        self.times = _monotonic_times(self.events)
+        self.marks, self.lanes, self.first_position = _state_marks(self.events)
+        url, self.card_url = _agent_urls(self.events)
+        self.url: str | None = url
 
 
 def _monotonic_times(events: list[Event]) -> list[float]:
@@ -449,11 +540,32 @@ class ReplayApp(InspectorApp):
         self.replay_problems = list(problems or [])
         controller.on_swap = self._swap_connection
         controller.on_facts = self._facts_changed
+        controller.on_loaded = self._loaded
 
     def on_mount(self) -> None:
         # (Textual calls InspectorApp.on_mount too, after this one: it opens the connection.)
         self.title = f"a2a-inspect replay · {self.replay_controller.name}"
         self.call_later(self._started)
+
+    async def on_unmount(self) -> None:
+        await super().on_unmount()
+        recording = self.replay_controller.recording
+        if isinstance(recording, RecordingIndex):
+            recording.close()
+
+    def record_problems(self, path: Path, index: RecordingIndex) -> None:
+        if index.problems:
+            detail = "\n".join(f"line {p.line}: {visible(p.message)}" for p in index.problems)
+            self.errors.append((time.time(), f"problems reading {path.name}", detail))
+
+    def _loaded(self) -> None:
+        """The background index has read the whole file: what it found, said once."""
+        recording = self.replay_controller.recording
+        if not isinstance(recording, RecordingIndex):
+            return
+        for title, text in problem_notifications(recording.path, recording):
+            self.notify(text, title=title, severity="warning", timeout=10, markup=False)
+        self.record_problems(recording.path, recording)
 
     def _started(self) -> None:
         # After InspectorApp.on_mount: the main screen is up to show these.
@@ -521,14 +633,15 @@ class ReplayApp(InspectorApp):
 # ---------------------------------------------------------------------- entry point
 
 
-def problem_notifications(path: Path, recording: Recording) -> list[tuple[str, str]]:
+def problem_notifications(path: Path, recording: Recording | RecordingIndex) -> list[tuple[str, str]]:
     """What to tell the user about a damaged recording: (title, text) pairs."""
     out: list[tuple[str, str]] = []
     problems = list(recording.problems)
     if recording.truncated:
+        count = recording.count if isinstance(recording, RecordingIndex) else len(recording.session)
         out.append(("recording cut off",
                     f"{path.name} ends in an incomplete line (the recording process was killed?): "
-                    f"that event is lost; the {len(recording.session)} complete events replay."))
+                    f"that event is lost; the {count} complete events replay."))
         problems = [p for p in problems if not p.message.startswith("incomplete last line")]
     if problems:
         lines = [f"line {p.line}: {visible(p.message, single_line=True)[:160]}"
@@ -539,15 +652,22 @@ def problem_notifications(path: Path, recording: Recording) -> list[tuple[str, s
     return out
 
 
-def open_replay(path: Path, **app_kwargs: Any) -> ReplayApp:
-    """Load ``path`` and build the app (not run). Raises OSError or RecordingError."""
-    recording = load_recording(path)
-    controller = ReplayController(recording, name=path.name)
-    notes = problem_notifications(path, recording)
-    app = ReplayApp(controller, problems=notes, **app_kwargs)
-    if recording.problems:
-        detail = "\n".join(f"line {p.line}: {visible(p.message)}" for p in recording.problems)
-        app.errors.append((time.time(), f"problems reading {path.name}", detail))
+def open_replay(path: Path, *, background: bool = True, **app_kwargs: Any) -> ReplayApp:
+    """Open ``path`` and build the app (not run). Raises OSError or RecordingError.
+
+    The recording is indexed for up to SYNC_INDEX_SECONDS; one that takes longer opens
+    at its first event while the index goes on in a background thread (``background``
+    False: it goes on a slice per frame, for tests that drive it)."""
+    index = RecordingIndex(path)
+    deadline = time.monotonic() + SYNC_INDEX_SECONDS
+    while not index.scan() and time.monotonic() < deadline:
+        pass
+    controller = ReplayController(index, name=path.name)
+    app = ReplayApp(controller, problems=problem_notifications(path, index) if index.done else [], **app_kwargs)
+    if index.done:
+        app.record_problems(path, index)
+    elif background:
+        index.start()
     return app
 
 
