@@ -26,7 +26,7 @@ _REQUEST_KEYS = ("a2a_method", "dialect", "rpc_method")
 class ExchangeFacts:
     """What decoding needs of each exchange's REQUEST, fed in event order (``note``)."""
 
-    __slots__ = ("requests", "_dialect_seqs", "_dialects", "_known", "notes")
+    __slots__ = ("requests", "_dialect_seqs", "_dialects", "_known", "notes", "codec")
 
     def __init__(self) -> None:
         #: exchange -> the REQUEST's a2a_method, dialect and rpc_method.
@@ -37,6 +37,8 @@ class ExchangeFacts:
         self._known: dict[str, bool] = {}
         #: Remarks (a dialect this version does not know), for the reader to report.
         self.notes: list[str] = []
+        #: ``decode``, bound once: events share it (a bound method per event is 64 bytes).
+        self.codec = self.decode
 
     def note(self, event: Event) -> None:
         if event.kind is not Kind.REQUEST:

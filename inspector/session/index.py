@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,8 +34,9 @@ from .events import Event, Kind
 from .reader import _LINE_DEPTH, Problem, RecordingIterator, _reason, check_event
 from .spill import EventStore, event_from_line
 
-#: How much of the file the pass reads at a time.
+#: How much of the file the pass reads at a time (in the background: less at a time).
 BLOCK = 8 << 20
+THREAD_BLOCK = 1 << 20
 
 _TAIL = re.compile(rb'"seq":(\d+),"t":([-+0-9.eE]+),"wall":[-+0-9.eE]+,"kind":"([a-z-]+)","exchange":(\d+)\}\s*$')
 _KINDS = {k.value.encode(): k for k in Kind}
@@ -120,7 +122,10 @@ class RecordingIndex:
 
     def _run(self) -> None:
         while not self.done and not self._stop:
-            self.scan(BLOCK)
+            self.scan(THREAD_BLOCK)
+            # Let the UI's thread have the interpreter between slices: the replay must
+            # stay usable while the index is built.
+            time.sleep(0.002)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Until the pass is done (or ``timeout``); True when it is."""

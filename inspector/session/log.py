@@ -20,6 +20,8 @@ Listener = Callable[[Event], None]
 
 #: How many events beyond ``keep`` pile up before the oldest go to the store in one batch.
 EVICT_BATCH = 4096
+#: Older events are read back this many at a time.
+PAGE = 512
 
 
 class EventGone(IndexError):
@@ -33,10 +35,12 @@ class EventLog:
     longer holds in memory are read from its store, one by one. Iterating over events
     from the store reads them in order, in pages."""
 
-    __slots__ = ("_mem", "_base", "_store")
+    __slots__ = ("_mem", "_base", "_store", "_page")
 
     def __init__(self, store: EventStore | None) -> None:
         self._mem: list[Event] = []
+        #: The last page of older events read back: (its first position, its events).
+        self._page: tuple[int, list[Event]] | None = None
         #: Events before _mem[0] (in the store, or gone).
         self._base = 0
         self._store = store
@@ -72,7 +76,12 @@ class EventLog:
         at = index - self._base
         if at >= 0:
             return self._mem[at]
-        return self._read(index, index + 1)[0]
+        # Views read old events one by one, mostly near each other: a page at a time.
+        page = self._page
+        start = index - index % PAGE
+        if page is None or page[0] != start:
+            page = self._page = (start, self._read(start, min(start + PAGE, self._base)))
+        return page[1][index - start]
 
     def __iter__(self) -> Iterator[Event]:
         return self._range(0, len(self))
@@ -230,6 +239,16 @@ class Session:
             self.store.add(log._base, gone)
         del log._mem[:count]
         log._base += count
+
+    def shrink(self, keep: int) -> None:
+        """Hold at most ``keep`` events in memory from now on (when the store can give
+        the others back): a session about to be replaced need not hold on to its events."""
+        if self.store is None or not self.store.keeps:
+            return
+        self.keep = keep
+        excess = len(self.events._mem) - keep
+        if excess > 0:
+            self._evict(excess)
 
     def close(self) -> None:
         """Let go of the store's file (a spill file is deleted)."""

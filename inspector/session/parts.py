@@ -112,9 +112,7 @@ class PartList:
     def __getitem__(self, index: Any) -> Any:
         n = len(self._ends)
         if index.__class__ is slice:
-            start, stop, step = index.indices(n)
-            text = self.text()
-            return [self._part(i, text) for i in range(start, stop, step)]
+            return PartRange(self, range(*index.indices(n)))
         if index < 0:
             index += n
         if not 0 <= index < n:
@@ -147,7 +145,7 @@ class PartList:
             yield text[start:pos]
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, PartList)):
+        if isinstance(other, (list, PartList, PartRange)):
             if len(self) != len(other):
                 return False
             return all(a == b for a, b in zip(self, other))
@@ -157,3 +155,38 @@ class PartList:
 
     def __repr__(self) -> str:
         return f"PartList({list(self)!r})"
+
+
+class PartRange:
+    """A slice of a PartList, read lazily: iterating over the parts of a long artifact
+    builds one part at a time, not a list of them all. ``==`` compares with lists."""
+
+    __slots__ = ("_parts", "_range")
+
+    def __init__(self, parts: PartList, positions: range) -> None:
+        self._parts = parts
+        self._range = positions
+
+    def __len__(self) -> int:
+        return len(self._range)
+
+    def __iter__(self) -> Iterator[Any]:
+        parts = self._parts
+        text = parts.text()
+        for i in self._range:
+            yield parts._part(i, text)
+
+    def __getitem__(self, index: Any) -> Any:
+        if index.__class__ is slice:
+            return PartRange(self._parts, self._range[index])
+        return self._parts._part(self._range[index], self._parts.text())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, PartList, PartRange)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))

@@ -67,14 +67,14 @@ def event_from_line(obj: Any, facts: ExchangeFacts) -> Event:
     Its payload is derived when asked, from ``facts``."""
     if obj.__class__ is list:
         seq, t, wall, exchange, raw = obj
-        return Event.sse(seq, t, exchange, raw, wall, facts.decode)
+        return Event.sse(seq, t, exchange, raw, wall, facts.codec)
     event = Event.from_json(obj)
     if event.kind is Kind.SSE:
         data = event.data
         raw = data.get("raw")
         if raw.__class__ is str and len(data) == 5 and sse_data(raw) == data:
             event = Event.sse(event.seq, event.t, event.exchange, raw, event.wall)
-    event.codec = facts.decode
+    event.codec = facts.codec
     event.payload = _LAZY
     return event
 
@@ -135,5 +135,5 @@ def _spilled(obj: Any, facts: ExchangeFacts) -> Event:
     if obj.__class__ is list:
         return event_from_line(obj, facts)
     event = Event(obj["seq"], obj["t"], Kind(obj["kind"]), obj["exchange"], obj["data"], obj["wall"],
-                  _LAZY, codec=facts.decode)
+                  _LAZY, codec=facts.codec)
     return event

@@ -252,30 +252,38 @@ class RecordedFacts:
         self.dialect: str | None = None
         self.dialect_source: str | None = None
         self._card_requests: dict[int, str | None] = {}
+        # Fed as events arrive: reading a long session again would read back from disk
+        # the events it no longer holds in memory.
+        session.subscribe(self._see, replay=True)
 
     def catch_up(self) -> None:
-        events = self.session.events
-        for event in events[self.seen:] if self.seen < len(events) else ():
-            data = event.data
-            kind = event.kind
-            if kind is Kind.REQUEST:
-                method = data.get("a2a_method")
-                if method == "card":
-                    url = data.get("url")
-                    self._card_requests[event.exchange] = url if isinstance(url, str) else None
-                elif (method != "probe" and isinstance(data.get("dialect"), str)
-                      and self.dialect_source in (None, "recording")):
-                    # Only until the client's own choice (a NOTE) is seen.
-                    self.dialect, self.dialect_source = data["dialect"], "recording"
-            elif kind is Kind.RESPONSE and isinstance(event.payload, m.AgentCard):
-                self.card = event.payload
+        """Nothing to do: the facts follow the session as it grows."""
+
+    def _see(self, event: Any) -> None:
+        self.seen += 1
+        kind = event.kind
+        if kind is Kind.SSE or kind is Kind.COMMENT:
+            return  # the bulk of a session: neither says anything of the card or dialect
+        data = event.data
+        if kind is Kind.REQUEST:
+            method = data.get("a2a_method")
+            if method == "card":
+                url = data.get("url")
+                self._card_requests[event.exchange] = url if isinstance(url, str) else None
+            elif (method != "probe" and isinstance(data.get("dialect"), str)
+                  and self.dialect_source in (None, "recording")):
+                # Only until the client's own choice (a NOTE) is seen.
+                self.dialect, self.dialect_source = data["dialect"], "recording"
+        elif kind is Kind.RESPONSE:
+            payload = event.payload
+            if isinstance(payload, m.AgentCard):
+                self.card = payload
                 self.card_raw = _json_body(data)
                 self.card_url = self._card_requests.get(event.exchange) or self.card_url
-            elif kind is Kind.NOTE and isinstance(data.get("dialect"), str):
-                source = data.get("source")
-                self.dialect = data["dialect"]
-                self.dialect_source = source if isinstance(source, str) and source else "recording"
-        self.seen = len(events)
+        elif kind is Kind.NOTE and isinstance(data.get("dialect"), str):
+            source = data.get("source")
+            self.dialect = data["dialect"]
+            self.dialect_source = source if isinstance(source, str) and source else "recording"
 
 
 def _json_body(data: Mapping[str, Any]) -> Any:

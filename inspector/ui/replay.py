@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
@@ -45,11 +46,16 @@ REBUILD_GAP = 0.08
 PROBLEMS_SHOWN = 4
 #: Events read from the recording at a time when the cursor moves far.
 PAGE = 4096
+#: A seek further ahead than this builds a new connection at the target (as going back
+#: does) instead of handing every event in between to the views as news.
+FAR_FORWARD = 50_000
+#: A rebuild of more events than this runs in a background thread.
+SYNC_BUILD = 20_000
 #: A replayed session holds this many events in memory; the recording has the rest.
-REPLAY_KEPT = 200_000
+REPLAY_KEPT = 100_000
 #: open_replay indexes this long before the first frame; a longer recording goes on
 #: indexing in the background, and the replay starts at its first event.
-SYNC_INDEX_SECONDS = 0.3
+SYNC_INDEX_SECONDS = 0.15
 
 
 def speed_label(speed: float | None) -> str:
@@ -87,7 +93,7 @@ def parse_target(text: str, controller: "ReplayController") -> int:
         number = int(text.lstrip("#"))
     except ValueError:
         raise ValueError(f"not an event number: {text!r} (0-{n}, or a time like 12.5s)") from None
-    if not 0 <= number <= n:
+    if number < 0 or (number > n and not controller.loading):
         raise ValueError(f"event {number} is outside the recording (0-{n})")
     return number
 
@@ -141,6 +147,7 @@ class ReplayController:
         self.settling = False
         self.rebuilds = 0
         self._mark_positions: list[int] = []
+        self._job: _Build | None = None
         if cursor is None:
             start = 0 if self.loading else self.total
         else:
@@ -213,8 +220,16 @@ class ReplayController:
 
     @property
     def position(self) -> int:
-        """Where the cursor is going: a deferred seek's target, else the cursor."""
-        return self._pending if self._pending is not None else self.cursor
+        """Where the cursor is going: a deferred seek's target, a rebuild's in progress,
+        else the cursor."""
+        if self._pending is not None:
+            return self._pending
+        return self._job.target if self._job is not None else self.cursor
+
+    @property
+    def seeking(self) -> bool:
+        """A rebuild is running in the background (or a target waits for the index)."""
+        return self._job is not None or (self._pending is not None and self._pending > self.total)
 
     @property
     def at_end(self) -> bool:
@@ -323,9 +338,13 @@ class ReplayController:
 
     def seek(self, position: int) -> None:
         """Move the cursor to ``position`` (clamped). Forward now; back at the next tick
-        if the last rebuild was very recent (the timeline shows the target meanwhile)."""
-        position = max(0, min(self.total, position))
-        if self._pending is None and not self.settling and position >= self.cursor:
+        if the last rebuild was very recent (the timeline shows the target meanwhile).
+        While the index is still reading the file, a position past what it has read is
+        kept as the target and reached once it has."""
+        if not (self.loading and position > self.total):
+            position = max(0, min(self.total, position))
+        near = self.cursor <= position <= self.cursor + FAR_FORWARD
+        if self._pending is None and self._job is None and not self.settling and near:
             self._forward(position)
         else:
             self._pending = position
@@ -345,9 +364,14 @@ class ReplayController:
             if self.on_loaded is not None:
                 self.on_loaded()
         before = (self.cursor, self.playing)
+        job = self._job
+        if job is not None and job.done.is_set():
+            self._job = None
+            if job.conn is not None and not job.cancelled:
+                self._install(job.conn, job.target)
         if self._pending is not None and self._may_apply(now):
             self._apply_pending()
-        if self.playing and self._pending is None and not self.settling:
+        if self.playing and self._pending is None and self._job is None and not self.settling:
             last, self._last_tick = self._last_tick, now
             if self.speed is None:
                 # Paced by the clock, not per frame: slow frames take bigger batches.
@@ -377,8 +401,13 @@ class ReplayController:
         if self.settling:
             return False
         target = self._pending
-        # Forward needs no rebuild; back waits for REBUILD_GAP since the last one.
-        return (target is not None and target >= self.cursor) or now - self._last_rebuild >= REBUILD_GAP
+        if target is not None and target > self.total:
+            if self.loading:
+                return False  # not indexed yet: wait for it
+            target = self._pending = self.total
+        # Forward needs no rebuild; back (or far ahead) waits for REBUILD_GAP since the last one.
+        return ((target is not None and self.cursor <= target <= self.cursor + FAR_FORWARD)
+                or now - self._last_rebuild >= REBUILD_GAP)
 
     def _forward(self, position: int) -> None:
         conn = self.conn
@@ -395,11 +424,27 @@ class ReplayController:
         target, self._pending = self._pending, None
         if target is None:
             return
-        if target >= self.cursor:
+        if self.cursor <= target <= self.cursor + FAR_FORWARD:
             self._forward(target)
             return
+        # Back, or far ahead: a new connection at the target, which the views redraw
+        # from scratch (far ahead, that is less work than showing every event as news).
+        if self._job is not None:
+            self._job.cancelled = True  # the user moved on: its result is not wanted
+            self._job = None
+        if isinstance(self.source, RecordingIndex) and target > SYNC_BUILD:
+            # A long rebuild runs in a thread; the views go on showing the old cursor
+            # (the timeline, the target) and stay usable until it is done (tick swaps).
+            # Meanwhile the shown session keeps few events in memory: two whole sessions
+            # of a long recording would not fit the memory a replay should take.
+            self.conn.session.shrink(PAGE)
+            self._job = _Build(self, target)
+            return
+        self._install(self._build(target), target)
+
+    def _install(self, conn: AgentConnection, target: int) -> None:
         old = self.conn
-        self.conn = self._build(target)
+        self.conn = conn
         self.cursor = target
         self._last_rebuild = self._clock()
         self.rebuilds += 1
@@ -408,8 +453,9 @@ class ReplayController:
             self.settling = True
             self.on_swap(old, self.conn)
 
-    def _build(self, position: int) -> AgentConnection:
-        """A new read-only connection whose session holds ``events[:position]``."""
+    def _build(self, position: int, job: "_Build | None" = None) -> AgentConnection:
+        """A new read-only connection whose session holds ``events[:position]``
+        (``job``: stop early, returning what there is, once it is cancelled)."""
         source = self.source
         if isinstance(source, RecordingIndex):
             # The recording holds every event: the session keeps only the newest ones
@@ -418,11 +464,17 @@ class ReplayController:
         else:
             session = Session()
         session.started_wall = self.started_wall
+        # The connection first, the events after: its tracker and facts see them as they
+        # are added, rather than read them back (from the file, for older ones).
+        conn = AgentConnection(self.url, name=self.name, session=session, read_only=True,
+                               card_url=self.card_url)
+        conn.recorded()
         for start in range(0, position, PAGE):
+            if job is not None and job.cancelled:
+                break
             for event in self.events[start:min(position, start + PAGE)]:
                 session.extend(event)
-        return AgentConnection(self.url, name=self.name, session=session, read_only=True,
-                               card_url=self.card_url)
+        return conn
 
     def _t_at(self, position: int) -> float:
         return self._times[position - 1] if 0 < position <= self.total else 0.0
@@ -443,6 +495,26 @@ class ReplayController:
 def _facts(conn: AgentConnection) -> tuple[Any, ...]:
     facts = conn.recorded()
     return (id(facts.card), facts.dialect, facts.dialect_source)
+
+
+class _Build:
+    """A connection built at ``target`` in a background thread (see _apply_pending)."""
+
+    def __init__(self, controller: ReplayController, target: int) -> None:
+        self.target = target
+        self.conn: AgentConnection | None = None
+        self.cancelled = False
+        self.done = threading.Event()
+        self._controller = controller
+        threading.Thread(target=self._run, name="replay-seek", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self.conn = self._controller._build(self.target, self)
+        except Exception:  # the file went away, say: the cursor stays where it was
+            self.conn = None
+        finally:
+            self.done.set()
 
 
 class _LoadedSource:
@@ -538,6 +610,8 @@ class ReplayApp(InspectorApp):
         self.replay_controller = controller
         #: (title, text) notifications to show once the screen is up.
         self.replay_problems = list(problems or [])
+        #: Start the recording's index in a background thread after the first frame.
+        self.index_in_background = False
         controller.on_swap = self._swap_connection
         controller.on_facts = self._facts_changed
         controller.on_loaded = self._loaded
@@ -568,6 +642,9 @@ class ReplayApp(InspectorApp):
         self.record_problems(recording.path, recording)
 
     def _started(self) -> None:
+        if self.index_in_background:
+            # After the first frame: the index must not hold it back.
+            self.call_after_refresh(self.replay_controller.recording.start)
         # After InspectorApp.on_mount: the main screen is up to show these.
         for title, text in self.replay_problems:
             self.notify(text, title=title, severity="warning", timeout=10, markup=False)
@@ -667,7 +744,7 @@ def open_replay(path: Path, *, background: bool = True, **app_kwargs: Any) -> Re
     if index.done:
         app.record_problems(path, index)
     elif background:
-        index.start()
+        app.index_in_background = True
     return app
 
 

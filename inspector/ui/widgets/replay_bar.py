@@ -114,7 +114,7 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
     def _tick(self) -> None:
         moved = self.controller.tick()
         now = time.monotonic()
-        busy = self.controller.playing or self.controller.loading
+        busy = self.controller.playing or self.controller.loading or self.controller.seeking
         if moved or (busy and now - self._last_draw >= CLOCK_REDRAW):
             self.refresh()
 
@@ -250,6 +250,8 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
         if c.loading:
             # The index is still reading the file: the total grows, the ticks fill in.
             line.append(f"  indexing {c.progress:.0%}", style=self._style("dim"))
+        if c.seeking:
+            line.append("  seeking…", style=self._style("dim"))
         line.append(f"  {format_t(c.shown_t)} / {format_t(c.duration)}")
         event = c.event_at()
         if event is not None:
