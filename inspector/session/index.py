@@ -133,8 +133,9 @@ class RecordingIndex:
             self._thread.join(timeout)
         return self.done
 
-    def scan(self, size: int = BLOCK) -> bool:
-        """Index about ``size`` more bytes; True when the whole file is indexed."""
+    def scan(self, size: int | None = None) -> bool:
+        """Index about ``size`` more bytes (default BLOCK); True when the whole file is indexed."""
+        size = size or BLOCK
         with self._lock:
             if self.done:
                 return True

@@ -343,7 +343,7 @@ class ReplayController:
         kept as the target and reached once it has."""
         if not (self.loading and position > self.total):
             position = max(0, min(self.total, position))
-        near = self.cursor <= position <= self.cursor + FAR_FORWARD
+        near = self.cursor <= position <= min(self.total, self.cursor + FAR_FORWARD)
         if self._pending is None and self._job is None and not self.settling and near:
             self._forward(position)
         else:
