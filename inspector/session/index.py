@@ -334,3 +334,24 @@ class IndexStore(EventStore):
 
     def read(self, start: int, stop: int) -> list[Event]:
         return self.index.read(start, stop)
+
+
+def open_recording(path: str | Path, *, keep: int = 4096) -> Any:
+    """A recording as a Recording whose session holds none of its events in memory:
+    they are read from the file, in pages, whenever the session's events are read
+    (tools that go through a recording once or twice: diff, export). The file is
+    indexed first, in one pass. Raises OSError or RecordingError as load_recording does."""
+    from .log import Session
+    from .reader import Recording
+
+    index = RecordingIndex(path)
+    while not index.scan():
+        pass
+    session = Session(keep=keep, store=IndexStore(index))
+    session.started_wall = index.started_wall
+    session.events._base = index.count
+    if index.count:
+        session.last = index.read(index.count - 1, index.count)[0]
+        session._seq = session.last.seq
+        session._exchanges = max(index.facts.requests, default=0)
+    return Recording(session, index.header, index.problems, index.truncated)
