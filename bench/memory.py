@@ -109,8 +109,15 @@ def child_tui(url: str, timeout: float) -> None:
     gcpolicy.install()
 
     async def run() -> dict[str, Any]:
-        app = InspectorApp(url=url, dialect="1.0")
+        from inspector.client.limits import Limits
+        from inspector.ui.connection import AgentConnection
+
+        app = InspectorApp()
         async with app.run_test(size=(120, 36)) as pilot:
+            # As open_url does, with limits that let a stream of a million events through.
+            conn = AgentConnection(url, dialect="1.0", limits=Limits(max_body=1 << 40, max_stream_events=10**9))
+            app.open_connection(conn)
+            app.connect(conn)
             deadline = time.monotonic() + 30
             while app.active is None or app.active.state != "ready":
                 if time.monotonic() > deadline:

@@ -108,6 +108,17 @@ class Event:
         return raw if isinstance(raw, str) else None
 
     @property
+    def sse_id(self) -> str | None:
+        """An SSE event's ``id`` field. A compact event of one line is a lone data line
+        (an event with data; a lone ``id:`` line has none): no id, and no dict built."""
+        data = self._data
+        if data.__class__ is str:
+            if "\n" not in data and "\r" not in data and data.startswith("data:"):
+                return None
+            return sse_data(data)["id"]
+        return data.get("id")
+
+    @property
     def payload(self) -> Any:
         payload = self._payload
         if payload is not _LAZY:

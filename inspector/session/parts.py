@@ -75,6 +75,19 @@ class PartList:
     def append(self, part: Any) -> None:
         self.extend((part,))
 
+    def add_text(self, text: str) -> None:
+        """Append a plain text part (no metadata, no keys of its own) given by its text:
+        the commonest chunk, without the checks extend makes."""
+        self._pending.append(text)
+        n = len(text)
+        self._length += n
+        pending = self._pending_size + n
+        if pending > BLOCK:
+            self._blocks.append("".join(self._pending))
+            self._pending, pending = [], 0
+        self._pending_size = pending
+        self._ends.append(self._length)
+
     def text(self) -> str:
         """Every text part's text, in order, as one string (kept: no copy per call)."""
         blocks = self._blocks

@@ -12,7 +12,9 @@ the update event. The tracker reads whichever is present, so one code path serve
 artifact updates) is kept to dict lookups and list appends; anything costlier (content
 comparison of messages, snapshot checks) happens only on the rarer Task snapshots. The
 commonest event of all, the next chunk of an open artifact, has its own shortcut
-(``_next_chunk``), checked against the general path by tests/test_tracker_fast.py.
+(``_next_chunk``), checked against the general path by tests/test_tracker_fast.py. It
+pays: without it, bench/ingest's 1.0 stream took 10.0 instead of 8.5 µs an event end to
+end (the tracker stage alone 92 against 58 ms for 50,000 events).
 
 Several sources may tell of one task at once: a stream, a resubscribe to it, a push
 receiver, a ``tasks/get``. Two rules keep the picture (and the verdicts) true:
@@ -58,8 +60,8 @@ from ..protocol.models import (
     TextPart,
 )
 from ..protocol.states import INTERRUPTED, TERMINAL, is_legal
-from .chunks import ChunkLog
-from .events import Event, Kind
+from .chunks import _FLAG, ChunkLog
+from .events import _LAZY, Event, Kind
 from .history import HistorySpill, MessageLog
 from .log import Session
 from .parts import PartList, content_size
@@ -389,9 +391,11 @@ class TaskTracker:
         self._changed = changed = set()
         kind = event.kind
         if kind is _SSE:
-            payload = event.payload
+            payload = event._payload
+            if payload is _LAZY:
+                payload = event.payload  # derived once here, not kept
             if payload.__class__ is not TaskArtifactUpdateEvent or not self._next_chunk(event, payload, changed):
-                self._on_sse(event)
+                self._on_sse(event, payload)
         elif kind is Kind.RESPONSE:
             self._on_response(event)
         elif kind is Kind.REQUEST:
@@ -478,9 +482,8 @@ class TaskTracker:
             self._flag(event, "blocking-not-final", payload.id,
                        f"blocking send answered with state {payload.status.state.value}", ex)
 
-    def _on_sse(self, event: Event) -> None:
+    def _on_sse(self, event: Event, payload: Any) -> None:
         ex = self._exchange(event.exchange)
-        payload = event.payload
         if ex is not None:
             ex.events += 1
             if ex.reply is not None and payload is not None:
@@ -521,23 +524,28 @@ class TaskTracker:
         view = task.artifacts.get(key)
         # Another source may have placed parts since (dedup), or the stream numbers its
         # events (a re-sent id is a duplicate): the general path decides.
-        if view is None or view.closed or view._tail != number or event.data.get("id") is not None:
+        if view is None or view.closed or view._tail != number or event.sse_id is not None:
             return False
         last = fields["last_chunk"]
         if last is None:
             last = art["last_chunk"]
         parts = art["parts"]
-        if len(parts) == 1 and parts[0].__class__ is TextPart:
-            size = len(parts[0].__dict__["text"])  # what _size says of one text part
-        else:
-            size = _size(parts)
         seq, t = event.seq, event.t
         ex.events += 1
         task.last_seq, task.last_t = seq, t
         changed.add(task_id)
-        pos = len(view.parts)
-        view.parts.extend(parts)
-        view.chunks.add(seq, t, append, last, parts, size, number, pos)
+        assembled = view.parts
+        pos = len(assembled._ends)
+        part = parts[0] if len(parts) == 1 else None
+        if part.__class__ is TextPart and part.__dict__["metadata"] is None and not part.__pydantic_extra__:
+            text = part.__dict__["text"]
+            size = len(text)  # what _size says of one text part
+            assembled.add_text(text)
+        else:
+            size = _size(parts)
+            assembled.extend(parts)
+        # ChunkLog.add, inlined.
+        view.chunks._cols.extend((seq, t, _FLAG[append] + 3 * _FLAG[last], size, number, pos, len(parts)))
         view.chunked = True
         if last:
             view.closed = True
@@ -768,10 +776,10 @@ class TaskTracker:
         """The stream sent this very event before: the same SSE id with the same data,
         on a stream whose ids have been one per event so far. Ids that repeat with other
         data (an artifact id, a constant) identify nothing, and end the check."""
-        fields = event.data
-        sid = fields.get("id")
+        sid = event.sse_id
         if sid is None or not ex.sse_unique:
             return False
+        fields = event.data
         ids = ex.sse_ids
         if ids is None:
             ids = ex.sse_ids = {}
