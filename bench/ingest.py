@@ -204,7 +204,7 @@ def stage_log(inputs: list[Any]) -> Any:
     append, append_sse = session.append, session.append_sse
     for ev, raw, payload, codec in inputs:
         if raw is not None:
-            append_sse(raw, payload, codec, exchange=ev.exchange)
+            append_sse(raw, payload, codec, ev.exchange)
         else:
             append(ev.kind, ev.data, exchange=ev.exchange, payload=payload)
     return session

@@ -651,7 +651,7 @@ class A2AClient:
                             payload = dialect.decode_stream_event(parse_json(text))
                         except (JsonRpcError, ProtocolError) as exc:
                             payload = exc
-                append_sse(item.raw, payload, codec, exchange=number)
+                append_sse(item.raw, payload, codec, number)
             else:
                 data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": text,
                                         "id": item.id, "retry": item.retry}

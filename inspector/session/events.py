@@ -60,7 +60,7 @@ class Event:
     __slots__ = ("seq", "t", "kind", "exchange", "_data", "wall", "_payload", "codec")
 
     def __init__(self, seq: int, t: float, kind: Kind, exchange: int, data: dict[str, Any],
-                 wall: float = 0.0, payload: Any = None, *,
+                 wall: float = 0.0, payload: Any = None,
                  codec: Callable[["Event"], Any] | None = None) -> None:
         self.seq = seq
         #: Seconds since the session started, from a monotonic clock.

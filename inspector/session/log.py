@@ -13,13 +13,14 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, overload
 
-from .events import Event, Kind
+from .events import _LAZY, Event, Kind
 from .spill import EventStore
 
 Listener = Callable[[Event], None]
 
 #: How many events beyond ``keep`` pile up before the oldest go to the store in one batch.
 EVICT_BATCH = 4096
+_SSE = Kind.SSE
 #: Older events are read back this many at a time.
 PAGE = 512
 
@@ -202,14 +203,22 @@ class Session:
         self._publish(event)
         return event
 
-    def append_sse(self, raw: str, payload: Any, codec: Callable[[Event], Any], *, exchange: int) -> Event:
+    def append_sse(self, raw: str, payload: Any, codec: Callable[[Event], Any], exchange: int) -> Event:
         """A complete, UTF-8 SSE event in its compact form: only ``raw`` is kept, and
         ``payload`` only while the listeners run (``codec`` derives it again)."""
         self._seq += 1
-        event = Event(self._seq, self._clock() - self._t0, Kind.SSE, exchange, raw, self._wall_clock(),  # type: ignore[arg-type]
-                      payload, codec=codec)
-        self._publish(event)
-        event.forget_payload()
+        event = Event(self._seq, self._clock() - self._t0, _SSE, exchange, raw, self._wall_clock(),  # type: ignore[arg-type]
+                      payload, codec)
+        # _publish, inlined: this runs once per event of every stream.
+        mem = self.events._mem
+        mem.append(event)
+        self.last = event
+        for listener in self._listeners:
+            listener(event)
+        event._payload = _LAZY
+        keep = self.keep
+        if keep is not None and len(mem) >= keep + EVICT_BATCH:
+            self._evict(len(mem) - keep)
         return event
 
     def extend(self, event: Event) -> Event:

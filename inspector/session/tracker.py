@@ -524,7 +524,11 @@ class TaskTracker:
         view = task.artifacts.get(key)
         # Another source may have placed parts since (dedup), or the stream numbers its
         # events (a re-sent id is a duplicate): the general path decides.
-        if view is None or view.closed or view._tail != number or event.sse_id is not None:
+        if view is None or view.closed or view._tail != number:
+            return False
+        raw = event._data
+        # A one-line compact event is a lone data line: no SSE id (Event.sse_id, inlined).
+        if (raw.__class__ is not str or "\n" in raw or "\r" in raw) and event.sse_id is not None:
             return False
         last = fields["last_chunk"]
         if last is None:
