@@ -1,7 +1,7 @@
-"""inspector.gcpolicy: survivors are frozen, garbage cycles are still found, and frozen
-objects that turn into garbage are reclaimed (at once with reclaim(), else when the heap
-has grown or enough CPU time has passed, and the CPU budget allows a whole-heap
-collection)."""
+"""inspector.gcpolicy: survivors are frozen, garbage cycles are still found, young
+collections are skipped only while they find nothing, and frozen objects that turn into
+garbage are reclaimed (at once with reclaim(), else when the heap has grown or enough
+CPU time has passed, and the CPU budget allows a whole-heap collection)."""
 
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def policy():
 
 
 def test_install_and_uninstall(policy) -> None:
-    threshold = gc.get_threshold()  # CPython's own: the policy only freezes
-    gcpolicy.install(growth=3.0)  # again: only the settings change
-    assert gcpolicy._state.growth == 3.0 and gc.get_threshold() == threshold
+    assert gc.get_threshold()[0] == gcpolicy.GEN0
+    gcpolicy.install(gen0=1234)  # again: only the settings change
+    assert gc.get_threshold()[0] == 1234
     assert sum(cb is gcpolicy._state for cb in gc.callbacks) == 1
     gc.collect()  # the whole-heap collection the policy waits for, then it freezes
     assert gcpolicy.stats()["whole_heap"] >= 1
@@ -71,6 +71,36 @@ def test_frozen_cycles_wait_for_reclaim(policy) -> None:
     assert gc.get_freeze_count() > 0  # and the survivors are frozen again
 
 
+def test_young_collections_are_skipped_only_while_they_find_nothing(policy) -> None:
+    gc.collect()
+    for _ in range(10 * gcpolicy.QUIET):
+        if gcpolicy._state.quiet >= gcpolicy.QUIET:
+            break
+        gc.collect(0)  # nothing to find: the policy starts skipping
+    assert gcpolicy._state.quiet >= gcpolicy.QUIET
+    before = gcpolicy.stats()
+    frozen_refs = []
+    for _ in range(2 * gcpolicy.SAMPLE):
+        node, ref = cycle()
+        frozen_refs.append(ref)
+        del node
+        gc.collect(0)
+        if gcpolicy.stats()["found"] > before["found"]:
+            break
+    after = gcpolicy.stats()
+    # Skipped ones froze their cycle unlooked-at, until one that looked found garbage.
+    assert after["young_skipped"] > before["young_skipped"]
+    assert after["found"] > before["found"]
+    # Found garbage: the next young collections look again, and free new cycles.
+    node, ref = cycle()
+    del node
+    gc.collect(0)
+    assert ref() is None
+    assert any(r() is not None for r in frozen_refs)
+    gcpolicy.reclaim()
+    assert all(r() is None for r in frozen_refs)
+
+
 def test_frozen_cycles_are_released_on_the_budget(policy) -> None:
     gcpolicy.install(growth=1.0, budget=1.0, max_cpu=0)  # a release whenever one is due at all
     gc.collect()
@@ -93,7 +123,7 @@ def test_reclaim_without_policy() -> None:
 
 
 def test_bad_settings() -> None:
-    for kwargs in ({"growth": 0.5}, {"budget": 0}, {"budget": 2}, {"max_cpu": -1}):
+    for kwargs in ({"gen0": 0}, {"growth": 0.5}, {"budget": 0}, {"budget": 2}, {"max_cpu": -1}, {"sample": 0}):
         with pytest.raises(ValueError):
             gcpolicy.install(**kwargs)
     assert not gcpolicy.installed()
