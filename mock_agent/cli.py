@@ -16,6 +16,8 @@ import json
 import sys
 from typing import Sequence
 
+from inspector import __version__
+
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
 from .runner import LOOPBACK, serve_until_interrupted
@@ -29,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A scriptable mock A2A agent: serves a scenario's card, tasks and faults.",
         epilog="a2a-mock schema prints the scenario file JSON Schema. Docs: docs/mock.md, docs/scenarios.md",
     )
+    p.add_argument("--version", action="version", version=f"a2a-mock {__version__}")
     p.add_argument("command", nargs="?", choices=["serve", "schema"], default="serve",
                    help="serve (default) or schema: print the scenario JSON Schema and exit")
     p.add_argument("--scenario", "-s", metavar="FILE|NAME",

@@ -49,3 +49,11 @@ def test_every_package_of_the_tree_is_in_the_distribution() -> None:
     found = {".".join(p.parent.relative_to(REPO).parts) for root in ("inspector", "mock_agent")
              for p in (REPO / root).rglob("__init__.py")}
     assert found | {"inspector.themes"} == listed
+
+
+@pytest.mark.parametrize("command", ["a2a-inspect", "a2a-mock"])
+def test_version(command: str) -> None:
+    from inspector import __version__
+
+    out = subprocess.run([str(BIN / command), "--version"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout == f"{command} {__version__}\n", out
