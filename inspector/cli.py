@@ -154,14 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("send", "send a message and show the task it starts or continues")
     p.add_argument("url")
-    p.add_argument("text", nargs="?", help="the message text")
+    p.add_argument("text", nargs="?", help="the message text; - reads it from standard input")
     p.add_argument("--stream", action="store_true", help="stream the reply (SSE)")
     p.add_argument("--file", action="append", default=[], metavar="PATH",
                    help="attach a file's bytes (repeatable)")
     p.add_argument("--file-uri", action="append", default=[], metavar="URI",
                    help="attach a file by URI (repeatable)")
     p.add_argument("--data", action="append", default=[], metavar="JSON|@FILE",
-                   help="attach a data part (repeatable)")
+                   help="attach a data part (repeatable; @- reads it from standard input)")
     p.add_argument("--metadata", metavar="JSON|@FILE", help="request metadata object")
     p.add_argument("--task-id", metavar="ID", help="continue this task")
     p.add_argument("--context-id", "--session-id", dest="context_id", metavar="ID",
