@@ -57,3 +57,12 @@ def test_version(command: str) -> None:
 
     out = subprocess.run([str(BIN / command), "--version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout == f"{command} {__version__}\n", out
+
+
+def test_the_pytest_plugin_imports_nothing_heavy() -> None:
+    code = ("import sys\nimport mock_agent.pytest_plugin\n"
+            "print(sorted(m for m in ('uvicorn', 'starlette', 'pydantic', 'yaml', 'httpx', 'textual')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+    # ... and the fixtures still work: tests/test_mock_cli.py uses them.
