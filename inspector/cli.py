@@ -129,6 +129,9 @@ terminal UI:
   options: --dialect auto|0.1|0.2|0.3|1.0, --record FILE (record the session),
            --push-port PORT (the push receiver's loopback port; default: any free one)
 
+shell completion:
+  a2a-inspect --completion bash|zsh|fish   print the script; see README
+
 """
 
 
@@ -264,8 +267,31 @@ def _looks_like_command(word: str) -> bool:
             and word not in ("localhost",))
 
 
+def completion_parser() -> argparse.ArgumentParser:
+    """What TAB completes: the commands with their options, and the terminal UI's options
+    (which main() parses with a parser of their own)."""
+    from .completion import SHELLS
+
+    parser = build_parser()
+    for action in build_tui_parser()._actions:
+        if action.option_strings and not any(o in ("-h", "--help", "--version") for o in action.option_strings):
+            parser._add_action(action)
+    parser.add_argument("--completion", choices=SHELLS, help="print the shell completion script for SHELL")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
+    from . import completion
+
+    if argv is None:
+        completion.complete_if_asked(completion_parser)
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--completion"]:
+        if len(argv) != 2 or argv[1] not in completion.SHELLS:
+            print(f"a2a-inspect: --completion takes one of {', '.join(completion.SHELLS)}", file=sys.stderr)
+            return 2
+        print(completion.script("a2a-inspect", argv[1]), end="")
+        return 0
     if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
         args = build_parser().parse_args(argv)
         if args.command == "replay":

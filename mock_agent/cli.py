@@ -14,9 +14,11 @@ import argparse
 import gc
 import json
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from inspector import __version__
+from inspector.completion import SHELLS, complete_if_asked, script
 
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
@@ -34,8 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"a2a-mock {__version__}")
     p.add_argument("command", nargs="?", choices=["serve", "schema"], default="serve",
                    help="serve (default) or schema: print the scenario JSON Schema and exit")
-    p.add_argument("--scenario", "-s", metavar="FILE|NAME",
-                   help="a scenario file (YAML or JSON) or a built-in's name (default: echo, or the profile's)")
+    scenario = p.add_argument("--scenario", "-s", metavar="FILE|NAME",
+                              help="a scenario file (YAML or JSON) or a built-in's name (default: echo, or "
+                                   "the profile's)")
+    scenario.completer = _complete_scenario  # type: ignore[attr-defined]
     p.add_argument("--dialect", "-d", choices=DIALECT_CHOICES,
                    help="protocol dialect to speak; 'all' answers each request in its own (default: the "
                         "scenario's, else all)")
@@ -58,11 +62,28 @@ def build_parser() -> argparse.ArgumentParser:
                         "requests, in the recorded dialect (repeatable: several recordings at once)")
     p.add_argument("--speed", type=float, default=1.0, metavar="X",
                    help="with --replay: play recorded timing X times faster (0: no delays; default 1)")
+    p.add_argument("--completion", choices=SHELLS, metavar="SHELL",
+                   help="print the shell completion script (bash, zsh or fish) and exit; see README")
     return p
 
 
+def _complete_scenario(prefix: str, **_: object) -> list[str]:
+    """TAB after --scenario: the built-ins' names, and scenario files."""
+    import glob
+
+    names = [name for name in builtins() if name.startswith(prefix)]
+    files = [path + ("/" if Path(path).is_dir() else "") for path in glob.glob(glob.escape(prefix) + "*")
+             if Path(path).is_dir() or path.endswith((".yaml", ".yml", ".json"))]
+    return names + files
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        complete_if_asked(build_parser)
     args = build_parser().parse_args(argv)
+    if args.completion:
+        print(script("a2a-mock", args.completion), end="")
+        return 0
     if args.command == "schema":
         print(json.dumps(schema(), indent=2))
         return 0

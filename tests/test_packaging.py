@@ -1,5 +1,6 @@
 """What a Python user expects of the distribution: the wheel's contents (themes, typing
-markers, data files, entry points)."""
+markers, data files, entry points), --version on both commands, shell completion, and a
+pytest plugin that costs nothing until its fixture is used."""
 
 from __future__ import annotations
 
@@ -57,6 +58,47 @@ def test_version(command: str) -> None:
 
     out = subprocess.run([str(BIN / command), "--version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout == f"{command} {__version__}\n", out
+
+
+@pytest.mark.parametrize("command", ["a2a-inspect", "a2a-mock"])
+@pytest.mark.parametrize(("shell", "registers"), [("bash", "-F _python_argcomplete"), ("zsh", "#compdef"),
+                                                   ("fish", "complete --command")])
+def test_completion_script_for_each_shell(command: str, shell: str, registers: str) -> None:
+    out = subprocess.run([str(BIN / command), "--completion", shell], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out
+    assert registers in out.stdout and command in out.stdout
+
+
+BASH_TAB = r'''
+source <("$1" --completion bash)
+shift
+for line in "$@"; do
+    COMP_LINE="$line"; COMP_POINT=${#COMP_LINE}
+    read -ra COMP_WORDS <<< "$COMP_LINE"
+    [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+    COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+    COMPREPLY=()
+    _python_argcomplete "${COMP_WORDS[0]}"
+    echo "${COMPREPLY[*]}"
+done
+'''
+
+
+def tab(command: str, *lines: str) -> list[list[str]]:
+    """What bash offers for each command line (cursor at its end), through the script."""
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(REPO)}
+    out = subprocess.run(["bash", "-c", BASH_TAB, "tab", command, *lines], capture_output=True, text=True,
+                         env=env, timeout=120, check=True)
+    return [line.split() for line in out.stdout.splitlines()]
+
+
+def test_tab_completes_commands_options_and_choices() -> None:
+    assert tab("a2a-inspect", "a2a-inspect se", "a2a-inspect send http://x --dia",
+               "a2a-inspect send http://x --dialect ", "a2a-inspect --de", "a2a-inspect push ") == [
+        ["send"], ["--dialect"], ["auto", "0.1", "0.2", "0.3", "1.0"], ["--demo"],
+        ["-h", "--help", "set", "get", "list", "delete"]]
+    assert tab("a2a-mock", "a2a-mock --scenario stre", "a2a-mock --profile ") == [
+        ["streaming"], ["draft", "orloj", "society", "society-ai"]]
 
 
 def test_the_pytest_plugin_imports_nothing_heavy() -> None:
