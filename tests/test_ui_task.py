@@ -523,6 +523,10 @@ async def test_a_narrow_diagram_falls_back_to_a_path_line() -> None:
         async with app.run_test(size=(90, 30)) as pilot:
             conn = await ready(pilot)
             diagram = view(app, StateDiagram)
+            # The layout keeps the column wide enough for the drawing (min-width): squeeze it.
+            column = app.screen.query_one("#task-right")
+            column.styles.min_width = 0
+            column.styles.width = 24
             await stream_until(pilot, conn, "hi", lambda: selected_task(app) is not None
                                and selected_task(app).terminal, "the task")
             await wait_until(pilot, lambda: "submitted → working → completed" in diagram.render().plain,

@@ -24,12 +24,24 @@ from .pump import EventPump
 
 FRAME = 1 / 30
 
+#: What takes the keys when a view is shown (F2-F6): the first of these selectors
+#: that is on screen. Typing after F3 lands in the composer's text box.
+VIEW_FOCUS = {
+    "card": ("#card-view",),
+    "task": ("#composer-text", "#conversation"),
+    "tasks": ("#tasks-table",),
+    "traffic": ("#traffic-list",),
+    "push": ("#push-table",),
+}
+
 
 class InspectorApp(App[int]):
     """a2a-inspect's terminal UI.
 
-    BINDINGS (see the help screen, F1): views on F2-F6, connect (ctrl+o), record (ctrl+r),
-    error details (ctrl+e), help (f1), command palette (ctrl+p), quit (ctrl+q).
+    BINDINGS (see the help screen, F1): views on F2-F6 (each also takes the keys: see
+    ``VIEW_FOCUS``), the agents sidebar (ctrl+b shows/hides it), connect (ctrl+o),
+    record (ctrl+r), error details (ctrl+e, from anywhere), help (f1), command palette
+    (ctrl+p), quit (ctrl+q).
     """
 
     TITLE = "a2a-inspect"
@@ -46,10 +58,13 @@ class InspectorApp(App[int]):
         Binding("f4", "view('tasks')", "Tasks", priority=True),
         Binding("f5", "view('traffic')", "Traffic", priority=True),
         Binding("f6", "view('push')", "Push", priority=True),
+        Binding("ctrl+b", "toggle_sidebar", "Agents", priority=True),
         Binding("ctrl+o", "open_url", "Connect"),
-        Binding("ctrl+r", "toggle_recording", "Record"),
-        Binding("ctrl+e", "error_details", "Error", show=False),
-        Binding("f8", "choose_dialect", "Dialect"),
+        Binding("ctrl+r", "toggle_recording", "Record", show=False),
+        # Priority: a notification says "ctrl+e: details" whatever has the keys (a text
+        # box would take ctrl+e as "end of line"; End does that too).
+        Binding("ctrl+e", "error_details", "Error details", show=False, priority=True),
+        Binding("f8", "choose_dialect", "Dialect", show=False),
     ]
 
     #: The connection the views show.
@@ -313,6 +328,8 @@ class InspectorApp(App[int]):
             self.to_main(TaskSelected(self.active, task_id))
 
     def action_view(self, name: str) -> None:
+        """Show view ``name`` and give it the keys (``VIEW_FOCUS``), even when it is the
+        view already shown: after F3, what you type goes into the composer."""
         from textual.widgets import TabbedContent
 
         screen = self.screen
@@ -328,23 +345,51 @@ class InspectorApp(App[int]):
             if focused is not None and tabs in focused.ancestors:
                 screen.set_focus(None)
             tabs.active = name
-        self.call_after_refresh(self._focus_view, name)
+        self._focus_view(name, tries=10)
 
-    def _focus_view(self, name: str) -> None:
-        """Give the keys to the first focusable widget of the view shown, unless a
-        visible widget has them (a view may have taken them in its on_show)."""
+    def _focus_view(self, name: str, tries: int = 0) -> None:
+        """Focus the view's own widget; a view that mounts after the first frame (Lazy)
+        may not be there yet: try again after the next refresh, a few times."""
         from .widgets.base import hidden
 
         screen = self.screen
-        focused = screen.focused
-        if focused is not None and not hidden(focused):
+        for selector in VIEW_FOCUS.get(name, ()):
+            target = next(iter(screen.query(selector)), None)
+            if target is not None and target.focusable and not hidden(target):
+                target.focus()
+                return
+        if tries > 0:
+            self.call_after_refresh(self._focus_view, name, tries - 1)
             return
-        pane = next((node for node in screen.query(f"#{name}")), None)
-        if pane is None:
-            return
-        target = next((w for w in screen.focus_chain if pane in w.ancestors), None)
+        pane = next(iter(screen.query(f"#{name}")), None)
+        target = next((w for w in screen.focus_chain if pane in w.ancestors), None) if pane else None
         if target is not None:
             target.focus()
+
+    def action_toggle_sidebar(self) -> None:
+        """The agents sidebar: hidden, it shows and takes the keys; shown without the
+        keys, it takes them; shown with the keys, it hides and the view takes them."""
+        screen = self.screen
+        try:
+            panel = screen.query_one("#agents")
+        except Exception:  # another screen is on top
+            return
+        focused = screen.focused
+        if panel.display and focused is not None and panel in focused.ancestors_with_self:
+            panel.display = False
+            self._focus_current_view()
+            return
+        panel.display = True
+        self.call_after_refresh(lambda: panel.query_one("#agents-list").focus())
+
+    def _focus_current_view(self) -> None:
+        from textual.widgets import TabbedContent
+
+        try:
+            tabs = self.screen.query_one("#views", TabbedContent)
+        except Exception:
+            return
+        self._focus_view(tabs.active, tries=3)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
@@ -354,6 +399,9 @@ class InspectorApp(App[int]):
     def action_error_details(self) -> None:
         from .screens.errors import ErrorsScreen
 
+        if isinstance(self.screen, ErrorsScreen):  # the same key closes it
+            self.screen.dismiss(None)
+            return
         if not self.errors:
             self.notify("no errors so far")
             return

@@ -23,7 +23,16 @@ from ..widgets.tasks_view import TasksView
 from ..widgets.traffic_view import TrafficView
 
 
+#: Narrower than this, the agents sidebar starts hidden (ctrl+b shows it).
+SIDEBAR_MIN_WIDTH = 100
+
+
 class MainScreen(Screen[None]):
+    """The agents sidebar and the views. At start the composer's text box has the keys
+    (typing goes into a message, never into a panel's one-letter commands); the
+    sidebar starts hidden on a terminal narrower than ``SIDEBAR_MIN_WIDTH``."""
+
+    AUTO_FOCUS = "#composer-text"
     #: How many ConnectionViews compose made (some mount after the first frame).
     _composed_views = 0
     _view_cache: list[ConnectionView] | None = None
@@ -34,6 +43,8 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         replay = getattr(self.app, "replay_controller", None)
+        if replay is not None:  # no composer: the conversation takes the keys
+            self.AUTO_FOCUS = "#conversation"
         view = self._view
         yield view(ConnectionBar(id="connection-bar"))
         with Horizontal(id="body"):
@@ -63,6 +74,10 @@ class MainScreen(Screen[None]):
 
             yield view(ReplayBar(replay, id="replay-bar"))
         yield Footer()
+
+    def on_mount(self) -> None:
+        if self.app.size.width < SIDEBAR_MIN_WIDTH:
+            self.query_one("#agents").display = False
 
     def _views(self) -> list[ConnectionView]:
         # Every frame fans out to these; walking the whole DOM each time cost ~3 ms.
