@@ -53,11 +53,11 @@ class InspectorApp(App[int]):
         Binding("f1", "help", "Help"),
         # Priority: the views are always one key away, even from a widget that binds the
         # same key (TextArea takes f6 to select a line).
-        Binding("f2", "view('card')", "Card", priority=True),
-        Binding("f3", "view('task')", "Task", priority=True),
-        Binding("f4", "view('tasks')", "Tasks", priority=True),
-        Binding("f5", "view('traffic')", "Traffic", priority=True),
-        Binding("f6", "view('push')", "Push", priority=True),
+        Binding("f2", "view('card')", "Card view", show=False, priority=True),
+        Binding("f3", "view('task')", "Task view", show=False, priority=True),
+        Binding("f4", "view('tasks')", "Tasks view", show=False, priority=True),
+        Binding("f5", "view('traffic')", "Traffic view", show=False, priority=True),
+        Binding("f6", "view('push')", "Push view", show=False, priority=True),
         Binding("ctrl+b", "toggle_sidebar", "Agents", priority=True),
         Binding("ctrl+o", "open_url", "Connect"),
         Binding("ctrl+r", "toggle_recording", "Record", show=False),
@@ -140,6 +140,13 @@ class InspectorApp(App[int]):
                 pass
         if self._mock is not None:
             await self._mock.__aexit__(None, None, None)
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """Textual's own palette commands, less those the app has under its own name
+        (quit, help): "Theme" is the one place the themes are listed."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         from .themes import STATE_VARIABLE_DEFAULTS

@@ -19,6 +19,7 @@ from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
 from ..widgets.push_panel import PushPanel
 from ..widgets.state_diagram import StateDiagram
+from ..widgets.task_beside import TaskBeside
 from ..widgets.tasks_view import TasksView
 from ..widgets.traffic_view import TrafficView
 
@@ -52,9 +53,9 @@ class MainScreen(Screen[None]):
             # The tabs not shown at start mount just after the first frame (Lazy): the
             # first frame comes sooner, and each view catches up from the app in on_mount.
             with TabbedContent(id="views", initial="task"):
-                with TabPane("Card", id="card"):
+                with TabPane("F2 Card", id="card"):
                     yield Lazy(view(CardView(id="card-view")))
-                with TabPane("Task", id="task"):
+                with TabPane("F3 Task", id="task"):
                     with Horizontal(id="task-split"):
                         with Vertical(id="task-left"):
                             yield view(Conversation(id="conversation"))
@@ -63,17 +64,19 @@ class MainScreen(Screen[None]):
                         with Vertical(id="task-right"):
                             yield view(StateDiagram(id="state-diagram"))
                             yield view(ArtifactsView(id="artifacts"))
-                with TabPane("Tasks", id="tasks"):
+                        yield view(TaskBeside(id="task-beside"))
+                with TabPane("F4 Tasks", id="tasks"):
                     yield Lazy(view(TasksView(id="tasks-view")))
-                with TabPane("Traffic", id="traffic"):
+                with TabPane("F5 Traffic", id="traffic"):
                     yield Lazy(view(TrafficView(id="traffic-view")))
-                with TabPane("Push", id="push"):
+                with TabPane("F6 Push", id="push"):
                     yield Lazy(view(PushPanel(id="push-panel")))
         if replay is not None:  # a2a-inspect replay: the timeline (see ui/replay.py)
             from ..widgets.replay_bar import ReplayBar
 
             yield view(ReplayBar(replay, id="replay-bar"))
-        yield Footer()
+        # The view keys are on the tabs themselves: the footer keeps the focused pane's keys.
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         if self.app.size.width < SIDEBAR_MIN_WIDTH:
@@ -84,7 +87,10 @@ class MainScreen(Screen[None]):
         # The views are composed once, so the list is kept once they are all mounted.
         if self._view_cache is not None:
             return self._view_cache
-        views = [w for w in self.query("*") if isinstance(w, ConnectionView)]
+        beside = self.query_one(TaskBeside)
+        # The views inside the split's second task follow that task, not the selection:
+        # TaskBeside feeds them itself.
+        views = [w for w in self.query("*") if isinstance(w, ConnectionView) and beside not in w.ancestors]
         if len(views) == self._composed_views:  # the Lazy ones too
             self._view_cache = views
         return views
@@ -98,8 +104,9 @@ class MainScreen(Screen[None]):
     @on(SessionAdvanced)
     def _session_advanced(self, message: SessionAdvanced) -> None:
         if message.connection is not self.app.active:
-            # Other connections only affect the bar, the agents list and the tasks list.
-            for view in [*self.query(AgentsPanel), *self.query(TasksView)]:
+            # Other connections only affect the bar, the agents list, the tasks list and
+            # a task shown beside the selected one.
+            for view in [*self.query(AgentsPanel), *self.query(TasksView), *self.query(TaskBeside)]:
                 view.session_advanced(message.connection, message.events, message.changed)
             return
         for view in self._views():

@@ -73,8 +73,8 @@ class AgentsPanel(ConnectionView, Vertical):
     """
     BINDINGS = [
         Binding("enter", "open", "Open", show=False),
-        Binding("a", "add", "Add agent"),
-        Binding("s", "save", "Save agent"),
+        Binding("a", "add", "Add"),
+        Binding("s", "save", "Save"),
         Binding("r", "rename", "Rename"),
         Binding("d", "remove", "Remove"),
         Binding("w", "close", "Close"),

@@ -1,0 +1,120 @@
+"""The composer as used all day (issue 12): the JSON editor's template, select-all and
+$EDITOR; message metadata that belongs to one message only."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from inspector.session import Kind
+from inspector.ui.app import InspectorApp
+from inspector.ui.screens.json_edit import JsonEditScreen
+from inspector.ui.widgets.composer import Composer
+from mock_agent import MockAgent
+from ui_helpers import screen_text, wait_until
+
+
+async def ready(pilot: Any, app: InspectorApp) -> Any:
+    return await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
+                            15, "connected")
+
+
+async def open_data_editor(pilot: Any, app: InspectorApp) -> JsonEditScreen:
+    await pilot.press("ctrl+g")
+    return await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 5,
+                            "the JSON editor")
+
+
+def sent_messages(conn: Any) -> list[dict[str, Any]]:
+    import json
+
+    out = []
+    for event in conn.session.events:
+        if event.kind is Kind.REQUEST and event.data.get("a2a_method") in ("send", "stream"):
+            body = json.loads(event.data["body"])
+            out.append(body["params"]["message"])
+    return out
+
+
+async def test_the_data_editor_opens_with_the_cursor_inside_the_braces() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await ready(pilot, app)
+            composer = app.screen.query_one(Composer)
+            for _ in range(3):  # it failed 3 times out of 3 before
+                screen = await open_data_editor(pilot, app)
+                await pilot.press(*'"city": "Oslo"')
+                assert screen.text_area.text == '{\n  "city": "Oslo"\n}'
+                assert "✓ valid" in screen_text(app)
+                await pilot.press("ctrl+s")
+                await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditScreen), 5, "saved")
+            assert [p.data for p in composer.draft.parts] == [{"city": "Oslo"}] * 3
+
+
+async def test_typing_a_whole_object_into_the_template_leaves_no_stray_brace() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await ready(pilot, app)
+            screen = await open_data_editor(pilot, app)
+            await pilot.press(*'{"a": [1, 2]}')
+            assert screen.text_area.text == '{"a": [1, 2]}'
+            assert screen.problem is None
+            # Once edited, a brace is a brace: it goes where the cursor is.
+            await pilot.press("ctrl+a")
+            assert screen.text_area.selected_text == '{"a": [1, 2]}'
+            await pilot.press(*"[1]")
+            assert screen.text_area.text == "[1]"
+            await pilot.press("left", "{")
+            assert screen.text_area.text == "[1{]"
+
+
+async def test_ctrl_o_round_trips_through_editor(monkeypatch: Any, tmp_path: Any) -> None:
+    script = tmp_path / "fake-editor"
+    # Reads what it was given, and writes it back with one more key.
+    script.write_text('#!/bin/sh\nsed \'s/"a": 1/"a": 1, "b": 2/\' "$1" > "$1.new" && mv "$1.new" "$1"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(script))
+    monkeypatch.delenv("VISUAL", raising=False)
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await ready(pilot, app)
+            monkeypatch.setattr(app, "suspend", contextlib.nullcontext)
+            screen = await open_data_editor(pilot, app)
+            await pilot.press(*'"a": 1')
+            await pilot.press("ctrl+o")
+            await wait_until(pilot, lambda: '"b": 2' in screen.text_area.text, 5, "the edited text")
+            assert screen.value == {"a": 1, "b": 2}
+
+
+async def test_message_metadata_goes_with_one_message_only() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            conn = await ready(pilot, app)
+            composer = app.screen.query_one(Composer)
+            composer.part_list.focus()
+            composer.part_list.highlighted = composer.part_list.option_count - 1  # message metadata
+            await pilot.press("enter")
+            screen = await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen,
+                                      5, "the metadata editor")
+            await pilot.press(*'"trace": "t-1"', "ctrl+s")
+            await wait_until(pilot, lambda: composer.draft.message_metadata == {"trace": "t-1"}, 5, "set")
+            assert 'message metadata 1 key: {"trace": "t-1"}' in screen_text(app)
+            await pilot.press("f3", *"first", "ctrl+s")
+            await wait_until(pilot, lambda: len(sent_messages(conn)) == 1, 10, "the first message")
+            # Sent: the composer says it is gone, and the next message goes without it.
+            await wait_until(pilot, lambda: "message metadata none" in screen_text(app), 5, "cleared")
+            assert composer.draft.message_metadata is None
+            await pilot.press(*"second", "ctrl+s")
+            await wait_until(pilot, lambda: len(sent_messages(conn)) == 2, 10, "the second message")
+            first, second = sent_messages(conn)
+            assert first["metadata"] == {"trace": "t-1"}
+            assert "metadata" not in second
+            # ctrl+up brings the last message back as it was sent: without metadata.
+            await pilot.press("ctrl+up")
+            assert composer.text == "second"
+            assert composer.draft.message_metadata is None
+            del screen
