@@ -177,6 +177,7 @@ def deterministic() -> Iterator[VirtualClock]:
     import inspector.ui.widgets.composer as composer
     import mock_agent.engine as engine
     import mock_agent.server as server
+    from inspector.ui.widgets.state_diagram import StateDiagram
     from inspector.ui.widgets.tasks_view import TasksView
 
     global CLOCK
@@ -193,6 +194,8 @@ def deterministic() -> Iterator[VirtualClock]:
         (server, "now", clock.iso),
         (transport, "time", fake_time),
         (TasksView, "clock", staticmethod(lambda: clock.wall() + 90)),
+        # The running state's time runs to the agent's latest event, not on with the clock.
+        (StateDiagram, "clock", staticmethod(lambda: 0.0)),
     ]
     saved = [(obj, name, obj.__dict__[name]) for obj, name, _ in patches]
     old_tz = os.environ.get("TZ")

@@ -118,3 +118,69 @@ async def test_message_metadata_goes_with_one_message_only() -> None:
             assert composer.text == "second"
             assert composer.draft.message_metadata is None
             del screen
+
+
+# ---------------------------------------------------------------------- what the views show
+
+
+async def test_a_direct_message_reply_shows_in_the_task_views_conversation() -> None:
+    from inspector.ui.widgets.conversation import Conversation
+
+    script = {"name": "replies", "card": {"name": "Reply Agent"},
+              "rules": [{"when": {"text": "^msg"}, "script": [{"reply": "echo: {text}"}]},
+                        {"script": [{"status": "completed", "message": "done"}]}]}
+    async with MockAgent(script, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            conn = await ready(pilot, app)
+            await pilot.press(*"a task first", "ctrl+s")
+            await wait_until(pilot, lambda: app.task_id is not None, 10, "the task selected")
+            await pilot.press(*"msg hi there", "ctrl+s")
+            conversation = app.screen.query_one("#conversation", Conversation)
+            await wait_until(pilot, lambda: "echo: msg hi there" in screen_text(app), 10, "the reply")
+            assert app.task_id is None
+            assert [v.label for v in conversation.messages][-2:] == ["you", "agent · reply (no task)"]
+            assert conn.tracker.replies
+
+
+async def test_get_from_the_tasks_view_shows_the_fetched_task() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            conn = await ready(pilot, app)
+            await pilot.press(*"one", "ctrl+s")
+            await wait_until(pilot, lambda: len(conn.tracker.tasks) == 1, 10, "the first task")
+            first = next(iter(conn.tracker.tasks))
+            await pilot.press(*"two", "ctrl+s")
+            await wait_until(pilot, lambda: len(conn.tracker.tasks) == 2 and app.task_id != first, 10, "two")
+            await pilot.press("f4", "up", "g")  # the first task's row: get it
+            await wait_until(pilot, lambda: app.task_id == first and app.screen.query_one("#views").active == "task",
+                             10, "the fetched task shown")
+            gets = [e for e in conn.session.events if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "get"]
+            assert len(gets) == 1
+
+
+async def test_the_running_states_time_ticks_while_the_agent_is_silent() -> None:
+    from inspector.ui.widgets.state_diagram import StateDiagram
+
+    script = {"name": "holds", "card": {"name": "Holds", "capabilities": {"streaming": True}},
+              "rules": [{"script": [{"status": "working"}, {"hold": "go"}, {"status": "completed"}]}]}
+    async with MockAgent(script, dialect="1.0") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await ready(pilot, app)
+            diagram = app.screen.query_one("#state-diagram", StateDiagram)
+            now = [1000.0]
+            diagram.clock = lambda: now[0]  # type: ignore[method-assign]
+            await pilot.press(*"wait", "ctrl+s")
+            await wait_until(pilot, lambda: diagram.task is not None and diagram.task.state is not None
+                             and diagram.task.state.value == "working", 10, "working")
+            session = app.active.session
+            start = diagram.task.timeline[-1].t
+            now[0] = session.started_wall + start + 12.0
+            diagram.refresh()
+            await pilot.pause()
+            assert "12.0s…" in diagram.render().plain or "12.00s…" in diagram.render().plain, diagram.render().plain
+            now[0] += 60
+            await wait_until(pilot, lambda: "1m12s…" in diagram.render().plain, 5, "a minute later")
+            mock.release("go")

@@ -293,8 +293,33 @@ class InspectorApp(App[int]):
             "cancel": lambda: conn.cancel(task_id),
             "resubscribe": lambda: conn.resubscribe(task_id),
         }
-        return self._conn_worker(conn, self.call_agent(conn, f"{action} {task_id[:8]}", calls[action]()),
-                                 action)
+
+        async def run() -> Any:
+            result = await self.call_agent(conn, f"{action} {task_id[:8]}", calls[action]())
+            if action == "get" and isinstance(result, m.Task) and conn in self.connections:
+                # What was fetched is shown: that task, in the Task view.
+                if self.active is not conn:
+                    self.active = conn
+                self.select_task(result.id)
+                self.action_view("task")
+            return result
+
+        return self._conn_worker(conn, run(), action)
+
+    def action_get_task_by_id(self) -> None:
+        """Ask for a task id and get that task from the active agent."""
+        from .screens.prompt import PromptScreen
+
+        conn = self.active
+        if conn is None or conn.read_only:
+            self.notify("no live agent: connect first (ctrl+o)", severity="warning")
+            return
+
+        def chosen(task_id: str | None) -> None:
+            if task_id and task_id.strip() and self.active is conn:
+                self.task_action(conn, "get", task_id.strip())
+
+        self.push_screen(PromptScreen("Get a task by id", self.task_id or "", placeholder="task id"), chosen)
 
     @work(group="dialect", exclusive=True, exit_on_error=False)
     async def switch_dialect(self, conn: AgentConnection, dialect: str) -> None:

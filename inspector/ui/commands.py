@@ -125,6 +125,10 @@ class InspectorCommands(Provider):
                 label = f"{name} ({wire})" if wire else name
                 out.append(Command(label, f"{help} ({task_id})", partial(app.task_action, live, action, task_id)))
 
+        if live is not None:
+            add(self._app_command("Get a task by id…", "fetch any task of the agent and show it",
+                                  "get_task_by_id"))
+
         # Push notifications.
         if live is not None:
             panel = self._widget("#push-panel")

@@ -237,6 +237,9 @@ class Composer(ConnectionView, Vertical):
             elif view is not None and (view.reply is not None or view.error is not None
                                        or view.failure or view.ended):
                 del pending[message_id]  # answered without a task
+                if view.reply is not None and self.app.task_id is not None:
+                    # A direct reply: the conversation shows replies when no task is selected.
+                    self.app.select_task(None)
 
     def _auto_target(self) -> bool:
         """New task, or continue the selected one when it waits for input. Re-decided when

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
@@ -83,6 +84,8 @@ MAX_VIOLATIONS = 3
 MAX_REMARKS = 3
 #: Seconds between redraws when only the running state's time changed.
 LIVE_REDRAW = 0.25
+#: Seconds between redraws of a live task's running state with nothing new from the agent.
+TICK = 1.0
 
 #: Codes whose violation is about a state change (marks that row of the path).
 TRANSITION_CODES = {"illegal-transition", "transition-after-terminal", "final-not-terminal",
@@ -108,8 +111,8 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
     The drawing (34 columns) lights the current state in its theme colour
     (``$state-<state>``), shows the states visited in colour and the edges taken in bold;
     below it every transition with its time from the task's first sight and the time
-    spent in the state (the current state's time runs to the task's latest event, marked
-    ``…``), with the remarks that are not states among them: a late report (``↶``, a
+    spent in the state (the current state's time runs on, ticking every second, marked
+    ``…``; in a recording, to the task's latest event), with the remarks that are not states among them: a late report (``↶``, a
     status older than the current state) and a JSON-RPC error (``✖ error -32603``), which
     the title also shows as "working · then error -32603"; then the protocol violations
     with code and message, coloured by severity.
@@ -124,6 +127,10 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
     """
 
     STYLE_PREFIX = "state-diagram"
+
+    #: Wall clock: a live task's running state has lasted until now, not only until the
+    #: agent's latest event. Tests and snapshots may replace it.
+    clock: Callable[[], float] = staticmethod(time.time)
 
     COMPONENT_CLASSES = {
         *(f"state-diagram--{s.value}" for s in S),
@@ -163,6 +170,27 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
         self._styles: dict[str, Style] = {}
         #: The width get_content_height is measuring at, while it does.
         self._measuring: int | None = None
+
+    def on_mount(self) -> None:
+        self.set_interval(TICK, self._tick, name="state-diagram-tick")
+
+    def _tick(self) -> None:
+        """The running state's time goes on while the agent says nothing."""
+        task = self.task
+        if task is not None and task.state is not None and task.state not in TERMINAL and self._live():
+            self.refresh()
+
+    def _live(self) -> bool:
+        conn = self._conn
+        return conn is not None and not conn.read_only and self.display and self.is_on_screen
+
+    def _now(self, task: TaskView) -> float:
+        """Session time of "now" for the running state: the wall clock for a live agent,
+        the latest event for a recording."""
+        conn = self._conn
+        if conn is None or conn.read_only:
+            return task.last_t
+        return max(task.last_t, self.clock() - conn.session.started_wall)
 
     # ------------------------------------------------------------------ ConnectionView
 
@@ -321,7 +349,7 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             elif state in TERMINAL:
                 took = "end"
             else:
-                took = format_duration(max(0.0, task.last_t - change.t)) + "…"
+                took = format_duration(max(0.0, self._now(task) - change.t)) + "…"
             mark = "✖ " if change.seq in flagged else ("▸ " if change is last else "  ")
             row = Text()
             row.append(mark, style=self._style("error") if change.seq in flagged else self._style(state.value))

@@ -20,6 +20,7 @@ from ...session import Event
 from ...textsafe import shorten
 from ..connection import AgentConnection
 from .base import ComponentStyles, ConnectionView
+from .connection_bar import connection_label
 from .formatting import format_age, short_id
 
 if TYPE_CHECKING:
@@ -166,6 +167,11 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             self._rebuild()
         for c in connections:
             self._add_new(c)
+        if conn is not None:  # its card (and so its name) may have just arrived
+            for key, row in self._rows.items():
+                task = conn.tracker.task(row.task_id) if row.conn is conn else None
+                if task is not None:
+                    self._update_row(key, row, task)
         switched = conn is not self._active
         self._active = conn
         if switched and conn is not None:
@@ -274,7 +280,8 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             # Not a state: the agent's latest word after it (see TaskView.error).
             state_cell.append(f" · error {task.error.error.code}", style=self._style("violations"))
         return {
-            "agent": Text(shorten(row.conn.name, 18), style=dim),
+            # The card's name once it is known (or the name the user gave the agent).
+            "agent": Text(shorten(connection_label(row.conn), 18), style=dim),
             "state": state_cell,
             "task": Text(short_id(task.id)),
             "age": Text(self._age(row), justify="right"),
