@@ -70,6 +70,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     o.add_argument("--record", metavar="FILE", nargs="?", const="",
                    help="record the session to FILE (JSONL); without FILE, to a new file in the "
                         "a2a-inspect data directory")
+    o.add_argument("--append", action="store_true",
+                   help="with --record FILE: add this session to FILE if it exists (a recording holds "
+                        "several sessions; replay, export and diff read them all), instead of refusing")
     o.add_argument("--no-redact", action="store_true",
                    help="record secrets (Authorization, API keys) as sent")
     o.add_argument("--lenient", action="store_true",
@@ -165,7 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="attach a file by URI (repeatable)")
     p.add_argument("--data", action="append", default=[], metavar="JSON|@FILE",
                    help="attach a data part (repeatable; @- reads it from standard input)")
-    p.add_argument("--metadata", metavar="JSON|@FILE", help="request metadata object")
+    p.add_argument("--metadata", metavar="JSON|@FILE", help="request metadata object (the params' metadata)")
+    p.add_argument("--message-metadata", metavar="JSON|@FILE",
+                   help="the message's own metadata object (what the TUI composer's \"message metadata\" sets)")
     p.add_argument("--task-id", metavar="ID", help="continue this task")
     p.add_argument("--context-id", "--session-id", dest="context_id", metavar="ID",
                    help="context (0.1: session) to send in")
@@ -207,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--token", metavar="T", help="token the agent sends back with each notification")
     q.add_argument("--config-id", metavar="ID", help="config id (0.3+, several per task)")
     _common(q)
-    for action, help in (("get", "show a task's callback"), ("list", "list a task's callbacks (0.3+)"),
+    for action, help in (("get", "show a task's callback (1.0 without --config-id: list them all)"),
+                         ("list", "list a task's callbacks (0.3+)"),
                          ("delete", "remove a task's callback (0.3+)")):
         q = push.add_parser(action, help=help)
         q.add_argument("url")
@@ -242,6 +248,8 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true",
                         help="start the embedded mock agent on a free loopback port and connect to it")
     parser.add_argument("--record", metavar="FILE", help="record the session to FILE")
+    parser.add_argument("--append", action="store_true",
+                        help="with --record FILE: add this session to FILE if it exists, instead of refusing")
     parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
     parser.add_argument("--push-port", type=_port, default=0, metavar="PORT",
                         help="the push receiver listens on this loopback port (default: any free "

@@ -75,8 +75,10 @@ class InspectorApp(App[int]):
     def __init__(self, *, url: str | None = None, dialect: str = "auto", demo: bool = False,
                  record: str | None = None, settings: store.Settings | None = None,
                  agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
-                 replay: Any = None, push_port: int = 0) -> None:
+                 replay: Any = None, push_port: int = 0, record_append: bool = False) -> None:
         super().__init__()
+        #: --append: --record adds this session to an existing recording.
+        self.record_append = record_append
         #: Loopback port for the push receiver (0: any free port); see PushPanel.
         self.push_port = push_port
         self.start_url = url
@@ -200,7 +202,7 @@ class InspectorApp(App[int]):
         conn.saved_as = saved.name if saved else None
         self.open_connection(conn)
         if self.start_record and len(self.connections) == 1:
-            self.start_recording(conn, Path(self.start_record))
+            self.start_recording(conn, Path(self.start_record), append=self.record_append)
         self.connect(conn)
         return conn
 
@@ -328,13 +330,17 @@ class InspectorApp(App[int]):
 
     # ------------------------------------------------------------------ recording
 
-    def start_recording(self, conn: AgentConnection, path: Path | None = None) -> None:
+    def start_recording(self, conn: AgentConnection, path: Path | None = None, *, append: bool = False) -> None:
         path = path or store.default_recording_path(conn.url, self.settings)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn.start_recording(path, redact=self.settings.redact,
-                                 extra_secret_headers=tuple(self.settings.redact_headers))
-        except (OSError, FileExistsError) as exc:
+                                 extra_secret_headers=tuple(self.settings.redact_headers), append=append)
+        except FileExistsError:
+            self.report_error(f"cannot record to {path}",
+                              OSError(f"{path.name} exists: start with --append to add this session to it"))
+            return
+        except (OSError, ValueError) as exc:
             self.report_error(f"cannot record to {path}", exc)
             return
         self.notify(f"recording to {path}", title="recording", markup=False)

@@ -203,7 +203,7 @@ class AgentConnection:
     # ------------------------------------------------------------------ recording
 
     def start_recording(self, path: Path, *, redact: bool = True,
-                        extra_secret_headers: tuple[str, ...] = ()) -> Recorder:
+                        extra_secret_headers: tuple[str, ...] = (), append: bool = False) -> Recorder:
         """Record this connection's session; its credentials (whatever their headers'
         names), secret headers and URL query secrets are redacted, as on the CLI."""
         from ..session.redact import Redaction
@@ -213,7 +213,7 @@ class AgentConnection:
             enabled=redact, extra_names=extra_secret_headers,
             credentials=self.auth.headers() if self.auth else None, headers=self.headers,
             urls=(self.url, self.card_url))
-        self.recorder = Recorder.attach(self.session, path, redact=redaction)
+        self.recorder = Recorder.attach(self.session, path, redact=redaction, append=append)
         return self.recorder
 
     def stop_recording(self) -> Path | None:
