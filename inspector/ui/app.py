@@ -194,12 +194,17 @@ class InspectorApp(App[int]):
             elif saved.auth == "basic":
                 user, _, password = saved.secret.partition(":")
                 auth = Auth.basic(user, password)
+        if saved is not None and saved.secret_headers:
+            # Credentials too: redacted by name and value, like --secret-header.
+            custom = Auth.custom(dict(saved.secret_headers))
+            auth = custom if auth is None else auth + custom
         conn = AgentConnection(url, name=name or (saved.name if saved else None),
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
                                secret_names=tuple(self.settings.redact_headers))
         conn.saved_as = saved.name if saved else None
+        conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)
         if self.start_record and len(self.connections) == 1:
             self.start_recording(conn, Path(self.start_record), append=self.record_append)

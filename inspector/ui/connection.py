@@ -79,6 +79,8 @@ class AgentConnection:
         self.recorder: Recorder | None = None
         #: Name under which this agent is saved, if it is.
         self.saved_as: str | None = None
+        #: Headers the user marked secret (part of ``auth``, kept apart to be saved again).
+        self.secret_headers: dict[str, str] = {}
         #: For a read-only connection: the card and dialect read from its session.
         self._recorded: RecordedFacts | None = None
 
