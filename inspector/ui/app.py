@@ -391,6 +391,7 @@ class InspectorApp(App[int]):
         self._focus_view(name, tries=10)
 
     def _focus_view(self, name: str, tries: int = 0) -> None:
+
         """Focus the view's own widget; a view that mounts after the first frame (Lazy)
         may not be there yet: try again after the next refresh, a few times."""
         from .widgets.base import hidden
@@ -399,7 +400,7 @@ class InspectorApp(App[int]):
         for selector in VIEW_FOCUS.get(name, ()):
             target = next(iter(screen.query(selector)), None)
             if target is not None and target.focusable and not hidden(target):
-                target.focus()
+                screen.set_focus(target)  # now: a deferred focus() leaves a gap with no focus
                 return
         if tries > 0:
             self.call_after_refresh(self._focus_view, name, tries - 1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -26,6 +28,8 @@ from ..widgets.traffic_view import TrafficView
 
 #: Narrower than this, the agents sidebar starts hidden (ctrl+b shows it).
 SIDEBAR_MIN_WIDTH = 100
+#: Shorter than this, the composer and the state diagram take less room.
+SHORT_SCREEN = 32
 
 
 class MainScreen(Screen[None]):
@@ -81,6 +85,25 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         if self.app.size.width < SIDEBAR_MIN_WIDTH:
             self.query_one("#agents").display = False
+        self._fit(self.app.size.height)
+        # Only at start: later, a moment with no focus (a view key between two views)
+        # must not hand the keys back to the composer when the screen resumes.
+        self.call_after_refresh(self._auto_focus_done)
+
+    def _auto_focus_done(self) -> None:
+        self.AUTO_FOCUS = None
+
+    def on_resize(self, event: Any) -> None:
+        self._fit(event.size.height)
+
+    def _fit(self, height: int) -> None:
+        """A short terminal (80x24): a smaller text box, no button row (the footer has
+        the keys), and the state diagram as one line (it decides that itself)."""
+        short = height < SHORT_SCREEN
+        if short != self.has_class("-short"):
+            self.set_class(short, "-short")
+            for diagram in self.query(StateDiagram):
+                diagram.refresh(layout=True)
 
     def _views(self) -> list[ConnectionView]:
         # Every frame fans out to these; walking the whole DOM each time cost ~3 ms.

@@ -86,6 +86,9 @@ MAX_REMARKS = 3
 LIVE_REDRAW = 0.25
 #: Seconds between redraws of a live task's running state with nothing new from the agent.
 TICK = 1.0
+#: On a terminal shorter than this the drawing (11 rows) gives way to the one-line path,
+#: so the artifacts below keep room (80x24 is a usual size).
+DRAWING_MIN_SCREEN_HEIGHT = 32
 
 #: Codes whose violation is about a state change (marks that row of the path).
 TRANSITION_CODES = {"illegal-transition", "transition-after-terminal", "final-not-terminal",
@@ -116,7 +119,8 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
     status older than the current state) and a JSON-RPC error (``✖ error -32603``), which
     the title also shows as "working · then error -32603"; then the protocol violations
     with code and message, coloured by severity.
-    Narrower than 34 columns, the drawing is replaced by a one-line path.
+    Narrower than 34 columns, or on a terminal shorter than 32 rows, the drawing is
+    replaced by a one-line path.
 
     COMPONENT_CLASSES:
         state-diagram--<state>: each task state's colour (``$state-<state>``).
@@ -266,7 +270,7 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             width = self.outer_size.width - self.styles.gutter.width
         width = width or DRAWING_WIDTH
         path = [c.state for c in task.timeline]
-        if width >= DRAWING_WIDTH:
+        if width >= DRAWING_WIDTH and self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT:
             lines.extend(self._drawing(task, path))
         else:
             lines.append(self._path_line(path))
