@@ -184,3 +184,34 @@ async def test_the_running_states_time_ticks_while_the_agent_is_silent() -> None
             now[0] += 60
             await wait_until(pilot, lambda: "1m12s…" in diagram.render().plain, 5, "a minute later")
             mock.release("go")
+
+
+async def test_two_agents_answering_the_same_message_side_by_side() -> None:
+    from inspector.ui.widgets.task_beside import TaskBeside
+
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url, dialect="0.3")
+        async with app.run_test(size=(200, 50)) as pilot:
+            old = await ready(pilot, app)
+            await pilot.press(*"same question", "ctrl+s")
+            await wait_until(pilot, lambda: len(old.tracker.tasks) == 1, 10, "the 0.3 task")
+            new = app.open_url(mock.url, dialect="1.0", name="one-oh")
+            await wait_until(pilot, lambda: new.state == "ready" and app.active is new, 10, "the 1.0 agent")
+            await pilot.press("f3", "ctrl+up", "ctrl+s")  # the same message again
+            await wait_until(pilot, lambda: len(new.tracker.tasks) == 1 and app.task_id in new.tracker.tasks,
+                             10, "the 1.0 task")
+            await pilot.press("f4")
+            await wait_until(pilot, lambda: app.screen.focused is not None
+                             and app.screen.focused.id == "tasks-table", 5, "the tasks table")
+            await pilot.press("up", "b")  # the 0.3 task's row, beside the 1.0 one
+            beside = app.screen.query_one(TaskBeside)
+            await wait_until(pilot, lambda: beside.display and app.screen.query_one("#views").active == "task",
+                             5, "the split task view")
+            assert beside.conn is old and beside.task_id in old.tracker.tasks
+            assert app.active is new and app.task_id in new.tracker.tasks
+            text = screen_text(app)
+            assert "beside: Echo Agent · 0.3 · task" in text
+            assert text.count("echo: same question") == 2  # each agent's artifact
+            # b on the same row again closes the split.
+            await pilot.press("f4", "b")
+            await wait_until(pilot, lambda: not beside.display, 5, "the split closed")

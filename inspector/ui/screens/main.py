@@ -30,6 +30,8 @@ from ..widgets.traffic_view import TrafficView
 SIDEBAR_MIN_WIDTH = 100
 #: Shorter than this, the composer and the state diagram take less room.
 SHORT_SCREEN = 32
+#: Narrower than this, two tasks side by side leave out the selected one's state column.
+NARROW_SCREEN = 140
 
 
 class MainScreen(Screen[None]):
@@ -86,6 +88,7 @@ class MainScreen(Screen[None]):
         if self.app.size.width < SIDEBAR_MIN_WIDTH:
             self.query_one("#agents").display = False
         self._fit(self.app.size.height)
+        self.set_class(self.app.size.width < NARROW_SCREEN, "-narrow")
         # Only at start: later, a moment with no focus (a view key between two views)
         # must not hand the keys back to the composer when the screen resumes.
         self.call_after_refresh(self._auto_focus_done)
@@ -95,6 +98,7 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: Any) -> None:
         self._fit(event.size.height)
+        self.set_class(event.size.width < NARROW_SCREEN, "-narrow")
 
     def _fit(self, height: int) -> None:
         """A short terminal (80x24): a smaller text box, no button row (the footer has

@@ -86,6 +86,8 @@ MAX_REMARKS = 3
 LIVE_REDRAW = 0.25
 #: Seconds between redraws of a live task's running state with nothing new from the agent.
 TICK = 1.0
+#: The timeline table's width (state, at, for); narrower, the "at" column goes.
+TABLE_WIDTH = 33
 #: On a terminal shorter than this the drawing (11 rows) gives way to the one-line path,
 #: so the artifacts below keep room (80x24 is a usual size).
 DRAWING_MIN_SCREEN_HEIGHT = 32
@@ -274,7 +276,7 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             lines.extend(self._drawing(task, path))
         else:
             lines.append(self._path_line(path))
-        lines.extend(self._transitions(task))
+        lines.extend(self._transitions(task, narrow=width < TABLE_WIDTH))
         lines.extend(self._violations(task))
         return Text("\n").join(lines)
 
@@ -332,13 +334,15 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
                             style=self._style("unknown")))
         return out
 
-    def _transitions(self, task: TaskView) -> list[Text]:
+    def _transitions(self, task: TaskView, narrow: bool = False) -> list[Text]:
+        """The timeline table; ``narrow``: without the "at" column, so a row never wraps."""
         timeline = task.timeline
         if not timeline:
             return [Text("no state reported yet", style=self._style("dim"))]
         flagged = {v.seq for v in task.violations if v.code in TRANSITION_CODES}
         start = task.first_t
-        out = [Text(f"{'state':<16}{'at':>8}{'for':>9}", style=self._style("dim"))]
+        at_width = 0 if narrow else 8
+        out = [Text(f"{'state':<16}{'at' if at_width else '':>{at_width}}{'for':>9}", style=self._style("dim"))]
         shown = timeline[-MAX_TRANSITIONS:]
         if len(timeline) > len(shown):
             out.append(Text(f"… {len(timeline) - len(shown)} earlier", style=self._style("dim")))
@@ -359,7 +363,7 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             row.append(mark, style=self._style("error") if change.seq in flagged else self._style(state.value))
             row.append(f"{state.value:<14}", style=self._style(state.value)
                        + (Style(bold=True) if change is last else Style()))
-            row.append(f"{format_offset(change.t - start):>8}{took:>9}")
+            row.append(f"{format_offset(change.t - start) if at_width else '':>{at_width}}{took:>9}")
             out.append(row)
         out.extend(self._remark_row(r, start) for r in remarks)
         return out

@@ -65,6 +65,8 @@ class TaskBeside(ConnectionView, Vertical):
         """Show ``task_id`` of ``conn`` here; None closes the split."""
         self.conn, self.task_id = (conn, task_id) if task_id is not None else (None, None)
         self.set_class(self.shown, "-shown")
+        if self.parent is not None:
+            self.parent.set_class(self.shown, "-beside")
         for part in self._parts():
             part.show_task(self.conn, self.task_id)
         self._head()
