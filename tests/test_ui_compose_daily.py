@@ -185,7 +185,7 @@ async def test_the_running_states_time_ticks_while_the_agent_is_silent() -> None
 
             assert shows(12.0), diagram.render().plain
             assert diagram.task.state.value == "working"
-            assert shows(72.0), diagram.render().plain
+            assert shows(72.5), diagram.render().plain
             # On screen too, with nothing new from the agent: the widget's own tick redraws it.
             await wait_until(pilot, lambda: "1m12s…" in screen_text(app), 5, "the tick on screen")
             mock.release("go")
