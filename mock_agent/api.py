@@ -39,13 +39,14 @@ class MockAgent:
         max_body: int | None = None,
         heartbeat: float | None = None,
         allow_remote_push: bool = False,
+        lenient: bool | None = None,
     ) -> None:
         """``scenario``: a built-in's name, a file path, a dict or a Scenario (default:
         the profile's scenario, else "echo"). ``time_scale`` multiplies every scripted
         delay (0.01 makes a 2 s script take 20 ms)."""
         self.server = MockServer(scenario, dialect=dialect, profile=profile, max_body=max_body,
                                  heartbeat=heartbeat, time_scale=time_scale, seed=seed,
-                                 allow_remote_push=allow_remote_push)
+                                 allow_remote_push=allow_remote_push, lenient=lenient)
         self._runner = BackgroundServer(self.server.app, host=host, port=port)
 
     # -- addresses ---------------------------------------------------------------

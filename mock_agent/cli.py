@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="validate the scenario and exit: 0 valid, 1 not")
     p.add_argument("--list", action="store_true", help="list built-in scenarios and profiles, then exit")
     p.add_argument("--max-body", type=int, metavar="BYTES", help="largest request body accepted (default 1 MB)")
+    p.add_argument("--lenient", action="store_true",
+                   help="accept requests the spec does not allow (no messageId, empty parts, page sizes out of "
+                        "range, ...) instead of refusing them as a strict agent does (the default; the card's "
+                        "urn:a2a-mock:request-validation extension says which mode is on)")
     p.add_argument("--heartbeat", type=float, metavar="SECONDS",
                    help="send ': heartbeat' on streams idle this long (0 turns it off)")
     p.add_argument("--time-scale", type=float, default=1.0, metavar="FACTOR",
@@ -150,7 +154,8 @@ def serve(args: argparse.Namespace) -> int:
     try:
         server = MockServer(args.scenario, dialect=args.dialect, profile=args.profile, max_body=args.max_body,
                             heartbeat=args.heartbeat, time_scale=args.time_scale, seed=args.seed,
-                            allow_remote_push=args.allow_remote_push)
+                            allow_remote_push=args.allow_remote_push,
+                            lenient=True if args.lenient else None)
     except (ScenarioError, ValueError) as exc:
         print(f"a2a-mock: {exc}", file=sys.stderr)
         return 1
@@ -166,6 +171,7 @@ def serve(args: argparse.Namespace) -> int:
     def banner(base: str) -> list[str]:
         name = server.scenario.name or "scenario"
         what = f"profile {server.profile.name}" if server.profile else f"dialect {server.dialect_name}"
+        what += ", strict" if server.strict else ", lenient"
         return [f"a2a-mock: serving {name!r} ({what}) at {base}{server.rpc_path}",
                 *(f"  card: {base}{path}" for path in server.card_paths), "  Ctrl-C to stop"]
 

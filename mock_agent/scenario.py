@@ -407,6 +407,12 @@ class Scenario(BaseModel):
     heartbeat: float | None = Field(default=None, gt=0)
     #: Largest request body accepted, in bytes (default 1 MB).
     max_body: int | None = Field(default=None, gt=0)
+    #: Take requests the spec does not allow (no messageId, empty parts, page sizes out
+    #: of range, ...) instead of refusing them; ``--lenient`` says the same.
+    lenient: bool | None = None
+    #: Say on the card (a capabilities extension) whether requests are checked strictly
+    #: (default true; the demo's card leaves it out to look like any agent's).
+    mode_on_card: bool | None = None
 
 
 AskStep.model_rebuild()

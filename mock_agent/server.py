@@ -39,10 +39,13 @@ from .loader import resolve
 from .runner import url_at
 from .profiles import Profile, get_profile
 from .push import PushSender, refusal
+from .request_check import check_request, parse_timestamp
 from .scenario import Scenario
 from .store import DEFAULT_LIMIT, TaskRecord, TaskStore
 
 DEFAULT_MAX_BODY = 1024 * 1024
+#: The card extension that says how the mock checks requests (strict or lenient).
+MODE_EXTENSION = "urn:a2a-mock:request-validation"
 DIALECT_CHOICES = ("0.1", "0.3", "1.0", "all")
 
 _EVENTS = (m.Task, m.Message, m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)
@@ -149,6 +152,7 @@ class MockServer:
         seed: int | None = None,
         allow_remote_push: bool = False,
         store_limit: int = DEFAULT_LIMIT,
+        lenient: bool | None = None,
     ) -> None:
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
         if scenario is None:
@@ -166,6 +170,9 @@ class MockServer:
             self.heartbeat = self.scenario.heartbeat or (p.heartbeat if p else None)
         self.heartbeat_comment = p.heartbeat_comment if p else "heartbeat"
         self.sse_event = p.sse_event.encode() if p and p.sse_event else None
+        #: Strict (the default) refuses requests the dialect's schema does not allow;
+        #: lenient takes what it can (request_check.py).
+        self.strict = not (lenient if lenient is not None else bool(self.scenario.lenient))
         self.store = TaskStore(store_limit)
         self.engine = Engine(self.scenario, self.store, time_scale=time_scale, seed=seed)
         self.engine.full_task_events = bool(p and p.full_task_events)
@@ -233,7 +240,21 @@ class MockServer:
             m.AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=v)
             for v in ("1.0", "0.3") if v in served
         ] or None
+        if self.profile is None and self.scenario.mode_on_card is not False:
+            # Say on the card how requests are checked: a client author reading it knows
+            # whether a mistake of theirs would have been caught. (0.1 cards have no
+            # extensions: their encoder leaves this out.)
+            caps = card.capabilities or m.AgentCapabilities()
+            caps.extensions = [*(caps.extensions or []), self.mode_extension()]
+            card.capabilities = caps
         return card
+
+    def mode_extension(self) -> m.AgentExtension:
+        mode = "strict" if self.strict else "lenient"
+        what = ("refuses requests its dialect's schema does not allow (a2a-mock --lenient accepts them)"
+                if self.strict else "accepts requests its dialect's schema does not allow (started with --lenient)")
+        return m.AgentExtension(uri=MODE_EXTENSION, description=f"a2a-mock request validation: {mode}; it {what}",
+                                required=False, params={"mode": mode})
 
     def encoded_card(self, base_url: str) -> bytes:
         cached = self._cards.get(base_url)
@@ -294,6 +315,7 @@ class MockServer:
             dialect = self._pick(obj, version)
             self._check_version(dialect, obj, version)
             try:
+                obj = check_request(dialect, obj, strict=self.strict)
                 req = dialect.decode_request(obj)
             except JsonRpcError as err:
                 wire = obj.get("method") if isinstance(obj, dict) else None
@@ -379,7 +401,7 @@ class MockServer:
         if method is Method.RESUBSCRIBE:
             return await self._on_resubscribe(call)
         if method is Method.LIST:
-            return self._on_list(call.req.params)
+            return self._on_list(call.req.params, call.dialect.name)
         if method is Method.EXTENDED_CARD:
             return self._on_extended_card(call)
         return self._on_push(call)
@@ -630,8 +652,17 @@ class MockServer:
             self.engine.set_idle_status(record, status)
         return record.snapshot()
 
-    def _on_list(self, params: m.ListTasksParams) -> m.ListTasksResult:
-        records = self.store.records(params.context_id, params.status)
+    def _on_list(self, params: m.ListTasksParams, dialect: str) -> m.ListTasksResult:
+        state = params.status
+        if state is m.TaskState.UNKNOWN and dialect == "1.0":
+            state = None  # TASK_STATE_UNSPECIFIED, the proto's "not set": no filter
+        records = self.store.records(params.context_id, state)
+        after = (params.model_extra or {}).get("statusTimestampAfter")
+        since = parse_timestamp(after) if isinstance(after, str) else None
+        if since is not None:
+            # Strict mode has refused a timestamp that does not parse; lenient ignores it.
+            records = [r for r in records if _status_at_or_after(r, since)]
+        # Out-of-range sizes were refused unless lenient, where they are clamped.
         size = min(max(params.page_size or 50, 1), 100)
         try:
             start = int(params.page_token) if params.page_token else 0
@@ -749,6 +780,12 @@ class MockServer:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _status_at_or_after(record: TaskRecord, since: Any) -> bool:
+    stamp = record.task.status.timestamp
+    when = parse_timestamp(stamp) if isinstance(stamp, str) else None
+    return when is not None and when >= since
 
 
 async def _send_body(send: Any, status: int, body: bytes, content_type: bytes = framing.JSON_TYPE,
