@@ -350,6 +350,24 @@ def step_kind(step: BaseModel) -> str:
     return _STEP_KEY_OF[type(step)]
 
 
+# --------------------------------------------------------------------------- framing
+
+
+class FramingSpec(BaseModel):
+    """How streams are cut into writes and lines (framing.py's Framer): realistic by
+    default, with the variations a client's SSE parser must survive on request."""
+
+    model_config = _STRICT
+    #: per-event: each event its own write, as real servers send; buffered: what is
+    #: ready goes out in one write (several events per read).
+    writes: Literal["per-event", "buffered"] = "per-event"
+    #: Cut every write into pieces of this many bytes (1: byte by byte).
+    split: int | None = Field(default=None, ge=1, le=1_048_576)
+    line_endings: Literal["crlf", "lf", "cr"] = "crlf"
+    #: A comment line before each field of an event and before its closing blank line.
+    comments: bool = False
+
+
 # --------------------------------------------------------------------------- rules
 
 
@@ -413,6 +431,8 @@ class Scenario(BaseModel):
     #: Say on the card (a capabilities extension) whether requests are checked strictly
     #: (default true; the demo's card leaves it out to look like any agent's).
     mode_on_card: bool | None = None
+    #: How streams are written: per event (default), buffered, or with framing faults.
+    framing: FramingSpec | None = None
 
 
 AskStep.model_rebuild()

@@ -170,6 +170,8 @@ class MockServer:
             self.heartbeat = self.scenario.heartbeat or (p.heartbeat if p else None)
         self.heartbeat_comment = p.heartbeat_comment if p else "heartbeat"
         self.sse_event = p.sse_event.encode() if p and p.sse_event else None
+        f = self.scenario.framing
+        self.framer = framing.Framer(f.writes, f.split, f.line_endings, f.comments) if f else framing.DEFAULT_FRAMER
         #: Strict (the default) refuses requests the dialect's schema does not allow;
         #: lenient takes what it can (request_check.py).
         self.strict = not (lenient if lenient is not None else bool(self.scenario.lenient))
@@ -531,15 +533,15 @@ class MockServer:
                 # Orloj: the task itself is the event's data, no JSON-RPC envelope.
                 if kind is m.Task and self.profile is not None and self.profile.shape_task is not None:
                     encoded = self.profile.shape_task(encoded)
-                return framing.sse_data(framing.dumps(encoded), self.sse_event)
-            return framing.sse_data(framing.result_envelope(call.rid, framing.dumps(encoded)), self.sse_event)
+                return self.framer.data(framing.dumps(encoded), self.sse_event)
+            return self.framer.data(framing.result_envelope(call.rid, framing.dumps(encoded)), self.sse_event)
         if kind is Comment:
-            return framing.sse_comment(item.text)
+            return self.framer.comment(item.text)
         if kind is Malformed:
-            return framing.sse_data(item.body, self.sse_event)
+            return self.framer.data(item.body, self.sse_event)
         if kind is RpcFault:
             err = errors.for_dialect(self._shaped(item.error), dialect.name)
-            return framing.sse_data(framing.dumps(dialect.encode_error(err, call.rid_value)), self.sse_event)
+            return self.framer.data(framing.dumps(dialect.encode_error(err, call.rid_value)), self.sse_event)
         raise TypeError(f"cannot frame {item!r}")  # pragma: no cover
 
     async def _serve(self, call: _Call, record: TaskRecord, queue: asyncio.Queue | None, head: list[bytes],
@@ -555,17 +557,16 @@ class MockServer:
         timer = None
         watcher = None
         heartbeat = self.heartbeat
+        write = self._write
         try:
             if not live or queue is None:
                 await _start_sse(send)
-                for frame in head:
-                    await send({"type": "http.response.body", "body": frame, "more_body": True})
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                await write(send, head, False)
                 return
             watcher = loop.create_task(_watch(call.receive, queue))
             if start:
                 await _start_sse(send)
-                await send({"type": "http.response.body", "body": b"".join(head), "more_body": True})
+                await write(send, head, True)
                 started = True
             if heartbeat:
                 timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
@@ -590,12 +591,12 @@ class MockServer:
                     # when the request came in) stale: the canceled status stands alone.
                     if kind is not RpcFault and kind is not Canceled:
                         frames.extend(head)
-                # Everything the run has already produced goes out in one write: a
-                # script without delays costs one send per turn, not one per event.
+                # Everything the run has already produced is framed now; the framer
+                # decides how many writes carry it (one per event unless buffered).
                 ended = False
                 while True:
                     if item is _TICK:
-                        frames.append(framing.sse_comment(self.heartbeat_comment))
+                        frames.append(self.framer.comment(self.heartbeat_comment))
                     elif item is DONE:
                         ended = True
                     elif item is _GONE:
@@ -607,7 +608,7 @@ class MockServer:
                             kind = type(item)
                         if kind is Drop or kind is HttpFault:
                             if frames:
-                                await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
+                                await write(send, frames, True)
                             raise _Dropped()
                         frames.append(self._frame(call, item))
                         ended = kind is RpcFault
@@ -615,9 +616,9 @@ class MockServer:
                         break
                     item = queue.get_nowait()
                 if ended:
-                    await send({"type": "http.response.body", "body": b"".join(frames), "more_body": False})
+                    await write(send, frames, False)
                     return
-                await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
+                await write(send, frames, True)
                 if timer is not None:
                     timer.cancel()
                     timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
@@ -630,10 +631,24 @@ class MockServer:
             if watcher is not None:
                 watcher.cancel()
 
+    async def _write(self, send: Any, frames: list[bytes], more: bool) -> None:
+        """Send ``frames`` (SSE events and comments) as the framer cuts them; the last
+        write closes the response unless ``more``."""
+        if not frames and more:
+            return
+        if len(frames) == 1 and self.framer.split is None:
+            await send({"type": "http.response.body", "body": frames[0], "more_body": more})
+            return
+        pending = None
+        for piece in self.framer.writes(frames):
+            if pending is not None:
+                await send({"type": "http.response.body", "body": pending, "more_body": True})
+            pending = piece
+        await send({"type": "http.response.body", "body": pending or b"", "more_body": more})
+
     async def _sse_error(self, call: _Call, err: JsonRpcError) -> None:
         await _start_sse(call.send)
-        frame = self._frame(call, RpcFault(err))
-        await call.send({"type": "http.response.body", "body": frame, "more_body": False})
+        await self._write(call.send, [self._frame(call, RpcFault(err))], False)
 
     # ------------------------------------------------------------------ other methods
 
