@@ -188,13 +188,17 @@ class DelayStep(BaseModel):
 
 class HoldStep(BaseModel):
     """Keep the task where it is until it is released (``MockAgent.release(NAME)``), it
-    is canceled, or ``timeout`` seconds pass (scaled like a delay). Makes a test's timing
+    is canceled, or ``timeout`` seconds pass (scaled like a delay); with ``until:
+    message``, also until a follow-up message arrives on the task. Makes a test's timing
     deterministic: the task is surely still running while the test acts on it."""
 
     model_config = _STRICT
     #: The gate's name: a test releases every task waiting at it at once.
     hold: str = Field(min_length=1)
     timeout: float | None = Field(default=None, gt=0, le=86_400)
+    #: ``message``: a message sent to the task while it waits here goes on the task's
+    #: history and lets it go on ({text} is then that message's text).
+    until: Literal["message"] | None = None
 
 
 class AskStep(BaseModel):

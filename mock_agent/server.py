@@ -427,6 +427,8 @@ class MockServer:
                 # 0.1 clients pick the task id themselves.
                 return self._create(dialect, params, task_id)
             if record.run is not None:
+                if record.follow_up is not None:
+                    return record  # held until a follow-up message: this one
                 raise self.fail(-32004, f"Task {task_id} is still working on the previous message")
             if record.terminal and dialect.name != "0.1":
                 raise self.fail(-32004, f"Task {task_id} is in terminal state: {errors.state_name(record.state)}")
@@ -452,7 +454,10 @@ class MockServer:
         if conf is not None and conf.push_notification_config is not None and self._push_supported():
             self._add_push(record, conf.push_notification_config, "$.params.configuration.pushNotificationConfig")
         stream = call.req.method is Method.STREAM
-        run = self.engine.begin_turn(record, msg, "stream" if stream else "send", dialect.name, params.metadata)
+        method = "stream" if stream else "send"
+        if record.run is not None:
+            return await self._follow_up(call, record, msg, method, params, notify)
+        run = self.engine.begin_turn(record, msg, method, dialect.name, params.metadata)
         if notify:
             run.start()
             return None
@@ -461,6 +466,28 @@ class MockServer:
             return _HANDLED
         history_length = conf.history_length if conf is not None else None
         run.start()
+        return await self._outcome(call, record, run, conf, history_length)
+
+    async def _follow_up(self, call: _Call, record: TaskRecord, msg: m.Message, method: str,
+                         params: m.SendParams, notify: bool) -> Any:
+        """A message to a task held at ``hold ... until: message``: the held run goes on.
+        A stream follows the run from the task as it now stands (as a resubscribe does);
+        a blocking send waits for the run's outcome."""
+        run = self.engine.follow_up(record, msg, method, call.dialect.name, params.metadata)
+        if notify:
+            return None
+        if method == "stream":
+            queue: asyncio.Queue[Any] = asyncio.Queue()
+            record.subscribers.append(queue)
+            head = record.snapshot() if call.dialect.name != "0.1" else self._first_event(call.dialect, record)
+            await self._serve(call, record, queue, [self._frame(call, head)], live=True, start=True)
+            return _HANDLED
+        conf = params.configuration
+        return await self._outcome(call, record, run, conf, conf.history_length if conf is not None else None)
+
+    async def _outcome(self, call: _Call, record: TaskRecord, run: Run, conf: Any, history_length: int | None) -> Any:
+        """A blocking send's answer: what the run settles on."""
+        dialect = call.dialect
         if conf is not None and conf.blocking is False and dialect.name != "0.1":
             return record.snapshot(history_length)
         timeout = self.profile.request_timeout if self.profile else None

@@ -24,7 +24,7 @@ DEFAULT_LIMIT = 10_000
 
 class TaskRecord:
     __slots__ = ("task", "dialect", "turn", "pending", "run", "subscribers", "push",
-                 "ephemeral", "seq", "_keys")
+                 "ephemeral", "seq", "follow_up", "_keys")
 
     def __init__(self, task: m.Task, dialect: str, seq: int) -> None:
         self.task = task
@@ -40,6 +40,9 @@ class TaskRecord:
         #: The first turn answered with a Message: the task is dropped when it ends.
         self.ephemeral = False
         self.seq = seq
+        #: Set while the run waits at a ``hold ... until: message`` step: a message to the
+        #: task resolves it (engine.Engine.follow_up) instead of being refused.
+        self.follow_up: asyncio.Future[None] | None = None
         #: (artifactId, index) of each artifact, in the order of task.artifacts.
         self._keys: list[tuple[str, int]] = []
 
