@@ -25,6 +25,7 @@ from .profiles import PROFILES
 from .runner import LOOPBACK, serve_until_interrupted
 from .scenario import json_schema
 from .server import DIALECT_CHOICES, MockServer
+from .store import DEFAULT_LIMIT
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="accept requests the spec does not allow (no messageId, empty parts, page sizes out of "
                         "range, ...) instead of refusing them as a strict agent does (the default; the card's "
                         "urn:a2a-mock:request-validation extension says which mode is on)")
+    p.add_argument("--max-tasks", type=int, metavar="N",
+                   help=f"keep the newest N tasks in memory (default {DEFAULT_LIMIT:,}) and evict older ones "
+                        "(asked for, they are unknown: -32001); a task whose script still runs or that a stream "
+                        "follows is evicted only once it is done")
     p.add_argument("--heartbeat", type=float, metavar="SECONDS",
                    help="send ': heartbeat' on streams idle this long (0 turns it off)")
     p.add_argument("--time-scale", type=float, default=1.0, metavar="FACTOR",
@@ -98,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return check(args.scenario)
     if args.replay:
         return replay(args)
+    if args.max_tasks is not None and args.max_tasks < 1:
+        print("a2a-mock: --max-tasks must be 1 or more", file=sys.stderr)
+        return 1
     return serve(args)
 
 
@@ -154,7 +162,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         server = MockServer(args.scenario, dialect=args.dialect, profile=args.profile, max_body=args.max_body,
                             heartbeat=args.heartbeat, time_scale=args.time_scale, seed=args.seed,
-                            allow_remote_push=args.allow_remote_push,
+                            allow_remote_push=args.allow_remote_push, store_limit=args.max_tasks,
                             lenient=True if args.lenient else None)
     except (ScenarioError, ValueError) as exc:
         print(f"a2a-mock: {exc}", file=sys.stderr)

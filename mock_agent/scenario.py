@@ -435,6 +435,8 @@ class Scenario(BaseModel):
     #: Say on the card (a capabilities extension) whether requests are checked strictly
     #: (default true; the demo's card leaves it out to look like any agent's).
     mode_on_card: bool | None = None
+    #: How many tasks the mock keeps (newest first; default 1,000).
+    max_tasks: int | None = Field(default=None, ge=1, le=10_000_000)
     #: How streams are written: per event (default), buffered, or with framing faults.
     framing: FramingSpec | None = None
 

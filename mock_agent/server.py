@@ -137,7 +137,8 @@ class MockServer:
     """A scenario served as an A2A agent: ``.app`` is the ASGI app to run.
 
     ``MockAgent`` (api.py) runs one on a free port; the CLI runs one in the foreground.
-    Options are those of ``MockAgent``/``a2a-mock``; ``store_limit`` caps the tasks kept.
+    Options are those of ``MockAgent``/``a2a-mock``; ``store_limit`` is the number of
+    tasks kept (``--max-tasks``), ``lenient`` turns request validation off.
     """
 
     def __init__(
@@ -151,7 +152,7 @@ class MockServer:
         time_scale: float = 1.0,
         seed: int | None = None,
         allow_remote_push: bool = False,
-        store_limit: int = DEFAULT_LIMIT,
+        store_limit: int | None = None,
         lenient: bool | None = None,
     ) -> None:
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
@@ -175,7 +176,7 @@ class MockServer:
         #: Strict (the default) refuses requests the dialect's schema does not allow;
         #: lenient takes what it can (request_check.py).
         self.strict = not (lenient if lenient is not None else bool(self.scenario.lenient))
-        self.store = TaskStore(store_limit)
+        self.store = TaskStore(store_limit or self.scenario.max_tasks or DEFAULT_LIMIT)
         self.engine = Engine(self.scenario, self.store, time_scale=time_scale, seed=seed)
         self.engine.full_task_events = bool(p and p.full_task_events)
         self.engine.listener = self._on_update
