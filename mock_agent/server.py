@@ -291,14 +291,15 @@ class MockServer:
             elif key == b"content-length":
                 with contextlib.suppress(ValueError):
                     length = int(value)
-        if length is not None and length > self.max_body:
-            await self._too_large(send, length)
-            return
-        body = await self._read(receive, send)
-        if body is None:
-            return
+        # Until the body is read, the A2A-Version header is all that says the dialect.
         dialect = self.dialects.get("1.0") if version == "1.0" else None
         dialect = dialect or self.primary
+        if length is not None and length > self.max_body:
+            await self._too_large(send, dialect, length)
+            return
+        body = await self._read(receive, send, dialect)
+        if body is None:
+            return
         try:
             obj = loads(body)
         except ValueError as exc:  # not JSON, or nested too deeply (limits.MAX_JSON_DEPTH)
@@ -787,7 +788,7 @@ class MockServer:
 
     # ------------------------------------------------------------------ plain replies
 
-    async def _read(self, receive: Any, send: Any) -> bytes | None:
+    async def _read(self, receive: Any, send: Any, dialect: Dialect) -> bytes | None:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -798,17 +799,17 @@ class MockServer:
             if chunk:
                 size += len(chunk)
                 if size > self.max_body:
-                    await self._too_large(send, size)
+                    await self._too_large(send, dialect, size)
                     return None
                 chunks.append(chunk)
             if not message.get("more_body", False):
                 break
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    async def _too_large(self, send: Any, size: int) -> None:
+    async def _too_large(self, send: Any, dialect: Dialect, size: int) -> None:
         err = JsonRpcError(-32600, "Request payload too large",
                            {"reason": f"body of {size} bytes exceeds the limit of {self.max_body} bytes"})
-        body = framing.dumps(self.primary.encode_error(errors.for_dialect(err, self.primary.name), None))
+        body = framing.dumps(dialect.encode_error(errors.for_dialect(err, dialect.name), None))
         await _send_body(send, 413, body, extra=[(b"connection", b"close")])
 
     async def _error(self, send: Any, dialect: Dialect, err: JsonRpcError, rid: Any) -> None:
