@@ -772,9 +772,11 @@ class MockServer:
         else:
             config = record.push.get(config_id)
         if config is None:
-            what = f"push notification config {config_id!r}" if config_id else "no push notification config"
+            # (An empty id, which 0.3 clients converting from 1.0 send, is an id like any.)
+            named = config_id is not None
+            what = f"push notification config {config_id!r}" if named else "no push notification config"
             raise self.fail(-32602, f"Invalid params: {what} for task {record.task.id}"
-                            if config_id else f"Invalid params: {what} is set for task {record.task.id}")
+                            if named else f"Invalid params: {what} is set for task {record.task.id}")
         if method is Method.PUSH_DELETE:
             del record.push[config.id]
             return None
