@@ -16,7 +16,7 @@ from textual.strip import Strip
 
 from ...protocol.models import DataPart, FilePart, TextPart
 from ...textsafe import visible
-from .base import ComponentStyles
+from .base import ComponentStyles, LineBase
 from .formatting import data_json, file_summary, format_size
 from .scrolling import set_virtual_size
 from .wrap import WrappedText, cells
@@ -120,7 +120,7 @@ class _Section:
         return created
 
 
-class ArtifactDocument(ComponentStyles, ScrollView, can_focus=True):
+class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
     """Every artifact of a task, one after the other: a title row, an info row (chunks,
     size, complete or still streaming), then the parts: text runs wrapped, data parts as
     pretty JSON, file parts as one line each. Agent text is shown literally.
@@ -283,8 +283,8 @@ class ArtifactDocument(ComponentStyles, ScrollView, can_focus=True):
     # ------------------------------------------------------------------ drawing
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        width = self._line_width()
+        base = self._line_base()
         row = int(self.scroll_y) + y
         if row >= self._starts[-1] or not self._flat:
             return Strip.blank(width, base)
