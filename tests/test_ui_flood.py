@@ -14,6 +14,7 @@ from inspector.protocol import models as m
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.conversation import Conversation
 from inspector.ui.widgets.message_view import MessageView
+from inspector.ui.widgets.state_diagram import StateDiagram
 from inspector.ui.widgets.status_run import StatusRun
 from inspector.ui.widgets.traffic_view import TrafficView
 from mock_agent import MockAgent
@@ -83,6 +84,10 @@ async def test_status_updates_of_one_state_grow_one_entry_with_a_count() -> None
             shown = screen_text(app)
             assert f"agent · working · {N} updates" in shown
             assert "tok399" in shown  # the entry follows its end
+            # The timeline: one row for the state, with its count.
+            diagram = app.main.query_one(StateDiagram)
+            await wait_until(pilot, lambda: f"working ×{N}" in diagram.render().plain, 5, "the count")
+            assert f"working ×{N}" in shown or f"working ×{N}" in screen_text(app)
 
             # enter: each update on its own numbered line; every one reachable.
             run.focus()

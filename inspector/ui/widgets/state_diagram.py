@@ -97,6 +97,17 @@ TRANSITION_CODES = {"illegal-transition", "transition-after-terminal", "final-no
                     "terminal-not-final", "event-after-final", "event-after-terminal"}
 
 
+def compact_count(n: int) -> str:
+    """``7``, ``999``, ``1.2k``, ``34k``, ``1.2M``: a count in at most four characters."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
 def taken_edges(path: list[TaskState]) -> dict[str, TaskState]:
     """The drawing's edge marks lit by a path of states, each with the state it led to
     (the latest time it was taken)."""
@@ -117,9 +128,11 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
     (``$state-<state>``), shows the states visited in colour and the edges taken in bold;
     below it every transition with its time from the task's first sight and the time
     spent in the state (the current state's time runs on, ticking every second, marked
-    ``…``; in a recording, to the task's latest event), with the remarks that are not states among them: a late report (``↶``, a
-    status older than the current state) and a JSON-RPC error (``✖ error -32603``), which
-    the title also shows as "working · then error -32603"; then the protocol violations
+    ``…``; in a recording, to the task's latest event; a state the agent reported again
+    and again shows how many status updates it sent in it: ``working ×1.2k``), with the
+    remarks that are not states among them: a late report (``↶``, a status older than
+    the current state) and a JSON-RPC error (``✖ error -32603``), which the title also
+    shows as "working · then error -32603"; then the protocol violations
     with code and message, coloured by severity.
     Narrower than 34 columns, or on a terminal shorter than 32 rows, the drawing is
     replaced by a one-line path.
@@ -361,8 +374,17 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             mark = "✖ " if change.seq in flagged else ("▸ " if change is last else "  ")
             row = Text()
             row.append(mark, style=self._style("error") if change.seq in flagged else self._style(state.value))
-            row.append(f"{state.value:<14}", style=self._style(state.value)
-                       + (Style(bold=True) if change is last else Style()))
+            label = state.value
+            # Repeated status updates of one state are one row, with their count.
+            count = f" ×{compact_count(change.updates)}" if change.updates > 1 else ""
+            if len(label) + len(count) > 14:
+                count = ""
+            style = self._style(state.value) + (Style(bold=True) if change is last else Style())
+            if count:
+                row.append(label, style=style)
+                row.append(f"{count:<{14 - len(label)}}", style=self._style("dim"))
+            else:
+                row.append(f"{label:<14}", style=style)
             row.append(f"{format_offset(change.t - start) if at_width else '':>{at_width}}{took:>9}")
             out.append(row)
         out.extend(self._remark_row(r, start) for r in remarks)
