@@ -450,6 +450,9 @@ async def test_2000_fast_chunks_display_quickly() -> None:
             await pilot.pause(0.1)
             assert "chunk 1999" in screen_text(app)  # followed to the end
             assert [b.kind for b in artifacts.document.sections["big"].blocks] == ["text"]
+            # Complete, and shown as sent: the view reads the tracker's assembled text.
+            assert artifacts.document.sections["big"].blocks[0].body.adopted
+            assert artifacts.text_of("big") == task.artifacts["big"].text() == expected
 
 
 # --------------------------------------------------------------------- pieces

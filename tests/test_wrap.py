@@ -113,3 +113,30 @@ def test_the_text_is_stored_in_blocks_not_one_string() -> None:
     # A row across a block boundary reads both.
     rows = rows_of(text, 7)
     assert "".join(rows) == text.text
+
+
+def test_text_shown_as_sent_can_be_handed_to_the_string_it_came_from() -> None:
+    pieces = ["alpha beta ", "gamma\ndelta ", "epsilon " * 50]
+    assembled = "[before]" + "".join(pieces)
+    text = WrappedText()
+    for piece in pieces:
+        text.append(piece)
+    rows = rows_of(text, 9)
+    assert text.adopt(lambda: assembled, len("[before]"))
+    assert text.adopted and not text._blocks and not text._open  # no copy kept
+    assert rows_of(text, 9) == rows and rows_of(text, 13) == reference_rows("".join(pieces), 13)
+    assert text.text == "".join(pieces)
+    # More text: it keeps its own copy again.
+    text.append(" zeta")
+    assert not text.adopted and text.text == "".join(pieces) + " zeta"
+    assert rows_of(text, 9)[-1] == reference_rows(text.text, 9)[-1]
+
+
+def test_text_shown_otherwise_than_sent_is_not_handed_over() -> None:
+    for piece in ("tab\there", "esc\x1b[1m", "zero\u200bwidth"):
+        text = WrappedText(piece)
+        assert not text.adopt(lambda piece=piece: piece, 0)
+        assert not text.adopted and text.text == visible(piece).replace("\t", TAB)
+    # ... nor a string that says something else.
+    text = WrappedText("same")
+    assert not text.adopt(lambda: "diff", 0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from collections.abc import Callable
 
 from rich.cells import cell_len, get_character_cell_size
 
@@ -108,10 +109,14 @@ class WrappedText:
 
     Rows are ``(start, end)`` offsets into the whole text, in ``_starts``/``_ends``;
     until a width is given every line is one row. The last row's cells are kept, so an
-    append that still fits it only moves its end."""
+    append that still fits it only moves its end.
+
+    Text that is shown exactly as it came (no escapes, no tabs) can be handed over to
+    the string it came from (:meth:`adopt`): the tracker's assembled artifact text, once
+    the artifact is complete. Then only the rows are kept here, not a second copy."""
 
     __slots__ = ("_blocks", "_block_starts", "_open", "_open_start", "_starts", "_ends", "_width",
-                 "_tail_cells", "chars")
+                 "_tail_cells", "chars", "_as_sent", "_source", "_base")
 
     def __init__(self, text: str = "") -> None:
         #: The text: closed blocks (each about BLOCK characters) and where each starts,
@@ -125,12 +130,45 @@ class WrappedText:
         self._width = UNWRAPPED
         self._tail_cells = 0
         self.chars = 0
+        #: Everything appended is shown as it came (so it can be adopted).
+        self._as_sent = True
+        #: Where the text is read from once adopted: source()[base:base + chars].
+        self._source: Callable[[], str] | None = None
+        self._base = 0
         if text:
             self.append(text)
+
+    # ------------------------------------------------------------------ sharing
+
+    @property
+    def adopted(self) -> bool:
+        return self._source is not None
+
+    def adopt(self, source: Callable[[], str], base: int) -> bool:
+        """Read the text from ``source()[base:base + chars]`` from now on and drop this
+        copy, if that is exactly what was appended and shown. Returns whether it was."""
+        if self._source is not None:
+            return True
+        if not self._as_sent or source()[base:base + self.chars] != self.text:
+            return False
+        self._source, self._base = source, base
+        self._blocks, self._block_starts, self._open = [], [], []
+        self._open_start = self.chars
+        return True
+
+    def _own(self) -> None:
+        """Keep a copy again (more text is coming)."""
+        source = self._source
+        if source is not None:
+            text = source()[self._base:self._base + self.chars]
+            self._source = None
+            self._blocks, self._block_starts, self._open, self._open_start = [], [], [text], 0
 
     # ------------------------------------------------------------------ storage
 
     def _store(self, piece: str) -> None:
+        if self._source is not None:
+            self._own()
         self._open.append(piece)
         self.chars += len(piece)
         size = self.chars - self._open_start
@@ -144,6 +182,10 @@ class WrappedText:
         """The text from offset ``a`` to ``b``."""
         if a >= b:
             return ""
+        source = self._source
+        if source is not None:
+            base = self._base
+            return source()[base + a:base + b]
         open_start = self._open_start
         if a >= open_start:
             pieces = self._open
@@ -180,6 +222,9 @@ class WrappedText:
     @property
     def text(self) -> str:
         """Everything appended, as shown (escapes visible, tabs expanded)."""
+        source = self._source
+        if source is not None:
+            return source()[self._base:self._base + self.chars]
         return "".join(self._blocks) + "".join(self._open)
 
     # ------------------------------------------------------------------ appending
@@ -187,7 +232,11 @@ class WrappedText:
     def append(self, text: str) -> None:
         if not text:
             return
-        safe = visible(text).replace("\t", TAB)
+        safe = visible(text)
+        if "\t" in safe:
+            safe = safe.replace("\t", TAB)
+        if safe is not text:
+            self._as_sent = False
         pos = self.chars
         self._store(safe)
         first = True
