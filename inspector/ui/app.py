@@ -67,10 +67,13 @@ class InspectorApp(App[int]):
         Binding("f8", "choose_dialect", "Dialect", show=False),
     ]
 
+    # Neither repaints the screen itself: the views hear of a change (ConnectionChanged,
+    # TaskSelected) and redraw what they show. A whole-screen repaint here landed in
+    # the first frame of every new task's stream, with its layout (~30-130 ms).
     #: The connection the views show.
-    active: reactive[AgentConnection | None] = reactive(None, init=False, always_update=True)
+    active: reactive[AgentConnection | None] = reactive(None, init=False, always_update=True, repaint=False)
     #: The task the task views focus on (per active connection).
-    task_id: reactive[str | None] = reactive(None, init=False, always_update=True)
+    task_id: reactive[str | None] = reactive(None, init=False, always_update=True, repaint=False)
 
     def __init__(self, *, url: str | None = None, dialect: str = "auto", demo: bool = False,
                  record: str | None = None, settings: store.Settings | None = None,
