@@ -601,6 +601,11 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        import httpx_sse  # noqa: F401 - the baseline
+    except ImportError:
+        print("bench/run ingest: the baseline needs httpx-sse: pip install -e '.[bench]'", file=sys.stderr)
+        return 2
     ap = argparse.ArgumentParser(prog="bench/run ingest", description=__doc__.split("\n\n")[0])
     ap.add_argument("--events", type=int, default=50_000, help="SSE events per stream (default 50000)")
     ap.add_argument("--runs", type=int, default=5, help="runs per measurement; medians are reported (default 5)")

@@ -1,16 +1,22 @@
 """Mock throughput: a2a-mock against a real a2a-sdk 1.3.0 agent doing the same work.
 
-Two servers, each in its own child process (uvicorn on 127.0.0.1, port 0, the bound
-port read back from the child), with the same uvicorn settings:
+Servers, each in its own child process (uvicorn on 127.0.0.1, port 0, the bound port
+read back from the child), with the same uvicorn settings:
 
-  mock  a2a-mock serving a two-rule scenario in the 1.0 dialect
-  sdk   the a2a-sdk Echo Agent of tests/peers/sdk_agent.py (pure 1.0, DefaultRequestHandler,
-        InMemoryTaskStore) with its artificial delays set to 0
+  mock           a2a-mock serving a three-rule scenario in the 1.0 dialect, writing each
+                 SSE event as its own write (its default, as real servers write)
+  mock-buffered  the same with ``framing: {writes: buffered}``: whatever is ready goes
+                 out in one write (the mock's old way; --framing per-event leaves it out)
+  sdk            the a2a-sdk Echo Agent of tests/peers/sdk_agent.py (pure 1.0,
+                 DefaultRequestHandler, InMemoryTaskStore); sse-starlette writes each
+                 event as its own write, so "mock" is the like-for-like comparison
 
-Both do echo-like work of the same size for the same request: a working status
+All do echo-like work of the same size for the same request: a working status
 ("echoing..."), one artifact "echo" in K chunks whose i-th text is
 "chunk i of K: <the user's text>\\n", then completed ("done"). K is --send-chunks for a
-text starting "send" and --chunks for one starting "stream".
+text starting "send" and --chunks for one starting "stream" or "slow"; before each
+chunk of a "slow" text both wait --trickle-ms (the SDK peer's SLOW_DELAY), the others
+without delays (the peer's echo delay set to 0).
 
 A load generator in this process (a lean keep-alive HTTP/1.1 client on asyncio streams,
 so that it stays cheaper than either server) runs, against each server in turn:
@@ -19,6 +25,9 @@ so that it stays cheaper than either server) runs, against each server in turn:
            (the events a stream of the same task would carry: K + 3)
   streams  N SendStreamingMessage calls of --chunks chunks, --concurrency at a time:
            requests/s and SSE events/s
+  trickle  N SendStreamingMessage calls whose chunks come --trickle-ms apart, as a
+           token-streaming model sends them: the rates are bound by the delays, so
+           the server CPU per request is the figure to compare
 
 Every response is checked: the completed task with every chunk in order, every stream
 with its K + 3 events (task, working, chunks in order, completed). A failed check (an
@@ -68,36 +77,41 @@ def chunk_texts(text: str, count: int) -> list[str]:
 # ---------------------------------------------------------------------- the servers (children)
 
 
-def mock_scenario(send_chunks: int, stream_chunks: int) -> dict[str, Any]:
-    def script(count: int) -> list[dict[str, Any]]:
-        return [
-            {"status": "working", "message": WORKING},
-            {"chunks": {"id": "echo", "name": "echo", "text": "chunk {i} of {n}: {text}\n", "count": count}},
-            {"status": "completed", "message": DONE},
-        ]
+def mock_scenario(send_chunks: int, stream_chunks: int, trickle: float = 0.0,
+                  framing: str = "per-event") -> dict[str, Any]:
+    def script(count: int, delay: float = 0.0) -> list[dict[str, Any]]:
+        chunks: dict[str, Any] = {"id": "echo", "name": "echo", "text": "chunk {i} of {n}: {text}\n", "count": count}
+        steps: list[dict[str, Any]] = [{"status": "working", "message": WORKING}]
+        if delay:
+            # The SDK peer sleeps before every chunk, the first one included.
+            chunks["delay"] = delay
+            steps.append({"delay": delay})
+        return [*steps, {"chunks": chunks}, {"status": "completed", "message": DONE}]
 
     return {
         "name": "bench-echo",
-        "description": "Echo in K chunks, like the a2a-sdk peer with its delays at 0.",
+        "description": "Echo in K chunks, like the a2a-sdk peer (delays only for 'slow').",
         "card": {"name": "Echo Agent", "description": "Echoes text back in chunks.", "version": "0.1.0",
                  "capabilities": {"streaming": True, "pushNotifications": False},
                  "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
                  "skills": [{"id": "echo", "name": "Echo", "description": "Echo the input.", "tags": ["echo"]}]},
+        "framing": {"writes": framing},
         "rules": [
             {"name": "send", "when": {"text": "^send\\b"}, "script": script(send_chunks)},
             {"name": "stream", "when": {"text": "^stream\\b"}, "script": script(stream_chunks)},
+            {"name": "slow", "when": {"text": "^slow\\b"}, "script": script(stream_chunks, trickle)},
         ],
     }
 
 
-def build_mock(send_chunks: int, stream_chunks: int) -> tuple[Any, str]:
+def build_mock(send_chunks: int, stream_chunks: int, trickle: float, framing: str) -> tuple[Any, str]:
     from mock_agent.server import MockServer
 
-    server = MockServer(mock_scenario(send_chunks, stream_chunks), dialect=V10)
+    server = MockServer(mock_scenario(send_chunks, stream_chunks, trickle, framing), dialect=V10)
     return server.app, server.rpc_path
 
 
-def build_sdk(send_chunks: int, stream_chunks: int) -> tuple[Any, str]:
+def build_sdk(send_chunks: int, stream_chunks: int, trickle: float) -> tuple[Any, str]:
     sys.path.insert(0, str(ROOT / "tests"))
     from peers import sdk_agent
 
@@ -108,17 +122,24 @@ def build_sdk(send_chunks: int, stream_chunks: int) -> tuple[Any, str]:
     # The executor looks echo_chunks up in its module at each call; the artifact is
     # "echo" with an "echo-<task>" id, the statuses "echoing..." and "done", as above.
     sdk_agent.echo_chunks = echo_chunks
-    return sdk_agent.build_app("v10", echo_delay=0.0, slow_delay=0.0), "/"
+    return sdk_agent.build_app("v10", echo_delay=0.0, slow_delay=trickle), "/"
 
 
-def serve(kind: str, send_chunks: int, stream_chunks: int) -> None:
+KINDS = ("mock", "mock-buffered", "sdk")
+
+
+def serve(kind: str, send_chunks: int, stream_chunks: int, trickle: float) -> None:
     """Child process: serve ``kind`` on a free port; print "<port> <rpc path>", then run
     until terminated."""
     import logging
 
     import uvicorn
 
-    app, path = (build_mock if kind == "mock" else build_sdk)(send_chunks, stream_chunks)
+    if kind == "sdk":
+        app, path = build_sdk(send_chunks, stream_chunks, trickle)
+    else:
+        app, path = build_mock(send_chunks, stream_chunks, trickle,
+                               "buffered" if kind == "mock-buffered" else "per-event")
     logging.getLogger("a2a").setLevel(logging.ERROR)
     config = uvicorn.Config(app, host=HOST, port=0, log_level="warning", access_log=False, lifespan="auto")
     server = uvicorn.Server(config)
@@ -141,11 +162,11 @@ def serve(kind: str, send_chunks: int, stream_chunks: int) -> None:
 class Child:
     """One server in a child process, stopped on close."""
 
-    def __init__(self, kind: str, send_chunks: int, stream_chunks: int) -> None:
+    def __init__(self, kind: str, send_chunks: int, stream_chunks: int, trickle_ms: float) -> None:
         self.kind = kind
         self.proc = subprocess.Popen(
             [sys.executable, __file__, "--serve", kind, "--send-chunks", str(send_chunks),
-             "--chunks", str(stream_chunks)],
+             "--chunks", str(stream_chunks), "--trickle-ms", str(trickle_ms)],
             stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         parts = line.split()
@@ -158,6 +179,16 @@ class Child:
     def cpu_seconds(self) -> float | None:
         """The child's user + system CPU time so far (Linux /proc), else None."""
         return c.child_cpu_seconds(self.proc.pid)
+
+    def peak_rss_mb(self) -> float | None:
+        """The child's peak resident set (VmHWM, Linux /proc), else None."""
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return None
 
     def close(self) -> None:
         c.stop_child(self.proc, 10)
@@ -305,9 +336,9 @@ class Figures:
 
 async def run_phase(child: Child, phase: str, n: int, concurrency: int, count: int, tag: str) -> Figures:
     """n requests of one phase against one server, ``concurrency`` connections at a time."""
-    stream = phase == "streams"
+    stream = phase != "sends"
     method = "SendStreamingMessage" if stream else "SendMessage"
-    word = "stream" if stream else "send"
+    word = {"sends": "send", "streams": "stream", "trickle": "slow"}[phase]
     todo = iter(range(n))
     events = 0
 
@@ -362,21 +393,31 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/run mock", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sends", type=int, default=2000, help="blocking sends per server (default 2000)")
     ap.add_argument("--streams", type=int, default=500, help="streams per server (default 500)")
+    ap.add_argument("--trickle", type=int, default=200,
+                    help="streams with delays between chunks, per server (default 200; 0 skips the phase)")
+    ap.add_argument("--trickle-ms", type=float, default=2.0,
+                    help="milliseconds before each chunk of a trickle stream (default 2)")
     ap.add_argument("--chunks", type=int, default=20, help="artifact chunks per stream (default 20)")
     ap.add_argument("--send-chunks", type=int, default=3,
                     help="artifact chunks per blocking send (default 3, like the SDK peer's echo)")
     ap.add_argument("--concurrency", type=int, default=16, help="requests in flight (default 16)")
     ap.add_argument("--runs", type=int, default=3, help="runs per server; medians are reported (default 3)")
-    ap.add_argument("--quick", action="store_true", help="300 sends, 100 streams, one run")
-    ap.add_argument("--serve", choices=("mock", "sdk"), help=argparse.SUPPRESS)
+    ap.add_argument("--framing", choices=("both", "per-event", "buffered"), default="both",
+                    help="which mock writes to measure: per-event (its default, like the SDK), buffered, or both "
+                         "(default)")
+    ap.add_argument("--quick", action="store_true", help="300 sends, 100 streams, 50 trickle streams, one run")
+    ap.add_argument("--serve", choices=KINDS, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    trickle = args.trickle_ms / 1000
     if args.serve:
-        serve(args.serve, args.send_chunks, args.chunks)
+        serve(args.serve, args.send_chunks, args.chunks, trickle)
         return 0
     if args.quick:
         args.sends, args.streams, args.runs = min(args.sends, 300), min(args.streams, 100), 1
-    if min(args.sends, args.streams, args.chunks, args.send_chunks, args.concurrency, args.runs) < 1:
-        ap.error("every count must be >= 1")
+        args.trickle = min(args.trickle, 50)
+    if min(args.sends, args.streams, args.chunks, args.send_chunks, args.concurrency, args.runs) < 1 \
+            or args.trickle < 0 or args.trickle_ms < 0:
+        ap.error("every count must be >= 1 (--trickle and --trickle-ms >= 0)")
 
     try:
         import a2a
@@ -386,17 +427,26 @@ def main(argv: list[str] | None = None) -> int:
               f"(.venv/bin/pip install -e '.[test]'): {exc}", file=sys.stderr)
         return 1
 
+    mocks = {"both": ["mock", "mock-buffered"], "per-event": ["mock"], "buffered": ["mock-buffered"]}[args.framing]
+    kinds = [*mocks, "sdk"]
+    phases = [("sends", args.sends, args.send_chunks), ("streams", args.streams, args.chunks)]
+    if args.trickle:
+        phases.append(("trickle", args.trickle, args.chunks))
     print(f"mock: a2a-mock vs a2a-sdk {getattr(a2a, '__version__', '1.3')} agent, 1.0 JSON-RPC over HTTP/1.1 "
-          f"on loopback; {args.sends:,} sends of {args.send_chunks} chunks and {args.streams:,} streams of "
-          f"{args.chunks} chunks, {args.concurrency} in flight, medians of {args.runs} run(s) "
-          f"(Python {sys.version.split()[0]}, uvicorn {uvicorn.__version__}, {os.cpu_count()} CPUs)")
+          f"on loopback; {args.sends:,} sends of {args.send_chunks} chunks, {args.streams:,} streams of "
+          f"{args.chunks} chunks and {args.trickle:,} trickle streams of {args.chunks} chunks "
+          f"{args.trickle_ms:g} ms apart, {args.concurrency} in flight, medians of {args.runs} run(s) "
+          f"(Python {sys.version.split()[0]}, uvicorn {uvicorn.__version__}, {os.cpu_count()} CPUs; "
+          f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
+    print("  mock writes each SSE event as its own write, as a2a-sdk (sse-starlette) does: the like-for-like "
+          "pair; mock-buffered writes what is ready at once")
     print()
     started = time.perf_counter()
     children: dict[str, Child] = {}
     runs: dict[tuple[str, str], list[Figures]] = {}
     try:
-        for kind in ("mock", "sdk"):
-            children[kind] = Child(kind, args.send_chunks, args.chunks)
+        for kind in kinds:
+            children[kind] = Child(kind, args.send_chunks, args.chunks, args.trickle_ms)
         loop = asyncio.new_event_loop()
         try:
             # Warm-up: imports, first-request paths, the handler's caches.
@@ -404,20 +454,20 @@ def main(argv: list[str] | None = None) -> int:
                 loop.run_until_complete(run_phase(child, "sends", 50, 4, args.send_chunks, "warm"))
                 loop.run_until_complete(run_phase(child, "streams", 20, 4, args.chunks, "warm"))
             for r in range(args.runs):
-                for phase, n, count in (("sends", args.sends, args.send_chunks),
-                                        ("streams", args.streams, args.chunks)):
-                    # Alternate which server goes first, so a burst of load elsewhere
-                    # does not always fall on the same one.
-                    order = ("mock", "sdk") if r % 2 == 0 else ("sdk", "mock")
+                for phase, n, count in phases:
+                    # Rotate which server goes first, so a burst of load elsewhere does
+                    # not always fall on the same one.
+                    order = kinds[r % len(kinds):] + kinds[:r % len(kinds)]
                     for kind in order:
                         fig = loop.run_until_complete(
                             run_phase(children[kind], phase, n, args.concurrency, count, f"r{r}"))
-                        print(f"  run {r + 1} {phase:7} {kind:4}: {c.fmt_rate(fig.rps)} requests, "
+                        print(f"  run {r + 1} {phase:7} {kind:13}: {c.fmt_rate(fig.rps)} requests, "
                               f"{c.fmt_rate(fig.eps)} events ({fig.seconds:.2f} s, server CPU "
                               f"{fig.cpu_ms()} ms/request)", flush=True)
                         runs.setdefault((phase, kind), []).append(fig)
         finally:
             loop.close()
+        peaks = {kind: child.peak_rss_mb() for kind, child in children.items()}
     except CheckFailed as exc:
         print(f"\nFAIL: {exc}", file=sys.stderr)
         return 1
@@ -426,19 +476,27 @@ def main(argv: list[str] | None = None) -> int:
             child.close()
     print()
     rows = []
-    for phase in ("sends", "streams"):
-        mock, sdk = runs[(phase, "mock")], runs[(phase, "sdk")]
-        m_rps, s_rps = c.median([f.rps for f in mock]), c.median([f.rps for f in sdk])
-        m_eps, s_eps = c.median([f.eps for f in mock]), c.median([f.eps for f in sdk])
-        rps_ratio, eps_ratio = m_rps / s_rps, m_eps / s_eps
-        rows.append([phase, c.fmt_rate(m_rps), c.fmt_rate(s_rps), f"{rps_ratio:.1f}x", _verdict(rps_ratio),
-                     c.fmt_rate(m_eps), c.fmt_rate(s_eps), f"{eps_ratio:.1f}x", _verdict(eps_ratio),
-                     f"{_cpu_ms(mock)} / {_cpu_ms(sdk)}", f"{_client_ms(mock)} / {_client_ms(sdk)}",
-                     f"{_spread(mock)} / {_spread(sdk)}"])
+    for phase, _n, _count in phases:
+        sdk = runs[(phase, "sdk")]
+        s_rps, s_eps = c.median([f.rps for f in sdk]), c.median([f.eps for f in sdk])
+        for kind in mocks:
+            mock = runs[(phase, kind)]
+            m_rps, m_eps = c.median([f.rps for f in mock]), c.median([f.eps for f in mock])
+            rps_ratio, eps_ratio = m_rps / s_rps, m_eps / s_eps
+            # Trickle streams are paced by their delays: rates say little, CPU does.
+            judged = phase != "trickle"
+            rows.append([f"{phase} {kind}", c.fmt_rate(m_rps), c.fmt_rate(s_rps), f"{rps_ratio:.1f}x",
+                         _verdict(rps_ratio) if judged else "-",
+                         c.fmt_rate(m_eps), c.fmt_rate(s_eps), f"{eps_ratio:.1f}x",
+                         _verdict(eps_ratio) if judged else "-",
+                         f"{_cpu_ms(mock)} / {_cpu_ms(sdk)}", f"{_client_ms(mock)} / {_client_ms(sdk)}",
+                         f"{_spread(mock)} / {_spread(sdk)}"])
     c.table(["", "mock req/s", "sdk req/s", "ratio", "verdict", "mock events/s", "sdk events/s", "ratio", "verdict",
              "server CPU ms/req", "client CPU ms/req", "spread"],
             rows, title=f"mock summary (medians of {args.runs}; target: a2a-mock >= {TARGET:g}x the SDK "
-                        "on requests/s and on events/s; pairs are mock / sdk)")
+                        "on requests/s and on events/s, sends and streams; pairs are mock / sdk)")
+    print("peak RSS: " + ", ".join(f"{kind} {mb:.0f} MB" if mb is not None else f"{kind} ?"
+                                   for kind, mb in peaks.items()))
     print(f"done in {time.perf_counter() - started:.0f} s")
     return 0
 

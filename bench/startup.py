@@ -6,17 +6,26 @@ frame, so a slow machine shows as a slow baseline rather than as a regression.
 
 The first frame is measured through a pseudo-terminal: the app is spawned on a pty of
 120x36, and the clock stops when the screen shows the footer's key hints (the last
-thing the first full frame draws). Then ctrl+q quits it.
+thing the first full frame draws). Then ctrl+q quits it. Three ways in: no argument
+(the saved agents, none), a URL (a2a-mock on loopback, started once for the runs), and
+no argument with 50 saved agents.
 
-Targets: --version <= 0.3 s, first frame <= 1.0 s.
+Python writes no bytecode cache when PYTHONDONTWRITEBYTECODE is set (some sandboxes
+set it): every start of an editable install then compiled ~70 modules (~100 ms) that
+an installed wheel or a second start would not. The children run without it, after a
+warm-up start, as a user's machine would.
+
+Targets: --version <= 0.3 s; first frame <= 600 ms and <= 2x the bare app.
 """
 
 from __future__ import annotations
 
 import argparse
 import fcntl
+import json
 import os
 import pty
+import re
 import select
 import signal
 import struct
@@ -28,7 +37,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import median, spread, table  # noqa: E402
+from common import median, spread, stop_child, table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -53,7 +62,47 @@ def isolated_env() -> dict[str, str]:
     env["TERM"] = "xterm-256color"
     env["COLORTERM"] = "truecolor"
     env.pop("TEXTUAL", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # see the module's docstring
     return env
+
+
+def saved_agents(env: dict[str, str], count: int) -> dict[str, str]:
+    """``env`` with its own config directory holding ``count`` saved agents."""
+    env = dict(env)
+    root = tempfile.mkdtemp(prefix="a2a-bench-agents-")
+    env["XDG_CONFIG_HOME"] = root
+    folder = Path(root) / "a2a-inspect"
+    folder.mkdir(parents=True)
+    agents = [{"name": f"agent {i:02d}", "url": f"http://127.0.0.1:{20000 + i}/",
+               **({"dialect": "1.0"} if i % 3 == 0 else {}),
+               **({"auth": "bearer", "secret": f"token-{i}"} if i % 5 == 0 else {})}
+              for i in range(count)]
+    (folder / "agents.json").write_text(json.dumps(agents, indent=2), encoding="utf-8")
+    return env
+
+
+class Mock:
+    """a2a-mock on loopback (port 0) for the runs with a URL."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen([PY, "-m", "mock_agent.cli", "--port", "0"], cwd=ROOT, env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + 30
+        self.url = ""
+        while time.monotonic() < deadline and not self.url:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            found = re.search(r" at (http://\S+)", line)
+            if found:
+                self.url = found.group(1)
+        if not self.url:
+            self.close()
+            raise RuntimeError("a2a-mock did not start")
+
+    def close(self) -> None:
+        stop_child(self.proc)
 
 
 def time_command(argv: list[str], env: dict[str, str]) -> float:
@@ -119,28 +168,44 @@ def main() -> int:
         inspect_argv = [PY, "-m", "inspector.cli"]
     else:
         inspect_argv = [inspect]
+    agents_env = saved_agents(env, 50)
+    mock = Mock(env)
+    try:
+        # Warm the OS page cache and .pyc files once, so run 1 is not an outlier.
+        time_command([*inspect_argv, "--version"], env)
+        first_frame([PY, "-c", BARE_APP], env, b"Help")
+        first_frame([*inspect_argv], env, b"Help")
+        first_frame([*inspect_argv, mock.url], env, b"Help")
 
-    # Warm the OS page cache and .pyc files once, so run 1 is not an outlier.
-    time_command([*inspect_argv, "--version"], env)
-    first_frame([PY, "-c", BARE_APP], env, b"Help")
-    first_frame([*inspect_argv], env, b"Help")
+        base_py = [time_command([PY, "-c", "pass"], env) for _ in range(runs)]
+        version = [time_command([*inspect_argv, "--version"], env) for _ in range(runs)]
+        bare: list[float] = []
+        frame: list[float] = []
+        with_url: list[float] = []
+        with_agents: list[float] = []
+        for _ in range(runs):  # alternating, so load from elsewhere hits all alike
+            bare.append(first_frame([PY, "-c", BARE_APP], env, b"Help"))
+            frame.append(first_frame([*inspect_argv], env, b"Help"))
+            with_url.append(first_frame([*inspect_argv, mock.url], env, b"Help"))
+            with_agents.append(first_frame([*inspect_argv], agents_env, b"Help"))
+    finally:
+        mock.close()
 
-    base_py = [time_command([PY, "-c", "pass"], env) for _ in range(runs)]
-    version = [time_command([*inspect_argv, "--version"], env) for _ in range(runs)]
-    bare = [first_frame([PY, "-c", BARE_APP], env, b"Help") for _ in range(runs)]
-    frame = [first_frame([*inspect_argv], env, b"Help") for _ in range(runs)]
-
-    def row(name: str, values: list[float], base: list[float], target: float) -> list[str]:
+    def row(name: str, values: list[float], base: list[float], target: float, ratio: float | None) -> list[str]:
         ours = median(values)
-        verdict = "PASS" if ours <= target else "MISS"
+        times = ours / median(base)
+        ok = ours <= target and (ratio is None or times <= ratio)
+        goal = f"<= {target * 1000:.0f} ms" + (f", <= {ratio:g}x" if ratio else "")
         return [name, f"{ours * 1000:.0f} ms", f"±{spread(values) * 50:.0f}%",
-                f"{median(base) * 1000:.0f} ms", f"{ours / median(base):.2f}x",
-                f"<= {target * 1000:.0f} ms", verdict]
+                f"{median(base) * 1000:.0f} ms", f"{times:.2f}x", goal, "PASS" if ok else "MISS"]
 
     table(["measure", "median", "spread", "baseline", "vs baseline", "target", "verdict"], [
-        row("a2a-inspect --version", version, base_py, 0.3),
-        row("TUI first frame (120x36)", frame, bare, 1.0),
+        row("a2a-inspect --version", version, base_py, 0.3, None),
+        row("TUI first frame (120x36)", frame, bare, 0.6, 2),
+        row("  with a URL (a2a-mock)", with_url, bare, 0.6, 2),
+        row("  with 50 saved agents", with_agents, bare, 0.6, 2),
     ], title=f"startup ({runs} runs each; baselines: `python -c pass`, a bare Textual app)")
+    print(f"load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

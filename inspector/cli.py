@@ -70,6 +70,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     o.add_argument("--record", metavar="FILE", nargs="?", const="",
                    help="record the session to FILE (JSONL); without FILE, to a new file in the "
                         "a2a-inspect data directory")
+    o.add_argument("--append", action="store_true",
+                   help="with --record FILE: add this session to FILE if it exists (a recording holds "
+                        "several sessions; replay, export and diff read them all), instead of refusing")
     o.add_argument("--no-redact", action="store_true",
                    help="record secrets (Authorization, API keys) as sent")
     o.add_argument("--lenient", action="store_true",
@@ -129,6 +132,9 @@ terminal UI:
   options: --dialect auto|0.1|0.2|0.3|1.0, --record FILE (record the session),
            --push-port PORT (the push receiver's loopback port; default: any free one)
 
+shell completion:
+  a2a-inspect --completion bash|zsh|fish   print the script; see README
+
 """
 
 
@@ -154,15 +160,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("send", "send a message and show the task it starts or continues")
     p.add_argument("url")
-    p.add_argument("text", nargs="?", help="the message text")
+    p.add_argument("text", nargs="?", help="the message text; - reads it from standard input")
     p.add_argument("--stream", action="store_true", help="stream the reply (SSE)")
     p.add_argument("--file", action="append", default=[], metavar="PATH",
                    help="attach a file's bytes (repeatable)")
     p.add_argument("--file-uri", action="append", default=[], metavar="URI",
                    help="attach a file by URI (repeatable)")
     p.add_argument("--data", action="append", default=[], metavar="JSON|@FILE",
-                   help="attach a data part (repeatable)")
-    p.add_argument("--metadata", metavar="JSON|@FILE", help="request metadata object")
+                   help="attach a data part (repeatable; @- reads it from standard input)")
+    p.add_argument("--metadata", metavar="JSON|@FILE", help="request metadata object (the params' metadata)")
+    p.add_argument("--message-metadata", metavar="JSON|@FILE",
+                   help="the message's own metadata object (what the TUI composer's \"message metadata\" sets)")
     p.add_argument("--task-id", metavar="ID", help="continue this task")
     p.add_argument("--context-id", "--session-id", dest="context_id", metavar="ID",
                    help="context (0.1: session) to send in")
@@ -204,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--token", metavar="T", help="token the agent sends back with each notification")
     q.add_argument("--config-id", metavar="ID", help="config id (0.3+, several per task)")
     _common(q)
-    for action, help in (("get", "show a task's callback"), ("list", "list a task's callbacks (0.3+)"),
+    for action, help in (("get", "show a task's callback (1.0 without --config-id: list them all)"),
+                         ("list", "list a task's callbacks (0.3+)"),
                          ("delete", "remove a task's callback (0.3+)")):
         q = push.add_parser(action, help=help)
         q.add_argument("url")
@@ -239,6 +248,8 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true",
                         help="start the embedded mock agent on a free loopback port and connect to it")
     parser.add_argument("--record", metavar="FILE", help="record the session to FILE")
+    parser.add_argument("--append", action="store_true",
+                        help="with --record FILE: add this session to FILE if it exists, instead of refusing")
     parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
     parser.add_argument("--push-port", type=_port, default=0, metavar="PORT",
                         help="the push receiver listens on this loopback port (default: any free "
@@ -264,8 +275,31 @@ def _looks_like_command(word: str) -> bool:
             and word not in ("localhost",))
 
 
+def completion_parser() -> argparse.ArgumentParser:
+    """What TAB completes: the commands with their options, and the terminal UI's options
+    (which main() parses with a parser of their own)."""
+    from .completion import SHELLS
+
+    parser = build_parser()
+    for action in build_tui_parser()._actions:
+        if action.option_strings and not any(o in ("-h", "--help", "--version") for o in action.option_strings):
+            parser._add_action(action)
+    parser.add_argument("--completion", choices=SHELLS, help="print the shell completion script for SHELL")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
+    from . import completion
+
+    if argv is None:
+        completion.complete_if_asked(completion_parser)
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--completion"]:
+        if len(argv) != 2 or argv[1] not in completion.SHELLS:
+            print(f"a2a-inspect: --completion takes one of {', '.join(completion.SHELLS)}", file=sys.stderr)
+            return 2
+        print(completion.script("a2a-inspect", argv[1]), end="")
+        return 0
     if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
         args = build_parser().parse_args(argv)
         if args.command == "replay":

@@ -72,6 +72,16 @@ class SavedAgent(BaseModel):
     auth: str | None = None
     auth_header: str | None = None
     secret: str | None = None
+    #: Headers that are credentials (the form's "secret" flag): sent like ``headers``,
+    #: redacted like --secret-header wherever anything is written.
+    secret_headers: dict[str, str] = Field(default_factory=dict)
+
+
+def _agent_json(agent: SavedAgent) -> dict[str, Any]:
+    out = agent.model_dump(exclude_none=True)
+    if not out.get("secret_headers"):
+        out.pop("secret_headers", None)  # files of agents without them stay as they were
+    return out
 
 
 class Settings(BaseModel):
@@ -127,7 +137,7 @@ class AgentStore:
         self.agents = agents
 
     def save(self) -> None:
-        text = json.dumps([a.model_dump(exclude_none=True) for a in self.agents], indent=2)
+        text = json.dumps([_agent_json(a) for a in self.agents], indent=2)
         write_atomic(self.path, text + "\n")
 
     def find(self, name: str) -> SavedAgent | None:

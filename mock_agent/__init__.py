@@ -3,13 +3,37 @@
 ``MockAgent`` serves a scenario (a built-in's name or a YAML/JSON file) on a free
 loopback port; ``a2a-mock`` is the command-line front end; the ``a2a_mock`` pytest
 fixture comes from ``mock_agent.pytest_plugin``.
+
+The names below are imported on first use: pytest loads the plugin module (and so this
+package) in every run wherever a2a-inspect is installed, and that must not cost the
+server stack's import time until a test asks for a mock.
 """
 
-from .api import MockAgent
-from .loader import ScenarioError, builtins, load_file, load_text, resolve
-from .profiles import PROFILES
-from .scenario import Scenario
-from .server import MockServer
+from __future__ import annotations
 
-__all__ = ["MockAgent", "MockServer", "PROFILES", "Scenario", "ScenarioError", "builtins", "load_file",
-           "load_text", "resolve"]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import MockAgent
+    from .loader import ScenarioError, builtins, load_file, load_text, resolve
+    from .profiles import PROFILES
+    from .scenario import Scenario
+    from .server import MockServer
+
+_WHERE = {
+    "MockAgent": ".api", "MockServer": ".server", "PROFILES": ".profiles", "Scenario": ".scenario",
+    "ScenarioError": ".loader", "builtins": ".loader", "load_file": ".loader", "load_text": ".loader",
+    "resolve": ".loader",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -39,13 +39,17 @@ class MockAgent:
         max_body: int | None = None,
         heartbeat: float | None = None,
         allow_remote_push: bool = False,
+        lenient: bool | None = None,
+        max_tasks: int | None = None,
     ) -> None:
         """``scenario``: a built-in's name, a file path, a dict or a Scenario (default:
         the profile's scenario, else "echo"). ``time_scale`` multiplies every scripted
-        delay (0.01 makes a 2 s script take 20 ms)."""
+        delay (0.01 makes a 2 s script take 20 ms). ``lenient``: accept requests the
+        spec does not allow (default: the scenario's ``lenient``, else strict).
+        ``max_tasks``: how many tasks to keep, newest first (default 1,000)."""
         self.server = MockServer(scenario, dialect=dialect, profile=profile, max_body=max_body,
                                  heartbeat=heartbeat, time_scale=time_scale, seed=seed,
-                                 allow_remote_push=allow_remote_push)
+                                 allow_remote_push=allow_remote_push, lenient=lenient, store_limit=max_tasks)
         self._runner = BackgroundServer(self.server.app, host=host, port=port)
 
     # -- addresses ---------------------------------------------------------------

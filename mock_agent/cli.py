@@ -14,13 +14,18 @@ import argparse
 import gc
 import json
 import sys
+from pathlib import Path
 from typing import Sequence
+
+from inspector import __version__
+from inspector.completion import SHELLS, complete_if_asked, script
 
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
 from .runner import LOOPBACK, serve_until_interrupted
 from .scenario import json_schema
 from .server import DIALECT_CHOICES, MockServer
+from .store import DEFAULT_LIMIT
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,10 +34,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="A scriptable mock A2A agent: serves a scenario's card, tasks and faults.",
         epilog="a2a-mock schema prints the scenario file JSON Schema. Docs: docs/mock.md, docs/scenarios.md",
     )
+    p.add_argument("--version", action="version", version=f"a2a-mock {__version__}")
     p.add_argument("command", nargs="?", choices=["serve", "schema"], default="serve",
                    help="serve (default) or schema: print the scenario JSON Schema and exit")
-    p.add_argument("--scenario", "-s", metavar="FILE|NAME",
-                   help="a scenario file (YAML or JSON) or a built-in's name (default: echo, or the profile's)")
+    scenario = p.add_argument("--scenario", "-s", metavar="FILE|NAME",
+                              help="a scenario file (YAML or JSON) or a built-in's name (default: echo, or "
+                                   "the profile's)")
+    scenario.completer = _complete_scenario  # type: ignore[attr-defined]
     p.add_argument("--dialect", "-d", choices=DIALECT_CHOICES,
                    help="protocol dialect to speak; 'all' answers each request in its own (default: the "
                         "scenario's, else all)")
@@ -42,6 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="validate the scenario and exit: 0 valid, 1 not")
     p.add_argument("--list", action="store_true", help="list built-in scenarios and profiles, then exit")
     p.add_argument("--max-body", type=int, metavar="BYTES", help="largest request body accepted (default 1 MB)")
+    p.add_argument("--lenient", action="store_true",
+                   help="accept requests the spec does not allow (no messageId, empty parts, page sizes out of "
+                        "range, ...) instead of refusing them as a strict agent does (the default; the card's "
+                        "urn:a2a-mock:request-validation extension says which mode is on)")
+    p.add_argument("--max-tasks", type=int, metavar="N",
+                   help=f"keep the newest N tasks in memory (default {DEFAULT_LIMIT:,}) and evict older ones "
+                        "(asked for, they are unknown: -32001); a task whose script still runs or that a stream "
+                        "follows is evicted only once it is done")
     p.add_argument("--heartbeat", type=float, metavar="SECONDS",
                    help="send ': heartbeat' on streams idle this long (0 turns it off)")
     p.add_argument("--time-scale", type=float, default=1.0, metavar="FACTOR",
@@ -55,11 +71,28 @@ def build_parser() -> argparse.ArgumentParser:
                         "requests, in the recorded dialect (repeatable: several recordings at once)")
     p.add_argument("--speed", type=float, default=1.0, metavar="X",
                    help="with --replay: play recorded timing X times faster (0: no delays; default 1)")
+    p.add_argument("--completion", choices=SHELLS, metavar="SHELL",
+                   help="print the shell completion script (bash, zsh or fish) and exit; see README")
     return p
 
 
+def _complete_scenario(prefix: str, **_: object) -> list[str]:
+    """TAB after --scenario: the built-ins' names, and scenario files."""
+    import glob
+
+    names = [name for name in builtins() if name.startswith(prefix)]
+    files = [path + ("/" if Path(path).is_dir() else "") for path in glob.glob(glob.escape(prefix) + "*")
+             if Path(path).is_dir() or path.endswith((".yaml", ".yml", ".json"))]
+    return names + files
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        complete_if_asked(build_parser)
     args = build_parser().parse_args(argv)
+    if args.completion:
+        print(script("a2a-mock", args.completion), end="")
+        return 0
     if args.command == "schema":
         print(json.dumps(schema(), indent=2))
         return 0
@@ -70,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return check(args.scenario)
     if args.replay:
         return replay(args)
+    if args.max_tasks is not None and args.max_tasks < 1:
+        print("a2a-mock: --max-tasks must be 1 or more", file=sys.stderr)
+        return 1
     return serve(args)
 
 
@@ -126,7 +162,8 @@ def serve(args: argparse.Namespace) -> int:
     try:
         server = MockServer(args.scenario, dialect=args.dialect, profile=args.profile, max_body=args.max_body,
                             heartbeat=args.heartbeat, time_scale=args.time_scale, seed=args.seed,
-                            allow_remote_push=args.allow_remote_push)
+                            allow_remote_push=args.allow_remote_push, store_limit=args.max_tasks,
+                            lenient=True if args.lenient else None)
     except (ScenarioError, ValueError) as exc:
         print(f"a2a-mock: {exc}", file=sys.stderr)
         return 1
@@ -142,6 +179,7 @@ def serve(args: argparse.Namespace) -> int:
     def banner(base: str) -> list[str]:
         name = server.scenario.name or "scenario"
         what = f"profile {server.profile.name}" if server.profile else f"dialect {server.dialect_name}"
+        what += ", strict" if server.strict else ", lenient"
         return [f"a2a-mock: serving {name!r} ({what}) at {base}{server.rpc_path}",
                 *(f"  card: {base}{path}" for path in server.card_paths), "  Ctrl-C to stop"]
 

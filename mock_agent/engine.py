@@ -189,6 +189,7 @@ class DelayOp:
 class HoldOp:
     gate: str
     timeout: float | None
+    follow_up: bool
 
 
 @dataclass(slots=True)
@@ -263,7 +264,7 @@ def compile_script(steps: list[Any]) -> list[Any]:
         elif isinstance(step, sc.DelayStep):
             ops.append(DelayOp(step.delay))
         elif isinstance(step, sc.HoldStep):
-            ops.append(HoldOp(step.hold, step.timeout))
+            ops.append(HoldOp(step.hold, step.timeout, step.until == "message"))
         elif isinstance(step, sc.AskStep):
             state = m.TaskState(step.state)
             ops.append(AskOp(state, compile_content(step.ask) or (),
@@ -413,22 +414,8 @@ class Engine:
     def begin_turn(self, record: TaskRecord, message: m.Message, method: str, dialect: str,
                    metadata: dict[str, Any] | None = None) -> "Run":
         """Record the user's message on the task and prepare the run for this turn."""
-        record.turn += 1
-        status = record.task.status
-        if status.message is not None:
-            # As a2a-sdk does: the agent's last word (say, the question) becomes history
-            # before the user's answer, so history reads in conversation order.
-            record.add_message(status.message)
-            record.task.status = new.TaskStatus(state=status.state, message=None,
-                                                              timestamp=status.timestamp)
-        record.add_message(message)
-        values, kinds = message_vars(message)
-        values["task_id"] = record.task.id
-        values["context_id"] = record.task.context_id or ""
-        values["turn"] = record.turn
-        values["method"] = method
-        values["dialect"] = dialect
-        values["skill"] = skill_of(message, metadata)
+        self._user_turn(record, message)
+        values, kinds = self._turn_values(record, message, method, dialect, metadata)
         if record.pending is not None:
             ops, carried = record.pending
             record.pending = None
@@ -438,6 +425,43 @@ class Engine:
             if groups:
                 values.update(groups)
         return Run(self, record, ops, values)
+
+    def follow_up(self, record: TaskRecord, message: m.Message, method: str, dialect: str,
+                  metadata: dict[str, Any] | None = None) -> "Run":
+        """A message to a task held at a ``hold: ..., until: message`` step: it joins
+        the history, and the held run goes on with this message's values."""
+        run = record.run
+        assert run is not None and record.follow_up is not None
+        self._user_turn(record, message)
+        values, _kinds = self._turn_values(record, message, method, dialect, metadata)
+        run.values.update(values)  # in place: the playing script holds this dict
+        waiter, record.follow_up = record.follow_up, None
+        if not waiter.done():
+            waiter.set_result(None)
+        return run
+
+    @staticmethod
+    def _user_turn(record: TaskRecord, message: m.Message) -> None:
+        record.turn += 1
+        status = record.task.status
+        if status.message is not None:
+            # As a2a-sdk does: the agent's last word (say, the question) becomes history
+            # before the user's answer, so history reads in conversation order.
+            record.add_message(status.message)
+            record.task.status = new.TaskStatus(state=status.state, message=None, timestamp=status.timestamp)
+        record.add_message(message)
+
+    @staticmethod
+    def _turn_values(record: TaskRecord, message: m.Message, method: str, dialect: str,
+                     metadata: dict[str, Any] | None) -> tuple[dict[str, Any], set[str]]:
+        values, kinds = message_vars(message)
+        values["task_id"] = record.task.id
+        values["context_id"] = record.task.context_id or ""
+        values["turn"] = record.turn
+        values["method"] = method
+        values["dialect"] = dialect
+        values["skill"] = skill_of(message, metadata)
+        return values, kinds
 
 
 class Run:
@@ -576,8 +600,7 @@ class Run:
             elif kind is DelayOp:
                 await self._sleep(op.seconds)
             elif kind is HoldOp:
-                await self.engine.gates.wait(op.gate, None if op.timeout is None
-                                             else op.timeout * self.engine.time_scale)
+                await self._hold(op)
             elif kind is AskOp:
                 # Set before the status goes out: a client may answer the moment it sees it.
                 self.record.pending = (op.then, dict(values)) if op.then is not None else None
@@ -607,6 +630,23 @@ class Run:
                 if await self._play(branch):
                     return True
         return False
+
+    async def _hold(self, op: HoldOp) -> None:
+        timeout = None if op.timeout is None else op.timeout * self.engine.time_scale
+        gates = self.engine.gates
+        if not op.follow_up:
+            await gates.wait(op.gate, timeout)
+            return
+        record = self.record
+        message: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        record.follow_up = message
+        released = asyncio.ensure_future(gates.wait(op.gate, timeout))
+        try:
+            await asyncio.wait((released, message), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            released.cancel()
+            if record.follow_up is message:
+                record.follow_up = None
 
     async def _chunks(self, op: ChunksOp) -> None:
         values = self.values

@@ -15,16 +15,20 @@
 
 The marker and an indirect parameter take what ``MockAgent`` takes. The servers run in
 a background thread, so the fixtures work in sync and async tests alike.
+
+pytest loads this module in every run wherever a2a-inspect is installed: the mock (its
+server stack, pydantic models, YAML) is imported only when a test uses a fixture.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .api import MockAgent
+if TYPE_CHECKING:  # pragma: no cover
+    from .api import MockAgent
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -38,6 +42,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def a2a_mock_factory() -> Iterator[Callable[..., MockAgent]]:
     """Call with MockAgent's arguments to start a mock; all stop when the test ends."""
     started: list[MockAgent] = []
+
+    from .api import MockAgent
 
     def start(scenario: Any = None, **options: Any) -> MockAgent:
         mock = MockAgent(scenario, **options).start()

@@ -188,13 +188,17 @@ class DelayStep(BaseModel):
 
 class HoldStep(BaseModel):
     """Keep the task where it is until it is released (``MockAgent.release(NAME)``), it
-    is canceled, or ``timeout`` seconds pass (scaled like a delay). Makes a test's timing
+    is canceled, or ``timeout`` seconds pass (scaled like a delay); with ``until:
+    message``, also until a follow-up message arrives on the task. Makes a test's timing
     deterministic: the task is surely still running while the test acts on it."""
 
     model_config = _STRICT
     #: The gate's name: a test releases every task waiting at it at once.
     hold: str = Field(min_length=1)
     timeout: float | None = Field(default=None, gt=0, le=86_400)
+    #: ``message``: a message sent to the task while it waits here goes on the task's
+    #: history and lets it go on ({text} is then that message's text).
+    until: Literal["message"] | None = None
 
 
 class AskStep(BaseModel):
@@ -350,6 +354,24 @@ def step_kind(step: BaseModel) -> str:
     return _STEP_KEY_OF[type(step)]
 
 
+# --------------------------------------------------------------------------- framing
+
+
+class FramingSpec(BaseModel):
+    """How streams are cut into writes and lines (framing.py's Framer): realistic by
+    default, with the variations a client's SSE parser must survive on request."""
+
+    model_config = _STRICT
+    #: per-event: each event its own write, as real servers send; buffered: what is
+    #: ready goes out in one write (several events per read).
+    writes: Literal["per-event", "buffered"] = "per-event"
+    #: Cut every write into pieces of this many bytes (1: byte by byte).
+    split: int | None = Field(default=None, ge=1, le=1_048_576)
+    line_endings: Literal["crlf", "lf", "cr"] = "crlf"
+    #: A comment line before each field of an event and before its closing blank line.
+    comments: bool = False
+
+
 # --------------------------------------------------------------------------- rules
 
 
@@ -407,6 +429,16 @@ class Scenario(BaseModel):
     heartbeat: float | None = Field(default=None, gt=0)
     #: Largest request body accepted, in bytes (default 1 MB).
     max_body: int | None = Field(default=None, gt=0)
+    #: Take requests the spec does not allow (no messageId, empty parts, page sizes out
+    #: of range, ...) instead of refusing them; ``--lenient`` says the same.
+    lenient: bool | None = None
+    #: Say on the card (a capabilities extension) whether requests are checked strictly
+    #: (default true; the demo's card leaves it out to look like any agent's).
+    mode_on_card: bool | None = None
+    #: How many tasks the mock keeps (newest first; default 1,000).
+    max_tasks: int | None = Field(default=None, ge=1, le=10_000_000)
+    #: How streams are written: per event (default), buffered, or with framing faults.
+    framing: FramingSpec | None = None
 
 
 AskStep.model_rebuild()

@@ -39,10 +39,13 @@ from .loader import resolve
 from .runner import url_at
 from .profiles import Profile, get_profile
 from .push import PushSender, refusal
+from .request_check import check_request, parse_timestamp
 from .scenario import Scenario
 from .store import DEFAULT_LIMIT, TaskRecord, TaskStore
 
 DEFAULT_MAX_BODY = 1024 * 1024
+#: The card extension that says how the mock checks requests (strict or lenient).
+MODE_EXTENSION = "urn:a2a-mock:request-validation"
 DIALECT_CHOICES = ("0.1", "0.3", "1.0", "all")
 
 _EVENTS = (m.Task, m.Message, m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)
@@ -134,7 +137,8 @@ class MockServer:
     """A scenario served as an A2A agent: ``.app`` is the ASGI app to run.
 
     ``MockAgent`` (api.py) runs one on a free port; the CLI runs one in the foreground.
-    Options are those of ``MockAgent``/``a2a-mock``; ``store_limit`` caps the tasks kept.
+    Options are those of ``MockAgent``/``a2a-mock``; ``store_limit`` is the number of
+    tasks kept (``--max-tasks``), ``lenient`` turns request validation off.
     """
 
     def __init__(
@@ -148,7 +152,8 @@ class MockServer:
         time_scale: float = 1.0,
         seed: int | None = None,
         allow_remote_push: bool = False,
-        store_limit: int = DEFAULT_LIMIT,
+        store_limit: int | None = None,
+        lenient: bool | None = None,
     ) -> None:
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
         if scenario is None:
@@ -166,7 +171,12 @@ class MockServer:
             self.heartbeat = self.scenario.heartbeat or (p.heartbeat if p else None)
         self.heartbeat_comment = p.heartbeat_comment if p else "heartbeat"
         self.sse_event = p.sse_event.encode() if p and p.sse_event else None
-        self.store = TaskStore(store_limit)
+        f = self.scenario.framing
+        self.framer = framing.Framer(f.writes, f.split, f.line_endings, f.comments) if f else framing.DEFAULT_FRAMER
+        #: Strict (the default) refuses requests the dialect's schema does not allow;
+        #: lenient takes what it can (request_check.py).
+        self.strict = not (lenient if lenient is not None else bool(self.scenario.lenient))
+        self.store = TaskStore(store_limit or self.scenario.max_tasks or DEFAULT_LIMIT)
         self.engine = Engine(self.scenario, self.store, time_scale=time_scale, seed=seed)
         self.engine.full_task_events = bool(p and p.full_task_events)
         self.engine.listener = self._on_update
@@ -233,7 +243,21 @@ class MockServer:
             m.AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=v)
             for v in ("1.0", "0.3") if v in served
         ] or None
+        if self.profile is None and self.scenario.mode_on_card is not False:
+            # Say on the card how requests are checked: a client author reading it knows
+            # whether a mistake of theirs would have been caught. (0.1 cards have no
+            # extensions: their encoder leaves this out.)
+            caps = card.capabilities or m.AgentCapabilities()
+            caps.extensions = [*(caps.extensions or []), self.mode_extension()]
+            card.capabilities = caps
         return card
+
+    def mode_extension(self) -> m.AgentExtension:
+        mode = "strict" if self.strict else "lenient"
+        what = ("refuses requests its dialect's schema does not allow (a2a-mock --lenient accepts them)"
+                if self.strict else "accepts requests its dialect's schema does not allow (started with --lenient)")
+        return m.AgentExtension(uri=MODE_EXTENSION, description=f"a2a-mock request validation: {mode}; it {what}",
+                                required=False, params={"mode": mode})
 
     def encoded_card(self, base_url: str) -> bytes:
         cached = self._cards.get(base_url)
@@ -267,14 +291,15 @@ class MockServer:
             elif key == b"content-length":
                 with contextlib.suppress(ValueError):
                     length = int(value)
-        if length is not None and length > self.max_body:
-            await self._too_large(send, length)
-            return
-        body = await self._read(receive, send)
-        if body is None:
-            return
+        # Until the body is read, the A2A-Version header is all that says the dialect.
         dialect = self.dialects.get("1.0") if version == "1.0" else None
         dialect = dialect or self.primary
+        if length is not None and length > self.max_body:
+            await self._too_large(send, dialect, length)
+            return
+        body = await self._read(receive, send, dialect)
+        if body is None:
+            return
         try:
             obj = loads(body)
         except ValueError as exc:  # not JSON, or nested too deeply (limits.MAX_JSON_DEPTH)
@@ -294,6 +319,7 @@ class MockServer:
             dialect = self._pick(obj, version)
             self._check_version(dialect, obj, version)
             try:
+                obj = check_request(dialect, obj, strict=self.strict)
                 req = dialect.decode_request(obj)
             except JsonRpcError as err:
                 wire = obj.get("method") if isinstance(obj, dict) else None
@@ -379,7 +405,7 @@ class MockServer:
         if method is Method.RESUBSCRIBE:
             return await self._on_resubscribe(call)
         if method is Method.LIST:
-            return self._on_list(call.req.params)
+            return self._on_list(call.req.params, call.dialect.name)
         if method is Method.EXTENDED_CARD:
             return self._on_extended_card(call)
         return self._on_push(call)
@@ -403,6 +429,8 @@ class MockServer:
                 # 0.1 clients pick the task id themselves.
                 return self._create(dialect, params, task_id)
             if record.run is not None:
+                if record.follow_up is not None:
+                    return record  # held until a follow-up message: this one
                 raise self.fail(-32004, f"Task {task_id} is still working on the previous message")
             if record.terminal and dialect.name != "0.1":
                 raise self.fail(-32004, f"Task {task_id} is in terminal state: {errors.state_name(record.state)}")
@@ -428,7 +456,10 @@ class MockServer:
         if conf is not None and conf.push_notification_config is not None and self._push_supported():
             self._add_push(record, conf.push_notification_config, "$.params.configuration.pushNotificationConfig")
         stream = call.req.method is Method.STREAM
-        run = self.engine.begin_turn(record, msg, "stream" if stream else "send", dialect.name, params.metadata)
+        method = "stream" if stream else "send"
+        if record.run is not None:
+            return await self._follow_up(call, record, msg, method, params, notify)
+        run = self.engine.begin_turn(record, msg, method, dialect.name, params.metadata)
         if notify:
             run.start()
             return None
@@ -437,6 +468,28 @@ class MockServer:
             return _HANDLED
         history_length = conf.history_length if conf is not None else None
         run.start()
+        return await self._outcome(call, record, run, conf, history_length)
+
+    async def _follow_up(self, call: _Call, record: TaskRecord, msg: m.Message, method: str,
+                         params: m.SendParams, notify: bool) -> Any:
+        """A message to a task held at ``hold ... until: message``: the held run goes on.
+        A stream follows the run from the task as it now stands (as a resubscribe does);
+        a blocking send waits for the run's outcome."""
+        run = self.engine.follow_up(record, msg, method, call.dialect.name, params.metadata)
+        if notify:
+            return None
+        if method == "stream":
+            queue: asyncio.Queue[Any] = asyncio.Queue()
+            record.subscribers.append(queue)
+            head = record.snapshot() if call.dialect.name != "0.1" else self._first_event(call.dialect, record)
+            await self._serve(call, record, queue, [self._frame(call, head)], live=True, start=True)
+            return _HANDLED
+        conf = params.configuration
+        return await self._outcome(call, record, run, conf, conf.history_length if conf is not None else None)
+
+    async def _outcome(self, call: _Call, record: TaskRecord, run: Run, conf: Any, history_length: int | None) -> Any:
+        """A blocking send's answer: what the run settles on."""
+        dialect = call.dialect
         if conf is not None and conf.blocking is False and dialect.name != "0.1":
             return record.snapshot(history_length)
         timeout = self.profile.request_timeout if self.profile else None
@@ -509,15 +562,15 @@ class MockServer:
                 # Orloj: the task itself is the event's data, no JSON-RPC envelope.
                 if kind is m.Task and self.profile is not None and self.profile.shape_task is not None:
                     encoded = self.profile.shape_task(encoded)
-                return framing.sse_data(framing.dumps(encoded), self.sse_event)
-            return framing.sse_data(framing.result_envelope(call.rid, framing.dumps(encoded)), self.sse_event)
+                return self.framer.data(framing.dumps(encoded), self.sse_event)
+            return self.framer.data(framing.result_envelope(call.rid, framing.dumps(encoded)), self.sse_event)
         if kind is Comment:
-            return framing.sse_comment(item.text)
+            return self.framer.comment(item.text)
         if kind is Malformed:
-            return framing.sse_data(item.body, self.sse_event)
+            return self.framer.data(item.body, self.sse_event)
         if kind is RpcFault:
             err = errors.for_dialect(self._shaped(item.error), dialect.name)
-            return framing.sse_data(framing.dumps(dialect.encode_error(err, call.rid_value)), self.sse_event)
+            return self.framer.data(framing.dumps(dialect.encode_error(err, call.rid_value)), self.sse_event)
         raise TypeError(f"cannot frame {item!r}")  # pragma: no cover
 
     async def _serve(self, call: _Call, record: TaskRecord, queue: asyncio.Queue | None, head: list[bytes],
@@ -533,17 +586,16 @@ class MockServer:
         timer = None
         watcher = None
         heartbeat = self.heartbeat
+        write = self._write
         try:
             if not live or queue is None:
                 await _start_sse(send)
-                for frame in head:
-                    await send({"type": "http.response.body", "body": frame, "more_body": True})
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                await write(send, head, False)
                 return
             watcher = loop.create_task(_watch(call.receive, queue))
             if start:
                 await _start_sse(send)
-                await send({"type": "http.response.body", "body": b"".join(head), "more_body": True})
+                await write(send, head, True)
                 started = True
             if heartbeat:
                 timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
@@ -568,12 +620,12 @@ class MockServer:
                     # when the request came in) stale: the canceled status stands alone.
                     if kind is not RpcFault and kind is not Canceled:
                         frames.extend(head)
-                # Everything the run has already produced goes out in one write: a
-                # script without delays costs one send per turn, not one per event.
+                # Everything the run has already produced is framed now; the framer
+                # decides how many writes carry it (one per event unless buffered).
                 ended = False
                 while True:
                     if item is _TICK:
-                        frames.append(framing.sse_comment(self.heartbeat_comment))
+                        frames.append(self.framer.comment(self.heartbeat_comment))
                     elif item is DONE:
                         ended = True
                     elif item is _GONE:
@@ -585,7 +637,7 @@ class MockServer:
                             kind = type(item)
                         if kind is Drop or kind is HttpFault:
                             if frames:
-                                await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
+                                await write(send, frames, True)
                             raise _Dropped()
                         frames.append(self._frame(call, item))
                         ended = kind is RpcFault
@@ -593,9 +645,9 @@ class MockServer:
                         break
                     item = queue.get_nowait()
                 if ended:
-                    await send({"type": "http.response.body", "body": b"".join(frames), "more_body": False})
+                    await write(send, frames, False)
                     return
-                await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
+                await write(send, frames, True)
                 if timer is not None:
                     timer.cancel()
                     timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
@@ -608,10 +660,24 @@ class MockServer:
             if watcher is not None:
                 watcher.cancel()
 
+    async def _write(self, send: Any, frames: list[bytes], more: bool) -> None:
+        """Send ``frames`` (SSE events and comments) as the framer cuts them; the last
+        write closes the response unless ``more``."""
+        if not frames and more:
+            return
+        if len(frames) == 1 and self.framer.split is None:
+            await send({"type": "http.response.body", "body": frames[0], "more_body": more})
+            return
+        pending = None
+        for piece in self.framer.writes(frames):
+            if pending is not None:
+                await send({"type": "http.response.body", "body": pending, "more_body": True})
+            pending = piece
+        await send({"type": "http.response.body", "body": pending or b"", "more_body": more})
+
     async def _sse_error(self, call: _Call, err: JsonRpcError) -> None:
         await _start_sse(call.send)
-        frame = self._frame(call, RpcFault(err))
-        await call.send({"type": "http.response.body", "body": frame, "more_body": False})
+        await self._write(call.send, [self._frame(call, RpcFault(err))], False)
 
     # ------------------------------------------------------------------ other methods
 
@@ -630,8 +696,17 @@ class MockServer:
             self.engine.set_idle_status(record, status)
         return record.snapshot()
 
-    def _on_list(self, params: m.ListTasksParams) -> m.ListTasksResult:
-        records = self.store.records(params.context_id, params.status)
+    def _on_list(self, params: m.ListTasksParams, dialect: str) -> m.ListTasksResult:
+        state = params.status
+        if state is m.TaskState.UNKNOWN and dialect == "1.0":
+            state = None  # TASK_STATE_UNSPECIFIED, the proto's "not set": no filter
+        records = self.store.records(params.context_id, state)
+        after = (params.model_extra or {}).get("statusTimestampAfter")
+        since = parse_timestamp(after) if isinstance(after, str) else None
+        if since is not None:
+            # Strict mode has refused a timestamp that does not parse; lenient ignores it.
+            records = [r for r in records if _status_at_or_after(r, since)]
+        # Out-of-range sizes were refused unless lenient, where they are clamped.
         size = min(max(params.page_size or 50, 1), 100)
         try:
             start = int(params.page_token) if params.page_token else 0
@@ -697,9 +772,11 @@ class MockServer:
         else:
             config = record.push.get(config_id)
         if config is None:
-            what = f"push notification config {config_id!r}" if config_id else "no push notification config"
+            # (An empty id, which 0.3 clients converting from 1.0 send, is an id like any.)
+            named = config_id is not None
+            what = f"push notification config {config_id!r}" if named else "no push notification config"
             raise self.fail(-32602, f"Invalid params: {what} for task {record.task.id}"
-                            if config_id else f"Invalid params: {what} is set for task {record.task.id}")
+                            if named else f"Invalid params: {what} is set for task {record.task.id}")
         if method is Method.PUSH_DELETE:
             del record.push[config.id]
             return None
@@ -713,7 +790,7 @@ class MockServer:
 
     # ------------------------------------------------------------------ plain replies
 
-    async def _read(self, receive: Any, send: Any) -> bytes | None:
+    async def _read(self, receive: Any, send: Any, dialect: Dialect) -> bytes | None:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -724,17 +801,17 @@ class MockServer:
             if chunk:
                 size += len(chunk)
                 if size > self.max_body:
-                    await self._too_large(send, size)
+                    await self._too_large(send, dialect, size)
                     return None
                 chunks.append(chunk)
             if not message.get("more_body", False):
                 break
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    async def _too_large(self, send: Any, size: int) -> None:
+    async def _too_large(self, send: Any, dialect: Dialect, size: int) -> None:
         err = JsonRpcError(-32600, "Request payload too large",
                            {"reason": f"body of {size} bytes exceeds the limit of {self.max_body} bytes"})
-        body = framing.dumps(self.primary.encode_error(errors.for_dialect(err, self.primary.name), None))
+        body = framing.dumps(dialect.encode_error(errors.for_dialect(err, dialect.name), None))
         await _send_body(send, 413, body, extra=[(b"connection", b"close")])
 
     async def _error(self, send: Any, dialect: Dialect, err: JsonRpcError, rid: Any) -> None:
@@ -749,6 +826,12 @@ class MockServer:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _status_at_or_after(record: TaskRecord, since: Any) -> bool:
+    stamp = record.task.status.timestamp
+    when = parse_timestamp(stamp) if isinstance(stamp, str) else None
+    return when is not None and when >= since
 
 
 async def _send_body(send: Any, status: int, body: bytes, content_type: bytes = framing.JSON_TYPE,

@@ -17,14 +17,14 @@ from inspector.protocol.states import INTERRUPTED, TERMINAL
 
 from . import construct as new
 
-#: Beyond this many tasks the oldest finished ones are forgotten, so a benchmark that
-#: sends a million messages does not grow the mock without bound.
-DEFAULT_LIMIT = 10_000
+#: The mock keeps the newest this many tasks (``--max-tasks``) and forgets older ones,
+#: so a benchmark that sends a million messages does not grow the mock without bound.
+DEFAULT_LIMIT = 1_000
 
 
 class TaskRecord:
     __slots__ = ("task", "dialect", "turn", "pending", "run", "subscribers", "push",
-                 "ephemeral", "seq", "_keys")
+                 "ephemeral", "seq", "follow_up", "_keys")
 
     def __init__(self, task: m.Task, dialect: str, seq: int) -> None:
         self.task = task
@@ -40,6 +40,9 @@ class TaskRecord:
         #: The first turn answered with a Message: the task is dropped when it ends.
         self.ephemeral = False
         self.seq = seq
+        #: Set while the run waits at a ``hold ... until: message`` step: a message to the
+        #: task resolves it (engine.Engine.follow_up) instead of being refused.
+        self.follow_up: asyncio.Future[None] | None = None
         #: (artifactId, index) of each artifact, in the order of task.artifacts.
         self._keys: list[tuple[str, int]] = []
 
@@ -152,6 +155,7 @@ class TaskStore:
                                       status=new.TaskStatus(state=m.TaskState.SUBMITTED),
                                       history=None, artifacts=None, metadata=metadata)
         record = TaskRecord(task, dialect, next(self._seq))
+        self._tasks.pop(task_id, None)  # a reused 0.1 id is the newest again
         self._tasks[task_id] = record
         if len(self._tasks) > self.limit:
             self._evict()
@@ -161,11 +165,20 @@ class TaskStore:
         self._tasks.pop(task_id, None)
 
     def _evict(self) -> None:
-        # Down to 90 % in one pass, so a long benchmark pays the scan once per
-        # thousand tasks rather than on every new one.
-        excess = len(self._tasks) - int(self.limit * 0.9)
-        for task_id in [r.task.id for r in self._tasks.values() if r.terminal and not r.subscribers][:excess]:
-            del self._tasks[task_id]
+        """Forget the oldest tasks until the newest ``limit`` are left. A task whose
+        script is still running or that a stream still follows is kept until it is done
+        (a later new task evicts it then), so no open stream loses its task. Live tasks
+        are few (about one per request in flight), so the scan stays short."""
+        tasks = self._tasks
+        excess = len(tasks) - self.limit
+        victims = []
+        for task_id, record in tasks.items():  # oldest first: dicts keep insertion order
+            if len(victims) >= excess:
+                break
+            if record.run is None and not record.subscribers:
+                victims.append(task_id)
+        for task_id in victims:
+            del tasks[task_id]
 
     def records(self, context_id: str | None = None, state: m.TaskState | None = None) -> list[TaskRecord]:
         """Newest first, as ListTasks orders them."""

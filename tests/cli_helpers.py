@@ -73,9 +73,11 @@ class Cli:
             p for p in (str(REPO), self.env.get("PYTHONPATH", "")) if p)
 
     def __call__(self, *args: str, timeout: float = DEFAULT_TIMEOUT,
-                 env: dict[str, str] | None = None) -> CliResult:
+                 env: dict[str, str] | None = None, input: bytes | None = None) -> CliResult:
+        """``input``: bytes for standard input (default: none, as from /dev/null)."""
+        stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
         proc = subprocess.run([*COMMAND, *args], capture_output=True, timeout=timeout,
-                              env={**self.env, **(env or {})}, cwd=self.home, stdin=subprocess.DEVNULL)
+                              env={**self.env, **(env or {})}, cwd=self.home, **stdin)
         return CliResult(tuple(args), proc.returncode, proc.stdout, proc.stderr)
 
     def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:

@@ -48,7 +48,7 @@ EPOCH = 1768469400.0
 #: fixed one would collide with another run of the tests on the same machine). Five
 #: digits, as every port of Linux's ephemeral range (32768-60999), so nothing moves.
 SHOWN_PUSH_PORT = 49152
-SCREENS = ("task", "card", "tasks", "traffic", "push", "help", "palette", "light")
+SCREENS = ("task", "card", "tasks", "traffic", "push", "help", "palette", "light", "split")
 
 DEMO_YAML = Path(__file__).resolve().parents[1] / "mock_agent" / "scenarios" / "demo.yaml"
 
@@ -177,6 +177,7 @@ def deterministic() -> Iterator[VirtualClock]:
     import inspector.ui.widgets.composer as composer
     import mock_agent.engine as engine
     import mock_agent.server as server
+    from inspector.ui.widgets.state_diagram import StateDiagram
     from inspector.ui.widgets.tasks_view import TasksView
 
     global CLOCK
@@ -193,6 +194,8 @@ def deterministic() -> Iterator[VirtualClock]:
         (server, "now", clock.iso),
         (transport, "time", fake_time),
         (TasksView, "clock", staticmethod(lambda: clock.wall() + 90)),
+        # The running state's time runs to the agent's latest event, not on with the clock.
+        (StateDiagram, "clock", staticmethod(lambda: 0.0)),
     ]
     saved = [(obj, name, obj.__dict__[name]) for obj, name, _ in patches]
     old_tz = os.environ.get("TZ")
@@ -416,7 +419,7 @@ async def drive(pilot: Any) -> None:
 
 
 #: What has focus on each screen: where a user's keys would be.
-FOCUS = {"task": "#composer-text", "light": "#composer-text", "help": "#composer-text",
+FOCUS = {"task": "#composer-text", "light": "#composer-text", "help": "#composer-text", "split": "#composer-text",
          "palette": "#composer-text", "tasks": "#tasks-table", "traffic": "#traffic-list",
          "push": "#push-table", "card": "#card-view"}
 #: Typed in the command palette.
@@ -428,7 +431,7 @@ async def show(pilot: Any, screen: str) -> None:
     if screen not in SCREENS:
         raise ValueError(f"unknown screen {screen!r}; choose one of {', '.join(SCREENS)}")
     app = pilot.app
-    view = "task" if screen in ("light", "help", "palette") else screen
+    view = "task" if screen in ("light", "help", "palette", "split") else screen
     # Nothing focused while the tab changes: a focused widget in the old tab would hand
     # focus to a sibling there, which takes its tab back (F5, tab into the list, F6: still Traffic).
     app.set_focus(None)
@@ -444,6 +447,13 @@ async def show(pilot: Any, screen: str) -> None:
         _pin_push_port(app)
     elif screen == "help":
         await pilot.press("f1")
+    elif screen == "split":
+        # The first task (the echo of "hello there") beside the tour's task.
+        from inspector.ui.widgets.task_beside import TaskBeside
+
+        conn = app.active
+        first = next(iter(conn.tracker.tasks))
+        app.main.query_one(TaskBeside).pin(conn, first)
     elif screen == "palette":
         await pilot.press("ctrl+p")
         await pilot.press(*PALETTE_QUERY)
@@ -511,6 +521,9 @@ async def screenshots(pilot: Any, screens: tuple[str, ...] = SCREENS) -> dict[st
         out[screen] = app.export_screenshot(title=f"a2a-inspect · {screen}")
         while len(app.screen_stack) > 2:  # the default screen, then MainScreen
             app.pop_screen()
+        from inspector.ui.widgets.task_beside import TaskBeside
+
+        app.main.query_one(TaskBeside).pin(None, None)
         app.theme = "a2a-dark"
         await pilot.pause()
     return out

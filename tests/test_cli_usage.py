@@ -50,7 +50,7 @@ USAGE_ERRORS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("card", URL, "--dialect", "2"), ("argument --dialect: invalid choice: '2'",)),
     (("send", URL), ("nothing to send: give TEXT, --file, --file-uri or --data",)),
     (("send", URL, "hi", "--file-uri", "report.pdf"), ("not a URI (no scheme): report.pdf",)),
-    (("send", URL, "hi", "--record", "{d}/existing.jsonl"), ("cannot record to {d}/existing.jsonl",)),
+    (("send", URL, "hi", "--record", "{d}/existing.jsonl"), ("{d}/existing.jsonl exists: --append adds",)),
     (("send", URL, "hi", "--record", "{d}/no/such/dir/x.jsonl"), ("cannot record to {d}/no/such/dir/x.jsonl",)),
     (("send", URL, "hi", "--timeout", "soon"), ("argument --timeout: not a number of seconds: 'soon'",)),
     (("send", URL, "hi", "--output", "xml"), ("argument --output/-o: invalid choice: 'xml'",)),

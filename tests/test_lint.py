@@ -79,9 +79,12 @@ def test_seed_cards() -> None:
     assert infer_dialect(maps) == "0.1"
     assert triples(lint_card(maps)) == {("warning", "$.authentication.schemes", "legacy-schemes-string")}
     claude = seed_card("000_397570004ad1ae23.txt", '"name": "claude"')
-    # No authentication and no protocolVersion: read as 0.3, which it is not.
-    assert ("error", "$.protocolVersion", "missing-protocol-version") in triples(lint_card(claude))
-    assert triples(lint_card(claude, "0.1")) == {("error", "$.version", "missing-version")}
+    # No version declared, and none of the keys later versions added: a 0.1 card by its
+    # shape, linted by 0.1's rules; the draft's version field its agents left out is a warning.
+    assert infer_dialect(claude) == "0.1"
+    assert triples(lint_card(claude)) == {("warning", "$.version", "missing-version")}
+    assert triples(lint_card(claude, "0.1")) == {("warning", "$.version", "missing-version")}
+    assert ("error", "$.protocolVersion", "missing-protocol-version") in triples(lint_card(claude, "0.3"))
     research = seed_card("001_11a9c2fbb1af15dc.txt", '"name": "research-agent"')
     # "credentials": null is how the page writes "no credentials"; the schema's string-or-absent is met.
     assert lint_card(research) == []
@@ -400,7 +403,9 @@ def test_findings_sort_by_severity_then_path() -> None:
         (BASE["1.0"], "1.0"),
         (BASE["0.3"], "0.3"),
         ({"name": "x", "url": "https://a", "authentication": {"schemes": ["Bearer"]}}, "0.1"),
-        ({"name": "x", "url": "https://a"}, "0.3"),
+        # No version declared: the shape decides (no key of 0.2 or later: 0.1).
+        ({"name": "x", "url": "https://a"}, "0.1"),
+        ({"name": "x", "url": "https://a", "securitySchemes": {}}, "0.3"),
         # A 1.0 card decoding cannot read still lints as 1.0.
         ({"supportedInterfaces": [{"url": 5}]}, "1.0"),
         ({"supportedInterfaces": [{"url": "grpc:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
@@ -413,7 +418,8 @@ def test_dialect_inference(raw: dict[str, Any], dialect: str) -> None:
 
 def test_inferred_dialect_drives_the_rules() -> None:
     assert lint_card(card("1.0")) == []
-    assert ("error", "$.protocolVersion", "missing-protocol-version") in triples(lint_card({"name": "x", "url": "https://a"}))
+    assert ("error", "$.protocolVersion", "missing-protocol-version") in triples(
+        lint_card({"name": "x", "url": "https://a", "securitySchemes": {}}))
     seed_like = {"name": "m", "url": "https://m", "version": "1", "capabilities": {}, "skills": [],
                  "authentication": {"schemes": "OAuth2"}}
     assert triples(lint_card(seed_like)) == {

@@ -1092,5 +1092,6 @@ def test_profile_card_lints_clean(pool: Pool, profile: str) -> None:
     (url,) = mock.card_urls
     raw = httpx.get(url).json()
     found = {(f.severity, f.path, f.code) for f in lint_card(raw, "0.1", card_url=url) if f.severity != "info"}
-    # Society's own card, exactly: no version at all.
-    assert found == ({("error", "$.version", "missing-version")} if profile == "society" else set())
+    # Society's own card, exactly: no version at all (which 0.1 lint calls a warning: the
+    # draft's schema lists it, its agents left it out).
+    assert found == ({("warning", "$.version", "missing-version")} if profile == "society" else set())

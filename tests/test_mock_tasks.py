@@ -323,16 +323,24 @@ def test_a_reply_step_answers_with_a_message_and_keeps_no_task(client: httpx.Cli
         assert mock.tasks == []
 
 
-def test_the_store_forgets_the_oldest_finished_tasks_beyond_its_limit() -> None:
+def test_the_store_keeps_the_newest_tasks_and_those_still_running() -> None:
     from mock_agent.store import TaskStore
 
     store = TaskStore(limit=10)
-    waiting = store.create("waiting", "c", "0.3")  # never finishes: must be kept
+    running = store.create("running", "c", "0.3")
+    running.run = object()  # its script is still playing: kept until it is done
+    waiting = store.create("waiting", "c", "0.3")  # input-required, say: no script runs
+    waiting.task.status = m.TaskStatus(state=m.TaskState.INPUT_REQUIRED)
     for i in range(30):
         record = store.create(f"t{i}", "c", "0.3")
         record.task.status = m.TaskStatus(state=m.TaskState.COMPLETED)
-    assert len(store) <= 10
-    assert store.get("waiting") is waiting and store.get("t29") is not None and store.get("t0") is None
+    # Ten in all: the oldest idle ones went first; the running one holds its place.
+    assert len(store) == 10
+    assert store.get("running") is running and store.get("waiting") is None
+    assert [r.task.id for r in store][1:] == [f"t{i}" for i in range(21, 30)]
+    running.run = None
+    store.create("t30", "c", "0.3")
+    assert store.get("running") is None and [r.task.id for r in store] == [f"t{i}" for i in range(21, 31)]
 
 
 async def test_a_long_stream_without_delays_is_sent_as_it_is_made() -> None:

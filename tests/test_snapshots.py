@@ -1,4 +1,5 @@
-"""Snapshot tests: every main screen at 120x36, from the deterministic demo.
+"""Snapshot tests: every main screen at 120x36, and the main ones at 80x24 (the usual
+terminal: sidebar hidden, compact task view) and 200x50, from the deterministic demo.
 
 tests/snapshot_app.py drives the real app against the embedded mock (the demo scenario,
 ids, clocks and time zone pinned) through an echo, a question answered on its task, a
@@ -28,12 +29,22 @@ import pytest
 from pytest_textual_snapshot import SVGImageExtension
 from snapshot_app import SCREENS, SIZE, deterministic, make_app, screenshots
 
+#: Other sizes, and the screens taken at each (named "screen@WxH").
+SIZED = {(80, 24): ("task", "card", "tasks", "traffic", "push", "help", "split"),
+         (200, 50): ("task", "card", "tasks", "traffic", "push", "split")}
+SIZED_SCREENS = [f"{screen}@{w}x{h}" for (w, h), screens in SIZED.items() for screen in screens]
+
 
 async def _capture() -> dict[str, str]:
-    with deterministic():
-        app = make_app()
-        async with app.run_test(size=SIZE) as pilot:
-            return await screenshots(pilot)
+    out: dict[str, str] = {}
+    for size, screens in [(SIZE, SCREENS), *SIZED.items()]:
+        with deterministic():
+            app = make_app()
+            async with app.run_test(size=size) as pilot:
+                shots = await screenshots(pilot, screens)
+        suffix = "" if size == SIZE else f"@{size[0]}x{size[1]}"
+        out.update({f"{name}{suffix}": svg for name, svg in shots.items()})
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +75,7 @@ def _report(request: pytest.FixtureRequest, snapshot: Any, passed: bool, actual:
     node_to_report_path(request.node).write_bytes(pickle.dumps(data))
 
 
-@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("screen", [*SCREENS, *SIZED_SCREENS])
 def test_screen(screen: str, svgs: dict[str, str], snapshot: Any, request: pytest.FixtureRequest) -> None:
     """task: a streamed story with its two artifacts and the question that follows;
     card; tasks; traffic with the question's SSE event in the detail pane; push; help (F1);

@@ -257,6 +257,18 @@ def test_v10_stream_that_stops_at_working_is_flagged() -> None:
     assert s.codes == [("stream-no-terminal", end.seq), ("artifact-not-closed", end.seq)]
 
 
+def test_repeated_status_updates_of_one_state_are_counted_on_its_timeline_entry() -> None:
+    # An agent streaming its answer in status messages: one "working" entry, counted.
+    s = Script()
+    s.stream(send("go", "u1"), task("t", "submitted"),
+             *(status("t", "working", message=msg(f"tok{i} ", mid=f"a{i}")) for i in range(5)),
+             status("t", "completed", final=True))
+    view = s.tracker.task("t")
+    assert states(view) == [S.SUBMITTED, S.WORKING, S.COMPLETED]
+    assert [c.updates for c in view.timeline] == [1, 5, 1]
+    assert texts(view.history) == ["go", *(f"tok{i} " for i in range(5))]
+
+
 # ----------------------------------------------------------------- conversations
 
 

@@ -383,9 +383,11 @@ def test_the_mock_answers_deep_json_with_a_json_rpc_error(caplog: pytest.LogCapt
     server = MockServer("echo")
     with caplog.at_level(logging.WARNING), BackgroundServer(server.app) as srv:
         response = _post(srv.url + "/", ta.deep_json())
+        # A valid 0.3 message (kind "message", a data part's data an object), nested
+        # just under the limit.
         at_limit = {"jsonrpc": "2.0", "id": 1, "method": "message/send",
-                    "params": {"message": {"role": "user", "messageId": "m", "parts": [
-                        {"kind": "data", "data": json.loads("[" * 190 + "]" * 190)}]}}}
+                    "params": {"message": {"kind": "message", "role": "user", "messageId": "m", "parts": [
+                        {"kind": "data", "data": {"deep": json.loads("[" * 189 + "]" * 189)}}]}}}
         fine = _post(srv.url + "/", json.dumps(at_limit).encode())
     assert response.status_code == 200 and response.headers["content-type"].startswith("application/json")
     assert response.json() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": TOO_DEEP}}

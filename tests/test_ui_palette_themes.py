@@ -52,7 +52,7 @@ async def test_palette_offers_what_applies_and_hides_the_rest() -> None:
         app = pilot.app
         idle = names(app)
         for expected in ("Connect to an agent URL…", "Show card view", "Show task view", "Show tasks view",
-                         "Show traffic view", "Show push view", "Error details", "Change theme…", "Help: keys",
+                         "Show traffic view", "Show push view", "Error details", "Help: keys",
                          "Quit a2a-inspect"):
             assert expected in idle
         # No agent: nothing that needs one.
@@ -76,10 +76,12 @@ async def test_palette_commands_for_a_live_agent_run_their_actions() -> None:
                              "Switch dialect to 0.3", "Start recording", "Filter traffic",
                              "Copy the selected event's body"):
                 assert expected in live, expected
-            assert "Get the selected task" not in live  # no task selected yet
+            assert not any(n.startswith("Get the selected task") for n in live)  # no task selected yet
             app.select_task("some-task")
-            assert {"Get the selected task", "Cancel the selected task",
-                    "Resubscribe to the selected task"} <= set(names(app))
+            # Named as the active dialect spells them (the mock speaks 1.0 here).
+            assert conn.dialect_name == "1.0"
+            assert {"Get the selected task (GetTask)", "Cancel the selected task (CancelTask)",
+                    "Resubscribe to the selected task (SubscribeToTask)"} <= set(names(app))
             app.select_task(None)
 
             await run_from_palette(pilot, "show traffic view")
@@ -97,6 +99,21 @@ async def test_palette_commands_for_a_live_agent_run_their_actions() -> None:
             await run_from_palette(pilot, "start recording")
             await wait_until(pilot, lambda: conn.recording is not None, 5, "recording")
             assert "Stop recording" in names(app)
+
+
+async def test_an_ended_task_is_not_offered_cancel_or_resubscribe_and_0_3_names_its_methods() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url, dialect="0.3")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
+            conn = app.active
+            await pilot.press(*"hi", "ctrl+s")
+            await wait_until(pilot, lambda: app.task_id is not None and conn.tracker.task(app.task_id).terminal,
+                             10, "the task done")
+            listed = names(app)
+            assert "Get the selected task (tasks/get)" in listed
+            assert not any(n.startswith(("Cancel the selected", "Resubscribe")) for n in listed), listed
+            assert any(n.startswith("Send the composed message (message/send / message/stream)") for n in listed)
 
 
 async def test_recording_has_no_live_commands() -> None:
@@ -188,13 +205,31 @@ async def test_a_bad_theme_file_is_one_notification_naming_file_and_field(filena
 
 async def test_theme_switched_from_the_palette_persists_across_a_restart() -> None:
     async with InspectorApp().run_test(size=(120, 36)) as pilot:
-        await run_from_palette(pilot, "theme: a2a-light")
-        assert pilot.app.theme == "a2a-light"
+        app = pilot.app
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: CommandPalette.is_open(app), 5, "palette open")
+        await pilot.press(*"theme")
+        hits = app.screen.query_one(CommandList)
+        await wait_until(pilot, lambda: hits.option_count > 0, 5, "hits for theme")
+        await pilot.pause(0.3)  # every provider has answered
+        # One command for themes: the picker, which lists each theme once.
+        prompts = [str(hits.get_option_at_index(i).prompt) for i in range(hits.option_count)]
+        assert len([p for p in prompts if "theme" in p.lower()]) == 1, prompts
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: CommandPalette.is_open(app) and "a2a-light" in [
+            str(app.screen.query_one(CommandList).get_option_at_index(i).prompt).split("\n")[0]
+            for i in range(app.screen.query_one(CommandList).option_count)], 5, "the theme picker")
+        picker = app.screen.query_one(CommandList)
+        listed = [str(picker.get_option_at_index(i).prompt).split("\n")[0] for i in range(picker.option_count)]
+        assert len(listed) == len(set(listed)), listed
+        await pilot.press(*"a2a-light")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.theme == "a2a-light", 5, "the light theme")
     saved = json.loads((store.config_dir() / "settings.json").read_text(encoding="utf-8"))
     assert saved["theme"] == "a2a-light"
     async with InspectorApp().run_test(size=(120, 36)) as pilot:
         assert pilot.app.theme == "a2a-light"
-        # Textual's own picker (ctrl+p → "Change theme…") persists too.
         pilot.app.theme = "a2a-high-contrast"
         await pilot.pause()
     settings, problem = store.load_settings()

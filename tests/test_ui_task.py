@@ -450,6 +450,9 @@ async def test_2000_fast_chunks_display_quickly() -> None:
             await pilot.pause(0.1)
             assert "chunk 1999" in screen_text(app)  # followed to the end
             assert [b.kind for b in artifacts.document.sections["big"].blocks] == ["text"]
+            # Complete, and shown as sent: the view reads the tracker's assembled text.
+            assert artifacts.document.sections["big"].blocks[0].body.adopted
+            assert artifacts.text_of("big") == task.artifacts["big"].text() == expected
 
 
 # --------------------------------------------------------------------- pieces
@@ -523,6 +526,10 @@ async def test_a_narrow_diagram_falls_back_to_a_path_line() -> None:
         async with app.run_test(size=(90, 30)) as pilot:
             conn = await ready(pilot)
             diagram = view(app, StateDiagram)
+            # The layout keeps the column wide enough for the drawing (min-width): squeeze it.
+            column = app.screen.query_one("#task-right")
+            column.styles.min_width = 0
+            column.styles.width = 24
             await stream_until(pilot, conn, "hi", lambda: selected_task(app) is not None
                                and selected_task(app).terminal, "the task")
             await wait_until(pilot, lambda: "submitted → working → completed" in diagram.render().plain,

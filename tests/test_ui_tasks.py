@@ -101,7 +101,9 @@ async def test_get_and_resubscribe_ask_the_agent() -> None:
             await pilot.press("g")
             await wait_until(pilot, lambda: any(ex.method == "get" and ex.task_id == task_id
                                                 for ex in conn.tracker.exchanges.values()), 10, "tasks/get")
-            await pilot.press("r")
+            # The fetched task is shown in the Task view; back to the list for the next key.
+            await wait_until(pilot, lambda: app.screen.query_one("#views").active == "task", 5, "the task view")
+            await pilot.press("f4", "r")
             await wait_until(pilot, lambda: any(ex.method == "resubscribe"
                                                 for ex in conn.tracker.exchanges.values()), 10, "resubscribe")
 
@@ -123,7 +125,7 @@ async def test_the_list_shows_counts_and_enter_opens_a_task() -> None:
             assert cell(view, keys[0], "violations") == "0"
             assert cell(view, keys[0], "messages") == "3"
             assert cell(view, keys[0], "task") == first[:8] + "…"
-            assert cell(view, keys[0], "agent") == conn.name
+            assert cell(view, keys[0], "agent") == "Demo Agent"  # the card's name
             assert cell(view, keys[1], "artifacts") == "1"
             assert view.table.cursor_row == 1  # on the selected (newest) task
             await pilot.press("up", "enter")

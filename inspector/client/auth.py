@@ -55,3 +55,71 @@ class Auth:
     def __repr__(self) -> str:
         # Never print the secret itself.
         return f"Auth({', '.join(sorted(self._headers))})"
+
+
+@dataclass(frozen=True)
+class CardAuth:
+    """One way a card says to authenticate, in the terms the inspector's options use.
+
+    ``kind``: ``bearer``, ``basic``, ``api-key`` (``header`` names it; ``location`` is
+    header, query or cookie), or ``other`` (OAuth 2, OpenID Connect, mutual TLS: a
+    token obtained elsewhere usually goes as a bearer token)."""
+
+    name: str
+    kind: str
+    header: str | None = None
+    location: str = "header"
+    detail: str = ""
+
+    def option(self) -> str:
+        """The command-line option that sends such a credential."""
+        if self.kind == "basic":
+            return "--basic USER:PASSWORD"
+        if self.kind == "api-key":
+            if self.location != "header":
+                return f"the {self.location} parameter {self.header or '?'} (put it in the URL)"
+            return f"--api-key KEY --api-key-header {self.header or 'X-API-Key'}"
+        return "--bearer TOKEN"
+
+
+def card_auth(card: object) -> list[CardAuth]:
+    """What ``card`` (an AgentCard) declares: its security schemes (0.2+), or 0.1's
+    ``authentication.schemes``; the ones its ``security`` requirements name first."""
+    out: list[CardAuth] = []
+    schemes = getattr(card, "security_schemes", None) or {}
+    required = [name for req in (getattr(card, "security", None) or []) for name in req]
+    order = [n for n in required if n in schemes] + [n for n in schemes if n not in required]
+    for name in order:
+        scheme = schemes[name]
+        kind = (scheme.type or "").lower()
+        if kind == "http":
+            http = (scheme.scheme or "").lower()
+            out.append(CardAuth(name, "basic" if http == "basic" else "bearer",
+                                detail=scheme.bearer_format or http))
+        elif kind == "apikey":
+            out.append(CardAuth(name, "api-key", header=scheme.name, location=(scheme.location or "header").lower()))
+        else:
+            out.append(CardAuth(name, "other", detail=scheme.type or ""))
+    legacy = getattr(card, "authentication", None)
+    if not out and legacy is not None:
+        names = legacy.schemes if isinstance(legacy.schemes, list) else [legacy.schemes]
+        for name in names:
+            low = str(name).lower()
+            kind = "basic" if low == "basic" else "api-key" if low in ("apikey", "api-key", "api_key") else "bearer"
+            out.append(CardAuth(str(name), kind, header="X-API-Key" if kind == "api-key" else None))
+    return out
+
+
+def auth_hint(card: object, status: int | None) -> str | None:
+    """One line for a 401/403 from an agent whose card declares how to authenticate."""
+    if status not in (401, 403) or card is None:
+        return None
+    ways = card_auth(card)
+    if not ways:
+        return None
+    first = ways[0]
+    what = {"bearer": "a bearer token", "basic": "basic auth", "api-key": f"an API key ({first.header or '?'})",
+            "other": f"{first.detail or 'its own'} auth (a token from it goes as --bearer)"}[first.kind]
+    more = f" (or {len(ways) - 1} more: see 'a2a-inspect card')" if len(ways) > 1 else ""
+    refused = "refused (401)" if status == 401 else "forbidden (403)"
+    return f"hint: {refused}; the card asks for {what} in scheme {first.name!r}: try {first.option()}{more}"

@@ -109,8 +109,14 @@ def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | Non
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
+    append = bool(getattr(args, "append", False))
     try:
-        recorder = Recorder.attach(session, path, redact=redaction_for(args, settings, url))
+        recorder = Recorder.attach(session, path, redact=redaction_for(args, settings, url), append=append)
+    except FileExistsError:
+        raise UsageError(f"{path} exists: --append adds this session to it (a recording holds several); "
+                         "or record to another file") from None
+    except ValueError as exc:  # --append to a file that is not a recording
+        raise UsageError(str(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
     if record == "":
@@ -181,10 +187,24 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
             except ValueError as exc:  # an unknown method, or a spelling no dialect has
                 raise UsageError(f"--method-name: {exc}") from None
             async with client:
-                yield client, session, tracker
+                try:
+                    yield client, session, tracker
+                except (TransportError, JsonRpcError) as exc:
+                    # Refused, and the card says how to authenticate: say so, in one line.
+                    from ..client.auth import auth_hint
+
+                    status = getattr(exc, "status", None) or getattr(exc, "http_status", None)
+                    hint = auth_hint(client.card, status) if not _auth_given(args) else None
+                    if hint:
+                        exc.hint = hint  # type: ignore[union-attr]
+                    raise
     finally:
         if recorder is not None:
             recorder.close()
+
+
+def _auth_given(args: argparse.Namespace) -> bool:
+    return bool(args.bearer or args.api_key or args.basic or getattr(args, "secret_header", None))
 
 
 def _violation_json(v: Any) -> dict[str, Any]:
@@ -437,6 +457,12 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
     metadata = load_json_arg(args.metadata, "--metadata") if args.metadata else None
     if metadata is not None and not isinstance(metadata, dict):
         raise UsageError("--metadata must be a JSON object")
+    message_metadata = (load_json_arg(args.message_metadata, "--message-metadata")
+                        if getattr(args, "message_metadata", None) else None)
+    if message_metadata is not None:
+        if not isinstance(message_metadata, dict):
+            raise UsageError("--message-metadata must be a JSON object")
+        message.metadata = message_metadata
     config = None
     if args.history_length is not None or args.no_wait:
         config = m.SendConfiguration(history_length=args.history_length,
@@ -517,6 +543,10 @@ async def cmd_push(args: argparse.Namespace, out: Out) -> int:
         if action == "set":
             config = m.PushNotificationConfig(url=args.callback, token=args.token, id=args.config_id)
             result: Any = await client.set_push(args.task_id, config)
+        elif action == "get" and args.config_id is None and client.dialect.name == "1.0":
+            # 1.0's GetTaskPushNotificationConfig needs a config id: without one, the
+            # task's configs are listed (ListTaskPushNotificationConfigs) instead.
+            result = await client.list_push(args.task_id)
         elif action == "get":
             result = await client.get_push(args.task_id, args.config_id)
         elif action == "list":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import mimetypes
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -42,10 +43,38 @@ def file_uri_part(uri: str) -> m.FilePart:
     return m.FilePart(file=m.FileContent(name=name, mime_type=mime, uri=uri))
 
 
+#: Who has read standard input already: it can be read once per run.
+_stdin_taken_by: list[str] = []
+
+
+def read_stdin(what: str) -> str:
+    """Standard input, whole, as text, for ``what`` (TEXT ``-``, ``--data @-``...). It can
+    feed one of them only: a second one is a usage error, not an empty read."""
+    if _stdin_taken_by:
+        raise UsageError(f"{what}: standard input is already read by {_stdin_taken_by[0]}")
+    _stdin_taken_by.append(what)
+    stream = sys.stdin
+    if stream is None:
+        raise UsageError(f"{what}: there is no standard input to read")
+    if stream.isatty():
+        print(f"a2a-inspect: reading {what} from standard input (end it with Ctrl-D)", file=sys.stderr,
+              flush=True)
+    try:
+        return stream.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{what}: standard input is not UTF-8 (byte 0x{exc.object[exc.start]:02x} at "
+                         f"offset {exc.start})") from None
+    except OSError as exc:
+        raise UsageError(f"{what}: cannot read standard input: {exc.strerror or exc}") from None
+
+
 def load_json_arg(value: str, what: str) -> Any:
-    """``JSON`` or ``@FILE`` -> parsed JSON, with a usage error naming ``what``."""
+    """``JSON``, ``@FILE`` or ``@-`` (standard input) -> parsed JSON, with a usage error
+    naming ``what``."""
     source = value
-    if value.startswith("@"):
+    if value == "@-":
+        source = read_stdin(f"{what} @-")
+    elif value.startswith("@"):
         path = Path(value[1:]).expanduser()
         try:
             source = path.read_text(encoding="utf-8")
@@ -65,6 +94,12 @@ def build_message(text: str | None, *, files: list[str] = (), file_uris: list[st
                   data: list[str] = (), task_id: str | None = None,
                   context_id: str | None = None) -> m.Message:
     parts: list[Any] = []
+    if text == "-":
+        # As a shell pipeline gives it: the final newline is the writer's, not the message's.
+        text = read_stdin("the message text (-)")
+        text = text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
+        if not text:
+            raise UsageError("the message text (-): standard input was empty")
     if text:
         parts.append(m.TextPart(text=text))
     parts.extend(file_part(p) for p in files)

@@ -12,11 +12,13 @@ from .compose import UsageError
 from .output import Out, PipeClosed
 
 
-def _fail(message: str, code: int) -> int:
+def _fail(message: str, code: int, hint: str | None = None) -> int:
     from ..textsafe import visible
 
     try:
         print(f"a2a-inspect: {visible(message, single_line=True)}", file=sys.stderr)
+        if hint:
+            print(f"a2a-inspect: {visible(hint, single_line=True)}", file=sys.stderr)
     except BrokenPipeError:  # pragma: no cover - stderr closed too
         pass
     return code
@@ -49,11 +51,11 @@ def run_command(args: argparse.Namespace) -> int:
         if exc.code == -32601 and getattr(args, "dialect", "auto") != "auto":
             # The usual cause: the agent does not speak the dialect the user forced.
             text += f" (does the agent speak A2A {args.dialect}? try --dialect auto)"
-        return _fail(text, exitcodes.TRANSPORT)
+        return _fail(text, exitcodes.TRANSPORT, getattr(exc, "hint", None))
     except ProtocolError as exc:
         return _fail(f"invalid response from the agent: {exc}", exitcodes.TRANSPORT)
     except TransportError as exc:
-        return _fail(str(exc), exitcodes.TRANSPORT)
+        return _fail(str(exc), exitcodes.TRANSPORT, getattr(exc, "hint", None))
     except UnsupportedMethod as exc:
         # Nothing was sent: the request cannot be made in this dialect at all.
         return _fail(f"{exc} (choose another --dialect, or another command)", exitcodes.USAGE)

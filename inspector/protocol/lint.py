@@ -140,9 +140,17 @@ LINT_CODES: dict[str, str] = {
 }
 
 
+#: Card keys that came with A2A 0.2 or later: a card with none of them, and no version
+#: of its own, has the shape of a 0.1 draft card.
+_LATER_KEYS = ("protocolVersion", "preferredTransport", "additionalInterfaces", "supportedInterfaces",
+               "securitySchemes", "security", "securityRequirements", "iconUrl",
+               "supportsAuthenticatedExtendedCard", "signatures")
+
+
 def infer_dialect(raw: Any, card: AgentCard | None = None) -> str:
     """The dialect to lint a card as when nobody said: what the card claims, best
-    first; else 0.1 for a card with 0.1's ``authentication``; else 0.3."""
+    first; else, by its shape, 0.1 for a card with 0.1's ``authentication`` or with
+    none of the keys that later versions added; else 0.3."""
     if card is None and isinstance(raw, dict):
         try:
             card = decode_card(raw)
@@ -154,7 +162,7 @@ def infer_dialect(raw: Any, card: AgentCard | None = None) -> str:
             return claimed[0]
     elif isinstance(raw, dict) and raw.get("supportedInterfaces"):
         return "1.0"
-    if isinstance(raw, dict) and "authentication" in raw:
+    if isinstance(raw, dict) and ("authentication" in raw or not any(k in raw for k in _LATER_KEYS)):
         return "0.1"
     return "0.3"
 
@@ -270,7 +278,15 @@ class _Linter:
             required = key != "description" or self.dialect != "0.1"
             if value is None:
                 if required:
-                    self.add("error", child("$", key), f"missing-{key}", f"{key} is required by A2A {self.dialect}")
+                    if key == "version" and self.dialect == "0.1":
+                        # The draft's schema lists it, and the agents of its time left it
+                        # out (Society AI's): worth knowing, not a broken card.
+                        self.add("warning", "$.version", "missing-version",
+                                 "version is listed as required by the A2A 0.1 draft; agents of that "
+                                 "time often leave it out")
+                    else:
+                        self.add("error", child("$", key), f"missing-{key}",
+                                 f"{key} is required by A2A {self.dialect}")
             elif isinstance(value, str) and not value.strip():
                 severity: Severity = "warning" if key == "description" else "error"
                 self.add(severity, child("$", key), f"empty-{key}", f"{key} is empty")

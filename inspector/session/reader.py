@@ -4,6 +4,12 @@ A recording stores only wire facts (``Event.data``); each event's ``payload`` is
 again here with the decoders the live client uses, so a replayed session is decoded by
 today's code exactly as a live one would be.
 
+A file may hold several sessions (``--record FILE --append``): each starts with a header
+line of its own. They are read as one session, in order: the later sessions' seq and
+exchange numbers continue after the earlier ones', their times count from the first
+session's start, and a NOTE event marks where each one begins ("session 2 of this
+file ..."). ``RecordingIterator.headers`` has every header.
+
 Reading is forgiving, because a recording is evidence: a line cut off by a killed
 process, or a line damaged later, is reported with its line number and everything else
 still loads. Only a file that is not a recording at all (no header) is refused.
@@ -78,12 +84,20 @@ class RecordingIterator:
         self._line = 0
         self._last_seq = 0
         self._facts = ExchangeFacts() if decode else None
+        # Renumbering of appended sessions (see the module docstring).
+        self._seq_offset = 0
+        self._exchange_offset = 0
+        self._t_offset = 0.0
+        self._max_exchange = 0
+        self._last_t = 0.0
         self._file = open(self.path, "rb")
         try:
             self.header = self._read_header()
         except BaseException:
             self._file.close()
             raise
+        #: Every session's header, the first one's first.
+        self.headers: list[dict[str, Any]] = [self.header]
 
     def _read_header(self) -> dict[str, Any]:
         raw = self._file.readline()
@@ -146,11 +160,20 @@ class RecordingIterator:
             else:
                 self._problem(f"not a valid event line ({_reason(exc)}); skipped")
             return None
+        if isinstance(obj, dict) and obj.get("format") == FORMAT and "seq" not in obj:
+            return self._next_session(obj)
         try:
             event = _to_event(obj, self._facts)
         except ValueError as exc:
             self._problem(f"{exc}; skipped")
             return None
+        if self._seq_offset:
+            event.seq += self._seq_offset
+            event.t += self._t_offset
+            if event.exchange:
+                event.exchange += self._exchange_offset
+        self._max_exchange = max(self._max_exchange, event.exchange)
+        self._last_t = max(self._last_t, event.t)
         if event.seq <= self._last_seq:
             self._problem(f"seq {event.seq} does not follow seq {self._last_seq}")
         self._last_seq = max(self._last_seq, event.seq)
@@ -162,6 +185,30 @@ class RecordingIterator:
                     self._problem(note)
                 facts.notes.clear()
         return event
+
+    def _next_session(self, header: dict[str, Any]) -> Event:
+        """An appended session's header: later events are renumbered after the earlier
+        ones; the NOTE returned marks where the session begins."""
+        version = header.get("version")
+        if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+            self._problem(f"session {len(self.headers) + 1} was written by a newer a2a-inspect "
+                          f"(format version {version}); read as this version reads")
+        self.headers.append(header)
+        number = len(self.headers)
+        first = self.headers[0].get("session_started")
+        started = header.get("session_started")
+        offset = self._last_t
+        if _number(first) and _number(started):
+            offset = max(offset, float(started) - float(first))
+        self._t_offset = offset
+        self._exchange_offset = self._max_exchange
+        note_seq = self._last_seq + 1
+        self._seq_offset = note_seq
+        self._last_seq = note_seq
+        created = header.get("created")
+        text = f"session {number} of this file" + (f" (recorded {created})" if isinstance(created, str) else "")
+        wall = float(started) if _number(started) else 0.0
+        return Event(note_seq, offset, Kind.NOTE, 0, {"text": text, "session": number}, wall)
 
     def close(self) -> None:
         self._file.close()
@@ -175,6 +222,10 @@ class RecordingIterator:
 
 #: A line wraps what an agent sent (an id in a NOTE, say) a few levels down.
 _LINE_DEPTH = MAX_JSON_DEPTH + 8
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _reason(exc: Exception) -> str:

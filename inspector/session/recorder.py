@@ -46,12 +46,15 @@ class Recorder:
 
     The file is created when the recorder is, private (0600): failing to open it raises
     (the user asked for this file and must hear why not). An existing file is not replaced unless
-    ``overwrite`` is true, since it is likely an earlier recording."""
+    ``overwrite`` is true, since it is likely an earlier recording. With ``append``, this
+    session is added to the end of an existing recording (a header line of its own, then
+    its events: the reader reads every session of a file; see docs/recording-format.md);
+    a file that is not a recording is refused (ValueError) rather than appended to."""
 
     def __init__(self, path: str | Path, *, redact: bool | Redaction = True,
                  extra_secret_headers: Iterable[str] = (), overwrite: bool = False,
                  on_error: Callable[[Exception], None] | None = None,
-                 session_started: float | None = None) -> None:
+                 session_started: float | None = None, append: bool = False) -> None:
         self.path = Path(path)
         if isinstance(redact, Redaction):
             self.redaction = redact
@@ -64,16 +67,17 @@ class Recorder:
         self.events_written = 0
         self._on_error = on_error
         self._session: Session | None = None
-        self._file = _open_private(self.path, overwrite)
+        self._file = _open_appending(self.path) if append else _open_private(self.path, overwrite)
         self._write(json.dumps(self._header(session_started), ensure_ascii=True))
 
     @classmethod
     def attach(cls, session: Session, path: str | Path, redact: bool | Redaction = True,
                extra_secret_headers: Iterable[str] = (), *, overwrite: bool = False,
-               on_error: Callable[[Exception], None] | None = None) -> "Recorder":
+               on_error: Callable[[Exception], None] | None = None, append: bool = False) -> "Recorder":
         """Start recording ``session``, beginning with every event it already holds."""
         rec = cls(path, redact=redact, extra_secret_headers=extra_secret_headers,
-                  overwrite=overwrite, on_error=on_error, session_started=session.started_wall)
+                  overwrite=overwrite, on_error=on_error, session_started=session.started_wall,
+                  append=append)
         rec._session = session
         session.subscribe(rec.record, replay=True)
         return rec
@@ -197,6 +201,34 @@ def _open_private(path: Path, overwrite: bool) -> Any:
     except BaseException:
         os.close(fd)
         raise
+
+
+def _open_appending(path: Path) -> Any:
+    """An existing recording opened at its end (a missing file is created, 0600). Its
+    first line must be a recording's header: anything else is not ours to add to."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(64 * 1024)
+            fh.seek(0, os.SEEK_END)
+            ends_cleanly = fh.tell() == 0 or (fh.seek(-1, os.SEEK_END) or fh.read(1) == b"\n")
+    except FileNotFoundError:
+        return _open_private(path, False)
+    if first.strip():
+        try:
+            header = json.loads(first)
+        except ValueError:
+            header = None
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise ValueError(f"{path.name} is not an a2a-inspect recording: not appending to it")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND, 0o600)
+    try:
+        out = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+    except BaseException:
+        os.close(fd)
+        raise
+    if not ends_cleanly:
+        out.write("\n")  # a recording cut off mid-line: the cut line stays a line of its own
+    return out
 
 
 def _jsonable(value: Any) -> Any:

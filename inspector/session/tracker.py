@@ -148,6 +148,9 @@ class StateChange:
     end_t: float | None = None
     #: The exchange that reported it (0: a push notification).
     exchange: int = 0
+    #: Status-update events that reported this state, the first included (an agent
+    #: streaming its answer in status messages repeats "working" once a token).
+    updates: int = 1
 
     def duration(self, now: float | None = None) -> float | None:
         """Seconds spent in this state; for the current state, up to ``now`` if given."""
@@ -633,6 +636,8 @@ class TaskTracker:
         replayed = (state == before and status.message is not None
                     and self._restated(task, status.message, ex))
         flagged = self._transition(task, status, event, ex)
+        if state == before and flagged is False:
+            task.timeline[-1].updates += 1
         if ex is not None:
             if not flagged:
                 if ex.final_seen:

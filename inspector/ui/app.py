@@ -24,12 +24,24 @@ from .pump import EventPump
 
 FRAME = 1 / 30
 
+#: What takes the keys when a view is shown (F2-F6): the first of these selectors
+#: that is on screen. Typing after F3 lands in the composer's text box.
+VIEW_FOCUS = {
+    "card": ("#card-view",),
+    "task": ("#composer-text", "#conversation"),
+    "tasks": ("#tasks-table",),
+    "traffic": ("#traffic-list",),
+    "push": ("#push-table",),
+}
+
 
 class InspectorApp(App[int]):
     """a2a-inspect's terminal UI.
 
-    BINDINGS (see the help screen, F1): views on F2-F6, connect (ctrl+o), record (ctrl+r),
-    error details (ctrl+e), help (f1), command palette (ctrl+p), quit (ctrl+q).
+    BINDINGS (see the help screen, F1): views on F2-F6 (each also takes the keys: see
+    ``VIEW_FOCUS``), the agents sidebar (ctrl+b shows/hides it), connect (ctrl+o),
+    record (ctrl+r), error details (ctrl+e, from anywhere), help (f1), command palette
+    (ctrl+p), quit (ctrl+q).
     """
 
     TITLE = "a2a-inspect"
@@ -41,27 +53,35 @@ class InspectorApp(App[int]):
         Binding("f1", "help", "Help"),
         # Priority: the views are always one key away, even from a widget that binds the
         # same key (TextArea takes f6 to select a line).
-        Binding("f2", "view('card')", "Card", priority=True),
-        Binding("f3", "view('task')", "Task", priority=True),
-        Binding("f4", "view('tasks')", "Tasks", priority=True),
-        Binding("f5", "view('traffic')", "Traffic", priority=True),
-        Binding("f6", "view('push')", "Push", priority=True),
+        Binding("f2", "view('card')", "Card view", show=False, priority=True),
+        Binding("f3", "view('task')", "Task view", show=False, priority=True),
+        Binding("f4", "view('tasks')", "Tasks view", show=False, priority=True),
+        Binding("f5", "view('traffic')", "Traffic view", show=False, priority=True),
+        Binding("f6", "view('push')", "Push view", show=False, priority=True),
+        Binding("ctrl+b", "toggle_sidebar", "Agents", priority=True),
         Binding("ctrl+o", "open_url", "Connect"),
-        Binding("ctrl+r", "toggle_recording", "Record"),
-        Binding("ctrl+e", "error_details", "Error", show=False),
-        Binding("f8", "choose_dialect", "Dialect"),
+        Binding("ctrl+r", "toggle_recording", "Record", show=False),
+        # Priority: a notification says "ctrl+e: details" whatever has the keys (a text
+        # box would take ctrl+e as "end of line"; End does that too).
+        Binding("ctrl+e", "error_details", "Error details", show=False, priority=True),
+        Binding("f8", "choose_dialect", "Dialect", show=False),
     ]
 
+    # Neither repaints the screen itself: the views hear of a change (ConnectionChanged,
+    # TaskSelected) and redraw what they show. A whole-screen repaint here landed in
+    # the first frame of every new task's stream, with its layout (~30-130 ms).
     #: The connection the views show.
-    active: reactive[AgentConnection | None] = reactive(None, init=False, always_update=True)
+    active: reactive[AgentConnection | None] = reactive(None, init=False, always_update=True, repaint=False)
     #: The task the task views focus on (per active connection).
-    task_id: reactive[str | None] = reactive(None, init=False, always_update=True)
+    task_id: reactive[str | None] = reactive(None, init=False, always_update=True, repaint=False)
 
     def __init__(self, *, url: str | None = None, dialect: str = "auto", demo: bool = False,
                  record: str | None = None, settings: store.Settings | None = None,
                  agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
-                 replay: Any = None, push_port: int = 0) -> None:
+                 replay: Any = None, push_port: int = 0, record_append: bool = False) -> None:
         super().__init__()
+        #: --append: --record adds this session to an existing recording.
+        self.record_append = record_append
         #: Loopback port for the push receiver (0: any free port); see PushPanel.
         self.push_port = push_port
         self.start_url = url
@@ -126,6 +146,13 @@ class InspectorApp(App[int]):
         if self._mock is not None:
             await self._mock.__aexit__(None, None, None)
 
+    def get_system_commands(self, screen: Any) -> Any:
+        """Textual's own palette commands, less those the app has under its own name
+        (quit, help): "Theme" is the one place the themes are listed."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         from .themes import STATE_VARIABLE_DEFAULTS
 
@@ -170,15 +197,20 @@ class InspectorApp(App[int]):
             elif saved.auth == "basic":
                 user, _, password = saved.secret.partition(":")
                 auth = Auth.basic(user, password)
+        if saved is not None and saved.secret_headers:
+            # Credentials too: redacted by name and value, like --secret-header.
+            custom = Auth.custom(dict(saved.secret_headers))
+            auth = custom if auth is None else auth + custom
         conn = AgentConnection(url, name=name or (saved.name if saved else None),
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
                                secret_names=tuple(self.settings.redact_headers))
         conn.saved_as = saved.name if saved else None
+        conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)
         if self.start_record and len(self.connections) == 1:
-            self.start_recording(conn, Path(self.start_record))
+            self.start_recording(conn, Path(self.start_record), append=self.record_append)
         self.connect(conn)
         return conn
 
@@ -271,8 +303,33 @@ class InspectorApp(App[int]):
             "cancel": lambda: conn.cancel(task_id),
             "resubscribe": lambda: conn.resubscribe(task_id),
         }
-        return self._conn_worker(conn, self.call_agent(conn, f"{action} {task_id[:8]}", calls[action]()),
-                                 action)
+
+        async def run() -> Any:
+            result = await self.call_agent(conn, f"{action} {task_id[:8]}", calls[action]())
+            if action == "get" and isinstance(result, m.Task) and conn in self.connections:
+                # What was fetched is shown: that task, in the Task view.
+                if self.active is not conn:
+                    self.active = conn
+                self.select_task(result.id)
+                self.action_view("task")
+            return result
+
+        return self._conn_worker(conn, run(), action)
+
+    def action_get_task_by_id(self) -> None:
+        """Ask for a task id and get that task from the active agent."""
+        from .screens.prompt import PromptScreen
+
+        conn = self.active
+        if conn is None or conn.read_only:
+            self.notify("no live agent: connect first (ctrl+o)", severity="warning")
+            return
+
+        def chosen(task_id: str | None) -> None:
+            if task_id and task_id.strip() and self.active is conn:
+                self.task_action(conn, "get", task_id.strip())
+
+        self.push_screen(PromptScreen("Get a task by id", self.task_id or "", placeholder="task id"), chosen)
 
     @work(group="dialect", exclusive=True, exit_on_error=False)
     async def switch_dialect(self, conn: AgentConnection, dialect: str) -> None:
@@ -281,13 +338,17 @@ class InspectorApp(App[int]):
 
     # ------------------------------------------------------------------ recording
 
-    def start_recording(self, conn: AgentConnection, path: Path | None = None) -> None:
+    def start_recording(self, conn: AgentConnection, path: Path | None = None, *, append: bool = False) -> None:
         path = path or store.default_recording_path(conn.url, self.settings)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn.start_recording(path, redact=self.settings.redact,
-                                 extra_secret_headers=tuple(self.settings.redact_headers))
-        except (OSError, FileExistsError) as exc:
+                                 extra_secret_headers=tuple(self.settings.redact_headers), append=append)
+        except FileExistsError:
+            self.report_error(f"cannot record to {path}",
+                              OSError(f"{path.name} exists: start with --append to add this session to it"))
+            return
+        except (OSError, ValueError) as exc:
             self.report_error(f"cannot record to {path}", exc)
             return
         self.notify(f"recording to {path}", title="recording", markup=False)
@@ -313,6 +374,8 @@ class InspectorApp(App[int]):
             self.to_main(TaskSelected(self.active, task_id))
 
     def action_view(self, name: str) -> None:
+        """Show view ``name`` and give it the keys (``VIEW_FOCUS``), even when it is the
+        view already shown: after F3, what you type goes into the composer."""
         from textual.widgets import TabbedContent
 
         screen = self.screen
@@ -328,23 +391,52 @@ class InspectorApp(App[int]):
             if focused is not None and tabs in focused.ancestors:
                 screen.set_focus(None)
             tabs.active = name
-        self.call_after_refresh(self._focus_view, name)
+        self._focus_view(name, tries=10)
 
-    def _focus_view(self, name: str) -> None:
-        """Give the keys to the first focusable widget of the view shown, unless a
-        visible widget has them (a view may have taken them in its on_show)."""
+    def _focus_view(self, name: str, tries: int = 0) -> None:
+
+        """Focus the view's own widget; a view that mounts after the first frame (Lazy)
+        may not be there yet: try again after the next refresh, a few times."""
         from .widgets.base import hidden
 
         screen = self.screen
-        focused = screen.focused
-        if focused is not None and not hidden(focused):
+        for selector in VIEW_FOCUS.get(name, ()):
+            target = next(iter(screen.query(selector)), None)
+            if target is not None and target.focusable and not hidden(target):
+                screen.set_focus(target)  # now: a deferred focus() leaves a gap with no focus
+                return
+        if tries > 0:
+            self.call_after_refresh(self._focus_view, name, tries - 1)
             return
-        pane = next((node for node in screen.query(f"#{name}")), None)
-        if pane is None:
-            return
-        target = next((w for w in screen.focus_chain if pane in w.ancestors), None)
+        pane = next(iter(screen.query(f"#{name}")), None)
+        target = next((w for w in screen.focus_chain if pane in w.ancestors), None) if pane else None
         if target is not None:
             target.focus()
+
+    def action_toggle_sidebar(self) -> None:
+        """The agents sidebar: hidden, it shows and takes the keys; shown without the
+        keys, it takes them; shown with the keys, it hides and the view takes them."""
+        screen = self.screen
+        try:
+            panel = screen.query_one("#agents")
+        except Exception:  # another screen is on top
+            return
+        focused = screen.focused
+        if panel.display and focused is not None and panel in focused.ancestors_with_self:
+            panel.display = False
+            self._focus_current_view()
+            return
+        panel.display = True
+        self.call_after_refresh(lambda: panel.query_one("#agents-list").focus())
+
+    def _focus_current_view(self) -> None:
+        from textual.widgets import TabbedContent
+
+        try:
+            tabs = self.screen.query_one("#views", TabbedContent)
+        except Exception:
+            return
+        self._focus_view(tabs.active, tries=3)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen
@@ -354,6 +446,9 @@ class InspectorApp(App[int]):
     def action_error_details(self) -> None:
         from .screens.errors import ErrorsScreen
 
+        if isinstance(self.screen, ErrorsScreen):  # the same key closes it
+            self.screen.dismiss(None)
+            return
         if not self.errors:
             self.notify("no errors so far")
             return

@@ -5,9 +5,13 @@ widget that owns the action. A command whose action does not exist (a widget not
 yet, a screen without it) or cannot apply now (no agent, a recording) is not listed,
 so the palette never offers something that fails.
 
-Theme: "Change theme…" opens Textual's theme picker, which lists the registered themes
-(ours included); typing a theme's name here also switches to it. The app saves the
-choice in settings.json either way (``InspectorApp.watch_theme``).
+Names follow the active dialect: "Cancel the selected task (CancelTask)" under 1.0,
+"(tasks/cancel)" under 0.1-0.3; a method the dialect lacks is not offered, nor is an
+action the selected task is past (cancel or resubscribe on a task that has ended).
+
+Theme: Textual's own "Theme" command (``InspectorApp.get_system_commands``) opens the
+picker, which lists every registered theme once. The app saves the choice in
+settings.json (``InspectorApp.watch_theme``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from functools import partial
 from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from ..protocol.methods import Method
 
 VIEWS = (("card", "the agent card"), ("task", "the selected task: conversation, state, artifacts"),
          ("tasks", "every task of the agent"), ("traffic", "every request, response and event"),
@@ -91,7 +97,10 @@ class InspectorCommands(Provider):
 
         # Sending (the composer's actions).
         if live is not None:
-            add(self._widget_command("Send the composed message", "send or stream it, as the composer says",
+            send, stream = self._wire(live, Method.SEND), self._wire(live, Method.STREAM)
+            spelled = " / ".join(w for w in (send, stream) if isinstance(w, str))
+            add(self._widget_command(f"Send the composed message{f' ({spelled})' if spelled else ''}",
+                                     "send or stream it, as the composer says (ctrl+s)",
                                      "#composer", "send", "task"))
             add(self._widget_command("Switch send / stream", "toggle how the composer sends (ctrl+t)",
                                      "#composer", "toggle_stream", "task"))
@@ -102,11 +111,23 @@ class InspectorCommands(Provider):
         # The selected task.
         task_id = getattr(app, "task_id", None)
         if live is not None and task_id and callable(getattr(app, "task_action", None)):
-            for action, name, help in (("get", "Get the selected task", "tasks/get: the agent's view of it"),
-                                       ("cancel", "Cancel the selected task", "tasks/cancel"),
-                                       ("resubscribe", "Resubscribe to the selected task",
-                                        "reopen its stream")):
-                out.append(Command(name, f"{help} ({task_id})", partial(app.task_action, live, action, task_id)))
+            task = live.tracker.task(task_id)
+            ended = task is not None and task.terminal
+            for action, method, name, help in (
+                    ("get", Method.GET, "Get the selected task", "the agent's view of it"),
+                    ("cancel", Method.CANCEL, "Cancel the selected task", "ask the agent to stop it"),
+                    ("resubscribe", Method.RESUBSCRIBE, "Resubscribe to the selected task", "reopen its stream")):
+                if ended and action != "get":
+                    continue
+                wire = self._wire(live, method)
+                if wire is False:
+                    continue
+                label = f"{name} ({wire})" if wire else name
+                out.append(Command(label, f"{help} ({task_id})", partial(app.task_action, live, action, task_id)))
+
+        if live is not None:
+            add(self._app_command("Get a task by id…", "fetch any task of the agent and show it",
+                                  "get_task_by_id"))
 
         # Push notifications.
         if live is not None:
@@ -148,19 +169,21 @@ class InspectorCommands(Provider):
         if live is not None:
             add(self._widget_command("Save the active agent", "keep its URL, dialect and auth", "#agents", "save"))
         add(self._app_command("Error details", "the last failures in full (ctrl+e)", "error_details"))
-        add(self._app_command("Change theme…", "pick one of the registered themes", "change_theme"))
         add(self._app_command("Help: keys", "every key of every view (f1)", "help"))
         add(self._app_command("Quit a2a-inspect", "close every connection and leave (ctrl+q)", "quit"))
         return out
 
-    def theme_commands(self) -> list[Command]:
-        app: Any = self.app
-
-        def use(name: str) -> None:
-            app.theme = name
-
-        return [Command(f"Theme: {name}", "switch to this theme (saved in settings)", partial(use, name))
-                for name in sorted(getattr(app, "available_themes", {}))]
+    @staticmethod
+    def _wire(conn: Any, method: Any) -> str | None | bool:
+        """How the connection's dialect spells ``method``; None while the dialect is not
+        known yet; False when the dialect has no such method."""
+        client = getattr(conn, "client", None)
+        dialect = getattr(client, "dialect", None) if client is not None else None
+        if dialect is None:
+            return None
+        if not dialect.has(method):
+            return False
+        return dialect.wire_method(method)
 
     # ------------------------------------------------------------------ Provider
 
@@ -170,7 +193,7 @@ class InspectorCommands(Provider):
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in [*self.commands(), *self.theme_commands()]:
+        for command in self.commands():
             score = matcher.match(command.name)
             if score > 0:
                 yield Hit(score, matcher.highlight(command.name), command.run, text=command.name,

@@ -85,6 +85,8 @@ class AgentConnection:
         self.recorder: Recorder | None = None
         #: Name under which this agent is saved, if it is.
         self.saved_as: str | None = None
+        #: Headers the user marked secret (part of ``auth``, kept apart to be saved again).
+        self.secret_headers: dict[str, str] = {}
         #: For a read-only connection: the card and dialect read from its session.
         self._recorded: RecordedFacts | None = None
 
@@ -209,7 +211,7 @@ class AgentConnection:
     # ------------------------------------------------------------------ recording
 
     def start_recording(self, path: Path, *, redact: bool = True,
-                        extra_secret_headers: tuple[str, ...] = ()) -> Recorder:
+                        extra_secret_headers: tuple[str, ...] = (), append: bool = False) -> Recorder:
         """Record this connection's session; its credentials (whatever their headers'
         names), secret headers and URL query secrets are redacted, as on the CLI."""
         from ..session.redact import Redaction
@@ -219,7 +221,7 @@ class AgentConnection:
             enabled=redact, extra_names=extra_secret_headers,
             credentials=self.auth.headers() if self.auth else None, headers=self.headers,
             urls=(self.url, self.card_url))
-        self.recorder = Recorder.attach(self.session, path, redact=redaction)
+        self.recorder = Recorder.attach(self.session, path, redact=redaction, append=append)
         return self.recorder
 
     def stop_recording(self) -> Path | None:

@@ -10,6 +10,7 @@ def launch(args: argparse.Namespace) -> int:
 
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
     app = InspectorApp(url=args.url, dialect=dialect, demo=args.demo, record=args.record,
-                       push_port=getattr(args, "push_port", 0) or 0)
+                       push_port=getattr(args, "push_port", 0) or 0,
+                       record_append=bool(getattr(args, "append", False)))
     result = app.run()
     return result if isinstance(result, int) else 0

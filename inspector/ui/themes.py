@@ -1,4 +1,5 @@
-"""Themes from YAML files: the ones shipped in inspector/themes/ and the user's own.
+"""Themes from YAML files: the ones shipped as the package inspector.themes (themes/ at
+the top of the repository) and the user's own.
 
 The keys follow Posting's theme files (name, primary, secondary, accent, background,
 surface, panel, error, success, warning, foreground, dark; unknown sections such as
@@ -152,7 +153,7 @@ def load_theme_file(path: Path) -> Theme:
 
 
 def shipped_theme_files() -> list[Path]:
-    folder = resources.files("inspector") / "themes"
+    folder = resources.files("inspector.themes")
     return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith((".yaml", ".yml")))
 
 

@@ -1,4 +1,5 @@
-"""Add, save or rename a saved agent: name, URL, dialect, optional auth kind + secret."""
+"""Add, save or rename a saved agent: name, URL, dialect, optional auth kind + secret,
+and custom headers (each may be marked secret: redacted like --secret-header)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from urllib.parse import urlsplit
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select
+from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from ...store import SavedAgent
 
@@ -18,6 +19,8 @@ DIALECTS = ("auto", "0.1", "0.3", "1.0")
 AUTH_KINDS = (("no auth", "none"), ("bearer token", "bearer"), ("API key header", "api-key"),
               ("basic (user:password)", "basic"))
 SECRET_HINTS = {"bearer": "token", "api-key": "key", "basic": "user:password"}
+#: Rows for custom headers (name, value, secret).
+HEADER_ROWS = 4
 
 
 def validate_agent(name: str, url: str, auth: str, secret: str, *, taken: Iterable[str] = ()) -> str | None:
@@ -44,18 +47,23 @@ class AgentForm(ModalScreen[SavedAgent | None]):
 
     ``rename_only`` shows every field but lets only the name change.
     ``taken``: names already saved (the agent's own name excepted), refused as duplicates.
+    ``card_asks``: what the agent's card declares (shown above the auth fields, which the
+    caller prefills from it).
 
     BINDINGS: ctrl+s or enter saves, escape cancels, tab/shift+tab move between fields.
     """
 
     DEFAULT_CSS = """
     AgentForm { align: center middle; }
-    AgentForm > Vertical {
-        width: 76; height: auto; max-height: 90%; padding: 1 2;
+    AgentForm > VerticalScroll {
+        width: 80; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
         border: thick $primary; background: $surface;
     }
-    AgentForm .form-title { text-style: bold; margin-bottom: 1; }
-    AgentForm .form-row { height: auto; margin-bottom: 1; }
+    AgentForm .form-title { text-style: bold; }
+    AgentForm .form-row { height: auto; }
+    AgentForm .form-header-row Input { width: 1fr; }
+    AgentForm .form-header-row Checkbox { width: auto; border: none; padding: 0; height: 1; }
+    AgentForm #agent-card-asks { color: $warning; height: auto; }
     AgentForm .form-label { width: 10; padding-top: 0; color: $foreground-muted; }
     AgentForm Input, AgentForm Select { width: 1fr; }
     AgentForm #agent-error { color: $error; height: auto; }
@@ -69,8 +77,9 @@ class AgentForm(ModalScreen[SavedAgent | None]):
     ]
 
     def __init__(self, title: str, agent: SavedAgent | None = None, *, taken: Iterable[str] = (),
-                 rename_only: bool = False) -> None:
+                 rename_only: bool = False, card_asks: str | None = None) -> None:
         super().__init__()
+        self.card_asks = card_asks
         self.title_text = title
         self.agent = agent
         self.taken = [t for t in taken if agent is None or t.casefold() != agent.name.casefold()]
@@ -81,7 +90,7 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         auth = a.auth if a is not None and a.auth in SECRET_HINTS else "none"
         dialect = a.dialect if a is not None and a.dialect in DIALECTS else "auto"
         fixed = self.rename_only
-        with Vertical():
+        with VerticalScroll():
             yield Label(self.title_text, classes="form-title", markup=False)
             with Horizontal(classes="form-row"):
                 yield Label("name", classes="form-label")
@@ -107,9 +116,23 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                 yield Label("secret", classes="form-label")
                 yield Input(a.secret if a and a.secret else "", password=True, id="agent-secret",
                             placeholder=SECRET_HINTS.get(auth, "secret"), compact=True, disabled=fixed)
+            if self.card_asks:
+                yield Label(f"the card asks for: {self.card_asks}", id="agent-card-asks", markup=False)
+            rows = [(k, v, False) for k, v in (a.headers if a else {}).items()]
+            rows += [(k, v, True) for k, v in (a.secret_headers if a else {}).items()]
+            rows += [("", "", False)] * max(0, HEADER_ROWS - len(rows))
+            for i, (name, value, secret) in enumerate(rows):
+                with Horizontal(classes="form-row form-header-row"):
+                    yield Label("headers" if i == 0 else "", classes="form-label")
+                    yield Input(name, placeholder="Header-Name", id=f"agent-hname-{i}", compact=True,
+                                disabled=fixed)
+                    yield Input(value, placeholder="value", id=f"agent-hvalue-{i}", compact=True,
+                                password=secret, disabled=fixed)
+                    yield Checkbox("secret", secret, id=f"agent-hsecret-{i}", compact=True, disabled=fixed)
             yield Label("", id="agent-error", markup=False)
-            yield Label("ctrl+s / enter: save · escape: cancel · secrets are stored in the config "
-                        "dir, readable by you only", classes="form-hint", markup=False)
+            yield Label("ctrl+s / enter: save · escape: cancel · secrets (and secret headers) are "
+                        "stored in the config dir, readable by you only, and redacted in recordings",
+                        classes="form-hint", markup=False)
             with Horizontal(id="agent-buttons"):
                 yield Button("Cancel", id="agent-cancel", compact=True)
                 yield Button("Save", id="agent-save", variant="primary", compact=True)
@@ -132,6 +155,28 @@ class AgentForm(ModalScreen[SavedAgent | None]):
     def _submitted(self) -> None:
         self.action_save()
 
+    @on(Checkbox.Changed)
+    def _secret_changed(self, event: Checkbox.Changed) -> None:
+        # A secret value is not shown on screen.
+        index = (event.checkbox.id or "").rpartition("-")[2]
+        for value in self.query(f"#agent-hvalue-{index}"):
+            if isinstance(value, Input):
+                value.password = event.value
+
+    def headers(self) -> tuple[dict[str, str], dict[str, str], str | None]:
+        """(plain headers, secret headers, a problem) from the header rows."""
+        plain: dict[str, str] = {}
+        secret: dict[str, str] = {}
+        for i in range(len(self.query(".form-header-row"))):
+            name = self.query_one(f"#agent-hname-{i}", Input).value.strip()
+            value = self.query_one(f"#agent-hvalue-{i}", Input).value.strip()
+            if not name and not value:
+                continue
+            if not name or any(c in name for c in ": \t") or not name.isascii():
+                return plain, secret, f"header {i + 1}: give a header name (no spaces or colons)"
+            (secret if self.query_one(f"#agent-hsecret-{i}", Checkbox).value else plain)[name] = value
+        return plain, secret, None
+
     @on(Button.Pressed, "#agent-save")
     def _save_pressed(self) -> None:
         self.action_save()
@@ -148,6 +193,8 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         secret = self.query_one("#agent-secret", Input).value
         header = self.query_one("#agent-header", Input).value.strip() or "X-API-Key"
         problem = validate_agent(name, url, auth, secret, taken=self.taken)
+        plain, secret_headers, header_problem = self.headers()
+        problem = problem or header_problem
         if problem:
             self.query_one("#agent-error", Label).update(problem)
             return
@@ -155,7 +202,8 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         base.update(name=name, url=url, dialect=dialect,
                     auth=None if auth == "none" else auth,
                     auth_header=header if auth == "api-key" else None,
-                    secret=secret if auth != "none" else None)
+                    secret=secret if auth != "none" else None,
+                    headers=plain, secret_headers=secret_headers)
         if self.agent is not None and base.get("url") != self.agent.url:
             base["card_url"] = None  # a card URL belongs to the old address
         self.dismiss(SavedAgent.model_validate(base))

@@ -1,6 +1,13 @@
-"""F1: what every key does, generated from the bindings so it cannot drift."""
+"""F1: the keys, by what you want to do ("send a message", "watch the wire"...).
+
+Each entry names the widget class and action it describes; the key shown is read from
+that class's BINDINGS, so a key that changes is shown as it is. tests/test_ui_help.py
+checks that every entry resolves and that every binding is described somewhere.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -10,42 +17,179 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-INTRO = (
-    "a2a-inspect — inspect and debug A2A agents.\n"
-    "Every action is also in the command palette (ctrl+p). Agent text is shown literally.\n"
-)
+INTRO = ("a2a-inspect — inspect and debug A2A agents. The pane with the keys has an accent bar on "
+         "its left; one-letter keys act on that pane only. Every action is also in the command "
+         "palette (^p). Agent text is shown literally.")
+
+#: (owner, action, what it does). Owner: a class name resolved by ``owners()``, or None
+#: for keys no binding of ours carries (the action is then the key to show).
+Entry = tuple[str | None, str, str]
+
+SECTIONS: list[tuple[str, list[Entry]]] = [
+    ("Move around", [
+        ("app", "view('card')", "the agent card"),
+        ("app", "view('task')", "the task: conversation, state, artifacts; the composer takes the keys"),
+        ("app", "view('tasks')", "every task of every open agent"),
+        ("app", "view('traffic')", "every request, response and event"),
+        ("app", "view('push')", "push notifications"),
+        ("app", "toggle_sidebar", "the agents sidebar: show it and take the keys; again: hide it"),
+        (None, "tab / shift+tab", "the next / previous pane of the view"),
+        (None, "^p", "the command palette: every action by name"),
+        ("app", "help", "this help"),
+        (None, "^q", "quit"),
+    ]),
+    ("Connect to an agent", [
+        ("app", "open_url", "connect to an agent by URL (base URL or card URL)"),
+        ("AgentsPanel", "open", "sidebar: open the saved agent / show the open agent"),
+        ("AgentsPanel", "add", "sidebar: add a saved agent (URL, dialect, auth, headers)"),
+        ("AgentsPanel", "save", "sidebar: save the active agent, its auth prefilled from the card"),
+        ("AgentsPanel", "rename", "sidebar: rename"),
+        ("AgentsPanel", "remove", "sidebar: remove a saved agent (asks first)"),
+        ("AgentsPanel", "close", "sidebar: close a connection"),
+        ("app", "choose_dialect", "talk another dialect (0.1, 0.3, 1.0) or detect again"),
+    ]),
+    ("Send a message (F3)", [
+        ("Composer", "send", "send the message"),
+        ("Composer", "toggle_stream", "stream the reply (SSE) or not"),
+        ("Composer", "add_file", "add a file part"),
+        ("Composer", "add_data", "add a data part (JSON editor)"),
+        ("Composer", "toggle_preview", "show the request exactly as it will go on the wire"),
+        ("Composer", "recall", "bring back the last message sent"),
+        ("PartList", "metadata", "parts list: edit the highlighted part's metadata"),
+        ("PartList", "remove", "parts list: remove the highlighted part"),
+        (None, "enter", "parts list: edit the row (\"message metadata\": this message's metadata)"),
+    ]),
+    ("Answer a question (input-required)", [
+        (None, "(automatic)", "the composer continues a task that waits for input: type, send"),
+        ("Composer", "toggle_target", "new task, or continue the selected task"),
+    ]),
+    ("Edit JSON (data parts, metadata)", [
+        ("JsonEditScreen", "save", "save (only valid JSON)"),
+        ("JsonEditScreen", "cancel", "cancel"),
+        ("JsonEditScreen", "external", "edit in $EDITOR (or $VISUAL)"),
+        ("JsonText", "select_all", "select everything"),
+    ]),
+    ("Follow a task", [
+        ("TasksView", "open", "tasks: show the task in the task view"),
+        ("TasksView", "task_action('get')", "tasks: fetch the task from the agent (shown in the task view)"),
+        ("TasksView", "task_action('cancel')", "tasks: cancel the task"),
+        ("TasksView", "task_action('resubscribe')", "tasks: follow its stream again"),
+        ("TasksView", "beside", "tasks: show the task beside the open one (split); again: close"),
+        ("ArtifactsView", "toggle_chunks", "artifacts: a table of every chunk"),
+        ("ArtifactDocument", "select_file(1)", "artifacts: select the next file part"),
+        ("ArtifactsView", "save", "artifacts: save the selected file part"),
+    ]),
+    ("Read the card (F2)", [
+        ("CardView", "pick", "use the skill's example as the next message"),
+        ("CardView", "toggle_raw", "the card's raw JSON"),
+    ]),
+    ("Watch the wire (F5)", [
+        ("TrafficView", "focus_filter", "filter: kind:, method:, ex:, status:, task: or any text"),
+        ("TrafficView", "copy_body", "copy the selected event's raw body"),
+        ("TrafficView", "exchange_step(-1)", "previous event of the same exchange"),
+        ("TrafficView", "exchange_step(1)", "next event of the same exchange"),
+        ("TrafficView", "only_exchange", "only the selected event's exchange (again: back)"),
+        ("TrafficView", "follow", "follow the newest event"),
+        ("TrafficView", "focus_list", "filter: back to the list"),
+        ("TrafficList", "choose", "the selected event in full"),
+        ("TrafficDetail", "back", "back to the list"),
+    ]),
+    ("Push notifications (F6)", [
+        ("PushPanel", "toggle_receiver", "start / stop a local receiver for this agent"),
+        ("PushPanel", "register_push", "register it for the selected task"),
+    ]),
+    ("Record and replay", [
+        ("app", "toggle_recording", "start / stop recording this agent's session (JSONL)"),
+        ("ReplayBar", "command('toggle')", "replay: play / pause"),
+        ("ReplayBar", "command('step', 1)", "replay: one event on"),
+        ("ReplayBar", "command('step', -1)", "replay: one event back"),
+        ("ReplayBar", "command('state', 1)", "replay: the next state change"),
+        ("ReplayBar", "command('goto')", "replay: go to an event"),
+        ("ReplayApp", "replay('focus')", "replay: the timeline takes the keys"),
+    ]),
+    ("When something fails", [
+        ("app", "error_details", "the last errors in full (works from anywhere)"),
+    ]),
+]
+
+
+def owners() -> dict[str, Any]:
+    """The classes the help names, by name (imported here: help is rarely opened)."""
+    from ..app import InspectorApp
+    from ..replay import ReplayApp
+    from ..widgets.agents_panel import AgentsPanel
+    from ..widgets.artifact_document import ArtifactDocument
+    from ..widgets.artifacts_view import ArtifactsView
+    from ..widgets.card_view import CardView
+    from ..widgets.composer import Composer
+    from ..widgets.part_list import PartList
+    from ..widgets.push_panel import PushPanel
+    from ..widgets.replay_bar import ReplayBar
+    from ..widgets.tasks_view import TasksView
+    from ..widgets.traffic_detail import TrafficDetail
+    from ..widgets.traffic_list import TrafficList
+    from ..widgets.traffic_view import TrafficView
+    from .json_edit import JsonEditScreen, JsonText
+
+    return {"app": InspectorApp, "ReplayApp": ReplayApp, "AgentsPanel": AgentsPanel,
+            "ArtifactDocument": ArtifactDocument, "ArtifactsView": ArtifactsView, "CardView": CardView,
+            "Composer": Composer, "PartList": PartList, "PushPanel": PushPanel, "ReplayBar": ReplayBar,
+            "TasksView": TasksView, "TrafficDetail": TrafficDetail, "TrafficList": TrafficList,
+            "TrafficView": TrafficView, "JsonEditScreen": JsonEditScreen, "JsonText": JsonText}
+
+
+def binding_for(owner: Any, action: str) -> Binding | None:
+    for binding in getattr(owner, "BINDINGS", []):
+        if isinstance(binding, Binding) and binding.action == action:
+            return binding
+    return None
+
+
+def resolve(app: Any) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The sections with each entry's key as the app shows it. A key that no longer
+    exists raises (the test suite calls this)."""
+    classes = owners()
+    out = []
+    replay = getattr(app, "replay_controller", None) is not None
+    for title, entries in SECTIONS:
+        rows = []
+        for owner, action, text in entries:
+            if owner is None:
+                rows.append((action, text))
+                continue
+            if not replay and owner.startswith("Replay"):
+                continue
+            binding = binding_for(classes[owner], action)
+            if binding is None:
+                raise LookupError(f"help: {owner} has no binding for {action!r}")
+            rows.append((app.get_key_display(binding), text))
+        if rows:
+            out.append((title, rows))
+    return out
 
 
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 90; height: 85%; padding: 1 2;
+        width: 96; max-width: 100%; height: 90%; padding: 0 1;
         border: thick $primary; background: $surface;
     }
+    HelpScreen .help-title { text-style: bold; color: $accent; margin-top: 1; }
     """
     BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
 
     def compose(self) -> ComposeResult:
-        table = Table(box=None, show_header=True, header_style="bold", expand=True)
-        table.add_column("where", style="dim", no_wrap=True)
-        table.add_column("key", no_wrap=True)
-        table.add_column("action")
-        seen: set[tuple[str, str]] = set()
-        screen = self.app.main or self.app.screen
-        for node in [self.app, screen, *screen.query("*")]:
-            where = "global" if node is self.app or node is screen else type(node).__name__
-            for binding in getattr(node, "BINDINGS", []):
-                if not isinstance(binding, Binding) or not binding.description:
-                    continue
-                key = self.app.get_key_display(binding)
-                if (where, key) in seen:
-                    continue
-                seen.add((where, key))
-                table.add_row(where, key, binding.description)
         with VerticalScroll():
             yield Static(Text(INTRO))
-            yield Static(table)
+            for title, rows in resolve(self.app):
+                yield Static(Text(title), classes="help-title")
+                table = Table(box=None, show_header=False, expand=True, padding=(0, 1))
+                table.add_column("key", no_wrap=True, style="bold", min_width=14)
+                table.add_column("what")
+                for key, text in rows:
+                    table.add_row(Text(key), Text(text))
+                yield Static(table)
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -54,6 +54,40 @@ def editor_command() -> list[str] | None:
     return shlex.split(editor)
 
 
+#: What a new data part starts as, and where the cursor goes in it: inside the braces.
+OBJECT_TEMPLATE = "{\n  \n}"
+OBJECT_TEMPLATE_CURSOR = (1, 2)
+
+
+class JsonText(TextArea):
+    """The editor's text box. ctrl+a selects everything (TextArea's line start stays on
+    home). While the text is still the untouched ``template``, typing or pasting a
+    value that opens its own brace or bracket replaces the template instead of landing
+    inside it, so no brace is left over.
+
+    BINDINGS: ctrl+a selects all.
+    """
+
+    BINDINGS = [Binding("ctrl+a", "select_all", "Select all", show=False)]
+
+    def __init__(self, text: str = "", *, template: str | None = None, **kwargs: Any) -> None:
+        super().__init__(text, **kwargs)
+        self.template = template
+
+    def _pristine(self) -> bool:
+        return self.template is not None and self.text == self.template
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.character in ("{", "[") and self._pristine():
+            self.text = ""
+        await super()._on_key(event)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        if event.text.lstrip()[:1] in ("{", "[") and self._pristine():
+            self.text = ""
+        await super()._on_paste(event)
+
+
 class JsonEditScreen(ModalScreen[JsonEdited | None]):
     """Dismisses with JsonEdited, or None on escape.
 
@@ -87,8 +121,14 @@ class JsonEditScreen(ModalScreen[JsonEdited | None]):
     ]
 
     def __init__(self, title: str, value: Any = None, *, object_only: bool = False,
-                 allow_empty: bool = False, text: str | None = None) -> None:
+                 allow_empty: bool = False, text: str | None = None,
+                 cursor: tuple[int, int] | None = None, template: bool = False) -> None:
+        """``text``: the text to start from instead of ``value``; ``cursor``: where
+        the cursor starts (default: the end); ``template``: ``text`` is a template
+        (see JsonText)."""
         super().__init__()
+        self.cursor = cursor
+        self.template = template
         self.title_text = title
         self.object_only = object_only
         self.allow_empty = allow_empty
@@ -104,11 +144,12 @@ class JsonEditScreen(ModalScreen[JsonEdited | None]):
             what += " (empty: none)"
         with Vertical():
             yield Label(f"{self.title_text} — {what}", classes="json-title", markup=False)
-            yield TextArea(self.initial, id="json-text", show_line_numbers=True, soft_wrap=False,
-                           tab_behavior="indent")
+            yield JsonText(self.initial, id="json-text", show_line_numbers=True, soft_wrap=False,
+                           tab_behavior="indent", template=self.initial if self.template else None)
             yield Label("", id="json-status", markup=False)
             yield Label("", id="json-error-line", markup=False)
-            yield Label("ctrl+s save · escape cancel · ctrl+o edit in $EDITOR", classes="json-hint",
+            yield Label("ctrl+s save · escape cancel · ctrl+a select all · ctrl+o edit in $EDITOR",
+                        classes="json-hint",
                         markup=False)
             with Horizontal(id="json-buttons"):
                 yield Button("Cancel", id="json-cancel", compact=True)
@@ -116,7 +157,9 @@ class JsonEditScreen(ModalScreen[JsonEdited | None]):
 
     def on_mount(self) -> None:
         self.validate_text()
-        self.query_one("#json-text", TextArea).focus()
+        area = self.text_area
+        area.move_cursor(self.cursor if self.cursor is not None else area.document.end)
+        area.focus()
 
     @property
     def text_area(self) -> TextArea:

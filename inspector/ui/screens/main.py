@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -19,11 +21,25 @@ from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
 from ..widgets.push_panel import PushPanel
 from ..widgets.state_diagram import StateDiagram
+from ..widgets.task_beside import TaskBeside
 from ..widgets.tasks_view import TasksView
 from ..widgets.traffic_view import TrafficView
 
 
+#: Narrower than this, the agents sidebar starts hidden (ctrl+b shows it).
+SIDEBAR_MIN_WIDTH = 100
+#: Shorter than this, the composer and the state diagram take less room.
+SHORT_SCREEN = 32
+#: Narrower than this, two tasks side by side leave out the selected one's state column.
+NARROW_SCREEN = 140
+
+
 class MainScreen(Screen[None]):
+    """The agents sidebar and the views. At start the composer's text box has the keys
+    (typing goes into a message, never into a panel's one-letter commands); the
+    sidebar starts hidden on a terminal narrower than ``SIDEBAR_MIN_WIDTH``."""
+
+    AUTO_FOCUS = "#composer-text"
     #: How many ConnectionViews compose made (some mount after the first frame).
     _composed_views = 0
     _view_cache: list[ConnectionView] | None = None
@@ -34,6 +50,8 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         replay = getattr(self.app, "replay_controller", None)
+        if replay is not None:  # no composer: the conversation takes the keys
+            self.AUTO_FOCUS = "#conversation"
         view = self._view
         yield view(ConnectionBar(id="connection-bar"))
         with Horizontal(id="body"):
@@ -41,9 +59,9 @@ class MainScreen(Screen[None]):
             # The tabs not shown at start mount just after the first frame (Lazy): the
             # first frame comes sooner, and each view catches up from the app in on_mount.
             with TabbedContent(id="views", initial="task"):
-                with TabPane("Card", id="card"):
+                with TabPane("F2 Card", id="card"):
                     yield Lazy(view(CardView(id="card-view")))
-                with TabPane("Task", id="task"):
+                with TabPane("F3 Task", id="task"):
                     with Horizontal(id="task-split"):
                         with Vertical(id="task-left"):
                             yield view(Conversation(id="conversation"))
@@ -52,24 +70,54 @@ class MainScreen(Screen[None]):
                         with Vertical(id="task-right"):
                             yield view(StateDiagram(id="state-diagram"))
                             yield view(ArtifactsView(id="artifacts"))
-                with TabPane("Tasks", id="tasks"):
+                        yield view(TaskBeside(id="task-beside"))
+                with TabPane("F4 Tasks", id="tasks"):
                     yield Lazy(view(TasksView(id="tasks-view")))
-                with TabPane("Traffic", id="traffic"):
+                with TabPane("F5 Traffic", id="traffic"):
                     yield Lazy(view(TrafficView(id="traffic-view")))
-                with TabPane("Push", id="push"):
+                with TabPane("F6 Push", id="push"):
                     yield Lazy(view(PushPanel(id="push-panel")))
         if replay is not None:  # a2a-inspect replay: the timeline (see ui/replay.py)
             from ..widgets.replay_bar import ReplayBar
 
             yield view(ReplayBar(replay, id="replay-bar"))
-        yield Footer()
+        # The view keys are on the tabs themselves: the footer keeps the focused pane's keys.
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        if self.app.size.width < SIDEBAR_MIN_WIDTH:
+            self.query_one("#agents").display = False
+        self._fit(self.app.size.height)
+        self.set_class(self.app.size.width < NARROW_SCREEN, "-narrow")
+        # Only at start: later, a moment with no focus (a view key between two views)
+        # must not hand the keys back to the composer when the screen resumes.
+        self.call_after_refresh(self._auto_focus_done)
+
+    def _auto_focus_done(self) -> None:
+        self.AUTO_FOCUS = None
+
+    def on_resize(self, event: Any) -> None:
+        self._fit(event.size.height)
+        self.set_class(event.size.width < NARROW_SCREEN, "-narrow")
+
+    def _fit(self, height: int) -> None:
+        """A short terminal (80x24): a smaller text box, no button row (the footer has
+        the keys), and the state diagram as one line (it decides that itself)."""
+        short = height < SHORT_SCREEN
+        if short != self.has_class("-short"):
+            self.set_class(short, "-short")
+            for diagram in self.query(StateDiagram):
+                diagram.refresh(layout=True)
 
     def _views(self) -> list[ConnectionView]:
         # Every frame fans out to these; walking the whole DOM each time cost ~3 ms.
         # The views are composed once, so the list is kept once they are all mounted.
         if self._view_cache is not None:
             return self._view_cache
-        views = [w for w in self.query("*") if isinstance(w, ConnectionView)]
+        beside = self.query_one(TaskBeside)
+        # The views inside the split's second task follow that task, not the selection:
+        # TaskBeside feeds them itself.
+        views = [w for w in self.query("*") if isinstance(w, ConnectionView) and beside not in w.ancestors]
         if len(views) == self._composed_views:  # the Lazy ones too
             self._view_cache = views
         return views
@@ -83,8 +131,9 @@ class MainScreen(Screen[None]):
     @on(SessionAdvanced)
     def _session_advanced(self, message: SessionAdvanced) -> None:
         if message.connection is not self.app.active:
-            # Other connections only affect the bar, the agents list and the tasks list.
-            for view in [*self.query(AgentsPanel), *self.query(TasksView)]:
+            # Other connections only affect the bar, the agents list, the tasks list and
+            # a task shown beside the selected one.
+            for view in [*self.query(AgentsPanel), *self.query(TasksView), *self.query(TaskBeside)]:
                 view.session_advanced(message.connection, message.events, message.changed)
             return
         for view in self._views():

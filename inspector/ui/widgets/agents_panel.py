@@ -35,8 +35,9 @@ STATE_GLYPH = {
 def saved_from_connection(conn: AgentConnection) -> SavedAgent:
     """What saving an open connection stores (the secret is read back from its auth)."""
     auth = secret = header = None
+    secret_headers = dict(getattr(conn, "secret_headers", {}) or {})
     if conn.auth is not None:
-        headers = conn.auth.headers()
+        headers = {k: v for k, v in conn.auth.headers().items() if k not in secret_headers}
         value = headers.get("Authorization", "")
         if value.startswith("Bearer "):
             auth, secret = "bearer", value[len("Bearer "):]
@@ -51,9 +52,18 @@ def saved_from_connection(conn: AgentConnection) -> SavedAgent:
         elif len(headers) == 1:
             (header, secret), = headers.items()
             auth = "api-key"
+    if auth is None and conn.card is not None:
+        # Not authenticated yet: the card says how (its first scheme), the user adds the secret.
+        from ...client.auth import card_auth
+
+        ways = card_auth(conn.card)
+        if ways:
+            way = ways[0]
+            auth = {"basic": "basic", "api-key": "api-key"}.get(way.kind, "bearer")
+            header = way.header if way.kind == "api-key" else None
     return SavedAgent(name=conn.saved_as or connection_label(conn), url=conn.url, dialect=conn.requested_dialect,
                       card_url=conn.card_url, headers=dict(conn.headers), auth=auth,
-                      auth_header=header, secret=secret)
+                      auth_header=header, secret=secret, secret_headers=secret_headers)
 
 
 class AgentsPanel(ConnectionView, Vertical):
@@ -73,8 +83,8 @@ class AgentsPanel(ConnectionView, Vertical):
     """
     BINDINGS = [
         Binding("enter", "open", "Open", show=False),
-        Binding("a", "add", "Add agent"),
-        Binding("s", "save", "Save agent"),
+        Binding("a", "add", "Add"),
+        Binding("s", "save", "Save"),
         Binding("r", "rename", "Rename"),
         Binding("d", "remove", "Remove"),
         Binding("w", "close", "Close"),
@@ -270,7 +280,12 @@ class AgentsPanel(ConnectionView, Vertical):
                 self.app.notify(f"saved {agent.name!r}", markup=False)
                 self.refresh_list()
 
-        self.app.push_screen(AgentForm("Save the active agent", draft, taken=names), saved)
+        from ...client.auth import card_auth
+
+        ways = card_auth(conn.card) if conn.card is not None else []
+        asks = ", ".join(f"{w.name} ({w.kind}{' ' + w.header if w.header else ''})" for w in ways)
+        self.app.push_screen(AgentForm("Save the active agent", draft, taken=names,
+                                       card_asks=asks or None), saved)
 
     def action_rename(self) -> None:
         from ..screens.agent_form import AgentForm

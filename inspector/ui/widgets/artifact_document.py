@@ -16,7 +16,7 @@ from textual.strip import Strip
 
 from ...protocol.models import DataPart, FilePart, TextPart
 from ...textsafe import visible
-from .base import ComponentStyles
+from .base import ComponentStyles, LineBase
 from .formatting import data_json, file_summary, format_size
 from .scrolling import set_virtual_size
 from .wrap import WrappedText, cells
@@ -28,14 +28,16 @@ FILE_MARK = "▤ "
 
 
 class _Block:
-    """A run of rows in one style: a heading, a text run, a data part, a file part."""
+    """A run of rows in one style: a heading, a text run, a data part, a file part.
+    A text run also knows where its text starts in the artifact's assembled text."""
 
-    __slots__ = ("kind", "body", "part")
+    __slots__ = ("kind", "body", "part", "base")
 
-    def __init__(self, kind: str, text: str = "", part: Any = None) -> None:
+    def __init__(self, kind: str, text: str = "", part: Any = None, base: int = 0) -> None:
         self.kind = kind
         self.body = WrappedText(text)
         self.part = part
+        self.base = base
 
 
 def _info(art: ArtifactView) -> str:
@@ -57,7 +59,12 @@ def _title(art: ArtifactView) -> str:
 
 class _Section:
     """One artifact: its title and info rows, then its parts. ``sync`` adds only the
-    parts that arrived since the last call; text parts in a row join one text run."""
+    parts that arrived since the last call; text parts in a row join one text run.
+
+    While the artifact streams, each text run keeps the text it shows (appending to it
+    costs what is new; asking the tracker for its assembled text would copy all of it
+    every frame). Once the artifact is complete, runs shown exactly as sent hand their
+    text over to the tracker's (``ArtifactView.text()``) and keep only their rows."""
 
     def __init__(self, art: ArtifactView) -> None:
         self.key = art.key
@@ -68,6 +75,9 @@ class _Section:
         self._count = 0
         self._seen: tuple[Any, ...] | None = None
         self._text: _Block | None = None
+        #: Characters of text parts so far: where the next text run starts in art.text().
+        self._raw = 0
+        self._shared = False
 
     @property
     def text(self) -> str:
@@ -85,6 +95,7 @@ class _Section:
         if parts is not self._parts or len(parts) < self._count:
             structure = bool(self.blocks)
             self.blocks, self._text, self._count = [], None, 0
+            self._raw, self._shared = 0, False
             self._parts = parts
         pending: list[str] = []
         for part in parts[self._count:]:
@@ -107,6 +118,11 @@ class _Section:
         if self.title.body.text != title:
             self.title.body = WrappedText(title)
         self.info.body = WrappedText(_info(art))
+        if art.closed and not self._shared:
+            self._shared = True
+            for block in self.blocks:
+                if block.kind == "text":
+                    block.body.adopt(art.text, block.base)
         return True, structure
 
     def _flush(self, pending: list[str]) -> bool:
@@ -114,13 +130,15 @@ class _Section:
             return False
         created = self._text is None
         if created:
-            self._text = _Block("text")
+            self._text = _Block("text", base=self._raw)
             self.blocks.append(self._text)
-        self._text.body.append("".join(pending))
+        joined = "".join(pending)
+        self._raw += len(joined)
+        self._text.body.append(joined)
         return created
 
 
-class ArtifactDocument(ComponentStyles, ScrollView, can_focus=True):
+class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
     """Every artifact of a task, one after the other: a title row, an info row (chunks,
     size, complete or still streaming), then the parts: text runs wrapped, data parts as
     pretty JSON, file parts as one line each. Agent text is shown literally.
@@ -283,8 +301,8 @@ class ArtifactDocument(ComponentStyles, ScrollView, can_focus=True):
     # ------------------------------------------------------------------ drawing
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        width = self._line_width()
+        base = self._line_base()
         row = int(self.scroll_y) + y
         if row >= self._starts[-1] or not self._flat:
             return Strip.blank(width, base)

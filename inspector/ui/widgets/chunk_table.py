@@ -15,7 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...textsafe import shorten
-from .base import ComponentStyles
+from .base import ComponentStyles, LineBase
 from .formatting import format_offset
 from .scrolling import set_virtual_size
 
@@ -38,7 +38,7 @@ def _flag(value: bool | None) -> str:
     return "—" if value is None else ("yes" if value else "no")
 
 
-class ChunkTable(ComponentStyles, ScrollView, can_focus=True):
+class ChunkTable(LineBase, ComponentStyles, ScrollView, can_focus=True):
     """One row per chunk of the task's artifacts: the artifact's id (or ``[index]`` in
     0.1), ``append`` (app) and ``lastChunk`` (last) as yes / no / — (absent), content
     size (characters of text, bytes of files, JSON length of data; ``dup`` for a chunk
@@ -191,7 +191,7 @@ class ChunkTable(ComponentStyles, ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         scroll_x, scroll_y = self.scroll_offset
-        base = self.rich_style
+        base = self._line_base()
         if y == 0:
             header = base + self._style("header")
             segments = self._segments(list(HEADINGS), header, header, header)

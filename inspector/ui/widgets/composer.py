@@ -63,7 +63,8 @@ class Composer(ConnectionView, Vertical):
     continue the selected task (chosen automatically when that task is input-required
     or auth-required); ctrl+f adds a file part; ctrl+g adds a data part (JSON); f9 shows
     the JSON-RPC request as it will go on the wire; ctrl+up brings back the last message
-    sent. In the parts list: enter edits, m edits a part's metadata, delete removes.
+    sent (metadata included: metadata belongs to one message and clears after sending).
+    In the parts list: enter edits, m edits a part's metadata, delete removes.
     """
 
     DEFAULT_CSS = """
@@ -87,10 +88,10 @@ class Composer(ConnectionView, Vertical):
     BINDINGS = [
         Binding("ctrl+s", "send", "Send"),
         Binding("ctrl+t", "toggle_stream", "Stream/Send"),
-        Binding("ctrl+n", "toggle_target", "New/Continue"),
+        Binding("ctrl+n", "toggle_target", "New/Continue", show=False),
         Binding("ctrl+f", "add_file", "+File"),
         Binding("ctrl+g", "add_data", "+Data"),
-        Binding("f9", "toggle_preview", "Preview"),
+        Binding("f9", "toggle_preview", "Preview", show=False),
         Binding("ctrl+up", "recall", "Recall last", show=False),
     ]
 
@@ -236,6 +237,9 @@ class Composer(ConnectionView, Vertical):
             elif view is not None and (view.reply is not None or view.error is not None
                                        or view.failure or view.ended):
                 del pending[message_id]  # answered without a task
+                if view.reply is not None and self.app.task_id is not None:
+                    # A direct reply: the conversation shows replies when no task is selected.
+                    self.app.select_task(None)
 
     def _auto_target(self) -> bool:
         """New task, or continue the selected one when it waits for input. Re-decided when
@@ -438,14 +442,21 @@ class Composer(ConnectionView, Vertical):
                 apply(result.value or None)
                 self._draft_changed()
 
-        self.app.push_screen(JsonEditScreen(title, value, object_only=True, allow_empty=True), done)
+        from ..screens.json_edit import OBJECT_TEMPLATE, OBJECT_TEMPLATE_CURSOR
+
+        if value is None:  # a new object: the cursor inside its braces
+            screen = JsonEditScreen(title, object_only=True, allow_empty=True, text=OBJECT_TEMPLATE,
+                                    cursor=OBJECT_TEMPLATE_CURSOR, template=True)
+        else:
+            screen = JsonEditScreen(title, value, object_only=True, allow_empty=True)
+        self.app.push_screen(screen, done)
 
     def edit_message_metadata(self) -> None:
         self._edit_metadata("message metadata", self.draft.message_metadata,
                             lambda value: setattr(self.draft, "message_metadata", value))
 
     def edit_data(self, index: int | None = None) -> None:
-        from ..screens.json_edit import JsonEdited, JsonEditScreen
+        from ..screens.json_edit import OBJECT_TEMPLATE, OBJECT_TEMPLATE_CURSOR, JsonEdited, JsonEditScreen
 
         existing = self.draft.parts[index] if index is not None else None
 
@@ -461,7 +472,8 @@ class Composer(ConnectionView, Vertical):
         if isinstance(existing, m.DataPart):
             screen = JsonEditScreen("data part", existing.data)
         else:
-            screen = JsonEditScreen("new data part", text="{\n  \n}")
+            screen = JsonEditScreen("new data part", text=OBJECT_TEMPLATE, cursor=OBJECT_TEMPLATE_CURSOR,
+                                    template=True)
         self.app.push_screen(screen, done)
 
     # ------------------------------------------------------------------ actions
@@ -533,8 +545,9 @@ class Composer(ConnectionView, Vertical):
         d = self.draft
         self._last = (self.text, Draft(d.text_metadata, [p.model_copy(deep=True) for p in d.parts],
                                        d.message_metadata))
-        # The message metadata usually holds for the session: it stays; the rest clears.
-        self.draft = Draft(message_metadata=d.message_metadata)
+        # Metadata belongs to the message it was set on: all of it clears with the rest
+        # (ctrl+up brings the whole message back, metadata included).
+        self.draft = Draft()
         self.message_id = str(uuid.uuid4())
         self.text_area.text = ""
         self._draft_changed()

@@ -203,8 +203,10 @@ class ConnectionBar(ConnectionView, Horizontal):
         text = f"{SPINNER[self._spin]} {shorten(label, 50)}… {elapsed:.1f} s"
         if len(entries) > 1:
             text += f" (+{len(entries) - 1} more)"
-        # Its width is 1fr, so a new text never moves anything: no layout, ten times a second.
-        self.query_one("#bar-progress", Label).update(text, layout=not self._progress_shown)
+        # Its width is 1fr and an empty label is one row already, so a new text never
+        # moves anything: no layout, ten times a second, nor when it first appears (that
+        # one landed in the first frame of every stream).
+        self.query_one("#bar-progress", Label).update(text, layout=False)
         self._progress_shown = True
 
     def on_click(self, event: Any) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ...protocol.models import Message, Role, TaskState
@@ -16,6 +17,7 @@ from ..connection import AgentConnection
 from .base import SelectedTaskView
 from .formatting import short_id
 from .message_view import MessageView
+from .status_run import StatusRun
 
 if TYPE_CHECKING:
     from ...session.tracker import TaskView
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
 EMPTY_NO_AGENT = "No agent connected. ctrl+o connects to one."
 EMPTY_NO_TASK = "No task yet: send a message from the composer below. Direct replies (no task) show here."
 EMPTY_TASK = "No messages in this task yet."
+
+#: Kinds of entry whose consecutive messages of one state join one StatusRun.
+RUN_KINDS = ("agent", "status", "question")
 
 
 class Conversation(SelectedTaskView, VerticalScroll):
@@ -35,7 +40,13 @@ class Conversation(SelectedTaskView, VerticalScroll):
     New messages are mounted as they arrive; nothing already shown is rebuilt unless
     the agent's snapshot reorders the history. Follows the end while you are at the end.
 
+    Consecutive agent messages with the same label (status updates of one state: an
+    agent streaming its answer a token at a time) join one :class:`StatusRun` that
+    grows, with their count, instead of one widget each. An agent message that did not
+    move the task (the same state again) continues the agent's current entry.
+
     BINDINGS: the scrolling keys of a VerticalScroll (up/down, pageup/pagedown, home/end).
+    A run takes focus (tab) and has its own keys (see StatusRun).
     """
 
     DEFAULT_CSS = """
@@ -51,14 +62,18 @@ class Conversation(SelectedTaskView, VerticalScroll):
         self._task_id: str | None = None
         # What is on screen: the history list it came from, how many messages, the views.
         self._history: list[Message] | None = None
-        self._views: list[MessageView] = []
+        self._views: list[MessageView | StatusRun] = []
+        #: History messages shown (a run holds many).
+        self._shown = 0
+        #: (kind, state) of each entry in ``_views``: what a next message must match to join it.
+        self._keys: list[tuple[str, Any]] = []
         # Direct replies shown (when no task is selected): exchanges already listed.
         self._reply_exchanges: list[int] = []
         self._replies_seen = -1
         # Status messages and the state they came with: id(message) / messageId -> state.
         self._states: dict[Any, TaskState] = {}
         self._timeline_seen = 0
-        self._waiting: MessageView | None = None
+        self._waiting: MessageView | StatusRun | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(EMPTY_NO_AGENT), id="conversation-empty")
@@ -77,20 +92,29 @@ class Conversation(SelectedTaskView, VerticalScroll):
     # ------------------------------------------------------------------ drawing
 
     @property
-    def messages(self) -> list[MessageView]:
-        """The message views shown, in order."""
+    def messages(self) -> list[MessageView | StatusRun]:
+        """The entries shown, in order: one message each, or a run of many."""
         return list(self._views)
 
-    def _reset(self) -> None:
+    @property
+    def runs(self) -> list[StatusRun]:
+        return [v for v in self._views if isinstance(v, StatusRun)]
+
+    def _clear(self) -> None:
         for view in self._views:
             view.remove()
         self._views = []
+        self._keys = []
+        self._shown = 0
+        self._waiting = None
+
+    def _reset(self) -> None:
+        self._clear()
         self._history = None
         self._reply_exchanges = []
         self._replies_seen = -1
         self._states = {}
         self._timeline_seen = 0
-        self._waiting = None
         self._sync()
 
     def _empty(self, text: str | None) -> None:
@@ -112,12 +136,12 @@ class Conversation(SelectedTaskView, VerticalScroll):
             added = self._sync_task(task) if task is not None else []
         if added:
             self.mount_all(added)
-            self._views.extend(added)
+        if added or (self._views and isinstance(self._views[-1], StatusRun)):
             if at_end:
                 self.scroll_end(animate=False)
         self._empty(None if self._views else EMPTY_NO_TASK if self._task_id is None else EMPTY_TASK)
 
-    def _sync_task(self, task: TaskView) -> list[MessageView]:
+    def _sync_task(self, task: TaskView) -> list[Widget]:
         timeline = task.timeline
         for change in timeline[self._timeline_seen:]:
             if change.message is not None:
@@ -126,40 +150,84 @@ class Conversation(SelectedTaskView, VerticalScroll):
                     self._states[change.message.message_id] = change.state
         self._timeline_seen = len(timeline)
         history = task.history
-        start = len(self._views)
-        if history is not self._history or len(history) < start:
+        if history is not self._history or len(history) < self._shown:
             # The tracker merged a snapshot (a new list): start over, once.
             if self._history is not None:
-                for view in self._views:
-                    view.remove()
-                self._views = []
-                self._waiting = None
-                start = 0
+                self._clear()
             self._history = history
-        added = [self._view_for(msg) for msg in history[start:]]
-        self._mark_waiting(task, added)
+        added = self._group(history, self._shown, len(history))
+        self._shown = len(history)
+        self._mark_waiting(task)
         return added
 
-    def _view_for(self, msg: Message) -> MessageView:
-        note = f"id {short_id(msg.message_id, 12)}" if msg.message_id else ""
+    def _group(self, history: list[Message], start: int, end: int) -> list[Widget]:
+        """Entries for ``history[start:end]``: new widgets to mount (the views and keys
+        are updated here); a message that continues the last entry joins it."""
+        added: list[Widget] = []
+        views, keys = self._views, self._keys
+        grow: StatusRun | None = None
+        for index in range(start, end):
+            msg = history[index]
+            key, label = self._key_for(msg)
+            if views and keys[-1] == key and key[0] in RUN_KINDS:
+                last = views[-1]
+                if isinstance(last, StatusRun):
+                    grow = last
+                    continue
+                # A second message: the single view becomes a run of both.
+                run = StatusRun(history, index - 1, last.label, last.kind)
+                run.extend(index)
+                if last in added:
+                    added[added.index(last)] = run
+                else:
+                    self.mount(run, before=last)
+                    last.remove()
+                views[-1] = run
+                grow = run
+                continue
+            if grow is not None:
+                grow.extend(index)
+                grow = None
+            view = self._view_for(msg, key, label)
+            views.append(view)
+            keys.append(key)
+            added.append(view)
+        if grow is not None:
+            grow.extend(end)
+        return added
+
+    def _key_for(self, msg: Message) -> tuple[tuple[str, Any], str]:
+        """((kind, state), label) of the entry ``msg`` belongs to."""
         if msg.role == Role.USER:
-            return MessageView(msg, "you", "user", note=note)
+            return ("user", None), "you"
         state = self._states.get(id(msg))
         if state is None and msg.message_id is not None:
             state = self._states.get(msg.message_id)
+        if state is None and self._keys and self._keys[-1][0] in RUN_KINDS:
+            # Said again in the same state (no move, so no timeline entry): it goes on.
+            last = self._views[-1]
+            return self._keys[-1], last.label
         if state in INTERRUPTED:
-            return MessageView(msg, f"agent asks · {state.value}", "question", note=note)
+            return ("question", state), f"agent asks · {state.value}"
         if state is not None:
-            return MessageView(msg, f"agent · {state.value}", "status", note=note)
-        return MessageView(msg, "agent", "agent", note=note)
+            return ("status", state), f"agent · {state.value}"
+        return ("agent", None), "agent"
 
-    def _mark_waiting(self, task: TaskView, added: list[MessageView]) -> None:
+    def _view_for(self, msg: Message, key: tuple[str, Any], label: str) -> MessageView:
+        note = f"id {short_id(msg.message_id, 12)}" if msg.message_id else ""
+        return MessageView(msg, label, key[0], note=note)
+
+    def _mark_waiting(self, task: TaskView) -> None:
         """Highlight the question the agent is waiting on; un-highlight it once answered."""
-        waiting: MessageView | None = None
+        waiting: MessageView | StatusRun | None = None
         if task.state in INTERRUPTED and task.status_message is not None:
             question = task.status_message
-            for view in reversed(self._views + added):
-                if view.message is question or (
+            for view in reversed(self._views):
+                if isinstance(view, StatusRun):
+                    if view.contains(question):
+                        waiting = view
+                        break
+                elif view.message is question or (
                         question.message_id is not None and view.message.message_id == question.message_id):
                     waiting = view
                     break
@@ -171,11 +239,11 @@ class Conversation(SelectedTaskView, VerticalScroll):
             waiting.set_waiting(True)
         self._waiting = waiting
 
-    def _sync_replies(self, conn: AgentConnection) -> list[MessageView]:
+    def _sync_replies(self, conn: AgentConnection) -> list[Widget]:
         tracker = conn.tracker
         self._replies_seen = len(tracker.replies)
         shown = set(self._reply_exchanges)
-        added: list[MessageView] = []
+        added: list[Widget] = []
         for number, ex in tracker.exchanges.items():
             if number in shown or ex.reply is None or ex.task_id is not None:
                 continue
@@ -183,4 +251,6 @@ class Conversation(SelectedTaskView, VerticalScroll):
             if ex.request_message is not None:
                 added.append(MessageView(ex.request_message, "you", "user"))
             added.append(MessageView(ex.reply, "agent · reply (no task)", "reply"))
+        self._views.extend(added)
+        self._keys.extend(("reply", number) for _ in added)
         return added

@@ -50,8 +50,8 @@ class PushPanel(ConnectionView, Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "toggle_receiver", "Start/stop receiver"),
-        Binding("r", "register_push", "Register for task"),
+        Binding("s", "toggle_receiver", "Receiver on/off"),
+        Binding("r", "register_push", "Register"),
     ]
 
     DEFAULT_CSS = """

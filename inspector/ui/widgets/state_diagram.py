@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
@@ -83,10 +84,28 @@ MAX_VIOLATIONS = 3
 MAX_REMARKS = 3
 #: Seconds between redraws when only the running state's time changed.
 LIVE_REDRAW = 0.25
+#: Seconds between redraws of a live task's running state with nothing new from the agent.
+TICK = 1.0
+#: The timeline table's width (state, at, for); narrower, the "at" column goes.
+TABLE_WIDTH = 33
+#: On a terminal shorter than this the drawing (11 rows) gives way to the one-line path,
+#: so the artifacts below keep room (80x24 is a usual size).
+DRAWING_MIN_SCREEN_HEIGHT = 32
 
 #: Codes whose violation is about a state change (marks that row of the path).
 TRANSITION_CODES = {"illegal-transition", "transition-after-terminal", "final-not-terminal",
                     "terminal-not-final", "event-after-final", "event-after-terminal"}
+
+
+def compact_count(n: int) -> str:
+    """``7``, ``999``, ``1.2k``, ``34k``, ``1.2M``: a count in at most four characters."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
 
 
 def taken_edges(path: list[TaskState]) -> dict[str, TaskState]:
@@ -108,12 +127,15 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
     The drawing (34 columns) lights the current state in its theme colour
     (``$state-<state>``), shows the states visited in colour and the edges taken in bold;
     below it every transition with its time from the task's first sight and the time
-    spent in the state (the current state's time runs to the task's latest event, marked
-    ``…``), with the remarks that are not states among them: a late report (``↶``, a
-    status older than the current state) and a JSON-RPC error (``✖ error -32603``), which
-    the title also shows as "working · then error -32603"; then the protocol violations
+    spent in the state (the current state's time runs on, ticking every second, marked
+    ``…``; in a recording, to the task's latest event; a state the agent reported again
+    and again shows how many status updates it sent in it: ``working ×1.2k``), with the
+    remarks that are not states among them: a late report (``↶``, a status older than
+    the current state) and a JSON-RPC error (``✖ error -32603``), which the title also
+    shows as "working · then error -32603"; then the protocol violations
     with code and message, coloured by severity.
-    Narrower than 34 columns, the drawing is replaced by a one-line path.
+    Narrower than 34 columns, or on a terminal shorter than 32 rows, the drawing is
+    replaced by a one-line path.
 
     COMPONENT_CLASSES:
         state-diagram--<state>: each task state's colour (``$state-<state>``).
@@ -124,6 +146,10 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
     """
 
     STYLE_PREFIX = "state-diagram"
+
+    #: Wall clock: a live task's running state has lasted until now, not only until the
+    #: agent's latest event. Tests and snapshots may replace it.
+    clock: Callable[[], float] = staticmethod(time.time)
 
     COMPONENT_CLASSES = {
         *(f"state-diagram--{s.value}" for s in S),
@@ -163,6 +189,27 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
         self._styles: dict[str, Style] = {}
         #: The width get_content_height is measuring at, while it does.
         self._measuring: int | None = None
+
+    def on_mount(self) -> None:
+        self.set_interval(TICK, self._tick, name="state-diagram-tick")
+
+    def _tick(self) -> None:
+        """The running state's time goes on while the agent says nothing."""
+        task = self.task
+        if task is not None and task.state is not None and task.state not in TERMINAL and self._live():
+            self.refresh()
+
+    def _live(self) -> bool:
+        conn = self._conn
+        return conn is not None and not conn.read_only and self.display and self.is_on_screen
+
+    def _now(self, task: TaskView) -> float:
+        """Session time of "now" for the running state: the wall clock for a live agent,
+        the latest event for a recording."""
+        conn = self._conn
+        if conn is None or conn.read_only:
+            return task.last_t
+        return max(task.last_t, self.clock() - conn.session.started_wall)
 
     # ------------------------------------------------------------------ ConnectionView
 
@@ -238,11 +285,11 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             width = self.outer_size.width - self.styles.gutter.width
         width = width or DRAWING_WIDTH
         path = [c.state for c in task.timeline]
-        if width >= DRAWING_WIDTH:
+        if width >= DRAWING_WIDTH and self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT:
             lines.extend(self._drawing(task, path))
         else:
             lines.append(self._path_line(path))
-        lines.extend(self._transitions(task))
+        lines.extend(self._transitions(task, narrow=width < TABLE_WIDTH))
         lines.extend(self._violations(task))
         return Text("\n").join(lines)
 
@@ -300,13 +347,15 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
                             style=self._style("unknown")))
         return out
 
-    def _transitions(self, task: TaskView) -> list[Text]:
+    def _transitions(self, task: TaskView, narrow: bool = False) -> list[Text]:
+        """The timeline table; ``narrow``: without the "at" column, so a row never wraps."""
         timeline = task.timeline
         if not timeline:
             return [Text("no state reported yet", style=self._style("dim"))]
         flagged = {v.seq for v in task.violations if v.code in TRANSITION_CODES}
         start = task.first_t
-        out = [Text(f"{'state':<16}{'at':>8}{'for':>9}", style=self._style("dim"))]
+        at_width = 0 if narrow else 8
+        out = [Text(f"{'state':<16}{'at' if at_width else '':>{at_width}}{'for':>9}", style=self._style("dim"))]
         shown = timeline[-MAX_TRANSITIONS:]
         if len(timeline) > len(shown):
             out.append(Text(f"… {len(timeline) - len(shown)} earlier", style=self._style("dim")))
@@ -321,13 +370,22 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             elif state in TERMINAL:
                 took = "end"
             else:
-                took = format_duration(max(0.0, task.last_t - change.t)) + "…"
+                took = format_duration(max(0.0, self._now(task) - change.t)) + "…"
             mark = "✖ " if change.seq in flagged else ("▸ " if change is last else "  ")
             row = Text()
             row.append(mark, style=self._style("error") if change.seq in flagged else self._style(state.value))
-            row.append(f"{state.value:<14}", style=self._style(state.value)
-                       + (Style(bold=True) if change is last else Style()))
-            row.append(f"{format_offset(change.t - start):>8}{took:>9}")
+            label = state.value
+            # Repeated status updates of one state are one row, with their count.
+            count = f" ×{compact_count(change.updates)}" if change.updates > 1 else ""
+            if len(label) + len(count) > 14:
+                count = ""
+            style = self._style(state.value) + (Style(bold=True) if change is last else Style())
+            if count:
+                row.append(label, style=style)
+                row.append(f"{count:<{14 - len(label)}}", style=self._style("dim"))
+            else:
+                row.append(f"{label:<14}", style=style)
+            row.append(f"{format_offset(change.t - start) if at_width else '':>{at_width}}{took:>9}")
             out.append(row)
         out.extend(self._remark_row(r, start) for r in remarks)
         return out

@@ -20,6 +20,7 @@ from ...session import Event
 from ...textsafe import shorten
 from ..connection import AgentConnection
 from .base import ComponentStyles, ConnectionView
+from .connection_bar import connection_label
 from .formatting import format_age, short_id
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 COLUMNS = (("agent", "agent"), ("state", "state"), ("task", "task"), ("age", "age"),
            ("artifacts", "artifacts"), ("violations", "violations"), ("messages", "messages"))
 
-HINT = "enter open · g get · c cancel · r resubscribe"
+HINT = "enter open · g get · c cancel · r resubscribe · b beside the open task (split)"
 
 
 @dataclass
@@ -61,6 +62,8 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
         g: get the task from the agent (tasks/get).
         c: cancel the task.
         r: resubscribe to the task's stream.
+        b: show the task beside the selected one in the Task tab (split); on the task
+           already beside: close the split.
 
     COMPONENT_CLASSES:
         tasks-view--<state>: each task state's colour.
@@ -72,10 +75,11 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
     STYLE_DEFAULT = Style()
 
     BINDINGS = [
-        Binding("enter", "open", "Open task"),
-        Binding("g", "task_action('get')", "Get task"),
-        Binding("c", "task_action('cancel')", "Cancel task"),
+        Binding("enter", "open", "Open"),
+        Binding("g", "task_action('get')", "Get"),
+        Binding("c", "task_action('cancel')", "Cancel"),
         Binding("r", "task_action('resubscribe')", "Resubscribe"),
+        Binding("b", "beside", "Beside"),
     ]
 
     COMPONENT_CLASSES = {*(f"tasks-view--{s.value}" for s in TaskState),
@@ -163,6 +167,11 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             self._rebuild()
         for c in connections:
             self._add_new(c)
+        if conn is not None:  # its card (and so its name) may have just arrived
+            for key, row in self._rows.items():
+                task = conn.tracker.task(row.task_id) if row.conn is conn else None
+                if task is not None:
+                    self._update_row(key, row, task)
         switched = conn is not self._active
         self._active = conn
         if switched and conn is not None:
@@ -271,7 +280,8 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             # Not a state: the agent's latest word after it (see TaskView.error).
             state_cell.append(f" · error {task.error.error.code}", style=self._style("violations"))
         return {
-            "agent": Text(shorten(row.conn.name, 18), style=dim),
+            # The card's name once it is known (or the name the user gave the agent).
+            "agent": Text(shorten(connection_label(row.conn), 18), style=dim),
             "state": state_cell,
             "task": Text(short_id(task.id)),
             "age": Text(self._age(row), justify="right"),
@@ -330,6 +340,25 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
         if app.active is not row.conn:
             app.active = row.conn
         app.select_task(row.task_id)
+        app.action_view("task")
+
+    def action_beside(self) -> None:
+        """Pin the highlighted task beside the selected one and show the Task tab;
+        the task already beside closes the split."""
+        from .task_beside import TaskBeside
+
+        row = self._cursor()
+        app: Any = self.app
+        beside = next(iter(app.screen.query(TaskBeside)), None)
+        if beside is None:
+            return
+        if row is None or (beside.conn is row.conn and beside.task_id == row.task_id):
+            beside.pin(None, None)
+            self.notify("split closed")
+            return
+        beside.pin(row.conn, row.task_id)
+        if app.task_id is None or (app.active is row.conn and app.task_id == row.task_id):
+            self.notify("beside: select another task (enter) to compare with", markup=False)
         app.action_view("task")
 
     def action_task_action(self, action: str) -> None:

@@ -1,7 +1,9 @@
 """The traffic list: one line per event, drawn through the Line API.
 
 Only the visible lines are ever rendered, and rows are positions in the session's own
-event list (``TrafficIndex.rows``), so 100k events cost a list of ints, not widgets.
+event list (``TrafficIndex.rows``), so 100k events cost an array of ints (8 bytes a
+row), not widgets. A row's text is made from its event when drawn; only the latest
+512 rows' texts are cached.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from textual.strip import Strip
 
 from ...session import Event, Kind
 from ...textsafe import shorten
+from .base import LineBase
 from .scrolling import set_virtual_size
 from .traffic_model import DIRECTION, KIND_LABEL, TrafficIndex, format_ms, format_size
 
@@ -52,7 +55,7 @@ def _fit(text: str, width: int, right: bool) -> str:
     return text.rjust(width) if right else text.ljust(width)
 
 
-class TrafficList(ScrollView, can_focus=True):
+class TrafficList(LineBase, ScrollView, can_focus=True):
     """Every event of the session, one per line, with a cursor.
 
     BINDINGS:
@@ -308,8 +311,8 @@ class TrafficList(ScrollView, can_focus=True):
         return cells
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width or self.size.width
-        base = self.rich_style
+        width = self._line_width() or self.size.width
+        base = self._line_base()
         row = int(self.scroll_y) + y
         rows = self.index.rows
         if not 0 <= row < len(rows):

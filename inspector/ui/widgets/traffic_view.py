@@ -85,10 +85,10 @@ class TrafficView(ConnectionView, Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter traffic"),
+        Binding("slash", "focus_filter", "Filter"),
         Binding("y", "copy_body", "Copy body"),
-        Binding("left_square_bracket", "exchange_step(-1)", "Prev in exchange"),
-        Binding("right_square_bracket", "exchange_step(1)", "Next in exchange"),
+        Binding("left_square_bracket", "exchange_step(-1)", "Prev in ex."),
+        Binding("right_square_bracket", "exchange_step(1)", "Next in ex."),
         Binding("x", "only_exchange", "Only this exchange", show=False),
         Binding("f", "follow", "Follow new events", show=False),
         Binding("escape", "focus_list", "Back to list", show=False),

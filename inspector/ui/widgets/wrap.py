@@ -1,11 +1,20 @@
 """Word-wrapped text that grows at the end cheaply (no Textual import).
 
-Appending re-wraps only the last row of the last line: greedy wrapping never changes
-an earlier row because of text after it. The line-API widgets use this to draw
-artifacts of megabytes streamed in thousands of chunks, one visible row at a time.
+Appending re-wraps only the last row: greedy wrapping never changes an earlier row
+because of text after it. The line-API widgets use this to draw artifacts of megabytes
+streamed in thousands of chunks, one visible row at a time.
+
+Every append costs what it adds, also on one long line without newlines (a model
+that streams a paragraph a token at a time): the text is kept in blocks of bounded
+size rather than as one string per line (which each append would copy whole), and the
+rows are two arrays of offsets into it rather than a tuple each.
 """
 
 from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable
 
 from rich.cells import cell_len, get_character_cell_size
 
@@ -20,6 +29,11 @@ _NARROW_RANGES = ((0x20, 0x7E), (0xA0, 0x2FF), (0x370, 0x482), (0x2010, 0x205E),
                   (0x2500, 0x25FF))
 _narrow: frozenset[str] | None = None
 
+#: Characters per block of stored text: what reading a row near the end may join.
+BLOCK = 1 << 15
+#: The width while none is known: every line is one row.
+UNWRAPPED = 1 << 62
+
 
 def _all_narrow(text: str) -> bool:
     """True if every character of ``text`` is one cell wide (so cells == characters)."""
@@ -30,20 +44,27 @@ def _all_narrow(text: str) -> bool:
     return _narrow.issuperset(text)
 
 
-def wrap_rows(line: str, start: int, width: int) -> list[tuple[int, int]]:
-    """Greedy word wrap of ``line[start:]`` to ``width`` cells: ``(start, end)`` offsets.
+def _row_cells(text: str) -> int:
+    """Cells of ``text`` measured as wrap_rows measures them (character by character)."""
+    if text.isascii() or _all_narrow(text):
+        return len(text)
+    return sum(map(get_character_cell_size, text))
+
+
+def wrap_rows(line: str, start: int, width: int, end: int | None = None) -> list[tuple[int, int]]:
+    """Greedy word wrap of ``line[start:end]`` to ``width`` cells: ``(start, end)`` offsets.
 
     A break at a space drops that space; a word longer than the width is cut."""
     width = max(1, width)
     rows: list[tuple[int, int]] = []
-    n = len(line)
+    n = len(line) if end is None else end
     pos = start
     # Where every character is one cell, a row is found by offsets, in C; only a row
     # holding a wide or zero-width character is measured character by character.
-    narrow = line.isascii() or _all_narrow(line[start:] if start else line)
+    narrow = line.isascii() or _all_narrow(line[start:n] if start or n != len(line) else line)
     while True:
         # i: where the row must end at the latest; space: its last space after pos.
-        if narrow or _all_narrow(line[pos:pos + width + 1]):
+        if narrow or _all_narrow(line[pos:min(n, pos + width + 1)]):
             if n - pos <= width:
                 rows.append((pos, n))
                 return rows
@@ -71,9 +92,9 @@ def wrap_rows(line: str, start: int, width: int) -> list[tuple[int, int]]:
             rows.append((pos, space))
             pos = space + 1
         else:
-            end = i if i > pos else i + 1  # a glyph wider than the width still takes a row
-            rows.append((pos, end))
-            pos = end
+            end_ = i if i > pos else i + 1  # a glyph wider than the width still takes a row
+            rows.append((pos, end_))
+            pos = end_
 
 
 def cells(text: str) -> int:
@@ -84,60 +105,212 @@ class WrappedText:
     """Append-only text, split into lines and wrapped to a width on demand.
 
     Agent text goes in as is: control characters and escape sequences are made
-    visible (``\\x1b``), tabs become spaces."""
+    visible (``\\x1b``), tabs become spaces.
 
-    __slots__ = ("_lines", "_rows", "_width", "chars")
+    Rows are ``(start, end)`` offsets into the whole text, in ``_starts``/``_ends``;
+    until a width is given every line is one row. The last row's cells are kept, so an
+    append that still fits it only moves its end.
+
+    Text that is shown exactly as it came (no escapes, no tabs) can be handed over to
+    the string it came from (:meth:`adopt`): the tracker's assembled artifact text, once
+    the artifact is complete. Then only the rows are kept here, not a second copy."""
+
+    __slots__ = ("_blocks", "_block_starts", "_open", "_open_start", "_starts", "_ends", "_width",
+                 "_tail_cells", "chars", "_as_sent", "_source", "_base")
 
     def __init__(self, text: str = "") -> None:
-        self._lines: list[str] = [""]
-        #: Wrapped rows (line index, start, end); None until a width is known.
-        self._rows: list[tuple[int, int, int]] | None = None
-        self._width = 0
+        #: The text: closed blocks (each about BLOCK characters) and where each starts,
+        #: then the open block's pieces, joined only when read.
+        self._blocks: list[str] = []
+        self._block_starts: list[int] = []
+        self._open: list[str] = []
+        self._open_start = 0
+        self._starts = array("q", [0])
+        self._ends = array("q", [0])
+        self._width = UNWRAPPED
+        self._tail_cells = 0
         self.chars = 0
+        #: Everything appended is shown as it came (so it can be adopted).
+        self._as_sent = True
+        #: Where the text is read from once adopted: source()[base:base + chars].
+        self._source: Callable[[], str] | None = None
+        self._base = 0
         if text:
             self.append(text)
+
+    # ------------------------------------------------------------------ sharing
+
+    @property
+    def adopted(self) -> bool:
+        return self._source is not None
+
+    def adopt(self, source: Callable[[], str], base: int) -> bool:
+        """Read the text from ``source()[base:base + chars]`` from now on and drop this
+        copy, if that is exactly what was appended and shown. Returns whether it was."""
+        if self._source is not None:
+            return True
+        if not self._as_sent or source()[base:base + self.chars] != self.text:
+            return False
+        self._source, self._base = source, base
+        self._blocks, self._block_starts, self._open = [], [], []
+        self._open_start = self.chars
+        return True
+
+    def _own(self) -> None:
+        """Keep a copy again (more text is coming)."""
+        source = self._source
+        if source is not None:
+            text = source()[self._base:self._base + self.chars]
+            self._source = None
+            self._blocks, self._block_starts, self._open, self._open_start = [], [], [text], 0
+
+    # ------------------------------------------------------------------ storage
+
+    def _store(self, piece: str) -> None:
+        if self._source is not None:
+            self._own()
+        self._open.append(piece)
+        self.chars += len(piece)
+        size = self.chars - self._open_start
+        if size >= BLOCK:
+            self._blocks.append("".join(self._open) if len(self._open) > 1 else self._open[0])
+            self._block_starts.append(self._open_start)
+            self._open = []
+            self._open_start = self.chars
+
+    def _slice(self, a: int, b: int) -> str:
+        """The text from offset ``a`` to ``b``."""
+        if a >= b:
+            return ""
+        source = self._source
+        if source is not None:
+            base = self._base
+            return source()[base + a:base + b]
+        open_start = self._open_start
+        if a >= open_start:
+            pieces = self._open
+            if b == self.chars and len(pieces) > 1:
+                # The end of the text (the last row, mostly): the last few pieces do.
+                need = b - a
+                got = 0
+                for k in range(len(pieces) - 1, max(-1, len(pieces) - 65), -1):
+                    got += len(pieces[k])
+                    if got >= need:
+                        tail = "".join(pieces[k:])
+                        return tail[len(tail) - need:]
+            if len(pieces) > 1:
+                pieces[:] = ["".join(pieces)]
+            return pieces[0][a - open_start:b - open_start] if pieces else ""
+        blocks = self._blocks
+        index = bisect_right(self._block_starts, a) - 1
+        start = self._block_starts[index]
+        block = blocks[index]
+        if b - start <= len(block):
+            return block[a - start:b - start]
+        out = [block[a - start:]]
+        pos = start + len(block)
+        index += 1
+        while pos < b and index < len(blocks):
+            block = blocks[index]
+            out.append(block[:b - pos])
+            pos += len(block)
+            index += 1
+        if pos < b:
+            out.append(self._slice(pos, b))
+        return "".join(out)
 
     @property
     def text(self) -> str:
         """Everything appended, as shown (escapes visible, tabs expanded)."""
-        return "\n".join(self._lines)
+        source = self._source
+        if source is not None:
+            return source()[self._base:self._base + self.chars]
+        return "".join(self._blocks) + "".join(self._open)
+
+    # ------------------------------------------------------------------ appending
 
     def append(self, text: str) -> None:
         if not text:
             return
-        safe = visible(text).replace("\t", TAB)
-        self.chars += len(safe)
-        pieces = safe.split("\n")
-        lines = self._lines
-        lines[-1] += pieces[0]
-        rows = self._rows
-        if rows is not None:
-            index, start, _ = rows.pop()
-            rows.extend((index, s, e) for s, e in wrap_rows(lines[index], start, self._width))
-        for piece in pieces[1:]:
-            lines.append(piece)
-            if rows is not None:
-                index = len(lines) - 1
-                rows.extend((index, s, e) for s, e in wrap_rows(piece, 0, self._width))
+        safe = visible(text)
+        if "\t" in safe:
+            safe = safe.replace("\t", TAB)
+        if safe is not text:
+            self._as_sent = False
+        pos = self.chars
+        self._store(safe)
+        first = True
+        for piece in safe.split("\n") if "\n" in safe else (safe,):
+            if not first:
+                pos += 1  # the newline: a new line starts a new row
+                self._starts.append(pos)
+                self._ends.append(pos)
+                self._tail_cells = 0
+            first = False
+            if piece:
+                self._extend_last_row(pos, piece)
+                pos += len(piece)
+
+    def _extend_last_row(self, pos: int, piece: str) -> None:
+        """``piece``, stored at ``pos``, continues the last row's line."""
+        width = self._width
+        added = _row_cells(piece) if width != UNWRAPPED else 0
+        if self._tail_cells + added <= width:
+            self._ends[-1] = pos + len(piece)
+            self._tail_cells += added
+            return
+        start = self._starts.pop()
+        self._ends.pop()
+        tail = self._slice(start, pos + len(piece))
+        rows = wrap_rows(tail, 0, width)
+        for a, b in rows:
+            self._starts.append(start + a)
+            self._ends.append(start + b)
+        last = rows[-1]
+        self._tail_cells = _row_cells(tail[last[0]:last[1]])
+
+    # ------------------------------------------------------------------ rows
 
     def wrap(self, width: int) -> int:
         """Wrap to ``width`` (kept until the width changes); returns the row count."""
         width = max(1, width)
-        if self._rows is None or width != self._width:
-            self._width = width
-            rows: list[tuple[int, int, int]] = []
-            for index, line in enumerate(self._lines):
-                rows.extend((index, s, e) for s, e in wrap_rows(line, 0, width))
-            self._rows = rows
-        return len(self._rows)
+        if width != self._width:
+            self._rewrap(width)
+        return len(self._starts)
+
+    def _rewrap(self, width: int) -> None:
+        self._width = width
+        full = self.text
+        narrow = full.isascii() or None
+        starts = array("q")
+        ends = array("q")
+        pos = 0
+        n = len(full)
+        while True:
+            stop = full.find("\n", pos)
+            if stop < 0:
+                stop = n
+            if stop == pos:
+                starts.append(pos)
+                ends.append(pos)
+            elif narrow and stop - pos <= width:  # most lines of prose and code
+                starts.append(pos)
+                ends.append(stop)
+            else:
+                for a, b in wrap_rows(full, pos, width, stop):
+                    starts.append(a)
+                    ends.append(b)
+            if stop >= n:
+                break
+            pos = stop + 1
+        self._starts, self._ends = starts, ends
+        last = full[starts[-1]:ends[-1]]
+        self._tail_cells = _row_cells(last) if width != UNWRAPPED else 0
 
     @property
     def row_count(self) -> int:
-        return len(self._rows) if self._rows is not None else len(self._lines)
+        return len(self._starts)
 
     def row(self, index: int) -> str:
         """Row ``index`` at the last width given to :meth:`wrap`."""
-        if self._rows is None:
-            return self._lines[index]
-        line, start, end = self._rows[index]
-        return self._lines[line][start:end]
+        return self._slice(self._starts[index], self._ends[index])

@@ -1,0 +1,142 @@
+"""WrappedText: appends cost what they add, and give the rows a whole re-wrap gives."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from inspector.textsafe import visible
+from inspector.ui.widgets import wrap
+from inspector.ui.widgets.wrap import TAB, WrappedText, wrap_rows
+
+ALPHABET = ["ab", "word", " ", " ", "é", "“q”", "—", "日本", "\t", "e\u0301", "\x1b[1m", "🙂", "xyzzy"]
+
+
+def reference_rows(text: str, width: int) -> list[str]:
+    """Each line of ``text`` wrapped on its own, from scratch."""
+    rows = []
+    for line in text.split("\n"):
+        rows.extend(line[a:b] for a, b in wrap_rows(line, 0, width))
+    return rows
+
+
+def rows_of(wrapped: WrappedText, width: int) -> list[str]:
+    return [wrapped.row(i) for i in range(wrapped.wrap(width))]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_appends_give_the_rows_of_a_whole_rewrap(seed: int) -> None:
+    rng = random.Random(seed)
+    newline = 0.0 if seed % 2 else 0.02  # one long line, or lines
+    pieces = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 6)))
+              + ("\n" if rng.random() < newline else "") for _ in range(3000)]
+    width = rng.randint(1, 50)
+    growing = WrappedText()
+    growing.wrap(width)
+    for i, piece in enumerate(pieces):
+        growing.append(piece)
+        if i % 997 == 0:  # rows read while it grows, as a widget draws them
+            assert rows_of(growing, width)[-1] == reference_rows(growing.text, width)[-1]
+    expected = "".join(visible(p).replace("\t", TAB) for p in pieces)
+    assert growing.text == expected
+    assert growing.chars == len(expected)
+    assert rows_of(growing, width) == reference_rows(expected, width)
+    # A new width re-wraps everything; back again gives the same rows.
+    other = max(1, width // 2)
+    assert rows_of(growing, other) == reference_rows(expected, other)
+    assert rows_of(growing, width) == reference_rows(expected, width)
+
+
+def test_text_appended_before_a_width_is_known_is_one_row_a_line() -> None:
+    text = WrappedText("one\ntwo")
+    text.append(" three\n")
+    assert [text.row(i) for i in range(text.row_count)] == ["one", "two three", ""]
+    assert text.wrap(4) == 5
+    assert rows_of(text, 4) == ["one", "two", "thre", "e", ""]
+
+
+class Counting(WrappedText):
+    """Counts the characters read back from storage (the work an append does)."""
+
+    __slots__ = ("read",)
+
+    def __init__(self) -> None:
+        self.read = 0
+        super().__init__()
+
+    def _slice(self, a: int, b: int) -> str:
+        self.read += max(0, b - a)
+        return super()._slice(a, b)
+
+
+def work(pieces: int, newline: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """Characters read back and characters wrap_rows measured, for ``pieces`` appends
+    of a word each to one line (or to lines of ten words)."""
+    measured = [0]
+    original = wrap.wrap_rows
+
+    def counting_wrap_rows(line: str, start: int, width: int, end: int | None = None):  # type: ignore[no-untyped-def]
+        measured[0] += (len(line) if end is None else end) - start
+        return original(line, start, width, end)
+
+    monkeypatch.setattr(wrap, "wrap_rows", counting_wrap_rows)
+    text = Counting()
+    text.wrap(80)
+    rng = random.Random(3)
+    for i in range(pieces):
+        text.append(rng.choice(["the ", "quick ", "brün ", "fox—", "日本 "]) + ("\n" if newline and i % 10 == 9 else ""))
+    monkeypatch.setattr(wrap, "wrap_rows", original)
+    return text.read, measured[0]
+
+
+def test_appends_to_one_long_line_cost_what_they_add(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 20k appends to a line with no newline once read the whole line back each time
+    # (quadratic: ~100k characters a time here). Now an append reads back at most the
+    # last row and what it adds, so the work per append stays flat as the line grows.
+    small_read, small_measured = work(2_000, False, monkeypatch)
+    big_read, big_measured = work(20_000, False, monkeypatch)
+    assert big_read <= 11 * small_read and big_measured <= 11 * small_measured
+    per_append = (big_read + big_measured) / 20_000
+    assert per_append < 2 * (80 + 8)  # a row's width and a piece, read and measured once each
+    # Short lines (a newline every ~60 characters) never need a re-wrap at all.
+    assert work(20_000, True, monkeypatch) == (0, 0)
+
+
+def test_the_text_is_stored_in_blocks_not_one_string() -> None:
+    text = WrappedText()
+    for _ in range(3 * wrap.BLOCK // 10):
+        text.append("0123456789")
+    assert len(text._blocks) >= 2
+    assert all(len(block) <= wrap.BLOCK + 10 for block in text._blocks)
+    assert text.text == "0123456789" * (3 * wrap.BLOCK // 10)
+    # A row across a block boundary reads both.
+    rows = rows_of(text, 7)
+    assert "".join(rows) == text.text
+
+
+def test_text_shown_as_sent_can_be_handed_to_the_string_it_came_from() -> None:
+    pieces = ["alpha beta ", "gamma\ndelta ", "epsilon " * 50]
+    assembled = "[before]" + "".join(pieces)
+    text = WrappedText()
+    for piece in pieces:
+        text.append(piece)
+    rows = rows_of(text, 9)
+    assert text.adopt(lambda: assembled, len("[before]"))
+    assert text.adopted and not text._blocks and not text._open  # no copy kept
+    assert rows_of(text, 9) == rows and rows_of(text, 13) == reference_rows("".join(pieces), 13)
+    assert text.text == "".join(pieces)
+    # More text: it keeps its own copy again.
+    text.append(" zeta")
+    assert not text.adopted and text.text == "".join(pieces) + " zeta"
+    assert rows_of(text, 9)[-1] == reference_rows(text.text, 9)[-1]
+
+
+def test_text_shown_otherwise_than_sent_is_not_handed_over() -> None:
+    for piece in ("tab\there", "esc\x1b[1m", "zero\u200bwidth"):
+        text = WrappedText(piece)
+        assert not text.adopt(lambda piece=piece: piece, 0)
+        assert not text.adopted and text.text == visible(piece).replace("\t", TAB)
+    # ... nor a string that says something else.
+    text = WrappedText("same")
+    assert not text.adopt(lambda: "diff", 0)
