@@ -81,6 +81,27 @@ async def test_a_session_keeping_few_events_reads_the_rest_back_as_they_were(
     bounded.close()
 
 
+def test_an_old_event_read_back_is_found_after_more_events_leave_memory(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A view reads an event just older than those in memory (a page that ends short,
+    # where memory began), then more events leave memory: the next event after the
+    # first one read is in that page's span, and is read back, not looked for in the
+    # short page.
+    monkeypatch.setattr(log_mod, "EVICT_BATCH", 4)
+    session = Session(keep=8)
+    for i in range(20):
+        session.append(Kind.NOTE, {"text": f"note {i}"})
+    base = session.events.first_kept
+    assert 0 < base < log_mod.PAGE
+    assert session.events[base - 1].data["text"] == f"note {base - 1}"
+    for i in range(20, 40):
+        session.append(Kind.NOTE, {"text": f"note {i}"})
+    assert session.events.first_kept > base
+    assert session.events[base].data["text"] == f"note {base}"
+    assert [e.data["text"] for e in session.events] == [f"note {i}" for i in range(40)]
+    session.close()
+
+
 async def test_a_session_without_a_store_forgets_old_events_and_says_so(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(log_mod, "EVICT_BATCH", 2)

@@ -80,7 +80,8 @@ class EventLog:
         # Views read old events one by one, mostly near each other: a page at a time.
         page = self._page
         start = index - index % PAGE
-        if page is None or page[0] != start:
+        # A page read when fewer events had left memory ends short of those that left since.
+        if page is None or page[0] != start or index - start >= len(page[1]):
             page = self._page = (start, self._read(start, min(start + PAGE, self._base)))
         return page[1][index - start]
 
