@@ -13,15 +13,23 @@ The recorder writes an event's fixed fields last (``..."seq":N,"t":T,"wall":W,
 "kind":"K","exchange":X}``): the pass reads those from the line's tail without parsing
 the line, and parses whole only lines it cannot read so, or that it must fold. Damage is
 reported as the reader reports it (``Problem``), and such lines are left out.
+
+A file with several sessions (``--record --append``) reads as the reader reads it: one
+session, the later ones renumbered, a NOTE where each begins. The index keeps one entry
+per appended session (``sessions``: where it starts and how its events are moved), not
+per event; a session's NOTE is its header line's position, and ``read`` renumbers the
+events it reads back by the session they fall in.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
 import time
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +39,8 @@ from ..protocol.limits import loads
 from ..protocol.models import Message, Task, TaskStatusUpdateEvent
 from .decoding import ExchangeFacts
 from .events import Event, Kind
-from .reader import _LINE_DEPTH, Problem, RecordingIterator, _reason, check_event
+from .reader import (_LINE_DEPTH, Problem, RecordingIterator, SessionStart, _reason, check_event, is_header,
+                     next_session)
 from .spill import EventStore, event_from_line
 
 #: How much of the file the pass reads at a time (in the background: less at a time).
@@ -62,6 +71,12 @@ class RecordingIndex:
         head = RecordingIterator(self.path, decode=False)
         self.header = head.header
         head.close()
+        #: Every session's header, the first one's first.
+        self.headers: list[dict[str, Any]] = [self.header]
+        #: The appended sessions (the second one's first), and the position of each one's
+        #: NOTE (ascending): the only per-session data; none is kept per event.
+        self.sessions: list[SessionStart] = []
+        self.session_positions: list[int] = []
         self._fd = os.open(self.path, os.O_RDONLY)
         self.size = os.fstat(self._fd).st_size
         #: Where each event's line starts, and its recorded time (never going back).
@@ -86,6 +101,10 @@ class RecordingIndex:
         self._line = 1  # the header
         self._last_seq = 0
         self._high_t = 0.0
+        # What the next appended session is numbered after (as the reader counts them).
+        self._last_t = 0.0
+        self._max_exchange = 0
+        self._session: SessionStart | None = None
         self._pos = self._header_end()
         self._pending = b""
         self._tracker: Any = None
@@ -167,6 +186,7 @@ class RecordingIndex:
         obj: Any = None
         if match is not None:
             seq, t, kind = int(match.group(1)), float(match.group(2)), _KINDS.get(match.group(3))
+            exchange = int(match.group(4))
             if kind is None:
                 match = None
         if match is None or kind in _FOLDED:
@@ -180,16 +200,29 @@ class RecordingIndex:
                 else:
                     self._problem(f"not a valid event line ({_reason(exc)}); skipped")
                 return
+            if is_header(obj):
+                self._begin_session(obj, base + start, stop - start)
+                return
             try:
                 check_event(obj)
             except ValueError as exc:
                 self._problem(f"{exc}; skipped")
                 return
-            seq, t, kind = obj["seq"], obj["t"], Kind(obj["kind"])
+            seq, t, kind, exchange = obj["seq"], obj["t"], Kind(obj["kind"]), obj.get("exchange", 0)
+        session = self._session
+        if session is not None:
+            seq += session.seq
+            t += session.t
+            if exchange:
+                exchange += session.exchange
+        if exchange > self._max_exchange:
+            self._max_exchange = exchange
         if seq <= self._last_seq:
             self._problem(f"seq {seq} does not follow seq {self._last_seq}")
         self._last_seq = max(self._last_seq, seq)
         if t == t and abs(t) != float("inf"):  # finite
+            if t > self._last_t:
+                self._last_t = t
             self._high_t = max(self._high_t, t)
         self.offsets.append(base + start)
         self.lengths.append(stop - start)
@@ -198,6 +231,23 @@ class RecordingIndex:
         if obj is not None:
             self._fold(obj, kind, line)
 
+    def _begin_session(self, header: dict[str, Any], offset: int, length: int) -> None:
+        """An appended session's header line: the position of its NOTE."""
+        start, problem = next_session(self.headers, header, self._last_seq, self._last_t, self._max_exchange)
+        if problem is not None:
+            self._problem(problem)
+        self._session = start
+        self._last_seq = start.seq
+        if math.isfinite(start.t):
+            self._high_t = max(self._high_t, start.t)
+        # Published before the count that covers it (``read`` runs on other threads).
+        self.sessions.append(start)
+        self.session_positions.append(self.count)
+        self.offsets.append(offset)
+        self.lengths.append(length)
+        self.times.append(self._high_t)
+        self.count += 1
+
     def _problem(self, message: str) -> None:
         self.problems.append(Problem(self._line, message))
 
@@ -205,6 +255,8 @@ class RecordingIndex:
         """Note what decoding needs, and fold what may move a task into ``marks``."""
         facts = self.facts
         event = event_from_line(obj, facts)
+        if self._session is not None:
+            self._session.shift(event)
         facts.note(event)
         if facts.notes:
             for note in facts.notes:
@@ -269,10 +321,31 @@ class RecordingIndex:
         blob = os.pread(self._fd, last - first, first)
         facts = self.facts
         out: list[Event] = []
+        positions = self.session_positions
+        if not positions or stop <= positions[0]:
+            for i in range(start, stop):
+                at = offsets[i] - first
+                obj = loads(blob[at:at + lengths[i]], _LINE_DEPTH)
+                out.append(event_from_line(obj, facts))
+            return out
+        # Several sessions: each event moved by the session it falls in; a session's
+        # header line reads as its NOTE.
+        sessions = self.sessions
+        k = bisect_right(positions, start - 1) - 1  # the last session begun before start
+        session = sessions[k] if k >= 0 else None
+        following = positions[k + 1] if k + 1 < len(positions) else stop
         for i in range(start, stop):
+            if i == following:
+                k += 1
+                session = sessions[k]
+                following = positions[k + 1] if k + 1 < len(positions) else stop
+                out.append(session.note())
+                continue
             at = offsets[i] - first
-            obj = loads(blob[at:at + lengths[i]], _LINE_DEPTH)
-            out.append(event_from_line(obj, facts))
+            event = event_from_line(loads(blob[at:at + lengths[i]], _LINE_DEPTH), facts)
+            if session is not None:
+                session.shift(event)
+            out.append(event)
         return out
 
     @property

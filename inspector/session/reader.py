@@ -18,6 +18,7 @@ still loads. Only a file that is not a recording at all (no header) is refused.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,10 +85,9 @@ class RecordingIterator:
         self._line = 0
         self._last_seq = 0
         self._facts = ExchangeFacts() if decode else None
-        # Renumbering of appended sessions (see the module docstring).
-        self._seq_offset = 0
-        self._exchange_offset = 0
-        self._t_offset = 0.0
+        # Renumbering of appended sessions (see the module docstring): the current
+        # session's start (None: the first), the highest exchange and t read so far.
+        self._session: SessionStart | None = None
         self._max_exchange = 0
         self._last_t = 0.0
         self._file = open(self.path, "rb")
@@ -160,20 +160,19 @@ class RecordingIterator:
             else:
                 self._problem(f"not a valid event line ({_reason(exc)}); skipped")
             return None
-        if isinstance(obj, dict) and obj.get("format") == FORMAT and "seq" not in obj:
+        if is_header(obj):
             return self._next_session(obj)
         try:
             event = _to_event(obj, self._facts)
         except ValueError as exc:
             self._problem(f"{exc}; skipped")
             return None
-        if self._seq_offset:
-            event.seq += self._seq_offset
-            event.t += self._t_offset
-            if event.exchange:
-                event.exchange += self._exchange_offset
+        start = self._session
+        if start is not None:
+            start.shift(event)
         self._max_exchange = max(self._max_exchange, event.exchange)
-        self._last_t = max(self._last_t, event.t)
+        if math.isfinite(event.t):
+            self._last_t = max(self._last_t, event.t)
         if event.seq <= self._last_seq:
             self._problem(f"seq {event.seq} does not follow seq {self._last_seq}")
         self._last_seq = max(self._last_seq, event.seq)
@@ -189,26 +188,12 @@ class RecordingIterator:
     def _next_session(self, header: dict[str, Any]) -> Event:
         """An appended session's header: later events are renumbered after the earlier
         ones; the NOTE returned marks where the session begins."""
-        version = header.get("version")
-        if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
-            self._problem(f"session {len(self.headers) + 1} was written by a newer a2a-inspect "
-                          f"(format version {version}); read as this version reads")
-        self.headers.append(header)
-        number = len(self.headers)
-        first = self.headers[0].get("session_started")
-        started = header.get("session_started")
-        offset = self._last_t
-        if _number(first) and _number(started):
-            offset = max(offset, float(started) - float(first))
-        self._t_offset = offset
-        self._exchange_offset = self._max_exchange
-        note_seq = self._last_seq + 1
-        self._seq_offset = note_seq
-        self._last_seq = note_seq
-        created = header.get("created")
-        text = f"session {number} of this file" + (f" (recorded {created})" if isinstance(created, str) else "")
-        wall = float(started) if _number(started) else 0.0
-        return Event(note_seq, offset, Kind.NOTE, 0, {"text": text, "session": number}, wall)
+        start, problem = next_session(self.headers, header, self._last_seq, self._last_t, self._max_exchange)
+        if problem is not None:
+            self._problem(problem)
+        self._session = start
+        self._last_seq = start.seq
+        return start.note()
 
     def close(self) -> None:
         self._file.close()
@@ -222,6 +207,62 @@ class RecordingIterator:
 
 #: A line wraps what an agent sent (an id in a NOTE, say) a few levels down.
 _LINE_DEPTH = MAX_JSON_DEPTH + 8
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStart:
+    """Where an appended session begins (its header line) and how its events are
+    renumbered: ``seq`` is the NOTE's seq and what its events' seq are moved by,
+    ``exchange`` what their exchange numbers are moved by, ``t`` the NOTE's t and what
+    their t are moved by."""
+
+    number: int
+    seq: int
+    exchange: int
+    t: float
+    wall: float
+    text: str
+
+    def note(self) -> Event:
+        """The NOTE that marks the session's start (a new one each call)."""
+        return Event(self.seq, self.t, Kind.NOTE, 0, {"text": self.text, "session": self.number}, self.wall)
+
+    def shift(self, event: Event) -> None:
+        event.seq += self.seq
+        event.t += self.t
+        if event.exchange:
+            event.exchange += self.exchange
+
+
+def next_session(headers: list[dict[str, Any]], header: dict[str, Any], last_seq: int, last_t: float,
+                 max_exchange: int) -> tuple[SessionStart, str | None]:
+    """The start of the session ``header`` opens, after the sessions of ``headers``
+    (appended to), whose events reached ``last_seq``, ``last_t`` (the highest finite t)
+    and ``max_exchange``; with a problem to report, or None. Shared by the reader and
+    the index (``index.RecordingIndex``), which must number alike."""
+    problem = None
+    version = header.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        problem = (f"session {len(headers) + 1} was written by a newer a2a-inspect "
+                   f"(format version {version}); read as this version reads")
+    headers.append(header)
+    number = len(headers)
+    first = headers[0].get("session_started")
+    started = header.get("session_started")
+    offset = last_t
+    if _number(first) and _number(started):
+        gap = float(started) - float(first)
+        if math.isfinite(gap):
+            offset = max(offset, gap)
+    created = header.get("created")
+    text = f"session {number} of this file" + (f" (recorded {created})" if isinstance(created, str) else "")
+    wall = float(started) if _number(started) else 0.0
+    return SessionStart(number, last_seq + 1, max_exchange, offset, wall, text), problem
+
+
+def is_header(obj: Any) -> bool:
+    """``obj`` (a parsed line) is a session's header, not an event."""
+    return obj.__class__ is dict and obj.get("format") == FORMAT and "seq" not in obj
 
 
 def _number(value: Any) -> bool:
