@@ -1,7 +1,8 @@
 """Small helpers shared by the benchmarks: timing, medians, a figures table, and
 recorded SSE streams that look like what real A2A agents send.
 
-Standard library only, so every benchmark runs from a fresh clone with the project venv.
+Standard library only, so every benchmark runs from a fresh clone with the project venv
+(``fmt_bytes`` borrows the product's size formatter, so a byte count reads as in the app).
 """
 
 from __future__ import annotations
@@ -119,11 +120,10 @@ def fmt_us(seconds: float) -> str:
 
 
 def fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:,.1f} {unit}" if unit != "B" else f"{n:,.0f} B"
-        n /= 1024
-    return f"{n:,.1f} GiB"  # pragma: no cover
+    """A byte count (or an average of some) as the product shows sizes."""
+    from inspector.protocol.sizes import format_size  # here: importing common stays stdlib only
+
+    return format_size(round(n))
 
 
 # ---------------------------------------------------------------------- output

@@ -110,7 +110,7 @@ def _seconds(text: str) -> float:
 
 
 def _size(text: str) -> int:
-    from .protocol.limits import parse_size  # light: no httpx, pydantic or textual
+    from .protocol.sizes import parse_size  # light: no httpx, pydantic or textual
 
     try:
         return parse_size(text)

@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8003, help="port to bind; 0 picks a free one (default 8003)")
     p.add_argument("--check", action="store_true", help="validate the scenario and exit: 0 valid, 1 not")
     p.add_argument("--list", action="store_true", help="list built-in scenarios and profiles, then exit")
-    p.add_argument("--max-body", type=int, metavar="BYTES", help="largest request body accepted (default 1 MB)")
+    p.add_argument("--max-body", type=int, metavar="BYTES", help="largest request body accepted (default 1 MiB)")
     p.add_argument("--lenient", action="store_true",
                    help="accept requests the spec does not allow (no messageId, empty parts, page sizes out of "
                         "range, ...) instead of refusing them as a strict agent does (the default; the card's "

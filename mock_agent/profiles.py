@@ -17,8 +17,7 @@ from inspector.protocol.dialects import get_dialect
 from inspector.protocol.dialects.base import Dialect
 from inspector.protocol.errors import JsonRpcError
 from inspector.protocol.methods import Method
-
-MB = 1024 * 1024
+from inspector.protocol.sizes import MiB
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ class Profile:
     #: Orloj: per-system endpoints, /v1/agent-systems/{name}/a2a (and the legacy
     #: /v1/agents/{name}/a2a); a name other than the scenario's is -32003.
     agent_systems: bool = False
-    max_body: int = MB
+    max_body: int = MiB
     #: A blocking send still unsettled after this many seconds gets -32603.
     request_timeout: float | None = None
     #: SSE ``event:`` name for every event (Orloj: "status").
@@ -105,7 +104,7 @@ def _society_card(card: dict[str, Any]) -> dict[str, Any]:
 SOCIETY = Profile(
     name="society",
     seeds="000",
-    summary="Society: card + tasks/send only, everything else -32601, 1 MB body limit, 30 s timeout",
+    summary="Society: card + tasks/send only, everything else -32601, 1 MiB body limit, 30 s timeout",
     scenario="society",
     methods={Method.SEND: "tasks/send"},
     request_timeout=30.0,

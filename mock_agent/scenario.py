@@ -427,7 +427,7 @@ class Scenario(BaseModel):
     seed: int | None = None
     #: Seconds of stream silence after which a ``: heartbeat`` comment is sent.
     heartbeat: float | None = Field(default=None, gt=0)
-    #: Largest request body accepted, in bytes (default 1 MB).
+    #: Largest request body accepted, in bytes (default 1 MiB).
     max_body: int | None = Field(default=None, gt=0)
     #: Take requests the spec does not allow (no messageId, empty parts, page sizes out
     #: of range, ...) instead of refusing them; ``--lenient`` says the same.

@@ -19,7 +19,7 @@ from inspector.client import (
     Timeouts,
     TransportError,
 )
-from inspector.client.transport import format_size
+from inspector.protocol.sizes import format_size
 from inspector.protocol import models as m
 from inspector.session import TaskTracker
 from inspector.session.events import Kind

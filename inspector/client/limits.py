@@ -17,9 +17,9 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..protocol.limits import KiB, MiB, format_limit, parse_size
+from ..protocol.sizes import KiB, MiB
 
-__all__ = ["Limits", "BodyDecoder", "DecodeFailed", "PIECE", "ACCEPT_ENCODING", "format_limit", "parse_size"]
+__all__ = ["Limits", "BodyDecoder", "DecodeFailed", "PIECE", "ACCEPT_ENCODING"]
 
 #: The most one decoded piece holds: what a limit can be overshot by in memory.
 PIECE = 256 * KiB

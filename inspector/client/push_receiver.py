@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..protocol.dialects import get_dialect
+from ..protocol.sizes import format_size
 from ..protocol.wire import capture
 from ..session.events import Event, Kind
 from ..session.log import Session
@@ -202,7 +203,7 @@ class PushReceiver:
             declared = request.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
                 self.session.append(Kind.NOTE, {"text": f"push receiver: refused a {declared}-byte "
-                                                        f"notification (limit {MAX_BODY})"})
+                                                        f"notification (limit {format_size(MAX_BODY)})"})
                 return PlainTextResponse("too large", status_code=413)
             chunks: list[bytes] = []
             size = 0
@@ -211,13 +212,13 @@ class PushReceiver:
                     size += len(chunk)
                     if size > MAX_BODY:
                         self.session.append(Kind.NOTE, {"text": f"push receiver: refused a notification "
-                                                                f"over {MAX_BODY} bytes"})
+                                                                f"over {format_size(MAX_BODY)}"})
                         return PlainTextResponse("too large", status_code=413)
                     chunks.append(chunk)
             except ClientDisconnect:
                 # Gone, or cut off for sending too slowly (mock_agent/deadline.py).
                 self.session.append(Kind.NOTE, {"text": f"push receiver: a notification broke off after "
-                                                        f"{size} bytes of its body; not recorded"})
+                                                        f"{format_size(size)} of its body; not recorded"})
                 return Response(status_code=408)
             headers = _raw_headers(request.scope.get("headers") or [])
             client = request.client.host if request.client else None

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.errors import ProtocolError
+from ..protocol.sizes import format_size
 from ..session.sse_block import block_fields
 
 _BOM = b"\xef\xbb\xbf"
@@ -85,7 +86,7 @@ class EventTooLarge(Exception):
     before it (not yet returned); ``head``: the block's first ``max_event`` bytes."""
 
     def __init__(self, items: list[SSEItem], head: bytes) -> None:
-        super().__init__(f"an event is larger than {len(head)} bytes")
+        super().__init__(f"an event is larger than {format_size(len(head))}")
         self.items = items
         self.head = head
 

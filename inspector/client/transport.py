@@ -18,10 +18,11 @@ from typing import Any
 
 import httpx
 
+from ..protocol.sizes import format_size
 from ..session.events import Kind
 from ..session.log import Session
 from .errors import TransportError
-from .limits import BodyDecoder, DecodeFailed, Limits, format_limit
+from .limits import BodyDecoder, DecodeFailed, Limits
 
 
 @dataclass(frozen=True)
@@ -86,19 +87,11 @@ def whole_chars(cut: bytearray) -> bytearray:
     return cut
 
 
-def format_size(n: int) -> str:
-    if n < 1000:
-        return f"{n} B"
-    if n < 1_000_000:
-        return f"{n / 1000:.1f} kB"
-    return f"{n / 1_000_000:.1f} MB"
-
-
 _TITLE = re.compile(rb"<title[^>]*>([^<]{1,80})</title>", re.IGNORECASE)
 
 
 def describe_body(content_type: str | None, raw: bytes) -> str:
-    """A few words on what a body is, for error lines: 'HTML page "Oops", 1.2 kB'."""
+    """A few words on what a body is, for error lines: 'HTML page "Oops", 1.2 KiB'."""
     if not raw:
         return "empty body"
     ctype = (content_type or "").split(";")[0].strip().lower()
@@ -245,7 +238,7 @@ class Exchange:
 
     def too_large(self, what: str, limit: int, option: str, inflated: bool) -> TransportError:
         after = " after decompression" if inflated else ""
-        return self.fail("limit", f"{what} from {self.url} is larger than {format_limit(limit)}{after} "
+        return self.fail("limit", f"{what} from {self.url} is larger than {format_size(limit)}{after} "
                                   f"({option}); stopped reading")
 
     async def read(self) -> bytes:

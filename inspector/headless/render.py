@@ -10,6 +10,7 @@ import json
 from typing import Any, Iterable
 
 from ..protocol import models as m
+from ..protocol.sizes import base64_size, format_size
 from ..textsafe import shorten, visible
 
 # Card sections and the JSON paths whose lint findings belong beside them.
@@ -133,7 +134,7 @@ def part_lines(part: Any, indent: str = "  ") -> list[str]:
         return [indent + line for line in visible(text).split("\n")]
     if isinstance(part, m.FilePart):
         f = part.file
-        size = f"{len(f.bytes) * 3 // 4} bytes" if f.bytes else None
+        size = format_size(base64_size(f.bytes)) if f.bytes else None
         where = shorten(f.uri, 80) if f.uri else size
         return [f"{indent}[file] {shorten(f.name or '(unnamed)', 60)} {shorten(f.mime_type or '', 40)} {where or ''}".rstrip()]
     return [indent + shorten(repr(part), 100)]

@@ -1,5 +1,5 @@
-"""How deeply nested JSON may be, whoever sends it: an agent, a file, or a client; and
-sizes in bytes as users write them (``64M``) for the limits the client applies.
+"""How deeply nested JSON may be, whoever sends it: an agent, a file, or a client.
+(Sizes in bytes, as users write and read them, are in ``sizes``.)
 
 One limit for everything the product parses. 200 levels is far beyond any real A2A
 document (a task with a data part is about ten) and well inside what the recursive code
@@ -14,7 +14,6 @@ Depth counts containers: ``1`` is 0 deep, ``[]`` is 1, ``{"a": [1]}`` is 2.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 #: The deepest nesting of JSON arrays and objects accepted anywhere.
@@ -64,32 +63,3 @@ def loads(text: str | bytes | bytearray, limit: int = MAX_JSON_DEPTH) -> Any:
     if may_be_too_deep(text, limit) and too_deep(value, limit):
         raise TooDeep(limit)
     return value
-
-
-KiB = 1024
-MiB = 1024 * KiB
-GiB = 1024 * MiB
-
-_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*", re.IGNORECASE)
-_UNITS = {"": 1, "k": KiB, "m": MiB, "g": GiB}
-
-
-def parse_size(text: str) -> int:
-    """'65536', '64K', '64M', '1.5G' (also '64MiB', '64MB': all powers of 1024) -> bytes.
-    ValueError on anything else, or on less than one byte."""
-    match = _SIZE.fullmatch(text)
-    if match is None:
-        raise ValueError(f"not a size: {text!r} (bytes, or a number with K, M or G)")
-    size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
-    if size < 1:
-        raise ValueError(f"not a size: {text!r} (at least 1 byte)")
-    return size
-
-
-def format_limit(size: int) -> str:
-    """64 MiB, 1.5 GiB, 512 KiB, 1000 bytes: as a user would type it back."""
-    for unit, name in ((GiB, "GiB"), (MiB, "MiB"), (KiB, "KiB")):
-        if size >= unit:
-            value = size / unit
-            return f"{value:g} {name}" if value == int(value) else f"{value:.1f} {name}"
-    return f"{size} byte{'s' if size != 1 else ''}"

@@ -16,10 +16,10 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from ...headless.compose import UsageError, file_part, file_uri_part
 from ...protocol import models as m
+from ...protocol.sizes import format_size
 from ...textsafe import shorten
-from ..widgets.part_list import human_size
 
-#: Above this, inline bytes get a warning (many agents cap request bodies near 1 MB).
+#: Above this, inline bytes get a warning (many agents cap request bodies near 1 MiB).
 LARGE = 1024 * 1024
 
 
@@ -49,7 +49,7 @@ def describe_path(text: str) -> tuple[bool, str]:
         return False, f"✗ {exc.strerror or exc}"
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     note = " · large for an inline part" if size > LARGE else ""
-    return True, f"{shorten(path.name, 40)} · {human_size(size)} · {mime}{note}"
+    return True, f"{shorten(path.name, 40)} · {format_size(size)} · {mime}{note}"
 
 
 class FilePickScreen(ModalScreen[m.FilePart | None]):

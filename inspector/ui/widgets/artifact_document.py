@@ -15,9 +15,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...protocol.models import DataPart, FilePart, TextPart
+from ...protocol.sizes import format_size
 from ...textsafe import visible
 from .base import ComponentStyles, LineBase
-from .formatting import data_json, file_summary, format_size
+from .formatting import data_json, file_summary
 from .scrolling import set_virtual_size
 from .wrap import WrappedText, cells
 

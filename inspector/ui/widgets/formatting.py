@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from ...protocol.models import FileContent
+from ...protocol.sizes import base64_size, format_size
 from ...textsafe import visible
 
 
@@ -51,29 +52,10 @@ def format_age(seconds: float) -> str:
     return f"{seconds // 86400}d"
 
 
-def format_size(n: int) -> str:
-    """Bytes for people: ``29 B``, ``1.2 KiB``, ``3.4 MiB``."""
-    if n < 1024:
-        return f"{n} B"
-    value = float(n)
-    for unit in ("KiB", "MiB", "GiB"):
-        value /= 1024
-        if value < 1024 or unit == "GiB":
-            return f"{value:.1f} {unit}"
-    return f"{n} B"  # pragma: no cover
-
-
 def short_id(task_id: str, width: int = 8) -> str:
     """The first ``width`` characters of an id, made visible (ids are agent data)."""
     text = visible(task_id, single_line=True)
     return text if len(text) <= width else text[:width] + "…"
-
-
-def base64_size(data: str) -> int:
-    """Decoded length of base64 text, without decoding it."""
-    stripped = data.strip()
-    pad = len(stripped) - len(stripped.rstrip("="))
-    return max(0, len(stripped) * 3 // 4 - pad)
 
 
 def decode_base64(data: str) -> bytes:

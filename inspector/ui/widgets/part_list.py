@@ -15,26 +15,16 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...protocol import models as m
+from ...protocol.sizes import base64_size, format_size
 from ...textsafe import shorten
 
 TEXT_ROW = "text"
 META_ROW = "message-metadata"
 
 
-def human_size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} kB"
-    return f"{n / (1024 * 1024):.1f} MB"
-
-
 def file_size(part: m.FilePart) -> int | None:
     data = part.file.bytes
-    if data is None:
-        return None
-    padding = len(data) - len(data.rstrip("="))
-    return len(data) * 3 // 4 - padding
+    return None if data is None else base64_size(data)
 
 
 def describe_json(value: Any) -> str:
@@ -45,7 +35,7 @@ def describe_json(value: Any) -> str:
     else:
         kind = type(value).__name__ if value is not None else "null"
     size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-    return f"{kind} · {human_size(size)}"
+    return f"{kind} · {format_size(size)}"
 
 
 def _meta(metadata: dict[str, Any] | None) -> tuple[str, str]:
@@ -59,7 +49,7 @@ def part_row(part: Any) -> Content:
     if isinstance(part, m.FilePart):
         f = part.file
         size = file_size(part)
-        how = f"bytes {human_size(size)}" if size is not None else f"uri {shorten(f.uri or '', 40)}"
+        how = f"bytes {format_size(size)}" if size is not None else f"uri {shorten(f.uri or '', 40)}"
         return Content.assemble(("file ", "bold $accent"), (shorten(f.name or "(unnamed)", 30), "bold"),
                                 f" · {shorten(f.mime_type or '?', 30)} · {how}", _meta(part.metadata))
     if isinstance(part, m.DataPart):

@@ -20,10 +20,11 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
 from ...protocol import models as m
+from ...protocol.sizes import format_size
 from ...session import Event, Kind
 from ..connection import AgentConnection
 from .base import ConnectionView
-from .traffic_model import format_size, payload_label
+from .traffic_model import payload_label
 
 if TYPE_CHECKING:
     # Starlette and uvicorn load when a receiver first starts, not with the app.

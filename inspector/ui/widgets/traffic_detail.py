@@ -25,11 +25,12 @@ from textual.strip import Strip
 
 from ...protocol.errors import JsonRpcError, ProtocolError
 from ...protocol.limits import loads
+from ...protocol.sizes import format_size
 from ...session import Event, Kind
 from ...textsafe import visible
 from .base import ComponentStyles
 from .scrolling import set_virtual_size
-from .traffic_model import KIND_LABEL, TrafficIndex, format_ms, format_size, payload_label
+from .traffic_model import KIND_LABEL, TrafficIndex, format_ms, payload_label
 
 #: Bodies above this are shown as text, not parsed and pretty-printed.
 PRETTY_LIMIT = 2_000_000
@@ -72,7 +73,7 @@ def body_text(data: dict[str, Any], key: str = "body") -> tuple[str | None, str]
             raw = base64.b64decode(body)
         except ValueError:
             return body, "base64 (undecodable)"
-        return raw.decode("utf-8", "replace"), f"not UTF-8: {len(raw)} bytes shown with U+FFFD for bad bytes"
+        return raw.decode("utf-8", "replace"), f"not UTF-8: {format_size(len(raw))} shown with U+FFFD for bad bytes"
     return body, ""
 
 

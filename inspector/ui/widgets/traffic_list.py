@@ -21,11 +21,12 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...protocol.sizes import format_size
 from ...session import Event, Kind
 from ...textsafe import shorten
 from .base import LineBase
 from .scrolling import set_virtual_size
-from .traffic_model import DIRECTION, KIND_LABEL, TrafficIndex, format_ms, format_size
+from .traffic_model import DIRECTION, KIND_LABEL, TrafficIndex, format_ms
 
 #: (title, width, right-aligned) of the fixed columns; the summary takes the rest.
 COLUMNS: tuple[tuple[str, int, bool], ...] = (

@@ -152,16 +152,6 @@ def format_ms(ms: float | None) -> str:
     return f"{ms / 1000:.1f} s"
 
 
-def format_size(n: int | None) -> str:
-    if n is None:
-        return ""
-    if n < 1000:
-        return f"{n} B"
-    if n < 1_000_000:
-        return f"{n / 1000:.1f} kB"
-    return f"{n / 1_000_000:.1f} MB"
-
-
 # ---------------------------------------------------------------------- the filter
 
 

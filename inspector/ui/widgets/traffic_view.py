@@ -22,12 +22,13 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ...protocol.sizes import format_size
 from ...session import Event, Kind
 from ..connection import AgentConnection
 from .base import ConnectionView, hidden
 from .traffic_detail import TrafficDetail
 from .traffic_list import TrafficList, header_line
-from .traffic_model import Filter, TrafficIndex, format_size
+from .traffic_model import Filter, TrafficIndex
 
 #: Seconds one frame may spend indexing/filtering before the rest waits for the next.
 FRAME_BUDGET = 0.008
