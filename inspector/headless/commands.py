@@ -18,7 +18,7 @@ from ..session import Kind, Recorder, Session, TaskTracker
 from ..textsafe import shorten
 from . import exitcodes
 from .compose import UsageError, build_message, load_json_arg
-from .output import Out, event_json
+from .output import FORMAT_VERSION, Out, event_json
 from .render import card_lines, message_lines, message_text, part_lines
 
 Handler = Callable[[argparse.Namespace, Out], Awaitable[int]]
@@ -318,7 +318,7 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
             code = exitcodes.OK
     code = exitcodes.judged(code, violations, getattr(args, "lenient", False))
     if args.output == "json":
-        doc = {"task": task_json(view) if view is not None else None,
+        doc = {"formatVersion": FORMAT_VERSION, "task": task_json(view) if view is not None else None,
                "message": event_json(reply) if reply is not None else None,
                "violations": [_violation_json(v) for v in violations],
                "error": _error_json(error), "exitCode": code}
@@ -440,7 +440,7 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
                              card_url=client.card_url)
         errors = any(f.severity == "error" for f in findings)
         if args.json or args.output == "json":
-            out.json_doc({"cardUrl": client.card_url, "dialect": dialect, "endpoint": client.endpoint,
+            out.json_doc({"formatVersion": FORMAT_VERSION, "cardUrl": client.card_url, "dialect": dialect, "endpoint": client.endpoint,
                           "card": client.card_raw,
                           "findings": [{"severity": f.severity, "code": f.code, "path": f.path,
                                         "message": f.message} for f in findings]})
@@ -523,7 +523,7 @@ async def cmd_list(args: argparse.Namespace, out: Out) -> int:
         await client.resolve_dialect()
         result: m.ListTasksResult = await client.list_tasks(params)
         if args.output == "json":
-            out.json_doc(event_json(result))
+            out.json_doc({"formatVersion": FORMAT_VERSION, **event_json(result)})
         elif args.output == "ndjson":
             for task in result.tasks:
                 out.json_line(event_json(task))

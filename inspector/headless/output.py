@@ -19,6 +19,10 @@ from typing import Any, TextIO
 from ..protocol import models as m
 from ..textsafe import INVISIBLE
 
+#: The ``formatVersion`` of every ``-o json`` document (the shapes: output_model.py,
+#: docs/output.md).
+FORMAT_VERSION = 1
+
 
 # Outside strings JSON has only ASCII, so these can only occur inside a string, where a
 # \uXXXX escape means the same character: the document decodes to the same value.

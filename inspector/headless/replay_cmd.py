@@ -100,6 +100,7 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
     from ..session import Session
     from ..session.diff import diff_against
     from .commands import _auth, _headers, client_bounds, max_time, start_recorder
+    from .output import FORMAT_VERSION
 
     session = Session()
     recorder = start_recorder(session, args)
@@ -124,7 +125,7 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
     finally:
         if recorder is not None:
             recorder.close()
-    doc = report.to_json()
+    doc = {"formatVersion": FORMAT_VERSION, **report.to_json()}
     doc["recording"] = str(args.file)
     doc["problems"] = [{"line": p.line, "message": p.message} for p in rec.problems]
     for note in report.notes:
