@@ -1,18 +1,32 @@
-"""Run ``a2a-inspect`` as a real subprocess, the way a user or a CI script does.
+"""Run ``a2a-inspect`` the way a user or a CI script does, and look at what it printed.
 
-``cli`` (a fixture: import it into a test module) runs ``python -m inspector.cli ARGS``
-with a timeout and returns a :class:`CliResult` holding the exit code and the raw and
-decoded stdout/stderr. Each test gets its own XDG cache/config/data directories, so the
-dialect cache written by one run never decides the dialect of another test's run.
+``cli`` (a fixture: import it into a test module) runs the CLI with ARGS and returns a
+:class:`CliResult` holding the exit code and the raw and decoded stdout/stderr. Each
+test gets its own XDG cache/config/data directories, so the dialect cache written by one
+run never decides the dialect of another test's run.
+
+A command (``send``, ``card``, ...) runs in the test's own process: ``inspector.cli.main``
+with stdin, stdout, stderr, the XDG variables and the working directory of a fresh
+process, its exit code taken from its return value or SystemExit. A fresh interpreter
+adds ~0.3-0.5 s of start-up to each of the suite's hundreds of runs and tests nothing
+more about a command. The rest runs as a real subprocess (``python -m inspector.cli``):
+the terminal UI, standard input (``input=``, ``-``, ``@-``), an environment of its own (``env=``), a
+background run (:meth:`Cli.start`), and any run asked for with ``process=True`` (the
+console scripts, exit codes as a shell sees them, and peak RSS keep tests of their
+own). ``A2A_TEST_CLI=process`` in the environment runs every call as a subprocess.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import select
 import subprocess
 import sys
+import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +37,9 @@ REPO = Path(__file__).resolve().parents[1]
 COMMAND = [sys.executable, "-m", "inspector.cli"]
 #: Generous: a run takes ~0.5 s; the limit only stops a hung CLI from hanging the suite.
 DEFAULT_TIMEOUT = 30.0
+#: Every call as a subprocess (to check that in-process runs tell the same story).
+ALL_IN_SUBPROCESSES = os.environ.get("A2A_TEST_CLI") == "process"
+XDG = ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
 
 
 @dataclass
@@ -72,13 +89,62 @@ class Cli:
         self.env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(REPO), self.env.get("PYTHONPATH", "")) if p)
 
-    def __call__(self, *args: str, timeout: float = DEFAULT_TIMEOUT,
-                 env: dict[str, str] | None = None, input: bytes | None = None) -> CliResult:
-        """``input``: bytes for standard input (default: none, as from /dev/null)."""
+    def __call__(self, *args: str, timeout: float = DEFAULT_TIMEOUT, env: dict[str, str] | None = None,
+                 input: bytes | None = None, process: bool = False) -> CliResult:
+        """``input``: bytes for standard input (default: none, as from /dev/null).
+        ``process``: in a fresh interpreter even where the test's own process would do."""
+        if not (process or env or input is not None or ALL_IN_SUBPROCESSES) and _a_command(args):
+            return self._in_process(args)
         stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
         proc = subprocess.run([*COMMAND, *args], capture_output=True, timeout=timeout,
                               env={**self.env, **(env or {})}, cwd=self.home, **stdin)
         return CliResult(tuple(args), proc.returncode, proc.stdout, proc.stderr)
+
+    def _in_process(self, args: tuple[str, ...]) -> CliResult:
+        from inspector import cli as entry
+        from inspector import gcpolicy
+
+        out, err = io.BytesIO(), io.BytesIO()
+        # What a fresh process gets on pipes: strict UTF-8 out (the CLI makes its own
+        # choice of errors, as it does there), backslashreplace on stderr, empty stdin.
+        stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+        stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
+        stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+        gc_policy_was_on = gcpolicy.stats()["installed"]
+        with self._as_a_fresh_process(stdin, stdout, stderr):
+            try:
+                code = entry.main(list(args))
+            except SystemExit as exc:  # argparse's usage errors, --help, --version
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+                if isinstance(exc.code, str):
+                    print(exc.code, file=sys.stderr)
+            except Exception:  # as the interpreter would: a traceback and exit 1
+                traceback.print_exc()
+                code = 1
+            finally:
+                if not gc_policy_was_on:
+                    gcpolicy.uninstall()  # main() installs it process-wide
+        return CliResult(tuple(args), code, out.getvalue(), err.getvalue())
+
+    @contextlib.contextmanager
+    def _as_a_fresh_process(self, stdin: io.TextIOWrapper, stdout: io.TextIOWrapper,
+                            stderr: io.TextIOWrapper) -> Iterator[None]:
+        saved_streams = sys.stdin, sys.stdout, sys.stderr
+        saved_env = {name: os.environ.get(name) for name in XDG}
+        cwd = os.getcwd()
+        sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+        os.environ.update({name: self.env[name] for name in XDG})
+        os.chdir(self.home)
+        try:
+            yield
+        finally:
+            sys.stdin, sys.stdout, sys.stderr = saved_streams
+            for name, value in saved_env.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            os.chdir(cwd)
 
     def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         """The CLI in the background, stdout and stderr piped (read stdout as it comes)."""
@@ -88,6 +154,18 @@ class Cli:
     @property
     def dialect_cache(self) -> Path:
         return Path(self.env["XDG_CACHE_HOME"]) / "a2a-inspect" / "dialects.json"
+
+
+def _a_command(args: tuple[str, ...]) -> bool:
+    """A headless command that can run in-process: not the terminal UI (which ``replay``
+    without ``--against`` opens too), nor one reading standard input."""
+    from inspector.cli import COMMANDS
+
+    if not args or args[0] not in COMMANDS:
+        return False
+    if "-" in args or "@-" in args:
+        return False  # reads standard input, which the CLI takes once per process
+    return args[0] != "replay" or "--against" in args or any(a in ("-h", "--help") for a in args)
 
 
 def read_line(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> bytes:

@@ -171,7 +171,8 @@ def test_card_of_a_pure_1_0_agent_read_as_0_3_has_lint_errors(cli: Cli, sdk_agen
 
 def test_send_blocking(cli: Cli, peer: Peer, tmp_path: Path) -> None:
     rec = tmp_path / "send.jsonl"
-    r = cli("send", peer.url, TEXT, *peer.args, "--record", str(rec))
+    # A real process, as a user runs it (most tests here run the CLI in-process).
+    r = cli("send", peer.url, TEXT, *peer.args, "--record", str(rec), process=True)
     assert r.code == 0, r
     assert r.err == ""
     assert re.fullmatch(r"[0-9a-f-]{36}", task_id_of(r))
@@ -282,7 +283,7 @@ def test_send_ndjson_blocking_is_the_task(cli: Cli, sdk_agent_compat: str) -> No
 
 
 def test_failed_task_exits_1_with_the_reason(cli: Cli, wire_peer: Peer) -> None:
-    r = cli("send", wire_peer.url, "fail", *wire_peer.args)
+    r = cli("send", wire_peer.url, "fail", *wire_peer.args, process=True)  # the exit code a shell sees
     assert r.code == 1, r
     assert field(r, "state").split()[0] == "failed"
     assert field(r, "reason") == FAILED_TEXT
@@ -510,3 +511,16 @@ def test_list_in_a_dialect_without_it_is_a_usage_error(cli: Cli, sdk_agent_compa
     # 0.3 has no tasks/list: nothing is sent, and the user hears why.
     r = cli("list", sdk_agent_compat, "--dialect", "0.3")
     assert_one_error_line(r, 2, "the 0.2/0.3 dialect has no list method", "--dialect")
+
+
+def test_a_command_in_process_tells_what_a_process_does(cli: Cli, sdk_agent_compat: str, tmp_path: Path) -> None:
+    # Most tests run the CLI in the test's process (cli_helpers): same bytes, same code.
+    for args in (("card", sdk_agent_compat), ("send", sdk_agent_compat, "fail", "-o", "json"),
+                 ("get", sdk_agent_compat, "no-such-task"), ("send", sdk_agent_compat, "hi", "--bogus")):
+        here, there = cli(*args), cli(*args, process=True)
+        assert (here.code, here.err) == (there.code, there.err), (here, there)
+        if "fail" in args:  # ids and times differ between two sends; the shape may not
+            assert here.json().keys() == there.json().keys()
+            assert here.json()["task"]["state"] == there.json()["task"]["state"] == "failed"
+        else:
+            assert here.out == there.out, (here, there)

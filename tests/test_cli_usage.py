@@ -79,7 +79,7 @@ def test_usage_error_is_exit_2_and_one_line(cli: Cli, files: Path, args: tuple[s
 
 
 def test_usage_error_leaves_an_existing_recording_alone(cli: Cli, files: Path) -> None:
-    r = cli("send", URL, "hi", "--record", str(files / "existing.jsonl"))
+    r = cli("send", URL, "hi", "--record", str(files / "existing.jsonl"), process=True)
     assert r.code == 2, r
     assert (files / "existing.jsonl").read_text() == "keep me\n"
 
