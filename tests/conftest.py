@@ -23,6 +23,30 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
         monkeypatch.setenv(name, str(root / name.lower()))
 
 
+# --- order: the long tests first ------------------------------------------------------
+#
+# pytest-xdist hands tests out in collection order (pyproject: --dist loadgroup), so a
+# 30-second test collected last keeps the run going on one worker while the other has
+# finished. These go first: the modules holding tests of ten seconds or more (a subprocess
+# streaming 200k events, a wheel build, ~100 tab switches), then every Textual app test
+# (seconds each), then the rest in name order, short ones filling the end. Only the order
+# changes: a module missing here, or one that grew long, is still run, merely later.
+
+LONG_MODULES = ("test_bounded_memory", "test_ui_shell", "test_ui_palette_themes", "test_packaging",
+                "test_mock_cli", "test_verdicts_clean", "test_ui_focus", "test_mock_tasks")
+
+
+def _start_rank(item: pytest.Item) -> int:
+    name = item.path.stem
+    if name in LONG_MODULES:
+        return 0
+    return 1 if name.startswith("test_ui_") else 2
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=_start_rank)  # stable: each module's own order is kept
+
+
 # --- real a2a-sdk peer (tests/peers/sdk_agent.py) ------------------------------------
 #
 # One server per mode for the whole session: the SDK app is stateless apart from its

@@ -29,6 +29,10 @@ import pytest
 from pytest_textual_snapshot import SVGImageExtension
 from snapshot_app import SCREENS, SIZE, deterministic, make_app, screenshots
 
+# One worker takes them all (pyproject's --dist loadgroup): the session above is played
+# once per worker that runs any of them.
+pytestmark = pytest.mark.xdist_group("snapshots")
+
 #: Other sizes, and the screens taken at each (named "screen@WxH").
 SIZED = {(80, 24): ("task", "card", "tasks", "traffic", "push", "help", "split"),
          (200, 50): ("task", "card", "tasks", "traffic", "push", "split")}
