@@ -1,4 +1,5 @@
-"""``a2a-inspect`` end to end: the real CLI in a subprocess against the real a2a-sdk 1.3
+"""``a2a-inspect`` end to end: the real CLI (in-process, a few runs as a subprocess: see
+tests/cli_helpers.py) against the real a2a-sdk 1.3
 Echo Agent (tests/peers/sdk_agent.py), in every dialect the agent speaks.
 
 Dialects: the compat agent (1.0 with 0.3 compatibility) with ``--dialect 1.0``,
@@ -32,7 +33,7 @@ from peers.sdk_agent import (
 
 # (agent mode, --dialect): every dialect each agent speaks, plus detection. The basic
 # flows run in all five; the rest in one per wire dialect (0.3, and 1.0 as detected),
-# since each CLI run costs ~0.5 s of interpreter start-up.
+# since each CLI run costs a real exchange with the agent.
 DIALECTS = [("compat", "1.0"), ("compat", "0.3"), ("compat", "auto"), ("v10", "1.0"), ("v10", "auto")]
 WIRE_DIALECTS = [("compat", "0.3"), ("v10", "auto")]
 

@@ -1,7 +1,7 @@
 """Record, serve back, diff, export: the whole story with real processes.
 
-``a2a-inspect`` runs as a subprocess with ``--record`` against ``a2a-mock`` (a
-subprocess) and against the real a2a-sdk agent (tests/peers/sdk_agent.py); the
+``a2a-inspect`` runs with ``--record`` (in the test's process, as tests/cli_helpers.py
+runs commands) against ``a2a-mock`` (a subprocess) and against the real a2a-sdk agent (tests/peers/sdk_agent.py); the
 recording is then served by ``a2a-mock --replay`` (a subprocess) and the same command
 run against it must print the same thing, ids and timings aside.
 """
