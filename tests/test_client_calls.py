@@ -20,11 +20,10 @@ from inspector.client import (
     MemoryDialectCache,
     ends_stream,
     merge_headers,
-    response_payload,
-    sse_payload,
 )
 from inspector.protocol import models as m
 from inspector.session.events import Kind
+from inspector.session.payloads import response_payload, sse_payload
 from mock_agent.runner import BackgroundServer
 from peers.sdk_agent import CANCELED_TEXT, QUESTION, echo_chunks, release, wait_parked
 

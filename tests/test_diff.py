@@ -18,7 +18,8 @@ import yaml
 from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
 from inspector.protocol import models as m
 from inspector.session import Kind, Recorder, Session, load_recording
-from inspector.session.diff import Outcome, compare, diff_against
+from inspector.headless.resend import diff_against
+from inspector.session.diff import Outcome, compare
 from mock_agent import MockAgent
 from test_replay_serve import message, mock_process, record_multi_turn, stream_all
 

@@ -22,7 +22,7 @@ from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
 from inspector.client import A2AClient, Auth, TransportError
 from inspector.protocol.errors import JsonRpcError
 from inspector.session import Recorder, Session, TaskTracker, load_recording
-from inspector.session.diff import diff_against
+from inspector.headless.resend import diff_against
 from inspector.session.export_curl import to_curl
 from inspector.session.export_har import to_har
 from inspector.session.export_scenario import check, scenario_yaml, to_scenario

@@ -31,11 +31,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from ..protocol.dialects import get_dialect
-from ..protocol.wire import capture
 from ..session.events import Event, Kind
 from ..session.log import Session
-from ..session.decoding import _body, _decode_push
+from ..session.payloads import push_payload
 from .transport import body_text
 
 #: The header agents put the config's token in (a2a-sdk, the mock).
@@ -54,19 +52,6 @@ def latest_dialect(session: Session) -> str | None:
             if isinstance(name, str) and name:
                 return name
     return None
-
-
-def push_payload(dialect: str | None, data: dict[str, Any]) -> Any:
-    """What a PUSH event's body decodes to (a Task, a stream event, a ProtocolError),
-    or None when there is no body or no dialect to read it in. Same decoder as replay."""
-    body = _body(data)
-    if body is None or not dialect:
-        return None
-    try:
-        codec = get_dialect(dialect)
-    except ValueError:
-        return None
-    return capture(_decode_push, codec, body)
 
 
 def token_of(headers: dict[str, str]) -> str | None:

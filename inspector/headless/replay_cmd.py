@@ -98,7 +98,7 @@ def _open_ui(path_text: str) -> int:
 
 async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
     from ..session import Session
-    from ..session.diff import diff_against
+    from .resend import diff_against
     from .commands import _auth, _headers, client_bounds, max_time, start_recorder
 
     session = Session()
