@@ -31,12 +31,12 @@ from inspector.protocol.dialects.base import Dialect, RpcRequest
 from inspector.protocol.errors import JsonRpcError
 from inspector.protocol.limits import loads
 from inspector.protocol.methods import Method
+from inspector.serving.runner import url_at
 
 from . import construct as new
 from . import errors, framing
 from .engine import DONE, Canceled, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
 from .loader import resolve
-from .runner import url_at
 from .profiles import Profile, get_profile
 from .push import PushSender, refusal
 from .request_check import check_request, parse_timestamp

@@ -69,7 +69,7 @@ class PushReceiver:
                  host: str = "127.0.0.1", port: int = 0, request_timeout: float | None = None) -> None:
         """``dialect``: the connection's dialect (a name, or a callable giving it), used
         when the session holds no request yet to take it from. ``request_timeout``:
-        seconds a notification may take to arrive (default: mock_agent.deadline's)."""
+        seconds a notification may take to arrive (default: inspector.serving.deadline's)."""
         self.session = session
         self.dialect = dialect
         self.host = host
@@ -130,7 +130,7 @@ class PushReceiver:
     async def start(self) -> str:
         """Listen (in the running event loop); returns the base URL."""
         if self._server is None:
-            from mock_agent.runner import BackgroundServer
+            from ..serving.runner import BackgroundServer
 
             # log_config=None: uvicorn must not reconfigure logging inside a running TUI.
             extra = {"request_timeout": self.request_timeout} if self.request_timeout else {}
