@@ -269,16 +269,3 @@ def scenario_yaml(session: Session, *, name: str | None = None, source: str | No
     text = f"# a2a-mock scenario exported from {source or 'a recording'} by a2a-inspect\n" + dump_yaml(doc)
     return text, notes
 
-
-def check(text: str) -> list[str]:
-    """Problems a2a-mock's loader finds in ``text`` (none: it serves as written)."""
-    try:
-        from mock_agent.loader import ScenarioError, load_text
-    except ImportError:  # pragma: no cover - the mock ships in the same distribution
-        return []
-    try:
-        load_text(text, "<exported scenario>")
-    except ScenarioError as exc:
-        return [str(p) for p in exc.problems]
-    return []
-
