@@ -271,8 +271,7 @@ class InspectorApp(App[int]):
             self.waiting.pop(wait_id, None)
 
     def report_error(self, title: str, exc: BaseException) -> None:
-        from ..headless.run import describe_rpc_error
-        from ..protocol.errors import JsonRpcError
+        from ..protocol.errors import JsonRpcError, describe_rpc_error
         from ..textsafe import visible
 
         dialect = self.active.client.dialect if self.active and self.active.client else None
