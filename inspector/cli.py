@@ -352,7 +352,7 @@ def _replay_in_tui(path_text: str) -> int:
     if path is None:
         return exitcodes.USAGE
     try:
-        from .ui.replay import launch_replay
+        from .ui.replay_app import launch_replay
     except ImportError:
         return fail("replaying in the terminal UI is not available in this build yet; "
                     "diff against an agent with --against URL, or convert with 'a2a-inspect export'",

@@ -115,13 +115,13 @@ def test_replay_without_against_opens_the_ui_replay(tmp_path: Path, monkeypatch:
     with Recorder(rec):
         pass
     opened: list[Path] = []
-    fake = types.ModuleType("inspector.ui.replay")
+    fake = types.ModuleType("inspector.ui.replay_app")
     fake.launch_replay = lambda path: opened.append(path) or 0  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "inspector.ui.replay", fake)
+    monkeypatch.setitem(sys.modules, "inspector.ui.replay_app", fake)
     assert main(["replay", str(rec)]) == 0
     assert opened == [rec]
     # A build without the UI replay says so in one line, exit 2.
-    monkeypatch.setitem(sys.modules, "inspector.ui.replay", None)
+    monkeypatch.setitem(sys.modules, "inspector.ui.replay_app", None)
     assert main(["replay", str(rec)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "--against" in err[0]
