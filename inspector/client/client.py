@@ -21,7 +21,7 @@ from pydantic_core import SchemaValidator, core_schema as cs
 from ..protocol import models as m
 from ..protocol.card import card_dialects
 from ..protocol.dialects import ALL as ALL_DIALECTS, Dialect, get_dialect
-from ..protocol.dialects.base import validate
+from ..protocol.validation import validate
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import PARAMS, Method
 from ..protocol.states import INTERRUPTED, TERMINAL

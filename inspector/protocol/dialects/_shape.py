@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from ..errors import ProtocolError, from_validation_error
 from ..models import A2AModel
 from ..states import is_terminal
-from .base import M, type_name
+from ..validation import M, type_name
 
 
 #: A JSON path, built lazily: ``"$.result"`` or ``(parent, key)``. Decoders pass one

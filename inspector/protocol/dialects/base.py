@@ -16,32 +16,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import Any, ClassVar
 
 from .. import models as m
-from ..errors import JSONRPC_CODES, JsonRpcError, ProtocolError, from_validation_error
+from ..errors import JSONRPC_CODES, JsonRpcError, ProtocolError
 from ..methods import Method
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def validate(model: type[M], data: Any, path: str = "$") -> M:
-    """``model.model_validate(data)`` with errors as ProtocolError rooted at ``path``."""
-    if not isinstance(data, dict):
-        raise ProtocolError(f"expected an object, got {type_name(data)}", path)
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation_error(exc, path) from None
-
-
-def type_name(value: Any) -> str:
-    return {
-        dict: "object", list: "array", str: "string", bool: "boolean",
-        int: "number", float: "number", type(None): "null",
-    }.get(type(value), type(value).__name__)
+from ..validation import type_name
 
 
 @dataclass(frozen=True, slots=True)

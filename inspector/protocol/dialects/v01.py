@@ -20,8 +20,9 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
+from ..validation import type_name, validate
 from ._shape import Path, arr, check, fail, implied_final, new_id, obj, string
-from .base import Dialect, type_name, validate
+from .base import Dialect
 from .v03 import as_event, as_model
 
 

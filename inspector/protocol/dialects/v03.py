@@ -12,9 +12,10 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
+from ..validation import validate
 from ._fast import ValidationError, envelope_decoder
 from ._shape import arr, drop_tag, implied_final, new_id, obj
-from .base import Dialect, validate
+from .base import Dialect
 
 # {"result": <artifact-update>}: parts chosen by their kind tag, as Part does.
 _fast_artifact = envelope_decoder(None, "kind")

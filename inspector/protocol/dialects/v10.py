@@ -21,9 +21,10 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
+from ..validation import validate
 from ._fast import ValidationError, envelope_decoder
 from ._shape import Path, arr, boolean, check, fail, new_id, obj, string
-from .base import Dialect, validate
+from .base import Dialect
 from .v03 import as_event, as_model
 
 _STATE_NAMES = {
