@@ -166,6 +166,24 @@ def main() -> int:
                 unit_edges[unit_of(m)].add(unit_of(i))
     units = sorted({unit_of(m) for m in ours})
     unit_cycles = sccs(units, unit_edges)
+    sibling_cycles = []
+    for package in sorted(m for m in ours if any(o.startswith(m + ".") for o in ours)):
+        # Each module below ``package`` stands for the child of ``package`` it is in.
+        def child(module: str, package: str = package) -> str | None:
+            if not module.startswith(package + "."):
+                return None
+            return package + "." + module[len(package) + 1:].split(".")[0]
+        kids: dict[str, set[str]] = defaultdict(set)
+        for m in ours:
+            a = child(m)
+            if a is None:
+                continue
+            for i in edges[m]:
+                b = child(i)
+                if b is not None and b != a:
+                    kids[a].add(b)
+        names = sorted({c for m in ours if (c := child(m)) is not None})
+        sibling_cycles += sccs(names, kids)
     bad = sorted(
         (why, m, i) for m in ours for i in edges[m] if (why := wrong_way(m, i)) is not None
     )
@@ -178,6 +196,10 @@ def main() -> int:
         print(f"  [{len(c)}] " + " ".join(c))
     print(f"package cycles (between layers/units): {len(unit_cycles)}")
     for c in unit_cycles:
+        print(f"  [{len(c)}] " + " ".join(c))
+    print(f"sibling cycles (children of one package, as import-linter's acyclic_siblings): "
+          f"{len(sibling_cycles)}")
+    for c in sibling_cycles:
         print(f"  [{len(c)}] " + " ".join(c))
     print(f"wrong-way imports: {len(bad)}")
     by_kind: dict[str, int] = defaultdict(int)
