@@ -306,6 +306,9 @@ class PayloadDecoder:
             if body is None or self._agent_dialect is None:
                 return None
             return capture(_decode_push, get_dialect(self._agent_dialect), body)
+        if kind is Kind.WS:
+            # A frame says what it is by itself: no exchange or dialect to look up.
+            return payloads.ws_payload(data)
         return None
 
     def _request(self, event: Event) -> Any:
