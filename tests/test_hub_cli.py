@@ -1,0 +1,279 @@
+"""The hub end to end with real processes on loopback: ``a2a-inspect hub --headless``,
+``a2a-mock --ws-agent`` and the headless commands through the HTTP bridge, each its own
+process, as a user runs them in three terminals."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import Cli
+from hub_scenario import SCENARIO
+
+MOCK = [sys.executable, "-m", "mock_agent.cli"]
+#: Generous: only stops a broken test from hanging the suite.
+WAIT = 30.0
+
+# A drop with no gate before it: a subprocess's gates cannot be released from here.
+CUT_RULE = {"when": {"text": "^cut"}, "script": [
+    {"status": "working", "message": "about to drop"}, {"drop": True}]}
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    return Cli(tmp_path)
+
+
+class Lines:
+    """A process's stdout, a line at a time, read by a thread (select() on a buffered
+    pipe misses lines already in the buffer)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.queue: queue.Queue[str | None] = queue.Queue()
+        self.ended = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            self.queue.put(raw.decode("utf-8", "replace"))
+        self.queue.put(None)
+
+    def next(self) -> str:
+        try:
+            line = self.queue.get(timeout=WAIT)
+        except queue.Empty:
+            self.proc.kill()
+            raise AssertionError(f"no output within {WAIT} s") from None
+        if line is None:
+            err = self.proc.stderr.read() if self.proc.stderr else b""
+            raise AssertionError(f"the process ended (exit {self.proc.wait(WAIT)}): {err!r}")
+        return line
+
+    def rest(self) -> str:
+        """Everything until the process ends."""
+        out: list[str] = []
+        while not self.ended:
+            line = self.queue.get(timeout=WAIT)
+            if line is None:
+                self.ended = True
+            else:
+                out.append(line)
+        return "".join(out)
+
+
+class Hub:
+    """``a2a-inspect hub --headless`` in the background; its lines are read as they come."""
+
+    def __init__(self, cli: Cli, *args: str) -> None:
+        self.proc = cli.start("hub", "--headless", "--port", "0", *args)
+        self.out = Lines(self.proc)
+        first = self.out.next()
+        assert first.startswith("a2a-inspect hub: agents connect to ws://127.0.0.1:"), first
+        self.ws_url = first.rsplit(" ", 1)[1].strip()
+        self.base = self.ws_url.replace("ws://", "http://").rsplit("/", 1)[0]
+        self.lines: list[str] = []
+
+    def bridge(self, name: str = "helper") -> str:
+        return f"{self.base}/agents/{name}"
+
+    def wait_for(self, text: str) -> str:
+        """Read lines until one holds ``text`` (the hub prints every frame and note)."""
+        while True:
+            line = self.out.next()
+            self.lines.append(line)
+            if text in line:
+                return line
+
+    def agents(self) -> dict[str, str]:
+        with urllib.request.urlopen(f"{self.base}/agents", timeout=WAIT) as resp:  # loopback only
+            return {a["name"]: a["status"] for a in json.load(resp)["agents"]}
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(subprocess.signal.SIGINT)
+        assert self.proc.wait(WAIT) == 0
+
+
+class Mock:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.out = Lines(proc)
+
+
+def start_mock(cli: Cli, hub: Hub, scenario: Path, *args: str, name: str = "helper") -> Mock:
+    proc = subprocess.Popen([*MOCK, "--ws-agent", hub.ws_url, "--name", name, "--scenario", str(scenario), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            env=cli.env, cwd=cli.home)
+    mock = Mock(proc)
+    line = mock.out.next()
+    assert line.startswith(f"a2a-mock: registered as ws-agent://{name}"), line
+    return mock
+
+
+def stop(mock: Mock) -> tuple[int, str, str]:
+    proc = mock.proc
+    if proc.poll() is None:
+        proc.send_signal(subprocess.signal.SIGINT)
+    code = proc.wait(WAIT)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    return code, mock.out.rest(), err
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> Path:
+    doc = json.loads(json.dumps(SCENARIO))
+    doc["rules"].insert(0, CUT_RULE)
+    path = tmp_path / "hub-tests.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.fixture
+def hub_and_agent(cli: Cli, scenario: Path, tmp_path: Path) -> Iterator[tuple[Hub, Mock]]:
+    hub = Hub(cli, "--record", str(tmp_path / "hub.jsonl"))
+    mock = None
+    try:
+        mock = start_mock(cli, hub, scenario)
+        yield hub, mock
+    finally:
+        if mock is not None:
+            stop(mock)
+        hub.stop()
+
+
+def test_card_send_stream_and_get_through_the_bridge(cli: Cli, hub_and_agent) -> None:
+    hub, _mock = hub_and_agent
+    card = cli("card", hub.bridge(), "-o", "json")
+    assert card.code == 0, card
+    assert card.json()["card"]["url"] == "ws-agent://helper"
+
+    sent = cli("send", hub.bridge(), "hello", "-o", "json")
+    assert sent.code == 0, sent
+    task = sent.json()["task"]
+    assert task["state"] == "completed"
+    assert task["artifacts"][0]["text"] == "echo: hello"
+
+    streamed = cli("send", hub.bridge(), "stream it", "--stream")
+    assert streamed.code == 0, streamed
+    assert "Once upon a time." in streamed.out
+    assert "completed" in streamed.out
+
+    got = cli("get", hub.bridge(), task["id"], "-o", "json")
+    assert got.code == 0, got
+    assert got.json()["task"]["id"] == task["id"]
+    assert got.json()["task"]["state"] == "completed"
+
+    # The hub printed each frame the agent sent for the stream.
+    hub.wait_for("task.artifact")
+    hub.wait_for("task.complete")
+
+
+def test_input_required_is_continued_on_the_same_task(cli: Cli, hub_and_agent) -> None:
+    hub, _mock = hub_and_agent
+    asked = cli("send", hub.bridge(), "ask me", "-o", "json")
+    assert asked.code == 4, asked
+    task = asked.json()["task"]
+    assert task["state"] == "input-required"
+    answered = cli("send", hub.bridge(), "Paris", "--task-id", task["id"], "-o", "json")
+    assert answered.code == 0, answered
+    done = answered.json()["task"]
+    assert done["id"] == task["id"]
+    assert done["artifacts"][0]["text"] == "sunny in Paris"
+
+
+def test_cancel_a_running_task(cli: Cli, hub_and_agent) -> None:
+    hub, _mock = hub_and_agent
+    stream = cli.start("send", hub.bridge(), "wait", "--stream", "-o", "ndjson")
+    lines = Lines(stream)
+    first = json.loads(lines.next())
+    assert first["status"]["state"] == "working", first
+    task_id = first["taskId"]
+    canceled = cli("cancel", hub.bridge(), task_id, "-o", "json")
+    assert canceled.code == 0, canceled
+    assert canceled.json()["task"]["state"] == "canceled"
+    assert stream.wait(WAIT) == 1
+    last = json.loads(lines.rest().splitlines()[-1])
+    assert last["status"]["state"] == "canceled" and last["final"], last
+
+
+def test_errors_reach_the_command(cli: Cli, hub_and_agent) -> None:
+    hub, _mock = hub_and_agent
+    failed = cli("send", hub.bridge(), "fail now")
+    assert failed.code == 3, failed
+    assert "-32603" in failed.err and "the model is down" in failed.err
+
+    nobody = cli("send", hub.bridge("nobody"), "hello")
+    assert nobody.code == 3, nobody
+    assert "-32013" in nobody.err and "Agent not found" in nobody.err
+
+    unknown = cli("get", hub.bridge(), "no-such-task")
+    assert unknown.code == 3, unknown
+    assert "-32001" in unknown.err
+
+
+def test_a_socket_dropped_mid_task_fails_it_with_a_note(cli: Cli, hub_and_agent) -> None:
+    hub, mock = hub_and_agent
+    cut = cli("send", hub.bridge(), "cut now", "--stream")
+    assert cut.code == 1, cut
+    assert "failed" in cut.out
+    assert "disconnected" in cut.out
+    hub.wait_for("disconnected")
+    # The mock comes back, as a real agent does, and takes the next task.
+    assert mock.out.next().startswith("a2a-mock: dropped the socket as scripted")
+    assert mock.out.next().startswith("a2a-mock: registered as ws-agent://helper")
+    again = cli("send", hub.bridge(), "hello")
+    assert again.code == 0, again
+
+
+def test_an_agent_that_sends_no_heartbeat_goes_stale(cli: Cli, scenario: Path) -> None:
+    hub = Hub(cli, "--heartbeat-timeout", "1")
+    mock = None
+    try:
+        mock = start_mock(cli, hub, scenario, "--heartbeat", "0")
+        line = hub.wait_for("marked stale")
+        assert "helper" in line
+        assert hub.agents() == {"helper": "stale"}
+        # Heard from again (any frame counts), it is online.
+        assert cli("send", hub.bridge(), "hello").code == 0
+        assert hub.agents() == {"helper": "online"}
+    finally:
+        if mock is not None:
+            stop(mock)
+        hub.stop()
+
+
+def test_a_name_already_taken_stops_the_second_mock_with_a_reason(cli: Cli, hub_and_agent, scenario: Path) -> None:
+    hub, _mock = hub_and_agent
+    second = subprocess.run([*MOCK, "--ws-agent", hub.ws_url, "--name", "helper", "--scenario", str(scenario)],
+                            capture_output=True, timeout=WAIT, env=cli.env, cwd=cli.home)
+    assert second.returncode == 1
+    assert "refused to register 'helper'" in second.stderr.decode()
+
+
+def test_the_mock_stops_cleanly_and_the_hub_frees_the_name(cli: Cli, hub_and_agent) -> None:
+    hub, mock = hub_and_agent
+    code, out, err = stop(mock)
+    assert code == 0, err
+    assert "stopped" in out
+    hub.wait_for("its name is free again")
+    assert hub.agents() == {"helper": "offline"}
+
+
+def test_hub_usage_errors(cli: Cli) -> None:
+    bad = cli("hub", "--headless", "--route", "oops")
+    assert bad.code == 2 and "NAME=URL" in bad.err
+    under = cli("hub", "--headless", "--ws-path", "/agents/x")
+    assert under.code == 2 and "/agents" in under.err
+    lonely = subprocess.run([*MOCK, "--ws-agent", "ws://127.0.0.1:1/ws"], capture_output=True, timeout=WAIT,
+                            env=cli.env, cwd=cli.home)
+    assert lonely.returncode == 1 and b"go together" in lonely.stderr
