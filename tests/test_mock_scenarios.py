@@ -297,3 +297,15 @@ async def test_hold_waits_for_a_release_or_its_timeout() -> None:
     assert await run.outcome is None
     assert record.state is m.TaskState.COMPLETED and len(record.task.artifacts) == 1
     assert engine.gates.held("go") == engine.gates.held("later") == 0
+
+
+def test_the_shipped_schema_is_the_one_a2a_mock_prints() -> None:
+    # Regenerate with: .venv/bin/a2a-mock schema > mock_agent/scenario.schema.json
+    shipped = json.loads((builtin_dir().parent / "scenario.schema.json").read_text(encoding="utf-8"))
+    assert shipped == schema()
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_BUILTINS))
+def test_builtins_name_the_schema_for_editors(name: str) -> None:
+    first = (builtin_dir() / f"{name}.yaml").read_text(encoding="utf-8").splitlines()[0]
+    assert first == "# yaml-language-server: $schema=../scenario.schema.json"

@@ -33,6 +33,7 @@ def test_the_wheel_holds_the_themes_typing_markers_and_data(wheel: zipfile.ZipFi
     assert {"inspector/py.typed", "mock_agent/py.typed", "inspector/ui/inspector.tcss"} <= names
     scenarios = {p.name for p in (REPO / "mock_agent" / "scenarios").glob("*.yaml")}
     assert {f"mock_agent/scenarios/{n}" for n in scenarios} <= names
+    assert "mock_agent/scenario.schema.json" in names  # the built-ins' modeline names it
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     ep = configparser.ConfigParser()
     ep.read_string(wheel.read(entry_points).decode())

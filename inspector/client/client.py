@@ -626,33 +626,41 @@ class A2AClient:
         logged, since they were received. Runs once per event: kept lean on purpose."""
         out: list[Any] = []
         keep = out.append
-        append = ex.wire.session.append
+        session = ex.wire.session
+        append, append_sse = session.append, session.append_sse
         number = ex.id
         fast = dialect.decode_sse_fast
-        sse = Kind.SSE
+        codec = state.codec
+        if codec is None:
+            codec = state.codec = _SSECodec(dialect)
         ids, tails = state.ids, state.id_tails
         for item in items:
             if item.__class__ is SSEComment:
                 append(Kind.COMMENT, {"text": item.text}, exchange=number)
                 continue
             text = item.data
-            data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": text,
-                                    "id": item.id, "retry": item.retry}
-            if item.error is None and not item.incomplete and text is not None:
-                # The common case: wire.decode_sse_data, inlined.
-                payload = fast(text)
-                if payload is None:
-                    try:
-                        payload = dialect.decode_stream_event(parse_json(text))
-                    except (JsonRpcError, ProtocolError) as exc:
-                        payload = exc
+            if item.error is None and not item.incomplete:
+                # The common case: wire.decode_sse_data, inlined; the event keeps its
+                # raw text only (the session derives the rest again when asked).
+                if text is None:
+                    payload = None
+                else:
+                    payload = fast(text)
+                    if payload is None:
+                        try:
+                            payload = dialect.decode_stream_event(parse_json(text))
+                        except (JsonRpcError, ProtocolError) as exc:
+                            payload = exc
+                append_sse(item.raw, payload, codec, number)
             else:
+                data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": text,
+                                        "id": item.id, "retry": item.retry}
                 if item.raw_encoding != "utf-8":
                     data["raw_encoding"] = item.raw_encoding
                 if item.incomplete:
                     data["incomplete"] = True
                 payload = payloads.sse_payload(dialect, data)
-            append(sse, data, exchange=number, payload=payload)
+                append(Kind.SSE, data, exchange=number, payload=payload)
             state.events += 1
             if ids is not None and text is not None and not text.startswith(ids) and not text.endswith(tails):
                 self._check_event_id(ex, state, text, payload)
@@ -729,8 +737,20 @@ class A2AClient:
         return await self.call(Method.EXTENDED_CARD, None)
 
 
+class _SSECodec:
+    """Derives a logged SSE event's payload again, in its exchange's dialect."""
+
+    __slots__ = ("dialect",)
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+
+    def __call__(self, event: Any) -> Any:
+        return payloads.sse_payload(self.dialect, event.data)
+
+
 class _StreamState:
-    __slots__ = ("events", "items", "final", "error", "ended", "rpc_id", "ids", "id_tails")
+    __slots__ = ("events", "items", "final", "error", "ended", "rpc_id", "ids", "id_tails", "codec")
 
     def __init__(self, rpc_id: Any) -> None:
         self.events = 0
@@ -740,6 +760,7 @@ class _StreamState:
         self.error: JsonRpcError | None = None
         self.ended = False
         self.rpc_id = rpc_id
+        self.codec: _SSECodec | None = None
         #: Starts and ends of an event text with the right id (see _id_marks); ids is
         #: None once a mismatch is reported.
         heads, self.id_tails = _id_marks(rpc_id)

@@ -35,7 +35,7 @@ from ..protocol.dialects import get_dialect
 from ..protocol.wire import capture
 from ..session.events import Event, Kind
 from ..session.log import Session
-from ..session.reader import _body, _decode_push
+from ..session.decoding import _body, _decode_push
 from .transport import body_text
 
 #: The header agents put the config's token in (a2a-sdk, the mock).

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocol.errors import ProtocolError
+from ..session.sse_block import block_fields
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -256,41 +257,14 @@ class SSEParser:
             text = block[_head_comments(block, out, True):].decode("utf-8")
             if not text:
                 return
-        if "\r" in text:
-            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        else:
-            lines = text.split("\n")
-        event = id_ = retry = None
-        data: list[str] | None = None
-        has_field = False
-        for line in lines:
-            if not line:
-                continue
-            if line[0] == ":":
-                out.append(SSEComment(line[1:]))
-                continue
-            has_field = True
-            name, colon, value = line.partition(":")
-            if colon and value[:1] == " ":
-                value = value[1:]
-            if name == "data":
-                if data is None:
-                    data = [value]
-                else:
-                    data.append(value)
-            elif name == "event":
-                event = value
-            elif name == "id":
-                if "\0" not in value:
-                    id_ = value
-                    self.last_event_id = value
-            elif name == "retry":
-                if value.isascii() and value.isdigit():
-                    retry = int(value)
-            # Other field names are ignored, as the spec says; they stay in ``raw``.
+        comments: list[str] = []
+        event, data, id_, retry, has_field = block_fields(text, comments)
+        for comment in comments:
+            out.append(SSEComment(comment))
+        if id_ is not None:
+            self.last_event_id = id_
         if has_field:
-            out.append(SSEEvent(text, event, None if data is None else "\n".join(data), id_, retry,
-                                incomplete))
+            out.append(SSEEvent(text, event, data, id_, retry, incomplete))
 
 
 # Above this much pending data, re-counting line endings on every chunk would be

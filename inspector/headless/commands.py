@@ -23,6 +23,10 @@ from .render import card_lines, message_lines, message_text, part_lines
 
 Handler = Callable[[argparse.Namespace, Out], Awaitable[int]]
 
+#: Messages of a task's history a command holds in memory; older ones wait on disk
+#: for the summary (an agent streaming tokens as status messages sends thousands).
+MESSAGES_KEPT = 1000
+
 
 # ------------------------------------------------------------------------- plumbing
 
@@ -160,9 +164,11 @@ async def max_time(args: argparse.Namespace, session: Session) -> AsyncIterator[
 
 @contextlib.asynccontextmanager
 async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Session, TaskTracker]]:
-    """A client on a fresh session with a tracker, recording when asked."""
-    session = Session()
-    tracker = TaskTracker(session)
+    """A client on a fresh session with a tracker, recording when asked. The session
+    keeps no history: what a command prints comes from the tracker's projection and
+    the events as they arrive, and a recording goes to disk as they do."""
+    session = Session(keep=0, store=None)
+    tracker = TaskTracker(session, messages_kept=MESSAGES_KEPT)
     recorder = start_recorder(session, args)
     timeouts, limits = client_bounds(args)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
@@ -263,20 +269,10 @@ def task_text(view: Any, out: Out) -> None:
         extra = f", {len(a.chunks)} chunk{'s' if len(a.chunks) != 1 else ''}" if a.chunks else ""
         ident = f" ({shorten(a.artifact_id, 40)})" if a.artifact_id and a.name else ""
         out.line(f"artifact {shorten(title, 60)}{ident}{extra}")
-        text_run: list[str] = []
-        for part in a.parts:
-            # Chunks of one text split across parts read as one text; other parts stand alone.
-            if isinstance(part, m.TextPart):
-                text_run.append(part.text)
-                continue
-            if text_run:
-                for line in part_lines(m.TextPart(text="".join(text_run))):
-                    out.line(line)
-                text_run = []
+        # Chunks of one text split across parts read as one text; other parts stand alone.
+        for run in a.parts.runs():
+            part = m.TextPart(text=run) if isinstance(run, str) else run
             for line in part_lines(part):
-                out.line(line)
-        if text_run:
-            for line in part_lines(m.TextPart(text="".join(text_run))):
                 out.line(line)
 
 
@@ -387,7 +383,7 @@ async def _consume(args: argparse.Namespace, out: Out, session: Session, client:
     reply: m.Message | None = None
     try:
         async for ev in events:
-            t = session.events[-1].t if session.events else 0.0
+            t = session.last.t if session.last is not None else 0.0
             if args.output == "ndjson":
                 out.json_line(event_json(ev))
             elif args.output == "text":

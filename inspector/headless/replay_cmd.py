@@ -29,15 +29,17 @@ def _say(text: str) -> None:
 
 def load(path_text: str) -> Any:
     """The recording, with its problems reported on stderr; None (after saying why) if
-    it cannot be read."""
-    from ..session import RecordingError, load_recording
+    it cannot be read. Its events stay in the file (read in pages when gone through):
+    a recording of any size is read in bounded memory."""
+    from ..session import RecordingError
+    from ..session.index import open_recording
 
     path = Path(path_text).expanduser()
     if not path.is_file():
         _say(f"no such recording: {path_text}" if not path.exists() else f"not a file: {path_text}")
         return None
     try:
-        rec = load_recording(path)
+        rec = open_recording(path)
     except RecordingError as exc:
         _say(str(exc))
         return None

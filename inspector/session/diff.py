@@ -20,10 +20,12 @@ import asyncio
 import base64
 import binascii
 import hashlib
+import itertools
 import json
 import re
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from array import array
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +35,7 @@ from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.limits import loads
 from .events import Event, Kind
 from .log import Session
+from .parts import PartList
 
 # ---------------------------------------------------------------------- exchanges
 
@@ -45,7 +48,8 @@ class RecordedExchange:
     request: Event
     response: Event | None = None
     #: SSE and COMMENT events, in order.
-    stream: list[Event] = field(default_factory=list)
+    #: Its SSE events and comments (EventRefs: read from the log as they are gone through).
+    stream: Any = field(default_factory=list)
     end: Event | None = None
     #: ERROR events (transport failures, decode errors noted by the client).
     errors: list[Event] = field(default_factory=list)
@@ -110,7 +114,8 @@ class RecordedExchange:
         times = [self.request.t]
         if self.response is not None:
             times.append(self.response.t)
-        times += [e.t for e in self.stream]
+        if self.stream:
+            times.append(max(e.t for e in self.stream))
         if self.end is not None:
             times.append(self.end.t)
         times += [e.t for e in self.errors]
@@ -128,10 +133,38 @@ class RecordedExchange:
         return request_text(params)
 
 
-def exchanges(events: list[Event]) -> list[RecordedExchange]:
+class EventRefs:
+    """Events of a log by position (8 bytes each): a long stream's events are read from
+    the log when gone through, not held (the log may keep them on disk)."""
+
+    __slots__ = ("_log", "_positions")
+
+    def __init__(self, log: Sequence[Event]) -> None:
+        self._log = log
+        self._positions = array("q")
+
+    def append(self, position: int) -> None:
+        self._positions.append(position)
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def __bool__(self) -> bool:
+        return len(self._positions) > 0
+
+    def __getitem__(self, i: int) -> Event:
+        return self._log[self._positions[i]]
+
+    def __iter__(self) -> Iterator[Event]:
+        log = self._log
+        for position in self._positions:
+            yield log[position]
+
+
+def exchanges(events: Sequence[Event]) -> list[RecordedExchange]:
     """The recording's HTTP exchanges, in the order their requests were sent."""
     out: dict[int, RecordedExchange] = {}
-    for event in events:
+    for position, event in enumerate(events):
         number = event.exchange
         if not number:
             continue
@@ -145,7 +178,9 @@ def exchanges(events: list[Event]) -> list[RecordedExchange]:
         if kind is Kind.RESPONSE:
             ex.response = event
         elif kind is Kind.SSE or kind is Kind.COMMENT:
-            ex.stream.append(event)
+            if ex.stream.__class__ is list and not ex.stream:
+                ex.stream = EventRefs(events)
+            ex.stream.append(position)
         elif kind is Kind.STREAM_END:
             ex.end = event
         elif kind is Kind.ERROR:
@@ -347,16 +382,13 @@ def fresh_id(like: str) -> str:
 # ---------------------------------------------------------------------- outcomes
 
 
-def _parts(parts: list[Any]) -> list[Any]:
+def _parts(parts: Any) -> list[Any]:
     """Parts for comparison: adjacent text joined (chunking does not count), metadata
     left out, inline file bytes as their size and hash."""
     out: list[Any] = []
-    for p in parts:
-        if isinstance(p, m.TextPart):
-            if out and isinstance(out[-1], dict) and set(out[-1]) == {"text"}:
-                out[-1] = {"text": out[-1]["text"] + p.text}
-            else:
-                out.append({"text": p.text})
+    for p in (parts if isinstance(parts, PartList) else PartList(parts)).runs():
+        if isinstance(p, str):
+            out.append({"text": p})
         elif isinstance(p, m.DataPart):
             out.append({"data": p.data})
         elif isinstance(p, m.FilePart):
@@ -445,7 +477,8 @@ def outcome(ex: RecordedExchange, label: Callable[[str | None], str | None]) -> 
     states: list[str] = []
     if ex.response is not None:
         out.http_status = ex.response.data.get("status")
-    items = ([ex.response] if ex.response is not None else []) + [e for e in ex.stream if e.kind is Kind.SSE]
+    items = itertools.chain([ex.response] if ex.response is not None else [],
+                            (e for e in ex.stream if e.kind is Kind.SSE))
     for event in items:
         p = event.payload
         if p is None:
@@ -459,7 +492,7 @@ def outcome(ex: RecordedExchange, label: Callable[[str | None], str | None]) -> 
                 artifacts = {}
                 for pos, art in enumerate(p.artifacts):
                     key = art.artifact_id or f"[{art.index if art.index is not None else pos}]"
-                    artifacts[key] = {"name": art.name, "parts": list(art.parts)}
+                    artifacts[key] = {"name": art.name, "parts": PartList(art.parts)}
         elif isinstance(p, m.TaskStatusUpdateEvent):
             task_id = task_id or p.task_id
             states.append(p.status.state.value)
@@ -473,7 +506,7 @@ def outcome(ex: RecordedExchange, label: Callable[[str | None], str | None]) -> 
             slot = artifacts.get(key)
             if slot is None or not append:
                 artifacts[key] = {"name": art.name if art.name is not None else (slot or {}).get("name"),
-                                  "parts": list(art.parts)}
+                                  "parts": PartList(art.parts)}
             else:
                 slot["parts"].extend(art.parts)
                 if art.name is not None:

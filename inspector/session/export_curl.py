@@ -18,6 +18,7 @@ Streaming requests get ``-N`` so events print as they arrive.
 from __future__ import annotations
 
 import json
+import itertools
 import re
 import shlex
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -73,10 +74,9 @@ class _Script:
                         self.id_vars[value] = name
                         self.id_notes[name] = f"{key} the agent assigned in exchange {ex.number}'s answer"
                     seen.add(value)
-            answers = []
-            if ex.response is not None:
-                answers.append(parse_body(ex.response.data))
-            answers += [sse_json(e) for e in ex.stream]
+            # A generator: a long stream's events are read one at a time.
+            answers = itertools.chain([parse_body(ex.response.data)] if ex.response is not None else [],
+                                      (sse_json(e) for e in ex.stream))
             for doc in answers:
                 for _path, value in id_slots(doc):
                     if value not in seen:
@@ -207,10 +207,8 @@ class _Script:
 
 
 def _answers_mention(ex: RecordedExchange, value: str) -> bool:
-    docs = []
-    if ex.response is not None:
-        docs.append(parse_body(ex.response.data))
-    docs += [sse_json(e) for e in ex.stream]
+    docs = itertools.chain([parse_body(ex.response.data)] if ex.response is not None else [],
+                           (sse_json(e) for e in ex.stream))
     return any(v == value for doc in docs for _p, v in id_slots(doc))
 
 

@@ -17,21 +17,19 @@ still loads. Only a file that is not a recording at all (no header) is refused.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..protocol.dialects import Dialect, get_dialect
-from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.limits import MAX_JSON_DEPTH, loads
-from ..protocol.wire import capture, parse_json
+from .decoding import ExchangeFacts
 from .events import Event, Kind
 from .log import Session
 from .recorder import FORMAT, VERSION
+from .spill import event_from_line
 
 _KINDS = {k.value: k for k in Kind}
 
@@ -86,11 +84,10 @@ class RecordingIterator:
         self.truncated = False
         self._line = 0
         self._last_seq = 0
-        self._decoder = PayloadDecoder() if decode else None
-        # Renumbering of appended sessions (see the module docstring).
-        self._seq_offset = 0
-        self._exchange_offset = 0
-        self._t_offset = 0.0
+        self._facts = ExchangeFacts() if decode else None
+        # Renumbering of appended sessions (see the module docstring): the current
+        # session's start (None: the first), the highest exchange and t read so far.
+        self._session: SessionStart | None = None
         self._max_exchange = 0
         self._last_t = 0.0
         self._file = open(self.path, "rb")
@@ -163,55 +160,40 @@ class RecordingIterator:
             else:
                 self._problem(f"not a valid event line ({_reason(exc)}); skipped")
             return None
-        if isinstance(obj, dict) and obj.get("format") == FORMAT and "seq" not in obj:
+        if is_header(obj):
             return self._next_session(obj)
         try:
-            event = _to_event(obj)
+            event = _to_event(obj, self._facts)
         except ValueError as exc:
             self._problem(f"{exc}; skipped")
             return None
-        if self._seq_offset:
-            event.seq += self._seq_offset
-            event.t += self._t_offset
-            if event.exchange:
-                event.exchange += self._exchange_offset
+        start = self._session
+        if start is not None:
+            start.shift(event)
         self._max_exchange = max(self._max_exchange, event.exchange)
-        self._last_t = max(self._last_t, event.t)
+        if math.isfinite(event.t):
+            self._last_t = max(self._last_t, event.t)
         if event.seq <= self._last_seq:
             self._problem(f"seq {event.seq} does not follow seq {self._last_seq}")
         self._last_seq = max(self._last_seq, event.seq)
-        if self._decoder is not None:
-            try:
-                event.payload = self._decoder.decode(event)
-            except Exception as exc:  # a decoder bug must cost one payload, not the recording
-                self._problem(f"seq {event.seq}: could not re-derive the payload: {exc!r}")
-            for note in self._decoder.drain():
-                self._problem(note)
+        facts = self._facts
+        if facts is not None:
+            facts.note(event)
+            if facts.notes:
+                for note in facts.notes:
+                    self._problem(note)
+                facts.notes.clear()
         return event
 
     def _next_session(self, header: dict[str, Any]) -> Event:
         """An appended session's header: later events are renumbered after the earlier
         ones; the NOTE returned marks where the session begins."""
-        version = header.get("version")
-        if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
-            self._problem(f"session {len(self.headers) + 1} was written by a newer a2a-inspect "
-                          f"(format version {version}); read as this version reads")
-        self.headers.append(header)
-        number = len(self.headers)
-        first = self.headers[0].get("session_started")
-        started = header.get("session_started")
-        offset = self._last_t
-        if _number(first) and _number(started):
-            offset = max(offset, float(started) - float(first))
-        self._t_offset = offset
-        self._exchange_offset = self._max_exchange
-        note_seq = self._last_seq + 1
-        self._seq_offset = note_seq
-        self._last_seq = note_seq
-        created = header.get("created")
-        text = f"session {number} of this file" + (f" (recorded {created})" if isinstance(created, str) else "")
-        wall = float(started) if _number(started) else 0.0
-        return Event(note_seq, offset, Kind.NOTE, 0, {"text": text, "session": number}, wall)
+        start, problem = next_session(self.headers, header, self._last_seq, self._last_t, self._max_exchange)
+        if problem is not None:
+            self._problem(problem)
+        self._session = start
+        self._last_seq = start.seq
+        return start.note()
 
     def close(self) -> None:
         self._file.close()
@@ -227,6 +209,62 @@ class RecordingIterator:
 _LINE_DEPTH = MAX_JSON_DEPTH + 8
 
 
+@dataclass(frozen=True, slots=True)
+class SessionStart:
+    """Where an appended session begins (its header line) and how its events are
+    renumbered: ``seq`` is the NOTE's seq and what its events' seq are moved by,
+    ``exchange`` what their exchange numbers are moved by, ``t`` the NOTE's t and what
+    their t are moved by."""
+
+    number: int
+    seq: int
+    exchange: int
+    t: float
+    wall: float
+    text: str
+
+    def note(self) -> Event:
+        """The NOTE that marks the session's start (a new one each call)."""
+        return Event(self.seq, self.t, Kind.NOTE, 0, {"text": self.text, "session": self.number}, self.wall)
+
+    def shift(self, event: Event) -> None:
+        event.seq += self.seq
+        event.t += self.t
+        if event.exchange:
+            event.exchange += self.exchange
+
+
+def next_session(headers: list[dict[str, Any]], header: dict[str, Any], last_seq: int, last_t: float,
+                 max_exchange: int) -> tuple[SessionStart, str | None]:
+    """The start of the session ``header`` opens, after the sessions of ``headers``
+    (appended to), whose events reached ``last_seq``, ``last_t`` (the highest finite t)
+    and ``max_exchange``; with a problem to report, or None. Shared by the reader and
+    the index (``index.RecordingIndex``), which must number alike."""
+    problem = None
+    version = header.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        problem = (f"session {len(headers) + 1} was written by a newer a2a-inspect "
+                   f"(format version {version}); read as this version reads")
+    headers.append(header)
+    number = len(headers)
+    first = headers[0].get("session_started")
+    started = header.get("session_started")
+    offset = last_t
+    if _number(first) and _number(started):
+        gap = float(started) - float(first)
+        if math.isfinite(gap):
+            offset = max(offset, gap)
+    created = header.get("created")
+    text = f"session {number} of this file" + (f" (recorded {created})" if isinstance(created, str) else "")
+    wall = float(started) if _number(started) else 0.0
+    return SessionStart(number, last_seq + 1, max_exchange, offset, wall, text), problem
+
+
+def is_header(obj: Any) -> bool:
+    """``obj`` (a parsed line) is a session's header, not an event."""
+    return obj.__class__ is dict and obj.get("format") == FORMAT and "seq" not in obj
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -239,7 +277,15 @@ def _reason(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _to_event(obj: Any) -> Event:
+def _to_event(obj: Any, facts: ExchangeFacts | None) -> Event:
+    check_event(obj)
+    if facts is None:
+        return Event.from_json(obj)
+    return event_from_line(obj, facts)
+
+
+def check_event(obj: Any) -> None:
+    """Raise ValueError when ``obj`` is not an event line this version can read."""
     if not isinstance(obj, dict):
         raise ValueError("not a JSON object")
     seq, t, kind = obj.get("seq"), obj.get("t"), obj.get("kind")
@@ -255,105 +301,24 @@ def _to_event(obj: Any) -> Event:
     wall = obj.get("wall", 0.0)
     if not isinstance(wall, (int, float)) or isinstance(wall, bool):
         raise ValueError(f"seq {seq}: wall is not a number")
-    return Event.from_json(obj)
 
 
 # ---------------------------------------------------------------------- payloads
 
 
 class PayloadDecoder:
-    """Derives an event's payload from its data, as the live client does.
-
-    Responses and SSE events go through the client's own payload functions
-    (``inspector.client.payloads``), paired with their exchange's request, so events
-    must be fed in order. Requests are decoded from their body with the dialect's
-    request decoder: the live client logged the params it encoded, which is the same
-    object. Push bodies are decoded in the dialect of the latest request, the one the
-    agent was being spoken to in."""
+    """Derives an event's payload from its data, as the live client does; events must be
+    fed in order (see ``decoding.ExchangeFacts``, which it wraps)."""
 
     def __init__(self) -> None:
-        self._known: dict[str, bool] = {}
-        self._requests: dict[int, dict[str, Any]] = {}
-        self._agent_dialect: str | None = None
-        self._notes: list[str] = []
+        self.facts = ExchangeFacts()
 
     def drain(self) -> list[str]:
         """Remarks since the last call (e.g. a dialect this version does not know)."""
-        notes, self._notes = self._notes, []
+        notes = list(self.facts.notes)
+        self.facts.notes.clear()
         return notes
 
     def decode(self, event: Event) -> Any:
-        # Imported here: the client package imports the session package.
-        from ..client import payloads
-
-        kind = event.kind
-        data = event.data
-        if kind is Kind.SSE:
-            request = self._requests.get(event.exchange)
-            name = self._usable(request.get("dialect")) if request is not None else None
-            return payloads.sse_payload(name, data)
-        if kind is Kind.REQUEST:
-            return self._request(event)
-        if kind is Kind.RESPONSE:
-            request = self._requests.get(event.exchange)
-            if request is None:
-                return None
-            if request.get("a2a_method") != payloads.CARD and not self._usable(request.get("dialect")):
-                return None
-            return payloads.response_payload(request, data)
-        if kind is Kind.PUSH:
-            body = _body(data)
-            if body is None or self._agent_dialect is None:
-                return None
-            return capture(_decode_push, get_dialect(self._agent_dialect), body)
-        if kind is Kind.WS:
-            # A frame says what it is by itself: no exchange or dialect to look up.
-            return payloads.ws_payload(data)
-        return None
-
-    def _request(self, event: Event) -> Any:
-        data = event.data
-        self._requests[event.exchange] = data
-        name = self._usable(data.get("dialect"))
-        if name is None:
-            return None
-        self._agent_dialect = name
-        body = _body(data)
-        if body is None:
-            return None
-        try:
-            return get_dialect(name).decode_request(parse_json(body)).params
-        except (ProtocolError, JsonRpcError):
-            # A request the user hand-edited into something invalid has no params.
-            return None
-
-    def _usable(self, name: Any) -> str | None:
-        """``name`` if this version has that dialect; otherwise None, noted once."""
-        if not isinstance(name, str) or not name:
-            return None
-        ok = self._known.get(name)
-        if ok is None:
-            try:
-                get_dialect(name)
-                ok = True
-            except ValueError as exc:
-                ok = False
-                self._notes.append(f"{exc}; events in that dialect keep no decoded payload")
-            self._known[name] = ok
-        return name if ok else None
-
-
-def _body(data: dict[str, Any]) -> bytes | str | None:
-    body = data.get("body")
-    if not isinstance(body, str):
-        return None
-    if data.get("body_encoding") == "base64":
-        try:
-            return base64.b64decode(body, validate=True)
-        except (binascii.Error, ValueError):
-            return None
-    return body
-
-
-def _decode_push(dialect: Dialect, body: bytes | str) -> Any:
-    return dialect.decode_event(parse_json(body), "$")
+        self.facts.note(event)
+        return self.facts.decode(event)

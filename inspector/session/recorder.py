@@ -113,7 +113,7 @@ class Recorder:
                 return
             line = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=_jsonable)
             if self._values:
-                raw = event.data.get("raw") if event.kind is Kind.SSE else None
+                raw = event.raw if event.kind is Kind.SSE else None
                 line = self.redaction.line(line, obj, raw if raw.__class__ is str else None)
         except (TypeError, ValueError, RecursionError) as exc:
             # A bug upstream put something unwritable in the data; keep the event's place

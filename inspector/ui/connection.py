@@ -19,6 +19,12 @@ from ..session import Kind, Recorder, Session, TaskTracker
 
 _ids = itertools.count(1)
 
+#: A live session holds its newest events in memory; older ones go to a private spill
+#: file and are read back when a view asks (the traffic view says so when it happens).
+EVENTS_KEPT = 1_000_000
+#: Messages of each task's history held in memory (older ones: on disk, read back).
+MESSAGES_KEPT = 10_000
+
 #: What a failed call raises; the UI turns each into a notification with details.
 if TYPE_CHECKING:
     from ..client import A2AClient, Auth, Limits, Timeouts
@@ -66,8 +72,8 @@ class AgentConnection:
         self.timeouts = timeouts
         #: How much the agent may send (client.limits.Limits; None: its defaults).
         self.limits = limits
-        self.session = session if session is not None else Session()
-        self.tracker = TaskTracker(self.session)
+        self.session = session if session is not None else Session(keep=EVENTS_KEPT)
+        self.tracker = TaskTracker(self.session, messages_kept=MESSAGES_KEPT)
         #: A replayed recording: no client, nothing is sent.
         self.read_only = read_only
         self._dialect_cache = dialect_cache
@@ -229,6 +235,8 @@ class AgentConnection:
         self.stop_recording()
         if self.client is not None:
             await self.client.aclose()
+        self.session.close()
+        self.tracker.close()
 
 
 class RecordedFacts:
@@ -246,30 +254,38 @@ class RecordedFacts:
         self.dialect: str | None = None
         self.dialect_source: str | None = None
         self._card_requests: dict[int, str | None] = {}
+        # Fed as events arrive: reading a long session again would read back from disk
+        # the events it no longer holds in memory.
+        session.subscribe(self._see, replay=True)
 
     def catch_up(self) -> None:
-        events = self.session.events
-        for event in events[self.seen:] if self.seen < len(events) else ():
-            data = event.data
-            kind = event.kind
-            if kind is Kind.REQUEST:
-                method = data.get("a2a_method")
-                if method == "card":
-                    url = data.get("url")
-                    self._card_requests[event.exchange] = url if isinstance(url, str) else None
-                elif (method != "probe" and isinstance(data.get("dialect"), str)
-                      and self.dialect_source in (None, "recording")):
-                    # Only until the client's own choice (a NOTE) is seen.
-                    self.dialect, self.dialect_source = data["dialect"], "recording"
-            elif kind is Kind.RESPONSE and isinstance(event.payload, m.AgentCard):
-                self.card = event.payload
+        """Nothing to do: the facts follow the session as it grows."""
+
+    def _see(self, event: Any) -> None:
+        self.seen += 1
+        kind = event.kind
+        if kind is Kind.SSE or kind is Kind.COMMENT:
+            return  # the bulk of a session: neither says anything of the card or dialect
+        data = event.data
+        if kind is Kind.REQUEST:
+            method = data.get("a2a_method")
+            if method == "card":
+                url = data.get("url")
+                self._card_requests[event.exchange] = url if isinstance(url, str) else None
+            elif (method != "probe" and isinstance(data.get("dialect"), str)
+                  and self.dialect_source in (None, "recording")):
+                # Only until the client's own choice (a NOTE) is seen.
+                self.dialect, self.dialect_source = data["dialect"], "recording"
+        elif kind is Kind.RESPONSE:
+            payload = event.payload
+            if isinstance(payload, m.AgentCard):
+                self.card = payload
                 self.card_raw = _json_body(data)
                 self.card_url = self._card_requests.get(event.exchange) or self.card_url
-            elif kind is Kind.NOTE and isinstance(data.get("dialect"), str):
-                source = data.get("source")
-                self.dialect = data["dialect"]
-                self.dialect_source = source if isinstance(source, str) and source else "recording"
-        self.seen = len(events)
+        elif kind is Kind.NOTE and isinstance(data.get("dialect"), str):
+            source = data.get("source")
+            self.dialect = data["dialect"]
+            self.dialect_source = source if isinstance(source, str) and source else "recording"
 
 
 def _json_body(data: Mapping[str, Any]) -> Any:

@@ -114,7 +114,8 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
     def _tick(self) -> None:
         moved = self.controller.tick()
         now = time.monotonic()
-        if moved or (self.controller.playing and now - self._last_draw >= CLOCK_REDRAW):
+        busy = self.controller.playing or self.controller.loading or self.controller.seeking
+        if moved or (busy and now - self._last_draw >= CLOCK_REDRAW):
             self.refresh()
 
     # ------------------------------------------------------------------ ConnectionView
@@ -246,6 +247,11 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
         line.append(f"{icon} {speed_label(c.speed)}", style=self._style("status"))
         width = len(str(c.total))
         line.append(f"  event {c.position:>{width}}/{c.total}")
+        if c.loading:
+            # The index is still reading the file: the total grows, the ticks fill in.
+            line.append(f"  indexing {c.progress:.0%}", style=self._style("dim"))
+        if c.seeking:
+            line.append("  seeking…", style=self._style("dim"))
         line.append(f"  {format_t(c.shown_t)} / {format_t(c.duration)}")
         event = c.event_at()
         if event is not None:

@@ -211,6 +211,9 @@ class TrafficView(ConnectionView, Vertical):
             text += " · filtering…" if not index.filter.empty else " · indexing…"
         if index.filter.problem:
             text += f" · {index.filter.problem}"
+        session = index.session
+        if session is not None and session.bounded:
+            text += f" · newest {session.keep:,} in memory, older read from disk"
         if not self.traffic_list.follow:
             text += " · paused (f: follow)"
         if text != self._count_text:

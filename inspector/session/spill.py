@@ -1,0 +1,139 @@
+"""Where a session's older events go when it keeps only its newest ones in memory.
+
+``SpillStore`` writes them to a private temporary file (created 0600 and unlinked at
+once: it disappears with the process, whatever happens) and reads them back by position.
+It holds the events as the session had them, secrets included, exactly as memory did;
+what a user saves (a recording, an export) is redacted as always.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from array import array
+from typing import Any
+
+from .decoding import ExchangeFacts
+from .events import _LAZY, Event, Kind
+from .sse_block import sse_data
+
+
+class SpillFile:
+    """A private temporary file that grows: ``write`` returns where the bytes went."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        self._file: Any = None
+        self._directory = directory
+        self.end = 0
+
+    def write(self, data: bytes) -> int:
+        if self._file is None:
+            # TemporaryFile: mode 0600, and no name on disk once created (POSIX).
+            self._file = tempfile.TemporaryFile(prefix="a2a-inspect-spill-", dir=self._directory)
+        at = self.end
+        os.pwrite(self._file.fileno(), data, at)
+        self.end = at + len(data)
+        return at
+
+    def read(self, offset: int, length: int) -> bytes:
+        return os.pread(self._file.fileno(), length, offset)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class EventStore:
+    """Receives the events a session lets go of, in order; may give them back."""
+
+    #: Whether ``read`` can give events back.
+    keeps = False
+
+    def add(self, start: int, events: list[Event]) -> None:
+        """``events`` are positions ``start``, ``start + 1``... of the session."""
+
+    def read(self, start: int, stop: int) -> list[Event]:
+        raise IndexError("this store keeps no events")
+
+    def close(self) -> None:
+        pass
+
+
+def event_from_line(obj: Any, facts: ExchangeFacts) -> Event:
+    """An event read back (a spill line or a recording's), compact when it can be:
+    an SSE event whose data is exactly what its raw text says keeps the raw text only.
+    Its payload is derived when asked, from ``facts``."""
+    if obj.__class__ is list:
+        seq, t, wall, exchange, raw = obj
+        return Event.sse(seq, t, exchange, raw, wall, facts.codec)
+    event = Event.from_json(obj)
+    if event.kind is Kind.SSE:
+        data = event.data
+        raw = data.get("raw")
+        if raw.__class__ is str and len(data) == 5 and sse_data(raw) == data:
+            event = Event.sse(event.seq, event.t, event.exchange, raw, event.wall)
+    event.codec = facts.codec
+    event.payload = _LAZY
+    return event
+
+
+class SpillStore(EventStore):
+    """Events in a private temporary file, one JSON line each; an offset per event."""
+
+    keeps = True
+
+    def __init__(self, directory: str | None = None) -> None:
+        self._file = SpillFile(directory)
+        self._offsets = array("q")
+        self._start = 0
+        self.facts = ExchangeFacts()
+
+    def add(self, start: int, events: list[Event]) -> None:
+        if not self._offsets:
+            self._start = start
+        lines: list[bytes] = []
+        offsets = self._offsets
+        end = self._file.end
+        note = self.facts.note
+        for event in events:
+            note(event)
+            if event.compact:
+                line = json.dumps([event.seq, event.t, event.wall, event.exchange, event.raw],
+                                  ensure_ascii=False, separators=(",", ":"))
+            else:
+                # Times exact (a recording rounds them): the event comes back as it was.
+                line = json.dumps({"kind": event.kind.value, "seq": event.seq, "t": event.t, "wall": event.wall,
+                                   "exchange": event.exchange, "data": event.data},
+                                  ensure_ascii=False, separators=(",", ":"), default=repr)
+            data = line.encode("utf-8", "surrogatepass") + b"\n"
+            offsets.append(end)
+            end += len(data)
+            lines.append(data)
+        self._file.write(b"".join(lines))
+
+    def read(self, start: int, stop: int) -> list[Event]:
+        offsets = self._offsets
+        lo, hi = start - self._start, stop - self._start
+        if lo < 0 or hi > len(offsets):
+            raise IndexError("event index out of range")
+        if lo >= hi:
+            return []
+        first = offsets[lo]
+        last = offsets[hi] if hi < len(offsets) else self._file.end
+        blob = self._file.read(first, last - first)
+        facts = self.facts
+        return [_spilled(json.loads(line.decode("utf-8", "surrogatepass")), facts)
+                for line in blob.split(b"\n")[:hi - lo]]
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _spilled(obj: Any, facts: ExchangeFacts) -> Event:
+    if obj.__class__ is list:
+        return event_from_line(obj, facts)
+    event = Event(obj["seq"], obj["t"], Kind(obj["kind"]), obj["exchange"], obj["data"], obj["wall"],
+                  _LAZY, codec=facts.codec)
+    return event
