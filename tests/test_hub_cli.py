@@ -277,3 +277,65 @@ def test_hub_usage_errors(cli: Cli) -> None:
     lonely = subprocess.run([*MOCK, "--ws-agent", "ws://127.0.0.1:1/ws"], capture_output=True, timeout=WAIT,
                             env=cli.env, cwd=cli.home)
     assert lonely.returncode == 1 and b"go together" in lonely.stderr
+
+
+def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: Path, tmp_path: Path) -> None:
+    record = tmp_path / "hub.jsonl"
+    hub = Hub(cli, "--record", str(record))
+    mock = start_mock(cli, hub, scenario)
+    try:
+        assert cli("send", hub.bridge(), "hello").code == 0
+        assert cli("send", hub.bridge(), "stream it", "--stream").code == 0
+        asked = cli("send", hub.bridge(), "ask me", "-o", "json")
+        assert asked.code == 4, asked
+        assert cli("send", hub.bridge(), "Paris", "--task-id", asked.json()["task"]["id"]).code == 0
+        assert cli("send", hub.bridge(), "fail now").code == 3
+    finally:
+        stop(mock)
+        hub.stop()
+
+    # a2a-mock --replay serves the bridge's answers back, at the bridge's paths.
+    proc = subprocess.Popen([*MOCK, "--replay", str(record), "--port", "0", "--speed", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=cli.env, cwd=cli.home)
+    served = Lines(proc)
+    try:
+        banner = served.next()
+        assert "5 recorded requests, dialect 0.1" in banner, banner
+        base = banner.rsplit(" ", 1)[1].strip()
+        assert base.endswith("/agents/helper"), banner
+        card = cli("card", base, "-o", "json")
+        assert card.code == 0 and card.json()["card"]["url"] == "ws-agent://helper", card
+        sent = cli("send", base, "hello", "-o", "json")
+        assert sent.code == 0 and sent.json()["task"]["artifacts"][0]["text"] == "echo: hello", sent
+        streamed = cli("send", base, "stream it", "--stream")
+        assert streamed.code == 0 and "Once upon a time." in streamed.out, streamed
+        asked = cli("send", base, "ask me", "-o", "json")
+        assert asked.code == 4, asked
+        answered = cli("send", base, "Paris", "--task-id", asked.json()["task"]["id"], "-o", "json")
+        assert answered.code == 0 and answered.json()["task"]["artifacts"][0]["text"] == "sunny in Paris", answered
+        failed = cli("send", base, "fail now")
+        assert failed.code == 3 and "the model is down" in failed.err, failed
+    finally:
+        proc.send_signal(subprocess.signal.SIGINT)
+        proc.wait(WAIT)
+
+    # Exports read the same exchanges.
+    exported = cli("export", str(record), "--scenario", "-")
+    assert exported.code == 0, exported
+    assert "^stream\\ it$" in exported.out and "Hub Test Agent" in exported.out
+    assert "hubBridge" not in exported.out
+    har = cli("export", str(record), "--har", "-")
+    assert har.code == 0, har
+    urls = [e["request"]["url"] for e in json.loads(har.out)["log"]["entries"]]
+    assert urls and all(u.startswith(hub.base + "/agents/helper") for u in urls), urls
+
+    # replay --against a live hub with the same agent: the answers are the same.
+    live = Hub(cli)
+    again = start_mock(cli, live, scenario)
+    try:
+        diff = cli("replay", str(record), "--against", live.bridge())
+        assert diff.code == 0, diff
+        assert "result: equivalent" in diff.out
+    finally:
+        stop(again)
+        live.stop()

@@ -170,6 +170,8 @@ class _Printer:
         data = event.data
         kind = event.kind
         if kind is Kind.NOTE:
+            if data.get("code") == "hub-listening":
+                return None  # the banner says it
             return f"note: {data.get('text', '')}"
         if kind is Kind.ERROR:
             return f"error: {data.get('message', '')}"

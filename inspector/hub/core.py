@@ -27,7 +27,7 @@ from .limits import HubLimits, name_problem
 from .registry import AgentEntry, matches
 from .relay import RelayFailed, TaskRelay
 from .socket import AgentSocket, close_words
-from .tasks import task_from_view
+from ..session.task_snapshot import task_from_view
 
 #: Listener(event, entry): "registered" | "stale" | "alive" | "offline" | "card".
 AgentListener = Callable[[str, AgentEntry], None]

@@ -123,6 +123,10 @@ class HubServer:
     async def start(self) -> "HubServer":
         await self._server.astart()
         self.hub.bridge = self.base_url
+        # In the session (and so in a recording): where the bridge was, so that a hub
+        # recording's bridge exchanges are rebuilt with the address their callers used.
+        self.hub.note(f"hub listening: agents connect to {self.ws_url}; the bridge is at {self.base_url}/agents/NAME",
+                      code="hub-listening", bridge=self.base_url, ws=self.ws_url)
         return self
 
     async def stop(self) -> None:

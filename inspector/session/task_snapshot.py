@@ -1,9 +1,10 @@
-"""A task as the hub answers for it: built from the tracker's view of the frames."""
+"""A task as an agent would answer tasks/get for it, built from the tracker's view (the
+hub answers so from frames; a hub recording's bridge exchanges are rebuilt so)."""
 
 from __future__ import annotations
 
 from ..protocol import models as m
-from ..session import TaskView
+from .tracker import TaskView
 
 
 def task_from_view(view: TaskView, history_length: int | None = None) -> m.Task:
