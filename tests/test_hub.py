@@ -1,6 +1,6 @@
 """The hub in-process: registration, the HTTP bridge, delegation, stale agents, dropped
 sockets, and what a hostile agent can and cannot do to it (the 50 MB frame is in
-test_hub_e2e.py, against the hub as a process, where its memory can be measured)."""
+test_hub_cli.py, against the hub as a process, where its memory can be measured)."""
 
 from __future__ import annotations
 

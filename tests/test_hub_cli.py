@@ -339,3 +339,63 @@ def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: 
     finally:
         stop(again)
         live.stop()
+
+
+def _peak_rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM in /proc")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the hub's peak memory from /proc")
+async def test_a_50_mb_frame_is_refused_from_its_header_and_the_hub_goes_on(cli: Cli, scenario: Path) -> None:
+    from hub_helpers import RawAgent
+
+    hub = Hub(cli)
+    try:
+        async with RawAgent(hub.ws_url) as agent:
+            assert "result" in await agent.register("big")
+            before = _peak_rss_kib(hub.proc.pid)
+            pad = "x" * (50 * 1024 * 1024)
+            try:
+                await agent.send('{"jsonrpc": "2.0", "method": "heartbeat", "params": {"pad": "' + pad + '"}}')
+            except Exception:  # the hub may close the socket while the frame is still going out
+                pass
+            del pad
+            code, _reason = await agent.closed()
+            assert code == 1009
+        hub.wait_for("closed the socket (1009)")
+        # The payload was never read into memory: the peak grew by far less than 50 MB.
+        grown = _peak_rss_kib(hub.proc.pid) - before
+        assert grown < 20 * 1024, f"the hub's peak RSS grew by {grown} KiB"
+        # And the hub serves the next agent as if nothing happened.
+        mock = start_mock(cli, hub, scenario)
+        try:
+            assert cli("send", hub.bridge(), "hello").code == 0
+        finally:
+            stop(mock)
+    finally:
+        hub.stop()
+
+
+async def test_a_hostile_agents_frames_print_as_visible_text(cli: Cli) -> None:
+    from hub_helpers import RawAgent
+
+    hub = Hub(cli)
+    try:
+        async with RawAgent(hub.ws_url) as agent:
+            await agent.register("evil", {"name": "evil", "description": "\x1b[2J\x1b]0;pwned\x07",
+                                          "version": "1", "capabilities": {}, "skills": []})
+            await agent.send("\x1b[31m{not json\u202e")
+            assert (await agent.recv())["error"]["code"] == -32700
+            answer = await agent.call("task.status", {"id": "never-sent\x1b[1m", "status": {"state": "working"}})
+            assert answer["error"]["code"] == -32001
+        hub.wait_for("invalid frame")
+        line = hub.wait_for("never-sent")
+        hub.stop()
+        printed = "".join(hub.lines) + hub.out.rest()
+        assert "\x1b" not in printed and "\u202e" not in printed and "\x07" not in printed
+        assert "never-sent\x1b" not in line and "never-sent" in line, line
+    finally:
+        hub.stop()
