@@ -272,6 +272,8 @@ def test_the_mock_stops_cleanly_and_the_hub_frees_the_name(cli: Cli, hub_and_age
 def test_hub_usage_errors(cli: Cli) -> None:
     bad = cli("hub", "--headless", "--route", "oops")
     assert bad.code == 2 and "NAME=URL" in bad.err
+    in_ui = cli("hub", "--route", "oops")  # the TUI checks its options before it starts
+    assert in_ui.code == 2 and "NAME=URL" in in_ui.err
     under = cli("hub", "--headless", "--ws-path", "/agents/x")
     assert under.code == 2 and "/agents" in under.err
     lonely = subprocess.run([*MOCK, "--ws-agent", "ws://127.0.0.1:1/ws"], capture_output=True, timeout=WAIT,

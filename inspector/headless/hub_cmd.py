@@ -181,14 +181,8 @@ class _Printer:
             return None
         who = data.get("agent") or f"socket #{data.get('conn')}"
         arrow = {"in": "←", "out": "→", "hub": "·"}.get(data.get("dir"), "·")
-        op = data.get("op")
-        if op == "open":
-            return f"{who} {arrow} socket opened from {data.get('peer') or 'unknown'}"
-        if op == "close":
-            why = f" ({data['reason']})" if data.get("reason") else ""
-            return f"{who} {arrow} close {data.get('code')}{why}"
-        if op == "binary":
-            return f"{who} {arrow} binary frame, {data.get('size')} bytes"
+        if data.get("op") != "text":
+            return f"{who} {arrow} {describe_ws(event)}"
         frame = event.payload
         method = data.get("rpc_method")
         if method == proto.HEARTBEAT:
@@ -201,6 +195,21 @@ class _Printer:
             return None
         number = f"#{event.exchange} " if event.exchange else ""
         return f"{number}{who} {arrow} {_describe(frame, method)}"
+
+
+def describe_ws(event: Any) -> str:
+    """One line on a ``ws`` event: a socket opening or closing, a binary frame, or what
+    a text frame says (the method and its gist). The traffic view shows the same."""
+    data = event.data
+    op = data.get("op")
+    if op == "open":
+        return f"socket opened from {data.get('peer') or 'unknown'}"
+    if op == "close":
+        why = f" ({data['reason']})" if data.get("reason") else ""
+        return f"close {data.get('code')}{why}"
+    if op == "binary":
+        return f"binary frame, {data.get('size')} bytes"
+    return _describe(event.payload, data.get("rpc_method"))
 
 
 def _describe(frame: Any, method: str | None) -> str:

@@ -26,7 +26,7 @@ from ..protocol.dialects import v01
 from ..protocol.errors import JsonRpcError
 from ..protocol.limits import loads
 from ..protocol.methods import Method
-from .relay import RelayFailed, settles
+from .relay import RelayFailed, as_stream_events, settles
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -214,7 +214,7 @@ class Bridge:
                 if item is _TICK:
                     yield self._frame(rid, _TICK)
                     continue
-                for event in _as_events(item, streamed):
+                for event in as_stream_events(item, streamed):
                     yield self._frame(rid, event)
         except RelayFailed as exc:
             err = exc.error or JsonRpcError(-32603, "Internal error", {"reason": str(exc)})
@@ -237,36 +237,12 @@ class Bridge:
                 except TimeoutError:
                     yield self._frame(rid, _TICK)
                     continue
-                for event in _as_events(item, set()):
+                for event in as_stream_events(item, set()):
                     yield self._frame(rid, event)
                 if settles(item):
                     return
         finally:
             self.hub.unfollow(view.id, queue)
-
-
-def _as_events(item: Any, streamed: set[Any]) -> list[Any]:
-    """0.1 streams carry status and artifact events: a task becomes its artifacts that
-    were not streamed (``streamed``: their keys so far, updated) and then its status."""
-    if isinstance(item, m.TaskArtifactUpdateEvent):
-        art = item.artifact
-        streamed.add(art.artifact_id if art.artifact_id is not None else art.index)
-        return [item]
-    if not isinstance(item, m.Task):
-        return [item]
-    out: list[Any] = []
-    for pos, art in enumerate(item.artifacts or ()):
-        key = art.artifact_id if art.artifact_id is not None else (art.index if art.index is not None else pos)
-        if key in streamed:
-            continue
-        streamed.add(key)
-        if art.index is None and art.artifact_id is None:
-            art = art.model_copy(update={"index": pos})
-        out.append(m.TaskArtifactUpdateEvent(task_id=item.id, context_id=item.context_id, artifact=art,
-                                             append=False, last_chunk=True))
-    out.append(m.TaskStatusUpdateEvent(task_id=item.id, context_id=item.context_id, status=item.status,
-                                       final=settles(item), metadata=item.metadata))
-    return out
 
 
 def _requester(params: m.SendParams) -> str | None:
