@@ -197,3 +197,28 @@ async def test_a_hub_recording_replays_in_the_ui(tmp_path) -> None:
         await wait_until(pilot, lambda: "completed" in str(diagram.render()), 5, "the diagram")
         await pilot.press("f5")
         await wait_until(pilot, lambda: "task.artifact" in screen_text(app), 5, "frames in the traffic view")
+
+
+async def test_recording_the_hub_and_one_agent_from_the_ui(tmp_path) -> None:
+    from inspector.session import load_recording
+    from inspector.session.diff import exchanges
+
+    whole, one = tmp_path / "hub.jsonl", tmp_path / "helper.jsonl"
+    app = InspectorApp(hub=HubOptions(port=0, limits=HubLimits(), record=str(whole)))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.hub is not None, 10, "the hub to listen")
+        async with ws_agent(app.hub[1].ws_url):
+            conn = await agent_ready(pilot)
+            app.start_recording(conn, one)  # what ctrl+r does, to a chosen file
+            assert conn.recording == one
+            app.send_message(conn, params("hello"), stream=False)
+            await wait_until(pilot, lambda: any(t.terminal for t in conn.tracker.tasks.values()), 10, "the task")
+            conn.stop_recording()
+    for path in (whole, one):
+        loaded = load_recording(path)
+        assert loaded.problems == []
+        sends = [ex for ex in exchanges(loaded.session.events) if ex.a2a_method == "send"]
+        assert len(sends) == 1 and sends[0].url.endswith("/agents/helper"), path
+    # The hub's recording has the sockets' openings too; the agent's, its frames.
+    kinds = {e.data.get("op") for e in load_recording(whole).session.events if e.kind is Kind.WS}
+    assert {"open", "text"} <= kinds
