@@ -101,7 +101,12 @@ class Hub:
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(subprocess.signal.SIGINT)
-        assert self.proc.wait(WAIT) == 0
+        try:
+            code = self.proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()  # never left running after the test
+            raise
+        assert code == 0
 
 
 class Mock:
@@ -115,8 +120,12 @@ def start_mock(cli: Cli, hub: Hub, scenario: Path, *args: str, name: str = "help
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             env=cli.env, cwd=cli.home)
     mock = Mock(proc)
-    line = mock.out.next()
-    assert line.startswith(f"a2a-mock: registered as ws-agent://{name}"), line
+    try:
+        line = mock.out.next()
+        assert line.startswith(f"a2a-mock: registered as ws-agent://{name}"), line
+    except BaseException:
+        proc.kill()
+        raise
     return mock
 
 
@@ -124,7 +133,11 @@ def stop(mock: Mock) -> tuple[int, str, str]:
     proc = mock.proc
     if proc.poll() is None:
         proc.send_signal(subprocess.signal.SIGINT)
-    code = proc.wait(WAIT)
+    try:
+        code = proc.wait(WAIT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
     err = proc.stderr.read().decode() if proc.stderr else ""
     return code, mock.out.rest(), err
 
@@ -146,9 +159,11 @@ def hub_and_agent(cli: Cli, scenario: Path, tmp_path: Path) -> Iterator[tuple[Hu
         mock = start_mock(cli, hub, scenario)
         yield hub, mock
     finally:
-        if mock is not None:
-            stop(mock)
-        hub.stop()
+        try:
+            if mock is not None:
+                stop(mock)
+        finally:
+            hub.stop()
 
 
 def test_card_send_stream_and_get_through_the_bridge(cli: Cli, hub_and_agent) -> None:
@@ -247,9 +262,11 @@ def test_an_agent_that_sends_no_heartbeat_goes_stale(cli: Cli, scenario: Path) -
         assert cli("send", hub.bridge(), "hello").code == 0
         assert hub.agents() == {"helper": "online"}
     finally:
-        if mock is not None:
-            stop(mock)
-        hub.stop()
+        try:
+            if mock is not None:
+                stop(mock)
+        finally:
+            hub.stop()
 
 
 def test_a_name_already_taken_stops_the_second_mock_with_a_reason(cli: Cli, hub_and_agent, scenario: Path) -> None:
@@ -293,8 +310,10 @@ def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: 
         assert cli("send", hub.bridge(), "Paris", "--task-id", asked.json()["task"]["id"]).code == 0
         assert cli("send", hub.bridge(), "fail now").code == 3
     finally:
-        stop(mock)
-        hub.stop()
+        try:
+            stop(mock)
+        finally:
+            hub.stop()
 
     # a2a-mock --replay serves the bridge's answers back, at the bridge's paths.
     proc = subprocess.Popen([*MOCK, "--replay", str(record), "--port", "0", "--speed", "0"], stdout=subprocess.PIPE,
@@ -339,8 +358,10 @@ def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: 
         assert diff.code == 0, diff
         assert "result: equivalent" in diff.out
     finally:
-        stop(again)
-        live.stop()
+        try:
+            stop(again)
+        finally:
+            live.stop()
 
 
 def _peak_rss_kib(pid: int) -> int:
