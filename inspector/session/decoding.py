@@ -96,5 +96,8 @@ class ExchangeFacts:
             return payloads.response_payload(request, event.data)
         if kind is Kind.PUSH:
             return payloads.push_payload(self.dialect_before(event.seq), event.data)
+        if kind is Kind.WS:
+            # A hub frame says what it is by itself: no exchange or dialect to look up.
+            return payloads.ws_payload(event.data)
         return None
 

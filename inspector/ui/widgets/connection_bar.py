@@ -28,6 +28,9 @@ STATE_LABELS = {
     "ready": "● ready",
     "error": "✗ error",
     "replay": "▶ replay",
+    # A ws-agent at the hub: silent past the heartbeat timeout, or its socket gone.
+    "stale": "◌ stale",
+    "offline": "✗ offline",
 }
 
 
@@ -96,6 +99,8 @@ class ConnectionBar(ConnectionView, Horizontal):
         & > #bar-status.-ready { color: $success; }
         & > #bar-status.-error { color: $error; }
         & > #bar-status.-replay { color: $secondary; }
+        & > #bar-status.-stale { color: $warning; }
+        & > #bar-status.-offline { color: $error; }
         & > #bar-name { text-style: bold; }
         & > #bar-url { color: $foreground-muted; }
         & > #bar-dialect { color: $accent; }

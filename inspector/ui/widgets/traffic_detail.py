@@ -151,10 +151,15 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         out.title(event, index)
         for label, value in _FIELDS.get(event.kind, _no_fields)(event.data, event.exchange):
             out.field(label, value)
-        out.payload(event.payload)
+        payload = event.payload
+        if event.kind is Kind.WS:
+            payload = getattr(payload, "item", None)  # the frame's content, as for an SSE event
+        out.payload(payload)
         data = event.data
         if event.kind in (Kind.REQUEST, Kind.RESPONSE, Kind.PUSH):
             out.body(*body_text(data))
+        elif event.kind is Kind.WS and isinstance(data.get("text"), str):
+            out.body(data["text"], "", title="frame")
         elif event.kind is Kind.SSE:
             text = data.get("data")
             if isinstance(text, str):
@@ -334,6 +339,15 @@ def _note_fields(data: dict[str, Any], exchange: int) -> Fields:
               for key, value in data.items() if key != "text")]
 
 
+def _ws_fields(data: dict[str, Any], exchange: int) -> Fields:
+    where = {"in": "from the agent", "out": "to the agent", "hub": "the hub's own word (not on the wire)"}
+    return [("frame", f"{data.get('op', '')} {where.get(data.get('dir'), '')}".strip()),
+            ("agent", data.get("agent")),
+            ("socket", f"#{data.get('conn')}" if data.get("conn") is not None else None),
+            *((key, data.get(key)) for key in ("rpc_method", "rpc_id", "peer", "path", "code", "reason")),
+            ("size", format_size(data.get("size")) if isinstance(data.get("size"), int) else None)]
+
+
 _FIELDS: dict[Kind, Any] = {
     Kind.REQUEST: _request_fields,
     Kind.RESPONSE: _response_fields,
@@ -346,4 +360,5 @@ _FIELDS: dict[Kind, Any] = {
     Kind.NOTE: _note_fields,
     Kind.PUSH: lambda data, exchange: [("url", data.get("url")), ("size", format_size(data.get("body_size"))),
                                        ("from", data.get("client"))],
+    Kind.WS: _ws_fields,
 }
