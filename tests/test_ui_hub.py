@@ -46,7 +46,7 @@ async def agent_ready(pilot: Any, name: str = "helper") -> Any:
 async def test_a_registered_agent_opens_with_its_card_and_streams_from_the_composer() -> None:
     async with hub_app() as (app, pilot, server), ws_agent(server.ws_url):
         conn = await agent_ready(pilot)
-        assert conn.name == "ws-agent://helper" and conn.url == "ws-agent://helper"
+        assert conn.name == "helper" and conn.url == "ws-agent://helper"
         assert app.active is conn
         assert conn.card is not None and conn.card.name == "Hub Test Agent"
         assert conn.dialect_name == "0.1"
@@ -127,7 +127,7 @@ async def test_a_dropped_socket_shows_offline_and_the_task_failed() -> None:
         # The mock comes back: the same connection, ready again.
         await wait_until(pilot, lambda: agent.connections == 2 and conn.state == "ready", 10, "back again")
         assert seen[0] == ("offline", "offline") and seen[1][0] == "registered"
-        assert len([c for c in app.connections if c.name == "ws-agent://helper"]) == 1
+        assert len([c for c in app.connections if c.name == "helper"]) == 1
 
 
 async def test_the_delegation_chain_shows_parent_and_child() -> None:

@@ -288,7 +288,7 @@ class InspectorApp(App[int]):
         if what == "registered":
             if conn is None:
                 hub = self.hub[0]
-                conn = AgentConnection(entry.url, name=entry.url, session=entry.session,
+                conn = AgentConnection(entry.url, name=entry.name, session=entry.session,
                                        client=HubClient(hub, entry.name))
                 self.open_connection(conn, activate=self.active is None)
             else:
