@@ -10,14 +10,16 @@ with stdin, stdout, stderr, the XDG variables and the working directory of a fre
 process, its exit code taken from its return value or SystemExit. A fresh interpreter
 adds ~0.3-0.5 s of start-up to each of the suite's hundreds of runs and tests nothing
 more about a command. The rest runs as a real subprocess (``python -m inspector.cli``):
-the terminal UI, standard input (``input=``, ``-``, ``@-``), an environment of its own (``env=``), a
-background run (:meth:`Cli.start`), and any run asked for with ``process=True`` (the
-console scripts, exit codes as a shell sees them, and peak RSS keep tests of their
-own). ``A2A_TEST_CLI=process`` in the environment runs every call as a subprocess.
+the terminal UI, standard input (``input=``, ``-``, ``@-``), a call from an async test,
+an environment of its own (``env=``), a background run (:meth:`Cli.start`), and any run
+asked for with ``process=True`` (the console scripts, exit codes as a shell sees them,
+and peak RSS keep tests of their own). ``A2A_TEST_CLI=process`` in the environment runs
+every call as a subprocess.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import json
@@ -158,14 +160,26 @@ class Cli:
 
 def _a_command(args: tuple[str, ...]) -> bool:
     """A headless command that can run in-process: not the terminal UI (which ``replay``
-    without ``--against`` opens too), nor one reading standard input."""
+    without ``--against`` and ``hub`` without ``--headless`` open too), nor one reading
+    standard input, nor one asked for inside a running event loop."""
     from inspector.cli import COMMANDS
 
     if not args or args[0] not in COMMANDS:
         return False
+    try:
+        asyncio.get_running_loop()
+        return False  # called from an async test: main()'s asyncio.run needs a thread of its own
+    except RuntimeError:
+        pass
     if "-" in args or "@-" in args:
         return False  # reads standard input, which the CLI takes once per process
-    return args[0] != "replay" or "--against" in args or any(a in ("-h", "--help") for a in args)
+    if any(a in ("-h", "--help") for a in args):
+        return True
+    if args[0] == "replay":
+        return "--against" in args
+    if args[0] == "hub":
+        return "--headless" in args
+    return True
 
 
 def read_line(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> bytes:

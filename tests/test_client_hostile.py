@@ -23,7 +23,7 @@ from inspector.protocol.sizes import format_size
 from inspector.protocol import models as m
 from inspector.session import TaskTracker
 from inspector.session.events import Kind
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 
 
 @pytest.fixture(scope="module")

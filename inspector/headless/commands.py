@@ -440,8 +440,8 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
                              card_url=client.card_url)
         errors = any(f.severity == "error" for f in findings)
         if args.json or args.output == "json":
-            out.json_doc({"formatVersion": FORMAT_VERSION, "cardUrl": client.card_url, "dialect": dialect, "endpoint": client.endpoint,
-                          "card": client.card_raw,
+            out.json_doc({"formatVersion": FORMAT_VERSION, "cardUrl": client.card_url, "dialect": dialect,
+                          "endpoint": client.endpoint, "card": client.card_raw,
                           "findings": [{"severity": f.severity, "code": f.code, "path": f.path,
                                         "message": f.message} for f in findings]})
         else:

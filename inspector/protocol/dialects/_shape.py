@@ -7,6 +7,7 @@ report the error under the normalised name, and the user needs the path they sen
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any, Union
 
 from pydantic import ValidationError
@@ -14,7 +15,7 @@ from pydantic import ValidationError
 from ..errors import ProtocolError, from_validation_error
 from ..models import A2AModel
 from ..states import is_terminal
-from .base import M, type_name
+from ..validation import M, type_name
 
 
 #: A JSON path, built lazily: ``"$.result"`` or ``(parent, key)``. Decoders pass one
@@ -70,6 +71,26 @@ def check(model: type[M], data: Any, path: Path) -> M:
         except ValidationError as exc:
             raise from_validation_error(exc, render(path)) from None
     raise fail(f"expected an object, got {type_name(data)}", path)
+
+
+Shaper = Callable[[Any, Path], Any]
+
+
+def shape_task(data: dict[str, Any], path: Path, status_in: Shaper, message_in: Shaper,
+            artifact_in: Shaper) -> dict[str, Any]:
+    """A wire Task's dict with its status, history and artifacts each reshaped by the
+    dialect's own function (a status present even as null is checked; a null history or
+    artifacts list is left alone)."""
+    out = dict(data)
+    if "status" in data:
+        out["status"] = status_in(data["status"], (path, "status"))
+    if data.get("history") is not None:
+        sub = (path, "history")
+        out["history"] = [message_in(x, (sub, i)) for i, x in enumerate(arr(data["history"], sub))]
+    if data.get("artifacts") is not None:
+        sub = (path, "artifacts")
+        out["artifacts"] = [artifact_in(x, (sub, i)) for i, x in enumerate(arr(data["artifacts"], sub))]
+    return out
 
 
 def new_id() -> str:
