@@ -32,7 +32,8 @@ from typing import Any
 from inspector.protocol.limits import loads
 from inspector.serving.runner import serve_until_interrupted
 from inspector.session import Kind, Recording, RecordingError, load_recording
-from inspector.session.diff import RecordedExchange, Rewriter, body_bytes, exchanges, parse_body
+from inspector.session.diff import Rewriter, exchanges
+from inspector.session.exchange import RecordedExchange, body_bytes, parse_body
 
 from . import framing
 from .replay_match import Book, Match, Miss

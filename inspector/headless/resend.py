@@ -23,8 +23,9 @@ from ..client import A2AClient, TransportError
 from ..protocol.dialects import Dialect, get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import Method
-from ..session.diff import (DiffReport, ExchangeDiff, Outcome, RecordedExchange, TaskLabels, compare, exchanges,
-                            fresh_id, id_slots, outcome, set_path)
+from ..session.diff import (DiffReport, ExchangeDiff, Outcome, TaskLabels, compare, exchanges, fresh_id, id_slots,
+                            outcome, set_path)
+from ..session.exchange import RecordedExchange
 from ..session.events import Event, Kind
 from ..session.log import Session
 from ..session.redact import REDACTED

@@ -24,7 +24,8 @@ from ..protocol import models as m
 from ..protocol.card import decode_card
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.states import INTERRUPTED, TERMINAL
-from .diff import RecordedExchange, body_bytes, exchanges, parse_body
+from .diff import exchanges
+from .exchange import RecordedExchange, body_bytes, parse_body
 from .events import Event, Kind
 from .log import Session
 from .tracker import TaskTracker

@@ -14,7 +14,7 @@ from ..errors import ProtocolError
 from ..methods import PARAMS, Method
 from ..validation import validate
 from ._fast import ValidationError, envelope_decoder
-from ._shape import arr, drop_tag, implied_final, new_id, obj
+from ..shape import arr, drop_tag, implied_final, new_id, obj
 from .base import TASK_ERRORS, Dialect
 
 # {"result": <artifact-update>}: parts chosen by their kind tag, as Part does.

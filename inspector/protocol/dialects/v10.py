@@ -23,7 +23,7 @@ from ..errors import ProtocolError
 from ..methods import PARAMS, Method
 from ..validation import validate
 from ._fast import ValidationError, envelope_decoder
-from ._shape import Path, arr, boolean, check, fail, new_id, obj, shape_task, string
+from ..shape import Path, arr, boolean, check, fail, new_id, obj, shape_task, string
 from .base import TASK_ERRORS, Dialect
 from .v03 import as_event, as_model
 

@@ -12,10 +12,10 @@ from typing import Any, Union
 
 from pydantic import ValidationError
 
-from ..errors import ProtocolError, from_validation_error
-from ..models import A2AModel
-from ..states import is_terminal
-from ..validation import M, type_name
+from .errors import ProtocolError, from_validation_error
+from .models import A2AModel
+from .states import is_terminal
+from .validation import M, type_name
 
 
 #: A JSON path, built lazily: ``"$.result"`` or ``(parent, key)``. Decoders pass one
@@ -112,7 +112,7 @@ def drop_tag(model: A2AModel | None, expected: str, key: str = "kind") -> None:
 def implied_final(event: dict[str, Any]) -> bool:
     """``final`` for a status event that has none (decoded from 1.0): the stream ends
     with the task."""
-    from ..models import TaskState
+    from .models import TaskState
 
     state = (event.get("status") or {}).get("state")
     try:
