@@ -16,7 +16,8 @@ doubled, so the scenario says exactly what the agent said.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 import yaml
 
@@ -115,35 +116,69 @@ def _delay(steps: list[dict[str, Any]], seconds: float) -> None:
 
 
 def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
-    steps: list[dict[str, Any]] = []
+    return list(_steps(ex))
+
+
+def _steps(ex: RecordedExchange) -> Iterator[dict[str, Any]]:
+    """The script of ``ex``, a step at a time (a stream of a million chunks is a million
+    steps: never all in memory)."""
     resp = ex.response
-    dialect = ex.dialect
+    if resp is None or not resp.data.get("streaming"):
+        yield from _reply_script(ex)
+        return
+    held: list[dict[str, Any]] = []
+    emitted = False
+    for step in _stream_steps(ex):
+        if "delay" in step:
+            held.append(step)  # a delay with nothing after it only holds the stream open
+            continue
+        yield from held
+        held = []
+        yield step
+        emitted = True
+    if not emitted:
+        yield {"end": True}
+
+
+def _reply_script(ex: RecordedExchange) -> list[dict[str, Any]]:
+    """The script of an exchange that got no response, or one that was not a stream."""
+    resp = ex.response
     if resp is None:
         return [{"drop": True}]
+    steps: list[dict[str, Any]] = []
     data = resp.data
-    if not data.get("streaming"):
-        _delay(steps, resp.t - ex.request.t)
-        payload = resp.payload
-        status = data.get("status") or 0
-        if isinstance(payload, JsonRpcError):
-            steps.append(_error_step(payload))
-        elif not 200 <= status < 300:
-            raw = body_bytes(data) or b""
-            steps.append({"http": {"status": status, "body": raw.decode("utf-8", "replace"),
-                                   "content_type": data.get("content_type") or "text/plain; charset=utf-8"}})
-        elif isinstance(payload, m.Message):
-            steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
-        elif isinstance(payload, m.Task):
-            for art in payload.artifacts or []:
-                steps.append(_artifact_step(art, None, None, dialect))
-            steps.append(_status_step(payload.status, None))
-        elif isinstance(payload, ProtocolError):
-            body = data.get("body")
-            steps.append({"malformed": body if isinstance(body, str) else ""})
-        return steps or [{"end": True}]
+    _delay(steps, resp.t - ex.request.t)
+    payload = resp.payload
+    status = data.get("status") or 0
+    if isinstance(payload, JsonRpcError):
+        steps.append(_error_step(payload))
+    elif not 200 <= status < 300:
+        raw = body_bytes(data) or b""
+        steps.append({"http": {"status": status, "body": raw.decode("utf-8", "replace"),
+                               "content_type": data.get("content_type") or "text/plain; charset=utf-8"}})
+    elif isinstance(payload, m.Message):
+        steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
+    elif isinstance(payload, m.Task):
+        for art in payload.artifacts or []:
+            steps.append(_artifact_step(art, None, None, ex.dialect))
+        steps.append(_status_step(payload.status, None))
+    elif isinstance(payload, ProtocolError):
+        body = data.get("body")
+        steps.append({"malformed": body if isinstance(body, str) else ""})
+    return steps or [{"end": True}]
+
+
+def _stream_steps(ex: RecordedExchange) -> Iterator[dict[str, Any]]:
+    """A stream's steps, delays included, as they come."""
+    resp = ex.response
+    assert resp is not None
+    dialect = ex.dialect
+    steps: list[dict[str, Any]] = []
     last_t = resp.t
     first = True
     for event in ex.stream:
+        yield from steps
+        steps.clear()
         _delay(steps, event.t - last_t)
         last_t = event.t
         if event.kind is Kind.COMMENT:
@@ -185,10 +220,7 @@ def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
             steps.append({"drop": True})
         elif reason == "eof" and not end.data.get("terminal"):
             steps.append({"end": True})
-    # A delay with nothing after it only holds the stream open.
-    while steps and "delay" in steps[-1]:
-        steps.pop()
-    return steps or [{"end": True}]
+    yield from steps
 
 
 def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
@@ -212,13 +244,15 @@ def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
             "capabilities": {"streaming": True}, "skills": []}
 
 
-def to_scenario(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[dict[str, Any], list[str]]:
-    """(the scenario as a document, notes on what could not be scripted exactly)."""
+def _plan(session: Session) -> tuple[list[RecordedExchange], dict[str, Any], list[Any], list[str]]:
+    """(exchanges, the scenario's head: name, description, dialect, card; the rules'
+    (head, exchange) in order; notes). A rule's head is its name and when; its script is
+    _steps(exchange), read when it is written."""
     tracker = TaskTracker(session)
     exs = exchanges(session.events)
     notes: list[str] = []
     turns: dict[str, int] = {}
-    rules: list[dict[str, Any]] = []
+    rules: list[Any] = []
     seen: dict[tuple[str, int, str | None], int] = {}
     dialects: dict[str, int] = {}
     for ex in exs:
@@ -240,9 +274,11 @@ def to_scenario(session: Session, *, name: str | None = None, source: str | None
             continue
         seen[key] = seen[method_key] = ex.number
         when: dict[str, Any] = {"text": "^" + re.escape(text) + "$", "turn": turn}
-        rule = {"name": f"exchange {ex.number}: {ex.a2a_method} {text[:40]!r}", "when": when,
-                "script": _script(ex)}
-        rules.append(rule)
+        rules.append(({"name": f"exchange {ex.number}: {ex.a2a_method} {text[:40]!r}", "when": when}, ex))
+    return exs, dialects, rules, notes
+
+
+def _head(name: str | None, source: str | None, dialects: dict[str, int], exs: list[RecordedExchange]) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "name": name or "recorded",
         "description": f"Exported from {source or 'a recording'} by a2a-inspect: one rule per recorded message.",
@@ -252,11 +288,23 @@ def to_scenario(session: Session, *, name: str | None = None, source: str | None
         if doc["dialect"] not in ("0.1", "0.3", "1.0"):
             doc["dialect"] = "0.3"
     doc["card"] = _card(exs)
-    doc["rules"] = rules
-    doc["fallback"] = [{"status": "failed",
-                        "message": "a2a-mock: this message is not one the recording holds (edit the scenario's rules)"}]
+    return doc
+
+
+FALLBACK = [{"status": "failed",
+             "message": "a2a-mock: this message is not one the recording holds (edit the scenario's rules)"}]
+NO_RULES = "the recording holds no send or stream exchange: the scenario has no rules"
+
+
+def to_scenario(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[dict[str, Any], list[str]]:
+    """(the scenario as a document, notes on what could not be scripted exactly). Holds
+    every step: for big recordings, write_scenario writes them a few at a time."""
+    exs, dialects, rules, notes = _plan(session)
+    doc = _head(name, source, dialects, exs)
+    doc["rules"] = [{**head, "script": _script(ex)} for head, ex in rules]
+    doc["fallback"] = FALLBACK
     if not rules:
-        notes.append("the recording holds no send or stream exchange: the scenario has no rules")
+        notes.append(NO_RULES)
     return doc, notes
 
 
@@ -266,8 +314,60 @@ def dump_yaml(doc: dict[str, Any]) -> str:
 
 def scenario_yaml(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[str, list[str]]:
     doc, notes = to_scenario(session, name=name, source=source)
-    text = f"# a2a-mock scenario exported from {source or 'a recording'} by a2a-inspect\n" + dump_yaml(doc)
-    return text, notes
+    return _banner(source) + dump_yaml(doc), notes
+
+
+def _banner(source: str | None) -> str:
+    return f"# a2a-mock scenario exported from {source or 'a recording'} by a2a-inspect\n"
+
+
+#: Steps checked with a2a-mock's loader at a time by write_scenario.
+CHECK_STEPS = 2000
+
+
+def write_scenario(session: Session, out: TextIO, *, name: str | None = None,
+                   source: str | None = None) -> tuple[list[str], list[str]]:
+    """``scenario_yaml``'s text written to ``out`` a step at a time, and checked with
+    a2a-mock's loader as it goes, a few thousand steps at a time (each piece loaded
+    with the scenario's head and fallback, as the file has them): memory stays bounded
+    whatever the recording's size. Returns (notes, problems); with problems, what was
+    written is not a scenario a2a-mock loads."""
+    exs, dialects, rules, notes = _plan(session)
+    head = _banner(source) + dump_yaml(_head(name, source, dialects, exs))
+    tail = dump_yaml({"fallback": FALLBACK})
+    out.write(head)
+    problems: list[str] = []
+    if not rules:
+        out.write(dump_yaml({"rules": []}) + tail)
+        notes.append(NO_RULES)
+        problems += check(head + dump_yaml({"rules": []}) + tail)
+        return notes, problems
+    out.write("rules:\n")
+    probe: list[str] = []  # the rules' text since the last check
+    steps = 0
+    number = 0
+    for number, (rule_head, ex) in enumerate(rules, 1):
+        # At the columns the whole document has them, so long strings fold alike.
+        opening: str | None = dump_yaml({"rules": [rule_head]}).removeprefix("rules:\n") + "  script:\n"
+        out.write(opening)
+        reopen = opening  # a piece checked on its own starts with its rule's head
+        for step in _steps(ex):
+            text = dump_yaml({"rules": [{"script": [step]}]}).removeprefix("rules:\n- script:\n")
+            out.write(text)
+            if opening is not None:
+                probe.append(opening)
+                opening = None
+            probe.append(text)
+            steps += 1
+            if steps >= CHECK_STEPS:
+                problems += [f"near rule {number}: {p}" for p in check(head + "rules:\n" + "".join(probe) + tail)]
+                probe, steps, opening = [], 0, reopen
+        if len(problems) > 10:
+            break
+    if probe:
+        problems += [f"near rule {number}: {p}" for p in check(head + "rules:\n" + "".join(probe) + tail)]
+    out.write(tail)
+    return notes, problems
 
 
 def check(text: str) -> list[str]:
