@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from . import __version__
 
-COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export")
+COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub")
 
 EXIT_CODES_HELP = """\
 exit codes:
@@ -26,6 +26,18 @@ exit codes:
      protocol violation of severity error (a malformed event, invalid UTF-8, a
      wrong JSON-RPC id...), which outranks 0, 1 and 4 unless --lenient is given
   4  input-required or auth-required: the agent waits for the client
+"""
+
+HUB_HELP = """\
+ws-agents connect to ws://127.0.0.1:PORT/ws and register (agent.register); each is then
+reachable as ws-agent://NAME in the UI, and at http://127.0.0.1:PORT/agents/NAME, an
+ordinary A2A (0.1) endpoint for the headless commands and any other client. Every
+frame both ways is recorded with --record. The frames: docs/hub.md.
+
+exit codes:
+  0  stopped (Ctrl-C)
+  1  the port cannot be had
+  2  usage error
 """
 
 REPLAY_EXIT_CODES_HELP = """\
@@ -235,6 +247,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--har", metavar="OUT", help="write HAR 1.2 (browser developer tools); - for stdout")
     p.add_argument("--curl", metavar="OUT", help="write a bash script of curl commands; - for stdout")
     p.add_argument("--force", action="store_true", help="replace existing output files")
+    p = command("hub", "run a local Society AI WebSocket hub (ws-agent://NAME agents), with an HTTP bridge",
+                HUB_HELP)
+    p.add_argument("--port", type=_port, default=8765, help="loopback port for sockets and the bridge "
+                                                            "(default 8765; 0 picks a free one)")
+    p.add_argument("--ws-path", default="/ws", metavar="PATH", help="where agents connect (default /ws)")
+    p.add_argument("--headless", action="store_true",
+                   help="no UI: print a line per frame (heartbeats aside) and per hub event")
+    p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],
+                   help="with --headless: text lines, or every event (heartbeats too) as a JSON line")
+    p.add_argument("--record", metavar="FILE", nargs="?", const="",
+                   help="record every frame to FILE (JSONL); without FILE, to a new file in the data directory")
+    p.add_argument("--append", action="store_true", help="with --record FILE: add to FILE if it exists")
+    p.add_argument("--no-redact", action="store_true", help="record secrets as sent")
+    p.add_argument("--route", action="append", default=[], metavar="NAME=URL",
+                   help="an HTTP A2A agent that ws-agents may delegate to as NAME (agent.send_task); repeatable")
+    p.add_argument("--max-frame", type=_size, metavar="SIZE",
+                   help="largest frame an agent may send (default 4M); a larger one closes its socket")
+    p.add_argument("--heartbeat-timeout", type=_seconds, metavar="SECONDS",
+                   help="silence after which an agent is marked stale (default 45)")
     return parser
 
 
@@ -303,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
         args = build_parser().parse_args(argv)
         if args.command == "replay":
+            if not args.against:
+                return _replay_in_tui(args.file)
             from .headless.replay_cmd import run_replay
 
             return run_replay(args)
@@ -310,6 +343,12 @@ def main(argv: list[str] | None = None) -> int:
             from .headless.export_cmd import run_export
 
             return run_export(args)
+        if args.command == "hub":
+            if args.headless:
+                from .headless.hub_cmd import run_hub
+
+                return run_hub(args)
+            return _run_tui_hub(args)
         from . import gcpolicy
         from .headless.run import run_command
 
@@ -324,10 +363,56 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args = build_tui_parser().parse_args(argv)
     from . import gcpolicy
-    from .headless.run import run_tui
 
     gcpolicy.install()
-    return run_tui(args)
+    return _run_tui(args)
+
+
+def _run_tui(args: argparse.Namespace) -> int:
+    from .headless import exitcodes
+    from .headless.run import fail
+
+    try:
+        from .ui.launch import launch
+    except ImportError:
+        return fail("the terminal UI is not available in this build yet; use a command (see --help)",
+                    exitcodes.USAGE)
+    return launch(args)
+
+
+def _run_tui_hub(args: argparse.Namespace) -> int:
+    """``a2a-inspect hub`` without --headless: the hub inside the terminal UI."""
+    from .headless import exitcodes
+    from .headless.compose import UsageError
+    from .headless.hub_cmd import hub_options
+    from .headless.run import fail
+
+    try:
+        options = hub_options(args)
+    except UsageError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    try:
+        from .ui.launch import launch_hub
+    except ImportError:
+        return fail("the terminal UI is not available in this build; use --headless", exitcodes.USAGE)
+    return launch_hub(args, options)
+
+
+def _replay_in_tui(path_text: str) -> int:
+    from .headless import exitcodes
+    from .headless.replay_cmd import recording_file
+    from .headless.run import fail
+
+    path = recording_file(path_text)
+    if path is None:
+        return exitcodes.USAGE
+    try:
+        from .ui.replay_app import launch_replay
+    except ImportError:
+        return fail("replaying in the terminal UI is not available in this build yet; "
+                    "diff against an agent with --against URL, or convert with 'a2a-inspect export'",
+                    exitcodes.USAGE)
+    return launch_replay(path)
 
 
 if __name__ == "__main__":  # pragma: no cover

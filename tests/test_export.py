@@ -20,12 +20,13 @@ import yaml
 
 from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
 from inspector.client import A2AClient, Auth, TransportError
+from inspector.headless.export_cmd import scenario_problems
+from inspector.headless.resend import diff_against
 from inspector.protocol.errors import JsonRpcError
 from inspector.session import Recorder, Session, TaskTracker, load_recording
-from inspector.session.diff import diff_against
 from inspector.session.export_curl import to_curl
 from inspector.session.export_har import to_har
-from inspector.session.export_scenario import check, scenario_yaml, to_scenario
+from inspector.session.export_scenario import scenario_yaml, to_scenario
 from mock_agent import MockAgent
 from mock_agent.loader import load_text
 from test_replay_serve import message, record_multi_turn, stream_all
@@ -209,7 +210,7 @@ async def test_scenario_from_the_sdk_agent_reproduces_it(sdk_agent_compat: str, 
     rec = load_recording(path)
     text, notes = scenario_yaml(rec.session, name="sdk", source=path.name)
     assert notes == []
-    assert check(text) == []
+    assert scenario_problems(text) == []
     scenario = load_text(text)
     assert scenario.dialect == dialect
     assert scenario.card.name == "Echo Agent" and scenario.card.url is None
@@ -239,7 +240,7 @@ async def test_scenario_scripts_errors_faults_and_delays(tmp_path: Path) -> None
     assert any("heartbeat" in step for step in scripts["^heartbeat$"])
     assert any("delay" in step for step in scripts["^heartbeat$"])
     text = "# exported\n" + yaml.safe_dump(doc, sort_keys=False)
-    assert check(text) == []
+    assert scenario_problems(text) == []
     rec = load_recording(tmp_path / "r.jsonl")
     async with MockAgent(load_text(text), time_scale=0.2) as mock:
         report = await diff_against(rec, mock.url)
@@ -280,15 +281,14 @@ async def test_exports_written_a_piece_at_a_time_are_the_documents(tmp_path: Pat
     assert out.getvalue() == json.dumps(to_har(session, comment="c"), ensure_ascii=False, indent=2) + "\n"
     checked: list[str] = []
     monkeypatch.setattr(export_scenario, "CHECK_STEPS", 2)
-    monkeypatch.setattr(export_scenario, "check", lambda text: checked.append(text) or check(text))
     out = io.StringIO()
-    notes, problems = write_scenario(session, out, name="r", source="r.jsonl")
+    notes, problems = write_scenario(session, out, name="r", source="r.jsonl",
+                                     check=lambda text: checked.append(text) or scenario_problems(text))
     text, whole_notes = scenario_yaml(session, name="r", source="r.jsonl")
     assert out.getvalue() == text and notes == whole_notes and problems == []
     assert len(checked) > 3 and all(len(piece) < len(text) for piece in checked)
     # A piece that does not load is reported, with its rule.
-    monkeypatch.setattr(export_scenario, "check", lambda text: ["bad"] if "503" in text else [])
-    _notes, problems = write_scenario(session, io.StringIO())
+    _notes, problems = write_scenario(session, io.StringIO(), check=lambda text: ["bad"] if "503" in text else [])
     assert problems and all(p.startswith("near rule ") and p.endswith(": bad") for p in problems)
 
 
@@ -314,16 +314,15 @@ def test_export_command_writes_each_format(cli: Cli, tmp_path: Path) -> None:
     # A scenario that does not load is not written (nor is anything left beside it).
     import argparse
 
-    from inspector.headless.export_cmd import run_export
-    from inspector.session import export_scenario
+    from inspector.headless import export_cmd
 
-    real_check = export_scenario.check
-    export_scenario.check = lambda text: ["broken"]
+    real_check = export_cmd.scenario_problems
+    export_cmd.scenario_problems = lambda text: ["broken"]
     try:
-        code = run_export(argparse.Namespace(file=str(rec), scenario=f"{out}-bad.yaml", har=None, curl=None,
-                                             force=False))
+        code = export_cmd.run_export(argparse.Namespace(file=str(rec), scenario=f"{out}-bad.yaml", har=None,
+                                                        curl=None, force=False))
     finally:
-        export_scenario.check = real_check
+        export_cmd.scenario_problems = real_check
     assert code != 0
     assert not [p for p in tmp_path.iterdir() if "-bad" in p.name]
     # Existing files are kept unless --force.

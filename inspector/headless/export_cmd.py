@@ -87,9 +87,24 @@ def _write(fmt: str, rec: Any, source: str, out: TextIO) -> None:
         return
     from ..session.export_scenario import write_scenario
 
-    notes, problems = write_scenario(rec.session, out, name=Path(source).stem, source=source)
+    notes, problems = write_scenario(rec.session, out, name=Path(source).stem, source=source,
+                                     check=scenario_problems)
     for note in notes:
         _say(f"note: {note}")
     if problems:
         raise _Failed("the exported scenario does not load (a bug in a2a-inspect, please report it): "
                       + "; ".join(problems[:3]))
+
+
+def scenario_problems(text: str) -> list[str]:
+    """Problems a2a-mock's loader finds in ``text`` (none: it serves as written). Checked
+    here, above both the session (which writes the scenario) and the mock (which reads it)."""
+    try:
+        from mock_agent.loader import ScenarioError, load_text
+    except ImportError:  # pragma: no cover - the mock ships in the same distribution
+        return []
+    try:
+        load_text(text, "<exported scenario>")
+    except ScenarioError as exc:
+        return [str(p) for p in exc.problems]
+    return []

@@ -16,7 +16,7 @@ doubled, so the scenario says exactly what the agent said.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 import yaml
@@ -25,8 +25,9 @@ from ..protocol import models as m
 from ..protocol.card import decode_card
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.states import INTERRUPTED, TERMINAL
-from .diff import RecordedExchange, body_bytes, exchanges, parse_body
-from .events import Kind
+from .diff import exchanges
+from .exchange import RecordedExchange, body_bytes, parse_body
+from .events import Event, Kind
 from .log import Session
 from .tracker import TaskTracker
 
@@ -122,29 +123,22 @@ def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
 def _steps(ex: RecordedExchange) -> Iterator[dict[str, Any]]:
     """The script of ``ex``, a step at a time (a stream of a million chunks is a million
     steps: never all in memory)."""
-    resp = ex.response
-    if resp is None or not resp.data.get("streaming"):
-        yield from _reply_script(ex)
+    if ex.response is None:
+        yield {"drop": True}
         return
-    held: list[dict[str, Any]] = []
+    steps = _stream_script(ex) if ex.response.data.get("streaming") else iter(_answer_script(ex))
     emitted = False
-    for step in _stream_steps(ex):
-        if "delay" in step:
-            held.append(step)  # a delay with nothing after it only holds the stream open
-            continue
-        yield from held
-        held = []
+    for step in steps:
         yield step
         emitted = True
     if not emitted:
         yield {"end": True}
 
 
-def _reply_script(ex: RecordedExchange) -> list[dict[str, Any]]:
-    """The script of an exchange that got no response, or one that was not a stream."""
+def _answer_script(ex: RecordedExchange) -> list[dict[str, Any]]:
+    """The steps of a plain (not streamed) answer: one step after the recorded delay."""
     resp = ex.response
-    if resp is None:
-        return [{"drop": True}]
+    assert resp is not None
     steps: list[dict[str, Any]] = []
     data = resp.data
     _delay(steps, resp.t - ex.request.t)
@@ -165,62 +159,72 @@ def _reply_script(ex: RecordedExchange) -> list[dict[str, Any]]:
     elif isinstance(payload, ProtocolError):
         body = data.get("body")
         steps.append({"malformed": body if isinstance(body, str) else ""})
-    return steps or [{"end": True}]
+    return steps
 
 
-def _stream_steps(ex: RecordedExchange) -> Iterator[dict[str, Any]]:
-    """A stream's steps, delays included, as they come."""
-    resp = ex.response
-    assert resp is not None
-    dialect = ex.dialect
-    steps: list[dict[str, Any]] = []
-    last_t = resp.t
+def _stream_script(ex: RecordedExchange) -> Iterator[dict[str, Any]]:
+    """The steps of a streamed answer, a step at a time: a step per event, the recorded
+    delays between them, and how the stream ended."""
+    assert ex.response is not None
+    held: list[dict[str, Any]] = []  # delays, until a step comes after them
+    last_t = ex.response.t
     first = True
     for event in ex.stream:
-        yield from steps
-        steps.clear()
-        _delay(steps, event.t - last_t)
+        _delay(held, event.t - last_t)
         last_t = event.t
         if event.kind is Kind.COMMENT:
-            steps.append({"heartbeat": {"every": 1, "for": 0, "comment": str(event.data.get("text") or "").strip()}})
+            yield from held
+            held = []
+            yield {"heartbeat": {"every": 1, "for": 0, "comment": str(event.data.get("text") or "").strip()}}
             continue
-        payload = event.payload
         opening = first
         first = False
-        if payload is None:
-            continue
-        if isinstance(payload, m.Task):
-            # The mock opens every stream with the task as it stands (submitted).
-            if not (opening and payload.status.state is m.TaskState.SUBMITTED):
-                steps.append(_status_step(payload.status, None))
-        elif isinstance(payload, m.TaskStatusUpdateEvent):
-            if opening and payload.status.state is m.TaskState.SUBMITTED:
-                continue  # 0.1 opens with the submitted status; so does the mock
-            steps.append(_status_step(payload.status, payload.final))
-        elif isinstance(payload, m.TaskArtifactUpdateEvent):
-            art = payload.artifact
-            append = payload.append if payload.append is not None else art.append
-            last = payload.last_chunk if payload.last_chunk is not None else art.last_chunk
-            steps.append(_artifact_step(art, append, last, dialect))
-        elif isinstance(payload, m.Message):
-            steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
-        elif isinstance(payload, JsonRpcError):
-            steps.append(_error_step(payload))
-            break
-        elif isinstance(payload, ProtocolError):
-            text = event.data.get("data")
-            if isinstance(text, str):
-                steps.append({"malformed": text})
+        step = _event_step(event, opening, ex.dialect)
+        if step is not None:
+            yield from held
+            held = []
+            yield step
+            if "error" in step:
+                break
     end = ex.end
     if end is not None:
-        _delay(steps, end.t - last_t)
+        _delay(held, end.t - last_t)
         reason = end.data.get("reason")
         if reason in ("error", "timeout", "limit"):
             # Broken off, or cut by the client: the closest a script comes is a drop.
-            steps.append({"drop": True})
+            yield from held
+            yield {"drop": True}
         elif reason == "eof" and not end.data.get("terminal"):
-            steps.append({"end": True})
-    yield from steps
+            yield from held
+            yield {"end": True}
+    # A delay with nothing after it only holds the stream open: never yielded.
+
+
+def _event_step(event: Event, opening: bool, dialect: str | None) -> dict[str, Any] | None:
+    """The step that replays one SSE event (None: nothing to replay; ``opening``: the
+    stream's first event)."""
+    payload = event.payload
+    if isinstance(payload, m.Task):
+        # The mock opens every stream with the task as it stands (submitted).
+        if not (opening and payload.status.state is m.TaskState.SUBMITTED):
+            return _status_step(payload.status, None)
+    elif isinstance(payload, m.TaskStatusUpdateEvent):
+        if not (opening and payload.status.state is m.TaskState.SUBMITTED):  # 0.1 opens with it; so does the mock
+            return _status_step(payload.status, payload.final)
+    elif isinstance(payload, m.TaskArtifactUpdateEvent):
+        art = payload.artifact
+        append = payload.append if payload.append is not None else art.append
+        last = payload.last_chunk if payload.last_chunk is not None else art.last_chunk
+        return _artifact_step(art, append, last, dialect)
+    elif isinstance(payload, m.Message):
+        return {"reply": _content(list(payload.parts)) if payload.parts else ""}
+    elif isinstance(payload, JsonRpcError):
+        return _error_step(payload)
+    elif isinstance(payload, ProtocolError):
+        text = event.data.get("data")
+        if isinstance(text, str):
+            return {"malformed": text}
+    return None
 
 
 def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
@@ -236,7 +240,7 @@ def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
             continue
         out = card.wire()
         # The mock fills these in with its own address and the dialects it serves.
-        for key in ("url", "supportedInterfaces", "additionalInterfaces", "preferredTransport",
+        for key in ("url", "hubBridge", "supportedInterfaces", "additionalInterfaces", "preferredTransport",
                     "protocolVersion"):
             out.pop(key, None)
         return out
@@ -244,10 +248,10 @@ def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
             "capabilities": {"streaming": True}, "skills": []}
 
 
-def _plan(session: Session) -> tuple[list[RecordedExchange], dict[str, Any], list[Any], list[str]]:
-    """(exchanges, the scenario's head: name, description, dialect, card; the rules'
-    (head, exchange) in order; notes). A rule's head is its name and when; its script is
-    _steps(exchange), read when it is written."""
+def _plan(session: Session) -> tuple[list[RecordedExchange], dict[str, int], list[Any], list[str]]:
+    """(exchanges, send/stream exchanges per dialect, the rules' (head, exchange) in
+    order, notes). A rule's head is its name and when; its script is _steps(exchange),
+    made when it is written."""
     tracker = TaskTracker(session)
     exs = exchanges(session.events)
     notes: list[str] = []
@@ -321,17 +325,17 @@ def _banner(source: str | None) -> str:
     return f"# a2a-mock scenario exported from {source or 'a recording'} by a2a-inspect\n"
 
 
-#: Steps checked with a2a-mock's loader at a time by write_scenario.
+#: Steps checked at a time by write_scenario.
 CHECK_STEPS = 2000
 
 
-def write_scenario(session: Session, out: TextIO, *, name: str | None = None,
-                   source: str | None = None) -> tuple[list[str], list[str]]:
-    """``scenario_yaml``'s text written to ``out`` a step at a time, and checked with
-    a2a-mock's loader as it goes, a few thousand steps at a time (each piece loaded
-    with the scenario's head and fallback, as the file has them): memory stays bounded
-    whatever the recording's size. Returns (notes, problems); with problems, what was
-    written is not a scenario a2a-mock loads."""
+def write_scenario(session: Session, out: TextIO, *, name: str | None = None, source: str | None = None,
+                   check: Callable[[str], list[str]] | None = None) -> tuple[list[str], list[str]]:
+    """``scenario_yaml``'s text written to ``out`` a step at a time: memory stays
+    bounded whatever the recording's size. ``check`` (a2a-mock's loader, given by the
+    caller: the session layer does not import the mock) gets the text in pieces of a few
+    thousand steps, each with the scenario's head and fallback as the file has them.
+    Returns (notes, the problems ``check`` found, each naming a rule near it)."""
     exs, dialects, rules, notes = _plan(session)
     head = _banner(source) + dump_yaml(_head(name, source, dialects, exs))
     tail = dump_yaml({"fallback": FALLBACK})
@@ -340,7 +344,8 @@ def write_scenario(session: Session, out: TextIO, *, name: str | None = None,
     if not rules:
         out.write(dump_yaml({"rules": []}) + tail)
         notes.append(NO_RULES)
-        problems += check(head + dump_yaml({"rules": []}) + tail)
+        if check is not None:
+            problems += check(head + dump_yaml({"rules": []}) + tail)
         return notes, problems
     out.write("rules:\n")
     probe: list[str] = []  # the rules' text since the last check
@@ -354,6 +359,8 @@ def write_scenario(session: Session, out: TextIO, *, name: str | None = None,
         for step in _steps(ex):
             text = dump_yaml({"rules": [{"script": [step]}]}).removeprefix("rules:\n- script:\n")
             out.write(text)
+            if check is None:
+                continue
             if opening is not None:
                 probe.append(opening)
                 opening = None
@@ -364,21 +371,7 @@ def write_scenario(session: Session, out: TextIO, *, name: str | None = None,
                 probe, steps, opening = [], 0, reopen
         if len(problems) > 10:
             break
-    if probe:
+    if probe and check is not None:
         problems += [f"near rule {number}: {p}" for p in check(head + "rules:\n" + "".join(probe) + tail)]
     out.write(tail)
     return notes, problems
-
-
-def check(text: str) -> list[str]:
-    """Problems a2a-mock's loader finds in ``text`` (none: it serves as written)."""
-    try:
-        from mock_agent.loader import ScenarioError, load_text
-    except ImportError:  # pragma: no cover - the mock ships in the same distribution
-        return []
-    try:
-        load_text(text, "<exported scenario>")
-    except ScenarioError as exc:
-        return [str(p) for p in exc.problems]
-    return []
-

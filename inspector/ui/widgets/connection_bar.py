@@ -12,6 +12,7 @@ from textual.widgets import Label
 
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
+from ..messages import OpenModal
 from .base import ConnectionView
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ STATE_LABELS = {
     "ready": "● ready",
     "error": "✗ error",
     "replay": "▶ replay",
+    # A ws-agent at the hub: silent past the heartbeat timeout, or its socket gone.
+    "stale": "◌ stale",
+    "offline": "✗ offline",
 }
 
 
@@ -60,8 +64,6 @@ def connection_label(conn: AgentConnection) -> str:
 def choose_dialect(app: Any) -> None:
     """Ask which dialect the active connection should talk, then switch to it.
     The app's dialect key and a click on the bar's dialect both land here."""
-    from ..screens.dialect_menu import DialectMenu
-
     conn = app.active
     if conn is None:
         app.notify("no agent: connect first (ctrl+o)", severity="warning")
@@ -74,7 +76,7 @@ def choose_dialect(app: Any) -> None:
         if choice is not None and app.active is conn:
             app.switch_dialect(conn, choice)
 
-    app.push_screen(DialectMenu(conn.requested_dialect, conn.dialect_name), chosen)
+    app.post_message(OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, done=chosen))
 
 
 class ConnectionBar(ConnectionView, Horizontal):
@@ -97,6 +99,8 @@ class ConnectionBar(ConnectionView, Horizontal):
         & > #bar-status.-ready { color: $success; }
         & > #bar-status.-error { color: $error; }
         & > #bar-status.-replay { color: $secondary; }
+        & > #bar-status.-stale { color: $warning; }
+        & > #bar-status.-offline { color: $error; }
         & > #bar-name { text-style: bold; }
         & > #bar-url { color: $foreground-muted; }
         & > #bar-dialect { color: $accent; }

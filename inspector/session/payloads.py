@@ -2,12 +2,15 @@
 
 The live client computes every payload through these functions, from the same dicts it
 logs, so a replay that calls them on a loaded recording gets exactly what the live
-session saw (decoding failures included).
+session saw (decoding failures included). They live in the session layer, which owns
+the recorded form of an event, so the client (which logs) and the reader (which loads)
+share them without importing each other.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 from typing import Any
 
 from ..protocol.card import decode_card
@@ -88,6 +91,60 @@ def sse_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
     if text is None or not dialect:
         return None
     return capture(decode_sse_data, get_dialect(dialect) if isinstance(dialect, str) else dialect, text)
+
+
+def push_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
+    """What a PUSH event's body decodes to (a Task, a stream event, a ProtocolError),
+    or None when there is no body or no dialect (known to this version) to read it in.
+    ``dialect`` is the one the agent was last spoken to in."""
+    body = recorded_body(data)
+    if body is None or not dialect:
+        return None
+    if isinstance(dialect, str):
+        try:
+            dialect = get_dialect(dialect)
+        except ValueError:
+            return None
+    return capture(decode_push, dialect, body)
+
+
+def recorded_body(data: dict[str, Any]) -> bytes | str | None:
+    """A recorded body as the decoder takes it: text as text, base64 as bytes; None when
+    there is none or it is not valid base64 (a hand-edited recording)."""
+    body = data.get("body")
+    if not isinstance(body, str):
+        return None
+    if data.get("body_encoding") == "base64":
+        try:
+            return base64.b64decode(body, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    return body
+
+
+def decode_push(dialect: Dialect, body: bytes | str) -> Any:
+    return dialect.decode_event(parse_json(body), "$")
+
+
+def ws_payload(data: dict[str, Any]) -> Any:
+    """What one WebSocket frame of the hub decodes to: a ``protocol.hub.Frame`` for a
+    text frame (its item a ProtocolError when it is not a JSON-RPC object), a Frame
+    whose item says why for a binary or cut frame, None for an opening or a closing."""
+    from ..protocol import hub
+
+    op = data.get("op")
+    if op == "text":
+        if data.get("cut"):
+            return hub.Frame("invalid", item=ProtocolError(CUT_FRAME))
+        text = data.get("text")
+        return hub.decode_frame(text if isinstance(text, str) else None)
+    if op == "binary":
+        return hub.Frame("invalid", item=ProtocolError(BINARY_FRAME))
+    return None
+
+
+CUT_FRAME = "frame cut at the size limit: only its start was kept, not decoded"
+BINARY_FRAME = "a binary frame: the hub's JSON-RPC travels in text frames"
 
 
 def _not_utf8(raw: bytes) -> ProtocolError:
