@@ -47,7 +47,7 @@ def _val(value: Any) -> str:
 
 
 def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | None,
-               dialect: str | None, endpoint: str | None) -> list[str]:
+               dialect: str | None, endpoint: str | None, binding: str | None = None) -> list[str]:
     findings = list(findings)
     placed: set[int] = set()
     out: list[str] = []
@@ -67,7 +67,8 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
                          ("version", card.version), ("url", card.url),
                          ("protocol version", card.protocol_version),
                          ("documentation", card.documentation_url),
-                         ("card url", card_url), ("dialect", dialect), ("endpoint", endpoint)])
+                         ("card url", card_url), ("dialect", dialect), ("binding", binding),
+                         ("endpoint", endpoint)])
     p = card.provider
     section("provider", [("organization", p.organization if p else None), ("url", p.url if p else None)])
     c = card.capabilities or m.AgentCapabilities()

@@ -69,6 +69,15 @@ def describe_rpc_error(exc: Any, dialect: Any = None) -> str:
         name = dialect.error_name(exc.code)
     name = name or JSONRPC_CODES.get(exc.code)
     label = f"{exc.code} ({name})" if name else str(exc.code)
+    rest_status = getattr(exc, "status", None) if hasattr(exc, "reason") else None
+    if rest_status is not None or getattr(exc, "reason", None):
+        # An HTTP+JSON error: what the agent sent, and the JSON-RPC code it maps to.
+        sent = " ".join(str(x) for x in (f"HTTP {exc.http_status}" if exc.http_status else None,
+                                         rest_status, exc.reason) if x)
+        text = f"agent returned error {sent} (JSON-RPC {label})"
+        if exc.message and exc.message != name:
+            text += f": {exc.message}"
+        return text
     text = f"agent returned JSON-RPC error {label}"
     if exc.message and exc.message != name:
         text += f": {exc.message}"
