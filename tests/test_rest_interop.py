@@ -253,3 +253,79 @@ async def test_mock_rest_http_fault_and_dropped_stream() -> None:
                     seen.append(event)
             assert raised.value.kind == "stream"
             assert [type(e).__name__ for e in seen] == ["Task", "TaskStatusUpdateEvent"]
+
+
+# ---------------------------------------------------------------------- the a2a-sdk client
+
+
+@asynccontextmanager
+async def sdk_rest_client(mock: MockAgent, *, streaming: bool) -> AsyncIterator[Any]:
+    import httpx
+    from a2a.client import ClientConfig, ClientFactory
+
+    async with httpx.AsyncClient(timeout=30) as http:
+        config = ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=["HTTP+JSON"])
+        client = await ClientFactory(config).create_from_url(mock.base_url)
+        try:
+            yield client
+        finally:
+            await client.close()
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_the_sdk_rest_client_against_the_mock(dialect: str) -> None:
+    from a2a.types import a2a_pb2 as pb
+    from test_mock_sdk_interop import message, texts
+
+    S = pb.TaskState
+    async with MockAgent(SCENARIO, dialect=dialect) as mock:
+        async with sdk_rest_client(mock, streaming=False) as client:
+            assert "Rest" in type(client._transport).__name__
+            (sent,) = [r async for r in client.send_message(message("hi there"))]
+            task = sent.task
+            assert task.status.state == S.TASK_STATE_COMPLETED and texts(task.artifacts[0].parts) == "echo: hi there"
+            got = await client.get_task(pb.GetTaskRequest(id=task.id, history_length=1))
+            assert got.id == task.id and len(got.history) == 1
+            if dialect == "1.0":
+                listed = await client.list_tasks(pb.ListTasksRequest(page_size=10, context_id=task.context_id))
+                assert [t.id for t in listed.tasks] == [task.id]
+            made = await client.create_task_push_notification_config(
+                pb.TaskPushNotificationConfig(task_id=task.id, id="cfg-1", url=HOOK, token="tok"))
+            assert (made.task_id, made.id, made.url) == (task.id, "cfg-1", HOOK)
+            fetched = await client.get_task_push_notification_config(
+                pb.GetTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
+            assert fetched.url == HOOK and fetched.token == "tok"
+            if dialect == "1.0":  # (a2a-sdk's 0.3 REST client has no list or delete)
+                configs = await client.list_task_push_notification_configs(
+                    pb.ListTaskPushNotificationConfigsRequest(task_id=task.id))
+                assert [c.id for c in configs.configs] == ["cfg-1"]
+                await client.delete_task_push_notification_config(
+                    pb.DeleteTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
+            (held,) = [r async for r in client.send_message(message("hold for cancel", return_immediately=True))]
+            await _until_held(mock)
+            canceled = await client.cancel_task(pb.CancelTaskRequest(id=held.task.id))
+            assert canceled.status.state == S.TASK_STATE_CANCELED
+            await _until_held(mock, 0)
+            from a2a.utils.errors import MethodNotFoundError, TaskNotFoundError
+
+            # a2a-sdk's 0.3 REST client reads any 404 as "method not found", whatever the body
+            # (its own 0.3 server sends the same TASK_NOT_FOUND body, wire capture 46).
+            with pytest.raises(TaskNotFoundError if dialect == "1.0" else MethodNotFoundError):
+                await client.get_task(pb.GetTaskRequest(id="no-such-task"))
+        async with sdk_rest_client(mock, streaming=True) as client:
+            events = [e async for e in client.send_message(message("streamed"))]
+            kinds = [e.WhichOneof("payload") for e in events]
+            assert kinds == ["task", "status_update", "artifact_update", "artifact_update", "status_update"]
+            stream = client.send_message(message("hold for subscribe"))
+            first = await anext(stream)
+            await stream.aclose()
+            await _until_held(mock)
+            subscribed = client.subscribe(pb.SubscribeToTaskRequest(id=first.task.id))
+            head = await anext(subscribed)
+            assert head.task.status.state == S.TASK_STATE_WORKING
+            async with sdk_rest_client(mock, streaming=False) as other:
+                (done,) = [r async for r in other.send_message(message("finish", task_id=first.task.id))]
+            rest = [e async for e in subscribed]
+            assert rest[-1].status_update.status.state == S.TASK_STATE_COMPLETED
+            assert done.task.status.state == S.TASK_STATE_COMPLETED
+    assert {r["binding"] for r in mock.server.requests if isinstance(r, dict) and "binding" in r} == {"rest"}

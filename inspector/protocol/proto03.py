@@ -12,7 +12,8 @@ here in both directions so that 0.3 over REST reuses the 1.0 codec:
     + ``filename`` on the part, ``data`` holding the value itself);
   - a status update carries ``final``;
   - the send configuration has ``blocking`` and ``pushNotification``
-    (1.0: ``returnImmediately`` and ``taskPushNotificationConfig``);
+    (1.0: ``returnImmediately`` and ``taskPushNotificationConfig``); absent, the proto3
+    bool ``blocking`` is false, so a 0.3 configuration without it is non-blocking;
   - a push config is ``{"name": "tasks/T/pushNotificationConfigs/C",
     "pushNotificationConfig": {id, url, token, authentication{schemes, credentials}}}``
     (1.0: one flat object with ``taskId``).
@@ -167,8 +168,9 @@ def send_to03(params: Any) -> Any:
     conf = _d(p.get("configuration"))
     if conf is not None:
         c = {k: v for k, v in conf.items() if k not in ("returnImmediately", "taskPushNotificationConfig")}
-        if "returnImmediately" in conf:
-            c["blocking"] = not conf["returnImmediately"]
+        # A proto3 bool that is absent is false: 0.3 has no way to say "the default", so
+        # blocking (1.0's default) is spelled out.
+        c["blocking"] = not conf.get("returnImmediately", False)
         if _d(conf.get("taskPushNotificationConfig")) is not None:
             c["pushNotification"] = push_config_to03(conf["taskPushNotificationConfig"])
         out["configuration"] = c
@@ -318,8 +320,9 @@ def send_from03(params: Any) -> Any:
     conf = _d(p.get("configuration"))
     if conf is not None:
         c = {k: v for k, v in conf.items() if k not in ("blocking", "pushNotification")}
-        if isinstance(conf.get("blocking"), bool):
-            c["returnImmediately"] = not conf["blocking"]
+        # Absent, the proto3 bool is false: a configuration without it is non-blocking
+        # (as a2a-sdk's 0.3 handler reads it; its 0.3 client omits a false one).
+        c["returnImmediately"] = not conf.get("blocking", False)
         if _d(conf.get("pushNotification")) is not None:
             c["taskPushNotificationConfig"] = push_config_from03(conf["pushNotification"])
         out["configuration"] = c

@@ -262,6 +262,7 @@ def _bool(text: str, name: str) -> bool:
 
 
 _INT_QUERY = ("historyLength", "pageSize")
+_CAMEL = {"config_id": "configId", "push_notification_config": "pushNotificationConfig"}
 _BOOL_QUERY = ("includeArtifacts",)
 
 
@@ -298,7 +299,11 @@ def decode_request(dialect: str, found: RouteMatch, query: list[tuple[str, str]]
         if not isinstance(body, dict):
             raise ProtocolError(f"expected an object, got {type_name(body)}")
         if dialect == "0.3":
+            # ProtoJSON readers take the proto's field names too; a2a-sdk's 0.3 client
+            # sends them (config_id, push_notification_config).
+            body = {_CAMEL.get(k, k): v for k, v in body.items()}
             config = body.get("config") if isinstance(body.get("config"), dict) else body
+            config = {_CAMEL.get(k, k): v for k, v in config.items()}
             wire = proto03.push_from03(config, task_id)
             if isinstance(body.get("configId"), str) and body["configId"] and "id" not in wire:
                 wire["id"] = body["configId"]
