@@ -321,6 +321,17 @@ def decode_request(dialect: str, found: RouteMatch, query: list[tuple[str, str]]
     return m.ExtendedCardParams()
 
 
+def as_jsonrpc(method: Method, params: Any) -> dict[str, Any]:
+    """A REST request's params as the 1.0 JSON-RPC request saying the same: one form in
+    which recorded requests of either binding are compared (diff, a2a-mock --replay)."""
+    v10 = get_dialect("1.0")
+    out: dict[str, Any] = {"jsonrpc": "2.0", "id": None, "method": v10.wire_method(method)}
+    encoded = v10.encode_params(method, params)
+    if encoded is not None:
+        out["params"] = encoded
+    return out
+
+
 # ---------------------------------------------------------------------- answers
 
 

@@ -97,17 +97,30 @@ class RecordedExchange:
         return bool(self.response is not None and self.response.data.get("streaming"))
 
     @property
+    def binding(self) -> str:
+        value = self.data.get("binding")
+        return value if isinstance(value, str) and value else "jsonrpc"
+
+    @property
     def body_json(self) -> Any:
-        """The request body parsed as JSON (None when absent or not JSON)."""
+        """The request body parsed as JSON (None when absent or not JSON). A REST
+        request's is the 1.0 JSON-RPC request saying the same (rest.as_jsonrpc): the
+        one form recorded requests of every binding are compared in."""
         if not self._parsed:
             self._parsed = True
-            self._json = parse_body(self.data)
+            self._json = parse_body(self.data) if self.binding != "rest" else _rest_as_jsonrpc(self.data)
         return self._json
 
     @property
     def is_rpc(self) -> bool:
         body = self.body_json
-        return self.http_method == "POST" and isinstance(body, dict) and isinstance(body.get("method"), str)
+        return (self.http_method == "POST" or self.binding == "rest") and isinstance(body, dict) \
+            and isinstance(body.get("method"), str)
+
+    @property
+    def rpc_dialect(self) -> str | None:
+        """The dialect ``body_json`` is in: the recorded one, or 1.0 for REST."""
+        return "1.0" if self.binding == "rest" else self.dialect
 
     @property
     def last_t(self) -> float:
@@ -211,6 +224,24 @@ def body_bytes(data: dict[str, Any], key: str = "body") -> bytes | None:
         except (binascii.Error, ValueError):
             return None
     return body.encode("utf-8")
+
+
+def _rest_as_jsonrpc(data: dict[str, Any]) -> Any:
+    from ..client import payloads  # (the client package imports this one)
+    from ..protocol.methods import Method
+    from ..protocol.rest import as_jsonrpc
+
+    params = payloads.request_payload(data)
+    try:
+        method = Method(data.get("a2a_method"))
+    except ValueError:
+        return None
+    if params is None:
+        return None
+    try:
+        return as_jsonrpc(method, params)
+    except (ProtocolError, JsonRpcError):
+        return None
 
 
 def parse_body(data: dict[str, Any]) -> Any:
@@ -682,7 +713,8 @@ async def diff_against(
     targets = [ex for ex in all_exs if ex.a2a_method in RESENT and ex.is_rpc]
     for ex in all_exs:
         if ex.a2a_method in RESENT and not ex.is_rpc:
-            report.notes.append(f"exchange #{ex.number} ({ex.a2a_method}) not re-sent: its recorded body is not a JSON-RPC request")
+            report.notes.append(f"exchange #{ex.number} ({ex.a2a_method}) not re-sent: its recorded request is not "
+                                "an A2A request (JSON-RPC or REST)")
     extra, redacted = recorded_headers(targets)
     given = {k.lower() for k in (headers or {})} | {k.lower() for k in (auth.headers() if auth else {})}
     redacted = [name for name in redacted if name.lower() not in given]
@@ -698,11 +730,12 @@ async def diff_against(
     # recorded exchange number -> (live exchange number or None, the running call)
     runs: dict[int, tuple[list[int | None], asyncio.Task[Any]]] = {}
 
-    def client_for(name: str) -> Any:
-        c = clients.get(name)
+    def client_for(name: str, binding: str = "jsonrpc") -> Any:
+        c = clients.get((name, binding))
         if c is None:
-            c = clients[name] = A2AClient(url, session=live, dialect=name, card_url=card_url,
-                                          headers=send_headers, auth=auth, timeouts=timeouts, limits=limits)
+            c = clients[(name, binding)] = A2AClient(url, session=live, dialect=name, card_url=card_url,
+                                                     headers=send_headers, auth=auth, timeouts=timeouts,
+                                                     limits=limits, binding=binding)
         return c
 
     def learn() -> None:
@@ -773,7 +806,7 @@ async def diff_against(
             for path, value in list(id_slots(body)):
                 set_path(body, path, ids.get(value, str(path[-2] if isinstance(path[-1], int) else path[-1])))
             try:
-                rpc = get_dialect(ex.dialect or name).decode_request(body)
+                rpc = get_dialect(ex.rpc_dialect or name).decode_request(body)
             except (JsonRpcError, ProtocolError) as exc:
                 report.notes.append(f"exchange #{ex.number} not re-sent: its recorded request does not decode ({exc})")
                 continue
@@ -781,7 +814,7 @@ async def diff_against(
                 report.notes.append(f"exchange #{ex.number} not re-sent: dialect {codec.name} has no {method.value}")
                 continue
             slot: list[int | None] = [None]
-            task = asyncio.create_task(run(ex, method, client_for(codec.name), rpc.params, slot))
+            task = asyncio.create_task(run(ex, method, client_for(codec.name, ex.binding), rpc.params, slot))
             runs[ex.number] = (slot, task)
             # Let it reach the wire before the next one is considered.
             await _until(lambda s=slot, t=task: s[0] is not None or t.done(), 30.0)
