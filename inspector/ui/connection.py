@@ -61,11 +61,13 @@ class AgentConnection:
                  auth: Auth | None = None, timeouts: Timeouts | None = None,
                  session: Session | None = None, dialect_cache: Any = None,
                  read_only: bool = False, secret_names: tuple[str, ...] = (),
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, binding: str = "auto") -> None:
         self.id = next(_ids)
         self.url = url
         self.name = name or display_name(url)
         self.requested_dialect = dialect
+        #: auto, jsonrpc or rest (see A2AClient's ``binding``).
+        self.requested_binding = binding
         self.card_url = card_url
         self.headers = dict(headers or {})
         self.auth = auth
@@ -100,7 +102,8 @@ class AgentConnection:
             kwargs["dialect_cache"] = self._dialect_cache
         return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
                          headers=self.headers, auth=self.auth, timeouts=self.timeouts,
-                         secret_names=self.secret_names, limits=self.limits, **kwargs)
+                         secret_names=self.secret_names, limits=self.limits,
+                         binding=self.requested_binding, **kwargs)
 
     # ------------------------------------------------------------------ facts for views
 
@@ -133,6 +136,19 @@ class AgentConnection:
         if self.client is None and self.read_only:
             return self.recorded().dialect_source
         return self.client.dialect_source if self.client else None
+
+    @property
+    def binding_name(self) -> str | None:
+        """jsonrpc or rest, once chosen (for a recording: as recorded)."""
+        if self.client is None and self.read_only:
+            return self.recorded().binding
+        return self.client.binding if self.client else None
+
+    @property
+    def binding_source(self) -> str | None:
+        if self.client is None and self.read_only:
+            return "recording" if self.recorded().binding else None
+        return self.client.binding_source if self.client else None
 
     def recorded(self) -> "RecordedFacts":
         """A read-only connection has no client: what the client knew (the card, the
@@ -179,6 +195,20 @@ class AgentConnection:
         old = self._require()
         self.requested_dialect = dialect
         self.client = self._new_client(dialect)
+        await old.aclose()
+        await self.connect()
+
+    async def switch_binding(self, binding: str) -> None:
+        """Talk over another binding from now on (``auto``: the card's first one the
+        client speaks). The session goes on; ValueError for one it cannot speak."""
+        old = self._require()
+        previous = self.requested_binding
+        self.requested_binding = binding
+        try:
+            self.client = self._new_client(self.requested_dialect)
+        except ValueError:
+            self.requested_binding = previous
+            raise
         await old.aclose()
         await self.connect()
 
@@ -253,6 +283,7 @@ class RecordedFacts:
         self.card_url: str | None = None
         self.dialect: str | None = None
         self.dialect_source: str | None = None
+        self.binding: str | None = None
         self._card_requests: dict[int, str | None] = {}
         # Fed as events arrive: reading a long session again would read back from disk
         # the events it no longer holds in memory.
@@ -276,6 +307,10 @@ class RecordedFacts:
                   and self.dialect_source in (None, "recording")):
                 # Only until the client's own choice (a NOTE) is seen.
                 self.dialect, self.dialect_source = data["dialect"], "recording"
+            if method not in ("card", "probe") and isinstance(data.get("dialect"), str):
+                # No binding field: a recording made before there was a choice (JSON-RPC).
+                binding = data.get("binding")
+                self.binding = binding if isinstance(binding, str) and binding else "jsonrpc"
         elif kind is Kind.RESPONSE:
             payload = event.payload
             if isinstance(payload, m.AgentCard):
