@@ -17,6 +17,7 @@ import pytest
 from inspector.client import A2AClient
 from inspector.protocol import models as m
 from inspector.protocol.rest import RestError
+from inspector.session import TaskTracker
 from inspector.session.events import Kind
 from mock_agent import MockAgent
 from peers import sdk_agent
@@ -105,6 +106,8 @@ async def test_sdk_agent_over_rest(sdk_agent_compat: str, dialect: str) -> None:
             await client.set_push(task.id, {"url": HOOK, "id": "c1"})
         assert raised.value.code == -32003 and raised.value.http_status == 400
 
+    # A well-behaved agent over REST: nothing to report (the refusals above are answers).
+    assert [v.code for v in TaskTracker(client.session).violations] == []
     sent = requests(client)
     assert {r["binding"] for r in sent} == {"rest"}
     prefix = sdk_agent_compat + ("/rest/v1/" if dialect == "0.3" else "/rest/")
@@ -213,6 +216,7 @@ async def test_mock_over_rest(dialect: str) -> None:
             with pytest.raises(RestError) as raised:
                 [e async for e in client.stream(msg("boom again"))]
             assert raised.value.reason == "UNSUPPORTED_OPERATION"
+            assert [v.code for v in TaskTracker(client.session).violations] == []
         routes = {r["route"] for r in mock.server.requests if isinstance(r, dict) and r.get("binding") == "rest"}
         v1 = "/v1" if dialect == "0.3" else ""
         assert f"POST {v1}/message:send" in routes and f"GET {v1}/tasks/{task.id}" in routes
