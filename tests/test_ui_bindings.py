@@ -87,3 +87,20 @@ async def test_switch_binding_from_the_palette_and_start_with_one() -> None:
             await run_from_palette(pilot, "switch binding to auto")
             await wait_until(pilot, lambda: conn.requested_binding == "auto" and conn.state == "ready", 10, "auto")
             assert conn.binding_name == "jsonrpc" and conn.binding_source == "card"
+
+
+def test_a_recording_shows_the_binding_it_was_made_over() -> None:
+    from inspector.session import Session
+    from inspector.ui.connection import AgentConnection
+    from inspector.ui.widgets.connection_bar import binding_label
+
+    def recorded(data: dict[str, Any]) -> AgentConnection:
+        session = Session()
+        session.append(Kind.REQUEST, {"method": "POST", "url": "http://127.0.0.1:9/x", "headers": {}, "body": None,
+                                      "dialect": "1.0", "a2a_method": "send", **data})
+        return AgentConnection("http://127.0.0.1:9/", session=session, read_only=True)
+
+    rest = recorded({"binding": "rest", "route": "POST /message:send"})
+    assert (rest.binding_name, rest.binding_source, binding_label(rest)) == ("rest", "recording", "REST")
+    old = recorded({"rpc_method": "SendMessage", "rpc_id": 1})  # before the binding was recorded
+    assert (old.binding_name, binding_label(old)) == ("jsonrpc", "JSON-RPC")

@@ -1,4 +1,12 @@
-"""The A2A client: one agent, one dialect, every byte into the session log.
+"""The A2A client: one agent, one dialect, one binding, every byte into the session log.
+
+The binding is a transport adapter over the same models, codecs and log: JSON-RPC
+(``_post``: one endpoint, an envelope, ids) and HTTP+JSON/REST (``_send_rest``: routes
+from protocol/rest.py, no envelope, error bodies mapped to the JSON-RPC codes) share the
+Wire, the SSE reader and ``_stream``; what differs per binding is how a request is
+built (``_post``) and which codec reads the answers (payloads.codec_for). gRPC, when it
+comes, is a transport beside the Wire with its own call and stream loop, chosen in
+``_choose_binding`` the same way and logging to the same session.
 
 Results come back as the normalised models; failures as TransportError (the wire),
 JsonRpcError (the agent said no) or ProtocolError (the agent said something that is not
