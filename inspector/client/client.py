@@ -403,8 +403,12 @@ class A2AClient:
             self.endpoint = discovery.endpoint_for(self.card, self.card_raw, dialect.name, self.card_url,
                                                    discovery.agent_base(self.url))
         self._note(text, dialect=dialect.name, source=source, endpoint=self.endpoint)
-        self._note(f"binding {binding_note}", binding=self.binding, binding_source=self.binding_source, endpoint=self.endpoint,
-                   **({"tenant": self.tenant} if self.tenant else {}))
+        # Said when there was a choice: the user made one, or the card offers more than
+        # JSON-RPC for this dialect. (An agent that only speaks JSON-RPC needs no word.)
+        listed = {i.binding for i in b.card_interfaces(self.card) if i.dialect == dialect.name} if self.card else set()
+        if self.binding_source == "user" or self.binding != b.JSONRPC or listed - {b.JSONRPC}:
+            self._note(f"binding {binding_note}", binding=self.binding, binding_source=self.binding_source,
+                       endpoint=self.endpoint, **({"tenant": self.tenant} if self.tenant else {}))
         self._wire_names = {}
         for method, name in self.method_names.items():
             if dialect.method_for(name) is method:
