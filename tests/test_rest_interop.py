@@ -7,6 +7,7 @@ continued on the same task, errors (HTTP status + ErrorInfo, mapped to JSON-RPC 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -333,3 +334,38 @@ async def test_the_sdk_rest_client_against_the_mock(dialect: str) -> None:
             assert rest[-1].status_update.status.state == S.TASK_STATE_COMPLETED
             assert done.task.status.state == S.TASK_STATE_COMPLETED
     assert {r["binding"] for r in mock.server.requests if isinstance(r, dict) and "binding" in r} == {"rest"}
+
+
+async def test_a_tenant_on_the_card_prefixes_every_route() -> None:
+    """1.0 interfaces may name a tenant: it goes first in the path ({tenant}/message:send)."""
+    import httpx
+
+    seen: list[str] = []
+    card = {"name": "Tenanted", "version": "1", "description": "", "capabilities": {"streaming": True},
+            "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
+            "supportedInterfaces": [{"url": "http://agent.test/api", "protocolBinding": "HTTP+JSON",
+                                     "protocolVersion": "1.0", "tenant": "acme"}]}
+    task = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}
+
+    class Body(httpx.AsyncByteStream):
+        def __init__(self, doc: Any) -> None:
+            self.raw = json.dumps(doc).encode()
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            yield self.raw
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(f"{request.method} {request.url.path}")
+        if request.url.path.endswith("agent-card.json"):
+            return httpx.Response(200, stream=Body(card), headers={"content-type": "application/json"})
+        return httpx.Response(200, stream=Body({"task": task} if request.method == "POST" else task),
+                              headers={"content-type": "application/a2a+json"})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        async with A2AClient("http://agent.test/", http=http) as client:
+            sent = await client.send(msg("hi"))
+            got = await client.get_task("t1")
+            assert sent.id == got.id == "t1"
+            assert (client.binding, client.tenant) == ("rest", "acme")
+            assert "first 1.0 interface" in (client.binding_reason or "")
+    assert seen[-2:] == ["POST /api/acme/message:send", "GET /api/acme/tasks/t1"]
