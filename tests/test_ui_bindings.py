@@ -81,6 +81,15 @@ async def test_switch_binding_from_the_palette_and_start_with_one() -> None:
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot, app)
             assert (conn.binding_name, conn.binding_source) == ("rest", "user")
+            # The composer's preview shows the request as it will go: a REST route, no envelope.
+            from inspector.ui.widgets.composer import Composer
+
+            composer = app.screen.query_one(Composer)
+            composer.set_text("preview me")
+            head, body = composer.preview_request()
+            assert head.splitlines()[0].startswith(f"POST {mock.base_url}/rest/message:")
+            assert "POST /message:" in head.splitlines()[0] and "A2A-Version: 1.0" in head
+            assert "jsonrpc" not in body and body["message"]["parts"] == [{"text": "preview me"}]
             await run_from_palette(pilot, "switch binding to jsonrpc")
             await wait_until(pilot, lambda: conn.binding_name == "jsonrpc" and conn.state == "ready", 10, "jsonrpc")
             await wait_until(pilot, lambda: "JSON-RPC ▾" in screen_text(app), 3, "the bar to follow")

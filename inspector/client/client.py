@@ -557,6 +557,24 @@ class A2AClient:
                                    stream=stream)
         return ex, info
 
+    def wire_preview(self, method: Method, params: Any, *, stream: bool) -> tuple[str, str, dict[str, str], Any, str]:
+        """What sending ``params`` would put on the wire, without sending it: (HTTP method,
+        URL, headers before credentials and the user's own, JSON body, what it is), in the
+        chosen dialect and binding (both must be resolved). For the composer's preview."""
+        assert self.dialect is not None and self.endpoint is not None
+        dialect = self.dialect
+        if self.binding == b.REST:
+            from urllib.parse import urlencode
+
+            req = rest.encode_request(dialect.name, method, params, self.tenant)
+            url = self.endpoint.rstrip("/") + req.path + (f"?{urlencode(req.query)}" if req.query else "")
+            headers = rest.request_headers(dialect.name, req.body is not None, stream)
+            return req.verb, url, headers, req.body, f"{dialect.label} HTTP+JSON, {req.route}"
+        request = dialect.encode_request(method, params, "<id set when sent>")
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream" if stream else "application/json",
+                   **dialect.request_headers()}
+        return "POST", self.endpoint, headers, request, f"{dialect.label}, {request['method']}"
+
     @staticmethod
     def _log_body(ex: Exchange, info: dict[str, Any], raw: bytes) -> Any:
         data = ex.response_data(raw)
