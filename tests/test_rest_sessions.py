@@ -143,3 +143,20 @@ async def test_har_export_holds_rest_exchanges(tmp_path: Path) -> None:
     send = entries[1]
     assert send["request"]["url"].endswith("/rest/message:send")
     assert send["request"]["postData"]["mimeType"].startswith("application/a2a+json")
+
+
+async def test_diff_can_resend_a_json_rpc_recording_over_rest(tmp_path: Path) -> None:
+    """--binding on replay --against overrides the recorded binding, as --dialect does."""
+    path = tmp_path / "rpc.jsonl"
+    async with MockAgent(SCENARIO, dialect="1.0") as mock:
+        session = Session()
+        with Recorder.attach(session, path):
+            async with A2AClient(mock.url, session=session, dialect="1.0") as client:
+                [e async for e in client.stream(message("hello stream"))]
+    rec = load_recording(path)
+    live = Session()
+    async with MockAgent(SCENARIO, dialect="1.0") as mock:
+        report = await diff_against(rec, mock.base_url, session=live, binding="rest")
+    assert report.equivalent, [d.to_json() for d in report.exchanges]
+    resent = [e.data for e in live.events if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "stream"]
+    assert [r.get("binding") for r in resent] == ["rest"]

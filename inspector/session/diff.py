@@ -695,8 +695,10 @@ async def diff_against(
     timeouts: Any = None,
     progress: Callable[[ExchangeDiff], None] | None = None,
     limits: Any = None,
+    binding: str | None = None,
 ) -> DiffReport:
     """Re-send ``recording``'s A2A requests to the agent at ``url`` and compare.
+    ``binding`` (jsonrpc, rest) overrides the recorded one, as ``dialect`` does.
 
     ``session`` receives the live traffic (attach a Recorder to keep it); ``dialect``
     overrides the recorded dialect; ``headers``/``auth`` are sent with every request
@@ -704,6 +706,7 @@ async def diff_against(
     from ..client import A2AClient, TransportError
     from ..protocol.dialects import get_dialect
     from ..protocol.methods import Method
+    from ..protocol.rest import has as rest_has
     from .tracker import TaskTracker
 
     report = DiffReport(url)
@@ -813,8 +816,13 @@ async def diff_against(
             if not codec.has(method):
                 report.notes.append(f"exchange #{ex.number} not re-sent: dialect {codec.name} has no {method.value}")
                 continue
+            over = binding or ex.binding
+            if over == "rest" and not rest_has(codec.name, method):
+                report.notes.append(f"exchange #{ex.number} not re-sent: the {codec.label} dialect has no "
+                                    f"HTTP+JSON/REST route for {method.value}")
+                continue
             slot: list[int | None] = [None]
-            task = asyncio.create_task(run(ex, method, client_for(codec.name, ex.binding), rpc.params, slot))
+            task = asyncio.create_task(run(ex, method, client_for(codec.name, over), rpc.params, slot))
             runs[ex.number] = (slot, task)
             # Let it reach the wire before the next one is considered.
             await _until(lambda s=slot, t=task: s[0] is not None or t.done(), 30.0)
