@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from . import __version__
 
-COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export")
+COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub")
 
 EXIT_CODES_HELP = """\
 exit codes:
@@ -26,6 +26,18 @@ exit codes:
      protocol violation of severity error (a malformed event, invalid UTF-8, a
      wrong JSON-RPC id...), which outranks 0, 1 and 4 unless --lenient is given
   4  input-required or auth-required: the agent waits for the client
+"""
+
+HUB_HELP = """\
+ws-agents connect to ws://127.0.0.1:PORT/ws and register (agent.register); each is then
+reachable as ws-agent://NAME in the UI, and at http://127.0.0.1:PORT/agents/NAME, an
+ordinary A2A (0.1) endpoint for the headless commands and any other client. Every
+frame both ways is recorded with --record. The frames: docs/hub.md.
+
+exit codes:
+  0  stopped (Ctrl-C)
+  1  the port cannot be had
+  2  usage error
 """
 
 REPLAY_EXIT_CODES_HELP = """\
@@ -239,6 +251,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--har", metavar="OUT", help="write HAR 1.2 (browser developer tools); - for stdout")
     p.add_argument("--curl", metavar="OUT", help="write a bash script of curl commands; - for stdout")
     p.add_argument("--force", action="store_true", help="replace existing output files")
+    p = command("hub", "run a local Society AI WebSocket hub (ws-agent://NAME agents), with an HTTP bridge",
+                HUB_HELP)
+    p.add_argument("--port", type=_port, default=8765, help="loopback port for sockets and the bridge "
+                                                            "(default 8765; 0 picks a free one)")
+    p.add_argument("--ws-path", default="/ws", metavar="PATH", help="where agents connect (default /ws)")
+    p.add_argument("--headless", action="store_true",
+                   help="no UI: print a line per frame (heartbeats aside) and per hub event")
+    p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],
+                   help="with --headless: text lines, or every event (heartbeats too) as a JSON line")
+    p.add_argument("--record", metavar="FILE", nargs="?", const="",
+                   help="record every frame to FILE (JSONL); without FILE, to a new file in the data directory")
+    p.add_argument("--append", action="store_true", help="with --record FILE: add to FILE if it exists")
+    p.add_argument("--no-redact", action="store_true", help="record secrets as sent")
+    p.add_argument("--route", action="append", default=[], metavar="NAME=URL",
+                   help="an HTTP A2A agent that ws-agents may delegate to as NAME (agent.send_task); repeatable")
+    p.add_argument("--max-frame", type=_size, metavar="SIZE",
+                   help="largest frame an agent may send (default 4M); a larger one closes its socket")
+    p.add_argument("--heartbeat-timeout", type=_seconds, metavar="SECONDS",
+                   help="silence after which an agent is marked stale (default 45)")
     return parser
 
 
@@ -316,6 +347,14 @@ def main(argv: list[str] | None = None) -> int:
             from .headless.export_cmd import run_export
 
             return run_export(args)
+        if args.command == "hub":
+            if args.headless:
+                from .headless.hub_cmd import run_hub
+
+                return run_hub(args)
+            from .headless.run import run_tui_hub
+
+            return run_tui_hub(args)
         from . import gcpolicy
         from .headless.run import run_command
 

@@ -4,6 +4,7 @@
              [--host 127.0.0.1] [--port 8003]
     a2a-mock --check --scenario FILE
     a2a-mock --replay FILE [--speed X] [--port N]   (serve a recorded session back)
+    a2a-mock --ws-agent ws://HOST:PORT/ws --name NAME [--scenario ...]   (a Society AI ws-agent)
     a2a-mock --list
     a2a-mock schema
 """
@@ -59,7 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(asked for, they are unknown: -32001); a task whose script still runs or that a stream "
                         "follows is evicted only once it is done")
     p.add_argument("--heartbeat", type=float, metavar="SECONDS",
-                   help="send ': heartbeat' on streams idle this long (0 turns it off)")
+                   help="send ': heartbeat' on streams idle this long (0 turns it off); with --ws-agent, the "
+                        "seconds between heartbeat frames (default: what the hub asks for; 0: none, so "
+                        "the hub marks the agent stale)")
     p.add_argument("--time-scale", type=float, default=1.0, metavar="FACTOR",
                    help="multiply every scripted delay (0.1 runs scripts ten times faster)")
     p.add_argument("--seed", type=int, help="seed for one_of steps (overrides the scenario's)")
@@ -71,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "requests, in the recorded dialect (repeatable: several recordings at once)")
     p.add_argument("--speed", type=float, default=1.0, metavar="X",
                    help="with --replay: play recorded timing X times faster (0: no delays; default 1)")
+    p.add_argument("--ws-agent", metavar="WS_URL",
+                   help="play a Society AI ws-agent: connect to the hub at WS_URL (a2a-inspect hub's "
+                        "ws://127.0.0.1:PORT/ws), register as --name and run the scenario for each task it sends")
+    p.add_argument("--name", metavar="NAME", help="with --ws-agent: the name to register (ws-agent://NAME)")
     p.add_argument("--completion", choices=SHELLS, metavar="SHELL",
                    help="print the shell completion script (bash, zsh or fish) and exit; see README")
     return p
@@ -103,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return check(args.scenario)
     if args.replay:
         return replay(args)
+    if args.ws_agent or args.name:
+        return ws_agent(args)
     if args.max_tasks is not None and args.max_tasks < 1:
         print("a2a-mock: --max-tasks must be 1 or more", file=sys.stderr)
         return 1
@@ -124,6 +133,25 @@ def replay(args: argparse.Namespace) -> int:
     from .replay import main as replay_main
 
     return replay_main(args.replay, speed=args.speed, host=args.host, port=args.port)
+
+
+def ws_agent(args: argparse.Namespace) -> int:
+    if not args.ws_agent or not args.name:
+        print("a2a-mock: --ws-agent WS_URL and --name NAME go together", file=sys.stderr)
+        return 1
+    if args.dialect not in (None, "0.1") or args.profile not in (None, "society-ai"):
+        print("a2a-mock: a ws-agent speaks Society AI's 0.1 dialect over the hub; it takes no other "
+              "--dialect or --profile", file=sys.stderr)
+        return 1
+    from .ws_agent import main as ws_main
+
+    try:
+        scenario = resolve(args.scenario or "echo")
+    except ScenarioError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return ws_main(args.ws_agent, args.name, scenario, time_scale=args.time_scale, seed=args.seed,
+                   heartbeat=args.heartbeat, max_tasks=args.max_tasks, allow_public=args.allow_public)
 
 
 def schema() -> dict:

@@ -133,7 +133,16 @@ def endpoint_for(card: AgentCard | None, card_raw: Any, dialect: str | None,
         url = card_raw["url"]
     if not url:
         return base
+    if url.startswith(WS_AGENT):
+        # A Society AI ws-agent is reached through a hub: its bridge (which the hub's
+        # card names), else the address this card came from.
+        bridge = card_raw.get("hubBridge") if isinstance(card_raw, dict) else None
+        return bridge if isinstance(bridge, str) and bridge.startswith(("http://", "https://")) else base
     return urljoin(card_url or base, url)
+
+
+#: The card ``url`` scheme of Society AI's WebSocket agents (seed 001).
+WS_AGENT = "ws-agent://"
 
 
 # ------------------------------------------------------------------------- probes

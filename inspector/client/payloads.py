@@ -175,6 +175,27 @@ def _query(url: str) -> list[tuple[str, str]]:
     return parse_qsl(urlsplit(url).query, keep_blank_values=True)
 
 
+def ws_payload(data: dict[str, Any]) -> Any:
+    """What one WebSocket frame of the hub decodes to: a ``protocol.hub.Frame`` for a
+    text frame (its item a ProtocolError when it is not a JSON-RPC object), a Frame
+    whose item says why for a binary or cut frame, None for an opening or a closing."""
+    from ..protocol import hub
+
+    op = data.get("op")
+    if op == "text":
+        if data.get("cut"):
+            return hub.Frame("invalid", item=ProtocolError(CUT_FRAME))
+        text = data.get("text")
+        return hub.decode_frame(text if isinstance(text, str) else None)
+    if op == "binary":
+        return hub.Frame("invalid", item=ProtocolError(BINARY_FRAME))
+    return None
+
+
+CUT_FRAME = "frame cut at the size limit: only its start was kept, not decoded"
+BINARY_FRAME = "a binary frame: the hub's JSON-RPC travels in text frames"
+
+
 def _not_utf8(raw: bytes) -> ProtocolError:
     try:
         raw.decode("utf-8")

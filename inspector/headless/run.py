@@ -94,3 +94,18 @@ def run_tui(args: argparse.Namespace) -> int:
         return _fail("the terminal UI is not available in this build yet; use a command (see --help)",
                      exitcodes.USAGE)
     return launch(args)
+
+
+def run_tui_hub(args: argparse.Namespace) -> int:
+    """``a2a-inspect hub`` without --headless: the hub inside the terminal UI."""
+    from .hub_cmd import hub_options
+
+    try:
+        options = hub_options(args)
+    except UsageError as exc:
+        return _fail(str(exc), exitcodes.USAGE)
+    try:
+        from ..ui.launch import launch_hub
+    except ImportError:
+        return _fail("the terminal UI is not available in this build; use --headless", exitcodes.USAGE)
+    return launch_hub(args, options)

@@ -312,6 +312,8 @@ class _Linter:
         if isinstance(binding, str) and binding.strip().upper() == "GRPC":
             return  # a gRPC target is host:port, not an http URL
         parts = urlsplit(url.strip())
+        if parts.scheme.lower() == "ws-agent" and parts.netloc and self.dialect == "0.1":
+            return  # a Society AI ws-agent (seed 001, a 0.1 system), reached through its hub
         if not parts.scheme:
             where = (
                 f"; resolves to {urljoin(self.card_url, url)!r} against the card's URL"

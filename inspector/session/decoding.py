@@ -101,6 +101,9 @@ class ExchangeFacts:
             if body is None or name is None:
                 return None
             return capture(_decode_push, get_dialect(name), body)
+        if kind is Kind.WS:
+            # A hub frame says what it is by itself: no exchange or dialect to look up.
+            return payloads.ws_payload(event.data)
         return None
 
 

@@ -177,11 +177,19 @@ class EventRefs:
 def exchanges(events: Sequence[Event]) -> list[RecordedExchange]:
     """The recording's HTTP exchanges, in the order their requests were sent."""
     out: dict[int, RecordedExchange] = {}
+    ws: set[int] | None = None
     for position, event in enumerate(events):
         number = event.exchange
+        kind = event.kind
+        if kind is Kind.WS:
+            # A hub recording: its relays are rebuilt as the bridge's exchanges (below).
+            if ws is None:
+                ws = set()
+            if number:
+                ws.add(number)
+            continue
         if not number:
             continue
-        kind = event.kind
         if kind is Kind.REQUEST:
             out[number] = RecordedExchange(number, event)
             continue
@@ -198,7 +206,13 @@ def exchanges(events: Sequence[Event]) -> list[RecordedExchange]:
             ex.end = event
         elif kind is Kind.ERROR:
             ex.errors.append(event)
-    return list(out.values())
+    if ws is None:
+        return list(out.values())
+    from .hub_bridge import bridge_exchanges
+
+    numbers = ws - out.keys()
+    rebuilt = bridge_exchanges(events, numbers, max([0, *out.keys(), *ws]) + 1)
+    return sorted([*out.values(), *rebuilt], key=lambda ex: ex.request.seq)
 
 
 def header(headers: Any, name: str) -> str | None:

@@ -37,6 +37,11 @@ class Kind(str, Enum):
     NOTE = "note"
     #: A push notification received by the local receiver. data: headers, body, url
     PUSH = "push"
+    #: One WebSocket frame, or the opening or closing of a socket, at Society AI's hub
+    #: (inspector/hub; docs/hub.md). data: conn, dir ("in": from the agent, "out": to
+    #: it, "hub": the hub's own word, never on the wire), op ("open" | "text" |
+    #: "binary" | "close"), agent, text, size, rpc_method, rpc_id, code, reason
+    WS = "ws"
 
 
 #: Marks a payload not kept with its event: derived from the event's text when asked.

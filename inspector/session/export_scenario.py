@@ -204,7 +204,7 @@ def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
             continue
         out = card.wire()
         # The mock fills these in with its own address and the dialects it serves.
-        for key in ("url", "supportedInterfaces", "additionalInterfaces", "preferredTransport",
+        for key in ("url", "hubBridge", "supportedInterfaces", "additionalInterfaces", "preferredTransport",
                     "protocolVersion"):
             out.pop(key, None)
         return out

@@ -150,6 +150,17 @@ class Redaction:
                 if value.__class__ is str and ("?" in value or "@" in value) and "://" in value:
                     out[key] = self.text(value)
             return out
+        if event.kind is Kind.WS:
+            # A frame's text is JSON like a body: push configs (tasks/send) and a card's
+            # credentials (agent.register) are redacted the same way; the socket's
+            # opening handshake has headers.
+            headers = out.get("headers")
+            if headers:
+                out["headers"] = self.headers(headers)
+            text = out.get("text")
+            if isinstance(text, str) and out.get("encoding", "utf-8") == "utf-8":
+                out["text"] = redact_body(text)
+            return out
         if event.kind not in _HEADER_KINDS:
             return out
         headers = out.get("headers")

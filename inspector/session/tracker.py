@@ -40,6 +40,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
+from ..protocol import hub
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.models import (
     Artifact,
@@ -104,6 +105,12 @@ _SSE_ID_EVIDENCE = 3
 _SSE_IDS_KEPT = 8192
 
 _SETTLED = TERMINAL | INTERRUPTED
+#: The hub's requests to an agent that are A2A operations, by wire method.
+_HUB_REQUESTS = {name: method.value for name, method in hub.A2A_METHODS.items()}
+_HUB_UPDATES = hub.TASK_UPDATES
+PARENT_KEY = hub.PARENT_KEY
+#: ExchangeView.method of an agent.send_task (a delegation through the hub).
+DELEGATE = "delegate"
 #: Stream ends the client caused (see Kind.STREAM_END).
 _OURS = frozenset(("closed", "timeout", "limit"))
 _SSE = Kind.SSE
@@ -283,6 +290,10 @@ class TaskView:
     error: Remark | None = None
     #: The exchange that created the task (a send or stream that named no task), when seen.
     origin: int = 0
+    #: The task that delegated this one (its request's or snapshot's ``metadata.parent_task_id``,
+    #: as Society AI's hub sets it for agent.send_task); the parent may be another
+    #: agent's task, not in this tracker. Its children: ``TaskTracker.children``.
+    parent: str | None = None
     #: Exchanges (request/response pairs) that concerned this task, in order.
     exchanges: list[int] = field(default_factory=list)
     first_seq: int = 0
@@ -370,6 +381,11 @@ class TaskTracker:
         self._changed: set[str] = set()
         #: Task id -> seq of the latest request that registered a push config for it.
         self._push_since: dict[str, int] = {}
+        #: Parent task id -> the tasks it delegated, in order (see TaskView.parent).
+        self.children: dict[str, list[str]] = {}
+        #: Delegated task id -> the task as the hub last told its delegating agent
+        #: (agent.send_task's answer): for a session that sees only that agent's side.
+        self.delegated: dict[str, Task] = {}
         if session is not None:
             session.subscribe(self.apply, replay=True)
 
@@ -407,6 +423,8 @@ class TaskTracker:
             self._on_stream_end(event)
         elif kind is Kind.PUSH:
             self._item(event, event.payload, None, "push body")
+        elif kind is Kind.WS:
+            self._on_frame(event)
         elif kind is Kind.ERROR:
             ex = self._exchange(event.exchange)
             if ex is not None:
@@ -427,14 +445,16 @@ class TaskTracker:
         return ex
 
     def _on_request(self, event: Event) -> None:
+        data = event.data
+        self._request(event, data.get("a2a_method"), data.get("rpc_id"), event.payload)
+
+    def _request(self, event: Event, method: str | None, rpc_id: Any, params: Any) -> None:
         ex = self._exchange(event.exchange)
         if ex is None:
             return
-        data = event.data
-        ex.method = data.get("a2a_method")
-        ex.rpc_id = data.get("rpc_id")
+        ex.method = method
+        ex.rpc_id = rpc_id
         ex.request_seq = event.seq
-        params = event.payload
         if isinstance(params, SendParams):
             msg = params.message
             ex.request_message = msg
@@ -454,6 +474,7 @@ class TaskTracker:
                     task.context_id = msg.context_id
                 self._link(task, ex)
                 self._user_message(task, msg, event, ex)
+                self._parent(task, params.metadata)
             else:
                 ex.pending = True
         elif isinstance(params, (TaskQueryParams, TaskIdParams, PushConfigParams)):
@@ -461,6 +482,63 @@ class TaskTracker:
         elif isinstance(params, TaskPushNotificationConfig):
             ex.task_id = params.task_id
             self._push_since[params.task_id] = event.seq
+
+    def _on_frame(self, event: Event) -> None:
+        """A WebSocket frame at the hub, folded as its HTTP counterpart would be: the
+        hub's task request to an agent as a REQUEST, the agent's task.status /
+        task.artifact / task.complete as the events of a stream, its answer to a request
+        as a RESPONSE. The hub gives a task's frames the exchange of the request they
+        answer, and ends it with a STREAM_END, so everything else is the HTTP path's."""
+        frame = event.payload
+        if frame is None:
+            return  # the socket opening or closing
+        role = frame.role
+        item = frame.item
+        ex = self._exchange(event.exchange)
+        if role == "request" or role == "notification":
+            method = frame.method
+            if event.data.get("dir") == "out":
+                a2a = _HUB_REQUESTS.get(method)
+                if a2a is not None and not isinstance(item, ProtocolError):
+                    self._request(event, a2a, frame.rpc_id, item)
+                return
+            if method == hub.SEND_TASK:
+                if ex is not None:
+                    ex.method, ex.rpc_id, ex.request_seq = DELEGATE, frame.rpc_id, event.seq
+                return
+            if method not in _HUB_UPDATES:
+                return  # registration, heartbeats, search: not about a task
+            if ex is not None:
+                ex.events += 1
+            self._item(event, item, ex, f"{method} frame")
+        elif role == "result" or role == "error":
+            if ex is None or ex.method is None:
+                return  # an answer to something other than a task request (register, search...)
+            if ex.method == DELEGATE:
+                # The hub telling the delegating agent how the task it delegated went:
+                # that task is folded from its own agent's frames, here only linked.
+                if isinstance(item, Task):
+                    self.delegated[item.id] = item
+                    self._parent(item.id, item.metadata)
+                return
+            self._item(event, item, ex, "answer frame")
+        else:  # invalid: not a JSON-RPC object at all
+            if ex is not None:
+                ex.decode_failed = True
+            self._flag(event, "decode-error", ex.task_id if ex is not None else None, f"frame: {item}", ex)
+
+    def _parent(self, task: TaskView | str, metadata: dict[str, Any] | None) -> None:
+        """Link a task to the task that delegated it, as its metadata says."""
+        parent = metadata.get(PARENT_KEY) if metadata else None
+        child = task if isinstance(task, str) else task.id
+        if not isinstance(parent, str) or not parent or parent == child:
+            return
+        if not isinstance(task, str):
+            task.parent = parent
+        children = self.children.setdefault(parent, [])
+        if child not in children:
+            children.append(child)
+            self._changed.add(parent)
 
     def _on_response(self, event: Event) -> None:
         ex = self._exchange(event.exchange)
@@ -813,6 +891,7 @@ class TaskTracker:
         task.snapshot = snap
         if snap.metadata is not None:
             task.metadata = snap.metadata
+            self._parent(task, snap.metadata)
         late = self._transition(task, snap.status, event, ex) is None
         if ex is not None:
             ex.snapshot_seen = True

@@ -79,8 +79,14 @@ class InspectorApp(App[int]):
     def __init__(self, *, url: str | None = None, dialect: str = "auto", binding: str = "auto", demo: bool = False,
                  record: str | None = None, settings: store.Settings | None = None,
                  agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
-                 replay: Any = None, push_port: int = 0, record_append: bool = False) -> None:
+                 replay: Any = None, push_port: int = 0, record_append: bool = False,
+                 hub: Any = None) -> None:
+        """``hub``: run a Society AI hub here (headless.hub_cmd.HubOptions); each agent
+        that registers opens as ``ws-agent://NAME`` (see ``start_hub``)."""
         super().__init__()
+        self.hub_options = hub
+        #: (Hub, HubServer, recorder or None) once the hub runs.
+        self.hub: Any = None
         #: --append: --record adds this session to an existing recording.
         self.record_append = record_append
         #: Loopback port for the push receiver (0: any free port); see PushPanel.
@@ -134,6 +140,8 @@ class InspectorApp(App[int]):
     def _start(self) -> None:
         if self.replay is not None:
             self.open_connection(self.replay)
+        elif self.hub_options is not None:
+            self.start_hub()
         elif self.demo:
             self.start_demo()
         elif self.start_url:
@@ -147,6 +155,12 @@ class InspectorApp(App[int]):
                 pass
         if self._mock is not None:
             await self._mock.__aexit__(None, None, None)
+        if self.hub is not None:
+            _hub, server, recorder = self.hub
+            with contextlib.suppress(Exception):
+                await server.stop()
+            if recorder is not None:
+                recorder.close()
 
     def get_system_commands(self, screen: Any) -> Any:
         """Textual's own palette commands, less those the app has under its own name
@@ -232,6 +246,69 @@ class InspectorApp(App[int]):
             self.report_error("the demo agent did not start", exc)
             return
         self.open_url(self._mock.url, name="demo agent")
+
+    @work(exit_on_error=False)
+    async def start_hub(self) -> None:
+        """The hub of ``a2a-inspect hub``, in this event loop: the UI hears of its agents
+        through its listeners, and each agent's frames through that agent's session."""
+        from ..headless.compose import UsageError
+        from ..headless.hub_cmd import start_hub_recorder
+        from ..hub import Hub, HubServer
+
+        options = self.hub_options
+        hub = Hub(limits=options.limits, http_agents=options.routes, agent_sessions=True)
+        try:
+            recorder = start_hub_recorder(hub.session, options)
+        except UsageError as exc:
+            self.report_error("cannot record the hub", exc)
+            recorder = None
+        server = HubServer(hub, port=options.port, ws_path=options.ws_path)
+        try:
+            await server.start()
+        except OSError as exc:
+            if recorder is not None:
+                recorder.close()
+            self.report_error(f"the hub cannot listen on 127.0.0.1:{options.port}", exc)
+            return
+        self.hub = (hub, server, recorder)
+        hub.listeners.append(self._hub_changed)
+        self.sub_title = f"hub {server.ws_url}"
+        self.notify(f"agents connect to {server.ws_url}; the bridge is {server.base_url}/agents/NAME",
+                    title="hub", timeout=10, markup=False)
+
+    def hub_connection(self, name: str) -> AgentConnection | None:
+        from ..hub.client import HubClient
+
+        return next((c for c in self.connections
+                     if isinstance(c.client, HubClient) and c.client.name == name), None)
+
+    def _hub_changed(self, what: str, entry: Any) -> None:
+        """A hub listener: an agent registered, went stale, came back or left."""
+        from ..hub.client import HubClient
+
+        conn = self.hub_connection(entry.name)
+        if what == "registered":
+            if conn is None:
+                hub = self.hub[0]
+                conn = AgentConnection(entry.url, name=entry.name, session=entry.session,
+                                       client=HubClient(hub, entry.name))
+                self.open_connection(conn, activate=self.active is None)
+            else:
+                self.notify(f"{entry.url} registered again", title="hub", markup=False)
+            self.connect(conn)
+            return
+        if conn is None:
+            return
+        if what == "stale":
+            conn.state = "stale"
+            self.notify(f"{entry.url} has sent nothing for the heartbeat timeout: marked stale",
+                        title="hub", severity="warning", markup=False)
+        elif what == "alive":
+            conn.state = "ready"
+        elif what == "offline":
+            conn.state = "offline"
+            self.notify(f"{entry.url} disconnected", title="hub", severity="warning", markup=False)
+        self.to_main(ConnectionChanged(conn))
 
     async def close_connection(self, conn: AgentConnection) -> None:
         # A stream still being read by a worker cannot be closed from here: cancel the

@@ -162,7 +162,8 @@ class InspectorCommands(Provider):
         add(self._app_command("Choose dialect…", "the dialect menu (f8)", "choose_dialect"))
 
         # Binding.
-        if live is not None and callable(getattr(app, "switch_binding", None)):
+        if live is not None and not getattr(live, "fixed_client", False) \
+                and callable(getattr(app, "switch_binding", None)):
             current = getattr(live, "requested_binding", None)
             for binding, what in BINDINGS:
                 if binding != current:

@@ -61,7 +61,10 @@ class AgentConnection:
                  auth: Auth | None = None, timeouts: Timeouts | None = None,
                  session: Session | None = None, dialect_cache: Any = None,
                  read_only: bool = False, secret_names: tuple[str, ...] = (),
-                 limits: Limits | None = None, binding: str = "auto") -> None:
+                 limits: Limits | None = None, binding: str = "auto", client: Any = None) -> None:
+        """``client``: one that is not an HTTP A2AClient (a hub's ws-agent: see
+        inspector.hub.client.HubClient); it has the same calls, and its own dialect.
+        ``binding``: auto, jsonrpc or rest (see A2AClient's)."""
         self.id = next(_ids)
         self.url = url
         self.name = name or display_name(url)
@@ -80,7 +83,10 @@ class AgentConnection:
         self.read_only = read_only
         self._dialect_cache = dialect_cache
         self.secret_names = secret_names
-        self.client: A2AClient | None = None if read_only else self._new_client(dialect)
+        #: The client is not an HTTP one (a ws-agent at a hub): no dialect to switch.
+        self.fixed_client = client is not None
+        self.client: A2AClient | None = client if client is not None else (
+            None if read_only else self._new_client(dialect))
         #: "new" | "connecting" | "ready" | "error" | "replay"
         self.state = "replay" if read_only else "new"
         self.error: BaseException | None = None
@@ -142,13 +148,14 @@ class AgentConnection:
         """jsonrpc or rest, once chosen (for a recording: as recorded)."""
         if self.client is None and self.read_only:
             return self.recorded().binding
-        return self.client.binding if self.client else None
+        # (A hub's ws-agent client has no HTTP binding: None.)
+        return getattr(self.client, "binding", None)
 
     @property
     def binding_source(self) -> str | None:
         if self.client is None and self.read_only:
             return "recording" if self.recorded().binding else None
-        return self.client.binding_source if self.client else None
+        return getattr(self.client, "binding_source", None)
 
     def recorded(self) -> "RecordedFacts":
         """A read-only connection has no client: what the client knew (the card, the
@@ -193,6 +200,10 @@ class AgentConnection:
     async def switch_dialect(self, dialect: str) -> None:
         """Talk another dialect from now on (``auto`` detects again). The session goes on."""
         old = self._require()
+        if self.fixed_client:
+            from ..client import TransportError
+
+            raise TransportError("closed", f"{self.name} speaks the dialect of its hub (0.1); it has no other")
         self.requested_dialect = dialect
         self.client = self._new_client(dialect)
         await old.aclose()
@@ -202,6 +213,10 @@ class AgentConnection:
         """Talk over another binding from now on (``auto``: the card's first one the
         client speaks). The session goes on; ValueError for one it cannot speak."""
         old = self._require()
+        if self.fixed_client:
+            from ..client import TransportError
+
+            raise TransportError("closed", f"{self.name} is reached through its hub; it has no other binding")
         previous = self.requested_binding
         self.requested_binding = binding
         try:
@@ -317,6 +332,16 @@ class RecordedFacts:
                 self.card = payload
                 self.card_raw = _json_body(data)
                 self.card_url = self._card_requests.get(event.exchange) or self.card_url
+        elif kind is Kind.WS:
+            # A hub recording: the card is the one the agent registered with (the latest
+            # agent's, when several did), and the hub speaks 0.1.
+            item = getattr(event.payload, "item", None)
+            card = getattr(item, "card", None)
+            if isinstance(card, m.AgentCard) and getattr(event.payload, "method", None) == "agent.register":
+                self.card = card
+                self.card_raw = getattr(item, "card_raw", None)
+                if self.dialect is None:
+                    self.dialect, self.dialect_source = "0.1", "hub"
         elif kind is Kind.NOTE and isinstance(data.get("dialect"), str):
             source = data.get("source")
             self.dialect = data["dialect"]

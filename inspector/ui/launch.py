@@ -23,3 +23,12 @@ def launch(args: argparse.Namespace) -> int:
                        record_append=bool(getattr(args, "append", False)))
     result = app.run()
     return result if isinstance(result, int) else 0
+
+
+def launch_hub(args: argparse.Namespace, options: object) -> int:
+    """``a2a-inspect hub`` without --headless: the hub, its agents open in the UI."""
+    from .app import InspectorApp
+
+    app = InspectorApp(hub=options)
+    result = app.run()
+    return result if isinstance(result, int) else 0

@@ -29,6 +29,8 @@ STATE_GLYPH = {
     "ready": ("●", "$success"),
     "error": ("✗", "$error"),
     "replay": ("▶", "$secondary"),
+    "stale": ("◌", "$warning"),
+    "offline": ("✗", "$error"),
 }
 
 

@@ -332,7 +332,8 @@ class Composer(ConnectionView, Vertical):
             raise ValueError(f"the {dialect.label} dialect has no {method.value} method")
         params = self.build_params()
         client = conn.client
-        if client is not None and client.dialect is dialect and client.endpoint:
+        if callable(getattr(client, "wire_preview", None)) and getattr(client, "dialect", None) is dialect \
+                and getattr(client, "endpoint", None):
             # The client knows the binding too: REST or JSON-RPC, as it will send it.
             verb, endpoint, headers, request, what = client.wire_preview(method, params, stream=self.stream)
         else:

@@ -27,6 +27,9 @@ STATE_LABELS = {
     "ready": "● ready",
     "error": "✗ error",
     "replay": "▶ replay",
+    # A ws-agent at the hub: silent past the heartbeat timeout, or its socket gone.
+    "stale": "◌ stale",
+    "offline": "✗ offline",
 }
 
 
@@ -86,8 +89,9 @@ def choose_binding(app: Any) -> None:
     if conn is None:
         app.notify("no agent: connect first (ctrl+o)", severity="warning")
         return
-    if conn.read_only:
-        app.notify("a recording's binding is fixed", severity="warning")
+    if conn.read_only or conn.fixed_client:
+        app.notify("a recording's binding is fixed" if conn.read_only else
+                   f"{conn.name} is reached through its hub: no other binding", severity="warning")
         return
 
     def chosen(choice: str | None) -> None:
@@ -102,6 +106,8 @@ _SHORT = {"jsonrpc": "JSON-RPC", "rest": "REST", "grpc": "gRPC"}
 
 
 def binding_label(conn: AgentConnection) -> str:
+    if conn.fixed_client:
+        return "hub (WebSocket)"  # a ws-agent: reached through its hub, nothing to switch
     name = conn.binding_name
     if conn.read_only:
         return _SHORT.get(name or "", name or "?")
@@ -115,6 +121,8 @@ def binding_label(conn: AgentConnection) -> str:
 def binding_tooltip(conn: AgentConnection) -> str:
     from ...protocol.bindings import LABELS
 
+    if conn.fixed_client:
+        return "a ws-agent: its tasks go through the hub's WebSocket"
     name = conn.binding_name or conn.requested_binding
     how = "recording" if conn.read_only else conn.binding_source or ("user" if conn.requested_binding != "auto" else "?")
     reason = getattr(conn.client, "binding_reason", None) if conn.client is not None else None
@@ -144,6 +152,8 @@ class ConnectionBar(ConnectionView, Horizontal):
         & > #bar-status.-ready { color: $success; }
         & > #bar-status.-error { color: $error; }
         & > #bar-status.-replay { color: $secondary; }
+        & > #bar-status.-stale { color: $warning; }
+        & > #bar-status.-offline { color: $error; }
         & > #bar-name { text-style: bold; }
         & > #bar-url { color: $foreground-muted; }
         & > #bar-dialect { color: $accent; }

@@ -279,7 +279,7 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
         if task is None:
             text = "No task selected." if self._conn is not None else "No agent connected."
             return Text(text, style=self._style("dim"))
-        lines: list[Text] = [self._title(task)]
+        lines: list[Text] = [self._title(task), *self._delegation(task)]
         width = self._measuring
         if width is None:  # outer_size is kept by the layout; no region look-up
             width = self.outer_size.width - self.styles.gutter.width
@@ -302,6 +302,37 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
         if task.error is not None and task.error.error is not None:
             title.append(f" · then error {task.error.error.code}", style=self._style("error") + Style(bold=True))
         return title
+
+    def _delegation(self, task: TaskView) -> list[Text]:
+        """The delegation chain through a hub's agent.send_task: the task that asked for
+        this one, and the tasks this one asked for (with their agents, where known)."""
+        conn = self._conn
+        tracker = conn.tracker if conn is not None else None
+        children = tracker.children.get(task.id, []) if tracker is not None else []
+        if task.parent is None and not children:
+            return []
+        out: list[Text] = []
+        dim = self._style("dim")
+        if task.parent is not None:
+            line = Text("delegated by  ", style=dim)
+            line.append("task " + short_id(task.parent))
+            asker = _who(task.metadata, "requester")
+            if asker:
+                line.append(f"  ({asker})", style=dim)
+            out.append(line)
+        for child_id in children:
+            line = Text("delegated to  ", style=dim)
+            line.append("task " + short_id(child_id))
+            child = tracker.task(child_id) if tracker is not None else None
+            if child is not None:
+                doer = _who(child.metadata, "executor")
+                if doer:
+                    line.append(f"  {doer}", style=dim)
+                if child.state is not None:
+                    line.append("  ")
+                    line.append(child.state.value, style=self._style(child.state.value))
+            out.append(line)
+        return out
 
     def _path_line(self, path: list[TaskState]) -> Text:
         line = Text()
@@ -424,3 +455,11 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
             out.append(Text(f"… {len(violations) - MAX_VIOLATIONS} more",
                             style=self._style("dim")))
         return out
+
+
+def _who(metadata: Any, key: str) -> str | None:
+    """Society AI's ``requester`` / ``executor`` name in a task's metadata."""
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    if isinstance(value, dict):
+        value = value.get("name")
+    return visible(value, single_line=True) if isinstance(value, str) and value else None

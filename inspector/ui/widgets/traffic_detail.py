@@ -212,8 +212,18 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
             field("url", data.get("url"))
             field("size", format_size(data.get("body_size")))
             field("from", data.get("client"))
+        elif kind is Kind.WS:
+            where = {"in": "from the agent", "out": "to the agent", "hub": "the hub's own word (not on the wire)"}
+            field("frame", f"{data.get('op', '')} {where.get(data.get('dir'), '')}".strip())
+            field("agent", data.get("agent"))
+            field("socket", f"#{data.get('conn')}" if data.get("conn") is not None else None)
+            for key in ("rpc_method", "rpc_id", "peer", "path", "code", "reason"):
+                field(key, data.get(key))
+            field("size", format_size(data.get("size")) if isinstance(data.get("size"), int) else None)
 
         payload = event.payload
+        if kind is Kind.WS:
+            payload = getattr(payload, "item", None)  # the frame's content, as for an SSE event
         if payload is not None:
             label = payload_label(payload)
             if isinstance(payload, ProtocolError):
@@ -226,6 +236,8 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
 
         if kind in (Kind.REQUEST, Kind.RESPONSE, Kind.PUSH):
             self._body(out, heading, *body_text(data))
+        elif kind is Kind.WS and isinstance(data.get("text"), str):
+            self._body(out, heading, data["text"], "", title="frame")
         elif kind is Kind.SSE:
             text = data.get("data")
             if isinstance(text, str):

@@ -25,7 +25,7 @@ from ...session import Event, Kind
 from ...textsafe import shorten
 from .base import LineBase
 from .scrolling import set_virtual_size
-from .traffic_model import DIRECTION, KIND_LABEL, TrafficIndex, format_ms, format_size
+from .traffic_model import KIND_LABEL, TrafficIndex, direction, format_ms, format_size
 
 #: (title, width, right-aligned) of the fixed columns; the summary takes the rest.
 COLUMNS: tuple[tuple[str, int, bool], ...] = (
@@ -40,7 +40,7 @@ _KIND_CLASS = {
     Kind.REQUEST: "traffic-list--request", Kind.RESPONSE: "traffic-list--response",
     Kind.SSE: "traffic-list--sse", Kind.COMMENT: "traffic-list--comment",
     Kind.STREAM_END: "traffic-list--end", Kind.ERROR: "traffic-list--error",
-    Kind.NOTE: "traffic-list--note", Kind.PUSH: "traffic-list--push",
+    Kind.NOTE: "traffic-list--note", Kind.PUSH: "traffic-list--push", Kind.WS: "traffic-list--ws",
 }
 
 
@@ -68,7 +68,7 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ``traffic-list--cursor``, ``--time``, ``--dim``, ``--bad``, one per
     kind (``--request``, ``--response``, ``--sse``, ``--comment``, ``--end``, ``--error``,
-    ``--note``, ``--push``) and one per task state (``--state-working``...).
+    ``--note``, ``--push``, ``--ws``) and one per task state (``--state-working``...).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -104,6 +104,7 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
         & > .traffic-list--error { color: $error; text-style: bold; }
         & > .traffic-list--note { color: $foreground-muted; text-style: italic; }
         & > .traffic-list--push { color: $warning; }
+        & > .traffic-list--ws { color: $accent; }
         & > .traffic-list--state-submitted { color: $state-submitted; }
         & > .traffic-list--state-working { color: $state-working; }
         & > .traffic-list--state-input-required { color: $state-input-required; }
@@ -295,7 +296,7 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
         method = shorten(index.method(event), w_method)
         cells: list[tuple[str, str | None]] = [
             (_fit(f"{event.t:.3f}", w_time, True) + " ", "traffic-list--time"),
-            (DIRECTION.get(kind, " ") + " ", kind_class),
+            (direction(event) + " ", kind_class),
             (_fit(KIND_LABEL.get(kind, kind.value), w_kind, False) + " ", kind_class),
             (_fit(str(event.exchange) if event.exchange else "", w_ex, True) + " ", "traffic-list--dim"),
             (_fit(method, w_method, False) + " ", None),

@@ -12,7 +12,7 @@ across filter changes.
 Filter syntax (terms are ANDed; ``-term`` negates; quote phrases with "..."):
 
     kind:sse,resp      event kinds (request/req, response/resp, sse, comment/heartbeat/beat,
-                       end/stream-end, error, note, push)
+                       end/stream-end, error, note, push, ws/frame: a hub's WebSocket frames)
     method:stream      the exchange's A2A or JSON-RPC method (substring)
     ex:12  ex:3-7      exchange numbers (also ``exchange:``, ``#12``)
     status:4xx         HTTP status, or the event's state/label (``status:working``)
@@ -45,22 +45,47 @@ from ...session import Event, Kind, Session
 
 KIND_LABEL: dict[Kind, str] = {
     Kind.REQUEST: "req", Kind.RESPONSE: "resp", Kind.SSE: "sse", Kind.COMMENT: "beat",
-    Kind.STREAM_END: "end", Kind.ERROR: "error", Kind.NOTE: "note", Kind.PUSH: "push",
+    Kind.STREAM_END: "end", Kind.ERROR: "error", Kind.NOTE: "note", Kind.PUSH: "push", Kind.WS: "ws",
 }
 DIRECTION: dict[Kind, str] = {
     Kind.REQUEST: "→", Kind.RESPONSE: "←", Kind.SSE: "←", Kind.COMMENT: "←",
     Kind.STREAM_END: "←", Kind.PUSH: "←", Kind.ERROR: "·", Kind.NOTE: "·",
 }
+#: A WebSocket frame's direction at the hub: to the agent, from it, the hub's own word.
+WS_DIRECTION = {"out": "→", "in": "←", "hub": "·"}
 KIND_WORDS: dict[str, Kind] = {
     "request": Kind.REQUEST, "req": Kind.REQUEST, "response": Kind.RESPONSE, "resp": Kind.RESPONSE,
     "res": Kind.RESPONSE, "sse": Kind.SSE, "event": Kind.SSE, "comment": Kind.COMMENT,
     "heartbeat": Kind.COMMENT, "beat": Kind.COMMENT, "hb": Kind.COMMENT, "end": Kind.STREAM_END,
     "stream-end": Kind.STREAM_END, "stream_end": Kind.STREAM_END, "error": Kind.ERROR,
-    "err": Kind.ERROR, "note": Kind.NOTE, "push": Kind.PUSH,
+    "err": Kind.ERROR, "note": Kind.NOTE, "push": Kind.PUSH, "ws": Kind.WS, "frame": Kind.WS,
+    "websocket": Kind.WS,
 }
 
 #: Events examined per slice before the clock is checked again.
 SLICE = 1024
+
+
+def direction(event: Event) -> str:
+    """The arrow of an event's row: to the agent, from it, or neither."""
+    if event.kind is Kind.WS:
+        return WS_DIRECTION.get(event.data.get("dir"), "·")
+    return DIRECTION.get(event.kind, " ")
+
+
+def frame_label(event: Event) -> str:
+    """A WebSocket event's status word: what its frame decoded to, else what it is."""
+    data = event.data
+    op = data.get("op")
+    if op != "text":
+        return str(op or "")
+    frame = event.payload
+    item = getattr(frame, "item", None)
+    label = payload_label(item)
+    if label:
+        return label
+    role = getattr(frame, "role", None)
+    return role if role in ("result", "invalid") else ""
 
 
 def positions() -> array:
@@ -366,6 +391,8 @@ class TrafficIndex:
 
     def method(self, event: Event) -> str:
         """The JSON-RPC method (or the A2A method / 'card' / 'probe') of the event's exchange."""
+        if event.kind is Kind.WS:
+            return str(event.data.get("rpc_method") or "")
         request = event if event.kind is Kind.REQUEST else self.request_of(event)
         if request is None:
             return ""
@@ -375,6 +402,8 @@ class TrafficIndex:
     def method_words(self, event: Event) -> str:
         """Every name of the exchange's method, lower case (for ``method:``); cached."""
         number = event.exchange
+        if event.kind is Kind.WS:
+            return str(event.data.get("rpc_method") or "").lower()
         words = self._method_words.get(number) if number else None
         if words is not None:
             return words
@@ -401,6 +430,8 @@ class TrafficIndex:
             return str(data.get("type") or "")
         if kind is Kind.REQUEST:
             return str(data.get("method") or "")
+        if kind is Kind.WS:
+            return frame_label(event)
         return ""
 
     def size(self, event: Event) -> int | None:
@@ -413,6 +444,9 @@ class TrafficIndex:
         if kind is Kind.SSE:
             raw = data.get("raw")
             return len(raw) if isinstance(raw, str) else None
+        if kind is Kind.WS:
+            size = data.get("size")
+            return size if isinstance(size, int) else None
         body = data.get("body")
         if isinstance(body, str):
             if data.get("body_encoding") == "base64":
@@ -466,6 +500,10 @@ class TrafficIndex:
             return str(data.get("text", ""))
         if kind is Kind.PUSH:
             return describe_payload(event.payload) or str(data.get("path") or data.get("url") or "")
+        if kind is Kind.WS:
+            from ...headless.hub_cmd import describe_ws
+
+            return describe_ws(event)
         return ""
 
     def task_of(self, event: Event) -> str | None:

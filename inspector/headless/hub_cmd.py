@@ -1,0 +1,240 @@
+"""``a2a-inspect hub --headless``: the hub in the foreground, a line per thing it sees.
+
+Text lines leave heartbeats (and the hub's answers to them) out, so that what an agent
+does stands out; ``-o ndjson`` prints every event of the session, heartbeats included,
+as the recording holds it. The first line says where agents connect and where the bridge
+is, so a script can read the port when it asked for port 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compose import UsageError
+
+
+@dataclass
+class HubOptions:
+    port: int = 8765
+    ws_path: str = "/ws"
+    routes: dict[str, str] = field(default_factory=dict)
+    limits: Any = None
+    record: str | None = None
+    append: bool = False
+    redact: bool = True
+
+
+def hub_options(args: argparse.Namespace) -> HubOptions:
+    from ..hub import HubLimits
+    from ..hub.limits import name_problem
+
+    routes: dict[str, str] = {}
+    for item in args.route or ():
+        name, sep, url = item.partition("=")
+        name, url = name.strip(), url.strip()
+        if not sep or not url:
+            raise UsageError(f"--route expects NAME=URL, got {item!r}")
+        problem = name_problem(name)
+        if problem is not None:
+            raise UsageError(f"--route {item!r}: {problem}")
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(f"--route {item!r}: the URL must be http:// or https://")
+        routes[name] = url
+    kwargs: dict[str, Any] = {}
+    if args.max_frame is not None:
+        kwargs["max_frame"] = args.max_frame
+    if args.heartbeat_timeout is not None:
+        kwargs["heartbeat_timeout"] = args.heartbeat_timeout
+    path = args.ws_path if args.ws_path.startswith("/") else "/" + args.ws_path
+    if path.startswith("/agents"):
+        raise UsageError("--ws-path cannot be under /agents: the HTTP bridge is there")
+    return HubOptions(port=args.port, ws_path=path, routes=routes, limits=HubLimits(**kwargs),
+                      record=args.record, append=bool(args.append), redact=not args.no_redact)
+
+
+def start_hub_recorder(session: Any, options: HubOptions) -> Any:
+    """The recorder for ``--record``, or None; UsageError says why it cannot start."""
+    if options.record is None:
+        return None
+    from .. import store
+    from ..session import Recorder
+    from ..session.redact import Redaction
+
+    settings, _problem = store.load_settings()
+    path: Any = options.record
+    if options.record == "":
+        path = store.default_recording_path("hub", settings)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
+    redaction = Redaction.for_connection(enabled=settings.redact and options.redact,
+                                         extra_names=settings.redact_headers)
+    try:
+        return Recorder.attach(session, path, redact=redaction, append=options.append)
+    except FileExistsError:
+        raise UsageError(f"{path} exists: --append adds this session to it; or record to another file") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
+
+
+def run_hub(args: argparse.Namespace) -> int:
+    from .run import _fail
+
+    try:
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):  # pragma: no cover
+        pass
+    try:
+        options = hub_options(args)
+    except UsageError as exc:
+        return _fail(str(exc), 2)
+    try:
+        return asyncio.run(_serve(options, args.output))
+    except UsageError as exc:
+        return _fail(str(exc), 2)
+    except OSError as exc:
+        return _fail(f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror or exc}", 1)
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _serve(options: HubOptions, output: str) -> int:
+    from ..hub import Hub, HubServer
+
+    hub = Hub(limits=options.limits, http_agents=options.routes)
+    recorder = start_hub_recorder(hub.session, options)
+    printer = _Printer(output)
+    hub.session.subscribe(printer)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
+            pass
+    try:
+        server = HubServer(hub, port=options.port, ws_path=options.ws_path)
+        await server.start()
+        try:
+            _say(f"a2a-inspect hub: agents connect to {server.ws_url}")
+            _say(f"  bridge: {server.base_url}/agents/NAME (an A2A 0.1 endpoint per ws-agent)")
+            if recorder is not None:
+                _say(f"  recording to {recorder.path}")
+            _say("  Ctrl-C to stop")
+            await stop.wait()
+        finally:
+            await server.stop()
+    finally:
+        if recorder is not None:
+            recorder.close()
+    return 0
+
+
+def _say(text: str) -> None:
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:  # pragma: no cover
+        pass
+
+
+class _Printer:
+    """One line per event: text (heartbeats aside) or the event's JSON."""
+
+    def __init__(self, output: str) -> None:
+        self.output = output
+        self._beats: set[tuple[Any, Any]] = set()
+
+    def __call__(self, event: Any) -> None:
+        from ..textsafe import visible
+
+        if self.output == "ndjson":
+            _say(json.dumps(event.to_json(), ensure_ascii=False, default=str))
+            return
+        line = self.line(event)
+        if line is not None:
+            _say(visible(line, single_line=True))
+
+    def line(self, event: Any) -> str | None:
+        from ..protocol import hub as proto
+        from ..session import Kind
+
+        data = event.data
+        kind = event.kind
+        if kind is Kind.NOTE:
+            if data.get("code") == "hub-listening":
+                return None  # the banner says it
+            return f"note: {data.get('text', '')}"
+        if kind is Kind.ERROR:
+            return f"error: {data.get('message', '')}"
+        if kind is Kind.STREAM_END:
+            return f"#{event.exchange} ended: {data.get('reason')} after {data.get('events')} frames"
+        if kind is not Kind.WS:
+            return None
+        who = data.get("agent") or f"socket #{data.get('conn')}"
+        arrow = {"in": "←", "out": "→", "hub": "·"}.get(data.get("dir"), "·")
+        if data.get("op") != "text":
+            return f"{who} {arrow} {describe_ws(event)}"
+        frame = event.payload
+        method = data.get("rpc_method")
+        if method == proto.HEARTBEAT:
+            if data.get("rpc_id") is not None:
+                self._beats.add((data.get("conn"), data.get("rpc_id")))
+            return None
+        key = (data.get("conn"), getattr(frame, "rpc_id", None))
+        if frame is not None and frame.role in ("result", "error") and key in self._beats:
+            self._beats.discard(key)
+            return None
+        number = f"#{event.exchange} " if event.exchange else ""
+        return f"{number}{who} {arrow} {_describe(frame, method)}"
+
+
+def describe_ws(event: Any) -> str:
+    """One line on a ``ws`` event: a socket opening or closing, a binary frame, or what
+    a text frame says (the method and its gist). The traffic view shows the same."""
+    data = event.data
+    op = data.get("op")
+    if op == "open":
+        return f"socket opened from {data.get('peer') or 'unknown'}"
+    if op == "close":
+        why = f" ({data['reason']})" if data.get("reason") else ""
+        return f"close {data.get('code')}{why}"
+    if op == "binary":
+        return f"binary frame, {data.get('size')} bytes"
+    return _describe(event.payload, data.get("rpc_method"))
+
+
+def _describe(frame: Any, method: str | None) -> str:
+    from ..protocol import models as m
+    from ..protocol.errors import JsonRpcError, ProtocolError
+
+    if frame is None:
+        return method or "frame"
+    item = frame.item
+    if frame.role == "invalid":
+        return f"invalid frame: {item}"
+    if frame.role == "error" and isinstance(item, JsonRpcError):
+        return f"error {item.code} {item.message}"
+    head = method or frame.role
+    if isinstance(item, ProtocolError):
+        return f"{head}: invalid params: {item}"
+    if isinstance(item, m.TaskStatusUpdateEvent):
+        return f"{head} {item.task_id} {item.status.state.value}" + (" (final)" if item.final else "")
+    if isinstance(item, m.TaskArtifactUpdateEvent):
+        text = "".join(p.text for p in item.artifact.parts if isinstance(p, m.TextPart))
+        return f"{head} {item.task_id} {text[:60]!r}"
+    if isinstance(item, m.Task):
+        return f"{head} task {item.id} {item.status.state.value}"
+    if isinstance(item, m.SendParams):
+        text = "".join(p.text for p in item.message.parts if isinstance(p, m.TextPart))
+        return f"{head} task {item.message.task_id}: {text[:60]!r}"
+    name = getattr(item, "name", None) or getattr(item, "target", None)
+    return f"{head} {name}" if isinstance(name, str) else head
