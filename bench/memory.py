@@ -152,7 +152,7 @@ def child_replay(path: str, start: float) -> None:
     seek to the end and wait for it; prints JSON figures."""
     sys.path.insert(0, str(ROOT))
     from inspector import gcpolicy
-    from inspector.ui.replay import open_replay
+    from inspector.ui.replay_app import open_replay
 
     gcpolicy.install()
     figures: dict[str, Any] = {}

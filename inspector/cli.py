@@ -340,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
         args = build_parser().parse_args(argv)
         if args.command == "replay":
+            if not args.against:
+                return _replay_in_tui(args.file)
             from .headless.replay_cmd import run_replay
 
             return run_replay(args)
@@ -352,9 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                 from .headless.hub_cmd import run_hub
 
                 return run_hub(args)
-            from .headless.run import run_tui_hub
-
-            return run_tui_hub(args)
+            return _run_tui_hub(args)
         from . import gcpolicy
         from .headless.run import run_command
 
@@ -369,10 +369,56 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args = build_tui_parser().parse_args(argv)
     from . import gcpolicy
-    from .headless.run import run_tui
 
     gcpolicy.install()
-    return run_tui(args)
+    return _run_tui(args)
+
+
+def _run_tui(args: argparse.Namespace) -> int:
+    from .headless import exitcodes
+    from .headless.run import fail
+
+    try:
+        from .ui.launch import launch
+    except ImportError:
+        return fail("the terminal UI is not available in this build yet; use a command (see --help)",
+                    exitcodes.USAGE)
+    return launch(args)
+
+
+def _run_tui_hub(args: argparse.Namespace) -> int:
+    """``a2a-inspect hub`` without --headless: the hub inside the terminal UI."""
+    from .headless import exitcodes
+    from .headless.compose import UsageError
+    from .headless.hub_cmd import hub_options
+    from .headless.run import fail
+
+    try:
+        options = hub_options(args)
+    except UsageError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    try:
+        from .ui.launch import launch_hub
+    except ImportError:
+        return fail("the terminal UI is not available in this build; use --headless", exitcodes.USAGE)
+    return launch_hub(args, options)
+
+
+def _replay_in_tui(path_text: str) -> int:
+    from .headless import exitcodes
+    from .headless.replay_cmd import recording_file
+    from .headless.run import fail
+
+    path = recording_file(path_text)
+    if path is None:
+        return exitcodes.USAGE
+    try:
+        from .ui.replay_app import launch_replay
+    except ImportError:
+        return fail("replaying in the terminal UI is not available in this build yet; "
+                    "diff against an agent with --against URL, or convert with 'a2a-inspect export'",
+                    exitcodes.USAGE)
+    return launch_replay(path)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,8 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from inspector.serving.runner import LOOPBACK, BackgroundServer, url_at
+
 from .profiles import Profile
-from .runner import LOOPBACK, BackgroundServer, url_at
 from .scenario import Scenario
 from .server import MockServer
 from .store import TaskRecord

@@ -20,10 +20,10 @@ from typing import Sequence
 
 from inspector import __version__
 from inspector.completion import SHELLS, complete_if_asked, script
+from inspector.serving.runner import LOOPBACK, serve_until_interrupted
 
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
-from .runner import LOOPBACK, serve_until_interrupted
 from .scenario import json_schema
 from .server import DIALECT_CHOICES, REST_PREFIX, MockServer
 from .store import DEFAULT_LIMIT
@@ -213,7 +213,7 @@ def serve(args: argparse.Namespace) -> int:
                 *([f"  HTTP+JSON/REST ({', '.join(server.rest_dialects)}): {base}{REST_PREFIX}"]
                   if server.rest_dialects else []), "  Ctrl-C to stop"]
 
-    return serve_until_interrupted(server.app, args.host, args.port, banner)
+    return serve_until_interrupted(server.app, args.host, args.port, banner, "a2a-mock")
 
 
 if __name__ == "__main__":

@@ -33,12 +33,13 @@ from urllib.parse import parse_qsl, urlsplit
 from inspector.protocol import rest
 from inspector.protocol.errors import JsonRpcError
 from inspector.protocol.limits import loads
+from inspector.serving.runner import serve_until_interrupted
 from inspector.session import Kind, Recording, RecordingError, load_recording
-from inspector.session.diff import RecordedExchange, Rewriter, body_bytes, exchanges, parse_body
+from inspector.session.diff import Rewriter, exchanges
+from inspector.session.exchange import RecordedExchange, body_bytes, parse_body
 
 from . import framing
 from .replay_match import Book, Match, Miss
-from .runner import serve_until_interrupted
 
 #: Response headers not replayed: framing the server sets itself, and the body is sent
 #: decoded (httpx had already undone any content-encoding when it was recorded).
@@ -484,4 +485,4 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
         return [f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}",
                 *(f"  card: {base}{path}" for path in server.card_paths), "  Ctrl-C to stop"]
 
-    return serve_until_interrupted(server.app, host, port, banner)
+    return serve_until_interrupted(server.app, host, port, banner, "a2a-mock")

@@ -37,15 +37,12 @@ from typing import Any
 
 from inspector.session.diff import (
     OPTIONAL_IDS,
-    RecordedExchange,
     Rewriter,
     fresh_id,
     id_slots,
     mask_ids,
-    parse_body,
-    request_text,
-    sse_json,
 )
+from inspector.session.exchange import RecordedExchange, parse_body, request_text, sse_json
 
 Path = tuple[Any, ...]
 

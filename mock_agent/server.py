@@ -32,12 +32,12 @@ from inspector.protocol.dialects.base import Dialect, RpcRequest
 from inspector.protocol.errors import JsonRpcError, ProtocolError
 from inspector.protocol.limits import loads
 from inspector.protocol.methods import Method
+from inspector.serving.runner import url_at
 
 from . import construct as new
 from . import errors, framing
 from .engine import DONE, Canceled, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
 from .loader import resolve
-from .runner import url_at
 from .profiles import Profile, get_profile
 from .push import PushSender, refusal
 from .request_check import check_request, parse_timestamp
@@ -303,68 +303,34 @@ class MockServer:
     # ------------------------------------------------------------------ JSON-RPC
 
     async def handle_rpc(self, scope: Any, receive: Any, send: Any) -> None:
-        version = None
-        length = None
-        for key, value in scope["headers"]:
-            if key == b"a2a-version":
-                version = value.decode("latin-1").strip()
-            elif key == b"content-length":
-                with contextlib.suppress(ValueError):
-                    length = int(value)
+        version, length = _rpc_headers(scope)
         # Until the body is read, the A2A-Version header is all that says the dialect.
         dialect = self.dialects.get("1.0") if version == "1.0" else None
         dialect = dialect or self.primary
-        if length is not None and length > self.max_body:
-            await self._too_large(send, dialect, length)
-            return
-        body = await self._read(receive, send, dialect)
-        if body is None:
-            return
-        try:
-            obj = loads(body)
-        except ValueError as exc:  # not JSON, or nested too deeply (limits.MAX_JSON_DEPTH)
-            await self._error(send, dialect, JsonRpcError(-32700, str(exc)), None)
-            return
-        self.requests.append(obj)
-        if isinstance(obj, list):
-            await self._error(send, dialect, errors.error(-32600, "Batch requests are not supported"), None)
+        obj = await self._read_json(receive, send, dialect, length)
+        if obj is _HANDLED:
             return
         notify = isinstance(obj, dict) and "id" not in obj and obj.get("jsonrpc") == "2.0" \
             and isinstance(obj.get("method"), str)
         rid = obj.get("id") if isinstance(obj, dict) else None
         if not isinstance(rid, (str, int)) or isinstance(rid, bool):
             rid = None
-        rid_json = framing.id_json(rid)
         try:
             dialect = self._pick(obj, version)
-            self._check_version(dialect, obj, version)
-            try:
-                obj = check_request(dialect, obj, strict=self.strict)
-                req = dialect.decode_request(obj)
-            except JsonRpcError as err:
-                wire = obj.get("method") if isinstance(obj, dict) else None
-                raise self._shaped(err, method=wire if isinstance(wire, str) else None) from None
-            system = scope.get("path_params", {}).get("system")
-            if system is not None and system not in self.systems:
-                raise self.fail(-32003, data={"agent_system": system})
+            req = self._decode(dialect, obj, version, scope)
         except JsonRpcError as err:
-            if notify:
-                await self._no_content(send)
-            else:
-                await self._error(send, dialect, err, rid)
+            await self._refuse(send, dialect, err, rid, notify)
             return
-        call = _Call(dialect, req, rid_json, send, receive, version)
+        call = _Call(dialect, req, framing.id_json(rid), send, receive, version)
         call.scope = scope
         try:
             result = await self._dispatch(call, notify)
         except JsonRpcError as err:
-            if notify:
-                await self._no_content(send)
-            elif req.method.streams and dialect.name == "0.3":
+            if not notify and req.method.streams and dialect.name == "0.3":
                 # a2a-sdk answers a 0.3 stream request's error as an SSE event.
                 await self._sse_error(call, err)
             else:
-                await self._error(send, dialect, err, rid)
+                await self._refuse(send, dialect, err, rid, notify)
             return
         if result is _HANDLED:
             return
@@ -374,7 +340,49 @@ class MockServer:
         encoded = dialect.encode_result(req.method, result)
         if self.profile is not None and self.profile.shape_task is not None and type(result) is m.Task:
             encoded = self.profile.shape_task(encoded)
-        await _send_body(send, 200, framing.result_envelope(rid_json, framing.dumps(encoded)))
+        await _send_body(send, 200, framing.result_envelope(call.rid, framing.dumps(encoded)))
+
+    async def _read_json(self, receive: Any, send: Any, dialect: Dialect, length: int | None) -> Any:
+        """The request's body as parsed JSON, or _HANDLED once the client has had its
+        answer: a body too large, cut off, not JSON (or nested too deeply), a batch."""
+        if length is not None and length > self.max_body:
+            await self._too_large(send, dialect, length)
+            return _HANDLED
+        body = await self._read(receive, send, dialect)
+        if body is None:
+            return _HANDLED
+        try:
+            obj = loads(body)
+        except ValueError as exc:  # not JSON, or nested too deeply (limits.MAX_JSON_DEPTH)
+            await self._error(send, dialect, JsonRpcError(-32700, str(exc)), None)
+            return _HANDLED
+        self.requests.append(obj)
+        if isinstance(obj, list):
+            await self._error(send, dialect, errors.error(-32600, "Batch requests are not supported"), None)
+            return _HANDLED
+        return obj
+
+    def _decode(self, dialect: Dialect, obj: Any, version: str | None, scope: Any) -> RpcRequest:
+        """``obj`` as a request of ``dialect``, checked as strictly as the mock is set to;
+        raises the JsonRpcError to answer with."""
+        self._check_version(dialect, obj, version)
+        try:
+            obj = check_request(dialect, obj, strict=self.strict)
+            req = dialect.decode_request(obj)
+        except JsonRpcError as err:
+            wire = obj.get("method") if isinstance(obj, dict) else None
+            raise self._shaped(err, method=wire if isinstance(wire, str) else None) from None
+        system = scope.get("path_params", {}).get("system")
+        if system is not None and system not in self.systems:
+            raise self.fail(-32003, data={"agent_system": system})
+        return req
+
+    async def _refuse(self, send: Any, dialect: Dialect, err: JsonRpcError, rid: Any, notify: bool) -> None:
+        # A notification gets no body, not even an error's.
+        if notify:
+            await self._no_content(send)
+        else:
+            await self._error(send, dialect, err, rid)
 
     # ------------------------------------------------------------------ HTTP+JSON/REST
 
@@ -725,52 +733,16 @@ class MockServer:
                     return
                 frames: list[bytes] = []
                 if not started:
-                    kind = type(item)
-                    if kind is HttpFault:
-                        await _send_body(send, item.status, item.body, item.content_type.encode("latin-1"),
-                                         [(k.lower().encode("latin-1"), v.encode("latin-1"))
-                                          for k, v in item.headers.items()])
+                    opened = await self._open(call, item, head)
+                    if opened is None:
                         return
-                    if kind is RpcFault and call.rest:
-                        await self._rest_error(send, self._shaped(item.error))
-                        return
-                    if kind is RpcFault and call.dialect.name == "1.0":
-                        await self._error(send, call.dialect, self._shaped(item.error), call.rid_value)
-                        return
-                    await _start_sse(send)
-                    started = True
-                    # A cancel that came before anything was sent has made the head (read
-                    # when the request came in) stale: the canceled status stands alone.
-                    if kind is not RpcFault and kind is not Canceled:
-                        frames.extend(head)
-                # Everything the run has already produced is framed now; the framer
-                # decides how many writes carry it (one per event unless buffered).
-                ended = False
-                while True:
-                    if item is _TICK:
-                        frames.append(self.framer.comment(self.heartbeat_comment))
-                    elif item is DONE:
-                        ended = True
-                    elif item is _GONE:
-                        return
-                    else:
-                        kind = type(item)
-                        if kind is Canceled:
-                            item = item.item
-                            kind = type(item)
-                        if kind is Drop or kind is HttpFault:
-                            if frames:
-                                await write(send, frames, True)
-                            raise _Dropped()
-                        frames.append(self._frame(call, item))
-                        ended = kind is RpcFault
-                    if ended or queue.empty():
-                        break
-                    item = queue.get_nowait()
-                if ended:
-                    await write(send, frames, False)
+                    frames, started = opened, True
+                ended = await self._take(call, item, queue, frames)
+                if ended is None:
                     return
-                await write(send, frames, True)
+                await write(send, frames, not ended)
+                if ended:
+                    return
                 if timer is not None:
                     timer.cancel()
                     timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
@@ -782,6 +754,55 @@ class MockServer:
                 timer.cancel()
             if watcher is not None:
                 watcher.cancel()
+
+    async def _open(self, call: _Call, item: Any, head: list[bytes]) -> list[bytes] | None:
+        """Start the response with the run's first ``item``: None when that answered it
+        whole (an HTTP fault; a 1.0 error), else the stream is open and this is what
+        goes before ``item``."""
+        send = call.send
+        kind = type(item)
+        if kind is HttpFault:
+            await _send_body(send, item.status, item.body, item.content_type.encode("latin-1"),
+                             [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                              for k, v in item.headers.items()])
+            return None
+        if kind is RpcFault and call.rest:
+            await self._rest_error(send, self._shaped(item.error))
+            return None
+        if kind is RpcFault and call.dialect.name == "1.0":
+            await self._error(send, call.dialect, self._shaped(item.error), call.rid_value)
+            return None
+        await _start_sse(send)
+        # A cancel that came before anything was sent has made the head (read when the
+        # request came in) stale: the canceled status stands alone.
+        return list(head) if kind is not RpcFault and kind is not Canceled else []
+
+    async def _take(self, call: _Call, item: Any, queue: asyncio.Queue, frames: list[bytes]) -> bool | None:
+        """Frame ``item`` and everything else the run has already produced into ``frames``
+        (the framer decides how many writes carry them). True when the run ended, None when
+        the client went away; a drop sends what came before it and raises _Dropped."""
+        while True:
+            ended = False
+            if item is _TICK:
+                frames.append(self.framer.comment(self.heartbeat_comment))
+            elif item is DONE:
+                ended = True
+            elif item is _GONE:
+                return None
+            else:
+                kind = type(item)
+                if kind is Canceled:
+                    item = item.item
+                    kind = type(item)
+                if kind is Drop or kind is HttpFault:
+                    if frames:
+                        await self._write(call.send, frames, True)
+                    raise _Dropped()
+                frames.append(self._frame(call, item))
+                ended = kind is RpcFault
+            if ended or queue.empty():
+                return ended
+            item = queue.get_nowait()
 
     async def _write(self, send: Any, frames: list[bytes], more: bool) -> None:
         """Send ``frames`` (SSE events and comments) as the framer cuts them; the last
@@ -964,6 +985,19 @@ def _status_at_or_after(record: TaskRecord, since: Any) -> bool:
     stamp = record.task.status.timestamp
     when = parse_timestamp(stamp) if isinstance(stamp, str) else None
     return when is not None and when >= since
+
+
+def _rpc_headers(scope: Any) -> tuple[str | None, int | None]:
+    """The request's A2A-Version and Content-Length headers."""
+    version = None
+    length = None
+    for key, value in scope["headers"]:
+        if key == b"a2a-version":
+            version = value.decode("latin-1").strip()
+        elif key == b"content-length":
+            with contextlib.suppress(ValueError):
+                length = int(value)
+    return version, length
 
 
 async def _send_body(send: Any, status: int, body: bytes, content_type: bytes = framing.JSON_TYPE,

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 from peers.sdk_agent import MODES, build_app
 
 # --- user directories ----------------------------------------------------------------

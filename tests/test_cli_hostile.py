@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 import hostile
 from cli_helpers import Cli, CliResult, assert_one_error_line, cli, finish, read_line  # noqa: F401 - cli is a fixture
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 from peers.sdk_agent import release, wait_parked
 
 ESC = "\x1b"

@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from cli_helpers import Cli, cli  # noqa: F401  (fixture)
 from hostile import err, event_stream, json_response, ok, sse, status_update, task
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 
 WRONG_ID = 999
 

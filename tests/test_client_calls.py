@@ -20,12 +20,11 @@ from inspector.client import (
     MemoryDialectCache,
     ends_stream,
     merge_headers,
-    response_payload,
-    sse_payload,
 )
 from inspector.protocol import models as m
 from inspector.session.events import Kind
-from mock_agent.runner import BackgroundServer
+from inspector.session.payloads import response_payload, sse_payload
+from inspector.serving.runner import BackgroundServer
 from peers.sdk_agent import CANCELED_TEXT, QUESTION, echo_chunks, release, wait_parked
 
 REQUEST_KEYS = {"method", "url", "headers", "body", "body_encoding", "dialect", "a2a_method", "rpc_method", "rpc_id"}

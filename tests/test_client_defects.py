@@ -30,7 +30,7 @@ from inspector.protocol.methods import Method
 from inspector.session.events import Kind
 from inspector.session.tracker import TaskTracker
 from mock_agent import MockAgent
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 
 S = m.TaskState
 

@@ -24,7 +24,7 @@ from inspector.client.discovery import agent_base, card_candidates
 from inspector.protocol import models as m
 from inspector.protocol.methods import Method
 from inspector.session.events import Kind
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 
 CARD_10 = {"name": "ten", "supportedInterfaces": [
     {"url": "{base}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}

@@ -23,7 +23,7 @@ from inspector.client.transport import format_size
 from inspector.protocol import models as m
 from inspector.session import TaskTracker
 from inspector.session.events import Kind
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 
 
 @pytest.fixture(scope="module")

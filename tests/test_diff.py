@@ -18,7 +18,8 @@ import yaml
 from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
 from inspector.protocol import models as m
 from inspector.session import Kind, Recorder, Session, load_recording
-from inspector.session.diff import Outcome, compare, diff_against
+from inspector.headless.resend import diff_against
+from inspector.session.diff import Outcome, compare
 from mock_agent import MockAgent
 from test_replay_serve import message, mock_process, record_multi_turn, stream_all
 
@@ -114,13 +115,13 @@ def test_replay_without_against_opens_the_ui_replay(tmp_path: Path, monkeypatch:
     with Recorder(rec):
         pass
     opened: list[Path] = []
-    fake = types.ModuleType("inspector.ui.replay")
+    fake = types.ModuleType("inspector.ui.replay_app")
     fake.launch_replay = lambda path: opened.append(path) or 0  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "inspector.ui.replay", fake)
+    monkeypatch.setitem(sys.modules, "inspector.ui.replay_app", fake)
     assert main(["replay", str(rec)]) == 0
     assert opened == [rec]
     # A build without the UI replay says so in one line, exit 2.
-    monkeypatch.setitem(sys.modules, "inspector.ui.replay", None)
+    monkeypatch.setitem(sys.modules, "inspector.ui.replay_app", None)
     assert main(["replay", str(rec)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "--against" in err[0]

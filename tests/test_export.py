@@ -20,12 +20,13 @@ import yaml
 
 from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
 from inspector.client import A2AClient, Auth, TransportError
+from inspector.headless.export_cmd import scenario_problems
+from inspector.headless.resend import diff_against
 from inspector.protocol.errors import JsonRpcError
 from inspector.session import Recorder, Session, TaskTracker, load_recording
-from inspector.session.diff import diff_against
 from inspector.session.export_curl import to_curl
 from inspector.session.export_har import to_har
-from inspector.session.export_scenario import check, scenario_yaml, to_scenario
+from inspector.session.export_scenario import scenario_yaml, to_scenario
 from mock_agent import MockAgent
 from mock_agent.loader import load_text
 from test_replay_serve import message, record_multi_turn, stream_all
@@ -209,7 +210,7 @@ async def test_scenario_from_the_sdk_agent_reproduces_it(sdk_agent_compat: str, 
     rec = load_recording(path)
     text, notes = scenario_yaml(rec.session, name="sdk", source=path.name)
     assert notes == []
-    assert check(text) == []
+    assert scenario_problems(text) == []
     scenario = load_text(text)
     assert scenario.dialect == dialect
     assert scenario.card.name == "Echo Agent" and scenario.card.url is None
@@ -239,7 +240,7 @@ async def test_scenario_scripts_errors_faults_and_delays(tmp_path: Path) -> None
     assert any("heartbeat" in step for step in scripts["^heartbeat$"])
     assert any("delay" in step for step in scripts["^heartbeat$"])
     text = "# exported\n" + yaml.safe_dump(doc, sort_keys=False)
-    assert check(text) == []
+    assert scenario_problems(text) == []
     rec = load_recording(tmp_path / "r.jsonl")
     async with MockAgent(load_text(text), time_scale=0.2) as mock:
         report = await diff_against(rec, mock.url)

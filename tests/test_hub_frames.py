@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from inspector.client.payloads import ws_payload
+from inspector.session.payloads import ws_payload
 from inspector.protocol import hub as proto
 from inspector.protocol.errors import JsonRpcError, ProtocolError
 from inspector.protocol.models import Message, SendParams, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent

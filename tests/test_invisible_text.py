@@ -21,7 +21,7 @@ from inspector.headless.output import _json_text
 from inspector.textsafe import visible
 from inspector.ui.app import InspectorApp
 from mock_agent import MockAgent
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 from test_ui_traffic import filter_to, streamed
 from ui_helpers import screen_text
 

@@ -19,7 +19,7 @@ from inspector.protocol import models as m
 from inspector.protocol.methods import Method
 from mock_agent import MockAgent
 from mock_agent.push import is_loopback_url
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 from test_mock_support import DIALECT_NAMES, Wire
 
 

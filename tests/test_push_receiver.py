@@ -11,7 +11,8 @@ import sys
 import httpx
 
 from inspector.client import A2AClient
-from inspector.client.push_receiver import PushReceiver, latest_dialect, push_payload, token_of
+from inspector.client.push_receiver import PushReceiver, latest_dialect, token_of
+from inspector.session.payloads import push_payload
 from inspector.protocol import models as m
 from inspector.protocol.errors import ProtocolError
 from inspector.session import Kind, Session, TaskTracker, load_recording

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from captures import parse
-from inspector.client import payloads
+from inspector.session import payloads
 from inspector.protocol.dialects import get_dialect
 from inspector.protocol.errors import JsonRpcError, ProtocolError
 from inspector.protocol.models import AgentCard, SendParams, Task, TaskArtifactUpdateEvent

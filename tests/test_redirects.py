@@ -22,7 +22,7 @@ from cli_helpers import Cli, assert_one_error_line, cli  # noqa: F401 (fixture)
 from inspector.client import A2AClient, Auth, MemoryDialectCache, TransportError
 from inspector.client.transport import same_origin
 from inspector.session.events import Kind
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 
 import httpx
 

@@ -21,7 +21,9 @@ from inspector.session import log as log_mod
 from inspector.session.export_har import to_har
 from inspector.session.index import RecordingIndex, open_recording
 from inspector.ui import replay as replay_mod
-from inspector.ui.replay import ReplayController, open_replay
+from inspector.ui import replay_app
+from inspector.ui.replay import ReplayController
+from inspector.ui.replay_app import open_replay
 from inspector.ui.widgets.replay_bar import ReplayBar
 from mock_agent import MockAgent
 
@@ -218,7 +220,7 @@ async def test_a_big_file_of_several_sessions_opens_at_its_start_and_indexes_on(
     events = loaded.session.events
     first_start = session_starts(events)[0]
     # Only a head before the first frame: the sessions' headers come in later slices.
-    monkeypatch.setattr(replay_mod, "SYNC_INDEX_BYTES", 2048)
+    monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", 2048)
     monkeypatch.setattr(index_mod, "BLOCK", 2048)
     app = open_replay(path, background=False)
     c = app.replay_controller

@@ -29,7 +29,7 @@ from inspector.protocol.errors import JsonRpcError
 from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
 from mock_agent import MockAgent
 from mock_agent.replay import ReplayError, ReplayServer
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 from peers.sdk_agent import DONE_TEXT, QUESTION
 
 REPO = Path(__file__).resolve().parents[1]

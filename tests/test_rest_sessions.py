@@ -13,11 +13,11 @@ from inspector.client import A2AClient
 from inspector.protocol import models as m
 from inspector.protocol.rest import RestError
 from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
-from inspector.session.diff import diff_against
+from inspector.headless.resend import diff_against
 from inspector.session.export_har import to_har
 from mock_agent import MockAgent
 from mock_agent.replay import ReplayServer
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 
 SCENARIO: dict[str, Any] = {
     "name": "rest-sessions", "card": {"name": "Rest Agent", "capabilities": {"streaming": True}},

@@ -36,7 +36,7 @@ from inspector import store
 from inspector.client import Auth
 from inspector.ui.connection import AgentConnection
 from inspector.ui.widgets.agents_panel import saved_from_connection
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 
 
 def echo_agent() -> Starlette:

@@ -37,9 +37,9 @@ from inspector.protocol.wire import parse_json
 from inspector.safeyaml import MAX_ALIAS_NODES, YAMLLimit
 from inspector.safeyaml import load as load_yaml
 from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
-from mock_agent.deadline import REQUEST_TIMEOUT
+from inspector.serving.deadline import REQUEST_TIMEOUT
 from mock_agent.replay import ReplayServer
-from mock_agent.runner import BackgroundServer, _config
+from inspector.serving.runner import BackgroundServer, _config
 from mock_agent.server import MockServer
 
 #: Generous: the CLI peaks near 180 MiB on a bomb (a 64 MiB body kept as bytes and as

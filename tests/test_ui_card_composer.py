@@ -436,13 +436,14 @@ async def test_composer_preview_follows_the_dialect(dialect: str) -> None:
 def test_findings_sit_under_the_field_they_concern() -> None:
     from inspector.protocol.card import decode_card
     from inspector.protocol.lint import lint_card
-    from inspector.ui.widgets.card_view import _Findings, card_sections, section_content
+    from inspector.protocol.card_sections import FindingPlacer
+    from inspector.ui.widgets.card_view import card_sections, section_content
 
     raw = {"name": "x", "description": "d", "version": "1", "url": "http://h/", "protocolVersion": "0.3.0",
            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
            "skills": [{"id": "a", "name": "A", "description": "d", "tags": []}],
            "securitySchemes": {"my auth": {"type": "http"}}, "security": [{"my auth": []}]}
-    findings = _Findings(lint_card(raw, "0.3"))
+    findings = FindingPlacer(lint_card(raw, "0.3"))
     sections = dict(card_sections(decode_card(raw), card_url=None, dialect=None, endpoint=None))
     lines = section_content("security", sections["security"], findings).plain.split("\n")
     row = next(i for i, line in enumerate(lines) if line.strip().startswith("my auth"))

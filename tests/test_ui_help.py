@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from inspector.ui.app import InspectorApp
+from inspector.ui.replay_app import ReplayApp
 from inspector.ui.screens.help import SECTIONS, HelpScreen, owners, resolve
 from ui_helpers import screen_text, wait_until
 
@@ -12,7 +13,9 @@ from ui_helpers import screen_text, wait_until
 def test_every_binding_of_every_pane_is_described_under_a_task() -> None:
     described = {(owner, action) for _title, entries in SECTIONS for owner, action, _text in entries}
     missing = []
-    for name, cls in owners().items():
+    classes = owners(ReplayApp)
+    assert {"app", "ReplayApp"} <= set(classes)
+    for name, cls in classes.items():
         for binding in cls.BINDINGS:
             if not isinstance(binding, Binding) or not binding.description:
                 continue

@@ -170,7 +170,7 @@ async def test_a_hub_recording_replays_in_the_ui(tmp_path) -> None:
 
     from inspector.client import A2AClient
     from inspector.session import Recorder
-    from inspector.ui.replay import open_replay
+    from inspector.ui.replay_app import open_replay
     from inspector.ui.widgets.state_diagram import StateDiagram
 
     path = tmp_path / "hub.jsonl"

@@ -13,7 +13,7 @@ from starlette.routing import Route
 
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.card_view import CardView
-from mock_agent.runner import BackgroundServer
+from inspector.serving.runner import BackgroundServer
 from ui_helpers import screen_text, wait_until
 
 BODIES = {

@@ -17,14 +17,8 @@ from inspector.client import A2AClient
 from inspector.protocol import models as m
 from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
 from inspector.ui.connection import AgentConnection
-from inspector.ui.replay import (
-    ReplayApp,
-    ReplayController,
-    format_t,
-    launch_replay,
-    open_replay,
-    parse_target,
-)
+from inspector.ui.replay import ReplayController, format_t, parse_target
+from inspector.ui.replay_app import ReplayApp, launch_replay, open_replay
 from inspector.ui.widgets.artifacts_view import ArtifactsView
 from inspector.ui.widgets.card_view import CardView
 from inspector.ui.widgets.replay_bar import ReplayBar

@@ -17,7 +17,9 @@ from inspector.session import index as index_mod
 from inspector.session import log as log_mod
 from inspector.session.index import RecordingIndex
 from inspector.ui import replay as replay_mod
-from inspector.ui.replay import ReplayController, open_replay
+from inspector.ui import replay_app
+from inspector.ui.replay import ReplayController
+from inspector.ui.replay_app import open_replay
 from inspector.ui.widgets.replay_bar import ReplayBar
 from test_ui_replay import SIZE, artifact_text, record, wait_until
 
@@ -58,7 +60,7 @@ def bar_text(app: Any) -> str:
 async def test_the_first_frame_comes_before_the_index_and_the_timeline_moves_meanwhile(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = await big_recording(tmp_path)
-    monkeypatch.setattr(replay_mod, "SYNC_INDEX_BYTES", 64 * 1024)  # a head only before the first frame
+    monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", 64 * 1024)  # a head only before the first frame
     monkeypatch.setattr(index_mod, "BLOCK", 64 * 1024)  # the file is read in many slices
     app = open_replay(path, background=False)  # the test reads the file on, slice by slice
     c = app.replay_controller
@@ -83,7 +85,7 @@ async def test_the_first_frame_comes_before_the_index_and_the_timeline_moves_mea
 async def test_a_seek_past_what_is_indexed_waits_for_it_then_lands(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = await big_recording(tmp_path)
-    monkeypatch.setattr(replay_mod, "SYNC_INDEX_BYTES", 64 * 1024)
+    monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", 64 * 1024)
     monkeypatch.setattr(index_mod, "BLOCK", 64 * 1024)
     app = open_replay(path, background=False)
     c = app.replay_controller
@@ -116,7 +118,7 @@ async def test_a_long_seek_builds_in_the_background_and_old_events_are_read_back
     monkeypatch.setattr(replay_mod, "FAR_FORWARD", 100)      # and far forward is a rebuild too
     monkeypatch.setattr(replay_mod, "REPLAY_KEPT", 50)       # the session holds few events
     monkeypatch.setattr(log_mod, "EVICT_BATCH", 64)
-    monkeypatch.setattr(replay_mod, "SYNC_INDEX_BYTES", path.stat().st_size)  # indexed before the first frame
+    monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", path.stat().st_size)  # indexed before the first frame
     app = open_replay(path)
     c = app.replay_controller
     assert not c.loading and c.cursor == c.total  # indexed at once: opens at the end, as before
@@ -186,12 +188,12 @@ def test_a_recording_opens_at_its_end_or_its_start_by_its_size_alone(
     path = asyncio.run(record(tmp_path / "r.jsonl"))
     events = load_recording(path).session.events
     size = path.stat().st_size
-    assert size < replay_mod.SYNC_INDEX_BYTES  # the default takes a small recording whole
-    monkeypatch.setattr(replay_mod, "SYNC_INDEX_BYTES", size)
+    assert size < replay_app.SYNC_INDEX_BYTES  # the default takes a small recording whole
+    monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", size)
     c = open_replay(path, background=False).replay_controller
     assert not c.loading and c.cursor == c.total == len(events)
     c.source.close()
-    monkeypatch.setattr(replay_mod, "SYNC_INDEX_BYTES", size - 1)
+    monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", size - 1)
     app = open_replay(path)
     c = app.replay_controller
     assert c.loading and c.cursor == 0 and 0 < c.total and app.index_in_background

@@ -20,7 +20,7 @@ from inspector.client import A2AClient, MemoryDialectCache
 from inspector.client.discovery import agent_base, card_candidates
 from inspector.client.push_receiver import PushReceiver
 from inspector.session import Session
-from mock_agent.runner import BackgroundServer, url_at
+from inspector.serving.runner import BackgroundServer, url_at
 
 
 def test_card_candidates_keep_the_query_after_the_path() -> None:

@@ -8,7 +8,6 @@ from .client import AUTO, A2AClient, EventStream, ends_stream, merge_headers
 from .dialect_cache import DialectCache, MemoryDialectCache, agent_key
 from .errors import TransportError, UnsupportedMethod
 from .limits import Limits
-from .payloads import response_payload, sse_payload
 from .sse import SSEComment, SSEEvent, SSEParser, aiter_sse
 from .transport import Timeouts
 
@@ -16,5 +15,4 @@ __all__ = [
     "AUTO", "A2AClient", "Auth", "DialectCache", "EventStream", "JsonRpcError", "Limits", "MemoryDialectCache",
     "ProtocolError", "SSEComment", "SSEEvent", "SSEParser", "Timeouts", "TransportError",
     "UnsupportedMethod", "agent_key", "aiter_sse", "ends_stream", "merge_headers",
-    "response_payload", "sse_payload",
 ]

@@ -31,15 +31,16 @@ from ..protocol import models as m
 from ..protocol import rest
 from ..protocol.card import card_dialects
 from ..protocol.dialects import ALL as ALL_DIALECTS, Dialect, get_dialect
-from ..protocol.dialects.base import validate
+from ..protocol.validation import validate
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import PARAMS, Method
 from ..protocol.states import INTERRUPTED, TERMINAL
 from ..protocol.wire import parse_json
+from ..session import payloads
 from ..session.events import Kind
 from ..session.log import Session
 from ..session.redact import Redaction
-from . import discovery, payloads
+from . import discovery
 from .auth import Auth
 from .dialect_cache import DialectCache, agent_key
 from .errors import TransportError, UnsupportedMethod

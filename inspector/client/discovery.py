@@ -21,8 +21,8 @@ from ..protocol.errors import ProtocolError
 from ..protocol.methods import Method
 from ..protocol.models import AgentCard
 from ..protocol.wire import parse_json
+from ..session import payloads
 from ..session.events import Kind
-from . import payloads
 from .errors import TransportError
 from .transport import Wire, describe_body, reason_phrase
 

@@ -31,11 +31,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from ..protocol.dialects import get_dialect
-from ..protocol.wire import capture
 from ..session.events import Event, Kind
 from ..session.log import Session
-from ..session.decoding import _body, _decode_push
+from ..session.payloads import push_payload
 from .transport import body_text
 
 #: The header agents put the config's token in (a2a-sdk, the mock).
@@ -56,19 +54,6 @@ def latest_dialect(session: Session) -> str | None:
     return None
 
 
-def push_payload(dialect: str | None, data: dict[str, Any]) -> Any:
-    """What a PUSH event's body decodes to (a Task, a stream event, a ProtocolError),
-    or None when there is no body or no dialect to read it in. Same decoder as replay."""
-    body = _body(data)
-    if body is None or not dialect:
-        return None
-    try:
-        codec = get_dialect(dialect)
-    except ValueError:
-        return None
-    return capture(_decode_push, codec, body)
-
-
 def token_of(headers: dict[str, str]) -> str | None:
     """The notification token a PUSH event's headers carry, if any."""
     for name, value in headers.items():
@@ -84,7 +69,7 @@ class PushReceiver:
                  host: str = "127.0.0.1", port: int = 0, request_timeout: float | None = None) -> None:
         """``dialect``: the connection's dialect (a name, or a callable giving it), used
         when the session holds no request yet to take it from. ``request_timeout``:
-        seconds a notification may take to arrive (default: mock_agent.deadline's)."""
+        seconds a notification may take to arrive (default: inspector.serving.deadline's)."""
         self.session = session
         self.dialect = dialect
         self.host = host
@@ -145,7 +130,7 @@ class PushReceiver:
     async def start(self) -> str:
         """Listen (in the running event loop); returns the base URL."""
         if self._server is None:
-            from mock_agent.runner import BackgroundServer
+            from ..serving.runner import BackgroundServer
 
             # log_config=None: uvicorn must not reconfigure logging inside a running TUI.
             extra = {"request_timeout": self.request_timeout} if self.request_timeout else {}

@@ -260,7 +260,7 @@ class Exchange:
                 body += piece
             return bytes(body)
         except BodyTooLarge as exc:
-            from .payloads import response_payload
+            from ..session.payloads import response_payload
 
             data = self.response_data(whole_chars(body), cut=True)
             del body

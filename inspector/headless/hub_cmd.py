@@ -87,7 +87,7 @@ def start_hub_recorder(session: Any, options: HubOptions) -> Any:
 
 
 def run_hub(args: argparse.Namespace) -> int:
-    from .run import _fail
+    from .run import fail
 
     try:
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
@@ -96,13 +96,13 @@ def run_hub(args: argparse.Namespace) -> int:
     try:
         options = hub_options(args)
     except UsageError as exc:
-        return _fail(str(exc), 2)
+        return fail(str(exc), 2)
     try:
         return asyncio.run(_serve(options, args.output))
     except UsageError as exc:
-        return _fail(str(exc), 2)
+        return fail(str(exc), 2)
     except OSError as exc:
-        return _fail(f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror or exc}", 1)
+        return fail(f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror or exc}", 1)
     except KeyboardInterrupt:
         return 0
 

@@ -10,30 +10,12 @@ import json
 from typing import Any, Iterable
 
 from ..protocol import models as m
+from ..protocol.card_sections import SEVERITY_MARK, FindingPlacer
 from ..textsafe import shorten, visible
-
-# Card sections and the JSON paths whose lint findings belong beside them.
-CARD_SECTIONS: list[tuple[str, tuple[str, ...]]] = [
-    ("identity", ("$.name", "$.description", "$.version", "$.url", "$.protocolVersion",
-                  "$.documentationUrl", "$.iconUrl")),
-    ("provider", ("$.provider",)),
-    ("capabilities", ("$.capabilities", "$.supportsAuthenticatedExtendedCard")),
-    ("security", ("$.securitySchemes", "$.security", "$.securityRequirements", "$.authentication")),
-    ("modes", ("$.defaultInputModes", "$.defaultOutputModes")),
-    ("interfaces", ("$.supportedInterfaces", "$.additionalInterfaces", "$.preferredTransport")),
-    ("skills", ("$.skills",)),
-]
-
-SEVERITY_MARK = {"error": "✗ error", "warning": "! warning", "info": "· info"}
-
 
 def _finding(f: Any) -> str:
     # The code is what docs/lint.md explains, and what to search for.
     return f"{SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)} [{f.code}]"
-
-
-def _owns(prefixes: tuple[str, ...], path: str) -> bool:
-    return any(path == p or path.startswith(p + ".") or path.startswith(p + "[") for p in prefixes)
 
 
 def _val(value: Any) -> str:
@@ -48,19 +30,15 @@ def _val(value: Any) -> str:
 
 def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | None,
                dialect: str | None, endpoint: str | None, binding: str | None = None) -> list[str]:
-    findings = list(findings)
-    placed: set[int] = set()
+    placer = FindingPlacer(findings)
+    findings = placer.findings
     out: list[str] = []
 
     def section(name: str, rows: list[tuple[str, Any]]) -> None:
-        prefixes = dict(CARD_SECTIONS).get(name, ())
         out.append(name.upper())
         for label, value in rows:
             out.append(f"  {label:<18} {_val(value)}")
-        for i, f in enumerate(findings):
-            if i not in placed and _owns(prefixes, f.path):
-                placed.add(i)
-                out.append(f"  {_finding(f)}")
+        out.extend(f"  {_finding(f)}" for f in placer.section(name))
         out.append("")
 
     section("identity", [("name", card.name), ("description", card.description),
@@ -104,16 +82,10 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
             out.append(f"      tags: {_val(skill.tags)}")
         for ex in skill.examples or []:
             out.append(f"      e.g. {shorten(ex, 96)}")
-        for j, f in enumerate(findings):
-            if j not in placed and _owns((f"$.skills[{i}]",), f.path):
-                placed.add(j)
-                out.append(f"      {_finding(f)}")
-    for j, f in enumerate(findings):
-        if j not in placed and _owns(("$.skills",), f.path):
-            placed.add(j)
-            out.append(f"  {_finding(f)}")
+        out.extend(f"      {_finding(f)}" for f in placer.take((f"$.skills[{i}]",)))
+    out.extend(f"  {_finding(f)}" for f in placer.section("skills"))
     out.append("")
-    rest = [f for j, f in enumerate(findings) if j not in placed]
+    rest = placer.rest()
     if rest:
         out.append("OTHER FINDINGS")
         out.extend(f"  {_finding(f)}" for f in rest)

@@ -34,9 +34,8 @@ def load(path_text: str) -> Any:
     from ..session import RecordingError
     from ..session.index import open_recording
 
-    path = Path(path_text).expanduser()
-    if not path.is_file():
-        _say(f"no such recording: {path_text}" if not path.exists() else f"not a file: {path_text}")
+    path = recording_file(path_text)
+    if path is None:
         return None
     try:
         rec = open_recording(path)
@@ -52,8 +51,8 @@ def load(path_text: str) -> Any:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    if not args.against:
-        return _open_ui(args.file)
+    """``a2a-inspect replay FILE --against URL``: re-send and compare. (Without --against
+    the recording opens in the TUI: inspector/cli.py decides that.)"""
     if getattr(args, "binding", "auto") == "grpc":
         from ..protocol.bindings import GRPC_NOT_YET
 
@@ -87,23 +86,18 @@ def run_replay(args: argparse.Namespace) -> int:
         return exitcodes.INTERRUPTED
 
 
-def _open_ui(path_text: str) -> int:
+def recording_file(path_text: str) -> Path | None:
+    """``path_text`` as a path to an existing file; None after saying why not."""
     path = Path(path_text).expanduser()
     if not path.is_file():
         _say(f"no such recording: {path_text}" if not path.exists() else f"not a file: {path_text}")
-        return exitcodes.USAGE
-    try:
-        from ..ui.replay import launch_replay
-    except ImportError:
-        _say("replaying in the terminal UI is not available in this build yet; "
-             "diff against an agent with --against URL, or convert with 'a2a-inspect export'")
-        return exitcodes.USAGE
-    return launch_replay(path)
+        return None
+    return path
 
 
 async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
     from ..session import Session
-    from ..session.diff import diff_against
+    from .resend import diff_against
     from .commands import _auth, _headers, client_bounds, max_time, start_recorder
 
     session = Session()

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..client.payloads import ws_payload
+from ..session.payloads import ws_payload
 from ..protocol import hub as proto
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError

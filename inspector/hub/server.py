@@ -95,7 +95,7 @@ class HubServer:
 
     def __init__(self, hub: Hub, *, host: str = "127.0.0.1", port: int = 0, ws_path: str = WS_PATH,
                  sweep_every: float | None = None) -> None:
-        from mock_agent.runner import BackgroundServer
+        from ..serving.runner import BackgroundServer
 
         self.hub = hub
         self.ws_path = ws_path if ws_path.startswith("/") else "/" + ws_path

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .dialects.base import type_name, validate
+from .validation import type_name, validate
 from .errors import ProtocolError
 from .models import (
     AgentCapabilities,

@@ -73,3 +73,31 @@ class JsonRpcError(Exception):
         if self.data is not None:
             out["data"] = self.data
         return out
+
+
+def describe_rpc_error(exc: JsonRpcError, dialect: Any = None) -> str:
+    """One line for an agent's JSON-RPC error, as the CLI and the TUI both show it: the
+    code with its name (the dialect's own name first), the agent's message, the HTTP
+    status when it was an error."""
+    name = None
+    if dialect is not None:
+        name = dialect.error_name(exc.code)
+    name = name or JSONRPC_CODES.get(exc.code)
+    label = f"{exc.code} ({name})" if name else str(exc.code)
+    reason = getattr(exc, "reason", None)
+    rest_status = getattr(exc, "status", None) if hasattr(exc, "reason") else None
+    if rest_status is not None or reason:
+        # An HTTP+JSON error (rest.RestError): what the agent sent, and the code it maps to.
+        http = getattr(exc, "http_status", None)
+        sent = " ".join(str(x) for x in (f"HTTP {http}" if http else None, rest_status, reason) if x)
+        text = f"agent returned error {sent} (JSON-RPC {label})"
+        if exc.message and exc.message != name:
+            text += f": {exc.message}"
+        return text
+    text = f"agent returned JSON-RPC error {label}"
+    if exc.message and exc.message != name:
+        text += f": {exc.message}"
+    status = getattr(exc, "http_status", None)
+    if status and status >= 400:
+        text += f" [HTTP {status}]"
+    return text

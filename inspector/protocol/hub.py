@@ -23,7 +23,7 @@ from typing import Any
 
 from . import models as m
 from .dialects import v01 as _CODEC
-from .dialects._shape import check, fail, obj, string
+from .shape import check, fail, obj, string
 from .dialects.base import decode_error, type_name
 from .dialects.v01 import artifact_in, message_in, status_in, task_in, task_out
 from .errors import JsonRpcError, ProtocolError

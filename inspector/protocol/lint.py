@@ -29,7 +29,7 @@ from .card import (
     jsonrpc_url,
     version_tuple,
 )
-from .dialects.base import type_name
+from .validation import type_name
 from .errors import ProtocolError
 from .models import AgentCard
 

@@ -3,6 +3,7 @@
 Headless by rule: nothing here imports textual.
 """
 
+from .chunks import Chunk
 from .events import Event, Kind
 from .log import Listener, Session
 from .reader import (
@@ -19,7 +20,6 @@ from .redact import REDACTED, Redaction, redact_body
 from .tracker import (
     VIOLATION_CODES,
     ArtifactView,
-    Chunk,
     ExchangeView,
     StateChange,
     TaskTracker,

@@ -12,16 +12,32 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
     from .parts import PartList
-    from .tracker import Chunk
 
 _FLAG = {None: 0, False: 1, True: 2}
 #: Numbers kept per chunk.
 WIDTH = 7
 _UNFLAG = (None, False, True)
+
+
+@dataclass(slots=True)
+class Chunk:
+    seq: int
+    t: float
+    append: bool | None
+    last_chunk: bool | None
+    parts: list[Any]
+    #: Content size: characters of text, decoded bytes of inline files, JSON length of data.
+    size: int
+    exchange: int = 0
+    #: Where its parts sit in the artifact (for a duplicate: where they already were).
+    pos: int = 0
+    #: Delivered before by another source (or re-sent): shown, not assembled again.
+    dup: bool = False
 
 
 class ChunkLog:
@@ -88,9 +104,7 @@ class ChunkLog:
         at = i * WIDTH
         return int(self._cols[at + 5] + self._cols[at + 6])
 
-    def _chunk(self, i: int) -> "Chunk":
-        from .tracker import Chunk
-
+    def _chunk(self, i: int) -> Chunk:
         seq, t, flags, size, exchange, pos, count = self._cols[i * WIDTH:(i + 1) * WIDTH]
         pos, count, flags = int(pos), int(count), int(flags)
         parts = self._parts.get(i)

@@ -9,14 +9,13 @@ of a recording decodes as it did live, without the events before it.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from bisect import bisect_left
 from typing import Any
 
 from ..protocol.dialects import get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
-from ..protocol.wire import capture, parse_json
+from ..protocol.wire import parse_json
+from . import payloads
 from .events import Event, Kind
 
 #: The REQUEST fields a payload depends on.
@@ -72,9 +71,6 @@ class ExchangeFacts:
 
     def decode(self, event: Event) -> Any:
         """The payload of ``event``, as the live client derived it."""
-        # Imported here: the client package imports the session package.
-        from ..client import payloads
-
         kind = event.kind
         if kind is Kind.SSE:
             request = self.requests.get(event.exchange)
@@ -96,28 +92,9 @@ class ExchangeFacts:
                 return None
             return payloads.response_payload(request, event.data)
         if kind is Kind.PUSH:
-            body = _body(event.data)
-            name = self.dialect_before(event.seq)
-            if body is None or name is None:
-                return None
-            return capture(_decode_push, get_dialect(name), body)
+            return payloads.push_payload(self.dialect_before(event.seq), event.data)
         if kind is Kind.WS:
             # A hub frame says what it is by itself: no exchange or dialect to look up.
             return payloads.ws_payload(event.data)
         return None
 
-
-def _body(data: dict[str, Any]) -> bytes | str | None:
-    body = data.get("body")
-    if not isinstance(body, str):
-        return None
-    if data.get("body_encoding") == "base64":
-        try:
-            return base64.b64decode(body, validate=True)
-        except (binascii.Error, ValueError):
-            return None
-    return body
-
-
-def _decode_push(dialect: Any, body: bytes | str) -> Any:
-    return dialect.decode_event(parse_json(body), "$")

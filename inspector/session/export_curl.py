@@ -23,7 +23,8 @@ import re
 import shlex
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from .diff import RecordedExchange, exchanges, id_slots, parse_body, sse_json
+from .diff import exchanges, id_slots
+from .exchange import RecordedExchange, parse_body, sse_json
 from .log import Session
 from .redact import REDACTED, SCHEME_HEADERS
 

@@ -20,7 +20,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from .. import __version__
-from .diff import RecordedExchange, exchanges
+from .diff import exchanges
+from .exchange import RecordedExchange
 from .events import Kind
 from .log import Session
 

@@ -24,8 +24,9 @@ from ..protocol import models as m
 from ..protocol.card import decode_card
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.states import INTERRUPTED, TERMINAL
-from .diff import RecordedExchange, body_bytes, exchanges, parse_body
-from .events import Kind
+from .diff import exchanges
+from .exchange import RecordedExchange, body_bytes, parse_body
+from .events import Event, Kind
 from .log import Session
 from .tracker import TaskTracker
 
@@ -115,33 +116,45 @@ def _delay(steps: list[dict[str, Any]], seconds: float) -> None:
 
 
 def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
-    steps: list[dict[str, Any]] = []
-    resp = ex.response
-    dialect = ex.dialect
-    if resp is None:
+    if ex.response is None:
         return [{"drop": True}]
+    steps = _stream_script(ex) if ex.response.data.get("streaming") else _answer_script(ex)
+    return steps or [{"end": True}]
+
+
+def _answer_script(ex: RecordedExchange) -> list[dict[str, Any]]:
+    """The steps of a plain (not streamed) answer: one step after the recorded delay."""
+    resp = ex.response
+    assert resp is not None
+    steps: list[dict[str, Any]] = []
     data = resp.data
-    if not data.get("streaming"):
-        _delay(steps, resp.t - ex.request.t)
-        payload = resp.payload
-        status = data.get("status") or 0
-        if isinstance(payload, JsonRpcError):
-            steps.append(_error_step(payload))
-        elif not 200 <= status < 300:
-            raw = body_bytes(data) or b""
-            steps.append({"http": {"status": status, "body": raw.decode("utf-8", "replace"),
-                                   "content_type": data.get("content_type") or "text/plain; charset=utf-8"}})
-        elif isinstance(payload, m.Message):
-            steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
-        elif isinstance(payload, m.Task):
-            for art in payload.artifacts or []:
-                steps.append(_artifact_step(art, None, None, dialect))
-            steps.append(_status_step(payload.status, None))
-        elif isinstance(payload, ProtocolError):
-            body = data.get("body")
-            steps.append({"malformed": body if isinstance(body, str) else ""})
-        return steps or [{"end": True}]
-    last_t = resp.t
+    _delay(steps, resp.t - ex.request.t)
+    payload = resp.payload
+    status = data.get("status") or 0
+    if isinstance(payload, JsonRpcError):
+        steps.append(_error_step(payload))
+    elif not 200 <= status < 300:
+        raw = body_bytes(data) or b""
+        steps.append({"http": {"status": status, "body": raw.decode("utf-8", "replace"),
+                               "content_type": data.get("content_type") or "text/plain; charset=utf-8"}})
+    elif isinstance(payload, m.Message):
+        steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
+    elif isinstance(payload, m.Task):
+        for art in payload.artifacts or []:
+            steps.append(_artifact_step(art, None, None, ex.dialect))
+        steps.append(_status_step(payload.status, None))
+    elif isinstance(payload, ProtocolError):
+        body = data.get("body")
+        steps.append({"malformed": body if isinstance(body, str) else ""})
+    return steps
+
+
+def _stream_script(ex: RecordedExchange) -> list[dict[str, Any]]:
+    """The steps of a streamed answer: a step per event, the recorded delays between
+    them, and how the stream ended."""
+    assert ex.response is not None
+    steps: list[dict[str, Any]] = []
+    last_t = ex.response.t
     first = True
     for event in ex.stream:
         _delay(steps, event.t - last_t)
@@ -149,33 +162,13 @@ def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
         if event.kind is Kind.COMMENT:
             steps.append({"heartbeat": {"every": 1, "for": 0, "comment": str(event.data.get("text") or "").strip()}})
             continue
-        payload = event.payload
         opening = first
         first = False
-        if payload is None:
-            continue
-        if isinstance(payload, m.Task):
-            # The mock opens every stream with the task as it stands (submitted).
-            if not (opening and payload.status.state is m.TaskState.SUBMITTED):
-                steps.append(_status_step(payload.status, None))
-        elif isinstance(payload, m.TaskStatusUpdateEvent):
-            if opening and payload.status.state is m.TaskState.SUBMITTED:
-                continue  # 0.1 opens with the submitted status; so does the mock
-            steps.append(_status_step(payload.status, payload.final))
-        elif isinstance(payload, m.TaskArtifactUpdateEvent):
-            art = payload.artifact
-            append = payload.append if payload.append is not None else art.append
-            last = payload.last_chunk if payload.last_chunk is not None else art.last_chunk
-            steps.append(_artifact_step(art, append, last, dialect))
-        elif isinstance(payload, m.Message):
-            steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
-        elif isinstance(payload, JsonRpcError):
-            steps.append(_error_step(payload))
-            break
-        elif isinstance(payload, ProtocolError):
-            text = event.data.get("data")
-            if isinstance(text, str):
-                steps.append({"malformed": text})
+        step = _event_step(event, opening, ex.dialect)
+        if step is not None:
+            steps.append(step)
+            if "error" in step:
+                break
     end = ex.end
     if end is not None:
         _delay(steps, end.t - last_t)
@@ -188,7 +181,34 @@ def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
     # A delay with nothing after it only holds the stream open.
     while steps and "delay" in steps[-1]:
         steps.pop()
-    return steps or [{"end": True}]
+    return steps
+
+
+def _event_step(event: Event, opening: bool, dialect: str | None) -> dict[str, Any] | None:
+    """The step that replays one SSE event (None: nothing to replay; ``opening``: the
+    stream's first event)."""
+    payload = event.payload
+    if isinstance(payload, m.Task):
+        # The mock opens every stream with the task as it stands (submitted).
+        if not (opening and payload.status.state is m.TaskState.SUBMITTED):
+            return _status_step(payload.status, None)
+    elif isinstance(payload, m.TaskStatusUpdateEvent):
+        if not (opening and payload.status.state is m.TaskState.SUBMITTED):  # 0.1 opens with it; so does the mock
+            return _status_step(payload.status, payload.final)
+    elif isinstance(payload, m.TaskArtifactUpdateEvent):
+        art = payload.artifact
+        append = payload.append if payload.append is not None else art.append
+        last = payload.last_chunk if payload.last_chunk is not None else art.last_chunk
+        return _artifact_step(art, append, last, dialect)
+    elif isinstance(payload, m.Message):
+        return {"reply": _content(list(payload.parts)) if payload.parts else ""}
+    elif isinstance(payload, JsonRpcError):
+        return _error_step(payload)
+    elif isinstance(payload, ProtocolError):
+        text = event.data.get("data")
+        if isinstance(text, str):
+            return {"malformed": text}
+    return None
 
 
 def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
@@ -268,17 +288,4 @@ def scenario_yaml(session: Session, *, name: str | None = None, source: str | No
     doc, notes = to_scenario(session, name=name, source=source)
     text = f"# a2a-mock scenario exported from {source or 'a recording'} by a2a-inspect\n" + dump_yaml(doc)
     return text, notes
-
-
-def check(text: str) -> list[str]:
-    """Problems a2a-mock's loader finds in ``text`` (none: it serves as written)."""
-    try:
-        from mock_agent.loader import ScenarioError, load_text
-    except ImportError:  # pragma: no cover - the mock ships in the same distribution
-        return []
-    try:
-        load_text(text, "<exported scenario>")
-    except ScenarioError as exc:
-        return [str(p) for p in exc.problems]
-    return []
 

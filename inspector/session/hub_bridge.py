@@ -34,7 +34,7 @@ from ..protocol.dialects import get_dialect
 from ..protocol.errors import JsonRpcError
 from ..protocol.methods import Method
 from ..protocol.states import INTERRUPTED, TERMINAL
-from .diff import RecordedExchange
+from .exchange import RecordedExchange
 from .events import Event, Kind
 from .log import Session
 from .task_snapshot import task_from_view

@@ -166,22 +166,6 @@ class StateChange:
         return None if now is None else max(0.0, now - self.t)
 
 
-@dataclass(slots=True)
-class Chunk:
-    seq: int
-    t: float
-    append: bool | None
-    last_chunk: bool | None
-    parts: list[Any]
-    #: Content size: characters of text, decoded bytes of inline files, JSON length of data.
-    size: int
-    exchange: int = 0
-    #: Where its parts sit in the artifact (for a duplicate: where they already were).
-    pos: int = 0
-    #: Delivered before by another source (or re-sent): shown, not assembled again.
-    dup: bool = False
-
-
 @dataclass(slots=True, eq=False)
 class ArtifactView:
     key: str

@@ -19,7 +19,7 @@ from .. import store
 from ..protocol import models as m
 from .commands import InspectorCommands
 from .connection import AgentConnection, UnexpectedFailure, call_errors
-from .messages import ConnectionChanged, SessionAdvanced, TaskSelected
+from .messages import ConnectionChanged, OpenModal, SessionAdvanced, TaskSelected
 from .pump import EventPump
 
 FRAME = 1 / 30
@@ -350,8 +350,7 @@ class InspectorApp(App[int]):
             self.waiting.pop(wait_id, None)
 
     def report_error(self, title: str, exc: BaseException) -> None:
-        from ..headless.run import describe_rpc_error
-        from ..protocol.errors import JsonRpcError
+        from ..protocol.errors import JsonRpcError, describe_rpc_error
         from ..textsafe import visible
 
         dialect = self.active.client.dialect if self.active and self.active.client else None
@@ -530,6 +529,13 @@ class InspectorApp(App[int]):
         except Exception:
             return
         self._focus_view(tabs.active, tries=3)
+
+    def on_open_modal(self, message: OpenModal) -> None:
+        """A widget asked for a modal (widgets never import screens)."""
+        from .screens import modal
+
+        message.stop()
+        self.push_screen(modal(message.name)(*message.args, **message.kwargs), message.done)
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

@@ -349,7 +349,7 @@ class RecordedFacts:
 
 
 def _json_body(data: Mapping[str, Any]) -> Any:
-    from ..client.payloads import body_bytes
+    from ..session.payloads import body_bytes
     from ..protocol.wire import parse_json
 
     try:

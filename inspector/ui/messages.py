@@ -3,7 +3,9 @@ projections when told the session moved, and ask the app to act through these.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from textual.message import Message
 
@@ -41,3 +43,17 @@ class ComposeText(Message):
     """Put this text in the composer (e.g. a skill example was chosen on the card)."""
 
     text: str
+
+
+class OpenModal(Message):
+    """A widget asks for a modal screen; the app builds and pushes it (``on_open_modal``).
+
+    Widgets never import screens: ``name`` is one of ``screens.MODALS``, the screen is
+    built as ``screen(*args, **kwargs)``, and ``done`` is called with what it returns."""
+
+    def __init__(self, name: str, *args: Any, done: Callable[[Any], None] | None = None, **kwargs: Any) -> None:
+        super().__init__()
+        self.name = name
+        self.args = args
+        self.kwargs = kwargs
+        self.done = done

@@ -318,7 +318,7 @@ def release(base_url: str, task_id: str, steps: int | str = "all") -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from mock_agent.runner import BackgroundServer
+    from inspector.serving.runner import BackgroundServer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=MODES, default="compat")

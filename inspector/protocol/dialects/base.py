@@ -16,32 +16,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import Any, ClassVar
 
 from .. import models as m
-from ..errors import JSONRPC_CODES, JsonRpcError, ProtocolError, from_validation_error
+from ..errors import JSONRPC_CODES, JsonRpcError, ProtocolError
 from ..methods import Method
+from ..validation import type_name
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def validate(model: type[M], data: Any, path: str = "$") -> M:
-    """``model.model_validate(data)`` with errors as ProtocolError rooted at ``path``."""
-    if not isinstance(data, dict):
-        raise ProtocolError(f"expected an object, got {type_name(data)}", path)
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation_error(exc, path) from None
-
-
-def type_name(value: Any) -> str:
-    return {
-        dict: "object", list: "array", str: "string", bool: "boolean",
-        int: "number", float: "number", type(None): "null",
-    }.get(type(value), type(value).__name__)
+#: The A2A error codes every dialect defines (0.1 the draft's five; 0.2 on add -32006
+#: and later codes): each dialect's ``error_codes`` starts from these.
+TASK_ERRORS: dict[int, str] = {
+    -32001: "Task not found",
+    -32002: "Task cannot be canceled",
+    -32003: "Push notifications not supported",
+    -32004: "Unsupported operation",
+    -32005: "Incompatible content types",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +106,14 @@ class Dialect(ABC):
 
     def error_name(self, code: int) -> str | None:
         return self.error_codes.get(code) or JSONRPC_CODES.get(code)
+
+    def decode_sent(self, method: Method, raw: Any, path: str, expected: str) -> Any:
+        """What send, stream and resubscribe answer: a stream event; a send's must be
+        one of the final answers (a Task or a Message), ``expected`` saying which."""
+        event = self.decode_event(raw, path)
+        if method is Method.SEND and not isinstance(event, (m.Task, m.Message)):
+            raise ProtocolError(f"{self.wire_method(method)} answered with a stream event, not {expected}", path)
+        return event
 
     # client side ---------------------------------------------------------------
 

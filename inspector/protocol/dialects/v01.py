@@ -20,8 +20,9 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
-from ._shape import Path, arr, check, fail, implied_final, new_id, obj, string
-from .base import Dialect, type_name, validate
+from ..validation import type_name, validate
+from ..shape import Path, arr, check, fail, implied_final, new_id, obj, shape_task, string
+from .base import TASK_ERRORS, Dialect
 from .v03 import as_event, as_model
 
 
@@ -45,13 +46,7 @@ class V01Dialect(Dialect):
     # A2AClient(method_names={"resubscribe": "task/resubscribe"}).
     method_aliases: ClassVar[dict[str, Method]] = {"task/resubscribe": Method.RESUBSCRIBE}
     # -32001..-32004 from the v0.1.0 schema; -32005 from the draft's error table.
-    error_codes: ClassVar[dict[int, str]] = {
-        -32001: "Task not found",
-        -32002: "Task cannot be canceled",
-        -32003: "Push notifications not supported",
-        -32004: "Unsupported operation",
-        -32005: "Incompatible content types",
-    }
+    error_codes: ClassVar[dict[int, str]] = {**TASK_ERRORS}
 
     # ------------------------------------------------------------------ params
 
@@ -95,10 +90,7 @@ class V01Dialect(Dialect):
     def decode_result(self, method: Method, raw: Any, path: str = "$.result") -> Any:
         self.wire_method(method)
         if method in (Method.SEND, Method.STREAM, Method.RESUBSCRIBE):
-            event = self.decode_event(raw, path)
-            if method is Method.SEND and not isinstance(event, (m.Task, m.Message)):
-                raise ProtocolError("tasks/send answered with a stream event, not a Task", path)
-            return event
+            return self.decode_sent(method, raw, path, "a Task")
         if method in (Method.GET, Method.CANCEL):
             return validate(m.Task, task_in(raw, path), path)
         if method in (Method.PUSH_SET, Method.PUSH_GET):
@@ -263,17 +255,9 @@ def artifact_in(art: Any, path: Path) -> dict[str, Any]:
 
 def task_in(task: Any, path: Path) -> dict[str, Any]:
     data = _session_in(obj(task, path), path)
-    out = dict(data)
+    out = shape_task(data, path, status_in, message_in, artifact_in)
     if "id" in data:
         out["id"] = _id(data["id"], (path, "id"))
-    if "status" in data:
-        out["status"] = status_in(data["status"], (path, "status"))
-    if data.get("history") is not None:
-        sub = (path, "history")
-        out["history"] = [message_in(x, (sub, i)) for i, x in enumerate(arr(data["history"], sub))]
-    if data.get("artifacts") is not None:
-        sub = (path, "artifacts")
-        out["artifacts"] = [artifact_in(x, (sub, i)) for i, x in enumerate(arr(data["artifacts"], sub))]
     return out
 
 

@@ -12,9 +12,10 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
+from ..validation import validate
 from ._fast import ValidationError, envelope_decoder
-from ._shape import arr, drop_tag, implied_final, new_id, obj
-from .base import Dialect, validate
+from ..shape import arr, drop_tag, implied_final, new_id, obj
+from .base import TASK_ERRORS, Dialect
 
 # {"result": <artifact-update>}: parts chosen by their kind tag, as Part does.
 _fast_artifact = envelope_decoder(None, "kind")
@@ -44,11 +45,7 @@ class V03Dialect(Dialect):
         Method.EXTENDED_CARD: "agent/getAuthenticatedExtendedCard",
     }
     error_codes: ClassVar[dict[int, str]] = {
-        -32001: "Task not found",
-        -32002: "Task cannot be canceled",
-        -32003: "Push notifications not supported",
-        -32004: "Unsupported operation",
-        -32005: "Incompatible content types",
+        **TASK_ERRORS,
         -32006: "Invalid agent response",
         -32007: "Authenticated extended card not configured",
     }
@@ -97,10 +94,7 @@ class V03Dialect(Dialect):
     def decode_result(self, method: Method, raw: Any, path: str = "$.result") -> Any:
         self.wire_method(method)
         if method in (Method.SEND, Method.STREAM, Method.RESUBSCRIBE):
-            event = self.decode_event(raw, path)
-            if method is Method.SEND and not isinstance(event, (m.Task, m.Message)):
-                raise ProtocolError("message/send answered with a stream event, not a Task or Message", path)
-            return event
+            return self.decode_sent(method, raw, path, "a Task or Message")
         if method in (Method.GET, Method.CANCEL):
             return decode_task(raw, path)
         if method in (Method.PUSH_SET, Method.PUSH_GET):

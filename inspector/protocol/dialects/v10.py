@@ -21,9 +21,10 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
+from ..validation import validate
 from ._fast import ValidationError, envelope_decoder
-from ._shape import Path, arr, boolean, check, fail, new_id, obj, string
-from .base import Dialect, validate
+from ..shape import Path, arr, boolean, check, fail, new_id, obj, shape_task, string
+from .base import TASK_ERRORS, Dialect
 from .v03 import as_event, as_model
 
 _STATE_NAMES = {
@@ -76,11 +77,7 @@ class V10Dialect(Dialect):
         Method.EXTENDED_CARD: "GetExtendedAgentCard",
     }
     error_codes: ClassVar[dict[int, str]] = {
-        -32001: "Task not found",
-        -32002: "Task cannot be canceled",
-        -32003: "Push notifications not supported",
-        -32004: "Unsupported operation",
-        -32005: "Incompatible content types",
+        **TASK_ERRORS,
         -32006: "Invalid agent response",
         -32007: "Extended agent card not configured",
         -32008: "Extension support required",
@@ -373,17 +370,7 @@ def artifact_in(art: Any, path: Path) -> dict[str, Any]:
 
 
 def task_in(task: Any, path: Path) -> dict[str, Any]:
-    data = obj(task, path)
-    out = dict(data)
-    if "status" in data:
-        out["status"] = status_in(data["status"], (path, "status"))
-    if data.get("history") is not None:
-        sub = (path, "history")
-        out["history"] = [message_in(x, (sub, i)) for i, x in enumerate(arr(data["history"], sub))]
-    if data.get("artifacts") is not None:
-        sub = (path, "artifacts")
-        out["artifacts"] = [artifact_in(x, (sub, i)) for i, x in enumerate(arr(data["artifacts"], sub))]
-    return out
+    return shape_task(obj(task, path), path, status_in, message_in, artifact_in)
 
 
 def decode_task(raw: Any, path: Path) -> m.Task:

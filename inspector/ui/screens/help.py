@@ -21,7 +21,7 @@ INTRO = ("a2a-inspect — inspect and debug A2A agents. The pane with the keys h
          "its left; one-letter keys act on that pane only. Every action is also in the command "
          "palette (^p). Agent text is shown literally.")
 
-#: (owner, action, what it does). Owner: a class name resolved by ``owners()``, or None
+#: (owner, action, what it does). Owner: a class name resolved by ``owners(app_class)``, or None
 #: for keys no binding of ours carries (the action is then the key to show).
 Entry = tuple[str | None, str, str]
 
@@ -114,10 +114,10 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
 ]
 
 
-def owners() -> dict[str, Any]:
-    """The classes the help names, by name (imported here: help is rarely opened)."""
-    from ..app import InspectorApp
-    from ..replay import ReplayApp
+def owners(app_class: type) -> dict[str, Any]:
+    """The classes the help names, by name (imported here: help is rarely opened). The
+    app's own (``app``, and ``ReplayApp`` when replaying) are read from ``app_class``'s
+    bases: a screen sits below the app and does not import it."""
     from ..widgets.agents_panel import AgentsPanel
     from ..widgets.artifact_document import ArtifactDocument
     from ..widgets.artifacts_view import ArtifactsView
@@ -132,7 +132,11 @@ def owners() -> dict[str, Any]:
     from ..widgets.traffic_view import TrafficView
     from .json_edit import JsonEditScreen, JsonText
 
-    return {"app": InspectorApp, "ReplayApp": ReplayApp, "AgentsPanel": AgentsPanel,
+    apps = {cls.__name__: cls for cls in app_class.__mro__}
+    own = {"app": apps["InspectorApp"]}
+    if "ReplayApp" in apps:
+        own["ReplayApp"] = apps["ReplayApp"]
+    return {**own, "AgentsPanel": AgentsPanel,
             "ArtifactDocument": ArtifactDocument, "ArtifactsView": ArtifactsView, "CardView": CardView,
             "Composer": Composer, "PartList": PartList, "PushPanel": PushPanel, "ReplayBar": ReplayBar,
             "TasksView": TasksView, "TrafficDetail": TrafficDetail, "TrafficList": TrafficList,
@@ -149,7 +153,7 @@ def binding_for(owner: Any, action: str) -> Binding | None:
 def resolve(app: Any) -> list[tuple[str, list[tuple[str, str]]]]:
     """The sections with each entry's key as the app shows it. A key that no longer
     exists raises (the test suite calls this)."""
-    classes = owners()
+    classes = owners(type(app))
     out = []
     replay = getattr(app, "replay_controller", None) is not None
     for title, entries in SECTIONS:

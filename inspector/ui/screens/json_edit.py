@@ -122,11 +122,15 @@ class JsonEditScreen(ModalScreen[JsonEdited | None]):
 
     def __init__(self, title: str, value: Any = None, *, object_only: bool = False,
                  allow_empty: bool = False, text: str | None = None,
-                 cursor: tuple[int, int] | None = None, template: bool = False) -> None:
+                 cursor: tuple[int, int] | None = None, template: bool = False,
+                 new_object: bool = False) -> None:
         """``text``: the text to start from instead of ``value``; ``cursor``: where
         the cursor starts (default: the end); ``template``: ``text`` is a template
-        (see JsonText)."""
+        (see JsonText); ``new_object``: start from an empty object's template, the
+        cursor inside its braces."""
         super().__init__()
+        if new_object:
+            text, cursor, template = OBJECT_TEMPLATE, OBJECT_TEMPLATE_CURSOR, True
         self.cursor = cursor
         self.template = template
         self.title_text = title

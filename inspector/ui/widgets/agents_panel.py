@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from ...store import SavedAgent
 from ...textsafe import shorten
 from ..connection import AgentConnection
-from ..messages import ConnectionChanged
+from ..messages import ConnectionChanged, OpenModal
 from .base import ConnectionView
 from .connection_bar import connection_label
 
@@ -247,19 +247,16 @@ class AgentsPanel(ConnectionView, Vertical):
         self.app.open_url(agent.url, saved=agent)
 
     def action_add(self) -> None:
-        from ..screens.agent_form import AgentForm
-
         def added(agent: SavedAgent | None) -> None:
             if agent is not None and self._store_op(f"cannot save {agent.name!r}", lambda: self.store.add(agent)):
                 self.app.notify(f"saved agent {agent.name!r}", markup=False)
                 self.refresh_list()
                 self._highlight(f"saved:{agent.name}")
 
-        self.app.push_screen(AgentForm("Add a saved agent", taken=[a.name for a in self.store.agents]), added)
+        self.post_message(OpenModal("agent_form", "Add a saved agent", taken=[a.name for a in self.store.agents],
+                                    done=added))
 
     def action_save(self) -> None:
-        from ..screens.agent_form import AgentForm
-
         conn = self.app.active
         if conn is None or conn.read_only:
             self.app.notify("no live agent to save: connect first (ctrl+o)", severity="warning")
@@ -286,12 +283,10 @@ class AgentsPanel(ConnectionView, Vertical):
 
         ways = card_auth(conn.card) if conn.card is not None else []
         asks = ", ".join(f"{w.name} ({w.kind}{' ' + w.header if w.header else ''})" for w in ways)
-        self.app.push_screen(AgentForm("Save the active agent", draft, taken=names,
-                                       card_asks=asks or None), saved)
+        self.post_message(OpenModal("agent_form", "Save the active agent", draft, taken=names,
+                                    card_asks=asks or None, done=saved))
 
     def action_rename(self) -> None:
-        from ..screens.agent_form import AgentForm
-
         kind, item = self.highlighted()
         if kind is None:
             self.app.notify("highlight an agent to rename", severity="warning")
@@ -318,12 +313,10 @@ class AgentsPanel(ConnectionView, Vertical):
             self.refresh_list()
             self._highlight(f"saved:{new.name}" if kind == "saved" else f"conn:{conn.id if conn else ''}")
 
-        self.app.push_screen(AgentForm(f"Rename {shorten(draft.name, 40)}", draft, taken=names,
-                                       rename_only=True), renamed)
+        self.post_message(OpenModal("agent_form", f"Rename {shorten(draft.name, 40)}", draft, taken=names,
+                                    rename_only=True, done=renamed))
 
     def action_remove(self) -> None:
-        from ..screens.confirm import ConfirmScreen
-
         kind, item = self.highlighted()
         agent: SavedAgent | None = item if kind == "saved" else (
             self.store.find(item.saved_as) if kind == "conn" and item.saved_as else None)
@@ -341,8 +334,8 @@ class AgentsPanel(ConnectionView, Vertical):
                 self.app.notify(f"removed saved agent {agent.name!r}", markup=False)
                 self.refresh_list()
 
-        self.app.push_screen(ConfirmScreen(f"Remove the saved agent {shorten(agent.name, 40)!r} "
-                                           f"({shorten(agent.url, 60)})?"), answered)
+        self.post_message(OpenModal("confirm", f"Remove the saved agent {shorten(agent.name, 40)!r} "
+                                               f"({shorten(agent.url, 60)})?", done=answered))
 
     async def action_close(self) -> None:
         kind, item = self.highlighted()

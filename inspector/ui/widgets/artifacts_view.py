@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from ...session import Event
 from ..connection import AgentConnection
+from ..messages import OpenModal
 from .artifact_document import ArtifactDocument
 from .base import SelectedTaskView
 from .chunk_table import ChunkTable
@@ -148,12 +149,10 @@ class ArtifactsView(SelectedTaskView, Vertical):
 
     @on(ArtifactDocument.SaveRequested)
     def _save(self, event: ArtifactDocument.SaveRequested) -> None:
-        from ..screens.save_file import SaveFileScreen
-
         event.stop()
 
         def saved(path: Path | None) -> None:
             if path is not None:
                 self.notify(f"saved {path}", title="file saved", markup=False)
 
-        self.app.push_screen(SaveFileScreen(event.part.file), saved)
+        self.post_message(OpenModal("save_file", event.part.file, done=saved))

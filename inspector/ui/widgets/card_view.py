@@ -13,9 +13,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ...headless.render import CARD_SECTIONS, SEVERITY_MARK, _owns
 from ...protocol import models as m
 from ...protocol.card import child
+from ...protocol.card_sections import SEVERITY_MARK, FindingPlacer
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
 from ..messages import ComposeText
@@ -46,25 +46,6 @@ def _text(value: Any, width: int = 400) -> str:
     return shorten(str(value), width)
 
 
-class _Findings:
-    """Hands each finding out once, to the first field (or section) that owns it."""
-
-    def __init__(self, findings: list[Finding]) -> None:
-        self.findings = findings
-        self.placed: set[int] = set()
-
-    def take(self, prefixes: tuple[str, ...]) -> list[Finding]:
-        out = []
-        for i, f in enumerate(self.findings):
-            if i not in self.placed and _owns(prefixes, f.path):
-                self.placed.add(i)
-                out.append(f)
-        return out
-
-    def rest(self) -> list[Finding]:
-        return [f for i, f in enumerate(self.findings) if i not in self.placed]
-
-
 def finding_line(f: Finding, indent: str = "    ") -> Content:
     mark = SEVERITY_MARK.get(f.severity, f.severity)
     return Content.assemble(indent, (f"{mark} ", SEVERITY_STYLE.get(f.severity, "")),
@@ -73,7 +54,7 @@ def finding_line(f: Finding, indent: str = "    ") -> Content:
                             f"  [{f.code}]")
 
 
-def section_content(title: str, rows: list[Row], findings: _Findings) -> Content:
+def section_content(title: str, rows: list[Row], findings: FindingPlacer) -> Content:
     """A section's title and rows; each finding right under the row of its field, the
     section's other findings at its end."""
     lines: list[Content] = [Content.styled(title.upper(), "bold $primary")]
@@ -84,7 +65,7 @@ def section_content(title: str, rows: list[Row], findings: _Findings) -> Content
         lines.extend(Content(" " * (LABEL_WIDTH + 2) + line) for line in more)
         if paths:
             lines.extend(finding_line(f) for f in findings.take(paths))
-    lines.extend(finding_line(f, "  ") for f in findings.take(dict(CARD_SECTIONS).get(title, ())))
+    lines.extend(finding_line(f, "  ") for f in findings.section(title))
     return Content("\n").join(lines)
 
 
@@ -153,7 +134,7 @@ def card_sections(card: m.AgentCard, *, card_url: str | None, dialect: str | Non
     return sections
 
 
-def skill_content(i: int, skill: m.AgentSkill, findings: _Findings) -> Content:
+def skill_content(i: int, skill: m.AgentSkill, findings: FindingPlacer) -> Content:
     lines = [Content.assemble(("▸ ", "$accent"), (shorten(skill.name or "(unnamed skill)", 60), "bold"),
                               (f"  id {shorten(skill.id or '-', 40)}", "$foreground-muted"))]
     if skill.description:
@@ -294,7 +275,7 @@ class CardView(ConnectionView, Vertical, can_focus=True):
         except Exception as exc:  # a lint bug must not hide the card
             self.app.report_error("card lint failed", exc)
             self.findings = []
-        findings = _Findings(self.findings)
+        findings = FindingPlacer(self.findings)
         widgets: list[Static] = [Static(self._summary(card), classes="card-section card-summary")]
         dialect = f"{conn.dialect_name} ({conn.dialect_source})" if conn.dialect_name else None
         for title, rows in card_sections(card, card_url=card_url, dialect=dialect,

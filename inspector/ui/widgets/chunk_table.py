@@ -20,7 +20,8 @@ from .formatting import format_offset
 from .scrolling import set_virtual_size
 
 if TYPE_CHECKING:
-    from ...session.tracker import Chunk, TaskView
+    from ...session.chunks import Chunk
+    from ...session.tracker import TaskView
 
 #: Column headings and widths. The artifact column takes what the others leave, at
 #: least ARTIFACT_MIN and at most what the longest id needs (ARTIFACT_MAX).

@@ -21,7 +21,7 @@ from ...protocol.states import INTERRUPTED
 from ...session.events import Kind
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
-from ..messages import ComposeText
+from ..messages import ComposeText, OpenModal
 from .base import ConnectionView, hidden
 from .message_text import MessageText
 from .part_list import META_ROW, TEXT_ROW, PartList
@@ -443,32 +443,23 @@ class Composer(ConnectionView, Vertical):
     # ------------------------------------------------------------------ editing
 
     def _edit_metadata(self, title: str, value: dict[str, Any] | None, apply: Any) -> None:
-        from ..screens.json_edit import JsonEdited, JsonEditScreen
-
-        def done(result: JsonEdited | None) -> None:
+        def done(result: Any) -> None:  # a JsonEdited, or None when cancelled
             if result is not None:
                 apply(result.value or None)
                 self._draft_changed()
 
-        from ..screens.json_edit import OBJECT_TEMPLATE, OBJECT_TEMPLATE_CURSOR
-
-        if value is None:  # a new object: the cursor inside its braces
-            screen = JsonEditScreen(title, object_only=True, allow_empty=True, text=OBJECT_TEMPLATE,
-                                    cursor=OBJECT_TEMPLATE_CURSOR, template=True)
-        else:
-            screen = JsonEditScreen(title, value, object_only=True, allow_empty=True)
-        self.app.push_screen(screen, done)
+        # A new object starts as an empty one, the cursor inside its braces.
+        self.post_message(OpenModal("json_edit", title, value, object_only=True, allow_empty=True,
+                                    new_object=value is None, done=done))
 
     def edit_message_metadata(self) -> None:
         self._edit_metadata("message metadata", self.draft.message_metadata,
                             lambda value: setattr(self.draft, "message_metadata", value))
 
     def edit_data(self, index: int | None = None) -> None:
-        from ..screens.json_edit import OBJECT_TEMPLATE, OBJECT_TEMPLATE_CURSOR, JsonEdited, JsonEditScreen
-
         existing = self.draft.parts[index] if index is not None else None
 
-        def done(result: JsonEdited | None) -> None:
+        def done(result: Any) -> None:  # a JsonEdited, or None when cancelled
             if result is None:
                 return
             if isinstance(existing, m.DataPart):
@@ -478,23 +469,19 @@ class Composer(ConnectionView, Vertical):
             self._draft_changed()
 
         if isinstance(existing, m.DataPart):
-            screen = JsonEditScreen("data part", existing.data)
+            self.post_message(OpenModal("json_edit", "data part", existing.data, done=done))
         else:
-            screen = JsonEditScreen("new data part", text=OBJECT_TEMPLATE, cursor=OBJECT_TEMPLATE_CURSOR,
-                                    template=True)
-        self.app.push_screen(screen, done)
+            self.post_message(OpenModal("json_edit", "new data part", new_object=True, done=done))
 
     # ------------------------------------------------------------------ actions
 
     def action_add_file(self) -> None:
-        from ..screens.file_pick import FilePickScreen
-
         def picked(part: m.FilePart | None) -> None:
             if part is not None:
                 self.draft.parts.append(part)
                 self._draft_changed()
 
-        self.app.push_screen(FilePickScreen(), picked)
+        self.post_message(OpenModal("file_pick", done=picked))
 
     def action_add_data(self) -> None:
         self.edit_data(None)

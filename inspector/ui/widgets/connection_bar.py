@@ -12,6 +12,7 @@ from textual.widgets import Label
 
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
+from ..messages import OpenModal
 from .base import ConnectionView
 
 if TYPE_CHECKING:
@@ -63,8 +64,6 @@ def connection_label(conn: AgentConnection) -> str:
 def choose_dialect(app: Any) -> None:
     """Ask which dialect the active connection should talk, then switch to it.
     The app's dialect key and a click on the bar's dialect both land here."""
-    from ..screens.dialect_menu import DialectMenu
-
     conn = app.active
     if conn is None:
         app.notify("no agent: connect first (ctrl+o)", severity="warning")
@@ -77,14 +76,12 @@ def choose_dialect(app: Any) -> None:
         if choice is not None and app.active is conn:
             app.switch_dialect(conn, choice)
 
-    app.push_screen(DialectMenu(conn.requested_dialect, conn.dialect_name), chosen)
+    app.post_message(OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, done=chosen))
 
 
 def choose_binding(app: Any) -> None:
     """Ask which binding the active connection should talk over, then switch to it.
     The app's binding key (shift+f8) and a click on the bar's binding land here."""
-    from ..screens.binding_menu import BindingMenu
-
     conn = app.active
     if conn is None:
         app.notify("no agent: connect first (ctrl+o)", severity="warning")
@@ -98,7 +95,7 @@ def choose_binding(app: Any) -> None:
         if choice is not None and app.active is conn:
             app.switch_binding(conn, choice)
 
-    app.push_screen(BindingMenu(conn.requested_binding, conn.binding_name), chosen)
+    app.post_message(OpenModal("binding_menu", conn.requested_binding, conn.binding_name, done=chosen))
 
 
 #: Short names for the bar, which has little room (the tooltip says how it was chosen).

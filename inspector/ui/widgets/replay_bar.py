@@ -18,6 +18,7 @@ from textual.widget import Widget
 from ...protocol.models import TaskState
 from ...session import Event
 from ..connection import AgentConnection
+from ..messages import OpenModal
 from ..replay import FRAME, ReplayController, StateMark, format_t, parse_target, speed_label
 from .base import ComponentStyles, ConnectionView
 from .formatting import short_id
@@ -161,8 +162,6 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
         self.refresh()
 
     def _ask_target(self) -> None:
-        from ..screens.prompt import PromptScreen
-
         c = self.controller
 
         def chosen(text: str | None) -> None:
@@ -177,8 +176,8 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
             c.seek(target)
             self.refresh()
 
-        self.app.push_screen(PromptScreen(f"Go to event (0-{c.total}), or a recorded time like 12.5s", "",
-                                          placeholder=f"now at {c.position}"), chosen)
+        self.post_message(OpenModal("prompt", f"Go to event (0-{c.total}), or a recorded time like 12.5s", "",
+                                    placeholder=f"now at {c.position}", done=chosen))
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -145,140 +145,32 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         """What is shown, as plain text (tests, copying the whole view)."""
         return "\n".join(f"{label}{t}" for _, t, label in self.lines)
 
-    def _describe(self, event: Event, index: TrafficIndex | None) -> list[tuple[str, str, str]]:
-        out: list[tuple[str, str, str]] = []
-        data = event.data
-        kind = event.kind
-
-        def field(label: str, value: Any) -> None:
-            if value is None or value == "":
-                return
-            for i, line in enumerate(visible(str(value)).split("\n")):
-                out.append((FIELD, line, f"{label}: " if i == 0 else " " * (len(label) + 2)))
-
-        def heading(text: str) -> None:
-            if out:
-                out.append((TEXT, "", ""))
-            out.append((HEADING, text, ""))
-
-        wall = _dt.datetime.fromtimestamp(event.wall).strftime("%H:%M:%S.%f")[:-3] if event.wall else ""
-        title = f"#{event.seq}  {KIND_LABEL.get(kind, kind.value)}"
-        if event.exchange:
-            title += f"  exchange {event.exchange}"
-        out.append((HEADING, title, ""))
-        out.append((DIM, f"t={event.t:.3f} s  {wall}".rstrip(), ""))
-        if index is not None and event.exchange and kind is not Kind.REQUEST:
-            method = index.method(event)
-            if method:
-                field("method", method)
-
-        if kind is Kind.REQUEST:
-            field("request", f"{data.get('method', '')} {data.get('url', '')}")
-            for key in ("a2a_method", "rpc_method", "rpc_id", "dialect"):
-                field(key, data.get(key))
-        elif kind is Kind.RESPONSE:
-            field("status", f"{data.get('status', '')} {data.get('reason') or ''}".strip())
-            field("elapsed", format_ms(data.get("elapsed_ms")))
-            field("size", format_size(data.get("body_size")))
-            field("content-type", data.get("content_type"))
-            if data.get("cut"):
-                field("problem", "body cut at the size limit: only its start was kept")
-            if data.get("streaming"):
-                field("body", f"streamed: see the SSE events of exchange {event.exchange}")
-        elif kind is Kind.SSE:
-            for key in ("event", "id", "retry"):
-                field(key, data.get(key))
-            if data.get("incomplete"):
-                field("problem", "incomplete event (no blank line after it)")
-            if data.get("cut"):
-                field("problem", "event cut at the size limit: only its start was kept")
-        elif kind is Kind.COMMENT:
-            field("comment", data.get("text"))
-        elif kind is Kind.STREAM_END:
-            field("reason", data.get("reason"))
-            field("events", data.get("events"))
-            field("elapsed", format_ms(data.get("elapsed_ms")))
-            field("terminal", data.get("terminal"))
-        elif kind is Kind.ERROR:
-            field("type", data.get("type"))
-            field("message", data.get("message"))
-            field("path", data.get("path"))
-        elif kind is Kind.NOTE:
-            field("note", data.get("text"))
-            for key, value in data.items():
-                if key != "text":
-                    field(key, value if isinstance(value, str) else json.dumps(value, default=str))
-        elif kind is Kind.PUSH:
-            field("url", data.get("url"))
-            field("size", format_size(data.get("body_size")))
-            field("from", data.get("client"))
-        elif kind is Kind.WS:
-            where = {"in": "from the agent", "out": "to the agent", "hub": "the hub's own word (not on the wire)"}
-            field("frame", f"{data.get('op', '')} {where.get(data.get('dir'), '')}".strip())
-            field("agent", data.get("agent"))
-            field("socket", f"#{data.get('conn')}" if data.get("conn") is not None else None)
-            for key in ("rpc_method", "rpc_id", "peer", "path", "code", "reason"):
-                field(key, data.get(key))
-            field("size", format_size(data.get("size")) if isinstance(data.get("size"), int) else None)
-
+    @staticmethod
+    def _describe(event: Event, index: TrafficIndex | None) -> list[tuple[str, str, str]]:
+        out = _Lines()
+        out.title(event, index)
+        for label, value in _FIELDS.get(event.kind, _no_fields)(event.data, event.exchange):
+            out.field(label, value)
         payload = event.payload
-        if kind is Kind.WS:
+        if event.kind is Kind.WS:
             payload = getattr(payload, "item", None)  # the frame's content, as for an SSE event
-        if payload is not None:
-            label = payload_label(payload)
-            if isinstance(payload, ProtocolError):
-                field("invalid", str(payload))
-            elif isinstance(payload, JsonRpcError):
-                field("rpc error", f"{payload.code} {payload.message}")
-            else:
-                what = type(payload).__name__ + (f" ({label})" if label else "")
-                field("decoded", what)
-
-        if kind in (Kind.REQUEST, Kind.RESPONSE, Kind.PUSH):
-            self._body(out, heading, *body_text(data))
-        elif kind is Kind.WS and isinstance(data.get("text"), str):
-            self._body(out, heading, data["text"], "", title="frame")
-        elif kind is Kind.SSE:
+        out.payload(payload)
+        data = event.data
+        if event.kind in (Kind.REQUEST, Kind.RESPONSE, Kind.PUSH):
+            out.body(*body_text(data))
+        elif event.kind is Kind.WS and isinstance(data.get("text"), str):
+            out.body(data["text"], "", title="frame")
+        elif event.kind is Kind.SSE:
             text = data.get("data")
             if isinstance(text, str):
-                self._body(out, heading, text, "", title="data")
+                out.body(text, "", title="data")
             raw, note = body_text(data, "raw")
             if raw is not None:
-                heading("raw" + (f" ({note})" if note else ""))
-                self._shown(out, raw)
+                out.heading("raw" + (f" ({note})" if note else ""))
+                out.shown(raw)
         # After the body: on a small pane the body is what the eye looks for first.
-        headers = data.get("headers")
-        if isinstance(headers, dict) and headers:
-            heading("headers")
-            for name, value in headers.items():
-                out.append((FIELD, visible(str(value), single_line=True), f"{visible(str(name), single_line=True)}: "))
-
-        return [(k, t if len(t) <= LINE_LIMIT else t[:LINE_LIMIT] + f"… ({len(t) - LINE_LIMIT} more characters)", label)
-                for k, t, label in out]
-
-    @staticmethod
-    def _body(out: list[tuple[str, str, str]], heading: Any, text: str | None, note: str,
-              title: str = "body") -> None:
-        if text is None:
-            return
-        heading(title + (f" ({note})" if note else "") + ("" if text else " (empty)"))
-        if not text:
-            return
-        lines = pretty_json(text) if len(text) <= PRETTY_LIMIT else None
-        if lines is not None:
-            out.extend((JSON, visible(line), "") for line in lines)
-            return
-        if len(text) > PRETTY_LIMIT:
-            out.append((DIM, f"{format_size(len(text))}: shown as received (too large to pretty-print); "
-                             "y copies it", ""))
-        TrafficDetail._shown(out, text)
-
-    @staticmethod
-    def _shown(out: list[tuple[str, str, str]], text: str) -> None:
-        if len(text) > SHOW_LIMIT:
-            out.append((DIM, f"the first {SHOW_LIMIT:,} of {len(text):,} characters", ""))
-            text = text[:SHOW_LIMIT]
-        out.extend((TEXT, line.expandtabs(4), "") for line in visible(text).split("\n"))
+        out.headers(data.get("headers"))
+        return out.clipped()
 
     # ------------------------------------------------------------------ drawing
 
@@ -334,3 +226,139 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         x = int(self.scroll_x)
         strip = Strip(self._segments(row, base))
         return strip.crop_extend(x, x + width, base)
+
+
+class _Lines(list[tuple[str, str, str]]):
+    """The detail's lines as they are built: (kind, text, label) each."""
+
+    def field(self, label: str, value: Any) -> None:
+        if value is None or value == "":
+            return
+        for i, line in enumerate(visible(str(value)).split("\n")):
+            self.append((FIELD, line, f"{label}: " if i == 0 else " " * (len(label) + 2)))
+
+    def heading(self, text: str) -> None:
+        if self:
+            self.append((TEXT, "", ""))
+        self.append((HEADING, text, ""))
+
+    def title(self, event: Event, index: TrafficIndex | None) -> None:
+        wall = _dt.datetime.fromtimestamp(event.wall).strftime("%H:%M:%S.%f")[:-3] if event.wall else ""
+        title = f"#{event.seq}  {KIND_LABEL.get(event.kind, event.kind.value)}"
+        if event.exchange:
+            title += f"  exchange {event.exchange}"
+        self.append((HEADING, title, ""))
+        self.append((DIM, f"t={event.t:.3f} s  {wall}".rstrip(), ""))
+        if index is not None and event.exchange and event.kind is not Kind.REQUEST:
+            method = index.method(event)
+            if method:
+                self.field("method", method)
+
+    def payload(self, payload: Any) -> None:
+        if payload is None:
+            return
+        label = payload_label(payload)
+        if isinstance(payload, ProtocolError):
+            self.field("invalid", str(payload))
+        elif isinstance(payload, JsonRpcError):
+            self.field("rpc error", f"{payload.code} {payload.message}")
+        else:
+            what = type(payload).__name__ + (f" ({label})" if label else "")
+            self.field("decoded", what)
+
+    def body(self, text: str | None, note: str, title: str = "body") -> None:
+        if text is None:
+            return
+        self.heading(title + (f" ({note})" if note else "") + ("" if text else " (empty)"))
+        if not text:
+            return
+        lines = pretty_json(text) if len(text) <= PRETTY_LIMIT else None
+        if lines is not None:
+            self.extend((JSON, visible(line), "") for line in lines)
+            return
+        if len(text) > PRETTY_LIMIT:
+            self.append((DIM, f"{format_size(len(text))}: shown as received (too large to pretty-print); "
+                              "y copies it", ""))
+        self.shown(text)
+
+    def shown(self, text: str) -> None:
+        if len(text) > SHOW_LIMIT:
+            self.append((DIM, f"the first {SHOW_LIMIT:,} of {len(text):,} characters", ""))
+            text = text[:SHOW_LIMIT]
+        self.extend((TEXT, line.expandtabs(4), "") for line in visible(text).split("\n"))
+
+    def headers(self, headers: Any) -> None:
+        if isinstance(headers, dict) and headers:
+            self.heading("headers")
+            for name, value in headers.items():
+                self.append((FIELD, visible(str(value), single_line=True), f"{visible(str(name), single_line=True)}: "))
+
+    def clipped(self) -> list[tuple[str, str, str]]:
+        return [(k, t if len(t) <= LINE_LIMIT else t[:LINE_LIMIT] + f"… ({len(t) - LINE_LIMIT} more characters)", label)
+                for k, t, label in self]
+
+
+# What each kind of event shows above its payload and body: (label, value) pairs, the
+# empty ones left out when shown.
+Fields = list[tuple[str, Any]]
+
+
+def _no_fields(data: dict[str, Any], exchange: int) -> Fields:
+    return []
+
+
+def _request_fields(data: dict[str, Any], exchange: int) -> Fields:
+    return [("request", f"{data.get('method', '')} {data.get('url', '')}"),
+            *((key, data.get(key)) for key in ("a2a_method", "rpc_method", "rpc_id", "dialect"))]
+
+
+def _response_fields(data: dict[str, Any], exchange: int) -> Fields:
+    out: Fields = [("status", f"{data.get('status', '')} {data.get('reason') or ''}".strip()),
+                   ("elapsed", format_ms(data.get("elapsed_ms"))),
+                   ("size", format_size(data.get("body_size"))),
+                   ("content-type", data.get("content_type"))]
+    if data.get("cut"):
+        out.append(("problem", "body cut at the size limit: only its start was kept"))
+    if data.get("streaming"):
+        out.append(("body", f"streamed: see the SSE events of exchange {exchange}"))
+    return out
+
+
+def _sse_fields(data: dict[str, Any], exchange: int) -> Fields:
+    out: Fields = [(key, data.get(key)) for key in ("event", "id", "retry")]
+    if data.get("incomplete"):
+        out.append(("problem", "incomplete event (no blank line after it)"))
+    if data.get("cut"):
+        out.append(("problem", "event cut at the size limit: only its start was kept"))
+    return out
+
+
+def _note_fields(data: dict[str, Any], exchange: int) -> Fields:
+    return [("note", data.get("text")),
+            *((key, value if isinstance(value, str) else json.dumps(value, default=str))
+              for key, value in data.items() if key != "text")]
+
+
+def _ws_fields(data: dict[str, Any], exchange: int) -> Fields:
+    where = {"in": "from the agent", "out": "to the agent", "hub": "the hub's own word (not on the wire)"}
+    return [("frame", f"{data.get('op', '')} {where.get(data.get('dir'), '')}".strip()),
+            ("agent", data.get("agent")),
+            ("socket", f"#{data.get('conn')}" if data.get("conn") is not None else None),
+            *((key, data.get(key)) for key in ("rpc_method", "rpc_id", "peer", "path", "code", "reason")),
+            ("size", format_size(data.get("size")) if isinstance(data.get("size"), int) else None)]
+
+
+_FIELDS: dict[Kind, Any] = {
+    Kind.REQUEST: _request_fields,
+    Kind.RESPONSE: _response_fields,
+    Kind.SSE: _sse_fields,
+    Kind.COMMENT: lambda data, exchange: [("comment", data.get("text"))],
+    Kind.STREAM_END: lambda data, exchange: [("reason", data.get("reason")), ("events", data.get("events")),
+                                             ("elapsed", format_ms(data.get("elapsed_ms"))),
+                                             ("terminal", data.get("terminal"))],
+    Kind.ERROR: lambda data, exchange: [(key, data.get(key)) for key in ("type", "message", "path")],
+    Kind.NOTE: _note_fields,
+    Kind.PUSH: lambda data, exchange: [("url", data.get("url")), ("size", format_size(data.get("body_size"))),
+                                       ("from", data.get("client"))],
+    Kind.WS: _ws_fields,
+}

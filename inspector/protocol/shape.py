@@ -7,14 +7,15 @@ report the error under the normalised name, and the user needs the path they sen
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any, Union
 
 from pydantic import ValidationError
 
-from ..errors import ProtocolError, from_validation_error
-from ..models import A2AModel
-from ..states import is_terminal
-from .base import M, type_name
+from .errors import ProtocolError, from_validation_error
+from .models import A2AModel
+from .states import is_terminal
+from .validation import M, type_name
 
 
 #: A JSON path, built lazily: ``"$.result"`` or ``(parent, key)``. Decoders pass one
@@ -72,6 +73,26 @@ def check(model: type[M], data: Any, path: Path) -> M:
     raise fail(f"expected an object, got {type_name(data)}", path)
 
 
+Shaper = Callable[[Any, Path], Any]
+
+
+def shape_task(data: dict[str, Any], path: Path, status_in: Shaper, message_in: Shaper,
+            artifact_in: Shaper) -> dict[str, Any]:
+    """A wire Task's dict with its status, history and artifacts each reshaped by the
+    dialect's own function (a status present even as null is checked; a null history or
+    artifacts list is left alone)."""
+    out = dict(data)
+    if "status" in data:
+        out["status"] = status_in(data["status"], (path, "status"))
+    if data.get("history") is not None:
+        sub = (path, "history")
+        out["history"] = [message_in(x, (sub, i)) for i, x in enumerate(arr(data["history"], sub))]
+    if data.get("artifacts") is not None:
+        sub = (path, "artifacts")
+        out["artifacts"] = [artifact_in(x, (sub, i)) for i, x in enumerate(arr(data["artifacts"], sub))]
+    return out
+
+
 def new_id() -> str:
     return str(uuid.uuid4())
 
@@ -91,7 +112,7 @@ def drop_tag(model: A2AModel | None, expected: str, key: str = "kind") -> None:
 def implied_final(event: dict[str, Any]) -> bool:
     """``final`` for a status event that has none (decoded from 1.0): the stream ends
     with the task."""
-    from ..models import TaskState
+    from .models import TaskState
 
     state = (event.get("status") or {}).get("state")
     try:

@@ -2,12 +2,15 @@
 
 The live client computes every payload through these functions, from the same dicts it
 logs, so a replay that calls them on a loaded recording gets exactly what the live
-session saw (decoding failures included).
+session saw (decoding failures included). They live in the session layer, which owns
+the recorded form of an event, so the client (which logs) and the reader (which loads)
+share them without importing each other.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 from typing import Any
 
 from ..protocol.card import decode_card
@@ -173,6 +176,39 @@ def _query(url: str) -> list[tuple[str, str]]:
     from urllib.parse import parse_qsl, urlsplit
 
     return parse_qsl(urlsplit(url).query, keep_blank_values=True)
+
+
+def push_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
+    """What a PUSH event's body decodes to (a Task, a stream event, a ProtocolError),
+    or None when there is no body or no dialect (known to this version) to read it in.
+    ``dialect`` is the one the agent was last spoken to in."""
+    body = recorded_body(data)
+    if body is None or not dialect:
+        return None
+    if isinstance(dialect, str):
+        try:
+            dialect = get_dialect(dialect)
+        except ValueError:
+            return None
+    return capture(decode_push, dialect, body)
+
+
+def recorded_body(data: dict[str, Any]) -> bytes | str | None:
+    """A recorded body as the decoder takes it: text as text, base64 as bytes; None when
+    there is none or it is not valid base64 (a hand-edited recording)."""
+    body = data.get("body")
+    if not isinstance(body, str):
+        return None
+    if data.get("body_encoding") == "base64":
+        try:
+            return base64.b64decode(body, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    return body
+
+
+def decode_push(dialect: Dialect, body: bytes | str) -> Any:
+    return dialect.decode_event(parse_json(body), "$")
 
 
 def ws_payload(data: dict[str, Any]) -> Any:

@@ -1,6 +1,7 @@
 """Run an ASGI app with uvicorn on a loopback port, in a thread or in the running loop.
 
-Used by the mock's programmatic API, the inspector's ``--demo`` and the test suite:
+Used by the mock (its programmatic API and its command), the push receiver, the
+inspector's ``--demo`` and the test suite:
 port 0 lets the OS pick a free port, and the bound port is read back once uvicorn has
 started, so callers always get a working URL.
 """
@@ -77,20 +78,21 @@ def _bound_port(server: uvicorn.Server) -> int:
     raise RuntimeError("uvicorn started without a listening socket")
 
 
-def serve_until_interrupted(app: Any, host: str, port: int, banner: Callable[[str], list[str]]) -> int:
+def serve_until_interrupted(app: Any, host: str, port: int, banner: Callable[[str], list[str]],
+                            prog: str) -> int:
     """Serve ``app`` in the foreground until Ctrl-C, as the a2a-mock command does. Once
     listening, prints ``banner(base_url)``, a line each. Returns the exit status: 1 (with
-    one line on stderr) when the port cannot be had."""
+    one line on stderr, after ``prog:``) when the port cannot be had."""
     try:
         check_port(host, port)
         asyncio.run(_serve_foreground(app, host, port, banner))
     except KeyboardInterrupt:
         pass
     except OSError as exc:
-        print(f"a2a-mock: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"{prog}: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except SystemExit:  # uvicorn's own exit when it cannot start; it has logged why
-        print(f"a2a-mock: cannot listen on {host}:{port}", file=sys.stderr)
+        print(f"{prog}: cannot listen on {host}:{port}", file=sys.stderr)
         return 1
     return 0
 
