@@ -14,6 +14,8 @@ Every figure is the peak resident set of a fresh process (``ru_maxrss`` of a chi
 * replay: ``a2a-inspect replay`` of a generated recording (bench/_big_recording.py):
   time to the first frame from the process's start, time until the index has read the
   file, and the peak after seeking to the end (the whole recording folded).
+* export: ``a2a-inspect export --scenario`` and ``--har`` of generated recordings of two
+  sizes: the slope says whether the export holds the recording (or its output) whole.
 
 Slope: bytes per event between consecutive sizes (what one more event costs). KB/event:
 (peak - baseline) / events.
@@ -46,6 +48,9 @@ TARGETS = {("cli chunks", 100_000): 120, ("cli status", 300_000): 120, ("tui chu
            ("tui status", 100_000): 250}
 REPLAY_FIRST_FRAME = 2.0
 REPLAY_PEAK_MB = 500
+#: Bytes an export may grow by per event of the recording: it streams (it was ~10 KB for
+#: --scenario and ~1.1 KB for --har while they held the document whole).
+EXPORT_SLOPE = 500
 
 
 # ---------------------------------------------------------------------- children
@@ -300,6 +305,38 @@ def run_replay(events: int, timeout: float) -> list[list[Any]]:
     ]
 
 
+def run_export(sizes: list[int], timeout: float) -> list[list[Any]]:
+    sys.path.insert(0, str(HERE))
+    from _big_recording import make
+
+    rows: list[list[Any]] = []
+    with tempfile.TemporaryDirectory(prefix="a2a-bench-export-") as tmp:
+        paths = []
+        for n in sizes:
+            path = Path(tmp) / f"r{n}.jsonl"
+            make(path, n)
+            paths.append((n, path))
+        for fmt in ("scenario", "har"):
+            points: list[tuple[int, float]] = []
+            seconds: list[float] = []
+            for n, path in paths:
+                out = Path(tmp) / f"out-{n}.{fmt}"
+                rc, peak, secs, tail = _peak_of([PY, "-m", "inspector.cli", "export", str(path), f"--{fmt}", str(out),
+                                                 "--force"], timeout)
+                if rc != 0:
+                    print(f"memory: export --{fmt} {n}: exit {rc}: {tail}", file=sys.stderr)
+                points.append((n, peak))
+                seconds.append(secs)
+            for i, ((n, peak), secs, slope) in enumerate(zip(points, seconds, _slopes(points))):
+                verdict = ""
+                if i:
+                    per = (peak - points[i - 1][1]) * 2**20 / (n - points[i - 1][0])
+                    verdict = f"slope <= {EXPORT_SLOPE} B {'PASS' if per <= EXPORT_SLOPE else 'MISS'}"
+                rows.append([f"export --{fmt}", f"{n:,}", _mb(peak), f"{secs:.0f} s", f"{peak * 1024 / n:.2f}", slope,
+                             verdict])
+    return rows
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child-tui":
         child_tui(sys.argv[2], float(sys.argv[3]))
@@ -311,7 +348,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="10k events, a small recording (~30 s)")
     parser.add_argument("--full", action="store_true",
                         help="10k / 100k / 1M events and a 1 GB recording (1.5M events): about 15 minutes")
-    parser.add_argument("--only", default="cli,tui,replay", help="comma-separated: cli, tui, replay")
+    parser.add_argument("--only", default="cli,tui,replay,export", help="comma-separated: cli, tui, replay, export")
     parser.add_argument("--runs", type=int, default=1, help="accepted for bench/run; each size runs once")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per process")
     args = parser.parse_args()
@@ -320,14 +357,17 @@ def main() -> int:
         cli = {"chunks": [10_000], "status": [10_000]}
         tui = {"chunks": [10_000], "status": [2_000]}
         replay_events = 50_000
+        export = [20_000, 60_000]
     elif args.full:
         cli = {"chunks": [10_000, 100_000, 1_000_000], "status": [10_000, 100_000, 300_000, 1_000_000]}
         tui = {"chunks": [10_000, 100_000, 1_000_000], "status": [10_000, 100_000, 1_000_000]}
         replay_events = 1_500_000
+        export = [50_000, 150_000]
     else:
         cli = {"chunks": [10_000, 100_000], "status": [10_000, 100_000, 300_000]}
-        tui = {"chunks": [10_000, 100_000], "status": [10_000]}
+        tui = {"chunks": [10_000, 100_000], "status": [10_000, 100_000]}
         replay_events = 150_000
+        export = [20_000, 60_000]
     load = os.getloadavg()
     print(f"memory: peak RSS of fresh processes; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     rows: list[list[Any]] = []
@@ -337,8 +377,11 @@ def main() -> int:
         rows += run_tui(tui, args.timeout)
     if "replay" in only:
         rows += run_replay(replay_events, args.timeout * 2)
+    if "export" in only:
+        rows += run_export(export, args.timeout)
     table(["what", "events", "peak RSS", "baseline", "KB/event", "slope/event", "target"], rows,
-          title="peak RSS (baseline: cli = httpx-sse + json.loads on the same stream; tui = the app idle)")
+          title="peak RSS (baseline: cli = httpx-sse + json.loads on the same stream; tui = the app idle; "
+                "export: its time)")
     return 0
 
 

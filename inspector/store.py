@@ -16,8 +16,10 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -50,11 +52,20 @@ def write_atomic(path: Path, text: str, *, mode: int = 0o600) -> None:
     """Write ``text`` to ``path`` through a temp file and a rename. The file gets
     ``mode``: private by default, since what a2a-inspect writes may hold tokens (saved
     agents) or whatever an agent said (exports)."""
+    with atomic_writer(path, mode=mode) as fh:
+        fh.write(text)
+
+
+@contextmanager
+def atomic_writer(path: Path, *, mode: int = 0o600) -> Iterator[TextIO]:
+    """A text file to write ``path`` through, a piece at a time (an export of a big
+    recording): it replaces ``path`` when the block ends, and is removed, leaving
+    ``path`` as it was, when the block raises. The file gets ``mode`` (see write_atomic)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            yield fh
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

@@ -186,3 +186,59 @@ def test_the_cli_streams_200k_events_in_bounded_memory(workload: str) -> None:
     # Measured at about 85 MB; before the event log and history were bounded, over 300 MB
     # (chunks) and 900 MB (status messages). Generous, for other machines and Pythons.
     assert peak < 180, f"peak RSS {peak:.0f} MB"
+
+
+TUI_CHILD = """
+import asyncio, resource, sys
+from inspector import gcpolicy
+from inspector.client.limits import Limits
+from inspector.protocol import models as m
+from inspector.ui.app import InspectorApp
+from inspector.ui.connection import AgentConnection
+
+gcpolicy.install()
+
+async def main(url):
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        conn = AgentConnection(url, dialect="1.0", limits=Limits(max_body=1 << 32, max_stream_events=10**7))
+        app.open_connection(conn)
+        app.connect(conn)
+        while conn.state != "ready":
+            await asyncio.sleep(0.05)
+        message = m.Message(role=m.Role.USER, parts=[m.TextPart(text="go")], message_id="u-1")
+        app.send_message(conn, m.SendParams(message=message), stream=True)
+        while True:
+            await asyncio.sleep(0.1)
+            task = next(iter(conn.tracker.tasks.values()), None)
+            if not app.waiting and task is not None and task.state is not None and task.state.value == "completed":
+                break
+        await pilot.pause()
+        print(len(conn.session), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("workload", ["chunks", "status"])
+def test_the_tui_shows_100k_events_in_bounded_memory(workload: str) -> None:
+    # The app, headless, streams one reply of 100k artifact chunks, or of 100k status
+    # updates with a message each, to the end: the whole process's peak RSS.
+    agent = subprocess.Popen([sys.executable, str(ROOT / "bench" / "_stream_agent.py"), workload, "100000"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert agent.stdout is not None
+        port = int(agent.stdout.readline())
+        done = subprocess.run([sys.executable, "-c", TUI_CHILD, f"http://127.0.0.1:{port}/"], capture_output=True,
+                              text=True, cwd=ROOT, timeout=600)
+    finally:
+        agent.kill()
+        agent.wait()
+    assert done.returncode == 0, done.stderr[-1500:]
+    events, kb = map(int, done.stdout.split()[-2:])
+    assert events >= 100_000
+    peak = kb / 1024
+    # Measured at about 160 MB (chunks) and 190 MB (status); the targets are 200 and 250
+    # MB. Generous, for other machines and Pythons; it was 425 MB (chunks) and 3.5 GB at
+    # 41k status messages when each event cost a widget or a copy of its text.
+    assert peak < 320, f"peak RSS {peak:.0f} MB"

@@ -263,6 +263,35 @@ def test_scenario_text_with_braces_stays_literal(tmp_path: Path) -> None:
     assert scenario.rules[0].script[-1].message == '{{"json": true}} for {{x}}'
 
 
+async def test_exports_written_a_piece_at_a_time_are_the_documents(tmp_path: Path, monkeypatch) -> None:
+    # The command writes HAR and scenario files a piece at a time (bounded memory on big
+    # recordings): the same bytes as the whole documents dumped at once, and the
+    # scenario checked in pieces (a few steps here, to cross rules and split scripts).
+    import io
+
+    from inspector.session import export_scenario
+    from inspector.session.export_har import write_har
+    from inspector.session.export_scenario import write_scenario
+
+    async with MockAgent("errors", dialect="1.0") as mock:
+        session = await _session(tmp_path / "r.jsonl", mock.url, "1.0",
+                                 texts=("heartbeat", "http 503", "drop", "no final", "heartbeat"))
+    out = io.StringIO()
+    write_har(session, out, comment="c")
+    assert out.getvalue() == json.dumps(to_har(session, comment="c"), ensure_ascii=False, indent=2) + "\n"
+    checked: list[str] = []
+    monkeypatch.setattr(export_scenario, "CHECK_STEPS", 2)
+    out = io.StringIO()
+    notes, problems = write_scenario(session, out, name="r", source="r.jsonl",
+                                     check=lambda text: checked.append(text) or scenario_problems(text))
+    text, whole_notes = scenario_yaml(session, name="r", source="r.jsonl")
+    assert out.getvalue() == text and notes == whole_notes and problems == []
+    assert len(checked) > 3 and all(len(piece) < len(text) for piece in checked)
+    # A piece that does not load is reported, with its rule.
+    _notes, problems = write_scenario(session, io.StringIO(), check=lambda text: ["bad"] if "503" in text else [])
+    assert problems and all(p.startswith("near rule ") and p.endswith(": bad") for p in problems)
+
+
 # ---------------------------------------------------------------------- command line
 
 
@@ -282,6 +311,20 @@ def test_export_command_writes_each_format(cli: Cli, tmp_path: Path) -> None:
     # To stdout.
     r = cli("export", str(rec), "--har", "-")
     assert r.code == 0 and json.loads(r.out)["log"]["version"] == "1.2"
+    # A scenario that does not load is not written (nor is anything left beside it).
+    import argparse
+
+    from inspector.headless import export_cmd
+
+    real_check = export_cmd.scenario_problems
+    export_cmd.scenario_problems = lambda text: ["broken"]
+    try:
+        code = export_cmd.run_export(argparse.Namespace(file=str(rec), scenario=f"{out}-bad.yaml", har=None,
+                                                        curl=None, force=False))
+    finally:
+        export_cmd.scenario_problems = real_check
+    assert code != 0
+    assert not [p for p in tmp_path.iterdir() if "-bad" in p.name]
     # Existing files are kept unless --force.
     r = cli("export", str(rec), "--har", f"{out}.har")
     assert r.code == 2 and "--force" in r.err

@@ -21,7 +21,7 @@ from inspector.ui.screens.save_file import SaveFileScreen, safe_filename, write_
 from inspector.ui.widgets.artifacts_view import ArtifactsView
 from inspector.ui.widgets.conversation import Conversation
 from inspector.ui.widgets.state_diagram import StateDiagram, taken_edges
-from inspector.ui.widgets.wrap import WrappedText, wrap_rows
+from inspector.ui.widgets.wrap import TAB, WrappedText, wrap_rows
 from mock_agent import MockAgent
 
 SIZE = (120, 36)
@@ -453,6 +453,39 @@ async def test_2000_fast_chunks_display_quickly() -> None:
             # Complete, and shown as sent: the view reads the tracker's assembled text.
             assert artifacts.document.sections["big"].blocks[0].body.adopted
             assert artifacts.text_of("big") == task.artifacts["big"].text() == expected
+
+
+async def test_a_streaming_artifact_text_is_held_once_by_the_tracker_not_the_view() -> None:
+    held = scenario(
+        {"status": "working"},
+        {"artifact": {"id": "big", "text": "piece 0 "}},
+        *({"artifact": {"id": "big", "text": f"piece {i} ", "append": True}} for i in range(1, 300)),
+        {"hold": "more"},
+        {"artifact": {"id": "big", "text": "\ttabbed 0", "append": True}},
+        {"artifact": {"id": "big", "text": "\ttabbed 1", "append": True, "last_chunk": True}},
+        {"status": "completed"},
+    )
+    sent = "".join(f"piece {i} " for i in range(300))
+    async with MockAgent(held, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            artifacts = view(app, ArtifactsView)
+            app.send_message(conn, params("go"), stream=True)
+            await wait_until(pilot, lambda: mock.held("more") == 1 and artifacts.text_of("big") == sent, 30,
+                             "300 chunks shown, the agent waiting")
+            task = selected_task(app)
+            assert task is not None and not task.artifacts["big"].closed
+            body = artifacts.document.sections["big"].blocks[0].body
+            # Still streaming: the run reads the tracker's text and keeps only its rows.
+            assert body.adopted and not body._blocks and not body._open
+            assert "piece 299" in screen_text(app)
+            mock.release("more")
+            # A tab is shown as spaces, not as sent: from then on the run keeps a copy.
+            shown = sent + "".join(f"{TAB}tabbed {i}" for i in range(2))
+            await wait_until(pilot, lambda: artifacts.text_of("big") == shown, 30, "the tabbed chunks shown")
+            assert not body.adopted
+            assert task.artifacts["big"].text() == sent + "".join(f"\ttabbed {i}" for i in range(2))
 
 
 # --------------------------------------------------------------------- pieces

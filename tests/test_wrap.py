@@ -122,7 +122,7 @@ def test_text_shown_as_sent_can_be_handed_to_the_string_it_came_from() -> None:
     for piece in pieces:
         text.append(piece)
     rows = rows_of(text, 9)
-    assert text.adopt(lambda: assembled, len("[before]"))
+    assert text.adopt(lambda a, b: assembled[a:b], len("[before]"))
     assert text.adopted and not text._blocks and not text._open  # no copy kept
     assert rows_of(text, 9) == rows and rows_of(text, 13) == reference_rows("".join(pieces), 13)
     assert text.text == "".join(pieces)
@@ -132,11 +132,33 @@ def test_text_shown_as_sent_can_be_handed_to_the_string_it_came_from() -> None:
     assert rows_of(text, 9)[-1] == reference_rows(text.text, 9)[-1]
 
 
+def test_text_can_follow_its_source_from_the_start_and_copies_once_shown_otherwise() -> None:
+    # The artifact view's text runs: the tracker holds the text, the run only its rows.
+    source: list[str] = ["[before]"]
+    text = WrappedText()
+    text.follow(lambda a, b: "".join(source)[a:b], len("[before]"))
+    pieces = ["alpha beta ", "gamma\ndelta ", "epsilon " * 50, "\n", "x" * 300]
+    for piece in pieces:
+        source.append(piece)  # the tracker has it before the view appends it
+        text.append(piece)
+        assert not text._blocks and not text._open  # no copy kept
+    shown = "".join(pieces)
+    assert text.text == shown and text.chars == len(shown)
+    assert rows_of(text, 9) == reference_rows(shown, 9) and rows_of(text, 13) == reference_rows(shown, 13)
+    # A piece shown otherwise than sent (a tab): it keeps its own copy from then on.
+    source.append("tab\there")
+    text.append("tab\there")
+    assert not text.adopted and text.text == shown + "tab" + TAB + "here"
+    assert rows_of(text, 9) == reference_rows(text.text, 9)
+    with pytest.raises(ValueError):
+        WrappedText("not empty").follow(lambda a, b: "", 0)
+
+
 def test_text_shown_otherwise_than_sent_is_not_handed_over() -> None:
     for piece in ("tab\there", "esc\x1b[1m", "zero\u200bwidth"):
         text = WrappedText(piece)
-        assert not text.adopt(lambda piece=piece: piece, 0)
+        assert not text.adopt(lambda a, b, piece=piece: piece[a:b], 0)
         assert not text.adopted and text.text == visible(piece).replace("\t", TAB)
     # ... nor a string that says something else.
     text = WrappedText("same")
-    assert not text.adopt(lambda: "diff", 0)
+    assert not text.adopt(lambda a, b: "diff"[a:b], 0)

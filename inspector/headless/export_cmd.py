@@ -14,10 +14,11 @@ export to). Notes about the recording and the conversion go to stderr.
 from __future__ import annotations
 
 import argparse
-import json
+import shutil
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .. import store
 from . import exitcodes
@@ -41,23 +42,27 @@ def run_export(args: argparse.Namespace) -> int:
         return exitcodes.USAGE
     source = Path(args.file).name
     for fmt, out in targets:
+        # Written a piece at a time (a big recording's export never is in memory whole):
+        # to a temp file, renamed into place once complete; for stdout, through one.
         try:
-            text = _render(fmt, rec, source)
+            if out == "-":
+                with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+                    _write(fmt, rec, source, spool)
+                    spool.seek(0)
+                    try:
+                        shutil.copyfileobj(spool, sys.stdout)
+                        sys.stdout.flush()
+                    except BrokenPipeError:
+                        return exitcodes.OK
+                continue
+            path = Path(out).expanduser()
+            # Private: a recording's content is the user's to share. A curl script is
+            # executable by its owner only.
+            with store.atomic_writer(path, mode=0o700 if fmt == "curl" else 0o600) as fh:
+                _write(fmt, rec, source, fh)
         except _Failed as exc:
             _say(str(exc))
             return exitcodes.TASK_FAILED
-        if out == "-":
-            try:
-                sys.stdout.write(text)
-                sys.stdout.flush()
-            except BrokenPipeError:
-                return exitcodes.OK
-            continue
-        path = Path(out).expanduser()
-        try:
-            # Private: a recording's content is the user's to share. A curl script is
-            # executable by its owner only.
-            store.write_atomic(path, text, mode=0o700 if fmt == "curl" else 0o600)
         except OSError as exc:
             _say(f"cannot write {out}: {exc.strerror or exc}")
             return exitcodes.USAGE
@@ -69,27 +74,26 @@ class _Failed(Exception):
     pass
 
 
-def _render(fmt: str, rec: Any, source: str) -> str:
+def _write(fmt: str, rec: Any, source: str, out: TextIO) -> None:
     if fmt == "har":
-        from ..session.export_har import to_har
+        from ..session.export_har import write_har
 
-        return json.dumps(to_har(rec.session, comment=f"exported from {source} by a2a-inspect"),
-                          ensure_ascii=False, indent=2) + "\n"
+        write_har(rec.session, out, comment=f"exported from {source} by a2a-inspect")
+        return
     if fmt == "curl":
         from ..session.export_curl import to_curl
 
-        return to_curl(rec.session, source=source, created=rec.header.get("created"))
-    from ..session.export_scenario import scenario_yaml
+        out.write(to_curl(rec.session, source=source, created=rec.header.get("created")))
+        return
+    from ..session.export_scenario import write_scenario
 
-    name = Path(source).stem
-    text, notes = scenario_yaml(rec.session, name=name, source=source)
+    notes, problems = write_scenario(rec.session, out, name=Path(source).stem, source=source,
+                                     check=scenario_problems)
     for note in notes:
         _say(f"note: {note}")
-    problems = scenario_problems(text)
     if problems:
         raise _Failed("the exported scenario does not load (a bug in a2a-inspect, please report it): "
                       + "; ".join(problems[:3]))
-    return text
 
 
 def scenario_problems(text: str) -> list[str]:

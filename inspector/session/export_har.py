@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
+import uuid
+from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 from .. import __version__
@@ -39,6 +42,51 @@ def to_har(session: Session, *, comment: str | None = None) -> dict[str, Any]:
     if comment:
         log["comment"] = comment
     return {"log": log}
+
+
+def write_har(session: Session, out: TextIO, *, comment: str | None = None) -> None:
+    """``to_har``'s document written to ``out`` as JSON (indent 2), an entry at a time,
+    and a stream's content an event at a time: the memory it takes is bounded by the
+    largest exchange's request and its largest event, whatever the recording's size."""
+    out.write('{\n  "log": {\n')
+    head = {"version": HAR_VERSION, "creator": {"name": "a2a-inspect", "version": __version__}, "pages": []}
+    for key, value in head.items():
+        out.write(f"    {json.dumps(key)}: {_json(value, 4)},\n")
+    out.write('    "entries": [')
+    first = True
+    for ex in exchanges(session.events):
+        out.write("\n" if first else ",\n")
+        first = False
+        _write_entry(ex, out)
+    out.write("]" if first else "\n    ]")
+    if comment:
+        out.write(f',\n    "comment": {_json(comment, 4)}')
+    out.write("\n  }\n}\n")
+
+
+def _json(value: Any, indent: int) -> str:
+    """``value`` as json.dumps(indent=2) writes it ``indent`` spaces deep."""
+    return json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n" + " " * indent)
+
+
+def _write_entry(ex: RecordedExchange, out: TextIO) -> None:
+    streaming = ex.response is not None and bool(ex.response.data.get("streaming"))
+    if not streaming:
+        out.write(" " * 6 + _json(_entry(ex), 6))
+        return
+    # The stream's text goes where a placeholder is, a piece at a time (a JSON string
+    # escapes character by character, so the pieces' escapes join into the whole's).
+    mark = f"\x00{uuid.uuid4().hex}\x00"
+    size = sum(len(piece.encode("utf-8")) for piece in sse_pieces(ex))
+    before, found, after = (" " * 6 + _json(_entry(ex, (mark, size)), 6)).partition(json.dumps(mark))
+    if not found:  # pragma: no cover - the placeholder is always there
+        raise AssertionError("HAR entry without its stream placeholder")
+    out.write(before)
+    out.write('"')
+    for piece in sse_pieces(ex):
+        out.write(json.dumps(piece, ensure_ascii=False)[1:-1])
+    out.write('"')
+    out.write(after)
 
 
 def _ms(seconds: float) -> float:
@@ -102,6 +150,11 @@ def _request(ex: RecordedExchange) -> dict[str, Any]:
 
 def sse_text(ex: RecordedExchange) -> str:
     """The stream as it went over the wire, rebuilt from the recorded events."""
+    return "".join(sse_pieces(ex))
+
+
+def sse_pieces(ex: RecordedExchange) -> Iterator[str]:
+    """``sse_text`` an event at a time."""
     eol = "\r\n"
     for event in ex.stream:
         raw = event.data.get("raw")
@@ -111,21 +164,21 @@ def sse_text(ex: RecordedExchange) -> str:
             if "\n" in raw:
                 eol = "\n"
                 break
-    out: list[str] = []
     for event in ex.stream:
         if event.kind is Kind.COMMENT:
-            out.append(f":{event.data.get('text') or ''}{eol}{eol}")
+            yield f":{event.data.get('text') or ''}{eol}{eol}"
             continue
         raw = event.data.get("raw")
         if not isinstance(raw, str):
             continue
         if event.data.get("raw_encoding") == "base64":
             raw = base64.b64decode(raw).decode("utf-8", "replace")
-        out.append(raw + ("" if event.data.get("incomplete") else eol + eol))
-    return "".join(out)
+        yield raw + ("" if event.data.get("incomplete") else eol + eol)
 
 
-def _response(ex: RecordedExchange) -> dict[str, Any]:
+def _response(ex: RecordedExchange, stream: tuple[str, int] | None = None) -> dict[str, Any]:
+    """The response; ``stream`` is (the text, its size in bytes) of a stream's content
+    when the caller has them (write_har: a placeholder)."""
     resp = ex.response
     if resp is None:
         error = ex.errors[-1].data.get("message") if ex.errors else "no response"
@@ -137,8 +190,8 @@ def _response(ex: RecordedExchange) -> dict[str, Any]:
     mime = data.get("content_type") or _content_type(headers, "x-unknown")
     content: dict[str, Any] = {"mimeType": mime}
     if data.get("streaming"):
-        text = sse_text(ex)
-        content.update(size=len(text.encode("utf-8")), text=text)
+        text, size = stream if stream is not None else _with_size(sse_text(ex))
+        content.update(size=size, text=text)
         body_size = content["size"]
     else:
         body = data.get("body")
@@ -160,7 +213,11 @@ def _response(ex: RecordedExchange) -> dict[str, Any]:
     return out
 
 
-def _entry(ex: RecordedExchange) -> dict[str, Any]:
+def _with_size(text: str) -> tuple[str, int]:
+    return text, len(text.encode("utf-8"))
+
+
+def _entry(ex: RecordedExchange, stream: tuple[str, int] | None = None) -> dict[str, Any]:
     t0 = ex.request.t
     resp = ex.response
     wait = _ms(resp.t - t0) if resp is not None else _ms(ex.last_t - t0)
@@ -170,7 +227,7 @@ def _entry(ex: RecordedExchange) -> dict[str, Any]:
         "startedDateTime": _started(ex),
         "time": round(wait + receive, 3),
         "request": _request(ex),
-        "response": _response(ex),
+        "response": _response(ex, stream),
         "cache": {},
         "timings": timings,
         "_resourceType": "fetch",

@@ -16,7 +16,8 @@ doubled, so the scenario says exactly what the agent said.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
 
 import yaml
 
@@ -116,10 +117,22 @@ def _delay(steps: list[dict[str, Any]], seconds: float) -> None:
 
 
 def _script(ex: RecordedExchange) -> list[dict[str, Any]]:
+    return list(_steps(ex))
+
+
+def _steps(ex: RecordedExchange) -> Iterator[dict[str, Any]]:
+    """The script of ``ex``, a step at a time (a stream of a million chunks is a million
+    steps: never all in memory)."""
     if ex.response is None:
-        return [{"drop": True}]
-    steps = _stream_script(ex) if ex.response.data.get("streaming") else _answer_script(ex)
-    return steps or [{"end": True}]
+        yield {"drop": True}
+        return
+    steps = _stream_script(ex) if ex.response.data.get("streaming") else iter(_answer_script(ex))
+    emitted = False
+    for step in steps:
+        yield step
+        emitted = True
+    if not emitted:
+        yield {"end": True}
 
 
 def _answer_script(ex: RecordedExchange) -> list[dict[str, Any]]:
@@ -149,39 +162,42 @@ def _answer_script(ex: RecordedExchange) -> list[dict[str, Any]]:
     return steps
 
 
-def _stream_script(ex: RecordedExchange) -> list[dict[str, Any]]:
-    """The steps of a streamed answer: a step per event, the recorded delays between
-    them, and how the stream ended."""
+def _stream_script(ex: RecordedExchange) -> Iterator[dict[str, Any]]:
+    """The steps of a streamed answer, a step at a time: a step per event, the recorded
+    delays between them, and how the stream ended."""
     assert ex.response is not None
-    steps: list[dict[str, Any]] = []
+    held: list[dict[str, Any]] = []  # delays, until a step comes after them
     last_t = ex.response.t
     first = True
     for event in ex.stream:
-        _delay(steps, event.t - last_t)
+        _delay(held, event.t - last_t)
         last_t = event.t
         if event.kind is Kind.COMMENT:
-            steps.append({"heartbeat": {"every": 1, "for": 0, "comment": str(event.data.get("text") or "").strip()}})
+            yield from held
+            held = []
+            yield {"heartbeat": {"every": 1, "for": 0, "comment": str(event.data.get("text") or "").strip()}}
             continue
         opening = first
         first = False
         step = _event_step(event, opening, ex.dialect)
         if step is not None:
-            steps.append(step)
+            yield from held
+            held = []
+            yield step
             if "error" in step:
                 break
     end = ex.end
     if end is not None:
-        _delay(steps, end.t - last_t)
+        _delay(held, end.t - last_t)
         reason = end.data.get("reason")
         if reason in ("error", "timeout", "limit"):
             # Broken off, or cut by the client: the closest a script comes is a drop.
-            steps.append({"drop": True})
+            yield from held
+            yield {"drop": True}
         elif reason == "eof" and not end.data.get("terminal"):
-            steps.append({"end": True})
-    # A delay with nothing after it only holds the stream open.
-    while steps and "delay" in steps[-1]:
-        steps.pop()
-    return steps
+            yield from held
+            yield {"end": True}
+    # A delay with nothing after it only holds the stream open: never yielded.
 
 
 def _event_step(event: Event, opening: bool, dialect: str | None) -> dict[str, Any] | None:
@@ -232,13 +248,15 @@ def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
             "capabilities": {"streaming": True}, "skills": []}
 
 
-def to_scenario(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[dict[str, Any], list[str]]:
-    """(the scenario as a document, notes on what could not be scripted exactly)."""
+def _plan(session: Session) -> tuple[list[RecordedExchange], dict[str, int], list[Any], list[str]]:
+    """(exchanges, send/stream exchanges per dialect, the rules' (head, exchange) in
+    order, notes). A rule's head is its name and when; its script is _steps(exchange),
+    made when it is written."""
     tracker = TaskTracker(session)
     exs = exchanges(session.events)
     notes: list[str] = []
     turns: dict[str, int] = {}
-    rules: list[dict[str, Any]] = []
+    rules: list[Any] = []
     seen: dict[tuple[str, int, str | None], int] = {}
     dialects: dict[str, int] = {}
     for ex in exs:
@@ -260,9 +278,11 @@ def to_scenario(session: Session, *, name: str | None = None, source: str | None
             continue
         seen[key] = seen[method_key] = ex.number
         when: dict[str, Any] = {"text": "^" + re.escape(text) + "$", "turn": turn}
-        rule = {"name": f"exchange {ex.number}: {ex.a2a_method} {text[:40]!r}", "when": when,
-                "script": _script(ex)}
-        rules.append(rule)
+        rules.append(({"name": f"exchange {ex.number}: {ex.a2a_method} {text[:40]!r}", "when": when}, ex))
+    return exs, dialects, rules, notes
+
+
+def _head(name: str | None, source: str | None, dialects: dict[str, int], exs: list[RecordedExchange]) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "name": name or "recorded",
         "description": f"Exported from {source or 'a recording'} by a2a-inspect: one rule per recorded message.",
@@ -272,11 +292,23 @@ def to_scenario(session: Session, *, name: str | None = None, source: str | None
         if doc["dialect"] not in ("0.1", "0.3", "1.0"):
             doc["dialect"] = "0.3"
     doc["card"] = _card(exs)
-    doc["rules"] = rules
-    doc["fallback"] = [{"status": "failed",
-                        "message": "a2a-mock: this message is not one the recording holds (edit the scenario's rules)"}]
+    return doc
+
+
+FALLBACK = [{"status": "failed",
+             "message": "a2a-mock: this message is not one the recording holds (edit the scenario's rules)"}]
+NO_RULES = "the recording holds no send or stream exchange: the scenario has no rules"
+
+
+def to_scenario(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[dict[str, Any], list[str]]:
+    """(the scenario as a document, notes on what could not be scripted exactly). Holds
+    every step: for big recordings, write_scenario writes them a few at a time."""
+    exs, dialects, rules, notes = _plan(session)
+    doc = _head(name, source, dialects, exs)
+    doc["rules"] = [{**head, "script": _script(ex)} for head, ex in rules]
+    doc["fallback"] = FALLBACK
     if not rules:
-        notes.append("the recording holds no send or stream exchange: the scenario has no rules")
+        notes.append(NO_RULES)
     return doc, notes
 
 
@@ -286,6 +318,60 @@ def dump_yaml(doc: dict[str, Any]) -> str:
 
 def scenario_yaml(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[str, list[str]]:
     doc, notes = to_scenario(session, name=name, source=source)
-    text = f"# a2a-mock scenario exported from {source or 'a recording'} by a2a-inspect\n" + dump_yaml(doc)
-    return text, notes
+    return _banner(source) + dump_yaml(doc), notes
 
+
+def _banner(source: str | None) -> str:
+    return f"# a2a-mock scenario exported from {source or 'a recording'} by a2a-inspect\n"
+
+
+#: Steps checked at a time by write_scenario.
+CHECK_STEPS = 2000
+
+
+def write_scenario(session: Session, out: TextIO, *, name: str | None = None, source: str | None = None,
+                   check: Callable[[str], list[str]] | None = None) -> tuple[list[str], list[str]]:
+    """``scenario_yaml``'s text written to ``out`` a step at a time: memory stays
+    bounded whatever the recording's size. ``check`` (a2a-mock's loader, given by the
+    caller: the session layer does not import the mock) gets the text in pieces of a few
+    thousand steps, each with the scenario's head and fallback as the file has them.
+    Returns (notes, the problems ``check`` found, each naming a rule near it)."""
+    exs, dialects, rules, notes = _plan(session)
+    head = _banner(source) + dump_yaml(_head(name, source, dialects, exs))
+    tail = dump_yaml({"fallback": FALLBACK})
+    out.write(head)
+    problems: list[str] = []
+    if not rules:
+        out.write(dump_yaml({"rules": []}) + tail)
+        notes.append(NO_RULES)
+        if check is not None:
+            problems += check(head + dump_yaml({"rules": []}) + tail)
+        return notes, problems
+    out.write("rules:\n")
+    probe: list[str] = []  # the rules' text since the last check
+    steps = 0
+    number = 0
+    for number, (rule_head, ex) in enumerate(rules, 1):
+        # At the columns the whole document has them, so long strings fold alike.
+        opening: str | None = dump_yaml({"rules": [rule_head]}).removeprefix("rules:\n") + "  script:\n"
+        out.write(opening)
+        reopen = opening  # a piece checked on its own starts with its rule's head
+        for step in _steps(ex):
+            text = dump_yaml({"rules": [{"script": [step]}]}).removeprefix("rules:\n- script:\n")
+            out.write(text)
+            if check is None:
+                continue
+            if opening is not None:
+                probe.append(opening)
+                opening = None
+            probe.append(text)
+            steps += 1
+            if steps >= CHECK_STEPS:
+                problems += [f"near rule {number}: {p}" for p in check(head + "rules:\n" + "".join(probe) + tail)]
+                probe, steps, opening = [], 0, reopen
+        if len(problems) > 10:
+            break
+    if probe and check is not None:
+        problems += [f"near rule {number}: {p}" for p in check(head + "rules:\n" + "".join(probe) + tail)]
+    out.write(tail)
+    return notes, problems

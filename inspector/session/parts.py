@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from typing import Any, overload
 
@@ -37,11 +38,15 @@ BLOCK = 1 << 16
 class PartList:
     """A list of parts (``len``, indexing, slices, iteration, ``==``) that appends."""
 
-    __slots__ = ("_blocks", "_pending", "_pending_size", "_length", "_ends", "_kept", "_other_size")
+    __slots__ = ("_blocks", "_starts", "_blocked", "_pending", "_pending_size", "_length", "_ends", "_kept",
+                 "_other_size")
 
     def __init__(self, parts: Iterable[Any] = ()) -> None:
-        #: The text so far: pieces of about BLOCK characters (one, after text()) ...
+        #: The text so far: pieces of about BLOCK characters (one, after text()), where
+        #: each starts, and how many characters they hold ...
         self._blocks: list[str] = []
+        self._starts: list[int] = []
+        self._blocked = 0
         #: ... and what arrived since, not yet joined into a block (a string object per
         #: chunk costs more than most chunks' text).
         self._pending: list[str] = []
@@ -63,8 +68,7 @@ class PartList:
                 self._length += len(text)
                 self._pending_size += len(text)
                 if self._pending_size > BLOCK:
-                    self._blocks.append("".join(self._pending))
-                    self._pending, self._pending_size = [], 0
+                    self._close_block()
                 if part.__dict__["metadata"] is not None or part.__pydantic_extra__:
                     self._kept[len(ends)] = part
             else:
@@ -81,22 +85,56 @@ class PartList:
         self._pending.append(text)
         n = len(text)
         self._length += n
-        pending = self._pending_size + n
-        if pending > BLOCK:
-            self._blocks.append("".join(self._pending))
-            self._pending, pending = [], 0
-        self._pending_size = pending
+        self._pending_size += n
+        if self._pending_size > BLOCK:
+            self._close_block()
         self._ends.append(self._length)
 
+    def _close_block(self) -> None:
+        block = "".join(self._pending)
+        self._starts.append(self._blocked)
+        self._blocks.append(block)
+        self._blocked += len(block)
+        self._pending, self._pending_size = [], 0
+
     def text(self) -> str:
-        """Every text part's text, in order, as one string (kept: no copy per call)."""
+        """Every text part's text, in order, as one string (kept: no copy per call).
+        This joins what arrived since the last call to all before it: a view that reads
+        a growing artifact again and again reads :meth:`slice` instead."""
         blocks = self._blocks
         if self._pending:
-            blocks.append("".join(self._pending))
-            self._pending, self._pending_size = [], 0
+            self._close_block()
         if len(blocks) > 1:
             blocks[:] = ["".join(blocks)]
+            self._starts[:] = [0]
         return blocks[0] if blocks else ""
+
+    def slice(self, a: int, b: int) -> str:
+        """``text()[a:b]``, without joining the whole text: what is new since the last
+        frame costs what it holds."""
+        a = max(0, a)
+        b = min(b, self._length)
+        if a >= b:
+            return ""
+        blocked = self._blocked
+        if a >= blocked:
+            pending = self._pending
+            if len(pending) > 1:
+                pending[:] = ["".join(pending)]
+            return pending[0][a - blocked:b - blocked]
+        blocks, starts = self._blocks, self._starts
+        index = bisect_right(starts, a) - 1
+        out: list[str] = []
+        pos = a
+        while pos < b and index < len(blocks):
+            start = starts[index]
+            block = blocks[index]
+            out.append(block[pos - start:b - start])
+            pos = start + len(block)
+            index += 1
+        if pos < b:
+            out.append(self.slice(pos, b))
+        return out[0] if len(out) == 1 else "".join(out)
 
     @property
     def text_length(self) -> int:
@@ -109,12 +147,19 @@ class PartList:
     def __len__(self) -> int:
         return len(self._ends)
 
-    def _part(self, i: int, text: str) -> Any:
+    def _part(self, i: int, text: str, offset: int = 0) -> Any:
+        """Part ``i``; ``text`` is the text from ``offset`` on (enough to hold part i's)."""
         kept = self._kept.get(i)
         if kept is not None:
             return kept
         ends = self._ends
-        return TextPart(text=text[ends[i - 1] if i else 0:ends[i]])
+        return TextPart(text=text[(ends[i - 1] if i else 0) - offset:ends[i] - offset])
+
+    def _span(self, first: int, stop: int) -> tuple[str, int]:
+        """The text of parts ``first`` to ``stop`` (exclusive) and where it starts."""
+        ends = self._ends
+        a = ends[first - 1] if first else 0
+        return self.slice(a, ends[stop - 1] if stop > first else a), a
 
     @overload
     def __getitem__(self, index: int) -> Any: ...
@@ -130,7 +175,7 @@ class PartList:
             index += n
         if not 0 <= index < n:
             raise IndexError("part index out of range")
-        return self._part(index, self.text())
+        return self._part(index, *self._span(index, index + 1))
 
     def __iter__(self) -> Iterator[Any]:
         text = self.text()
@@ -185,14 +230,22 @@ class PartRange:
 
     def __iter__(self) -> Iterator[Any]:
         parts = self._parts
-        text = parts.text()
-        for i in self._range:
-            yield parts._part(i, text)
+        positions = self._range
+        if not positions:
+            return
+        if positions.step == 1:
+            # Only this range's text: the new parts of a growing artifact, read each frame.
+            text, offset = parts._span(positions.start, positions.stop)
+        else:
+            text, offset = parts.text(), 0
+        for i in positions:
+            yield parts._part(i, text, offset)
 
     def __getitem__(self, index: Any) -> Any:
         if index.__class__ is slice:
             return PartRange(self._parts, self._range[index])
-        return self._parts._part(self._range[index], self._parts.text())
+        i = self._range[index]
+        return self._parts._part(i, *self._parts._span(i, i + 1))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, PartList, PartRange)):

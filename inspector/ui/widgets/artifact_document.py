@@ -15,6 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...protocol.models import DataPart, FilePart, TextPart
+from ...session.parts import PartList
 from ...textsafe import visible
 from .base import ComponentStyles, LineBase
 from .formatting import data_json, file_summary, format_size
@@ -61,10 +62,11 @@ class _Section:
     """One artifact: its title and info rows, then its parts. ``sync`` adds only the
     parts that arrived since the last call; text parts in a row join one text run.
 
-    While the artifact streams, each text run keeps the text it shows (appending to it
-    costs what is new; asking the tracker for its assembled text would copy all of it
-    every frame). Once the artifact is complete, runs shown exactly as sent hand their
-    text over to the tracker's (``ArtifactView.text()``) and keep only their rows."""
+    A text run reads its text from the tracker's assembled text (``PartList.slice``,
+    which costs what it returns), so the artifact's text is held once: the run keeps
+    only its rows. A run that shows text other than as sent (escapes made visible,
+    tabs expanded) keeps its own copy, and hands it over once the artifact is complete
+    if it turns out to be what the tracker holds after all."""
 
     def __init__(self, art: ArtifactView) -> None:
         self.key = art.key
@@ -102,7 +104,7 @@ class _Section:
             if isinstance(part, TextPart):
                 pending.append(part.text)
                 continue
-            self._flush(pending)
+            self._flush(pending, parts)
             pending = []
             self._text = None
             if isinstance(part, FilePart):
@@ -112,7 +114,7 @@ class _Section:
             else:
                 self.blocks.append(_Block("text", repr(part)))
             structure = True
-        structure = self._flush(pending) or structure
+        structure = self._flush(pending, parts) or structure
         self._count = len(parts)
         title = _title(art)
         if self.title.body.text != title:
@@ -122,15 +124,17 @@ class _Section:
             self._shared = True
             for block in self.blocks:
                 if block.kind == "text":
-                    block.body.adopt(art.text, block.base)
+                    block.body.adopt(parts.slice, block.base)
         return True, structure
 
-    def _flush(self, pending: list[str]) -> bool:
+    def _flush(self, pending: list[str], parts: Any) -> bool:
         if not pending:
             return False
         created = self._text is None
         if created:
             self._text = _Block("text", base=self._raw)
+            if isinstance(parts, PartList):
+                self._text.body.follow(parts.slice, self._raw)
             self.blocks.append(self._text)
         joined = "".join(pending)
         self._raw += len(joined)

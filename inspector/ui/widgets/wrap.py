@@ -111,12 +111,15 @@ class WrappedText:
     until a width is given every line is one row. The last row's cells are kept, so an
     append that still fits it only moves its end.
 
-    Text that is shown exactly as it came (no escapes, no tabs) can be handed over to
-    the string it came from (:meth:`adopt`): the tracker's assembled artifact text, once
-    the artifact is complete. Then only the rows are kept here, not a second copy."""
+    Text that is shown exactly as it came (no escapes, no tabs) can be read from where
+    it came from instead of kept here: the tracker's assembled artifact text, through a
+    slicer (``source(a, b)`` is that text's ``[a:b]``). :meth:`follow` does that from the
+    start (what is appended is taken to be what the source holds next), :meth:`adopt`
+    after the fact (it checks). Then only the rows are kept here, not a second copy; the
+    first append that is not shown as sent takes a copy again."""
 
     __slots__ = ("_blocks", "_block_starts", "_open", "_open_start", "_starts", "_ends", "_width",
-                 "_tail_cells", "chars", "_as_sent", "_source", "_base")
+                 "_tail_cells", "chars", "_as_sent", "_source", "_base", "_following")
 
     def __init__(self, text: str = "") -> None:
         #: The text: closed blocks (each about BLOCK characters) and where each starts,
@@ -132,9 +135,11 @@ class WrappedText:
         self.chars = 0
         #: Everything appended is shown as it came (so it can be adopted).
         self._as_sent = True
-        #: Where the text is read from once adopted: source()[base:base + chars].
-        self._source: Callable[[], str] | None = None
+        #: Where the text is read from once adopted: source(base, base + chars).
+        self._source: Callable[[int, int], str] | None = None
         self._base = 0
+        #: Appends shown as sent are the source's next text (see follow).
+        self._following = False
         if text:
             self.append(text)
 
@@ -144,12 +149,27 @@ class WrappedText:
     def adopted(self) -> bool:
         return self._source is not None
 
-    def adopt(self, source: Callable[[], str], base: int) -> bool:
-        """Read the text from ``source()[base:base + chars]`` from now on and drop this
+    def follow(self, source: Callable[[int, int], str], base: int) -> None:
+        """Read the text from ``source(base + a, base + b)``: what is appended from now
+        on, when shown as sent, must be what the source holds next, and is not kept
+        here. For an empty text (the caller appends what it reads from the source)."""
+        if self.chars:
+            raise ValueError("follow() is for an empty text; adopt() checks what is there")
+        self._source, self._base, self._following = source, base, True
+
+    def adopt(self, source: Callable[[int, int], str], base: int) -> bool:
+        """Read the text from ``source(base + a, base + b)`` from now on and drop this
         copy, if that is exactly what was appended and shown. Returns whether it was."""
         if self._source is not None:
             return True
-        if not self._as_sent or source()[base:base + self.chars] != self.text:
+        if not self._as_sent:
+            return False
+        pos = base
+        for piece in (*self._blocks, *self._open):  # piece by piece: no second copy
+            if source(pos, pos + len(piece)) != piece:
+                return False
+            pos += len(piece)
+        if pos - base != self.chars:
             return False
         self._source, self._base = source, base
         self._blocks, self._block_starts, self._open = [], [], []
@@ -157,11 +177,12 @@ class WrappedText:
         return True
 
     def _own(self) -> None:
-        """Keep a copy again (more text is coming)."""
+        """Keep a copy again (text not shown as sent, or appended after adopt())."""
         source = self._source
         if source is not None:
-            text = source()[self._base:self._base + self.chars]
+            text = source(self._base, self._base + self.chars)
             self._source = None
+            self._following = False
             self._blocks, self._block_starts, self._open, self._open_start = [], [], [text], 0
 
     # ------------------------------------------------------------------ storage
@@ -185,7 +206,7 @@ class WrappedText:
         source = self._source
         if source is not None:
             base = self._base
-            return source()[base + a:base + b]
+            return source(base + a, base + b)
         open_start = self._open_start
         if a >= open_start:
             pieces = self._open
@@ -224,7 +245,7 @@ class WrappedText:
         """Everything appended, as shown (escapes visible, tabs expanded)."""
         source = self._source
         if source is not None:
-            return source()[self._base:self._base + self.chars]
+            return source(self._base, self._base + self.chars)
         return "".join(self._blocks) + "".join(self._open)
 
     # ------------------------------------------------------------------ appending
@@ -238,7 +259,10 @@ class WrappedText:
         if safe is not text:
             self._as_sent = False
         pos = self.chars
-        self._store(safe)
+        if self._following and safe is text:
+            self.chars += len(safe)  # the source's next text: read from there
+        else:
+            self._store(safe)
         first = True
         for piece in safe.split("\n") if "\n" in safe else (safe,):
             if not first:
