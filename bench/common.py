@@ -209,15 +209,23 @@ def _v03_event(result: dict[str, Any], rpc_id: int) -> str:
                       sort_keys=True, ensure_ascii=False)
 
 
+def _rest_event(result: dict[str, Any], rpc_id: int) -> str:
+    # a2a-sdk's REST server: the StreamResponse itself, json.dumps defaults (capture 47).
+    return json.dumps(result)
+
+
 def make_stream(dialect: str, events: int = 50_000, *, heartbeats: int = 5, seed: int = 1,
-                rpc_id: int = 1, text_len: int = 40) -> Stream:
+                rpc_id: int = 1, text_len: int = 40, rest: bool = False) -> Stream:
     """An A2A message/stream response body shaped like a2a-sdk's (see
     /work/shared/wire-captures/06_v10_stream.txt and 03_v03_message_stream.txt): the
     task (submitted, with the user's message), a working status, ``events - 3``
     artifact-update chunks of ~``text_len`` characters (the first starts the artifact,
     the rest append, the last has lastChunk), a completed status marked final, and
     ``heartbeats`` ``: ping`` comments spread through it. CRLF framing, as a2a-sdk
-    (sse-starlette) sends."""
+    (sse-starlette) sends. ``rest``: the HTTP+JSON binding's events, the bare 1.0
+    StreamResponse without a JSON-RPC envelope (1.0 only)."""
+    if rest and dialect != "1.0":
+        raise ValueError("the REST stream generator writes 1.0 events only")
     if dialect not in ("1.0", "0.3"):
         raise ValueError(f"no stream generator for dialect {dialect!r}")
     if events < 4:
@@ -226,7 +234,7 @@ def make_stream(dialect: str, events: int = 50_000, *, heartbeats: int = 5, seed
     task_id, context_id = _uuid(rng), _uuid(rng)
     artifact_id = f"answer-{task_id[:8]}"
     v10 = dialect == "1.0"
-    encode = _v10_event if v10 else _v03_event
+    encode = _rest_event if rest else _v10_event if v10 else _v03_event
     n_chunks = events - 3
     stamp = "2026-11-22T03:35:13.519244Z"
 

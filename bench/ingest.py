@@ -103,6 +103,9 @@ def _baseline_request(dialect: str) -> dict[str, Any]:
                                    "parts": [{"kind": "text", "text": "write me a very long answer, please"}]}}}
 
 
+#: The binding the client reads the stream over (--binding).
+BINDING = "jsonrpc"
+
 # ---------------------------------------------------------------------- the two paths
 
 
@@ -118,7 +121,7 @@ async def ours_once(dialect: str, url: str, transport: Any = None) -> tuple[floa
     session = Session()
     tracker = TaskTracker(session)
     async with httpx.AsyncClient(transport=transport) as http:
-        client = A2AClient(url, session=session, dialect=dialect, endpoint=url, http=http)
+        client = A2AClient(url, session=session, dialect=dialect, endpoint=url, http=http, binding=BINDING)
         n = 0
         c0, t0 = CLOCK(), WALL()
         async for _event in client.stream(_send_params()):
@@ -398,6 +401,10 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
 
     name = stream.dialect
     dialect = get_dialect(name)
+    if BINDING == "rest":
+        from inspector.protocol import rest
+
+        dialect = rest.codec(dialect)  # what the client decodes REST events with
     chunks = c.split_network(stream.body)
     n = stream.events
     print(f"== dialect {name}: {n:,} events + {stream.comments} heartbeats, {c.fmt_bytes(len(stream.body))} "
@@ -612,6 +619,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="at most 5,000 events and 3 runs, no loopback")
     ap.add_argument("--dialect", action="append", choices=("1.0", "0.3"),
                     help="only this dialect (repeatable; default both)")
+    ap.add_argument("--binding", choices=("jsonrpc", "rest"), default="jsonrpc",
+                    help="the binding the stream comes over: rest is HTTP+JSON, bare StreamResponse "
+                         "events (1.0 only; default jsonrpc)")
     ap.add_argument("--heartbeats", type=int, default=5, help="': ping' comments in each stream (default 5)")
     ap.add_argument("--seed", type=int, default=1, help="seed for the stream's text and the chunk sizes")
     ap.add_argument("--loopback", action="store_true",
@@ -636,7 +646,11 @@ def main(argv: list[str] | None = None) -> int:
         args.loopback = False
     if args.runs < 1 or args.events < 4:
         ap.error("need --runs >= 1 and --events >= 4")
-    dialects = args.dialect or ["1.0", "0.3"]
+    global BINDING
+    BINDING = args.binding
+    dialects = args.dialect or (["1.0"] if args.binding == "rest" else ["1.0", "0.3"])
+    if args.binding == "rest" and dialects != ["1.0"]:
+        ap.error("--binding rest measures 1.0 streams only")
 
     import httpx
     import httpx_sse
@@ -654,7 +668,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{gc_note})")
     print()
     started = time.perf_counter()
-    streams = {d: c.make_stream(d, args.events, heartbeats=args.heartbeats, seed=args.seed) for d in dialects}
+    streams = {d: c.make_stream(d, args.events, heartbeats=args.heartbeats, seed=args.seed,
+                                rest=args.binding == "rest") for d in dialects}
     summary: list[list[Any]] = []
     loopback = None
     loop = asyncio.new_event_loop()

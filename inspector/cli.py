@@ -71,6 +71,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--basic", metavar="USER:PASSWORD", help="HTTP basic authentication")
     g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
                    help="wire dialect (default: detect from the card, then probe)")
+    g.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
+                   help="protocol binding: JSON-RPC, HTTP+JSON/REST (0.3 and 1.0) or gRPC (not yet "
+                        "supported) (default: the card's first interface a2a-inspect speaks)")
     g.add_argument("--card-url", metavar="URL", help="fetch the agent card from this URL")
     g.add_argument("--method-name", action="append", default=[], metavar="METHOD=NAME",
                    help="send METHOD under another spelling its dialect knows, e.g. "
@@ -141,7 +144,8 @@ terminal UI:
   a2a-inspect                 open the UI with your saved agents
   a2a-inspect URL             connect to the agent at URL (base URL or card URL)
   a2a-inspect --demo          start the embedded mock agent and connect to it
-  options: --dialect auto|0.1|0.2|0.3|1.0, --record FILE (record the session),
+  options: --dialect auto|0.1|0.2|0.3|1.0, --binding auto|jsonrpc|rest|grpc,
+           --record FILE (record the session),
            --push-port PORT (the push receiver's loopback port; default: any free one)
 
 shell completion:
@@ -282,6 +286,8 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--append", action="store_true",
                         help="with --record FILE: add this session to FILE if it exists, instead of refusing")
     parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
+    parser.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
+                        help="protocol binding (default: the card's first interface a2a-inspect speaks)")
     parser.add_argument("--push-port", type=_port, default=0, metavar="PORT",
                         help="the push receiver listens on this loopback port (default: any free "
                              "port), e.g. for an agent in a container that can only reach one")

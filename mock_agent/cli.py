@@ -25,7 +25,7 @@ from inspector.serving.runner import LOOPBACK, serve_until_interrupted
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
 from .scenario import json_schema
-from .server import DIALECT_CHOICES, MockServer
+from .server import DIALECT_CHOICES, REST_PREFIX, MockServer
 from .store import DEFAULT_LIMIT
 
 
@@ -209,7 +209,9 @@ def serve(args: argparse.Namespace) -> int:
         what = f"profile {server.profile.name}" if server.profile else f"dialect {server.dialect_name}"
         what += ", strict" if server.strict else ", lenient"
         return [f"a2a-mock: serving {name!r} ({what}) at {base}{server.rpc_path}",
-                *(f"  card: {base}{path}" for path in server.card_paths), "  Ctrl-C to stop"]
+                *(f"  card: {base}{path}" for path in server.card_paths),
+                *([f"  HTTP+JSON/REST ({', '.join(server.rest_dialects)}): {base}{REST_PREFIX}"]
+                  if server.rest_dialects else []), "  Ctrl-C to stop"]
 
     return serve_until_interrupted(server.app, args.host, args.port, banner, "a2a-mock")
 

@@ -28,7 +28,10 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
+from inspector.protocol import rest
+from inspector.protocol.errors import JsonRpcError
 from inspector.protocol.limits import loads
 from inspector.serving.runner import serve_until_interrupted
 from inspector.session import Kind, Recording, RecordingError, load_recording
@@ -103,13 +106,18 @@ class ReplayServer:
         #: GET path -> the recorded exchange that answers it (a 2xx one preferred).
         self.gets: dict[str, RecordedExchange] = {}
         for ex in self.exchanges:
-            if ex.http_method != "GET" or ex.response is None:
+            if ex.http_method != "GET" or ex.response is None or ex.binding == "rest":
                 continue
             known = self.gets.get(ex.path)
             status = ex.response.data.get("status") or 0
             if known is None or (200 <= status < 300 and not 200 <= (known.response.data.get("status") or 0) < 300):
                 self.gets[ex.path] = ex
-        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates)) or ["/"]
+        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates if c.ex.binding != "rest")) or ["/"]
+        #: The paths of the recorded HTTP+JSON/REST interfaces ("/rest"): requests under
+        #: them are matched as REST requests.
+        self.rest_bases = sorted({urlsplit(str(ex.data.get("rest_base"))).path.rstrip("/")
+                                  for ex in self.exchanges if ex.binding == "rest" and ex.data.get("rest_base")},
+                                 key=len, reverse=True)
         self.card_paths = [p for p, ex in self.gets.items() if 200 <= (ex.response.data.get("status") or 0) < 300]
         self.origins = sorted({ex.origin for ex in self.exchanges if ex.origin}, key=len, reverse=True)
         spoken = {c.ex.dialect for c in self.book.candidates if c.ex.dialect and c.ex.a2a_method != "probe"}
@@ -165,6 +173,8 @@ class ReplayServer:
                                                         (b"connection", b"close")])
             return
         method = scope["method"]
+        if self.rest_bases and await self._rest(scope, body, headers, base, receive, send):
+            return
         if method in ("GET", "HEAD"):
             await self._get(scope["path"], base, send, head=method == "HEAD")
         elif method == "POST":
@@ -216,11 +226,48 @@ class ReplayServer:
             return
         await self._play(found, rid, base, receive, send)
 
+    # ------------------------------------------------------------------ HTTP+JSON/REST
+
+    async def _rest(self, scope: Any, body: bytes, headers: dict[str, str], base: str, receive: Any,
+                    send: Any) -> bool:
+        """Answer a request to a recorded REST interface; False when it is not one."""
+        path = scope["path"]
+        for prefix in self.rest_bases:
+            if not (path == prefix or path.startswith(prefix + "/")):
+                continue
+            route = path[len(prefix):] or "/"
+            dialect = "0.3" if route.startswith("/v1/") else "1.0"
+            found = rest.match_route(dialect, scope["method"], route)
+            if found is None or isinstance(found, str):
+                continue
+            try:
+                obj = loads(body) if body.strip() else None
+                query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+                params = rest.decode_request(dialect, found, query, obj)
+            except (ValueError, UnicodeDecodeError) as exc:  # not JSON, or params that do not decode
+                await self._rest_error(send, -32602, f"a2a-mock replay: the request does not decode: {exc}", None)
+                return True
+            request = rest.as_jsonrpc(found.method, params)
+            found_ex = self.book.match(request, headers.get("a2a-version"), "rest")
+            if isinstance(found_ex, Miss):
+                if self.log is not None:
+                    self.log(f"no recorded answer for {scope['method']} {path}: {found_ex.why}")
+                await self._rest_error(send, found_ex.code, f"no recorded request matches: {found_ex.why}",
+                                       found_ex.data())
+                return True
+            await self._play(found_ex, None, base, receive, send, rest_form=True)
+            return True
+        return False
+
+    async def _rest_error(self, send: Any, code: int, message: str, data: Any) -> None:
+        status, doc = rest.encode_error(JsonRpcError(code, message, data))
+        await _send(send, status, framing.dumps(doc), [(b"content-type", framing.JSON_TYPE)])
+
     async def _error(self, send: Any, rid: Any, code: int, message: str, data: Any) -> None:
         body = framing.dumps({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": data}})
         await _send(send, 200, body, [(b"content-type", framing.JSON_TYPE)])
 
-    async def _play(self, match: Match, rid: Any, base: str, receive: Any, send: Any) -> None:
+    async def _play(self, match: Match, rid: Any, base: str, receive: Any, send: Any, rest_form: bool = False) -> None:
         ex = match.candidate.ex
         table = dict(match.table)
         for origin in self.origins:
@@ -236,8 +283,10 @@ class ReplayServer:
                     return
                 why = (f"the recorded request got no response: {ex.errors[-1].data.get('message')}" if ex.errors
                        else "the recording ends before the response to this request")
-                await self._error(send, rid, -32603, f"no recorded response: {why}",
-                                  {"why": why, "closest": match.candidate.describe()})
+                fail = self._rest_error(send, -32603, f"no recorded response: {why}", {"why": why}) if rest_form \
+                    else self._error(send, rid, -32603, f"no recorded response: {why}",
+                                     {"why": why, "closest": match.candidate.describe()})
+                await fail
                 return
             if not await clock.until(resp.t):
                 return

@@ -195,7 +195,9 @@ class Book:
 
     # ------------------------------------------------------------------ matching
 
-    def match(self, obj: dict[str, Any], version: str | None) -> Match | Miss:
+    def match(self, obj: dict[str, Any], version: str | None, binding: str = "jsonrpc") -> Match | Miss:
+        """The recorded exchange answering ``obj`` (a JSON-RPC request; for a REST one,
+        rest.as_jsonrpc of it) among those recorded over ``binding``."""
         wire = obj.get("method")
         params = obj.get("params")
         version = _version(version)
@@ -209,7 +211,7 @@ class Book:
         best: list[Candidate] = []
         best_tier = 0
         for c in self.candidates:
-            if c.wire_method != wire or c.version != version:
+            if c.wire_method != wire or c.version != version or c.ex.binding != binding:
                 continue
             score = self._score(c, masked, new_slots)
             if score.tier == 0:

@@ -26,9 +26,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from inspector.protocol import models as m
+from inspector.protocol import rest
 from inspector.protocol.dialects import DIALECTS
 from inspector.protocol.dialects.base import Dialect, RpcRequest
-from inspector.protocol.errors import JsonRpcError
+from inspector.protocol.errors import JsonRpcError, ProtocolError
 from inspector.protocol.limits import loads
 from inspector.protocol.methods import Method
 from inspector.serving.runner import url_at
@@ -47,6 +48,9 @@ DEFAULT_MAX_BODY = 1024 * 1024
 #: The card extension that says how the mock checks requests (strict or lenient).
 MODE_EXTENSION = "urn:a2a-mock:request-validation"
 DIALECT_CHOICES = ("0.1", "0.3", "1.0", "all")
+#: Where the HTTP+JSON/REST binding is served (0.3's routes under it start with /v1).
+REST_PREFIX = "/rest"
+_REST_JSON = {"1.0": rest.MEDIA_TYPE.encode(), "0.3": rest.JSON_TYPE.encode()}
 
 _EVENTS = (m.Task, m.Message, m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)
 _GONE = object()  # the client hung up
@@ -77,7 +81,7 @@ logging.getLogger("uvicorn.error").addFilter(_quiet)
 
 
 class _Call:
-    __slots__ = ("dialect", "req", "rid", "rid_value", "send", "receive", "version", "scope")
+    __slots__ = ("dialect", "req", "rid", "rid_value", "send", "receive", "version", "scope", "rest")
 
     def __init__(self, dialect: Dialect, req: RpcRequest, rid: bytes, send: Any, receive: Any, version: str | None):
         self.dialect = dialect
@@ -89,6 +93,8 @@ class _Call:
         self.receive = receive
         self.version = version
         self.scope: Any = None
+        #: Asked over HTTP+JSON/REST: answers and errors take that binding's form.
+        self.rest = False
 
     @property
     def base_url(self) -> str:
@@ -210,6 +216,9 @@ class MockServer:
         if self.profile is not None and self.profile.agent_systems:
             routes += [Route(path, endpoint, methods=["POST"])
                        for path in ("/v1/agent-systems/{system}/a2a", "/v1/agents/{system}/a2a")]
+        if self.rest_dialects:
+            routes.append(Route(REST_PREFIX + "/{route:path}", _Endpoint(self.handle_rest),
+                                methods=["GET", "POST", "DELETE"]))
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
@@ -217,6 +226,14 @@ class MockServer:
             await self.push.aclose()
 
         return Starlette(routes=routes, lifespan=lifespan)
+
+    @property
+    def rest_dialects(self) -> list[str]:
+        """The dialects served over HTTP+JSON/REST: 1.0 and 0.3, unless a seed profile
+        (those systems speak JSON-RPC only)."""
+        if self.profile is not None:
+            return []
+        return [name for name in ("1.0", "0.3") if name in self.dialects]
 
     @property
     def card_path(self) -> str:
@@ -239,9 +256,12 @@ class MockServer:
             if card.protocol_version is None:
                 card.protocol_version = "0.3.0"
         card.additional_interfaces = None
+        rest_url = url_at(base_url, REST_PREFIX)
         card.supported_interfaces = [
-            m.AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=v)
+            m.AgentInterface(url=where, protocol_binding=binding, protocol_version=v)
             for v in ("1.0", "0.3") if v in served
+            for where, binding in ((url, "JSONRPC"), (rest_url, "HTTP+JSON"))
+            if binding == "JSONRPC" or v in self.rest_dialects
         ] or None
         if self.profile is None and self.scenario.mode_on_card is not False:
             # Say on the card how requests are checked: a client author reading it knows
@@ -363,6 +383,104 @@ class MockServer:
             await self._no_content(send)
         else:
             await self._error(send, dialect, err, rid)
+
+    # ------------------------------------------------------------------ HTTP+JSON/REST
+
+    async def handle_rest(self, scope: Any, receive: Any, send: Any) -> None:
+        """One HTTP+JSON/REST request: the route says the method, the path and query
+        the ids, the body the rest; the answer is the dialect's ProtoJSON (see
+        inspector/protocol/rest.py), errors are google.rpc.Status bodies."""
+        version = None
+        length = None
+        for key, value in scope["headers"]:
+            if key == b"a2a-version":
+                version = value.decode("latin-1").strip()
+            elif key == b"content-length":
+                with contextlib.suppress(ValueError):
+                    length = int(value)
+        path = scope["path"][len(REST_PREFIX):] or "/"
+        served = self.rest_dialects
+        name = "0.3" if path.startswith("/v1/") and "0.3" in served else "1.0" if "1.0" in served else None
+        if name is None:
+            await self._rest_error(send, errors.error(-32601, f"Not found: {REST_PREFIX}{path}"))
+            return
+        dialect = self.dialects[name]
+        verb = scope["method"]
+        found = rest.match_route(name, verb, path)
+        if found is None:
+            await self._rest_error(send, errors.error(-32601, f"Not found: {verb} {REST_PREFIX}{path}"))
+            return
+        if isinstance(found, str):
+            await self._rest_error(send, errors.error(-32601, f"Method {verb} not allowed on {REST_PREFIX}{path}"),
+                                   status=405)
+            return
+        if length is not None and length > self.max_body:
+            await self._rest_too_large(send, length)
+            return
+        body = await self._read(receive, send, dialect, rest_form=True)
+        if body is None:
+            return
+        try:
+            if name == "1.0" and version != "1.0":
+                # As a2a-sdk 1.3.0 answers (wire capture 43).
+                raise errors.error(-32009, f"A2A version '{version or '0.3'}' is not supported by this handler. "
+                                           "Expected version '1.0'.")
+            obj = None
+            if body.strip():
+                try:
+                    obj = loads(body)
+                except ValueError as exc:
+                    raise errors.error(-32600, f"Failed to load JSON: {exc}") from None
+            query = _query_pairs(scope.get("query_string", b""))
+            self.requests.append({"binding": "rest", "route": f"{verb} {path}", "query": dict(query), "body": obj})
+            if name == "1.0" and found.method in (Method.SEND, Method.STREAM) and isinstance(obj, dict):
+                # Strict mode checks a 1.0 message against the 1.0 schema, as over JSON-RPC.
+                check_request(dialect, {"jsonrpc": "2.0", "id": 0, "method": dialect.wire_method(found.method),
+                                        "params": obj}, strict=self.strict)
+            try:
+                params = rest.decode_request(name, found, query, obj)
+            except ProtocolError as exc:
+                raise errors.error(-32602, f"Invalid params: {exc}", {"path": exc.path, "reason": exc.reason}) from None
+        except JsonRpcError as err:
+            await self._rest_error(send, self._shaped(err))
+            return
+        req = RpcRequest(found.method, params, None, f"{verb} {path}")
+        call = _Call(dialect, req, b"null", send, receive, version)
+        call.scope = scope
+        call.rest = True
+        try:
+            result = await self._dispatch(call, False)
+        except JsonRpcError as err:
+            await self._rest_error(send, self._shaped(err))
+            return
+        if result is _HANDLED:
+            return
+        encoded = rest.encode_result(name, req.method, result) if result is not None else {}
+        await _send_body(send, 200, framing.dumps(encoded), _REST_JSON[name])
+
+    def _rest_frame(self, call: _Call, item: Any) -> bytes:
+        kind = type(item)
+        if kind in _EVENTS:
+            return self.framer.data(framing.dumps(rest.encode_event(call.dialect.name, item)))
+        if kind is Comment:
+            return self.framer.comment(item.text)
+        if kind is Malformed:
+            return self.framer.data(item.body)
+        if kind is RpcFault:
+            # a2a-sdk sends an error after the stream has started as an "error" event.
+            _status, body = rest.encode_error(errors.for_dialect(self._shaped(item.error), "1.0"))
+            return self.framer.data(framing.dumps(body), b"error")
+        raise TypeError(f"cannot frame {item!r}")  # pragma: no cover
+
+    async def _rest_error(self, send: Any, err: JsonRpcError, status: int | None = None) -> None:
+        http, body = rest.encode_error(errors.for_dialect(err, "1.0"))
+        await _send_body(send, status or http, framing.dumps(body))
+
+    async def _rest_too_large(self, send: Any, size: int) -> None:
+        err = errors.error(-32600, "Request payload too large",
+                           {"reason": f"body of {size} bytes exceeds the limit of {self.max_body} bytes"})
+        _status, body = rest.encode_error(errors.for_dialect(err, "1.0"))
+        await _send_body(send, 413, framing.dumps(body), extra=[(b"connection", b"close")])
 
     def _pick(self, obj: Any, version: str | None) -> Dialect:
         dialects = self.dialects
@@ -564,6 +682,8 @@ class MockServer:
     def _frame(self, call: _Call, item: Any) -> bytes:
         kind = type(item)
         dialect = call.dialect
+        if call.rest:
+            return self._rest_frame(call, item)
         if kind in _EVENTS:
             encoded = dialect.encode_event(item)
             if self.engine.full_task_events:
@@ -645,6 +765,9 @@ class MockServer:
             await _send_body(send, item.status, item.body, item.content_type.encode("latin-1"),
                              [(k.lower().encode("latin-1"), v.encode("latin-1"))
                               for k, v in item.headers.items()])
+            return None
+        if kind is RpcFault and call.rest:
+            await self._rest_error(send, self._shaped(item.error))
             return None
         if kind is RpcFault and call.dialect.name == "1.0":
             await self._error(send, call.dialect, self._shaped(item.error), call.rid_value)
@@ -811,7 +934,7 @@ class MockServer:
 
     # ------------------------------------------------------------------ plain replies
 
-    async def _read(self, receive: Any, send: Any, dialect: Dialect) -> bytes | None:
+    async def _read(self, receive: Any, send: Any, dialect: Dialect, rest_form: bool = False) -> bytes | None:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -822,7 +945,10 @@ class MockServer:
             if chunk:
                 size += len(chunk)
                 if size > self.max_body:
-                    await self._too_large(send, dialect, size)
+                    if rest_form:
+                        await self._rest_too_large(send, size)
+                    else:
+                        await self._too_large(send, dialect, size)
                     return None
                 chunks.append(chunk)
             if not message.get("more_body", False):
@@ -847,6 +973,12 @@ class MockServer:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _query_pairs(raw: bytes) -> list[tuple[str, str]]:
+    from urllib.parse import parse_qsl
+
+    return parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
 
 
 def _status_at_or_after(record: TaskRecord, since: Any) -> bool:

@@ -442,8 +442,9 @@ def test_single_dialect_card_paths(client: httpx.Client, dialect: str, path: str
         assert has in card and card["name"] == "Echo Agent"
         if dialect == "1.0":
             assert "url" not in card
-            assert card["supportedInterfaces"] == [{"url": mock.url, "protocolBinding": "JSONRPC",
-                                                    "protocolVersion": "1.0"}]
+            assert card["supportedInterfaces"] == [
+                {"url": mock.url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                {"url": mock.base_url + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]
         else:
             assert card["url"] == mock.url
 

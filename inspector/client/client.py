@@ -1,4 +1,12 @@
-"""The A2A client: one agent, one dialect, every byte into the session log.
+"""The A2A client: one agent, one dialect, one binding, every byte into the session log.
+
+The binding is a transport adapter over the same models, codecs and log: JSON-RPC
+(``_post``: one endpoint, an envelope, ids) and HTTP+JSON/REST (``_send_rest``: routes
+from protocol/rest.py, no envelope, error bodies mapped to the JSON-RPC codes) share the
+Wire, the SSE reader and ``_stream``; what differs per binding is how a request is
+built (``_post``) and which codec reads the answers (payloads.codec_for). gRPC, when it
+comes, is a transport beside the Wire with its own call and stream loop, chosen in
+``_choose_binding`` the same way and logging to the same session.
 
 Results come back as the normalised models; failures as TransportError (the wire),
 JsonRpcError (the agent said no) or ProtocolError (the agent said something that is not
@@ -18,7 +26,9 @@ import httpx
 from pydantic import BaseModel
 from pydantic_core import SchemaValidator, core_schema as cs
 
+from ..protocol import bindings as b
 from ..protocol import models as m
+from ..protocol import rest
 from ..protocol.card import card_dialects
 from ..protocol.dialects import ALL as ALL_DIALECTS, Dialect, get_dialect
 from ..protocol.validation import validate
@@ -181,13 +191,28 @@ class A2AClient:
         method_names: Mapping[Method | str, str] | None = None,
         secret_names: Iterable[str] = (),
         limits: Limits | None = None,
+        binding: str = AUTO,
     ) -> None:
         """``method_names`` sends a method under another spelling its dialect knows,
         e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
         ``secret_names``: more header and query parameter names that carry secrets.
-        ``limits``: how much the agent may send (limits.Limits; its defaults when None)."""
+        ``limits``: how much the agent may send (limits.Limits; its defaults when None).
+        ``binding``: auto (the card's first interface this client speaks), jsonrpc or
+        rest; grpc is refused (not supported yet)."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
+        self._binding_requested = b.get_binding(binding)
+        if self._binding_requested == b.GRPC:
+            raise ValueError(b.GRPC_NOT_YET)
+        if self._binding_requested == b.REST and self._requested is not None and not rest.supports(self._requested.name):
+            raise ValueError(f"the {self._requested.label} dialect has no HTTP+JSON/REST binding; "
+                             "use --binding jsonrpc, or --dialect 0.3 / 1.0")
+        #: jsonrpc or rest, once chosen; how (user, card, default) and the tenant (1.0 REST).
+        self.binding: str | None = None
+        self.binding_source: str | None = None
+        #: Which binding, and why, in words (the NOTE's text).
+        self.binding_reason: str | None = None
+        self.tenant: str | None = None
         #: The user's wire spellings, by method; applied where the chosen dialect knows them.
         self.method_names = self._spellings(method_names or {})
         self._wire_names: dict[Method, str] = {}
@@ -327,6 +352,9 @@ class A2AClient:
         base = discovery.agent_base(self.url)
         key = self.redaction.url(agent_key(self.url))
         named = card_dialects(self.card) if self.card is not None else []
+        if not named and self.card is not None and self._binding_requested != b.JSONRPC:
+            # A card listing only HTTP+JSON interfaces names its dialects there.
+            named = list(dict.fromkeys(i.dialect for i in b.card_interfaces(self.card) if i.binding == b.REST))
         if named:
             dialect = get_dialect(named[0])
             self._choose(dialect, "card", f"dialect {dialect.name} detected from the card")
@@ -342,6 +370,13 @@ class A2AClient:
                 self._choose(dialect, "cache", f"dialect {dialect.name} remembered for {key} "
                                                "from an earlier session (cache)")
                 return
+        if self._binding_requested == b.REST:
+            # The probes are JSON-RPC requests: they say nothing of a REST agent.
+            dialect = get_dialect("1.0")
+            self._choose(dialect, "fallback", "dialect 1.0 assumed for the HTTP+JSON/REST binding: the card "
+                                              "names no dialect (--dialect 0.3 for the 0.3 /v1 routes)")
+            return
+
         def probe_url(d: Dialect) -> str:
             return self._endpoint_arg or discovery.endpoint_for(self.card, self.card_raw, d.name,
                                                                 self.card_url, base)
@@ -364,10 +399,17 @@ class A2AClient:
     def _choose(self, dialect: Dialect, source: str, text: str) -> None:
         self.dialect = dialect
         self.dialect_source = source
+        binding_note = self.binding_reason = self._choose_binding(dialect)
         if not self.endpoint:
             self.endpoint = discovery.endpoint_for(self.card, self.card_raw, dialect.name, self.card_url,
                                                    discovery.agent_base(self.url))
         self._note(text, dialect=dialect.name, source=source, endpoint=self.endpoint)
+        # Said when there was a choice: the user made one, or the card offers more than
+        # JSON-RPC for this dialect. (An agent that only speaks JSON-RPC needs no word.)
+        listed = {i.binding for i in b.card_interfaces(self.card) if i.dialect == dialect.name} if self.card else set()
+        if self.binding_source == "user" or self.binding != b.JSONRPC or listed - {b.JSONRPC}:
+            self._note(f"binding {binding_note}", binding=self.binding, binding_source=self.binding_source,
+                       endpoint=self.endpoint, **({"tenant": self.tenant} if self.tenant else {}))
         self._wire_names = {}
         for method, name in self.method_names.items():
             if dialect.method_for(name) is method:
@@ -376,6 +418,50 @@ class A2AClient:
                 standard = dialect.methods.get(method)
                 instead = f"sending {standard}" if standard else f"it has no {method.value} method"
                 self._note(f"{name} is not a {dialect.label} spelling of {method.value}: {instead}")
+
+    def _choose_binding(self, dialect: Dialect) -> str:
+        """Set the binding (and for REST the endpoint and tenant); return the NOTE saying
+        which and why. auto takes the card's first interface for ``dialect`` that this
+        client speaks; the user's choice takes the first of that binding."""
+        wanted = self._binding_requested
+        listed = [i for i in b.card_interfaces(self.card) if i.dialect == dialect.name] if self.card else []
+        label = b.LABELS
+        if wanted == b.AUTO:
+            spoken = [i for i in listed if i.binding in b.SPOKEN and (i.binding != b.REST or rest.supports(dialect.name))]
+            skipped = listed[:listed.index(spoken[0])] if spoken else listed
+            passed = "".join(f"; skipped {i.describe()} ({'not supported yet' if i.binding == b.GRPC else 'unknown binding'})"
+                             for i in skipped)
+            if not spoken or spoken[0].binding == b.JSONRPC:
+                self.binding, self.binding_source = b.JSONRPC, "card" if spoken else "default"
+                why = (f"the card's first {dialect.label} interface this client speaks" if spoken
+                       else "the card lists no interface this client speaks" if listed else "the default")
+                return f"{label[b.JSONRPC]} ({why}{passed})"
+            first = spoken[0]
+            self.binding, self.binding_source = b.REST, "card"
+            self._rest_endpoint(first)
+            return (f"{label[b.REST]} at {self.endpoint}: the card's first {dialect.label} interface "
+                    f"this client speaks ({first.spelled}){passed}")
+        self.binding, self.binding_source = wanted, "user"
+        if wanted == b.JSONRPC:
+            return f"{label[b.JSONRPC]} chosen by the user"
+        if not rest.supports(dialect.name):
+            raise UnsupportedMethod(dialect.label, "rest", f"the {dialect.label} dialect has no HTTP+JSON/REST "
+                                                           "binding: use --binding jsonrpc")
+        match = next((i for i in listed if i.binding == b.REST), None)
+        if match is not None:
+            self._rest_endpoint(match)
+            return f"{label[b.REST]} chosen by the user: the card's {match.describe()}"
+        if not self.endpoint:
+            self.endpoint = discovery.agent_base(self.url)
+        where = "the card lists no HTTP+JSON interface" if self.card is not None else "there is no card"
+        return f"{label[b.REST]} chosen by the user: {where} for {dialect.label}, so {self.endpoint} is its base URL"
+
+    def _rest_endpoint(self, interface: b.Interface) -> None:
+        if not self._endpoint_arg:
+            from urllib.parse import urljoin
+
+            self.endpoint = urljoin(self.card_url or discovery.agent_base(self.url), interface.url)
+        self.tenant = interface.tenant
 
     def _spellings(self, given: Mapping[Method | str, str]) -> dict[Method, str]:
         # A typo would only show up as -32601 mid-session: refuse it here. Only spellings
@@ -401,6 +487,9 @@ class A2AClient:
         self._check(self.dialect or self._requested, method)
         dialect = await self.resolve_dialect()
         self._check(dialect, method)
+        if self.binding == b.REST and not rest.has(dialect.name, method):
+            raise UnsupportedMethod(dialect.label, method.value, f"the {dialect.label} HTTP+JSON/REST binding has "
+                                                                 f"no {method.value} route")
         return dialect
 
     @staticmethod
@@ -433,6 +522,8 @@ class A2AClient:
         return validate(model, dict(params) if isinstance(params, Mapping) else params, "$.params")
 
     async def _post(self, dialect: Dialect, method: Method, params: Any, *, stream: bool) -> tuple[Exchange, dict[str, Any]]:
+        if self.binding == b.REST:
+            return await self._send_rest(dialect, method, params, stream=stream)
         rpc_id = next(self._ids)
         request = dialect.encode_request(method, params, rpc_id)
         spelled = self._wire_names.get(method)
@@ -447,11 +538,51 @@ class A2AClient:
                                    body=body, info=info, payload=params, stream=stream)
         return ex, info
 
+    async def _send_rest(self, dialect: Dialect, method: Method, params: Any, *,
+                         stream: bool) -> tuple[Exchange, dict[str, Any]]:
+        from urllib.parse import urlencode, urlsplit, urlunsplit
+
+        req = rest.encode_request(dialect.name, method, params, self.tenant)
+        body = None if req.body is None else \
+            json.dumps(req.body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        assert self.endpoint is not None
+        base = urlsplit(self.endpoint)
+        query = "&".join(q for q in (base.query, urlencode(req.query)) if q)
+        url = urlunsplit((base.scheme, base.netloc, base.path.rstrip("/") + req.path, query, ""))
+        info = {"dialect": dialect.name, "binding": b.REST, "a2a_method": method.value, "rpc_method": None,
+                "rpc_id": None, "route": req.route, "rest_base": self.endpoint}
+        auth = self.auth.headers() if self.auth else {}
+        headers = self._guard(self.endpoint, merge_headers(rest.request_headers(dialect.name, body is not None, stream),
+                                                           auth, self.headers))
+        ex = await self._wire.send(req.verb, url, headers=headers, body=body, info=info, payload=params,
+                                   stream=stream)
+        return ex, info
+
+    def wire_preview(self, method: Method, params: Any, *, stream: bool) -> tuple[str, str, dict[str, str], Any, str]:
+        """What sending ``params`` would put on the wire, without sending it: (HTTP method,
+        URL, headers before credentials and the user's own, JSON body, what it is), in the
+        chosen dialect and binding (both must be resolved). For the composer's preview."""
+        assert self.dialect is not None and self.endpoint is not None
+        dialect = self.dialect
+        if self.binding == b.REST:
+            from urllib.parse import urlencode
+
+            req = rest.encode_request(dialect.name, method, params, self.tenant)
+            url = self.endpoint.rstrip("/") + req.path + (f"?{urlencode(req.query)}" if req.query else "")
+            headers = rest.request_headers(dialect.name, req.body is not None, stream)
+            return req.verb, url, headers, req.body, f"{dialect.label} HTTP+JSON, {req.route}"
+        request = dialect.encode_request(method, params, "<id set when sent>")
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream" if stream else "application/json",
+                   **dialect.request_headers()}
+        return "POST", self.endpoint, headers, request, f"{dialect.label}, {request['method']}"
+
     @staticmethod
     def _log_body(ex: Exchange, info: dict[str, Any], raw: bytes) -> Any:
         data = ex.response_data(raw)
         payload = payloads.response_payload(info, data)
         ex.log(Kind.RESPONSE, data, payload)
+        if info.get("binding") == b.REST:
+            return payload  # no envelope, no id to check
         # Reported, never raised: a result with a wrong id is still the result, and
         # showing the deviation is the point (real agents do get this wrong).
         heads, tails = _id_marks(info["rpc_id"])
@@ -525,6 +656,9 @@ class A2AClient:
                 parser = SSEParser(limits.max_event)
                 chunks = ex.pieces(limits.max_body)
                 state = _StreamState(info["rpc_id"])
+                if info.get("binding") == b.REST:
+                    state.ids = None  # no envelope, no id to check
+                    dialect = payloads.codec_for(dialect, b.REST)
                 try:
                     while True:
                         eof = False

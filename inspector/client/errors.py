@@ -33,7 +33,7 @@ class TransportError(Exception):
 class UnsupportedMethod(Exception):
     """The chosen dialect has no such method; raised before anything is sent."""
 
-    def __init__(self, dialect: str, method: str) -> None:
-        super().__init__(f"the {dialect} dialect has no {method} method")
+    def __init__(self, dialect: str, method: str, text: str | None = None) -> None:
+        super().__init__(text or f"the {dialect} dialect has no {method} method")
         self.dialect = dialect
         self.method = method

@@ -172,6 +172,13 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
     recorder = start_recorder(session, args)
     timeouts, limits = client_bounds(args)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
+    binding = getattr(args, "binding", None) or "auto"
+    if binding == "grpc":
+        from ..protocol.bindings import GRPC_NOT_YET
+
+        raise UsageError(f"--binding grpc: {GRPC_NOT_YET}")
+    if binding == "rest" and dialect == "0.1":
+        raise UsageError("--binding rest: the 0.1 draft has no HTTP+JSON/REST binding (choose --dialect 0.3 or 1.0)")
     for given in (args.url, args.card_url):
         try:
             urlsplit(given or "").port
@@ -183,7 +190,7 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
                 client = A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
                                    headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
                                    method_names=_method_names(getattr(args, "method_name", None) or []),
-                                   secret_names=_secret_names(), limits=limits)
+                                   secret_names=_secret_names(), limits=limits, binding=binding)
             except ValueError as exc:  # an unknown method, or a spelling no dialect has
                 raise UsageError(f"--method-name: {exc}") from None
             async with client:
@@ -368,7 +375,11 @@ def _error_json(error: BaseException | None) -> dict[str, Any] | None:
     if error is None:
         return None
     if isinstance(error, JsonRpcError):
-        return {"type": "rpc", "code": error.code, "message": error.message, "data": error.data}
+        doc = {"type": "rpc", "code": error.code, "message": error.message, "data": error.data}
+        if hasattr(error, "reason"):  # an HTTP+JSON error body, mapped to its JSON-RPC code
+            doc.update({"httpStatus": getattr(error, "http_status", None), "status": getattr(error, "status", None),
+                        "reason": error.reason})
+        return doc
     if isinstance(error, ProtocolError):
         return {"type": "protocol", "message": str(error), "path": error.path}
     if isinstance(error, TransportError):
@@ -441,12 +452,13 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
         errors = any(f.severity == "error" for f in findings)
         if args.json or args.output == "json":
             out.json_doc({"formatVersion": FORMAT_VERSION, "cardUrl": client.card_url, "dialect": dialect,
-                          "endpoint": client.endpoint, "card": client.card_raw,
+                          "endpoint": client.endpoint, "binding": client.binding,
+                          "bindingReason": client.binding_reason, "card": client.card_raw,
                           "findings": [{"severity": f.severity, "code": f.code, "path": f.path,
                                         "message": f.message} for f in findings]})
         else:
             for line in card_lines(client.card, findings, card_url=client.card_url,
-                                   dialect=dialect, endpoint=client.endpoint):
+                                   dialect=dialect, endpoint=client.endpoint, binding=client.binding_reason):
                 out.line(line)
         return exitcodes.TASK_FAILED if errors else exitcodes.OK
 

@@ -129,6 +129,8 @@ class CardDoc(Version):
     card_url: str | None
     dialect: str | None = Field(description="The A2A dialect detected (0.1, 0.3, 1.0), or null if none answered.")
     endpoint: str | None
+    binding: str | None = Field(description="The transport binding chosen (jsonrpc, rest, grpc), or null.")
+    binding_reason: str | None = Field(description="Why that binding: the card's interfaces, or the user's choice.")
     card: Any = Field(description="The card exactly as served (parsed JSON).")
     findings: list[Finding]
 

@@ -30,7 +30,7 @@ def _val(value: Any) -> str:
 
 
 def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | None,
-               dialect: str | None, endpoint: str | None) -> list[str]:
+               dialect: str | None, endpoint: str | None, binding: str | None = None) -> list[str]:
     placer = FindingPlacer(findings)
     findings = placer.findings
     out: list[str] = []
@@ -46,7 +46,8 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
                          ("version", card.version), ("url", card.url),
                          ("protocol version", card.protocol_version),
                          ("documentation", card.documentation_url),
-                         ("card url", card_url), ("dialect", dialect), ("endpoint", endpoint)])
+                         ("card url", card_url), ("dialect", dialect), ("binding", binding),
+                         ("endpoint", endpoint)])
     p = card.provider
     section("provider", [("organization", p.organization if p else None), ("url", p.url if p else None)])
     c = card.capabilities or m.AgentCapabilities()

@@ -53,6 +53,11 @@ def load(path_text: str) -> Any:
 def run_replay(args: argparse.Namespace) -> int:
     """``a2a-inspect replay FILE --against URL``: re-send and compare. (Without --against
     the recording opens in the TUI: inspector/cli.py decides that.)"""
+    if getattr(args, "binding", "auto") == "grpc":
+        from ..protocol.bindings import GRPC_NOT_YET
+
+        _say(f"--binding grpc: {GRPC_NOT_YET}")
+        return exitcodes.USAGE
     rec = load(args.file)
     if rec is None:
         return exitcodes.USAGE
@@ -115,7 +120,8 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
         async with max_time(args, session):
             report = await diff_against(rec, args.against, session=session, dialect=dialect,
                                         card_url=args.card_url, headers=_headers(args.header), auth=_auth(args),
-                                        timeouts=timeouts, progress=progress, limits=limits)
+                                        timeouts=timeouts, progress=progress, limits=limits,
+                                        binding=None if getattr(args, "binding", "auto") == "auto" else args.binding)
     finally:
         if recorder is not None:
             recorder.close()

@@ -23,6 +23,7 @@ from ..client import A2AClient, TransportError
 from ..protocol.dialects import Dialect, get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import Method
+from ..protocol.rest import has as rest_has
 from ..session.diff import (DiffReport, ExchangeDiff, Outcome, TaskLabels, compare, exchanges, fresh_id, id_slots,
                             outcome, set_path)
 from ..session.exchange import RecordedExchange
@@ -94,8 +95,10 @@ async def diff_against(
     timeouts: Any = None,
     progress: Callable[[ExchangeDiff], None] | None = None,
     limits: Any = None,
+    binding: str | None = None,
 ) -> DiffReport:
     """Re-send ``recording``'s A2A requests to the agent at ``url`` and compare.
+    ``binding`` (jsonrpc, rest) overrides the recorded one, as ``dialect`` does.
 
     ``session`` receives the live traffic (attach a Recorder to keep it); ``dialect``
     overrides the recorded dialect; ``headers``/``auth`` are sent with every request
@@ -106,7 +109,8 @@ async def diff_against(
     targets = [ex for ex in all_exs if ex.a2a_method in RESENT and ex.is_rpc]
     for ex in all_exs:
         if ex.a2a_method in RESENT and not ex.is_rpc:
-            report.notes.append(f"exchange #{ex.number} ({ex.a2a_method}) not re-sent: its recorded body is not a JSON-RPC request")
+            report.notes.append(f"exchange #{ex.number} ({ex.a2a_method}) not re-sent: its recorded request is not "
+                                "an A2A request (JSON-RPC or REST)")
     extra, redacted = recorded_headers(targets)
     given = {k.lower() for k in (headers or {})} | {k.lower() for k in (auth.headers() if auth else {})}
     redacted = [name for name in redacted if name.lower() not in given]
@@ -115,11 +119,11 @@ async def diff_against(
                             + ": not re-sent (give them with -H, --bearer or --api-key)")
     live = session if session is not None else Session()
 
-    def new_client(name: str) -> A2AClient:
+    def new_client(name: str, over: str) -> A2AClient:
         return A2AClient(url, session=live, dialect=name, card_url=card_url, headers={**extra, **(headers or {})},
-                         auth=auth, timeouts=timeouts, limits=limits)
+                         auth=auth, timeouts=timeouts, limits=limits, binding=over)
 
-    resend = _Resend(report, rec_session, live, new_client, dialect)
+    resend = _Resend(report, rec_session, live, new_client, dialect, binding)
     await resend.send_all(targets)
     resend.compare_all(targets, progress)
     return report
@@ -130,22 +134,25 @@ class _Resend:
     about the live agent's ids."""
 
     def __init__(self, report: DiffReport, recorded: Session, live: Session,
-                 new_client: Callable[[str], A2AClient], dialect: str | None) -> None:
+                 new_client: Callable[[str, str], A2AClient], dialect: str | None,
+                 binding: str | None = None) -> None:
         self.report = report
         self.live = live
         self.rec_tracker = TaskTracker(recorded)
         self.live_tracker = TaskTracker(live)
         self.new_client = new_client
         self.dialect = dialect
-        self.clients: dict[str, A2AClient] = {}
+        #: Overrides each exchange's recorded binding when given.
+        self.binding = binding
+        self.clients: dict[tuple[str, str], A2AClient] = {}
         self.ids = _IdMap()
         #: recorded exchange number -> (live exchange number or None, the running call)
         self.runs: dict[int, tuple[list[int | None], asyncio.Task[Any]]] = {}
 
-    def client_for(self, name: str) -> A2AClient:
-        c = self.clients.get(name)
+    def client_for(self, name: str, binding: str = "jsonrpc") -> A2AClient:
+        c = self.clients.get((name, binding))
         if c is None:
-            c = self.clients[name] = self.new_client(name)
+            c = self.clients[(name, binding)] = self.new_client(name, binding)
         return c
 
     # -- sending ----------------------------------------------------------------
@@ -161,7 +168,8 @@ class _Resend:
                     continue
                 codec, method, params = prepared
                 slot: list[int | None] = [None]
-                task = asyncio.create_task(self.run(ex, method, self.client_for(codec.name), params, slot))
+                over = self.binding or ex.binding
+                task = asyncio.create_task(self.run(ex, method, self.client_for(codec.name, over), params, slot))
                 self.runs[ex.number] = (slot, task)
                 # Let it reach the wire before the next one is considered.
                 await _until(lambda s=slot, t=task: s[0] is not None or t.done(), _PATIENCE)
@@ -217,12 +225,16 @@ class _Resend:
         for path, value in list(id_slots(body)):
             set_path(body, path, self.ids.get(value, str(path[-2] if isinstance(path[-1], int) else path[-1])))
         try:
-            rpc = get_dialect(ex.dialect or name).decode_request(body)
+            rpc = get_dialect(ex.rpc_dialect or name).decode_request(body)
         except (JsonRpcError, ProtocolError) as exc:
             notes.append(f"exchange #{ex.number} not re-sent: its recorded request does not decode ({exc})")
             return None
         if not codec.has(method):
             notes.append(f"exchange #{ex.number} not re-sent: dialect {codec.name} has no {method.value}")
+            return None
+        if (self.binding or ex.binding) == "rest" and not rest_has(codec.name, method):
+            notes.append(f"exchange #{ex.number} not re-sent: the {codec.label} dialect has no "
+                         f"HTTP+JSON/REST route for {method.value}")
             return None
         return codec, method, rpc.params
 

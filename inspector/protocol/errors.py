@@ -84,6 +84,16 @@ def describe_rpc_error(exc: JsonRpcError, dialect: Any = None) -> str:
         name = dialect.error_name(exc.code)
     name = name or JSONRPC_CODES.get(exc.code)
     label = f"{exc.code} ({name})" if name else str(exc.code)
+    reason = getattr(exc, "reason", None)
+    rest_status = getattr(exc, "status", None) if hasattr(exc, "reason") else None
+    if rest_status is not None or reason:
+        # An HTTP+JSON error (rest.RestError): what the agent sent, and the code it maps to.
+        http = getattr(exc, "http_status", None)
+        sent = " ".join(str(x) for x in (f"HTTP {http}" if http else None, rest_status, reason) if x)
+        text = f"agent returned error {sent} (JSON-RPC {label})"
+        if exc.message and exc.message != name:
+            text += f": {exc.message}"
+        return text
     text = f"agent returned JSON-RPC error {label}"
     if exc.message and exc.message != name:
         text += f": {exc.message}"

@@ -19,7 +19,7 @@ from . import payloads
 from .events import Event, Kind
 
 #: The REQUEST fields a payload depends on.
-_REQUEST_KEYS = ("a2a_method", "dialect", "rpc_method")
+_REQUEST_KEYS = ("a2a_method", "dialect", "rpc_method", "binding")
 
 
 class ExchangeFacts:
@@ -75,18 +75,15 @@ class ExchangeFacts:
         if kind is Kind.SSE:
             request = self.requests.get(event.exchange)
             name = self.usable(request.get("dialect")) if request is not None else None
+            if name is not None and request.get("binding"):
+                return payloads.sse_payload(payloads.codec_for(name, request["binding"]), event.data)
             return payloads.sse_payload(name, event.data)
         if kind is Kind.REQUEST:
             data = event.data
-            name = self.usable(data.get("dialect"))
-            body = payloads.recorded_body(data)
-            if name is None or body is None:
+            if self.usable(data.get("dialect")) is None:
                 return None
-            try:
-                return get_dialect(name).decode_request(parse_json(body)).params
-            except (ProtocolError, JsonRpcError):
-                # A request the user hand-edited into something invalid has no params.
-                return None
+            # A request the user hand-edited into something invalid has no params.
+            return payloads.request_payload(data)
         if kind is Kind.RESPONSE:
             request = self.requests.get(event.exchange)
             if request is None:

@@ -76,17 +76,30 @@ class RecordedExchange:
         return bool(self.response is not None and self.response.data.get("streaming"))
 
     @property
+    def binding(self) -> str:
+        value = self.data.get("binding")
+        return value if isinstance(value, str) and value else "jsonrpc"
+
+    @property
     def body_json(self) -> Any:
-        """The request body parsed as JSON (None when absent or not JSON)."""
+        """The request body parsed as JSON (None when absent or not JSON). A REST
+        request's is the 1.0 JSON-RPC request saying the same (rest.as_jsonrpc): the
+        one form recorded requests of every binding are compared in."""
         if not self._parsed:
             self._parsed = True
-            self._json = parse_body(self.data)
+            self._json = parse_body(self.data) if self.binding != "rest" else _rest_as_jsonrpc(self.data)
         return self._json
 
     @property
     def is_rpc(self) -> bool:
         body = self.body_json
-        return self.http_method == "POST" and isinstance(body, dict) and isinstance(body.get("method"), str)
+        return (self.http_method == "POST" or self.binding == "rest") and isinstance(body, dict) \
+            and isinstance(body.get("method"), str)
+
+    @property
+    def rpc_dialect(self) -> str | None:
+        """The dialect ``body_json`` is in: the recorded one, or 1.0 for REST."""
+        return "1.0" if self.binding == "rest" else self.dialect
 
     @property
     def last_t(self) -> float:
@@ -164,6 +177,25 @@ def body_bytes(data: dict[str, Any], key: str = "body") -> bytes | None:
         except (binascii.Error, ValueError):
             return None
     return body.encode("utf-8")
+
+
+def _rest_as_jsonrpc(data: dict[str, Any]) -> Any:
+    from ..protocol.errors import JsonRpcError, ProtocolError
+    from ..protocol.methods import Method
+    from ..protocol.rest import as_jsonrpc
+    from .payloads import request_payload
+
+    try:
+        method = Method(data.get("a2a_method"))
+    except ValueError:
+        return None
+    params = request_payload(data)
+    if params is None:
+        return None
+    try:
+        return as_jsonrpc(method, params)
+    except (ProtocolError, JsonRpcError):
+        return None
 
 
 def parse_body(data: dict[str, Any]) -> Any:

@@ -16,6 +16,8 @@ from typing import Any
 from ..protocol.card import decode_card
 from ..protocol.dialects import Dialect, get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol import rest
+from ..protocol.bindings import REST
 from ..protocol.methods import Method
 from ..protocol.wire import capture, decode_response_body, decode_sse_data, parse_json
 
@@ -74,7 +76,33 @@ def response_payload(request: dict[str, Any], response: dict[str, Any]) -> Any:
             method = None
     if method is None:
         return capture(parse_json, body)
+    if request.get("binding") == REST:
+        return capture(_rest_response, rest.codec(dialect), method, body, response.get("status"))
     return capture(decode_response_body, dialect, method, body)
+
+
+def codec_for(dialect: Dialect | str | None, binding: str | None) -> Any:
+    """The codec an exchange's answers decode with: the dialect's own for JSON-RPC, its
+    REST codec for HTTP+JSON. None when there is no dialect."""
+    if not dialect:
+        return None
+    d = get_dialect(dialect) if isinstance(dialect, str) else dialect
+    if binding == REST:
+        try:
+            return rest.codec(d)
+        except ProtocolError:
+            return None
+    return d
+
+
+def _rest_response(codec: Any, method: Method, body: bytes | str, status: Any) -> Any:
+    if not body and isinstance(status, int) and 200 <= status < 300 and method is Method.PUSH_DELETE:
+        return None  # google.protobuf.Empty may come as no body at all
+    obj = parse_json(body)
+    err = rest.decode_error(obj, status if isinstance(status, int) else None)
+    if err is not None:
+        raise err
+    return codec.decode_response(method, obj)
 
 
 def sse_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
@@ -91,6 +119,63 @@ def sse_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
     if text is None or not dialect:
         return None
     return capture(decode_sse_data, get_dialect(dialect) if isinstance(dialect, str) else dialect, text)
+
+
+def request_payload(data: dict[str, Any]) -> Any:
+    """What a logged REQUEST decodes to (its params), or None when it does not (a card
+    GET, a probe, a body the user hand-edited into something invalid)."""
+    name = data.get("dialect")
+    if not isinstance(name, str) or not name:
+        return None
+    try:
+        dialect = get_dialect(name)
+    except ValueError:
+        return None
+    body = data.get("body")
+    if data.get("body_encoding") == "base64" and isinstance(body, str):
+        try:
+            body = base64.b64decode(body, validate=True)
+        except ValueError:
+            return None
+    try:
+        if data.get("binding") == REST:
+            url = data.get("url")
+            if not isinstance(url, str):
+                return None
+            found = rest.match_route(dialect.name, str(data.get("method") or ""), _rest_path(url, data))
+            if found is None or isinstance(found, str):
+                return None
+            obj = parse_json(body) if body else None
+            return rest.decode_request(dialect.name, found, _query(url), obj)
+        if not isinstance(body, (str, bytes)):
+            return None
+        return dialect.decode_request(parse_json(body)).params
+    except (ProtocolError, JsonRpcError):
+        return None
+
+
+def _rest_path(url: str, data: dict[str, Any]) -> str:
+    """The route part of a REST request's URL: what follows the interface's URL, which
+    the REQUEST keeps as ``rest_base`` (else the path from the route's first segment)."""
+    from urllib.parse import urlsplit
+
+    path = urlsplit(url).path
+    base = data.get("rest_base")
+    if isinstance(base, str):
+        base_path = urlsplit(base).path.rstrip("/")
+        if path.startswith(base_path):
+            return path[len(base_path):] or "/"
+    for mark in ("/v1/", "/message:", "/tasks", "/extendedAgentCard"):
+        cut = path.find(mark)
+        if cut >= 0:
+            return path[cut:]
+    return path
+
+
+def _query(url: str) -> list[tuple[str, str]]:
+    from urllib.parse import parse_qsl, urlsplit
+
+    return parse_qsl(urlsplit(url).query, keep_blank_values=True)
 
 
 def push_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:

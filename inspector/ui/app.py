@@ -65,6 +65,7 @@ class InspectorApp(App[int]):
         # box would take ctrl+e as "end of line"; End does that too).
         Binding("ctrl+e", "error_details", "Error details", show=False, priority=True),
         Binding("f8", "choose_dialect", "Dialect", show=False),
+        Binding("shift+f8", "choose_binding", "Binding", show=False),
     ]
 
     # Neither repaints the screen itself: the views hear of a change (ConnectionChanged,
@@ -75,7 +76,7 @@ class InspectorApp(App[int]):
     #: The task the task views focus on (per active connection).
     task_id: reactive[str | None] = reactive(None, init=False, always_update=True, repaint=False)
 
-    def __init__(self, *, url: str | None = None, dialect: str = "auto", demo: bool = False,
+    def __init__(self, *, url: str | None = None, dialect: str = "auto", binding: str = "auto", demo: bool = False,
                  record: str | None = None, settings: store.Settings | None = None,
                  agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
                  replay: Any = None, push_port: int = 0, record_append: bool = False,
@@ -92,6 +93,7 @@ class InspectorApp(App[int]):
         self.push_port = push_port
         self.start_url = url
         self.start_dialect = dialect
+        self.start_binding = binding
         self.demo = demo
         self.demo_scenario = demo_scenario
         self.start_record = record
@@ -143,7 +145,7 @@ class InspectorApp(App[int]):
         elif self.demo:
             self.start_demo()
         elif self.start_url:
-            self.open_url(self.start_url, dialect=self.start_dialect)
+            self.open_url(self.start_url, dialect=self.start_dialect, binding=self.start_binding)
 
     async def on_unmount(self) -> None:
         for conn in self.connections:
@@ -199,7 +201,7 @@ class InspectorApp(App[int]):
         return conn
 
     def open_url(self, url: str, *, dialect: str = "auto", name: str | None = None,
-                 saved: store.SavedAgent | None = None) -> AgentConnection:
+                 saved: store.SavedAgent | None = None, binding: str = "auto") -> AgentConnection:
         from ..client import Auth
 
         auth = None
@@ -219,7 +221,7 @@ class InspectorApp(App[int]):
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
-                               secret_names=tuple(self.settings.redact_headers))
+                               secret_names=tuple(self.settings.redact_headers), binding=binding)
         conn.saved_as = saved.name if saved else None
         conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)
@@ -412,6 +414,20 @@ class InspectorApp(App[int]):
         await self.call_agent(conn, f"switching to dialect {dialect}", conn.switch_dialect(dialect))
         self.to_main(ConnectionChanged(conn))
 
+    @work(group="binding", exclusive=True, exit_on_error=False)
+    async def switch_binding(self, conn: AgentConnection, binding: str) -> None:
+        from ..protocol.bindings import GRPC, GRPC_NOT_YET
+
+        if binding == GRPC:
+            self.notify(GRPC_NOT_YET, title="binding not switched", severity="warning", markup=False)
+            return
+        if binding == "rest" and conn.requested_dialect == "0.1":
+            self.notify("the 0.1 draft has no HTTP+JSON/REST binding: switch the dialect first (f8)",
+                        title="binding not switched", severity="warning", markup=False)
+            return
+        await self.call_agent(conn, f"switching to binding {binding}", conn.switch_binding(binding))
+        self.to_main(ConnectionChanged(conn))
+
     # ------------------------------------------------------------------ recording
 
     def start_recording(self, conn: AgentConnection, path: Path | None = None, *, append: bool = False) -> None:
@@ -536,6 +552,11 @@ class InspectorApp(App[int]):
             self.notify("no errors so far")
             return
         self.push_screen(ErrorsScreen(self.errors))
+
+    def action_choose_binding(self) -> None:
+        from .widgets.connection_bar import choose_binding
+
+        choose_binding(self)
 
     def action_choose_dialect(self) -> None:
         from .widgets.connection_bar import choose_dialect

@@ -29,6 +29,8 @@ VIEWS = (("card", "the agent card"), ("task", "the selected task: conversation, 
          ("tasks", "every task of the agent"), ("traffic", "every request, response and event"),
          ("push", "push notifications"))
 DIALECTS = (("auto", "detect again"), ("0.1", "the 0.1 draft"), ("0.3", "0.2 / 0.3"), ("1.0", "1.0"))
+BINDINGS = (("auto", "the card's first interface a2a-inspect speaks"), ("jsonrpc", "JSON-RPC 2.0 over HTTP"),
+            ("rest", "HTTP+JSON/REST (0.3 and 1.0)"))
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,16 @@ class InspectorCommands(Provider):
                     out.append(Command(f"Switch dialect to {dialect}", what,
                                        partial(app.switch_dialect, live, dialect)))
         add(self._app_command("Choose dialect…", "the dialect menu (f8)", "choose_dialect"))
+
+        # Binding.
+        if live is not None and not getattr(live, "fixed_client", False) \
+                and callable(getattr(app, "switch_binding", None)):
+            current = getattr(live, "requested_binding", None)
+            for binding, what in BINDINGS:
+                if binding != current:
+                    out.append(Command(f"Switch binding to {binding}", what,
+                                       partial(app.switch_binding, live, binding)))
+        add(self._app_command("Choose binding…", "JSON-RPC or HTTP+JSON/REST (shift+f8)", "choose_binding"))
 
         # Recording.
         if live is not None:

@@ -61,13 +61,16 @@ class AgentConnection:
                  auth: Auth | None = None, timeouts: Timeouts | None = None,
                  session: Session | None = None, dialect_cache: Any = None,
                  read_only: bool = False, secret_names: tuple[str, ...] = (),
-                 limits: Limits | None = None, client: Any = None) -> None:
+                 limits: Limits | None = None, binding: str = "auto", client: Any = None) -> None:
         """``client``: one that is not an HTTP A2AClient (a hub's ws-agent: see
-        inspector.hub.client.HubClient); it has the same calls, and its own dialect."""
+        inspector.hub.client.HubClient); it has the same calls, and its own dialect.
+        ``binding``: auto, jsonrpc or rest (see A2AClient's)."""
         self.id = next(_ids)
         self.url = url
         self.name = name or display_name(url)
         self.requested_dialect = dialect
+        #: auto, jsonrpc or rest (see A2AClient's ``binding``).
+        self.requested_binding = binding
         self.card_url = card_url
         self.headers = dict(headers or {})
         self.auth = auth
@@ -105,7 +108,8 @@ class AgentConnection:
             kwargs["dialect_cache"] = self._dialect_cache
         return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
                          headers=self.headers, auth=self.auth, timeouts=self.timeouts,
-                         secret_names=self.secret_names, limits=self.limits, **kwargs)
+                         secret_names=self.secret_names, limits=self.limits,
+                         binding=self.requested_binding, **kwargs)
 
     # ------------------------------------------------------------------ facts for views
 
@@ -138,6 +142,20 @@ class AgentConnection:
         if self.client is None and self.read_only:
             return self.recorded().dialect_source
         return self.client.dialect_source if self.client else None
+
+    @property
+    def binding_name(self) -> str | None:
+        """jsonrpc or rest, once chosen (for a recording: as recorded)."""
+        if self.client is None and self.read_only:
+            return self.recorded().binding
+        # (A hub's ws-agent client has no HTTP binding: None.)
+        return getattr(self.client, "binding", None)
+
+    @property
+    def binding_source(self) -> str | None:
+        if self.client is None and self.read_only:
+            return "recording" if self.recorded().binding else None
+        return getattr(self.client, "binding_source", None)
 
     def recorded(self) -> "RecordedFacts":
         """A read-only connection has no client: what the client knew (the card, the
@@ -188,6 +206,24 @@ class AgentConnection:
             raise TransportError("closed", f"{self.name} speaks the dialect of its hub (0.1); it has no other")
         self.requested_dialect = dialect
         self.client = self._new_client(dialect)
+        await old.aclose()
+        await self.connect()
+
+    async def switch_binding(self, binding: str) -> None:
+        """Talk over another binding from now on (``auto``: the card's first one the
+        client speaks). The session goes on; ValueError for one it cannot speak."""
+        old = self._require()
+        if self.fixed_client:
+            from ..client import TransportError
+
+            raise TransportError("closed", f"{self.name} is reached through its hub; it has no other binding")
+        previous = self.requested_binding
+        self.requested_binding = binding
+        try:
+            self.client = self._new_client(self.requested_dialect)
+        except ValueError:
+            self.requested_binding = previous
+            raise
         await old.aclose()
         await self.connect()
 
@@ -262,6 +298,7 @@ class RecordedFacts:
         self.card_url: str | None = None
         self.dialect: str | None = None
         self.dialect_source: str | None = None
+        self.binding: str | None = None
         self._card_requests: dict[int, str | None] = {}
         # Fed as events arrive: reading a long session again would read back from disk
         # the events it no longer holds in memory.
@@ -285,6 +322,10 @@ class RecordedFacts:
                   and self.dialect_source in (None, "recording")):
                 # Only until the client's own choice (a NOTE) is seen.
                 self.dialect, self.dialect_source = data["dialect"], "recording"
+            if method not in ("card", "probe") and isinstance(data.get("dialect"), str):
+                # No binding field: a recording made before there was a choice (JSON-RPC).
+                binding = data.get("binding")
+                self.binding = binding if isinstance(binding, str) and binding else "jsonrpc"
         elif kind is Kind.RESPONSE:
             payload = event.payload
             if isinstance(payload, m.AgentCard):

@@ -9,7 +9,16 @@ def launch(args: argparse.Namespace) -> int:
     from .app import InspectorApp
 
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
-    app = InspectorApp(url=args.url, dialect=dialect, demo=args.demo, record=args.record,
+    binding = getattr(args, "binding", None) or "auto"
+    if binding == "grpc" or (binding == "rest" and dialect == "0.1"):
+        import sys
+
+        from ..protocol.bindings import GRPC_NOT_YET
+
+        why = GRPC_NOT_YET if binding == "grpc" else "the 0.1 draft has no HTTP+JSON/REST binding"
+        print(f"a2a-inspect: --binding {binding}: {why}", file=sys.stderr)
+        return 2
+    app = InspectorApp(url=args.url, dialect=dialect, binding=binding, demo=args.demo, record=args.record,
                        push_port=getattr(args, "push_port", 0) or 0,
                        record_append=bool(getattr(args, "append", False)))
     result = app.run()

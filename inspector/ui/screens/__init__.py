@@ -10,6 +10,7 @@ from typing import Any
 #: name -> (module in this package, screen class)
 MODALS = {
     "agent_form": ("agent_form", "AgentForm"),
+    "binding_menu": ("binding_menu", "BindingMenu"),
     "confirm": ("confirm", "ConfirmScreen"),
     "dialect_menu": ("dialect_menu", "DialectMenu"),
     "file_pick": ("file_pick", "FilePickScreen"),

@@ -47,6 +47,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
         ("AgentsPanel", "remove", "sidebar: remove a saved agent (asks first)"),
         ("AgentsPanel", "close", "sidebar: close a connection"),
         ("app", "choose_dialect", "talk another dialect (0.1, 0.3, 1.0) or detect again"),
+        ("app", "choose_binding", "talk over another binding (JSON-RPC, HTTP+JSON/REST) or the card's first"),
     ]),
     ("Send a message (F3)", [
         ("Composer", "send", "send the message"),

@@ -316,7 +316,8 @@ class Composer(ConnectionView, Vertical):
         return m.SendParams(message=message)
 
     def preview_request(self) -> tuple[str, Any]:
-        """(header lines, the JSON-RPC request as a dict) for the wire; ValueError says why not."""
+        """(header lines, the request body as a dict) for the wire, in the connection's
+        dialect and binding; ValueError says why not."""
         from ...protocol.dialects import get_dialect
 
         conn = self._conn
@@ -330,15 +331,22 @@ class Composer(ConnectionView, Vertical):
         if not dialect.has(method):
             raise ValueError(f"the {dialect.label} dialect has no {method.value} method")
         params = self.build_params()
-        request = dialect.encode_request(method, params, "<id set when sent>")
-        endpoint = getattr(conn.client, "endpoint", None) or conn.url
-        headers = {"Content-Type": "application/json",
-                   "Accept": "text/event-stream" if self.stream else "application/json",
-                   **dialect.request_headers()}
+        client = conn.client
+        if callable(getattr(client, "wire_preview", None)) and getattr(client, "dialect", None) is dialect \
+                and getattr(client, "endpoint", None):
+            # The client knows the binding too: REST or JSON-RPC, as it will send it.
+            verb, endpoint, headers, request, what = client.wire_preview(method, params, stream=self.stream)
+        else:
+            request = dialect.encode_request(method, params, "<id set when sent>")
+            verb, endpoint, what = "POST", getattr(client, "endpoint", None) or conn.url, \
+                f"{dialect.label}, {request['method']}"
+            headers = {"Content-Type": "application/json",
+                       "Accept": "text/event-stream" if self.stream else "application/json",
+                       **dialect.request_headers()}
         if conn.auth is not None:
             headers.update({k: "•••" for k in conn.auth.headers()})
         headers.update({k: v for k, v in conn.headers.items()})
-        head = [f"POST {endpoint}  ({dialect.label}, {request['method']})"]
+        head = [f"{verb} {endpoint}  ({what})"]
         head += [f"{k}: {v}" for k, v in headers.items()]
         head.append("(the id, and 0.1's new task id, are set when sent)")
         return "\n".join(head), request

@@ -79,6 +79,56 @@ def choose_dialect(app: Any) -> None:
     app.post_message(OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, done=chosen))
 
 
+def choose_binding(app: Any) -> None:
+    """Ask which binding the active connection should talk over, then switch to it.
+    The app's binding key (shift+f8) and a click on the bar's binding land here."""
+    conn = app.active
+    if conn is None:
+        app.notify("no agent: connect first (ctrl+o)", severity="warning")
+        return
+    if conn.read_only or conn.fixed_client:
+        app.notify("a recording's binding is fixed" if conn.read_only else
+                   f"{conn.name} is reached through its hub: no other binding", severity="warning")
+        return
+
+    def chosen(choice: str | None) -> None:
+        if choice is not None and app.active is conn:
+            app.switch_binding(conn, choice)
+
+    app.post_message(OpenModal("binding_menu", conn.requested_binding, conn.binding_name, done=chosen))
+
+
+#: Short names for the bar, which has little room (the tooltip says how it was chosen).
+_SHORT = {"jsonrpc": "JSON-RPC", "rest": "REST", "grpc": "gRPC"}
+
+
+def binding_label(conn: AgentConnection) -> str:
+    if conn.fixed_client:
+        return "hub (WebSocket)"  # a ws-agent: reached through its hub, nothing to switch
+    name = conn.binding_name
+    if conn.read_only:
+        return _SHORT.get(name or "", name or "?")
+    if name:
+        return f"{_SHORT.get(name, name)} ▾"
+    if conn.requested_binding != "auto":
+        return f"{_SHORT.get(conn.requested_binding, conn.requested_binding)} ▾"
+    return "auto ▾"
+
+
+def binding_tooltip(conn: AgentConnection) -> str:
+    from ...protocol.bindings import LABELS
+
+    if conn.fixed_client:
+        return "a ws-agent: its tasks go through the hub's WebSocket"
+    name = conn.binding_name or conn.requested_binding
+    how = "recording" if conn.read_only else conn.binding_source or ("user" if conn.requested_binding != "auto" else "?")
+    reason = getattr(conn.client, "binding_reason", None) if conn.client is not None else None
+    text = f"binding {LABELS.get(name, name)} ({how})"
+    if reason:
+        text += f": {reason}"
+    return text + ("" if conn.read_only else "\nswitch binding (shift+F8)")
+
+
 class ConnectionBar(ConnectionView, Horizontal):
     """One line: status, agent, URL, dialect (with how it was chosen), auth, recording, progress.
 
@@ -105,6 +155,8 @@ class ConnectionBar(ConnectionView, Horizontal):
         & > #bar-url { color: $foreground-muted; }
         & > #bar-dialect { color: $accent; }
         & > #bar-dialect:hover { text-style: underline; }
+        & > #bar-binding { color: $accent; }
+        & > #bar-binding:hover { text-style: underline; }
         & > #bar-auth { color: $foreground-muted; }
         & > #bar-rec { color: $error; text-style: bold; }
         & > #bar-progress { width: 1fr; color: $warning; text-align: right; padding-right: 0; }
@@ -125,6 +177,7 @@ class ConnectionBar(ConnectionView, Horizontal):
         yield Label("ctrl+o connects; the agents list opens saved ones", id="bar-name", markup=False)
         yield Label("", id="bar-url", markup=False)
         yield Label("", id="bar-dialect", markup=False)
+        yield Label("", id="bar-binding", markup=False)
         yield Label("", id="bar-auth", markup=False)
         yield Label("", id="bar-rec", markup=False)
         yield Label("", id="bar-progress", markup=False)
@@ -145,13 +198,13 @@ class ConnectionBar(ConnectionView, Horizontal):
         for state in STATE_LABELS:
             status.remove_class(f"-{state}")
         labels = {name: self.query_one(f"#bar-{name}", Label)
-                  for name in ("name", "url", "dialect", "auth", "rec")}
+                  for name in ("name", "url", "dialect", "binding", "auth", "rec")}
         if conn is None:
             self._state = None
             status.update("○ no agent")
             status.add_class("-new")
             labels["name"].update("ctrl+o connects; the agents list opens saved ones")
-            for name in ("url", "dialect", "auth", "rec"):
+            for name in ("url", "dialect", "binding", "auth", "rec"):
                 labels[name].update("")
                 labels[name].display = False
             return
@@ -175,6 +228,9 @@ class ConnectionBar(ConnectionView, Horizontal):
             dialect = "dialect auto ▾"
         labels["dialect"].update(dialect)
         labels["dialect"].display = True
+        labels["binding"].update(binding_label(conn))
+        labels["binding"].tooltip = shorten(binding_tooltip(conn), 300)
+        labels["binding"].display = True
         labels["auth"].update("" if conn.read_only else f"auth: {auth_summary(conn)}")
         labels["auth"].display = not conn.read_only
         recording = conn.recording
@@ -217,3 +273,5 @@ class ConnectionBar(ConnectionView, Horizontal):
         widget = getattr(event, "widget", None)
         if widget is not None and widget.id == "bar-dialect":
             choose_dialect(self.app)
+        elif widget is not None and widget.id == "bar-binding":
+            choose_binding(self.app)

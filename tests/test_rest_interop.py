@@ -1,0 +1,371 @@
+"""The HTTP+JSON/REST binding end to end: a2a-inspect's client against the real a2a-sdk
+1.3.0 agent (1.0, and its 0.3 compat routes under /v1) and against a2a-mock, the same
+matrix on each: card, send, stream, get, cancel, subscribe, push config, input-required
+continued on the same task, errors (HTTP status + ErrorInfo, mapped to JSON-RPC codes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from inspector.client import A2AClient
+from inspector.protocol import models as m
+from inspector.protocol.rest import RestError
+from inspector.session import TaskTracker
+from inspector.session.events import Kind
+from mock_agent import MockAgent
+from peers import sdk_agent
+from test_mock_sdk_interop import SCENARIO
+
+DIALECTS = ["1.0", "0.3"]
+HOOK = "http://127.0.0.1:9/hook"
+
+
+def msg(text: str, task: m.Task | None = None, **config: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "user", "messageId": f"m-{uuid.uuid4()}",
+                               "parts": [{"kind": "text", "text": text}]}
+    if task is not None:
+        message.update(taskId=task.id, contextId=task.context_id)
+    out: dict[str, Any] = {"message": message}
+    if config:
+        out["configuration"] = config
+    return out
+
+
+def text_of(task: m.Task) -> str:
+    return "".join(p.text for a in task.artifacts or () for p in a.parts if isinstance(p, m.TextPart))
+
+
+def requests(client: A2AClient) -> list[dict[str, Any]]:
+    return [e.data for e in client.session.events if e.kind is Kind.REQUEST and e.data.get("a2a_method") != "card"]
+
+
+@asynccontextmanager
+async def rest_client(url: str, dialect: str) -> AsyncIterator[A2AClient]:
+    async with A2AClient(url, dialect=dialect, binding="rest") as client:
+        yield client
+
+
+# ---------------------------------------------------------------------- the a2a-sdk agent
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_sdk_agent_over_rest(sdk_agent_compat: str, dialect: str) -> None:
+    async with rest_client(sdk_agent_compat, dialect) as client:
+        card = await client.get_card()
+        assert card.name == sdk_agent.AGENT_NAME
+        task = await client.send(msg("hello there inspector"))
+        assert client.binding == "rest" and client.endpoint == sdk_agent_compat + "/rest"
+        assert task.status.state is m.TaskState.COMPLETED and text_of(task) == "echo: hello there inspector"
+
+        events = [e async for e in client.stream(msg("stream me please now"))]
+        assert [type(e).__name__ for e in events] == ["Task", "TaskStatusUpdateEvent", *["TaskArtifactUpdateEvent"] * 3,
+                                                      "TaskStatusUpdateEvent"]
+        assert events[-1].status.state is m.TaskState.COMPLETED
+
+        got = await client.get_task(task.id, history_length=1)
+        assert got.id == task.id and len(got.history or []) == 1
+
+        asked = await client.send(msg("ask me something"))
+        assert asked.status.state is m.TaskState.INPUT_REQUIRED
+        answered = await client.send(msg("the answer", asked))
+        assert answered.id == asked.id and answered.status.state is m.TaskState.COMPLETED
+        assert text_of(answered) == "echo: the answer"
+
+        pending = await client.send(msg("ask again"))
+        canceled = await client.cancel(pending.id)
+        assert canceled.status.state is m.TaskState.CANCELED
+
+        # Subscribe to a live task, held at its first chunk until the test lets it go.
+        stream = client.stream(msg("hold these words"))
+        first = await anext(stream)
+        await stream.aclose()
+        await asyncio.to_thread(sdk_agent.wait_parked, sdk_agent_compat, first.id)
+        subscribed = client.resubscribe(first.id)
+        head = await anext(subscribed)
+        assert isinstance(head, m.Task) and head.status.state is m.TaskState.WORKING
+        await asyncio.to_thread(sdk_agent.release, sdk_agent_compat, first.id)
+        rest = [e async for e in subscribed]
+        assert rest[-1].status.state is m.TaskState.COMPLETED
+
+        # Errors: the REST form, mapped onto the JSON-RPC codes, both kept.
+        with pytest.raises(RestError) as raised:
+            await client.get_task("no-such-task")
+        assert (raised.value.code, raised.value.http_status, raised.value.reason) == (-32001, 404, "TASK_NOT_FOUND")
+        with pytest.raises(RestError) as raised:
+            await client.cancel(task.id)
+        assert (raised.value.code, raised.value.reason) == (-32002, "TASK_NOT_CANCELABLE")
+        # The agent's card says no push notifications: the agent refuses, in the REST form.
+        with pytest.raises(RestError) as raised:
+            await client.set_push(task.id, {"url": HOOK, "id": "c1"})
+        assert raised.value.code == -32003 and raised.value.http_status == 400
+
+    # A well-behaved agent over REST: nothing to report (the refusals above are answers).
+    assert [v.code for v in TaskTracker(client.session).violations] == []
+    sent = requests(client)
+    assert {r["binding"] for r in sent} == {"rest"}
+    prefix = sdk_agent_compat + ("/rest/v1/" if dialect == "0.3" else "/rest/")
+    assert all(r["url"].startswith(prefix) for r in sent)
+    get = next(r for r in sent if r["a2a_method"] == "get")
+    assert get["method"] == "GET" and get["url"].endswith("?historyLength=1")
+
+
+async def test_sdk_agent_rest_push_config_and_list_route(sdk_agent_v10: str) -> None:
+    """ListTasks exists only in 1.0's REST routes; the pure 1.0 agent answers it."""
+    async with rest_client(sdk_agent_v10, "1.0") as client:
+        task = await client.send(msg("hello list"))
+        listed = await client.list_tasks({"contextId": task.context_id, "pageSize": 5})
+        assert [t.id for t in listed.tasks] == [task.id]
+    (listing,) = [r for r in requests(client) if r["a2a_method"] == "list"]
+    assert listing["method"] == "GET" and "pageSize=5" in listing["url"] and "contextId=" in listing["url"]
+
+
+async def test_auto_binding_follows_the_card_and_says_why(sdk_agent_compat: str) -> None:
+    # The card lists JSON-RPC first: auto takes it; asked for REST, the card's REST URL.
+    async with A2AClient(sdk_agent_compat) as client:
+        await client.resolve_dialect()
+        assert client.binding == "jsonrpc" and client.binding_source == "card"
+        assert "first 1.0 interface" in (client.binding_reason or "")
+    async with A2AClient(sdk_agent_compat, binding="rest") as client:
+        await client.resolve_dialect()
+        assert (client.binding, client.endpoint) == ("rest", sdk_agent_compat + "/rest")
+        notes = [e.data for e in client.session.events if e.kind is Kind.NOTE and e.data.get("binding")]
+        assert notes and notes[-1]["binding_source"] == "user" and "HTTP+JSON" in notes[-1]["text"]
+
+
+# ---------------------------------------------------------------------- a2a-mock
+
+
+async def _until_held(mock: MockAgent, count: int = 1) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while mock.held("sdk") != count:
+        assert loop.time() < deadline, "the task never reached its gate"
+        await asyncio.sleep(0.005)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_mock_over_rest(dialect: str) -> None:
+    scenario = {**SCENARIO, "rules": [
+        {"when": {"text": "^ask"}, "script": [{"ask": "what?", "then": [{"status": "completed",
+                                                                          "message": "got {text}"}]}]},
+        {"when": {"text": "^boom"}, "script": [{"error": {"code": -32004, "message": "not today"}}]},
+        *SCENARIO["rules"]]}
+    async with MockAgent(scenario, dialect=dialect) as mock:
+        async with rest_client(mock.base_url, dialect) as client:
+            card = await client.get_card()
+            assert card.name == "Interop Agent"
+            task = await client.send(msg("hi there"))
+            assert client.endpoint == mock.base_url + "/rest"
+            assert task.status.state is m.TaskState.COMPLETED and text_of(task) == "echo: hi there"
+            events = [e async for e in client.stream(msg("streamed"))]
+            assert [type(e).__name__ for e in events] == ["Task", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent",
+                                                          "TaskArtifactUpdateEvent", "TaskStatusUpdateEvent"]
+            got = await client.get_task(task.id, history_length=1)
+            assert got.id == task.id and len(got.history or []) == 1
+
+            asked = await client.send(msg("ask me"))
+            assert asked.status.state is m.TaskState.INPUT_REQUIRED
+            answered = await client.send(msg("blue", asked))
+            assert answered.id == asked.id and answered.status.state is m.TaskState.COMPLETED
+
+            made = await client.set_push(task.id, {"url": HOOK, "id": "cfg-1", "token": "tok"})
+            assert (made.task_id, made.push_notification_config.id) == (task.id, "cfg-1")
+            fetched = await client.get_push(task.id, "cfg-1")
+            assert fetched.push_notification_config.url == HOOK and fetched.push_notification_config.token == "tok"
+            assert [c.push_notification_config.id for c in await client.list_push(task.id)] == ["cfg-1"]
+            assert await client.delete_push(task.id, "cfg-1") is None
+            assert await client.list_push(task.id) == []
+
+            extended = await client.extended_card()
+            assert extended.name == "Interop Agent (extended)"
+
+            held = await client.send(msg("hold for cancel", blocking=False))
+            await _until_held(mock)
+            assert (await client.cancel(held.id)).status.state is m.TaskState.CANCELED
+            await _until_held(mock, 0)
+
+            stream = client.stream(msg("hold for subscribe"))
+            first = await anext(stream)
+            await stream.aclose()
+            await _until_held(mock)
+            subscribed = client.resubscribe(first.id)
+            head = await anext(subscribed)
+            assert isinstance(head, m.Task) and head.status.state is m.TaskState.WORKING
+            done = await client.send(msg("finish", first))
+            assert done.status.state is m.TaskState.COMPLETED
+            rest = [e async for e in subscribed]
+            assert rest[-1].status.state is m.TaskState.COMPLETED
+
+            with pytest.raises(RestError) as raised:
+                await client.get_task("no-such-task")
+            assert (raised.value.code, raised.value.http_status, raised.value.status) == (-32001, 404, "NOT_FOUND")
+            with pytest.raises(RestError) as raised:
+                await client.cancel(task.id)
+            assert (raised.value.code, raised.value.reason) == (-32002, "TASK_NOT_CANCELABLE")
+            # A scripted error reaches the client in the REST form, on a send and on a stream.
+            with pytest.raises(RestError) as raised:
+                await client.send(msg("boom"))
+            assert (raised.value.code, raised.value.http_status, raised.value.message) == (-32004, 400, "not today")
+            with pytest.raises(RestError) as raised:
+                [e async for e in client.stream(msg("boom again"))]
+            assert raised.value.reason == "UNSUPPORTED_OPERATION"
+            assert [v.code for v in TaskTracker(client.session).violations] == []
+        routes = {r["route"] for r in mock.server.requests if isinstance(r, dict) and r.get("binding") == "rest"}
+        v1 = "/v1" if dialect == "0.3" else ""
+        assert f"POST {v1}/message:send" in routes and f"GET {v1}/tasks/{task.id}" in routes
+
+
+async def test_mock_rest_refuses_1_0_without_version_header_as_the_sdk_does() -> None:
+    import httpx
+
+    async with MockAgent("echo", dialect="1.0") as mock:
+        async with httpx.AsyncClient() as http:
+            body = {"message": {"role": "ROLE_USER", "messageId": "r-2", "parts": [{"text": "x"}]}}
+            r = await http.post(mock.base_url + "/rest/message:send", json=body)
+            assert r.status_code == 400
+            error = r.json()["error"]
+            assert error["status"] == "FAILED_PRECONDITION"
+            assert error["details"][0]["reason"] == "VERSION_NOT_SUPPORTED"
+            r = await http.get(mock.base_url + "/rest/nowhere", headers={"A2A-Version": "1.0"})
+            assert r.status_code == 404 and r.json()["error"]["details"][0]["reason"] == "METHOD_NOT_FOUND"
+            r = await http.delete(mock.base_url + "/rest/message:send", headers={"A2A-Version": "1.0"})
+            assert r.status_code == 405
+
+
+async def test_mock_rest_http_fault_and_dropped_stream() -> None:
+    from inspector.client import TransportError
+
+    scenario = {"name": "faults", "card": {"name": "Faulty", "capabilities": {"streaming": True}}, "rules": [
+        {"when": {"text": "^http"}, "script": [{"http": {"status": 503, "body": "try later"}}]},
+        {"when": {"text": "^drop"}, "script": [{"status": "working", "message": "going"}, {"drop": True}]},
+    ]}
+    async with MockAgent(scenario, dialect="1.0") as mock:
+        async with rest_client(mock.base_url, "1.0") as client:
+            with pytest.raises(TransportError) as raised:
+                await client.send(msg("http please"))
+            assert raised.value.kind == "http" and raised.value.status == 503
+            seen: list[Any] = []
+            with pytest.raises(TransportError) as raised:
+                async for event in client.stream(msg("drop it")):
+                    seen.append(event)
+            assert raised.value.kind == "stream"
+            assert [type(e).__name__ for e in seen] == ["Task", "TaskStatusUpdateEvent"]
+
+
+# ---------------------------------------------------------------------- the a2a-sdk client
+
+
+@asynccontextmanager
+async def sdk_rest_client(mock: MockAgent, *, streaming: bool) -> AsyncIterator[Any]:
+    import httpx
+    from a2a.client import ClientConfig, ClientFactory
+
+    async with httpx.AsyncClient(timeout=30) as http:
+        config = ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=["HTTP+JSON"])
+        client = await ClientFactory(config).create_from_url(mock.base_url)
+        try:
+            yield client
+        finally:
+            await client.close()
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_the_sdk_rest_client_against_the_mock(dialect: str) -> None:
+    from a2a.types import a2a_pb2 as pb
+    from test_mock_sdk_interop import message, texts
+
+    S = pb.TaskState
+    async with MockAgent(SCENARIO, dialect=dialect) as mock:
+        async with sdk_rest_client(mock, streaming=False) as client:
+            assert "Rest" in type(client._transport).__name__
+            (sent,) = [r async for r in client.send_message(message("hi there"))]
+            task = sent.task
+            assert task.status.state == S.TASK_STATE_COMPLETED and texts(task.artifacts[0].parts) == "echo: hi there"
+            got = await client.get_task(pb.GetTaskRequest(id=task.id, history_length=1))
+            assert got.id == task.id and len(got.history) == 1
+            if dialect == "1.0":
+                listed = await client.list_tasks(pb.ListTasksRequest(page_size=10, context_id=task.context_id))
+                assert [t.id for t in listed.tasks] == [task.id]
+            made = await client.create_task_push_notification_config(
+                pb.TaskPushNotificationConfig(task_id=task.id, id="cfg-1", url=HOOK, token="tok"))
+            assert (made.task_id, made.id, made.url) == (task.id, "cfg-1", HOOK)
+            fetched = await client.get_task_push_notification_config(
+                pb.GetTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
+            assert fetched.url == HOOK and fetched.token == "tok"
+            if dialect == "1.0":  # (a2a-sdk's 0.3 REST client has no list or delete)
+                configs = await client.list_task_push_notification_configs(
+                    pb.ListTaskPushNotificationConfigsRequest(task_id=task.id))
+                assert [c.id for c in configs.configs] == ["cfg-1"]
+                await client.delete_task_push_notification_config(
+                    pb.DeleteTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
+            (held,) = [r async for r in client.send_message(message("hold for cancel", return_immediately=True))]
+            await _until_held(mock)
+            canceled = await client.cancel_task(pb.CancelTaskRequest(id=held.task.id))
+            assert canceled.status.state == S.TASK_STATE_CANCELED
+            await _until_held(mock, 0)
+            from a2a.utils.errors import MethodNotFoundError, TaskNotFoundError
+
+            # a2a-sdk's 0.3 REST client reads any 404 as "method not found", whatever the body
+            # (its own 0.3 server sends the same TASK_NOT_FOUND body, wire capture 46).
+            with pytest.raises(TaskNotFoundError if dialect == "1.0" else MethodNotFoundError):
+                await client.get_task(pb.GetTaskRequest(id="no-such-task"))
+        async with sdk_rest_client(mock, streaming=True) as client:
+            events = [e async for e in client.send_message(message("streamed"))]
+            kinds = [e.WhichOneof("payload") for e in events]
+            assert kinds == ["task", "status_update", "artifact_update", "artifact_update", "status_update"]
+            stream = client.send_message(message("hold for subscribe"))
+            first = await anext(stream)
+            await stream.aclose()
+            await _until_held(mock)
+            subscribed = client.subscribe(pb.SubscribeToTaskRequest(id=first.task.id))
+            head = await anext(subscribed)
+            assert head.task.status.state == S.TASK_STATE_WORKING
+            async with sdk_rest_client(mock, streaming=False) as other:
+                (done,) = [r async for r in other.send_message(message("finish", task_id=first.task.id))]
+            rest = [e async for e in subscribed]
+            assert rest[-1].status_update.status.state == S.TASK_STATE_COMPLETED
+            assert done.task.status.state == S.TASK_STATE_COMPLETED
+    assert {r["binding"] for r in mock.server.requests if isinstance(r, dict) and "binding" in r} == {"rest"}
+
+
+async def test_a_tenant_on_the_card_prefixes_every_route() -> None:
+    """1.0 interfaces may name a tenant: it goes first in the path ({tenant}/message:send)."""
+    import httpx
+
+    seen: list[str] = []
+    card = {"name": "Tenanted", "version": "1", "description": "", "capabilities": {"streaming": True},
+            "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
+            "supportedInterfaces": [{"url": "http://agent.test/api", "protocolBinding": "HTTP+JSON",
+                                     "protocolVersion": "1.0", "tenant": "acme"}]}
+    task = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}
+
+    class Body(httpx.AsyncByteStream):
+        def __init__(self, doc: Any) -> None:
+            self.raw = json.dumps(doc).encode()
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            yield self.raw
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(f"{request.method} {request.url.path}")
+        if request.url.path.endswith("agent-card.json"):
+            return httpx.Response(200, stream=Body(card), headers={"content-type": "application/json"})
+        return httpx.Response(200, stream=Body({"task": task} if request.method == "POST" else task),
+                              headers={"content-type": "application/a2a+json"})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        async with A2AClient("http://agent.test/", http=http) as client:
+            sent = await client.send(msg("hi"))
+            got = await client.get_task("t1")
+            assert sent.id == got.id == "t1"
+            assert (client.binding, client.tenant) == ("rest", "acme")
+            assert "first 1.0 interface" in (client.binding_reason or "")
+    assert seen[-2:] == ["POST /api/acme/message:send", "GET /api/acme/tasks/t1"]
