@@ -17,7 +17,7 @@ Every figure is the peak resident set of a fresh process (``ru_maxrss`` of a chi
 * export: ``a2a-inspect export --scenario`` and ``--har`` of generated recordings of two
   sizes: the slope says whether the export holds the recording (or its output) whole.
 
-Slope: bytes per event between consecutive sizes (what one more event costs). KB/event:
+Slope: bytes per event between consecutive sizes (what one more event costs). KiB/event:
 (peak - baseline) / events.
 """
 
@@ -43,7 +43,7 @@ from common import table  # noqa: E402
 PY = sys.executable
 BIG = ["--max-stream-events", "100000000", "--max-body", "100G"]
 
-#: Targets (issue 11): (what, events) -> MB.
+#: Targets (issue 11): (what, events) -> MiB (RSS in KiB / 1024, as the issue measured).
 TARGETS = {("cli chunks", 100_000): 120, ("cli status", 300_000): 120, ("tui chunks", 100_000): 200,
            ("tui status", 100_000): 250}
 REPLAY_FIRST_FRAME = 2.0
@@ -57,7 +57,7 @@ EXPORT_SLOPE = 500
 
 
 def _peak_of(cmd: list[str], timeout: float) -> tuple[int, float, float, str]:
-    """(exit code, peak RSS in MB, seconds, stdout+stderr tail) of ``cmd`` run in a fresh
+    """(exit code, peak RSS in MiB, seconds, stdout+stderr tail) of ``cmd`` run in a fresh
     helper process, so that ru_maxrss is this command's alone."""
     code = ("import resource, subprocess, sys, time\n"
             "t = time.monotonic()\n"
@@ -202,7 +202,7 @@ def child_replay(path: str, start: float) -> None:
 
 
 def _mb(value: float) -> str:
-    return "-" if value != value else f"{value:,.0f} MB"
+    return "-" if value != value else f"{value:,.0f} MiB"
 
 
 def _slopes(points: list[tuple[int, float]]) -> list[str]:
@@ -216,7 +216,7 @@ def _verdict(what: str, n: int, peak: float) -> str:
     target = TARGETS.get((what, n))
     if target is None:
         return ""
-    return f"<= {target} MB {'PASS' if peak <= target else 'MISS'}"
+    return f"<= {target} MiB {'PASS' if peak <= target else 'MISS'}"
 
 
 def run_cli(sizes: dict[str, list[int]], timeout: float) -> list[list[Any]]:
@@ -297,11 +297,11 @@ def run_replay(events: int, timeout: float) -> list[list[Any]]:
     ok_frame = f["first_frame"] <= REPLAY_FIRST_FRAME
     ok_peak = f["peak"] <= REPLAY_PEAK_MB
     return [
-        [f"replay {size / 2**20:,.0f} MB", f"{n:,}", f"first frame {f['first_frame']:.2f} s",
+        [f"replay {size / 2**20:,.0f} MiB", f"{n:,}", f"first frame {f['first_frame']:.2f} s",
          f"{f['events_at_first_frame']:,} ev indexed", "", "", f"<= {REPLAY_FIRST_FRAME:g} s {'PASS' if ok_frame else 'MISS'}"],
         ["", "", f"indexed in {f['indexed']:.1f} s", _mb(f["rss_indexed"]), f"{f['rss_indexed'] * 1024 / n:.2f}", "", ""],
         ["", "", f"seek to end {f['seek_end']:.1f} s", _mb(f["peak"]) + " peak", f"{f['peak'] * 1024 / n:.2f}", "",
-         f"<= {REPLAY_PEAK_MB} MB {'PASS' if ok_peak else 'MISS'}"],
+         f"<= {REPLAY_PEAK_MB} MiB {'PASS' if ok_peak else 'MISS'}"],
     ]
 
 
@@ -379,7 +379,7 @@ def main() -> int:
         rows += run_replay(replay_events, args.timeout * 2)
     if "export" in only:
         rows += run_export(export, args.timeout)
-    table(["what", "events", "peak RSS", "baseline", "KB/event", "slope/event", "target"], rows,
+    table(["what", "events", "peak RSS", "baseline", "KiB/event", "slope/event", "target"], rows,
           title="peak RSS (baseline: cli = httpx-sse + json.loads on the same stream; tui = the app idle; "
                 "export: its time)")
     return 0

@@ -495,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
              "server CPU ms/req", "client CPU ms/req", "spread"],
             rows, title=f"mock summary (medians of {args.runs}; target: a2a-mock >= {TARGET:g}x the SDK "
                         "on requests/s and on events/s, sends and streams; pairs are mock / sdk)")
-    print("peak RSS: " + ", ".join(f"{kind} {mb:.0f} MB" if mb is not None else f"{kind} ?"
+    print("peak RSS: " + ", ".join(f"{kind} {mb:.0f} MiB" if mb is not None else f"{kind} ?"
                                    for kind, mb in peaks.items()))
     print(f"done in {time.perf_counter() - started:.0f} s")
     return 0

@@ -30,7 +30,7 @@ process and prints the TUI's peak RSS (and KB per event above the idle app).
 
 Targets: every event shown (else exit 1); longest stall during the stream <= 33 ms
 quiet and <= 50 ms with the hog; status messages shown >= 5,000/s; peak RSS at 100k
-events <= 200 MB (chunks) and <= 250 MB (status).
+events <= 200 MiB (chunks) and <= 250 MiB (status).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ PROBE_SLEEP = 0.005
 STALL_TARGET = 0.033
 HOG_STALL_TARGET = 0.050
 STATUS_RATE_TARGET = 5_000
-RSS_TARGETS = {"chunks": 200, "status": 250}  # MB at 100k events
+RSS_TARGETS = {"chunks": 200, "status": 250}  # MiB at 100k events
 MEMORY_EVENTS = 100_000
 ARTIFACT = "bench"
 FREEZE_EVERY = 2_000
@@ -608,8 +608,8 @@ def memory(args: argparse.Namespace) -> int:
         figures = json.loads(done.stdout.strip().splitlines()[-1])
         peak, grown = figures["peak_mb"], figures["grown_mb"]
         target = RSS_TARGETS[name]
-        rows.append([name, f"{args.events:,}", f"{peak:,.0f} MB", f"{grown * 1024 / args.events:.2f} KB",
-                     f"{figures['rate']:,.0f}/s", f"<= {target} MB", "PASS" if peak <= target else "MISS"])
+        rows.append([name, f"{args.events:,}", f"{peak:,.0f} MiB", f"{grown * 1024 / args.events:.2f} KiB",
+                     f"{figures['rate']:,.0f}/s", f"<= {target} MiB", "PASS" if peak <= target else "MISS"])
     table(["workload", "events", "peak RSS", "per event", "shown/s", "target", "verdict"], rows,
           title="ui --memory: the TUI's peak RSS (headless, real app, its own process), "
                 "per event: RSS grown from the connected idle app")
