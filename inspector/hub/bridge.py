@@ -26,7 +26,8 @@ from ..protocol.dialects import v01
 from ..protocol.errors import JsonRpcError
 from ..protocol.limits import loads
 from ..protocol.methods import Method
-from .relay import RelayFailed, as_stream_events, settles
+from ..session.hub_bridge import as_stream_events
+from .relay import RelayFailed, settles
 
 if TYPE_CHECKING:
     from starlette.requests import Request

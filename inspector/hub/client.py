@@ -18,7 +18,8 @@ from ..protocol import hub as proto
 from ..protocol import models as m
 from ..protocol.dialects import get_dialect
 from ..protocol.errors import JsonRpcError
-from .relay import RelayFailed, as_stream_events, settles
+from ..session.hub_bridge import as_stream_events
+from .relay import RelayFailed, settles
 
 if TYPE_CHECKING:
     from .core import Hub

@@ -148,25 +148,3 @@ class TaskRelay:
         return self.last
 
 
-def as_stream_events(item: Any, streamed: set[Any]) -> list[Any]:
-    """0.1 streams carry status and artifact events: a task becomes its artifacts that
-    were not streamed (``streamed``: their keys so far, updated) and then its status."""
-    if isinstance(item, m.TaskArtifactUpdateEvent):
-        art = item.artifact
-        streamed.add(art.artifact_id if art.artifact_id is not None else art.index)
-        return [item]
-    if not isinstance(item, m.Task):
-        return [item]
-    out: list[Any] = []
-    for pos, art in enumerate(item.artifacts or ()):
-        key = art.artifact_id if art.artifact_id is not None else (art.index if art.index is not None else pos)
-        if key in streamed:
-            continue
-        streamed.add(key)
-        if art.index is None and art.artifact_id is None:
-            art = art.model_copy(update={"index": pos})
-        out.append(m.TaskArtifactUpdateEvent(task_id=item.id, context_id=item.context_id, artifact=art,
-                                             append=False, last_chunk=True))
-    out.append(m.TaskStatusUpdateEvent(task_id=item.id, context_id=item.context_id, status=item.status,
-                                       final=settles(item), metadata=item.metadata))
-    return out

@@ -218,7 +218,7 @@ class _Rebuilder:
                                 self._head(200, _SSE, None, first.t - request.t), request.wall)
             streamed: set[Any] = set()
             for item, event in relay.items:
-                for out in _as_events(item, streamed):
+                for out in as_stream_events(item, streamed):
                     doc = (self.dialect.encode_error(out, rid) if isinstance(out, JsonRpcError)
                            else self.dialect.encode_stream_event(out, rid))
                     ex.stream.append(self._sse(event, rid, doc, out))
@@ -258,9 +258,11 @@ class _Rebuilder:
             source.wall, payload)
 
 
-def _as_events(item: Any, streamed: set[Any]) -> list[Any]:
-    """As the bridge streams: a task becomes its artifacts not streamed yet, then its
-    status; anything else goes as it is."""
+def as_stream_events(item: Any, streamed: set[Any]) -> list[Any]:
+    """As the bridge streams (0.1 streams carry status and artifact events): a task
+    becomes its artifacts not streamed yet (``streamed``: their keys so far, updated),
+    then its status; anything else goes as it is. The live bridge (inspector/hub) and the
+    rebuilt recording use this one conversion."""
     if isinstance(item, m.TaskArtifactUpdateEvent):
         art = item.artifact
         streamed.add(art.artifact_id if art.artifact_id is not None else art.index)
