@@ -16,7 +16,7 @@ RecursionError. This loader counts while it composes:
 Each refusal is a YAMLLimit, a ``yaml.MarkedYAMLError`` whose mark is the offending
 alias or collection, so callers report file:line as for any YAML error.
 
-Cross-cutting: no import of the rest of the package beyond protocol.limits.
+Cross-cutting: no import of the rest of the package beyond safejson.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from .protocol.limits import MAX_JSON_DEPTH
+from .safejson import MAX_JSON_DEPTH
 
 #: The nodes aliases may add, all together, to a document. Reusing a card or a list
 #: of steps a few times is far below; an alias bomb is far above.

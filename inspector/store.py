@@ -109,7 +109,7 @@ class StoreProblem(Exception):
 
 
 def _load_json(path: Path) -> Any:
-    from .protocol.limits import loads
+    from .safejson import loads
 
     try:
         return loads(path.read_text(encoding="utf-8"))

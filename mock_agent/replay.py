@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from inspector.protocol import rest
 from inspector.protocol.errors import JsonRpcError
-from inspector.protocol.limits import loads
+from inspector.safejson import loads
 from inspector.serving.runner import serve_until_interrupted
 from inspector.session import Kind, Recording, RecordingError, load_recording
 from inspector.session.diff import Rewriter, exchanges

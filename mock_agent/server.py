@@ -30,7 +30,7 @@ from inspector.protocol import rest
 from inspector.protocol.dialects import DIALECTS
 from inspector.protocol.dialects.base import Dialect, RpcRequest
 from inspector.protocol.errors import JsonRpcError, ProtocolError
-from inspector.protocol.limits import loads
+from inspector.safejson import loads
 from inspector.protocol.methods import Method
 from inspector.serving.runner import url_at
 
@@ -353,7 +353,7 @@ class MockServer:
             return _HANDLED
         try:
             obj = loads(body)
-        except ValueError as exc:  # not JSON, or nested too deeply (limits.MAX_JSON_DEPTH)
+        except ValueError as exc:  # not JSON, or nested too deeply (safejson.MAX_JSON_DEPTH)
             await self._error(send, dialect, JsonRpcError(-32700, str(exc)), None)
             return _HANDLED
         self.requests.append(obj)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from inspector.protocol.limits import MAX_JSON_DEPTH
+from inspector.safejson import MAX_JSON_DEPTH
 from mock_agent import MockAgent
 
 LIMIT = 4096

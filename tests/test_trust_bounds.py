@@ -32,7 +32,7 @@ from inspector.client.limits import PIECE, BodyDecoder, DecodeFailed
 from inspector.client.push_receiver import PushReceiver
 from inspector.client.sse import EventTooLarge
 from inspector.protocol.errors import ProtocolError
-from inspector.protocol.limits import MAX_JSON_DEPTH, TooDeep, loads
+from inspector.safejson import MAX_JSON_DEPTH, TooDeep, loads
 from inspector.protocol.sizes import parse_size
 from inspector.protocol.wire import parse_json
 from inspector.safeyaml import MAX_ALIAS_NODES, YAMLLimit

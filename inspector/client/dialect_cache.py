@@ -13,7 +13,7 @@ from pathlib import Path
 
 from platformdirs import user_cache_dir
 
-from ..protocol.limits import loads
+from ..safejson import loads
 from ..session.redact import Redaction
 
 APP_NAME = "a2a-inspect"

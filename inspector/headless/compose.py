@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from ..protocol import models as m
-from ..protocol.limits import TooDeep, loads
+from ..safejson import TooDeep, loads
 
 
 class UsageError(Exception):

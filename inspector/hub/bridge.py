@@ -24,7 +24,7 @@ from ..protocol import hub as proto
 from ..protocol import models as m
 from ..protocol.dialects import v01
 from ..protocol.errors import JsonRpcError
-from ..protocol.limits import loads
+from ..safejson import loads
 from ..protocol.methods import Method
 from ..session.hub_bridge import as_stream_events
 from .relay import RelayFailed, settles

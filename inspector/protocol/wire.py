@@ -13,7 +13,7 @@ from pydantic_core import from_json
 
 from .dialects.base import Dialect
 from .errors import JsonRpcError, ProtocolError
-from .limits import TOO_DEEP, TooDeep, loads, may_be_too_deep, too_deep
+from ..safejson import TOO_DEEP, TooDeep, loads, may_be_too_deep, too_deep
 from .methods import Method
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..protocol.limits import loads
+from ..safejson import loads
 from .events import Event, Kind
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
-from ..protocol.limits import loads
+from ..safejson import loads
 from ..protocol.models import Message, Task, TaskStatusUpdateEvent
 from .decoding import ExchangeFacts
 from .events import Event, Kind

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..protocol.limits import MAX_JSON_DEPTH, loads
+from ..safejson import MAX_JSON_DEPTH, loads
 from .decoding import ExchangeFacts
 from .events import Event, Kind
 from .log import Session

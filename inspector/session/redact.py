@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from ..protocol.limits import loads
+from ..safejson import loads
 from .events import Event, Kind
 
 REDACTED = "[redacted]"

@@ -34,7 +34,7 @@ def check_json(text: str, *, object_only: bool, allow_empty: bool) -> tuple[Any,
         if allow_empty:
             return None, None, None
         return None, "empty: type a JSON value", None
-    from ...protocol.limits import TooDeep, loads
+    from ...safejson import TooDeep, loads
 
     try:
         value = loads(text)

@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...protocol.errors import JsonRpcError, ProtocolError
-from ...protocol.limits import loads
+from ...safejson import loads
 from ...protocol.sizes import format_size
 from ...session import Event, Kind
 from ...textsafe import visible

@@ -1,5 +1,8 @@
 """How deeply nested JSON may be, whoever sends it: an agent, a file, or a client.
-(Sizes in bytes, as users write and read them, are in ``sizes``.)
+(Sizes in bytes, as users write and read them, are in ``protocol.sizes``.)
+
+Cross-cutting (the bottom layer, like textsafe): the protocol's wire parsing, the
+session's recordings, the store's files, safeyaml and the mock all parse with it.
 
 One limit for everything the product parses. 200 levels is far beyond any real A2A
 document (a task with a data part is about ten) and well inside what the recursive code
