@@ -34,7 +34,6 @@ receiver, a ``tasks/get``. Two rules keep the picture (and the verdicts) true:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -44,8 +43,6 @@ from ..protocol import hub
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.models import (
     Artifact,
-    DataPart,
-    FilePart,
     ListTasksResult,
     Message,
     PushConfigParams,
