@@ -390,14 +390,7 @@ class MockServer:
         """One HTTP+JSON/REST request: the route says the method, the path and query
         the ids, the body the rest; the answer is the dialect's ProtoJSON (see
         inspector/protocol/rest.py), errors are google.rpc.Status bodies."""
-        version = None
-        length = None
-        for key, value in scope["headers"]:
-            if key == b"a2a-version":
-                version = value.decode("latin-1").strip()
-            elif key == b"content-length":
-                with contextlib.suppress(ValueError):
-                    length = int(value)
+        version, length = _rpc_headers(scope)
         path = scope["path"][len(REST_PREFIX):] or "/"
         served = self.rest_dialects
         name = "0.3" if path.startswith("/v1/") and "0.3" in served else "1.0" if "1.0" in served else None
@@ -988,7 +981,7 @@ def _status_at_or_after(record: TaskRecord, since: Any) -> bool:
 
 
 def _rpc_headers(scope: Any) -> tuple[str | None, int | None]:
-    """The request's A2A-Version and Content-Length headers."""
+    """The request's A2A-Version and Content-Length headers (JSON-RPC and REST alike)."""
     version = None
     length = None
     for key, value in scope["headers"]:
