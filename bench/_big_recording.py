@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-async def _record(path: Path) -> None:
+async def record_stream(path: Path) -> None:
+    """Record one streamed answer of the mock's 'streaming' scenario (1.0) to ``path``."""
     from inspector.client import A2AClient
     from inspector.protocol import models as m
     from inspector.session import Recorder, Session
@@ -41,7 +42,7 @@ def make(out: Path, events: int) -> int:
     """Write a recording of about ``events`` events to ``out``; returns its size."""
     with tempfile.TemporaryDirectory(prefix="a2a-bench-rec-") as tmp:
         small = Path(tmp) / "r.jsonl"
-        asyncio.run(_record(small))
+        asyncio.run(record_stream(small))
         lines = small.read_text().splitlines()
     header, objs = lines[0], [json.loads(line) for line in lines[1:]]
     first = next(i for i, e in enumerate(objs)

@@ -18,30 +18,17 @@ import json
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _big_recording import record_stream  # noqa: E402
 from common import fmt_ms, median, spread, table  # noqa: E402
 
-from inspector.client import A2AClient  # noqa: E402
-from inspector.protocol import models as m  # noqa: E402
-from inspector.session import Recorder, Session, TaskTracker, load_recording  # noqa: E402
+from inspector.session import TaskTracker, load_recording  # noqa: E402
 from inspector.ui.replay import ReplayController  # noqa: E402
-from mock_agent import MockAgent  # noqa: E402
 
-
-async def record(path: Path) -> None:
-    async with MockAgent("streaming", dialect="1.0", time_scale=0.01) as mock:
-        session = Session()
-        with Recorder.attach(session, path):
-            async with A2AClient(mock.base_url, session=session) as client:
-                params = m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="hi")],
-                                                        message_id=str(uuid.uuid4())))
-                async for _ in client.stream(params):
-                    pass
 
 
 def inflate(source: Path, target: Path, chunks: int) -> None:
@@ -68,7 +55,7 @@ def main() -> int:
         args.chunks, args.runs = 1_000, 2
     with tempfile.TemporaryDirectory(prefix="a2a-bench-replay-") as tmp:
         small, big = Path(tmp) / "r.jsonl", Path(tmp) / "big.jsonl"
-        asyncio.run(record(small))
+        asyncio.run(record_stream(small))
         inflate(small, big, args.chunks)
         recording = load_recording(big)
     events = recording.session.events
