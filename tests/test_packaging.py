@@ -34,6 +34,10 @@ def test_the_wheel_holds_the_themes_typing_markers_and_data(wheel: zipfile.ZipFi
     scenarios = {p.name for p in (REPO / "mock_agent" / "scenarios").glob("*.yaml")}
     assert {f"mock_agent/scenarios/{n}" for n in scenarios} <= names
     assert "mock_agent/scenario.schema.json" in names  # the built-ins' modeline names it
+    # The gRPC binding's schema: the vendored protos, their licence, the descriptor sets.
+    protos = {p.name for p in (REPO / "inspector" / "protocol" / "protos").iterdir()}
+    assert {"LICENSE-A2A-Apache-2.0.txt", "a2a-v1.0.1.binpb", "a2a-v0.3.0.binpb"} <= protos
+    assert {f"inspector/protocol/protos/{n}" for n in protos} <= names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     ep = configparser.ConfigParser()
     ep.read_string(wheel.read(entry_points).decode())
