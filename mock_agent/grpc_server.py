@@ -260,13 +260,16 @@ class GrpcFront:
         """End the call as a2a-sdk does an A2A error: the status with a google.rpc.Status
         (code, message, ErrorInfo and any other details) in grpc-status-details-bin."""
         code = grpc_errors.status_for_rpc_code(err.code)
-        status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=err.message)
+        # 0.3 names the error in the message, as a2a-sdk's 0.3 handler does (its client
+        # reads the type from there); the rich status beside it costs a 0.3 client nothing.
+        text = grpc_errors.message_03(err.code, err.message) if dialect == "0.3" else err.message
+        status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
         details = err.data if isinstance(err.data, list) else rest.encode_error(err)[1]["error"]["details"]
         for detail in details:
             packed = _detail(dialect, detail)
             if packed is not None:
                 status.details.add().Pack(packed)
-        await context.abort(self._codes[code], err.message,
+        await context.abort(self._codes[code], text,
                             trailing_metadata=((grpc_errors.STATUS_DETAILS_KEY, status.SerializeToString()),))
 
     async def _abort_fault(self, context: Any, fault: HttpFault) -> None:

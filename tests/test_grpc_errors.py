@@ -50,3 +50,15 @@ def test_code_of_takes_a_name_or_a_number() -> None:
     for bad in ("NOPE", 17, -1, True):
         with pytest.raises(ValueError):
             grpc_errors.code_of(bad)
+
+
+def test_0_3_names_the_error_in_the_message_as_a2a_sdk_does() -> None:
+    from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP
+
+    assert {cls.__name__: code for cls, code in JSON_RPC_ERROR_CODE_MAP.items()} == {
+        name: code for code, name in grpc_errors.ERROR_NAMES_03.items()}
+    text = grpc_errors.message_03(-32001, "Task not found: t-1")
+    assert text == "TaskNotFoundError: Task not found: t-1"
+    assert grpc_errors.parse_message_03(text) == (-32001, "Task not found: t-1")
+    assert grpc_errors.parse_message_03("Task: not a type") == (None, "Task: not a type")
+    assert grpc_errors.parse_message_03("plain") == (None, "plain")

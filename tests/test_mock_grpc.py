@@ -338,6 +338,7 @@ async def test_0_3_names_its_tasks_by_resource_name(mock: MockAgent) -> None:
                                {"name": f"tasks/{task['id']}/pushNotificationConfigs/c1"}) == {}
         missing = await raw.unary_failure("GetTask", {"name": "tasks/nope"})
         assert missing.code is grpc.StatusCode.NOT_FOUND and missing.reason == "TASK_NOT_FOUND"
+        assert missing.message.startswith("TaskNotFoundError: ")  # as a2a-sdk's 0.3 handler names it
         card = await raw.unary("GetAgentCard", {})
         assert card["name"] == "gRPC Agent (extended)"
 

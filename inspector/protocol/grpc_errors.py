@@ -62,3 +62,28 @@ def rpc_code_for_status(status: int, reason: str | None) -> int:
 def status_for_http(http: int) -> int:
     """The status a gRPC client reports for an HTTP ``http`` response with no gRPC status."""
     return CODES[_FROM_HTTP.get(http, "UNKNOWN")]
+
+
+# 0.3 over gRPC carries no rich status: a2a-sdk's 0.3 handler (and the 1.3.0 compat one)
+# puts the error's class name before its message, "TaskNotFoundError: Task not found",
+# and its 0.3 client reads the type back from there.
+ERROR_NAMES_03: dict[int, str] = {
+    -32001: "TaskNotFoundError", -32002: "TaskNotCancelableError", -32003: "PushNotificationNotSupportedError",
+    -32004: "UnsupportedOperationError", -32005: "ContentTypeNotSupportedError",
+    -32006: "InvalidAgentResponseError", -32007: "ExtendedAgentCardNotConfiguredError",
+    -32008: "ExtensionSupportRequiredError", -32009: "VersionNotSupportedError", -32600: "InvalidRequestError",
+    -32601: "MethodNotFoundError", -32602: "InvalidParamsError", -32603: "InternalError", -32700: "JSONParseError",
+}
+_CODES_03 = {name: code for code, name in ERROR_NAMES_03.items()}
+
+
+def message_03(code: int, message: str) -> str:
+    """The status message a 0.3 agent sends for the A2A error ``code``."""
+    return f"{ERROR_NAMES_03.get(code, 'InternalError')}: {message}"
+
+
+def parse_message_03(text: str) -> tuple[int | None, str]:
+    """A 0.3 status message -> (the JSON-RPC code its prefix names, or None; the message)."""
+    name, sep, rest = text.partition(": ")
+    code = _CODES_03.get(name) if sep else None
+    return (code, rest) if code is not None else (None, text)
