@@ -444,10 +444,14 @@ class MockServer:
             # As a2a-sdk 1.3.0 answers (wire capture 43).
             raise errors.error(-32009, f"A2A version '{version or '0.3'}' is not supported by this handler. "
                                        "Expected version '1.0'.")
-        if name == "1.0" and found.method in (Method.SEND, Method.STREAM) and isinstance(obj, dict):
-            # Strict mode checks a 1.0 message against the 1.0 schema, as over JSON-RPC.
-            check_request(dialect, {"jsonrpc": "2.0", "id": 0, "method": dialect.wire_method(found.method),
-                                    "params": obj}, strict=self.strict)
+        if name == "1.0":
+            # Strict mode checks a 1.0 request against the 1.0 schema, as over JSON-RPC:
+            # the REST request's parts are the JSON-RPC params' fields (both are the
+            # proto's JSON), so the same check and the same field paths serve.
+            params = _jsonrpc_params(found, query, obj)
+            if params is not None:
+                check_request(dialect, {"jsonrpc": "2.0", "id": 0, "method": dialect.wire_method(found.method),
+                                        "params": params}, strict=self.strict)
         try:
             params = rest.decode_request(name, found, query, obj)
         except ProtocolError as exc:
@@ -1004,6 +1008,41 @@ def _query_pairs(raw: bytes) -> list[tuple[str, str]]:
     from urllib.parse import parse_qsl
 
     return parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
+
+
+_QUERY_INTS = ("historyLength", "pageSize")
+
+
+def _query_value(key: str, text: str) -> Any:
+    # Typed where the text says the type, else left a string for the check to refuse.
+    if key in _QUERY_INTS and re.fullmatch(r"-?\d+", text):
+        return int(text)
+    if key == "includeArtifacts" and text in ("true", "false"):
+        return text == "true"
+    return text
+
+
+def _jsonrpc_params(found: rest.RouteMatch, query: list[tuple[str, str]], body: Any) -> dict[str, Any] | None:
+    """A 1.0 REST request as the params of the JSON-RPC request saying the same (None:
+    a body that is not an object, which decoding refuses)."""
+    method = found.method
+    ids = found.ids
+    typed = {key: _query_value(key, value) for key, value in query}
+    if method in (Method.SEND, Method.STREAM):
+        return body if isinstance(body, dict) else None
+    if method in (Method.GET, Method.RESUBSCRIBE):
+        return {**typed, "id": ids.get("id", "")}
+    if method is Method.CANCEL:
+        return {**(body if isinstance(body, dict) else {}), "id": ids.get("id", "")}
+    if method is Method.LIST:
+        return typed
+    if method is Method.PUSH_SET:
+        return {**body, "taskId": ids.get("id", "")} if isinstance(body, dict) else None
+    if method is Method.PUSH_LIST:
+        return {**typed, "taskId": ids.get("id", "")}
+    if method in (Method.PUSH_GET, Method.PUSH_DELETE):
+        return {"taskId": ids.get("id", ""), "id": ids.get("config", "")}
+    return {}
 
 
 def _status_at_or_after(record: TaskRecord, since: Any) -> bool:

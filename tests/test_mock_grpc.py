@@ -238,6 +238,16 @@ async def test_a_strict_refusal_carries_a_bad_request(raw: Raw) -> None:
     assert violations and violations[0]["fieldViolations"][0]["field"].startswith("$.params.message.parts")
 
 
+async def test_strict_checks_every_1_0_call_as_over_json_rpc(raw: Raw) -> None:
+    for name, body, field in (("GetTask", {"id": "t", "historyLength": -1}, "$.params.historyLength"),
+                              ("ListTasks", {"pageSize": 101}, "$.params.pageSize"),
+                              ("CreateTaskPushNotificationConfig", {"taskId": "t"}, "$.params.url")):
+        refused = await raw.unary_failure(name, body)
+        assert refused.code is grpc.StatusCode.INVALID_ARGUMENT and refused.reason == "INVALID_PARAMS", name
+        (bad,) = [d for d in refused.details if d["@type"].endswith("BadRequest")]
+        assert bad["fieldViolations"][0]["field"] == field
+
+
 async def test_1_0_calls_need_the_a2a_version_metadata(raw: Raw) -> None:
     for version in (None, "0.3"):
         refused = await raw.unary_failure("GetTask", {"id": "x"}, version=version)
