@@ -64,15 +64,17 @@ class Raw:
         return make(rpc.path, request_serializer=lambda m: m.SerializeToString(),
                     response_deserializer=lambda data: _parse(response, data)), rpc
 
-    async def unary(self, name: str, body: dict[str, Any], version: str | None = "default") -> dict[str, Any]:
+    async def unary(self, name: str, body: dict[str, Any], version: str | None = "default",
+                    timeout: float = 30) -> dict[str, Any]:
         method, rpc = self._method(name, False)
         reply = await method(grpc_schema.from_json(self.dialect, rpc.request, body),
-                             metadata=self._metadata(version), timeout=30)
+                             metadata=self._metadata(version), timeout=timeout)
         return _json(reply)
 
-    async def unary_failure(self, name: str, body: dict[str, Any], version: str | None = "default") -> Failure:
+    async def unary_failure(self, name: str, body: dict[str, Any], version: str | None = "default",
+                            timeout: float = 30) -> Failure:
         try:
-            got = await self.unary(name, body, version)
+            got = await self.unary(name, body, version, timeout)
         except grpc.aio.AioRpcError as err:
             return failure(self.dialect, err)
         raise AssertionError(f"{name} answered {got}")

@@ -157,6 +157,18 @@ def test_factory_starts_several(a2a_mock_factory):
 async def test_works_in_async_tests(a2a_mock):
     async with httpx.AsyncClient() as client:
         assert (await client.get(a2a_mock.card_url)).status_code == 200
+
+
+@pytest.mark.a2a_mock("echo", dialect="1.0", grpc_port=0)
+def test_grpc_on_a_free_port(a2a_mock):
+    import grpc
+
+    assert a2a_mock.grpc_url == "grpc://" + a2a_mock.grpc_address
+    with grpc.insecure_channel(a2a_mock.grpc_address) as channel:
+        grpc.channel_ready_future(channel).result(timeout=10)
+    card = httpx.get(a2a_mock.card_url).json()
+    assert {"url": a2a_mock.grpc_address, "protocolBinding": "GRPC", "protocolVersion": "1.0"} in card[
+        "supportedInterfaces"]
 '''
 
 
@@ -165,7 +177,7 @@ def test_pytest_plugin_fixtures(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nasyncio_mode = auto\n")
     # Load the plugin by module whether or not the a2a_mock entry point is installed.
     result = pytester.runpytest_subprocess("-p", "no:a2a_mock", "-p", "mock_agent.pytest_plugin", "-q")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
 
 
 def test_a_taken_port_is_one_line_and_exit_1() -> None:

@@ -44,8 +44,11 @@ SCENARIO: dict[str, Any] = {
         {"when": {"text": "^drop"}, "script": [
             {"status": "working"}, {"artifact": {"name": "partial", "text": "half"}}, {"drop": True},
             {"status": "completed"}]},
+        {"when": {"text": "^beat"}, "script": [
+            {"status": "working"}, {"heartbeat": {"every": 0.001, "for": 0.005}}, {"status": "completed"}]},
         {"script": [
             {"status": "working", "message": "echoing"},
+            {"delay": 0.001},
             {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}"]}},
             {"status": "completed", "message": "done"}]},
     ],
@@ -213,6 +216,22 @@ async def test_push_configs_and_the_extended_card(raw: Raw) -> None:
     card = await raw.unary("GetExtendedAgentCard", {})
     assert card["name"] == "gRPC Agent (extended)"
     assert any(i["protocolBinding"] == "GRPC" for i in card["supportedInterfaces"])
+
+
+async def test_heartbeats_send_nothing_over_grpc(raw: Raw) -> None:
+    events, failed = await raw.stream("SendStreamingMessage", send("beat"))
+    assert failed is None and kinds(events) == ["task", "statusUpdate", "statusUpdate"]
+
+
+async def test_a_client_deadline_leaves_the_task_running(mock: MockAgent, raw: Raw) -> None:
+    # The gate holds the task until released, so the deadline surely passes first.
+    late = await raw.unary_failure("SendMessage", send("hold past the deadline"), timeout=0.2)
+    assert late.code is grpc.StatusCode.DEADLINE_EXCEEDED
+    await until_held(mock)
+    (record,) = mock.tasks
+    assert mock.release("g") == 1
+    assert await asyncio.wait_for(_settled(record), 20) == "completed"
+    assert state(await raw.unary("GetTask", {"id": record.task.id})) == "TASK_STATE_COMPLETED"
 
 
 # ---------------------------------------------------------------------- errors
