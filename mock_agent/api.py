@@ -42,15 +42,19 @@ class MockAgent:
         allow_remote_push: bool = False,
         lenient: bool | None = None,
         max_tasks: int | None = None,
+        grpc_port: int | None = None,
     ) -> None:
         """``scenario``: a built-in's name, a file path, a dict or a Scenario (default:
         the profile's scenario, else "echo"). ``time_scale`` multiplies every scripted
         delay (0.01 makes a 2 s script take 20 ms). ``lenient``: accept requests the
         spec does not allow (default: the scenario's ``lenient``, else strict).
-        ``max_tasks``: how many tasks to keep, newest first (default 1,000)."""
+        ``max_tasks``: how many tasks to keep, newest first (default 1,000).
+        ``grpc_port``: also serve gRPC (1.0 and 0.3) on this loopback port (0: a free
+        one; ``grpc_address`` says which), in the same event loop and task store."""
         self.server = MockServer(scenario, dialect=dialect, profile=profile, max_body=max_body,
                                  heartbeat=heartbeat, time_scale=time_scale, seed=seed,
-                                 allow_remote_push=allow_remote_push, lenient=lenient, store_limit=max_tasks)
+                                 allow_remote_push=allow_remote_push, lenient=lenient, store_limit=max_tasks,
+                                 grpc_port=grpc_port)
         self._runner = BackgroundServer(self.server.app, host=host, port=port)
 
     # -- addresses ---------------------------------------------------------------
@@ -64,6 +68,17 @@ class MockAgent:
     def url(self) -> str:
         """The JSON-RPC endpoint (the card's ``url``)."""
         return url_at(self._runner.url, self.server.rpc_path)
+
+    @property
+    def grpc_address(self) -> str | None:
+        """``127.0.0.1:PORT``, the gRPC channel target (None unless ``grpc_port`` was given)."""
+        return self.server.grpc_address
+
+    @property
+    def grpc_url(self) -> str | None:
+        """``grpc://127.0.0.1:PORT``, as a2a-inspect takes it."""
+        address = self.server.grpc_address
+        return None if address is None else f"grpc://{address}"
 
     @property
     def card_url(self) -> str:
@@ -111,6 +126,7 @@ class MockAgent:
 
     def start(self) -> "MockAgent":
         self._runner.start()
+        self.server.http_server = (self._runner.host, self._runner.port)
         return self
 
     def stop(self) -> None:
@@ -124,6 +140,7 @@ class MockAgent:
 
     async def astart(self) -> "MockAgent":
         await self._runner.astart()
+        self.server.http_server = (self._runner.host, self._runner.port)
         return self
 
     async def astop(self) -> None:

@@ -1,7 +1,7 @@
 """``a2a-mock``: serve a scenario, check one, list the built-ins, print the schema.
 
     a2a-mock [--scenario FILE|NAME] [--dialect 0.1|0.3|1.0|all] [--profile NAME]
-             [--host 127.0.0.1] [--port 8003]
+             [--host 127.0.0.1] [--port 8003] [--grpc-port N]
     a2a-mock --check --scenario FILE
     a2a-mock --replay FILE [--speed X] [--port N]   (serve a recorded session back)
     a2a-mock --ws-agent ws://HOST:PORT/ws --name NAME [--scenario ...]   (a Society AI ws-agent)
@@ -20,7 +20,7 @@ from typing import Sequence
 
 from inspector import __version__
 from inspector.completion import SHELLS, complete_if_asked, script
-from inspector.serving.runner import LOOPBACK, serve_until_interrupted
+from inspector.serving.runner import LOOPBACK, check_port, serve_until_interrupted
 
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", "-p", choices=sorted(PROFILES), help="behave as one of the seed systems")
     p.add_argument("--host", default=LOOPBACK, help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8003, help="port to bind; 0 picks a free one (default 8003)")
+    p.add_argument("--grpc-port", type=int, metavar="N",
+                   help="also serve gRPC (dialects 1.0 and 0.3) on 127.0.0.1:N; 0 picks a free port (default: "
+                        "no gRPC); the card lists it as a GRPC interface")
     p.add_argument("--check", action="store_true", help="validate the scenario and exit: 0 valid, 1 not")
     p.add_argument("--list", action="store_true", help="list built-in scenarios and profiles, then exit")
     p.add_argument("--max-body", type=int, metavar="BYTES", help="largest request body accepted (default 1 MiB)")
@@ -191,7 +194,7 @@ def serve(args: argparse.Namespace) -> int:
         server = MockServer(args.scenario, dialect=args.dialect, profile=args.profile, max_body=args.max_body,
                             heartbeat=args.heartbeat, time_scale=args.time_scale, seed=args.seed,
                             allow_remote_push=args.allow_remote_push, store_limit=args.max_tasks,
-                            lenient=True if args.lenient else None)
+                            lenient=True if args.lenient else None, grpc_port=args.grpc_port)
     except (ScenarioError, ValueError) as exc:
         print(f"a2a-mock: {exc}", file=sys.stderr)
         return 1
@@ -199,19 +202,30 @@ def serve(args: argparse.Namespace) -> int:
         print(f"a2a-mock: refusing to bind {args.host}: the mock binds loopback only "
               "(pass --allow-public to expose it)", file=sys.stderr)
         return 1
+    if args.grpc_port:
+        try:
+            check_port(LOOPBACK, args.grpc_port)
+        except OSError as exc:
+            print(f"a2a-mock: cannot listen for gRPC on {LOOPBACK}:{args.grpc_port}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 1
     # Everything loaded so far lives as long as the process: keep the collector from
     # rescanning it on every request.
     gc.collect()
     gc.freeze()
 
     def banner(base: str) -> list[str]:
+        host, _, port = base.rpartition("//")[2].rpartition(":")
+        server.http_server = (host.strip("[]"), int(port))
         name = server.scenario.name or "scenario"
         what = f"profile {server.profile.name}" if server.profile else f"dialect {server.dialect_name}"
         what += ", strict" if server.strict else ", lenient"
         return [f"a2a-mock: serving {name!r} ({what}) at {base}{server.rpc_path}",
                 *(f"  card: {base}{path}" for path in server.card_paths),
                 *([f"  HTTP+JSON/REST ({', '.join(server.rest_dialects)}): {base}{REST_PREFIX}"]
-                  if server.rest_dialects else []), "  Ctrl-C to stop"]
+                  if server.rest_dialects else []),
+                *([f"  gRPC ({', '.join(server.rest_dialects)}): {server.grpc_address}"]
+                  if server.grpc_address else []), "  Ctrl-C to stop"]
 
     return serve_until_interrupted(server.app, args.host, args.port, banner, "a2a-mock")
 

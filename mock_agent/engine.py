@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from inspector.protocol import grpc_errors
 from inspector.protocol import models as m
 from inspector.protocol.errors import JsonRpcError
 from inspector.protocol.states import INTERRUPTED, TERMINAL
@@ -43,13 +44,16 @@ class RpcFault:
 
 
 class HttpFault:
-    __slots__ = ("status", "body", "content_type", "headers")
+    __slots__ = ("status", "body", "content_type", "headers", "grpc")
 
-    def __init__(self, status: int, body: bytes, content_type: str, headers: dict[str, str]) -> None:
+    def __init__(self, status: int, body: bytes, content_type: str, headers: dict[str, str],
+                 grpc: int | None = None) -> None:
         self.status = status
         self.body = body
         self.content_type = content_type
         self.headers = headers
+        #: The gRPC status to answer with over gRPC (None: the one HTTP ``status`` maps to).
+        self.grpc = grpc
 
 
 class Malformed:
@@ -276,7 +280,8 @@ def compile_script(steps: list[Any]) -> list[Any]:
         elif isinstance(step, sc.HttpStep):
             h = step.http
             ops.append(HttpOp(HttpFault(h.status, h.body.encode("utf-8"),
-                                        h.content_type or "text/plain; charset=utf-8", dict(h.headers or {}))))
+                                        h.content_type or "text/plain; charset=utf-8", dict(h.headers or {}),
+                                        None if h.grpc is None else grpc_errors.code_of(h.grpc))))
         elif isinstance(step, sc.MalformedStep):
             ops.append(MalformedOp(step.malformed.encode("utf-8")))
         elif isinstance(step, sc.DropStep):

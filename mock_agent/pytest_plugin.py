@@ -6,6 +6,9 @@
     @pytest.mark.a2a_mock("streaming", dialect="1.0", time_scale=0.01)
     def test_stream(a2a_mock): ...
 
+    @pytest.mark.a2a_mock("echo", grpc_port=0)      # gRPC too: a2a_mock.grpc_address
+    def test_grpc(a2a_mock): ...
+
     @pytest.mark.parametrize("a2a_mock", ["echo", {"profile": "orloj"}], indirect=True)
     def test_each(a2a_mock): ...
 
@@ -57,7 +60,8 @@ def a2a_mock_factory() -> Iterator[Callable[..., MockAgent]]:
 
 @pytest.fixture
 def a2a_mock(request: pytest.FixtureRequest, a2a_mock_factory: Callable[..., MockAgent]) -> MockAgent:
-    """A started MockAgent: ``.url``, ``.card_url``, ``.tasks``, ``.requests``."""
+    """A started MockAgent: ``.url``, ``.card_url``, ``.grpc_address`` (with
+    ``grpc_port``), ``.tasks``, ``.requests``."""
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = {}
     marker = request.node.get_closest_marker("a2a_mock")

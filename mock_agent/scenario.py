@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from inspector.protocol import grpc_errors
 from inspector.protocol.models import AgentCard, TaskState
 
 from . import template
@@ -247,16 +248,28 @@ class HttpSpec(BaseModel):
     #: Default: text/plain; charset=utf-8.
     content_type: str | None = _alias("content_type", "contentType")
     headers: dict[str, str] | None = None
+    #: Over gRPC: end the call with this status (a name such as UNAVAILABLE, or 0-16)
+    #: instead of the one a gRPC client reports for the HTTP status.
+    grpc: str | int | None = None
 
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, value: Any) -> Any:
         return {"status": value} if isinstance(value, int) and not isinstance(value, bool) else value
 
+    @field_validator("grpc")
+    @classmethod
+    def _grpc_status(cls, value: Any) -> Any:
+        if value is not None:
+            grpc_errors.code_of(value)  # ValueError names the codes
+        return value
+
 
 class HttpStep(BaseModel):
     """Answer with this HTTP status and body. In a stream that has already started,
-    the connection is dropped instead (the status line has gone)."""
+    the connection is dropped instead (the status line has gone). Over gRPC: the
+    call ends with ``grpc`` (else the status a gRPC client reports for this HTTP
+    status), the body as its message, even mid-stream."""
 
     model_config = _STRICT
     http: HttpSpec

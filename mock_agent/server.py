@@ -32,10 +32,14 @@ from inspector.protocol.dialects.base import Dialect, RpcRequest
 from inspector.protocol.errors import JsonRpcError, ProtocolError
 from inspector.safejson import loads
 from inspector.protocol.methods import Method
-from inspector.serving.runner import url_at
+from inspector.serving.runner import LOOPBACK, url_at
 
 from . import construct as new
 from . import errors, framing
+from .call import HANDLED as _HANDLED
+from .call import Call as _Call
+from .call import Dropped as _Dropped
+from .grpc_server import GrpcFront
 from .engine import DONE, Canceled, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
 from .loader import resolve
 from .profiles import Profile, get_profile
@@ -55,11 +59,6 @@ _REST_JSON = {"1.0": rest.MEDIA_TYPE.encode(), "0.3": rest.JSON_TYPE.encode()}
 _EVENTS = (m.Task, m.Message, m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)
 _GONE = object()  # the client hung up
 _TICK = object()  # a heartbeat is due
-_HANDLED = object()  # the handler has sent the response itself
-
-
-class _Dropped(Exception):
-    """Raised to make uvicorn close the connection mid-response, as a script asked."""
 
 
 class _QuietDrops(logging.Filter):
@@ -78,32 +77,6 @@ class _QuietDrops(logging.Filter):
 
 _quiet = _QuietDrops()
 logging.getLogger("uvicorn.error").addFilter(_quiet)
-
-
-class _Call:
-    __slots__ = ("dialect", "req", "rid", "rid_value", "send", "receive", "version", "scope", "rest")
-
-    def __init__(self, dialect: Dialect, req: RpcRequest, rid: bytes, send: Any, receive: Any, version: str | None):
-        self.dialect = dialect
-        self.req = req
-        #: The request id, pre-encoded for splicing into every response frame.
-        self.rid = rid
-        self.rid_value = req.id
-        self.send = send
-        self.receive = receive
-        self.version = version
-        self.scope: Any = None
-        #: Asked over HTTP+JSON/REST: answers and errors take that binding's form.
-        self.rest = False
-
-    @property
-    def base_url(self) -> str:
-        scope = self.scope
-        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
-        if host is None:
-            server = scope.get("server") or ("127.0.0.1", 80)
-            host = f"{server[0]}:{server[1]}"
-        return f"{scope.get('scheme', 'http')}://{host}"
 
 
 class _Endpoint:
@@ -160,6 +133,7 @@ class MockServer:
         allow_remote_push: bool = False,
         store_limit: int | None = None,
         lenient: bool | None = None,
+        grpc_port: int | None = None,
     ) -> None:
         self.profile = get_profile(profile) if isinstance(profile, str) else profile
         if scenario is None:
@@ -193,6 +167,14 @@ class MockServer:
         self.card_paths = tuple(dict.fromkeys(path for d in self.dialects.values() for path in d.card_paths))
         self.systems = {_slug(self.scenario.card.name)}
         self._cards: dict[str, bytes] = {}
+        #: (host, port) of the HTTP server, for what a gRPC call's answer points at
+        #: (the extended card's interfaces); whoever starts the server sets it.
+        self.http_server: tuple[str, int] = (LOOPBACK, 80)
+        if grpc_port is not None and not self.rest_dialects:
+            raise ValueError(f"the {self.dialect_name} dialect has no gRPC binding (1.0 and 0.3 have one)"
+                             if self.profile is None else f"profile {self.profile.name} speaks JSON-RPC only")
+        #: The gRPC server (grpc_server.py), started with the app on ``grpc_port``.
+        self.grpc = None if grpc_port is None else GrpcFront(self, LOOPBACK, grpc_port)
         self.app = self._build_app()
 
     # ------------------------------------------------------------------ setup
@@ -222,8 +204,15 @@ class MockServer:
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
-            yield
-            await self.push.aclose()
+            # gRPC runs in the HTTP server's event loop: one engine, one task store.
+            if self.grpc is not None:
+                await self.grpc.start()
+            try:
+                yield
+            finally:
+                if self.grpc is not None:
+                    await self.grpc.stop()
+                await self.push.aclose()
 
         return Starlette(routes=routes, lifespan=lifespan)
 
@@ -234,6 +223,11 @@ class MockServer:
         if self.profile is not None:
             return []
         return [name for name in ("1.0", "0.3") if name in self.dialects]
+
+    @property
+    def grpc_address(self) -> str | None:
+        """``127.0.0.1:PORT`` of the gRPC server once started (None: not served)."""
+        return self.grpc.address if self.grpc is not None and self.grpc.server is not None else None
 
     @property
     def card_path(self) -> str:
@@ -257,11 +251,14 @@ class MockServer:
                 card.protocol_version = "0.3.0"
         card.additional_interfaces = None
         rest_url = url_at(base_url, REST_PREFIX)
+        # A gRPC interface's url is the channel's target, host:port (the 1.0 spec's
+        # AgentInterface; a2a-sdk dials it as given).
+        grpc_url = self.grpc_address
         card.supported_interfaces = [
             m.AgentInterface(url=where, protocol_binding=binding, protocol_version=v)
             for v in ("1.0", "0.3") if v in served
-            for where, binding in ((url, "JSONRPC"), (rest_url, "HTTP+JSON"))
-            if binding == "JSONRPC" or v in self.rest_dialects
+            for where, binding in ((url, "JSONRPC"), (rest_url, "HTTP+JSON"), (grpc_url, "GRPC"))
+            if binding == "JSONRPC" or (v in self.rest_dialects and where is not None)
         ] or None
         if self.profile is None and self.scenario.mode_on_card is not False:
             # Say on the card how requests are checked: a client author reading it knows
@@ -414,10 +411,6 @@ class MockServer:
         if body is None:
             return
         try:
-            if name == "1.0" and version != "1.0":
-                # As a2a-sdk 1.3.0 answers (wire capture 43).
-                raise errors.error(-32009, f"A2A version '{version or '0.3'}' is not supported by this handler. "
-                                           "Expected version '1.0'.")
             obj = None
             if body.strip():
                 try:
@@ -426,33 +419,62 @@ class MockServer:
                     raise errors.error(-32600, f"Failed to load JSON: {exc}") from None
             query = _query_pairs(scope.get("query_string", b""))
             self.requests.append({"binding": "rest", "route": f"{verb} {path}", "query": dict(query), "body": obj})
-            if name == "1.0" and found.method in (Method.SEND, Method.STREAM) and isinstance(obj, dict):
-                # Strict mode checks a 1.0 message against the 1.0 schema, as over JSON-RPC.
-                check_request(dialect, {"jsonrpc": "2.0", "id": 0, "method": dialect.wire_method(found.method),
-                                        "params": obj}, strict=self.strict)
-            try:
-                params = rest.decode_request(name, found, query, obj)
-            except ProtocolError as exc:
-                raise errors.error(-32602, f"Invalid params: {exc}", {"path": exc.path, "reason": exc.reason}) from None
+            req = self.rest_request(name, found, f"{verb} {path}", query, obj, version)
         except JsonRpcError as err:
             await self._rest_error(send, self._shaped(err))
             return
-        req = RpcRequest(found.method, params, None, f"{verb} {path}")
         call = _Call(dialect, req, b"null", send, receive, version)
         call.scope = scope
         call.rest = True
         try:
-            result = await self._dispatch(call, False)
+            encoded = await self.rest_answer(call)
         except JsonRpcError as err:
             await self._rest_error(send, self._shaped(err))
             return
-        if result is _HANDLED:
-            return
-        encoded = rest.encode_result(name, req.method, result) if result is not None else {}
-        await _send_body(send, 200, framing.dumps(encoded), _REST_JSON[name])
+        if encoded is not _HANDLED:
+            await _send_body(send, 200, framing.dumps(encoded), _REST_JSON[name])
 
-    def _rest_frame(self, call: _Call, item: Any) -> bytes:
+    def rest_request(self, name: str, found: rest.RouteMatch, route: str, query: list[tuple[str, str]],
+                     obj: Any, version: str | None) -> RpcRequest:
+        """A REST request (the route matched, its query and parsed body) as the request
+        to dispatch; raises the JsonRpcError to answer with. gRPC requests come here too,
+        as the REST request their proto's HTTP annotation makes of them."""
+        dialect = self.dialects[name]
+        if name == "1.0" and version != "1.0":
+            # As a2a-sdk 1.3.0 answers (wire capture 43).
+            raise errors.error(-32009, f"A2A version '{version or '0.3'}' is not supported by this handler. "
+                                       "Expected version '1.0'.")
+        if name == "1.0":
+            # Strict mode checks a 1.0 request against the 1.0 schema, as over JSON-RPC:
+            # the REST request's parts are the JSON-RPC params' fields (both are the
+            # proto's JSON), so the same check and the same field paths serve.
+            params = _jsonrpc_params(found, query, obj)
+            if params is not None:
+                check_request(dialect, {"jsonrpc": "2.0", "id": 0, "method": dialect.wire_method(found.method),
+                                        "params": params}, strict=self.strict)
+        try:
+            params = rest.decode_request(name, found, query, obj)
+        except ProtocolError as exc:
+            raise errors.error(-32602, f"Invalid params: {exc}", {"path": exc.path, "reason": exc.reason}) from None
+        return RpcRequest(found.method, params, None, route)
+
+    async def rest_answer(self, call: _Call) -> Any:
+        """Run a REST (or gRPC) call: the result's ProtoJSON, or _HANDLED when the call
+        has had its answer (a stream; a fault). Raises the JsonRpcError to answer with."""
+        result = await self._dispatch(call, False)
+        if result is _HANDLED:
+            return _HANDLED
+        return rest.encode_result(call.dialect.name, call.req.method, result) if result is not None else {}
+
+    def _rest_frame(self, call: _Call, item: Any) -> Any:
         kind = type(item)
+        if call.grpc is not None:
+            # gRPC's sink takes the event's ProtoJSON, the error, the bad bytes.
+            if kind in _EVENTS:
+                return rest.encode_event(call.dialect.name, item)
+            if kind is RpcFault:
+                return errors.for_dialect(self._shaped(item.error), "1.0")
+            return item if kind is Malformed else None
         if kind in _EVENTS:
             return self.framer.data(framing.dumps(rest.encode_event(call.dialect.name, item)))
         if kind is Comment:
@@ -464,6 +486,19 @@ class MockServer:
             _status, body = rest.encode_error(errors.for_dialect(self._shaped(item.error), "1.0"))
             return self.framer.data(framing.dumps(body), b"error")
         raise TypeError(f"cannot frame {item!r}")  # pragma: no cover
+
+    async def _http_fault(self, call: _Call, fault: HttpFault) -> None:
+        if call.grpc is not None:
+            call.grpc.fault(fault)
+            return
+        await _send_body(call.send, fault.status, fault.body, fault.content_type.encode("latin-1"),
+                         [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in fault.headers.items()])
+
+    async def _binding_error(self, call: _Call, err: JsonRpcError) -> None:
+        if call.grpc is not None:
+            call.grpc.error(errors.for_dialect(err, "1.0"))
+            return
+        await self._rest_error(call.send, err)
 
     async def _rest_error(self, send: Any, err: JsonRpcError, status: int | None = None) -> None:
         http, body = rest.encode_error(errors.for_dialect(err, "1.0"))
@@ -624,8 +659,7 @@ class MockServer:
         if kind is RpcFault:
             raise self._shaped(outcome.error, task_id=record.task.id)
         if kind is HttpFault:
-            await _send_body(call.send, outcome.status, outcome.body, outcome.content_type.encode("latin-1"),
-                             [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in outcome.headers.items()])
+            await self._http_fault(call, outcome)
             return _HANDLED
         if kind is Malformed:
             await _send_body(call.send, 200, outcome.body)
@@ -711,12 +745,12 @@ class MockServer:
         try:
             if not live or queue is None:
                 await _start_sse(send)
-                await write(send, head, False)
+                await write(call, head, False)
                 return
             watcher = loop.create_task(_watch(call.receive, queue))
             if start:
                 await _start_sse(send)
-                await write(send, head, True)
+                await write(call, head, True)
                 started = True
             if heartbeat:
                 timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
@@ -733,7 +767,7 @@ class MockServer:
                 ended = await self._take(call, item, queue, frames)
                 if ended is None:
                     return
-                await write(send, frames, not ended)
+                await write(call, frames, not ended)
                 if ended:
                     return
                 if timer is not None:
@@ -755,12 +789,10 @@ class MockServer:
         send = call.send
         kind = type(item)
         if kind is HttpFault:
-            await _send_body(send, item.status, item.body, item.content_type.encode("latin-1"),
-                             [(k.lower().encode("latin-1"), v.encode("latin-1"))
-                              for k, v in item.headers.items()])
+            await self._http_fault(call, item)
             return None
         if kind is RpcFault and call.rest:
-            await self._rest_error(send, self._shaped(item.error))
+            await self._binding_error(call, self._shaped(item.error))
             return None
         if kind is RpcFault and call.dialect.name == "1.0":
             await self._error(send, call.dialect, self._shaped(item.error), call.rid_value)
@@ -789,17 +821,21 @@ class MockServer:
                     kind = type(item)
                 if kind is Drop or kind is HttpFault:
                     if frames:
-                        await self._write(call.send, frames, True)
-                    raise _Dropped()
+                        await self._write(call, frames, True)
+                    raise _Dropped(item if kind is HttpFault else None)
                 frames.append(self._frame(call, item))
                 ended = kind is RpcFault
             if ended or queue.empty():
                 return ended
             item = queue.get_nowait()
 
-    async def _write(self, send: Any, frames: list[bytes], more: bool) -> None:
+    async def _write(self, call: _Call, frames: list[Any], more: bool) -> None:
         """Send ``frames`` (SSE events and comments) as the framer cuts them; the last
         write closes the response unless ``more``."""
+        if call.grpc is not None:
+            await call.grpc.write(frames, more)
+            return
+        send = call.send
         if not frames and more:
             return
         if len(frames) == 1 and self.framer.split is None:
@@ -814,7 +850,7 @@ class MockServer:
 
     async def _sse_error(self, call: _Call, err: JsonRpcError) -> None:
         await _start_sse(call.send)
-        await self._write(call.send, [self._frame(call, RpcFault(err))], False)
+        await self._write(call, [self._frame(call, RpcFault(err))], False)
 
     # ------------------------------------------------------------------ other methods
 
@@ -972,6 +1008,41 @@ def _query_pairs(raw: bytes) -> list[tuple[str, str]]:
     from urllib.parse import parse_qsl
 
     return parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
+
+
+_QUERY_INTS = ("historyLength", "pageSize")
+
+
+def _query_value(key: str, text: str) -> Any:
+    # Typed where the text says the type, else left a string for the check to refuse.
+    if key in _QUERY_INTS and re.fullmatch(r"-?\d+", text):
+        return int(text)
+    if key == "includeArtifacts" and text in ("true", "false"):
+        return text == "true"
+    return text
+
+
+def _jsonrpc_params(found: rest.RouteMatch, query: list[tuple[str, str]], body: Any) -> dict[str, Any] | None:
+    """A 1.0 REST request as the params of the JSON-RPC request saying the same (None:
+    a body that is not an object, which decoding refuses)."""
+    method = found.method
+    ids = found.ids
+    typed = {key: _query_value(key, value) for key, value in query}
+    if method in (Method.SEND, Method.STREAM):
+        return body if isinstance(body, dict) else None
+    if method in (Method.GET, Method.RESUBSCRIBE):
+        return {**typed, "id": ids.get("id", "")}
+    if method is Method.CANCEL:
+        return {**(body if isinstance(body, dict) else {}), "id": ids.get("id", "")}
+    if method is Method.LIST:
+        return typed
+    if method is Method.PUSH_SET:
+        return {**body, "taskId": ids.get("id", "")} if isinstance(body, dict) else None
+    if method is Method.PUSH_LIST:
+        return {**typed, "taskId": ids.get("id", "")}
+    if method in (Method.PUSH_GET, Method.PUSH_DELETE):
+        return {"taskId": ids.get("id", ""), "id": ids.get("config", "")}
+    return {}
 
 
 def _status_at_or_after(record: TaskRecord, since: Any) -> bool:

@@ -157,6 +157,18 @@ def test_factory_starts_several(a2a_mock_factory):
 async def test_works_in_async_tests(a2a_mock):
     async with httpx.AsyncClient() as client:
         assert (await client.get(a2a_mock.card_url)).status_code == 200
+
+
+@pytest.mark.a2a_mock("echo", dialect="1.0", grpc_port=0)
+def test_grpc_on_a_free_port(a2a_mock):
+    import grpc
+
+    assert a2a_mock.grpc_url == "grpc://" + a2a_mock.grpc_address
+    with grpc.insecure_channel(a2a_mock.grpc_address) as channel:
+        grpc.channel_ready_future(channel).result(timeout=10)
+    card = httpx.get(a2a_mock.card_url).json()
+    assert {"url": a2a_mock.grpc_address, "protocolBinding": "GRPC", "protocolVersion": "1.0"} in card[
+        "supportedInterfaces"]
 '''
 
 
@@ -165,7 +177,7 @@ def test_pytest_plugin_fixtures(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nasyncio_mode = auto\n")
     # Load the plugin by module whether or not the a2a_mock entry point is installed.
     result = pytester.runpytest_subprocess("-p", "no:a2a_mock", "-p", "mock_agent.pytest_plugin", "-q")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
 
 
 def test_a_taken_port_is_one_line_and_exit_1() -> None:
@@ -179,3 +191,37 @@ def test_a_taken_port_is_one_line_and_exit_1() -> None:
     assert r.returncode == 1, r
     assert r.stderr.strip() == f"a2a-mock: cannot listen on 127.0.0.1:{port}: Address already in use", r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_serve_grpc_on_a_free_port_prints_its_address() -> None:
+    import asyncio
+
+    from grpc_raw import Raw
+
+    proc, url = _serve("--scenario", "echo", "--grpc-port", "0")
+    try:
+        lines = [proc.stdout.readline() for _ in range(5)]
+        (line,) = [x for x in lines if x.lstrip().startswith("gRPC")]
+        assert line.strip().startswith("gRPC (1.0, 0.3): 127.0.0.1:")
+        address = line.split(": ", 1)[1].strip()
+
+        async def send() -> dict:
+            async with Raw(address) as raw:
+                return await raw.unary("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER",
+                                                                   "parts": [{"text": "hi"}]}})
+
+        task = asyncio.run(send())["task"]
+        card = httpx.get(url.rstrip("/") + "/.well-known/agent-card.json").json()
+        assert {"url": address, "transport": "GRPC"} in card["additionalInterfaces"]
+        got = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tasks/get",
+                                    "params": {"id": task["id"]}}).json()
+        assert got["result"]["status"]["state"] == "completed"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0 and "Traceback" not in err
+
+
+def test_grpc_port_needs_a_dialect_with_grpc() -> None:
+    result = run("--dialect", "0.1", "--port", "0", "--grpc-port", "0")
+    assert result.returncode == 1 and "no gRPC binding" in result.stderr

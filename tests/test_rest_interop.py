@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import httpx
 import pytest
 
 from inspector.client import A2AClient
@@ -369,3 +370,112 @@ async def test_a_tenant_on_the_card_prefixes_every_route() -> None:
             assert (client.binding, client.tenant) == ("rest", "acme")
             assert "first 1.0 interface" in (client.binding_reason or "")
     assert seen[-2:] == ["POST /api/acme/message:send", "GET /api/acme/tasks/t1"]
+
+
+class _Body(httpx.AsyncByteStream):
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.raw
+
+
+class _TenantCard(httpx.AsyncBaseTransport):
+    """Forwards everything to the real mock; only the card gains a tenant on its 1.0
+    HTTP+JSON and GRPC interfaces (the mock serves any tenant: the prefix is routing)."""
+
+    def __init__(self, tenant: str) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.tenant = tenant
+        self.paths: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.paths.append(f"{request.method} {request.url.path}")
+        response = await self.inner.handle_async_request(request)
+        if not request.url.path.endswith("agent-card.json"):
+            return response
+        card = json.loads(await response.aread())
+        for interface in card.get("supportedInterfaces", []):
+            if interface["protocolBinding"] != "JSONRPC" and interface["protocolVersion"] == "1.0":
+                interface["tenant"] = self.tenant
+        return httpx.Response(200, stream=_Body(json.dumps(card).encode()),
+                              headers={"content-type": "application/json"})
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_the_tenant_prefix_against_the_mock() -> None:
+    """A 1.0 tenant goes first in every REST path ({tenant}/message:send): the mock
+    routes it, and both the inspector's client and a2a-sdk's put it there (a2a-sdk's
+    gRPC client in the request messages' tenant field)."""
+    import grpc
+    from a2a.client import ClientConfig, ClientFactory
+    from a2a.types import a2a_pb2 as pb
+    from test_mock_sdk_interop import message
+
+    async with MockAgent(SCENARIO, dialect="1.0", grpc_port=0) as mock:
+        async with httpx.AsyncClient() as http:  # the routes themselves
+            body = {"message": {"role": "ROLE_USER", "messageId": "t-1", "parts": [{"text": "hi"}]}}
+            sent = await http.post(mock.base_url + "/rest/acme/message:send", json=body,
+                                   headers={"A2A-Version": "1.0"})
+            task_id = sent.json()["task"]["id"]
+            got = await http.get(f"{mock.base_url}/rest/acme/tasks/{task_id}", headers={"A2A-Version": "1.0"})
+            assert got.status_code == 200 and got.json()["id"] == task_id
+        tenanted = _TenantCard("acme")
+        async with httpx.AsyncClient(transport=tenanted) as http:
+            async with A2AClient(mock.base_url, http=http, binding="rest") as client:
+                task = await client.send(msg("inspector"))
+                assert (await client.get_task(task.id)).id == task.id
+                assert client.tenant == "acme"
+        assert [p for p in tenanted.paths if "/rest/" in p] == [
+            "POST /rest/acme/message:send", f"GET /rest/acme/tasks/{task.id}"]
+        for binding in ("HTTP+JSON", "GRPC"):
+            tenanted = _TenantCard("acme")
+            async with httpx.AsyncClient(transport=tenanted) as http:
+                config = ClientConfig(streaming=False, httpx_client=http, supported_protocol_bindings=[binding],
+                                      grpc_channel_factory=grpc.aio.insecure_channel)
+                client = await ClientFactory(config).create_from_url(mock.base_url)
+                try:
+                    (reply,) = [r async for r in client.send_message(message("sdk"))]
+                    got = await client.get_task(pb.GetTaskRequest(id=reply.task.id))
+                    assert got.id == reply.task.id
+                finally:
+                    await client.close()
+            if binding == "HTTP+JSON":
+                assert [p for p in tenanted.paths if "/rest/" in p] == [
+                    "POST /rest/acme/message:send", f"GET /rest/acme/tasks/{reply.task.id}"]
+        grpc_calls = [r for r in mock.requests if isinstance(r, dict) and r.get("binding") == "grpc"]
+        assert [(r["rpc"], r["body"].get("tenant")) for r in grpc_calls] == [("SendMessage", "acme"),
+                                                                             ("GetTask", "acme")]
+
+
+REST_REFUSED = [
+    ("GET", "/tasks/t?historyLength=-1", None, "$.params.historyLength"),
+    ("GET", "/tasks/t?historyLength=two", None, "$.params.historyLength"),
+    ("GET", "/tasks?pageSize=0", None, "$.params.pageSize"),
+    ("GET", "/tasks?pageSize=101", None, "$.params.pageSize"),
+    ("GET", "/tasks?statusTimestampAfter=yesterday", None, "$.params.statusTimestampAfter"),
+    ("GET", "/tasks?status=TASK_STATE_BOGUS", None, "$.params.status"),
+    ("GET", "/tasks?includeArtifacts=maybe", None, "$.params.includeArtifacts"),
+    ("POST", "/tasks/t/pushNotificationConfigs", {"token": "t"}, "$.params.url"),
+    ("POST", "/tasks/t/pushNotificationConfigs", {"url": HOOK, "authentication": {}}, "$.params.authentication"),
+    ("POST", "/tasks/t:cancel", {"metadata": [1]}, "$.params.metadata"),
+]
+
+
+@pytest.mark.parametrize("case", REST_REFUSED, ids=[f"{c[0]} {c[1]} {c[3]}" for c in REST_REFUSED])
+async def test_the_strict_mock_checks_every_1_0_rest_method(case: tuple[Any, ...]) -> None:
+    """Strict mode checks each 1.0 REST request against the 1.0 schema, as over JSON-RPC
+    (test_mock_strict.py's table): 400 INVALID_PARAMS naming the field; lenient takes it."""
+    verb, path, body, field = case
+    headers = {"A2A-Version": "1.0"}
+    async with MockAgent(SCENARIO, dialect="1.0") as strict, MockAgent(SCENARIO, dialect="1.0", lenient=True) as lax:
+        async with httpx.AsyncClient() as http:
+            r = await http.request(verb, strict.base_url + "/rest" + path, json=body, headers=headers)
+            assert r.status_code == 400, r.text
+            error = r.json()["error"]
+            assert error["status"] == "INVALID_ARGUMENT" and error["details"][0]["reason"] == "INVALID_PARAMS"
+            assert field in json.dumps(error["details"])
+            r = await http.request(verb, lax.base_url + "/rest" + path, json=body, headers=headers)
+            assert not (r.status_code == 400 and field in r.text), r.text  # not the strict refusal

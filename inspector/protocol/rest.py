@@ -367,6 +367,17 @@ def error_status(code: int) -> int:
     return _BY_CODE.get(code, (500, "INTERNAL", "INTERNAL_ERROR"))[0]
 
 
+def error_names(code: int) -> tuple[int, str, str]:
+    """(HTTP status, google.rpc.Code name, ErrorInfo reason) of the JSON-RPC ``code``."""
+    return _BY_CODE.get(code, (500, "INTERNAL", "INTERNAL_ERROR"))
+
+
+def code_for(status: str | None, reason: str | None) -> int:
+    """The JSON-RPC code of an error sent as a google.rpc.Status: by ErrorInfo
+    ``reason`` when it names an A2A error, else the nearest to the ``status`` name."""
+    return _BY_REASON.get(reason or "") or _BY_STATUS.get(status or "") or -32603
+
+
 def encode_error(err: JsonRpcError) -> tuple[int, dict[str, Any]]:
     """A JsonRpcError -> (HTTP status, ``{"error": google.rpc.Status}``). ``data`` that
     is a dict becomes the ErrorInfo's metadata (string values, as the proto has them)."""
@@ -403,7 +414,7 @@ def decode_error(obj: Any, http_status: int | None = None) -> RestError | None:
                 and isinstance(detail.get("reason"), str):
             reason = detail["reason"]
             break
-    code = _BY_REASON.get(reason or "") or _BY_STATUS.get(status or "") or -32603
+    code = code_for(status, reason)
     return RestError(code, message, details, http_status=http_status or http, status=status, reason=reason)
 
 

@@ -1,0 +1,64 @@
+"""The gRPC status of each A2A error, and back (inspector/protocol/grpc_errors.py),
+checked against the table a2a-sdk 1.3.0's gRPC server answers with."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from inspector.protocol import grpc_errors
+
+
+def test_each_a2a_error_has_the_status_and_reason_a2a_sdk_sends() -> None:
+    from a2a.server.request_handlers.grpc_handler import _ERROR_CODE_MAP
+    from a2a.utils.errors import A2A_ERROR_REASONS, JSON_RPC_ERROR_CODE_MAP
+
+    assert len(_ERROR_CODE_MAP) >= 13
+    for cls, status in _ERROR_CODE_MAP.items():
+        code = JSON_RPC_ERROR_CODE_MAP[cls]
+        assert grpc_errors.status_for_rpc_code(code) == status.value[0], cls.__name__
+        assert grpc_errors.reason_for_rpc_code(code) == A2A_ERROR_REASONS[cls], cls.__name__
+        # and back: the reason says which error, whatever the status
+        assert grpc_errors.rpc_code_for_status(status.value[0], A2A_ERROR_REASONS[cls]) == code
+
+
+def test_without_a_reason_the_status_gives_the_nearest_code() -> None:
+    nearest = {grpc.StatusCode.NOT_FOUND: -32001, grpc.StatusCode.INVALID_ARGUMENT: -32602,
+               grpc.StatusCode.FAILED_PRECONDITION: -32004, grpc.StatusCode.INTERNAL: -32603,
+               grpc.StatusCode.UNAVAILABLE: -32603, grpc.StatusCode.UNKNOWN: -32603}
+    for status, code in nearest.items():
+        assert grpc_errors.rpc_code_for_status(status.value[0], None) == code, status
+    assert grpc_errors.rpc_code_for_status(5, "NOT_AN_A2A_REASON") == -32001
+    assert grpc_errors.status_for_rpc_code(-1) == grpc.StatusCode.INTERNAL.value[0]
+
+
+def test_the_names_are_grpcs_own() -> None:
+    assert {c.name: c.value[0] for c in grpc.StatusCode} == grpc_errors.CODES
+
+
+def test_http_statuses_as_a_grpc_client_reports_them() -> None:
+    # grpc's doc/http-grpc-status-mapping.md
+    expected = {400: "INTERNAL", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "UNIMPLEMENTED",
+                429: "UNAVAILABLE", 502: "UNAVAILABLE", 503: "UNAVAILABLE", 504: "UNAVAILABLE",
+                500: "UNKNOWN", 418: "UNKNOWN"}
+    for http, name in expected.items():
+        assert grpc_errors.status_for_http(http) == grpc_errors.CODES[name], http
+
+
+def test_code_of_takes_a_name_or_a_number() -> None:
+    assert grpc_errors.code_of("resource_exhausted") == 8 == grpc_errors.code_of(8)
+    for bad in ("NOPE", 17, -1, True):
+        with pytest.raises(ValueError):
+            grpc_errors.code_of(bad)
+
+
+def test_0_3_names_the_error_in_the_message_as_a2a_sdk_does() -> None:
+    from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP
+
+    assert {cls.__name__: code for cls, code in JSON_RPC_ERROR_CODE_MAP.items()} == {
+        name: code for code, name in grpc_errors.ERROR_NAMES_03.items()}
+    text = grpc_errors.message_03(-32001, "Task not found: t-1")
+    assert text == "TaskNotFoundError: Task not found: t-1"
+    assert grpc_errors.parse_message_03(text) == (-32001, "Task not found: t-1")
+    assert grpc_errors.parse_message_03("Task: not a type") == (None, "Task: not a type")
+    assert grpc_errors.parse_message_03("plain") == (None, "plain")
