@@ -111,6 +111,8 @@ DELEGATE = "delegate"
 #: Stream ends the client caused (see Kind.STREAM_END).
 _OURS = frozenset(("closed", "timeout", "limit"))
 _SSE = Kind.SSE
+#: A gRPC stream's message: folded as an SSE event is (it has no SSE id).
+_MESSAGE = Kind.MESSAGE
 
 
 @dataclass(slots=True, frozen=True)
@@ -390,7 +392,7 @@ class TaskTracker:
         """Fold one event in; returns the ids of the tasks it changed."""
         self._changed = changed = set()
         kind = event.kind
-        if kind is _SSE:
+        if kind is _SSE or kind is _MESSAGE:
             payload = event._payload
             if payload is _LAZY:
                 payload = event.payload  # derived once here, not kept
