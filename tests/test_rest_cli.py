@@ -1,5 +1,5 @@
 """--binding on the command line: REST against the real a2a-sdk agent, the choice and
-its reason in ``card``, REST errors shown with both forms, gRPC refused in one line."""
+its reason in ``card``, REST errors shown with both forms, gRPC and REST refused on 0.1."""
 
 from __future__ import annotations
 
