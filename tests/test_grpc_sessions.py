@@ -99,3 +99,33 @@ async def test_a_streamed_message_keeps_its_protojson_once(sdk_agent_grpc: tuple
     assert events and all(not e.payload_kept for e in events)  # derived again when asked
     assert all(set(e.data) == {"json", "size"} for e in events)
     assert isinstance(events[-1].payload, m.TaskStatusUpdateEvent)
+
+
+async def test_exports_curl_writes_grpcurl_and_har_leaves_grpc_out(sdk_agent_grpc: tuple[str, str],
+                                                                   tmp_path: Path) -> None:
+    import io
+
+    from inspector.session.export_curl import to_curl
+    from inspector.session.export_har import to_har, write_har
+
+    _, target = sdk_agent_grpc
+    path = tmp_path / "grpc.jsonl"
+    await record(target, path, "1.0")
+    session = load_recording(path).session
+    script = to_curl(session)
+    host = target.removeprefix("grpc://")
+    assert f'A2A_GRPC_TARGET="${{A2A_GRPC_TARGET:-{host}}}"' in script and "curl -sS" not in script
+    assert "grpcurl -plaintext -protoset \"${A2A_PROTOSET_1_0}\"" in script
+    assert script.count("lf.a2a.v1.A2AService/SendMessage") == 2
+    assert "-H 'a2a-version: 1.0'" in script and "s3cret-token" not in script
+    assert "recorded gRPC NOT_FOUND" in script and "recorded gRPC OK" in script
+    # The later send continues the task the agent assigned: its id is a variable.
+    assert '\\"taskId\\":\\"${TASK_1}\\"' in script
+    protoset = next(line for line in script.splitlines() if line.startswith("A2A_PROTOSET_1_0="))
+    assert Path(protoset.split(":-", 1)[1].rstrip('}"')).is_file()
+
+    har = to_har(session)
+    assert har["log"]["entries"] == [] and "6 gRPC exchanges left out" in har["log"]["comment"]
+    out = io.StringIO()
+    write_har(session, out, comment="from a test")
+    assert json.loads(out.getvalue())["log"]["comment"].startswith("from a test; 6 gRPC exchanges left out")

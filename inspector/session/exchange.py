@@ -210,7 +210,14 @@ def parse_body(data: dict[str, Any]) -> Any:
 
 
 def sse_json(event: Event) -> Any:
-    """An SSE event's data parsed as JSON (None when absent or not JSON)."""
+    """An SSE event's data (or a gRPC stream message's ProtoJSON) parsed as JSON (None
+    when absent or not JSON)."""
+    if event.kind is Kind.MESSAGE:
+        text = event.data.get("json")
+        try:
+            return loads(text) if isinstance(text, str) else None
+        except ValueError:
+            return None
     if event.kind is not Kind.SSE or event.data.get("raw_encoding") == "base64":
         return None
     text = event.data.get("data")
