@@ -67,3 +67,26 @@ def test_status_details_bin_is_read_in_the_private_pool() -> None:
     assert details[1] == {"@type": "type.googleapis.com/google.rpc.Unknown", "value": "AQ=="}
     with pytest.raises(ValueError):
         grpc_codec.status_details("1.0", b"\xff\xff")
+
+
+@pytest.mark.parametrize("dialect", ["1.0", "0.3"])
+def test_stream_json_is_json_format_s_protojson(dialect: str) -> None:
+    """The artifact-update shortcut gives exactly what json_format gives, and anything
+    it does not know goes the long way."""
+    name = "StreamResponse"
+    samples = [
+        {"artifactUpdate": {"taskId": "t", "contextId": "c", "append": True, "lastChunk": False,
+                            "artifact": {"artifactId": "a", "name": "n", "parts": [{"text": "é \"x\""}, {"text": ""}]}}},
+        {"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a", "parts": []}}},
+        {"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a", "parts": [{"text": "x"}],
+                                                        "metadata": {"k": 1}}}},
+        {"artifactUpdate": {"taskId": "t", "metadata": {"k": "v"},
+                            "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}},
+        {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}},
+    ]
+    for obj in samples:
+        message = grpc_schema.from_json(dialect, name, obj, ignore_unknown=True)
+        assert grpc_codec.stream_json(message) == grpc_schema.to_json(message), obj
+    data = grpc_schema.from_json(dialect, name, {"artifactUpdate": {"taskId": "t", "artifact": {
+        "artifactId": "a", "parts": [{"data": {"a": 1}} if dialect == "1.0" else {"data": {"data": {"a": 1}}}]}}})
+    assert grpc_codec.stream_json(data) == grpc_schema.to_json(data)

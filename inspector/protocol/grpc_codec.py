@@ -202,3 +202,55 @@ def status_details(dialect: str, data: bytes) -> list[Any]:
             continue
         out.append({"@type": detail.type_url, **grpc_schema.to_json(message)})
     return out
+
+
+_UPDATE_KEYS = frozenset(("task_id", "context_id", "append", "last_chunk"))
+_ARTIFACT_KEYS = frozenset(("artifact_id", "name", "description"))
+
+
+def _text_parts(parts: Any) -> list[dict[str, Any]] | None:
+    out = []
+    for part in parts:
+        set_ = part.ListFields()
+        if len(set_) != 1 or set_[0][0].name != "text":
+            return None
+        out.append({"text": set_[0][1]})
+    return out
+
+
+def _artifact_update(update: Any) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    for field, value in update.ListFields():
+        name = field.name
+        if name in _UPDATE_KEYS:
+            out[field.json_name] = value
+            continue
+        if name != "artifact":
+            return None
+        artifact: dict[str, Any] = {}
+        for afield, avalue in value.ListFields():
+            if afield.name in _ARTIFACT_KEYS:
+                artifact[afield.json_name] = avalue
+            elif afield.name == "parts":
+                parts = _text_parts(avalue)
+                if parts is None:
+                    return None
+                artifact[afield.json_name] = parts
+            else:
+                return None
+        out[field.json_name] = artifact
+    return {"artifactUpdate": out}
+
+
+def stream_json(message: Any) -> dict[str, Any]:
+    """A StreamResponse as ProtoJSON, exactly as grpc_schema.to_json gives it, sooner for
+    the message nearly every event of a long stream is: an artifact update whose parts
+    are text (json_format walks every field in Python; this reads the set ones only)."""
+    fields = message.ListFields()
+    if len(fields) == 1 and fields[0][0].name == "artifact_update":
+        found = _artifact_update(fields[0][1])
+        if found is not None:
+            return found
+    from . import grpc_schema
+
+    return grpc_schema.to_json(message)

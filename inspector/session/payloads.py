@@ -144,6 +144,10 @@ def message_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
     codec = codec_for(dialect, GRPC) if isinstance(dialect, str) else dialect
     if codec is None:
         return None
+    # The codec's shortcut for the usual artifact chunk first, as the live client reads it.
+    found = codec.decode_sse_fast(text)
+    if found is not None:
+        return found
     return capture(lambda: codec.decode_stream_event(parse_json(text)))
 
 
