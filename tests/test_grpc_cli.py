@@ -31,6 +31,10 @@ def test_send_and_stream_to_a_grpc_url(cli: Cli, sdk_agent_grpc: tuple[str, str]
 
 def test_card_over_http_picks_the_grpc_interface(cli: Cli, sdk_agent_grpc: tuple[str, str]) -> None:
     base, target = sdk_agent_grpc
+    # A bare grpc:// URL: the card comes from the agent's card RPC, linted as served.
+    bare = cli("card", target)
+    assert bare.code == 0, bare
+    assert "Echo Agent" in bare.out and "lint: 0 error(s)" in bare.out
     auto = cli("card", base, "-o", "json").json()
     assert auto["binding"] == "grpc" and "GRPC" in auto["bindingReason"]
     chosen = cli("send", base, "hello", "--binding", "grpc", "-o", "json")

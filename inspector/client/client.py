@@ -343,11 +343,11 @@ class A2AClient:
         transport = self._grpc_transport(self.url)
         assert isinstance(transport, GrpcTransport)
         order = [self._requested] if self._requested is not None else [get_dialect("1.0"), get_dialect("0.3")]
-        card, dialect, how = await transport.fetch_card(order)
+        card, raw, dialect, how = await transport.fetch_card(order)
         self._note(f"{self.url} is a gRPC URL: no card over HTTP; {how}")
         self._grpc_dialect = dialect
-        self._card_result = discovery.CardResult(card=card, raw=None, url=None)
-        self.card, self.card_raw, self.card_url = card, None, None
+        self._card_result = discovery.CardResult(card=card, raw=raw, url=None)
+        self.card, self.card_raw, self.card_url = card, raw, None
         if card is None:
             self._card_result.misses.append((self.url, 0))
 

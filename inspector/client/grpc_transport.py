@@ -87,6 +87,8 @@ class GrpcTransport:
         #: What the log names the agent by (``grpc://host:port``), and credentials are checked against.
         self.url = f"{'grpcs' if self.secure else 'grpc'}://{self.target}"
         self._channel: Any = None
+        #: The last unary answer as ProtoJSON (a card fetched by RPC keeps it as served).
+        self.last_answer: Any = None
 
     def channel(self) -> Any:
         if self._channel is None:
@@ -210,7 +212,9 @@ class GrpcTransport:
             ex.log(Kind.RESPONSE, head, ProtocolError(str(exc)))
             ex.error("protocol", str(exc))
             raise ProtocolError(str(exc)) from None
-        head.update(body=json.dumps(grpc_schema.to_json(message), **_JSON), body_encoding="utf-8")
+        answer = grpc_schema.to_json(message)
+        self.last_answer = answer
+        head.update(body=json.dumps(answer, **_JSON), body_encoding="utf-8")
         payload = payloads.response_payload(ex.info, head)
         ex.log(Kind.RESPONSE, head, payload)
         if isinstance(payload, ProtocolError):
@@ -334,10 +338,11 @@ class GrpcTransport:
 
     # ------------------------------------------------------------------ the card
 
-    async def fetch_card(self, dialects: list[Dialect]) -> tuple[Any, Dialect | None, str]:
+    async def fetch_card(self, dialects: list[Dialect]) -> tuple[Any, Any, Dialect | None, str]:
         """A card for a bare ``grpc://`` URL (no HTTP card URL to fetch): the 1.0
         GetExtendedAgentCard or the 0.3 GetAgentCard RPC, in ``dialects``' order.
-        Returns (the card or None, the dialect whose service answered, what happened)."""
+        Returns (the card or None, its ProtoJSON, the dialect whose service answered,
+        what happened)."""
         from ..protocol import models as m
 
         tried: list[str] = []
@@ -349,11 +354,13 @@ class GrpcTransport:
                 if exc.grpc_code == 12:  # UNIMPLEMENTED: no such service in this dialect
                     tried.append(f"{dialect.label} {name}: UNIMPLEMENTED")
                     continue
-                return None, dialect, f"{dialect.label} {name} answered {exc.describe()}: going on without a card"
+                return None, None, dialect, (f"{dialect.label} {name} answered {exc.describe()}: going on "
+                                             "without a card")
             except ProtocolError as exc:
-                return None, dialect, f"{dialect.label} {name} answered with a card that does not decode ({exc})"
-            return card, dialect, f"the card came from the agent's {dialect.label} {name} RPC"
-        return None, None, "no A2AService answered (" + "; ".join(tried) + ")"
+                return None, self.last_answer, dialect, (f"{dialect.label} {name} answered with a card that "
+                                                         f"does not decode ({exc})")
+            return card, self.last_answer, dialect, f"the card came from the agent's {dialect.label} {name} RPC"
+        return None, None, None, "no A2AService answered (" + "; ".join(tried) + ")"
 
 
 def _first_line(text: str) -> str:
