@@ -257,12 +257,9 @@ class _Script:
 
 
 def _protoset(dialect: str) -> str:
-    from importlib import resources
+    from ..protocol.grpc_schema import PACKAGES, descriptor_set
 
-    from ..protocol.grpc_schema import _FILES
-
-    name = _FILES.get(dialect, _FILES["1.0"])
-    return str(resources.files("inspector.protocol").joinpath("protos", f"{name}.binpb"))
+    return descriptor_set(dialect if dialect in PACKAGES else "1.0")
 
 
 def _answers_mention(ex: RecordedExchange, value: str) -> bool:
