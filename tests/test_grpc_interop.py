@@ -161,3 +161,64 @@ async def test_credentials_travel_as_metadata_only_to_their_origin(sdk_agent_grp
     async with A2AClient(target, dialect="1.0", headers={"Authorization": "Bearer s3cret"}) as client:
         await client.send(msg("hello creds"))
     assert all(r["headers"].get("authorization") == "Bearer s3cret" for r in requests(client))
+
+
+# ---------------------------------------------------------------------- bounds
+
+
+async def test_deadline_and_idle_timeout_over_grpc(sdk_agent_grpc: tuple[str, str]) -> None:
+    """A unary call has a deadline (connect + read), a stream an idle timeout; the
+    peer's hold gate keeps the streamed task from finishing for as long as the test needs."""
+    from inspector.client.transport import Timeouts
+
+    base, target = sdk_agent_grpc
+    quick = Timeouts(connect=0.2, read=0.3, stream_read=0.3)
+    async with A2AClient(target, dialect="1.0", timeouts=quick) as client:
+        stream = client.stream(msg("hold on please"))
+        first = await anext(stream)
+        assert isinstance(first, m.Task)
+        with pytest.raises(TransportError) as raised:
+            async for _ in stream:
+                pass
+        assert raised.value.kind == "timeout" and "went quiet" in raised.value.message
+        await asyncio.to_thread(sdk_agent.wait_parked, base, first.id)
+        # A "slow" task sleeps 0.3 s before each of its three chunks: never done in 0.5 s.
+        with pytest.raises(TransportError) as raised:
+            await client.send(msg("slow answer please", blocking=True))
+        assert raised.value.kind == "timeout" and "deadline" in raised.value.message
+        ends = [e.data["reason"] for e in client.session.events if e.kind is Kind.STREAM_END]
+        assert ends == ["timeout"]
+        await asyncio.to_thread(sdk_agent.release, base, first.id)
+
+
+async def test_limits_bound_what_a_grpc_agent_sends(sdk_agent_grpc: tuple[str, str]) -> None:
+    from inspector.client.limits import Limits
+
+    _, target = sdk_agent_grpc
+    async with A2AClient(target, dialect="1.0", limits=Limits(max_stream_events=2)) as client:
+        with pytest.raises(TransportError) as raised:
+            [e async for e in client.stream(msg("count these words"))]
+        assert raised.value.kind == "limit" and "--max-stream-events" in raised.value.message
+        assert len([e for e in client.session.events if e.kind is Kind.MESSAGE]) == 2
+    async with A2AClient(target, dialect="1.0", limits=Limits(max_event=64)) as client:
+        with pytest.raises(TransportError) as raised:
+            [e async for e in client.stream(msg("size these words"))]
+        assert raised.value.kind == "limit" and "--max-event" in raised.value.message
+    async with A2AClient(target, dialect="1.0", limits=Limits(max_body=64)) as client:
+        with pytest.raises(TransportError) as raised:
+            await client.send(msg("a body too big for the limit"))
+        assert raised.value.kind == "limit" and "--max-body" in raised.value.message
+
+
+async def test_credentials_stay_off_a_grpc_target_on_another_origin(sdk_agent_grpc: tuple[str, str]) -> None:
+    """Given for one origin, credentials reach another only when a card that origin
+    served names it; a card that came from elsewhere (a redirect) does not carry them."""
+    _, target = sdk_agent_grpc
+    given = "http://127.0.0.1:9"
+    async with A2AClient(given, headers={"Authorization": "Bearer s3cret"}) as client:
+        sent = {"authorization": "Bearer s3cret", "a2a-version": "1.0"}
+        client.card_url = given + "/.well-known/agent-card.json"
+        assert client._guard(target, dict(sent)) == sent
+    async with A2AClient(given, headers={"Authorization": "Bearer s3cret"}) as client:
+        client.card_url = "http://127.0.0.2:9/.well-known/agent-card.json"  # after a redirect
+        assert client._guard(target, dict(sent)) == {"a2a-version": "1.0"}
