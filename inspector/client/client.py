@@ -262,6 +262,7 @@ class A2AClient:
         self._grpc: Any = None
         #: For a grpc:// URL: the dialect whose A2AService answered the card RPC.
         self._grpc_dialect: Dialect | None = None
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> "A2AClient":
         return self
@@ -358,7 +359,10 @@ class A2AClient:
         if self._grpc is None or self._grpc.endpoint != endpoint:
             old, self._grpc = self._grpc, GrpcTransport(self, endpoint)
             if old is not None:
-                asyncio.get_running_loop().create_task(old.aclose())
+                # The card RPC's target differs from the interface chosen: let its channel go.
+                closing = asyncio.get_running_loop().create_task(old.aclose())
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
         return self._grpc
 
     async def _try_card(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,6 +36,8 @@ GRPC_SCHEMES = ("grpc", "grpcs")
 _RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
                        "accept", "accept-encoding", "content-length", "keep-alive", "upgrade"))
 _JSON = {"ensure_ascii": False, "separators": (",", ":")}
+_NO_CONNECTION = re.compile(r"failed to connect|connection refused|dns resolution failed|name resolution|"
+                            r"socket closed|connection reset|handshake|no route to host|unreachable", re.IGNORECASE)
 
 
 def is_grpc_url(url: str | None) -> bool:
@@ -173,7 +176,9 @@ class GrpcTransport:
         code = exc.code()
         details = exc.details() or ""
         initial = exc.initial_metadata()
-        if code is grpc.StatusCode.UNAVAILABLE and not initial:
+        if code is grpc.StatusCode.UNAVAILABLE and not initial and _NO_CONNECTION.search(details):
+            # grpcio's own words for a target it never reached (an agent may answer
+            # UNAVAILABLE itself: that is its status, below).
             return ex.fail("connect", f"cannot connect to {self.target}: {_first_line(details)}")
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return ex.fail("timeout", f"no answer from {self.url} within {timeout or 0:g} s (deadline)")

@@ -635,8 +635,8 @@ class TaskTracker:
         ex.ended = reason
         # The client giving up on a stream (the user closed it, a read timeout or a limit
         # stopped it), or the agent answering with an error, is not the agent walking
-        # away from a task.
-        if reason in _OURS or ex.error is not None:
+        # away from a task. (A gRPC stream's error comes as its final status, on this event.)
+        if reason in _OURS or ex.error is not None or event.data.get("grpc_code"):
             return
         task = self.tasks.get(ex.task_id) if ex.task_id else None
         if task is None and ex.reply is not None:
