@@ -129,3 +129,18 @@ async def test_exports_curl_writes_grpcurl_and_har_leaves_grpc_out(sdk_agent_grp
     out = io.StringIO()
     write_har(session, out, comment="from a test")
     assert json.loads(out.getvalue())["log"]["comment"].startswith("from a test; 6 gRPC exchanges left out")
+
+
+def test_trailers_are_redacted_as_headers_are() -> None:
+    from inspector.session.redact import Redaction
+
+    session = Session()
+    response = session.append(Kind.RESPONSE, {"status": None, "headers": {"set-cookie": "sid=abc123456789"},
+                                              "trailers": {"set-cookie": "sid=abc123456789", "x-ok": "1"},
+                                              "grpc_code": 0}, exchange=1)
+    end = session.append(Kind.STREAM_END, {"reason": "complete", "trailers": {"authorization": "Bearer abcdefgh"}},
+                         exchange=2)
+    redaction = Redaction()
+    assert redaction.event_json(response)["trailers"]["set-cookie"] != "sid=abc123456789"
+    assert redaction.event_json(response)["trailers"]["x-ok"] == "1"
+    assert "abcdefgh" not in json.dumps(redaction.event_json(end))
