@@ -1,7 +1,10 @@
-"""The TUI opened on a bare grpc:// URL: the card comes from the agent's card RPC, the bar
-says gRPC, and a message goes out and comes back over it."""
+"""The TUI and gRPC: opened on a bare grpc:// URL (the card from the agent's card RPC,
+gRPC in the bar, a message out and back), the composer's preview of a gRPC call, and a
+gRPC recording replayed."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from inspector.session import Kind
 from inspector.ui.app import InspectorApp
@@ -37,3 +40,26 @@ async def test_the_composer_previews_a_grpc_call(sdk_agent_grpc: tuple[str, str]
         assert first.startswith(f"POST {target}/lf.a2a.v1.A2AService/Send") and "gRPC" in first
         assert "a2a-version: 1.0" in head
         assert body["message"]["parts"] == [{"text": "preview me"}] and "jsonrpc" not in body
+
+
+async def test_a_grpc_recording_replays_in_the_tui(sdk_agent_grpc: tuple[str, str], tmp_path: Any) -> None:
+    """``a2a-inspect replay FILE`` on a gRPC recording: the same views, fed from the file."""
+    from inspector.ui.replay_app import open_replay
+    from test_grpc_sessions import record
+    from test_ui_replay import settled
+
+    _, target = sdk_agent_grpc
+    path = tmp_path / "grpc.jsonl"
+    await record(target, path, "1.0")
+    app = open_replay(path)
+    async with app.run_test(size=SIZE) as pilot:
+        c = await settled(pilot, app)
+        assert c.cursor == c.total
+        conn = app.active
+        assert conn.binding_name == "grpc"
+        kinds = [e.kind for e in conn.session.events]
+        assert kinds.count(Kind.MESSAGE) == 6
+        assert [t.state.value for t in conn.tracker.tasks.values()] == ["completed", "completed"]
+        app.action_view("traffic")
+        await pilot.pause()
+        await wait_until(pilot, lambda: "NOT_FOUND" in screen_text(app), 5, "the error's row")
