@@ -72,8 +72,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
                    help="wire dialect (default: detect from the card, then probe)")
     g.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
-                   help="protocol binding: JSON-RPC, HTTP+JSON/REST (0.3 and 1.0) or gRPC (not yet "
-                        "supported) (default: the card's first interface a2a-inspect speaks)")
+                   help="protocol binding: JSON-RPC, HTTP+JSON/REST or gRPC (both 0.3 and 1.0; a "
+                        "grpc://host:port URL is gRPC) (default: the card's first interface a2a-inspect speaks)")
     g.add_argument("--card-url", metavar="URL", help="fetch the agent card from this URL")
     g.add_argument("--method-name", action="append", default=[], metavar="METHOD=NAME",
                    help="send METHOD under another spelling its dialect knows, e.g. "

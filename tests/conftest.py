@@ -76,6 +76,17 @@ def sdk_agent_v10() -> Iterator[str]:
     yield from _serve_sdk_agent("v10")
 
 
+@pytest.fixture(scope="session")
+def sdk_agent_grpc() -> Iterator[tuple[str, str]]:
+    """The SDK Echo Agent (compat: 1.0 and 0.3) serving gRPC too: ``(base URL, grpc://127.0.0.1:PORT)``.
+    Its card lists the GRPC interface first."""
+    from peers.sdk_agent import grpc_port
+
+    app = build_app("compat", echo_delay=PEER_ECHO_DELAY, slow_delay=PEER_SLOW_DELAY, grpc=True)
+    with BackgroundServer(app) as srv:
+        yield srv.url, f"grpc://127.0.0.1:{grpc_port(srv.url)}"
+
+
 @pytest.fixture(params=MODES)
 def sdk_agent(request: pytest.FixtureRequest) -> tuple[str, str]:
     """``(mode, base_url)`` for each SDK agent mode ("compat", "v10")."""

@@ -1,5 +1,5 @@
 """--binding on the command line: REST against the real a2a-sdk agent, the choice and
-its reason in ``card``, REST errors shown with both forms, gRPC refused in one line."""
+its reason in ``card``, REST errors shown with both forms, gRPC and REST refused on 0.1."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def test_rest_errors_show_the_http_form_and_the_json_rpc_code(cli: Cli, sdk_agen
 
 
 def test_grpc_and_rest_on_0_1_are_refused_in_one_line(cli: Cli) -> None:
-    result = cli("get", "http://127.0.0.1:9", "t1", "--binding", "grpc")
-    assert_one_error_line(result, 2, "gRPC binding is not supported yet")
+    # (gRPC itself was refused here until the client spoke it: tests/test_grpc_cli.py.)
+    result = cli("get", "http://127.0.0.1:9", "t1", "--binding", "grpc", "--dialect", "0.1")
+    assert_one_error_line(result, 2, "0.1 draft has no gRPC binding")
     result = cli("get", "http://127.0.0.1:9", "t1", "--binding", "rest", "--dialect", "0.1")
     assert_one_error_line(result, 2, "0.1 draft has no HTTP+JSON/REST binding")

@@ -1,6 +1,7 @@
 """The binding in the TUI: shown in the connection bar beside the dialect, switched from
 the bar, the binding menu (shift+f8) or the palette; REST exchanges in the traffic view
-(method, path, status); a recording shows the binding it was made over."""
+(method, path, status), and gRPC ones (messages, metadata, status, trailers); a recording
+shows the binding it was made over."""
 
 from __future__ import annotations
 
@@ -65,14 +66,13 @@ async def test_switch_binding_from_the_bar_and_see_rest_traffic() -> None:
             await pilot.pause()
             assert "/rest/message:stream" in screen_text(app)
 
-            # gRPC is offered, and refused with a clear word; nothing switches.
+            # gRPC is offered too (switching to it: test_switch_to_grpc_and_see_its_traffic).
             await pilot.press("shift+f8")
             await wait_until(pilot, lambda: isinstance(app.screen, BindingMenu), 3, "the menu by key")
-            await pilot.press("down", "enter")  # from rest (the one asked for) to grpc
+            assert "A2AService" in screen_text(app)
+            await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(app.screen, BindingMenu), 3, "the menu closed")
-            await pilot.pause()
             assert conn.binding_name == "rest" and conn.requested_binding == "rest"
-            assert any("gRPC binding is not supported yet" in str(n.message) for n in app._notifications)
 
 
 async def test_switch_binding_from_the_palette_and_start_with_one() -> None:
@@ -113,3 +113,51 @@ def test_a_recording_shows_the_binding_it_was_made_over() -> None:
     assert (rest.binding_name, rest.binding_source, binding_label(rest)) == ("rest", "recording", "REST")
     old = recorded({"rpc_method": "SendMessage", "rpc_id": 1})  # before the binding was recorded
     assert (old.binding_name, binding_label(old)) == ("jsonrpc", "JSON-RPC")
+
+
+async def test_switch_to_grpc_and_see_its_traffic(sdk_agent_grpc: tuple[str, str]) -> None:
+    """Switched to gRPC from the menu, a stream's traffic shows each RPC: the method path,
+    metadata, every message as ProtoJSON with its size, the final status and trailers."""
+    base, target = sdk_agent_grpc
+    app = InspectorApp(url=base, binding="jsonrpc")
+    async with app.run_test(size=SIZE) as pilot:
+        conn = await ready(pilot, app)
+        assert conn.binding_name == "jsonrpc"
+        await pilot.press("shift+f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, BindingMenu), 3, "the binding menu")
+        await pilot.press("down", "down", "enter")  # from jsonrpc (asked for): rest, [grpc]
+        await wait_until(pilot, lambda: conn.binding_name == "grpc" and conn.state == "ready", 10, "grpc")
+        await wait_until(pilot, lambda: "gRPC ▾" in screen_text(app), 3, "the bar to follow")
+
+        app.send_message(conn, say("over grpc please"), stream=True)
+        await wait_until(pilot, lambda: any(e.kind is Kind.STREAM_END for e in conn.session.events), 10, "end")
+        (request,) = sends(conn)
+        path = "/lf.a2a.v1.A2AService/SendStreamingMessage"
+        assert request["binding"] == "grpc" and request["url"] == target + path
+        app.action_view("traffic")
+        view = app.screen.query_one(TrafficView)
+        await wait_until(pilot, lambda: len(view.index.rows) == len(conn.session.events), 5, "all rows")
+        events = [e for e in conn.session.events if e.exchange == conn.session.events[-1].exchange]
+        index = view.index
+        req = events[0]
+        assert index.summary(req) == f"POST {target}{path}" and index.method(req) == "stream"
+        messages = [e for e in events if e.kind is Kind.MESSAGE]
+        assert len(messages) == 6 and all(index.size(e) == e.data["size"] for e in messages)
+        assert index.status(messages[-1]) == "completed"
+        end = events[-1]
+        assert end.kind is Kind.STREAM_END and index.summary(end).endswith("terminal, gRPC OK")
+
+        detail = view.detail
+        detail.show_event(req, index)
+        shown = detail.text()
+        assert "binding: grpc" in shown and "metadata" in shown and "a2a-version: 1.0" in shown
+        detail.show_event(messages[2], index)
+        shown = detail.text()
+        assert "message (ProtoJSON)" in shown and '"artifactUpdate"' in shown and "on the wire" in shown
+        detail.show_event(end, index)
+        assert "grpc status: 0 OK" in detail.text()
+
+        view.apply_filter("kind:msg")
+        await wait_until(pilot, lambda: view.index.done, 5, "filter applied")
+        await pilot.pause()
+        assert "artifact" in screen_text(app)

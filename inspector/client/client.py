@@ -4,9 +4,9 @@ The binding is a transport adapter over the same models, codecs and log: JSON-RP
 (``_post``: one endpoint, an envelope, ids) and HTTP+JSON/REST (``_send_rest``: routes
 from protocol/rest.py, no envelope, error bodies mapped to the JSON-RPC codes) share the
 Wire, the SSE reader and ``_stream``; what differs per binding is how a request is
-built (``_post``) and which codec reads the answers (payloads.codec_for). gRPC, when it
-comes, is a transport beside the Wire with its own call and stream loop, chosen in
-``_choose_binding`` the same way and logging to the same session.
+built (``_post``) and which codec reads the answers (payloads.codec_for). gRPC is a
+transport beside the Wire with its own call and stream loop (grpc_transport.py), chosen
+in ``_choose_binding`` the same way and logging to the same session.
 
 Results come back as the normalised models; failures as TransportError (the wire),
 JsonRpcError (the agent said no) or ProtocolError (the agent said something that is not
@@ -197,13 +197,22 @@ class A2AClient:
         e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
         ``secret_names``: more header and query parameter names that carry secrets.
         ``limits``: how much the agent may send (limits.Limits; its defaults when None).
-        ``binding``: auto (the card's first interface this client speaks), jsonrpc or
-        rest; grpc is refused (not supported yet)."""
+        ``binding``: auto (the card's first interface this client speaks), jsonrpc, rest
+        or grpc; a ``grpc://host:port`` URL means grpc."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
         self._binding_requested = b.get_binding(binding)
-        if self._binding_requested == b.GRPC:
-            raise ValueError(b.GRPC_NOT_YET)
+        from .grpc_transport import is_grpc_url
+
+        #: A ``grpc://`` URL: no HTTP to fetch a card from (see get_card).
+        self._grpc_url = is_grpc_url(url)
+        if self._grpc_url and self._binding_requested == b.AUTO:
+            self._binding_requested = b.GRPC
+        elif self._grpc_url and self._binding_requested != b.GRPC:
+            raise ValueError(f"{url} is a gRPC URL: it takes --binding grpc (or auto)")
+        if self._binding_requested == b.GRPC and self._requested is not None and self._requested.name not in b.DIALECTS[b.GRPC]:
+            raise ValueError(f"the {self._requested.label} dialect has no gRPC binding; "
+                             "use --binding jsonrpc, or --dialect 0.3 / 1.0")
         if self._binding_requested == b.REST and self._requested is not None and not rest.supports(self._requested.name):
             raise ValueError(f"the {self._requested.label} dialect has no HTTP+JSON/REST binding; "
                              "use --binding jsonrpc, or --dialect 0.3 / 1.0")
@@ -249,6 +258,11 @@ class A2AClient:
         self._allowed: dict[str, bool] = {}
         self._resolving = asyncio.Lock()
         self._streams: set[EventStream] = set()
+        #: The gRPC transport, once the binding is grpc (grpc_transport.GrpcTransport).
+        self._grpc: Any = None
+        #: For a grpc:// URL: the dialect whose A2AService answered the card RPC.
+        self._grpc_dialect: Dialect | None = None
+        self._closing: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> "A2AClient":
         return self
@@ -259,6 +273,8 @@ class A2AClient:
     async def aclose(self) -> None:
         for stream in list(self._streams):
             await stream.aclose()
+        if self._grpc is not None:
+            await self._grpc.aclose()
         if self._own_http:
             await self.http.aclose()
 
@@ -305,7 +321,9 @@ class A2AClient:
     async def get_card(self, refresh: bool = False) -> m.AgentCard:
         """The agent card (fetched once; ``refresh`` fetches again). Raises
         TransportError when no candidate URL has one, ProtocolError when it does not decode."""
-        if self._card_result is None or refresh:
+        if self._grpc_url and (self._card_result is None or refresh):
+            await self._grpc_card()
+        elif self._card_result is None or refresh:
             candidates = discovery.card_candidates(self.url, self._card_url_arg)
             result = await discovery.fetch_card(self._wire, candidates, self._card_headers(), self._bound())
             self._card_result = result
@@ -317,6 +335,35 @@ class A2AClient:
         if result.error is not None:
             raise result.error
         raise discovery.no_card_error(result)
+
+    async def _grpc_card(self) -> None:
+        """A bare grpc:// URL has no card URL: ask the agent's card RPC (1.0
+        GetExtendedAgentCard, then 0.3 GetAgentCard), or go on without a card."""
+        from .grpc_transport import GrpcTransport
+
+        transport = self._grpc_transport(self.url)
+        assert isinstance(transport, GrpcTransport)
+        order = [self._requested] if self._requested is not None else [get_dialect("1.0"), get_dialect("0.3")]
+        card, raw, dialect, how = await transport.fetch_card(order)
+        self._note(f"{self.url} is a gRPC URL: no card over HTTP; {how}")
+        self._grpc_dialect = dialect
+        self._card_result = discovery.CardResult(card=card, raw=raw, url=None)
+        self.card, self.card_raw, self.card_url = card, raw, None
+        if card is None:
+            self._card_result.misses.append((self.url, 0))
+
+    def _grpc_transport(self, endpoint: str | None = None) -> Any:
+        from .grpc_transport import GrpcTransport
+
+        endpoint = endpoint or self.endpoint or self.url
+        if self._grpc is None or self._grpc.endpoint != endpoint:
+            old, self._grpc = self._grpc, GrpcTransport(self, endpoint)
+            if old is not None:
+                # The card RPC's target differs from the interface chosen: let its channel go.
+                closing = asyncio.get_running_loop().create_task(old.aclose())
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+        return self._grpc
 
     async def _try_card(self) -> None:
         # Detection goes on without a card; only an unreachable agent stops it.
@@ -354,7 +401,11 @@ class A2AClient:
         named = card_dialects(self.card) if self.card is not None else []
         if not named and self.card is not None and self._binding_requested != b.JSONRPC:
             # A card listing only HTTP+JSON interfaces names its dialects there.
-            named = list(dict.fromkeys(i.dialect for i in b.card_interfaces(self.card) if i.binding == b.REST))
+            named = list(dict.fromkeys(i.dialect for i in b.card_interfaces(self.card) if i.binding in (b.REST, b.GRPC)))
+        if not named and self._grpc_dialect is not None:
+            dialect = self._grpc_dialect
+            self._choose(dialect, "probe", f"dialect {dialect.name}: its A2AService answered over gRPC")
+            return
         if named:
             dialect = get_dialect(named[0])
             self._choose(dialect, "card", f"dialect {dialect.name} detected from the card")
@@ -370,11 +421,12 @@ class A2AClient:
                 self._choose(dialect, "cache", f"dialect {dialect.name} remembered for {key} "
                                                "from an earlier session (cache)")
                 return
-        if self._binding_requested == b.REST:
-            # The probes are JSON-RPC requests: they say nothing of a REST agent.
+        if self._binding_requested in (b.REST, b.GRPC):
+            # The probes are JSON-RPC requests: they say nothing of a REST or gRPC agent.
             dialect = get_dialect("1.0")
-            self._choose(dialect, "fallback", "dialect 1.0 assumed for the HTTP+JSON/REST binding: the card "
-                                              "names no dialect (--dialect 0.3 for the 0.3 /v1 routes)")
+            label = b.LABELS[self._binding_requested]
+            self._choose(dialect, "fallback", f"dialect 1.0 assumed for the {label} binding: the card "
+                                              "names no dialect (--dialect 0.3 for 0.3)")
             return
 
         def probe_url(d: Dialect) -> str:
@@ -427,23 +479,38 @@ class A2AClient:
         listed = [i for i in b.card_interfaces(self.card) if i.dialect == dialect.name] if self.card else []
         label = b.LABELS
         if wanted == b.AUTO:
-            spoken = [i for i in listed if i.binding in b.SPOKEN and (i.binding != b.REST or rest.supports(dialect.name))]
+            spoken = [i for i in listed if i.binding in b.SPOKEN and dialect.name in b.DIALECTS[i.binding]]
             skipped = listed[:listed.index(spoken[0])] if spoken else listed
-            passed = "".join(f"; skipped {i.describe()} ({'not supported yet' if i.binding == b.GRPC else 'unknown binding'})"
-                             for i in skipped)
+            passed = "".join(f"; skipped {i.describe()} (unknown binding)" for i in skipped)
             if not spoken or spoken[0].binding == b.JSONRPC:
                 self.binding, self.binding_source = b.JSONRPC, "card" if spoken else "default"
                 why = (f"the card's first {dialect.label} interface this client speaks" if spoken
                        else "the card lists no interface this client speaks" if listed else "the default")
                 return f"{label[b.JSONRPC]} ({why}{passed})"
             first = spoken[0]
-            self.binding, self.binding_source = b.REST, "card"
+            self.binding, self.binding_source = first.binding, "card"
             self._rest_endpoint(first)
-            return (f"{label[b.REST]} at {self.endpoint}: the card's first {dialect.label} interface "
+            return (f"{label[first.binding]} at {self.endpoint}: the card's first {dialect.label} interface "
                     f"this client speaks ({first.spelled}){passed}")
         self.binding, self.binding_source = wanted, "user"
         if wanted == b.JSONRPC:
             return f"{label[b.JSONRPC]} chosen by the user"
+        if wanted == b.GRPC:
+            if dialect.name not in b.DIALECTS[b.GRPC]:
+                raise UnsupportedMethod(dialect.label, "grpc", f"the {dialect.label} dialect has no gRPC binding: "
+                                                               "use --binding jsonrpc")
+            if self._grpc_url:
+                # The user named the target: the card (from the agent's RPC) does not move it.
+                self.endpoint = self._endpoint_arg or self.url
+                return f"{label[b.GRPC]}: {self.url} is a gRPC URL"
+            match = next((i for i in listed if i.binding == b.GRPC), None)
+            if match is not None:
+                self._rest_endpoint(match)
+                return f"{label[b.GRPC]} chosen by the user: the card's {match.describe()}"
+            if not self.endpoint:
+                self.endpoint = self.url
+            where = "the card lists no gRPC interface" if self.card is not None else "there is no card"
+            return f"{label[b.GRPC]} chosen by the user: {where} for {dialect.label}, so {self.endpoint} is its target"
         if not rest.supports(dialect.name):
             raise UnsupportedMethod(dialect.label, "rest", f"the {dialect.label} dialect has no HTTP+JSON/REST "
                                                            "binding: use --binding jsonrpc")
@@ -460,7 +527,11 @@ class A2AClient:
         if not self._endpoint_arg:
             from urllib.parse import urljoin
 
-            self.endpoint = urljoin(self.card_url or discovery.agent_base(self.url), interface.url)
+            if interface.binding == b.GRPC:
+                # host:port, grpc://host:port: not relative to the card's URL.
+                self.endpoint = interface.url
+            else:
+                self.endpoint = urljoin(self.card_url or discovery.agent_base(self.url), interface.url)
         self.tenant = interface.tenant
 
     def _spellings(self, given: Mapping[Method | str, str]) -> dict[Method, str]:
@@ -490,6 +561,12 @@ class A2AClient:
         if self.binding == b.REST and not rest.has(dialect.name, method):
             raise UnsupportedMethod(dialect.label, method.value, f"the {dialect.label} HTTP+JSON/REST binding has "
                                                                  f"no {method.value} route")
+        if self.binding == b.GRPC:
+            from ..protocol import grpc_codec
+
+            if not grpc_codec.has(dialect.name, method):
+                raise UnsupportedMethod(dialect.label, method.value, f"the {dialect.label} gRPC binding has "
+                                                                     f"no {method.value} RPC")
         return dialect
 
     @staticmethod
@@ -498,6 +575,10 @@ class A2AClient:
             raise UnsupportedMethod(dialect.label, method.value)
 
     # ------------------------------------------------------------------ requests
+
+    def _call_headers(self, base: Mapping[str, str]) -> dict[str, str]:
+        """``base``, the credentials and the user's own headers, the user's last."""
+        return merge_headers(base, self.auth.headers() if self.auth else {}, self.headers)
 
     def _rpc_headers(self, dialect: Dialect, *, stream: bool, probe: bool = False) -> dict[str, str]:
         base = {"Content-Type": "application/json",
@@ -564,6 +645,13 @@ class A2AClient:
         chosen dialect and binding (both must be resolved). For the composer's preview."""
         assert self.dialect is not None and self.endpoint is not None
         dialect = self.dialect
+        if self.binding == b.GRPC:
+            from ..protocol import grpc_codec
+
+            obj = grpc_codec.encode_request(dialect.name, method, params, self.tenant)
+            path = grpc_codec.rpc_path(dialect.name, method)
+            headers = {k.lower(): v for k, v in dialect.request_headers().items()}
+            return "POST", self.endpoint.rstrip("/") + path, headers, obj, f"{dialect.label} gRPC, {path[1:]}"
         if self.binding == b.REST:
             from urllib.parse import urlencode
 
@@ -619,6 +707,8 @@ class A2AClient:
             raise ValueError(f"{method.value} answers with a stream: use stream_call()")
         dialect = await self._dialect_for(method)
         params = self._params(method, params)
+        if self.binding == b.GRPC:
+            return await self._grpc_transport().call(dialect, method, params)
         ex, info = await self._post(dialect, method, params, stream=False)
         raw = await ex.read()
         return self._outcome(ex, raw, self._log_body(ex, info, raw))
@@ -637,6 +727,10 @@ class A2AClient:
         try:
             dialect = await self._dialect_for(method)
             params = self._params(method, params)
+            if self.binding == b.GRPC:
+                async for event in self._grpc_transport().stream(dialect, method, params, ends_stream):
+                    yield event
+                return
             ex, info = await self._post(dialect, method, params, stream=True)
             resp = ex.response
             assert resp is not None

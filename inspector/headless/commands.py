@@ -173,12 +173,11 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
     timeouts, limits = client_bounds(args)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
     binding = getattr(args, "binding", None) or "auto"
-    if binding == "grpc":
-        from ..protocol.bindings import GRPC_NOT_YET
-
-        raise UsageError(f"--binding grpc: {GRPC_NOT_YET}")
-    if binding == "rest" and dialect == "0.1":
-        raise UsageError("--binding rest: the 0.1 draft has no HTTP+JSON/REST binding (choose --dialect 0.3 or 1.0)")
+    if binding in ("rest", "grpc") and dialect == "0.1":
+        label = "gRPC" if binding == "grpc" else "HTTP+JSON/REST"
+        raise UsageError(f"--binding {binding}: the 0.1 draft has no {label} binding (choose --dialect 0.3 or 1.0)")
+    if binding not in ("auto", "grpc") and urlsplit(args.url or "").scheme.lower() in ("grpc", "grpcs"):
+        raise UsageError(f"--binding {binding}: {args.url} is a gRPC URL (use --binding grpc or auto)")
     for given in (args.url, args.card_url):
         try:
             urlsplit(given or "").port

@@ -53,11 +53,6 @@ def load(path_text: str) -> Any:
 def run_replay(args: argparse.Namespace) -> int:
     """``a2a-inspect replay FILE --against URL``: re-send and compare. (Without --against
     the recording opens in the TUI: inspector/cli.py decides that.)"""
-    if getattr(args, "binding", "auto") == "grpc":
-        from ..protocol.bindings import GRPC_NOT_YET
-
-        _say(f"--binding grpc: {GRPC_NOT_YET}")
-        return exitcodes.USAGE
     rec = load(args.file)
     if rec is None:
         return exitcodes.USAGE

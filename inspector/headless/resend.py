@@ -98,7 +98,7 @@ async def diff_against(
     binding: str | None = None,
 ) -> DiffReport:
     """Re-send ``recording``'s A2A requests to the agent at ``url`` and compare.
-    ``binding`` (jsonrpc, rest) overrides the recorded one, as ``dialect`` does.
+    ``binding`` (jsonrpc, rest, grpc) overrides the recorded one, as ``dialect`` does.
 
     ``session`` receives the live traffic (attach a Recorder to keep it); ``dialect``
     overrides the recorded dialect; ``headers``/``auth`` are sent with every request
@@ -206,7 +206,7 @@ class _Resend:
             if earlier.last_t <= ex.request.t:
                 await task
             else:
-                seen = sum(1 for e in earlier.stream if e.kind is Kind.SSE and e.t <= ex.request.t)
+                seen = sum(1 for e in earlier.stream if e.kind in (Kind.SSE, Kind.MESSAGE) and e.t <= ex.request.t)
                 await _until(lambda n=number, s=seen: self.live_events(n) >= s or self.runs[n][1].done(),
                              _PATIENCE)
 
@@ -236,6 +236,13 @@ class _Resend:
             notes.append(f"exchange #{ex.number} not re-sent: the {codec.label} dialect has no "
                          f"HTTP+JSON/REST route for {method.value}")
             return None
+        if (self.binding or ex.binding) == "grpc":
+            from ..protocol.grpc_codec import has as grpc_has
+
+            if not grpc_has(codec.name, method):
+                notes.append(f"exchange #{ex.number} not re-sent: the {codec.label} dialect has no "
+                             f"gRPC RPC for {method.value}")
+                return None
         return codec, method, rpc.params
 
     async def run(self, ex: RecordedExchange, method: Method, client: A2AClient, params: Any,

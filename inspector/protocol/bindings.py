@@ -20,7 +20,7 @@ AUTO = "auto"
 #: Every binding A2A defines, in the order the 1.0 spec lists them.
 ALL = (JSONRPC, GRPC, REST)
 #: The bindings this version of the inspector speaks.
-SPOKEN = (JSONRPC, REST)
+SPOKEN = (JSONRPC, REST, GRPC)
 #: The dialects each binding exists in (0.1 has JSON-RPC only).
 DIALECTS = {JSONRPC: ("0.1", "0.3", "1.0"), REST: ("0.3", "1.0"), GRPC: ("0.3", "1.0")}
 
@@ -30,10 +30,6 @@ _FROM_CARD = {"JSONRPC": JSONRPC, "JSON-RPC": JSONRPC, "HTTP+JSON": REST, "HTTP+
               "REST": REST, "HTTP": REST, "GRPC": GRPC}
 
 LABELS = {JSONRPC: "JSON-RPC", REST: "HTTP+JSON/REST", GRPC: "gRPC"}
-
-GRPC_NOT_YET = ("the gRPC binding is not supported yet by this version of a2a-inspect; "
-                "use --binding jsonrpc or --binding rest")
-
 
 def get_binding(name: str) -> str:
     """``jsonrpc`` / ``rest`` / ``grpc`` (also the card spellings, any case) -> the name.

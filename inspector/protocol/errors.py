@@ -89,7 +89,10 @@ def describe_rpc_error(exc: JsonRpcError, dialect: Any = None) -> str:
     if rest_status is not None or reason:
         # An HTTP+JSON error (rest.RestError): what the agent sent, and the code it maps to.
         http = getattr(exc, "http_status", None)
-        sent = " ".join(str(x) for x in (f"HTTP {http}" if http else None, rest_status, reason) if x)
+        grpc_code = getattr(exc, "grpc_code", None)
+        # A gRPC status (grpc_codec.GrpcError) names its number beside its name.
+        head = f"gRPC {grpc_code}" if grpc_code is not None else f"HTTP {http}" if http else None
+        sent = " ".join(str(x) for x in (head, rest_status, reason) if x)
         text = f"agent returned error {sent} (JSON-RPC {label})"
         if exc.message and exc.message != name:
             text += f": {exc.message}"

@@ -37,6 +37,11 @@ class Rpc:
     server_streaming: bool
 
 
+def descriptor_set(dialect: str) -> str:
+    """The path of ``dialect``'s FileDescriptorSet as installed (grpcurl's -protoset)."""
+    return str(resources.files(__package__).joinpath("protos", f"{_FILES[dialect]}.binpb"))
+
+
 @functools.cache
 def pool(dialect: str) -> Any:
     """The private descriptor pool holding ``dialect``'s schema and google.rpc's error model."""

@@ -78,6 +78,10 @@ class ExchangeFacts:
             if name is not None and request.get("binding"):
                 return payloads.sse_payload(payloads.codec_for(name, request["binding"]), event.data)
             return payloads.sse_payload(name, event.data)
+        if kind is Kind.MESSAGE:
+            request = self.requests.get(event.exchange)
+            name = self.usable(request.get("dialect")) if request is not None else None
+            return payloads.message_payload(name, event.data)
         if kind is Kind.REQUEST:
             data = event.data
             if self.usable(data.get("dialect")) is None:

@@ -53,7 +53,7 @@ def exchanges(events: Sequence[Event]) -> list[RecordedExchange]:
             continue
         if kind is Kind.RESPONSE:
             ex.response = event
-        elif kind is Kind.SSE or kind is Kind.COMMENT:
+        elif kind is Kind.SSE or kind is Kind.COMMENT or kind is Kind.MESSAGE:
             if ex.stream.__class__ is list and not ex.stream:
                 ex.stream = EventRefs(events)
             ex.stream.append(position)
@@ -294,7 +294,7 @@ def outcome(ex: RecordedExchange, label: Callable[[str | None], str | None]) -> 
     if ex.response is not None:
         out.http_status = ex.response.data.get("status")
     items = itertools.chain([ex.response] if ex.response is not None else [],
-                            (e for e in ex.stream if e.kind is Kind.SSE))
+                            (e for e in ex.stream if e.kind is Kind.SSE or e.kind is Kind.MESSAGE))
     for event in items:
         p = event.payload
         if p is None:

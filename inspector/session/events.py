@@ -18,18 +18,24 @@ from .sse_block import sse_data
 
 
 class Kind(str, Enum):
-    #: An HTTP request. data: method, url, headers, body, dialect, rpc_method, a2a_method, rpc_id
+    #: An HTTP request (or a gRPC call: binding "grpc", headers are its metadata, body its
+    #: message as ProtoJSON, body_size its bytes on the wire).
+    #: data: method, url, headers, body, dialect, rpc_method, a2a_method, rpc_id
     REQUEST = "request"
     #: An HTTP response head, with its body unless it is a stream.
-    #: data: status, headers, body (None for streams), elapsed_ms, streaming
+    #: data: status, headers, body (None for streams), elapsed_ms, streaming. A gRPC
+    #: call's also has grpc_code, grpc_status, grpc_message, grpc_details, trailers.
     RESPONSE = "response"
     #: One SSE event block. data: raw (the lines as received), event, data, id, retry
     SSE = "sse"
+    #: One message of a gRPC server stream. data: json (the message as ProtoJSON, its
+    #: text kept once), size (its bytes on the wire)
+    MESSAGE = "message"
     #: One SSE comment line (heartbeats). data: text
     COMMENT = "comment"
     #: A stream closed. data: reason ("complete" | "eof" | "error" | "closed": the client
     #: stopped reading | "timeout": the agent went quiet too long | "limit": it sent more
-    #: than a limit allows), events, elapsed_ms
+    #: than a limit allows), events, elapsed_ms; a gRPC stream's also its status and trailers
     STREAM_END = "stream-end"
     #: A transport or protocol failure. data: type, message, [path]
     ERROR = "error"

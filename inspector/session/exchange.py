@@ -26,8 +26,8 @@ class RecordedExchange:
     number: int
     request: Event
     response: Event | None = None
-    #: SSE and COMMENT events, in order.
-    #: Its SSE events and comments (EventRefs: read from the log as they are gone through).
+    #: Its SSE events and comments, or its gRPC stream's MESSAGE events, in order
+    #: (EventRefs: read from the log as they are gone through).
     stream: Any = field(default_factory=list)
     end: Event | None = None
     #: ERROR events (transport failures, decode errors noted by the client).
@@ -82,24 +82,24 @@ class RecordedExchange:
 
     @property
     def body_json(self) -> Any:
-        """The request body parsed as JSON (None when absent or not JSON). A REST
-        request's is the 1.0 JSON-RPC request saying the same (rest.as_jsonrpc): the
-        one form recorded requests of every binding are compared in."""
+        """The request body parsed as JSON (None when absent or not JSON). A REST or
+        gRPC request's is the 1.0 JSON-RPC request saying the same (rest.as_jsonrpc):
+        the one form recorded requests of every binding are compared in."""
         if not self._parsed:
             self._parsed = True
-            self._json = parse_body(self.data) if self.binding != "rest" else _rest_as_jsonrpc(self.data)
+            self._json = _rest_as_jsonrpc(self.data) if self.binding in ("rest", "grpc") else parse_body(self.data)
         return self._json
 
     @property
     def is_rpc(self) -> bool:
         body = self.body_json
-        return (self.http_method == "POST" or self.binding == "rest") and isinstance(body, dict) \
+        return (self.http_method == "POST" or self.binding in ("rest", "grpc")) and isinstance(body, dict) \
             and isinstance(body.get("method"), str)
 
     @property
     def rpc_dialect(self) -> str | None:
-        """The dialect ``body_json`` is in: the recorded one, or 1.0 for REST."""
-        return "1.0" if self.binding == "rest" else self.dialect
+        """The dialect ``body_json`` is in: the recorded one, or 1.0 for REST and gRPC."""
+        return "1.0" if self.binding in ("rest", "grpc") else self.dialect
 
     @property
     def last_t(self) -> float:
@@ -180,6 +180,7 @@ def body_bytes(data: dict[str, Any], key: str = "body") -> bytes | None:
 
 
 def _rest_as_jsonrpc(data: dict[str, Any]) -> Any:
+    """A REST or gRPC REQUEST's params (payloads.request_payload) as the 1.0 JSON-RPC request."""
     from ..protocol.errors import JsonRpcError, ProtocolError
     from ..protocol.methods import Method
     from ..protocol.rest import as_jsonrpc
@@ -209,7 +210,14 @@ def parse_body(data: dict[str, Any]) -> Any:
 
 
 def sse_json(event: Event) -> Any:
-    """An SSE event's data parsed as JSON (None when absent or not JSON)."""
+    """An SSE event's data (or a gRPC stream message's ProtoJSON) parsed as JSON (None
+    when absent or not JSON)."""
+    if event.kind is Kind.MESSAGE:
+        text = event.data.get("json")
+        try:
+            return loads(text) if isinstance(text, str) else None
+        except ValueError:
+            return None
     if event.kind is not Kind.SSE or event.data.get("raw_encoding") == "base64":
         return None
     text = event.data.get("data")

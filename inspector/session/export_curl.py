@@ -13,6 +13,12 @@ so the script can be pointed elsewhere and run:
   ones, so set them to continue its tasks.
 
 Streaming requests get ``-N`` so events print as they arrive.
+
+A gRPC exchange becomes a grpcurl command instead (``grpcurl -plaintext -d '<json>'
+-H 'a2a-version: 1.0' host:port lf.a2a.v1.A2AService/SendMessage``): its message as the
+ProtoJSON recorded, its metadata as headers, the schema from the FileDescriptorSet
+a2a-inspect ships (``-protoset``; A2A_PROTOSET_1_0 / A2A_PROTOSET_0_3 point elsewhere),
+since an agent need not offer server reflection.
 """
 
 from __future__ import annotations
@@ -50,13 +56,16 @@ class _Script:
         self.exchanges = exchanges(session.events)
         self.source = source
         self.created = created
-        origins = [ex.origin for ex in self.exchanges if ex.origin]
+        origins = [ex.origin for ex in self.exchanges if ex.origin and ex.binding != "grpc"]
         self.origin = origins[0] if origins else "http://localhost"
         #: recorded id -> variable name, for ids the agent assigned and requests reused.
         self.id_vars: dict[str, str] = {}
         self.id_notes: dict[str, str] = {}
         #: env var -> what it stands for.
         self.secrets: dict[str, str] = {}
+        #: gRPC host:port -> its variable; protoset variable -> its dialect.
+        self.grpc_targets: dict[str, str] = {}
+        self.protosets: dict[str, str] = {}
         self._ids()
 
     def _ids(self) -> None:
@@ -145,6 +154,37 @@ class _Script:
         out.append(_dq(text[pos:]))
         return '"' + "".join(out) + '"'
 
+    def grpc_command(self, ex: RecordedExchange, title: str) -> list[str]:
+        """A gRPC exchange as a grpcurl command (see the module's docstring)."""
+        data = ex.data
+        parts = urlsplit(ex.url)
+        status = next((e.data.get("grpc_status") for e in (ex.response, ex.end)
+                       if e is not None and e.data.get("grpc_status")), None)
+        title += f"  -> recorded {'gRPC ' + str(status) if status else 'no response'}"
+        lines = [re.sub(r"[\x00-\x1f\x7f]", " ", title)]
+        dialect = ex.dialect or "1.0"
+        var = "A2A_PROTOSET_" + _env_name(dialect)
+        self.protosets[var] = dialect
+        args = ["grpcurl"]
+        if parts.scheme != "grpcs":
+            args.append("-plaintext")
+        args.append(f'-protoset "${{{var}}}"')
+        body = data.get("body")
+        if isinstance(body, str) and data.get("body_encoding") != "base64":
+            args += ["-d", self.body(body)]
+        headers = data.get("headers")
+        if isinstance(headers, dict):
+            for name, value in headers.items():
+                if isinstance(name, str) and isinstance(value, str):
+                    word = self.header(name, value)
+                    if word is not None:
+                        args += ["-H", word]
+        self.grpc_targets.setdefault(parts.netloc, f"A2A_GRPC_TARGET{'_' + str(len(self.grpc_targets) + 1) if self.grpc_targets else ''}")
+        args.append(f'"${{{self.grpc_targets[parts.netloc]}}}"')
+        args.append(shlex.quote(parts.path.lstrip("/")))
+        lines.append(" \\\n  ".join(_pairs(args)))
+        return lines
+
     def command(self, ex: RecordedExchange) -> list[str]:
         data = ex.data
         a2a = ex.a2a_method or "http"
@@ -155,6 +195,8 @@ class _Script:
             title += f" ({ex.rpc_method}{', dialect ' + ex.dialect if ex.dialect else ''})"
         if text and a2a in ("send", "stream"):
             title += ": " + (text if len(text) <= 60 else text[:57] + "...")
+        if ex.binding == "grpc":
+            return self.grpc_command(ex, title)
         status = ex.response.data.get("status") if ex.response is not None else None
         title += f"  -> recorded {'HTTP ' + str(status) if status else 'no response'}"
         lines = [re.sub(r"[\x00-\x1f\x7f]", " ", title)]
@@ -200,11 +242,24 @@ class _Script:
         if self.id_vars:
             head += ["# Ids the recorded agent assigned are variables (default: the recorded values). A live",
                      "# agent assigns new ones: set these to the ids it returns to continue its tasks."]
+        if self.grpc_targets:
+            head += ["# gRPC calls go through grpcurl (github.com/fullstorydev/grpcurl) to A2A_GRPC_TARGET",
+                     "# (host:port), with the schema a2a-inspect ships as a FileDescriptorSet."]
         head.append("set -euo pipefail")
         head.append(f'A2A_BASE="${{A2A_BASE:-{_dq(self.origin).replace("}", chr(92) + "}")}}}"')
+        for target, name in self.grpc_targets.items():
+            head.append(f'{name}="${{{name}:-{_dq(target)}}}"')
+        for name, dialect in self.protosets.items():
+            head.append(f'{name}="${{{name}:-{_dq(_protoset(dialect))}}}"')
         for value, name in self.id_vars.items():
             head.append(f'{name}="${{{name}:-{_dq(value).replace("}", chr(92) + "}")}}}"  # {self.id_notes.get(name, "")}')
         return "\n".join(head) + "\n\n" + "\n\n".join(commands) + "\n"
+
+
+def _protoset(dialect: str) -> str:
+    from ..protocol.grpc_schema import PACKAGES, descriptor_set
+
+    return descriptor_set(dialect if dialect in PACKAGES else "1.0")
 
 
 def _answers_mention(ex: RecordedExchange, value: str) -> bool:
@@ -218,12 +273,12 @@ def _pairs(args: list[str]) -> list[str]:
     out: list[str] = []
     i = 0
     first: list[str] = []
-    while i < len(args) and not (args[i].startswith("-H") or args[i].startswith("--data")):
+    while i < len(args) and not (args[i].startswith("-H") or args[i].startswith("--data") or args[i] == "-d"):
         first.append(args[i])
         i += 1
     out.append(" ".join(first))
     while i < len(args):
-        if args[i] in ("-H", "--data-binary", "-X") and i + 1 < len(args):
+        if args[i] in ("-H", "--data-binary", "-X", "-d") and i + 1 < len(args):
             out.append(f"{args[i]} {args[i + 1]}")
             i += 2
         else:

@@ -6,6 +6,10 @@ response's content is the stream as text/event-stream, rebuilt from the recorded
 the stream. An exchange that got no response (connection refused, timeout) has status
 0 and its error in ``_error``, as Chrome writes failed requests.
 
+gRPC exchanges are left out (HAR describes HTTP requests and responses; a gRPC call's
+messages and trailers have no place in it), and the log's ``comment`` says how many:
+the curl export writes them as grpcurl commands.
+
 Secrets stay as the recording has them: a redacted recording exports ``[redacted]``.
 Fields beginning with ``_`` are the HAR-allowed custom fields (the A2A method, dialect
 and JSON-RPC method).
@@ -31,8 +35,18 @@ from .log import Session
 HAR_VERSION = "1.2"
 
 
+def _skipped_note(skipped: int, comment: str | None) -> str | None:
+    if not skipped:
+        return comment
+    note = (f"{skipped} gRPC exchange{'' if skipped == 1 else 's'} left out: HAR holds HTTP exchanges "
+            "(the curl export writes gRPC calls as grpcurl commands)")
+    return f"{comment}; {note}" if comment else note
+
+
 def to_har(session: Session, *, comment: str | None = None) -> dict[str, Any]:
-    entries = [_entry(ex) for ex in exchanges(session.events)]
+    all_exs = exchanges(session.events)
+    entries = [_entry(ex) for ex in all_exs if ex.binding != "grpc"]
+    comment = _skipped_note(len(all_exs) - len(entries), comment)
     log: dict[str, Any] = {
         "version": HAR_VERSION,
         "creator": {"name": "a2a-inspect", "version": __version__},
@@ -54,11 +68,16 @@ def write_har(session: Session, out: TextIO, *, comment: str | None = None) -> N
         out.write(f"    {json.dumps(key)}: {_json(value, 4)},\n")
     out.write('    "entries": [')
     first = True
+    skipped = 0
     for ex in exchanges(session.events):
+        if ex.binding == "grpc":
+            skipped += 1
+            continue
         out.write("\n" if first else ",\n")
         first = False
         _write_entry(ex, out)
     out.write("]" if first else "\n    ]")
+    comment = _skipped_note(skipped, comment)
     if comment:
         out.write(f',\n    "comment": {_json(comment, 4)}')
     out.write("\n  }\n}\n")

@@ -50,7 +50,7 @@ THREAD_BLOCK = 1 << 20
 _TAIL = re.compile(rb'"seq":(\d+),"t":([-+0-9.eE]+),"wall":[-+0-9.eE]+,"kind":"([a-z-]+)","exchange":(\d+)\}\s*$')
 _KINDS = {k.value.encode(): k for k in Kind}
 #: Kinds whose events may move a task (an SSE event only when it names a state).
-_FOLDED = frozenset((Kind.REQUEST, Kind.RESPONSE, Kind.PUSH, Kind.SSE))
+_FOLDED = frozenset((Kind.REQUEST, Kind.RESPONSE, Kind.PUSH, Kind.SSE, Kind.MESSAGE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +264,7 @@ class RecordingIndex:
             facts.notes.clear()
         if kind is Kind.REQUEST:
             self._agent_url(event)
-        if kind is Kind.SSE and b"state" not in line:
+        if (kind is Kind.SSE or kind is Kind.MESSAGE) and b"state" not in line:
             return  # an artifact chunk, say: it cannot move a task
         from .tracker import TaskTracker
 

@@ -222,6 +222,16 @@ class Session:
             self._evict(len(mem) - keep)
         return event
 
+    def append_lazy(self, kind: Kind, data: dict[str, Any], payload: Any, codec: Callable[[Event], Any],
+                    exchange: int) -> Event:
+        """An event whose payload ``codec`` derives again from ``data`` (a gRPC stream's
+        message): ``payload`` is kept only while the listeners run."""
+        self._seq += 1
+        event = Event(self._seq, self._clock() - self._t0, kind, exchange, data, self._wall_clock(), payload, codec)
+        self._publish(event)
+        event._payload = _LAZY
+        return event
+
     def extend(self, event: Event) -> Event:
         """Append an event that already has its timing (replay, recordings)."""
         if event.exchange > self._exchanges:

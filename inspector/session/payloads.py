@@ -17,7 +17,7 @@ from ..protocol.card import decode_card
 from ..protocol.dialects import Dialect, get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol import rest
-from ..protocol.bindings import REST
+from ..protocol.bindings import GRPC, REST
 from ..protocol.methods import Method
 from ..protocol.wire import capture, decode_response_body, decode_sse_data, parse_json
 
@@ -52,6 +52,8 @@ def response_payload(request: dict[str, Any], response: dict[str, Any]) -> Any:
     """What a RESPONSE decodes to: the method's result, the agent's JsonRpcError, a
     ProtocolError, the AgentCard of a card GET, or None (streamed, or a card GET that
     found nothing)."""
+    if request.get("binding") == GRPC:
+        return _grpc_response(request, response)
     if response.get("body") is None:
         return None
     if response.get("cut"):
@@ -87,7 +89,8 @@ def codec_for(dialect: Dialect | str | None, binding: str | None) -> Any:
     if not dialect:
         return None
     d = get_dialect(dialect) if isinstance(dialect, str) else dialect
-    if binding == REST:
+    if binding == REST or binding == GRPC:
+        # A gRPC message is read as its ProtoJSON: what the HTTP+JSON binding carries.
         try:
             return rest.codec(d)
         except ProtocolError:
@@ -103,6 +106,49 @@ def _rest_response(codec: Any, method: Method, body: bytes | str, status: Any) -
     if err is not None:
         raise err
     return codec.decode_response(method, obj)
+
+
+def _grpc_response(request: dict[str, Any], response: dict[str, Any]) -> Any:
+    """A gRPC RESPONSE: its status (a GrpcError when it is not OK), else its message's
+    ProtoJSON read by the REST codec. None for a stream's head."""
+    from ..protocol import grpc_codec
+
+    code = response.get("grpc_code")
+    if isinstance(code, int) and code != 0:
+        message = response.get("grpc_message")
+        return grpc_codec.decode_status(code, message if isinstance(message, str) else "",
+                                        response.get("grpc_details"))
+    body = response.get("body")
+    if not isinstance(body, str) or response.get("streaming"):
+        return None
+    if response.get("cut"):
+        return ProtocolError(CUT_BODY)
+    try:
+        method = Method(request.get("a2a_method"))
+        codec = rest.codec(str(request.get("dialect")))
+    except (ValueError, ProtocolError):
+        return None
+    if method is Method.PUSH_DELETE:
+        return None  # google.protobuf.Empty
+    return capture(lambda: codec.decode_response(method, parse_json(body)))
+
+
+def message_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
+    """What one message of a gRPC stream (a MESSAGE event, its ProtoJSON in ``json``)
+    decodes to; ``dialect`` is the exchange's, by name or codec (codec_for(..., GRPC))."""
+    if data.get("cut"):
+        return ProtocolError(CUT_EVENT)
+    text = data.get("json")
+    if not isinstance(text, str) or not dialect:
+        return None
+    codec = codec_for(dialect, GRPC) if isinstance(dialect, str) else dialect
+    if codec is None:
+        return None
+    # The codec's shortcut for the usual artifact chunk first, as the live client reads it.
+    found = codec.decode_sse_fast(text)
+    if found is not None:
+        return found
+    return capture(lambda: codec.decode_stream_event(parse_json(text)))
 
 
 def sse_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
@@ -138,6 +184,11 @@ def request_payload(data: dict[str, Any]) -> Any:
         except ValueError:
             return None
     try:
+        if data.get("binding") == GRPC:
+            from ..protocol import grpc_codec
+
+            method = Method(data.get("a2a_method"))
+            return grpc_codec.decode_request(dialect.name, method, parse_json(body) if body else {})
         if data.get("binding") == REST:
             url = data.get("url")
             if not isinstance(url, str):
@@ -150,7 +201,7 @@ def request_payload(data: dict[str, Any]) -> Any:
         if not isinstance(body, (str, bytes)):
             return None
         return dialect.decode_request(parse_json(body)).params
-    except (ProtocolError, JsonRpcError):
+    except (ValueError, JsonRpcError):  # ProtocolError, or a method name this version lacks
         return None
 
 

@@ -161,6 +161,10 @@ class Redaction:
             if isinstance(text, str) and out.get("encoding", "utf-8") == "utf-8":
                 out["text"] = redact_body(text)
             return out
+        trailers = out.get("trailers")
+        if trailers:
+            # A gRPC call's trailing metadata (RESPONSE, STREAM_END): headers by another name.
+            out["trailers"] = self.headers(trailers)
         if event.kind not in _HEADER_KINDS:
             return out
         headers = out.get("headers")

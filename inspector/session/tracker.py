@@ -111,6 +111,8 @@ DELEGATE = "delegate"
 #: Stream ends the client caused (see Kind.STREAM_END).
 _OURS = frozenset(("closed", "timeout", "limit"))
 _SSE = Kind.SSE
+#: A gRPC stream's message: folded as an SSE event is (it has no SSE id).
+_MESSAGE = Kind.MESSAGE
 
 
 @dataclass(slots=True, frozen=True)
@@ -390,7 +392,7 @@ class TaskTracker:
         """Fold one event in; returns the ids of the tasks it changed."""
         self._changed = changed = set()
         kind = event.kind
-        if kind is _SSE:
+        if kind is _SSE or kind is _MESSAGE:
             payload = event._payload
             if payload is _LAZY:
                 payload = event.payload  # derived once here, not kept
@@ -633,8 +635,8 @@ class TaskTracker:
         ex.ended = reason
         # The client giving up on a stream (the user closed it, a read timeout or a limit
         # stopped it), or the agent answering with an error, is not the agent walking
-        # away from a task.
-        if reason in _OURS or ex.error is not None:
+        # away from a task. (A gRPC stream's error comes as its final status, on this event.)
+        if reason in _OURS or ex.error is not None or event.data.get("grpc_code"):
             return
         task = self.tasks.get(ex.task_id) if ex.task_id else None
         if task is None and ex.reply is not None:

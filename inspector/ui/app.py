@@ -416,13 +416,10 @@ class InspectorApp(App[int]):
 
     @work(group="binding", exclusive=True, exit_on_error=False)
     async def switch_binding(self, conn: AgentConnection, binding: str) -> None:
-        from ..protocol.bindings import GRPC, GRPC_NOT_YET
+        from ..protocol.bindings import LABELS
 
-        if binding == GRPC:
-            self.notify(GRPC_NOT_YET, title="binding not switched", severity="warning", markup=False)
-            return
-        if binding == "rest" and conn.requested_dialect == "0.1":
-            self.notify("the 0.1 draft has no HTTP+JSON/REST binding: switch the dialect first (f8)",
+        if binding in ("rest", "grpc") and conn.requested_dialect == "0.1":
+            self.notify(f"the 0.1 draft has no {LABELS[binding]} binding: switch the dialect first (f8)",
                         title="binding not switched", severity="warning", markup=False)
             return
         await self.call_agent(conn, f"switching to binding {binding}", conn.switch_binding(binding))

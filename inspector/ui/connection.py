@@ -310,7 +310,7 @@ class RecordedFacts:
     def _see(self, event: Any) -> None:
         self.seen += 1
         kind = event.kind
-        if kind is Kind.SSE or kind is Kind.COMMENT:
+        if kind is Kind.SSE or kind is Kind.COMMENT or kind is Kind.MESSAGE:
             return  # the bulk of a session: neither says anything of the card or dialect
         data = event.data
         if kind is Kind.REQUEST:

@@ -10,13 +10,11 @@ def launch(args: argparse.Namespace) -> int:
 
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
     binding = getattr(args, "binding", None) or "auto"
-    if binding == "grpc" or (binding == "rest" and dialect == "0.1"):
+    if binding in ("grpc", "rest") and dialect == "0.1":
         import sys
 
-        from ..protocol.bindings import GRPC_NOT_YET
-
-        why = GRPC_NOT_YET if binding == "grpc" else "the 0.1 draft has no HTTP+JSON/REST binding"
-        print(f"a2a-inspect: --binding {binding}: {why}", file=sys.stderr)
+        label = "gRPC" if binding == "grpc" else "HTTP+JSON/REST"
+        print(f"a2a-inspect: --binding {binding}: the 0.1 draft has no {label} binding", file=sys.stderr)
         return 2
     app = InspectorApp(url=args.url, dialect=dialect, binding=binding, demo=args.demo, record=args.record,
                        push_port=getattr(args, "push_port", 0) or 0,

@@ -12,6 +12,12 @@ Modes:
   ``v10``    — pure A2A 1.0 (the captures' :9998 agent): 0.3 method names are unknown
                (-32601), the card has no 0.3 top-level fields and no legacy path.
 
+With ``grpc=True`` the same handler also serves gRPC (the SDK's GrpcHandler, and in
+compat mode its 0.3 CompatGrpcHandler) on a loopback port of its own, started on the
+app's event loop in its lifespan: ``GET /_peer/grpc`` says which port. Its card then
+lists the GRPC interface first (``127.0.0.1:PORT``, as the SDK's samples write it),
+and has an extended card, so that a bare ``grpc://`` URL can ask for it.
+
 Behaviour, keyed on the first word of the user's text (case-insensitive):
   anything else   working "echoing...", three artifact chunks, completed "done"
   ``ask``         input-required with QUESTION; the next message on that taskId is echoed
@@ -230,15 +236,19 @@ class EchoExecutor(AgentExecutor):
         await updater.cancel(updater.new_agent_message(_text(CANCELED_TEXT)))
 
 
-def build_card(mode: str, base_url: str) -> AgentCard:
-    """The card as captured, with every URL under ``base_url``."""
+def build_card(mode: str, base_url: str, grpc_port: int | None = None) -> AgentCard:
+    """The card as captured, with every URL under ``base_url`` (and, with ``grpc_port``,
+    the gRPC interface first)."""
     _check_mode(mode)
     root = base_url.rstrip("/")
     versions = ["1.0", "0.3"] if mode == "compat" else ["1.0"]
+    endpoints = [(f"{root}/", "JSONRPC"), (f"{root}{REST_PREFIX}", "HTTP+JSON")]
+    if grpc_port is not None:
+        endpoints.insert(0, (f"127.0.0.1:{grpc_port}", "GRPC"))
     interfaces = [
         AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
         for version in versions
-        for url, binding in ((f"{root}/", "JSONRPC"), (f"{root}{REST_PREFIX}", "HTTP+JSON"))
+        for url, binding in endpoints
     ]
     return AgentCard(
         name=AGENT_NAME,
@@ -246,7 +256,8 @@ def build_card(mode: str, base_url: str) -> AgentCard:
         supported_interfaces=interfaces,
         provider=AgentProvider(url="https://example.invalid", organization="a2aproto test"),
         version="0.1.0",
-        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        capabilities=AgentCapabilities(streaming=True, push_notifications=False,
+                                       **({"extended_agent_card": True} if grpc_port is not None else {})),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=[AgentSkill(
@@ -261,7 +272,7 @@ def _check_mode(mode: str) -> None:
 
 
 def build_app(mode: str = "compat", base_url: str | None = None, *,
-              echo_delay: float | None = None, slow_delay: float | None = None) -> Starlette:
+              echo_delay: float | None = None, slow_delay: float | None = None, grpc: bool = False) -> Starlette:
     """An ASGI app serving the Echo Agent in ``mode`` ("compat" or "v10").
 
     The card's URLs come from ``base_url`` when given, otherwise from each card request's
@@ -271,14 +282,16 @@ def build_app(mode: str = "compat", base_url: str | None = None, *,
     executor = EchoExecutor(ECHO_DELAY if echo_delay is None else echo_delay,
                             SLOW_DELAY if slow_delay is None else slow_delay)
     # The handler reads only capabilities from its card, never the URLs.
+    grpc_port: dict[str, int | None] = {"port": None}
+    handler_card = build_card(mode, base_url or "http://127.0.0.1", 0 if grpc else None)
     handler = DefaultRequestHandler(
-        agent_executor=executor, task_store=InMemoryTaskStore(),
-        agent_card=build_card(mode, base_url or "http://127.0.0.1"))
+        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=handler_card,
+        extended_agent_card=handler_card if grpc else None)
 
     @functools.lru_cache(maxsize=8)
     def card_endpoint(url: str) -> Any:
         # Reuse the SDK's card route (ETag, If-None-Match, 0.3 field injection) per URL.
-        (route,) = create_agent_card_routes(build_card(mode, url))
+        (route,) = create_agent_card_routes(build_card(mode, url, grpc_port["port"]))
         return route.endpoint
 
     async def serve_card(request: Request) -> Response:
@@ -288,16 +301,56 @@ def build_app(mode: str = "compat", base_url: str | None = None, *,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        server = await _start_grpc(handler, compat) if grpc else None
+        if server is not None:
+            grpc_port["port"] = server.port
+            for interface in handler_card.supported_interfaces:  # the extended card's too
+                if interface.protocol_binding == "GRPC":
+                    interface.url = f"127.0.0.1:{server.port}"
         yield
+        if server is not None:
+            await server.stop(0)
         # Slow tasks may still be running at shutdown; drain them instead of leaking.
         await handler.aclose()
 
+    async def grpc_info(request: Request) -> Response:
+        return JSONResponse({"port": grpc_port["port"]})
+
     routes = [Route(path, serve_card, methods=["GET"]) for path in card_paths]
     routes += [Route("/_peer/tasks/{task_id}/parked", executor.gates.parked, methods=["GET"]),
-               Route("/_peer/tasks/{task_id}/release", executor.gates.release, methods=["POST"])]
+               Route("/_peer/tasks/{task_id}/release", executor.gates.release, methods=["POST"]),
+               Route("/_peer/grpc", grpc_info, methods=["GET"])]
     routes += create_jsonrpc_routes(handler, "/", enable_v0_3_compat=compat)
     routes += create_rest_routes(handler, enable_v0_3_compat=compat, path_prefix=REST_PREFIX)
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def _start_grpc(handler: DefaultRequestHandler, compat: bool) -> Any:
+    """The SDK's gRPC service(s) over ``handler``, on a loopback port of their own, on the
+    running loop (the handler's task store and queues live there)."""
+    import grpc
+    from a2a.server.request_handlers import GrpcHandler
+    from a2a.types import a2a_pb2_grpc
+
+    server = grpc.aio.server()
+    a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+    if compat:
+        from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
+        from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
+
+        a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(CompatGrpcHandler(handler), server)
+    server.port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server
+
+
+def grpc_port(base_url: str) -> int:
+    """The gRPC port of a peer built with ``grpc=True``."""
+    import httpx
+
+    port = httpx.get(f"{base_url}/_peer/grpc").json()["port"]
+    assert isinstance(port, int), "this peer serves no gRPC (build_app(grpc=True))"
+    return port
 
 
 def wait_parked(base_url: str, task_id: str, at: int = 0, timeout: float = 10.0) -> None:

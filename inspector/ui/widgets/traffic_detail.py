@@ -161,6 +161,10 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
             out.body(*body_text(data))
         elif event.kind is Kind.WS and isinstance(data.get("text"), str):
             out.body(data["text"], "", title="frame")
+        elif event.kind is Kind.MESSAGE:
+            text = data.get("json")
+            out.body(text if isinstance(text, str) else data.get("raw"), "" if isinstance(text, str) else "base64",
+                     title="message (ProtoJSON)" if isinstance(text, str) else "message")
         elif event.kind is Kind.SSE:
             text = data.get("data")
             if isinstance(text, str):
@@ -170,7 +174,13 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
                 out.heading("raw" + (f" ({note})" if note else ""))
                 out.shown(raw)
         # After the body: on a small pane the body is what the eye looks for first.
-        out.headers(data.get("headers"))
+        out.headers(data.get("headers"), "metadata" if data.get("content_type") == "application/grpc" else "headers")
+        if data.get("grpc_details"):
+            out.heading("status details (google.rpc.Status)")
+            out.extend((JSON, visible(line), "") for line in
+                       json.dumps(data["grpc_details"], indent=2, ensure_ascii=False, default=str).split("\n"))
+        trailers = data.get("trailers")
+        out.headers(trailers, "trailers")
         return out.clipped()
 
     # ------------------------------------------------------------------ drawing
@@ -288,9 +298,9 @@ class _Lines(list[tuple[str, str, str]]):
             text = text[:SHOW_LIMIT]
         self.extend((TEXT, line.expandtabs(4), "") for line in visible(text).split("\n"))
 
-    def headers(self, headers: Any) -> None:
+    def headers(self, headers: Any, title: str = "headers") -> None:
         if isinstance(headers, dict) and headers:
-            self.heading("headers")
+            self.heading(title)
             for name, value in headers.items():
                 self.append((FIELD, visible(str(value), single_line=True), f"{visible(str(name), single_line=True)}: "))
 
@@ -310,18 +320,31 @@ def _no_fields(data: dict[str, Any], exchange: int) -> Fields:
 
 def _request_fields(data: dict[str, Any], exchange: int) -> Fields:
     return [("request", f"{data.get('method', '')} {data.get('url', '')}"),
-            *((key, data.get(key)) for key in ("a2a_method", "rpc_method", "rpc_id", "dialect"))]
+            *((key, data.get(key)) for key in ("a2a_method", "rpc_method", "rpc_id", "dialect", "binding")),
+            ("size", format_size(data["body_size"]) + " on the wire"
+             if isinstance(data.get("body_size"), int) else None)]
+
+
+def _grpc_status(data: dict[str, Any]) -> Fields:
+    if data.get("grpc_status") is None:
+        return []
+    return [("grpc status", f"{data.get('grpc_code')} {data['grpc_status']}"),
+            ("grpc message", data.get("grpc_message")),
+            ("problem", f"grpc-status-details-bin does not decode: {data['grpc_details_error']}"
+             if data.get("grpc_details_error") else None)]
 
 
 def _response_fields(data: dict[str, Any], exchange: int) -> Fields:
-    out: Fields = [("status", f"{data.get('status', '')} {data.get('reason') or ''}".strip()),
+    status = f"{data.get('status', '')} {data.get('reason') or ''}".strip() if data.get("status") is not None else None
+    out: Fields = [("status", status), *_grpc_status(data),
                    ("elapsed", format_ms(data.get("elapsed_ms"))),
                    ("size", format_size(data.get("body_size"))),
                    ("content-type", data.get("content_type"))]
     if data.get("cut"):
         out.append(("problem", "body cut at the size limit: only its start was kept"))
     if data.get("streaming"):
-        out.append(("body", f"streamed: see the SSE events of exchange {exchange}"))
+        what = "messages" if data.get("content_type") == "application/grpc" else "SSE events"
+        out.append(("body", f"streamed: see the {what} of exchange {exchange}"))
     return out
 
 
@@ -356,7 +379,10 @@ _FIELDS: dict[Kind, Any] = {
     Kind.COMMENT: lambda data, exchange: [("comment", data.get("text"))],
     Kind.STREAM_END: lambda data, exchange: [("reason", data.get("reason")), ("events", data.get("events")),
                                              ("elapsed", format_ms(data.get("elapsed_ms"))),
-                                             ("terminal", data.get("terminal"))],
+                                             ("terminal", data.get("terminal")), *_grpc_status(data)],
+    Kind.MESSAGE: lambda data, exchange: [("size", format_size(data.get("size")) + " on the wire"
+                                           if isinstance(data.get("size"), int) else None),
+                                          ("problem", data.get("error"))],
     Kind.ERROR: lambda data, exchange: [(key, data.get(key)) for key in ("type", "message", "path")],
     Kind.NOTE: _note_fields,
     Kind.PUSH: lambda data, exchange: [("url", data.get("url")), ("size", format_size(data.get("body_size"))),

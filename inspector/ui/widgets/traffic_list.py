@@ -39,7 +39,7 @@ _STATES = ("submitted", "working", "input-required", "auth-required", "completed
            "canceled", "failed", "rejected", "unknown")
 _KIND_CLASS = {
     Kind.REQUEST: "traffic-list--request", Kind.RESPONSE: "traffic-list--response",
-    Kind.SSE: "traffic-list--sse", Kind.COMMENT: "traffic-list--comment",
+    Kind.SSE: "traffic-list--sse", Kind.MESSAGE: "traffic-list--sse", Kind.COMMENT: "traffic-list--comment",
     Kind.STREAM_END: "traffic-list--end", Kind.ERROR: "traffic-list--error",
     Kind.NOTE: "traffic-list--note", Kind.PUSH: "traffic-list--push", Kind.WS: "traffic-list--ws",
 }

@@ -46,10 +46,11 @@ from ...session import Event, Kind, Session
 KIND_LABEL: dict[Kind, str] = {
     Kind.REQUEST: "req", Kind.RESPONSE: "resp", Kind.SSE: "sse", Kind.COMMENT: "beat",
     Kind.STREAM_END: "end", Kind.ERROR: "error", Kind.NOTE: "note", Kind.PUSH: "push", Kind.WS: "ws",
+    Kind.MESSAGE: "msg",
 }
 DIRECTION: dict[Kind, str] = {
     Kind.REQUEST: "→", Kind.RESPONSE: "←", Kind.SSE: "←", Kind.COMMENT: "←",
-    Kind.STREAM_END: "←", Kind.PUSH: "←", Kind.ERROR: "·", Kind.NOTE: "·",
+    Kind.STREAM_END: "←", Kind.PUSH: "←", Kind.ERROR: "·", Kind.NOTE: "·", Kind.MESSAGE: "←",
 }
 #: A WebSocket frame's direction at the hub: to the agent, from it, the hub's own word.
 WS_DIRECTION = {"out": "→", "in": "←", "hub": "·"}
@@ -59,7 +60,7 @@ KIND_WORDS: dict[str, Kind] = {
     "heartbeat": Kind.COMMENT, "beat": Kind.COMMENT, "hb": Kind.COMMENT, "end": Kind.STREAM_END,
     "stream-end": Kind.STREAM_END, "stream_end": Kind.STREAM_END, "error": Kind.ERROR,
     "err": Kind.ERROR, "note": Kind.NOTE, "push": Kind.PUSH, "ws": Kind.WS, "frame": Kind.WS,
-    "websocket": Kind.WS,
+    "websocket": Kind.WS, "message": Kind.MESSAGE, "msg": Kind.MESSAGE,
 }
 
 #: Events examined per slice before the clock is checked again.
@@ -410,9 +411,12 @@ class TrafficIndex:
         kind = event.kind
         data = event.data
         if kind is Kind.RESPONSE:
+            # A gRPC answer has no HTTP status to show (grpcio does not give it): its gRPC one.
             status = data.get("status")
+            if status is None:
+                status = data.get("grpc_status")
             return str(status) if status is not None else ""
-        if kind is Kind.SSE or kind is Kind.PUSH:
+        if kind is Kind.SSE or kind is Kind.PUSH or kind is Kind.MESSAGE:
             return payload_label(event.payload)
         if kind is Kind.STREAM_END:
             return str(data.get("reason") or "")
@@ -434,7 +438,9 @@ class TrafficIndex:
         if kind is Kind.SSE:
             raw = data.get("raw")
             return len(raw) if isinstance(raw, str) else None
-        if kind is Kind.WS:
+        if kind is Kind.REQUEST and isinstance(data.get("body_size"), int):
+            return data["body_size"]  # a gRPC message: its bytes on the wire, not its ProtoJSON's
+        if kind is Kind.WS or kind is Kind.MESSAGE:
             size = data.get("size")
             return size if isinstance(size, int) else None
         body = data.get("body")
@@ -451,7 +457,7 @@ class TrafficIndex:
             ms = data.get("elapsed_ms")
             if isinstance(ms, (int, float)):
                 return float(ms)
-        if kind in (Kind.SSE, Kind.COMMENT, Kind.ERROR, Kind.NOTE) and event.exchange:
+        if kind in (Kind.SSE, Kind.MESSAGE, Kind.COMMENT, Kind.ERROR, Kind.NOTE) and event.exchange:
             request = self.request_of(event)
             if request is not None:
                 return max(0.0, (event.t - request.t) * 1000)
@@ -464,8 +470,11 @@ class TrafficIndex:
             return f"{data.get('method', '')} {data.get('url', '')}"
         if kind is Kind.RESPONSE:
             described = describe_payload(event.payload)
+            status = data.get("status")
+            if status is None and data.get("grpc_status"):
+                status = f"gRPC {data['grpc_status']}"
             if described:
-                return f"{data.get('status', '')} {described}"
+                return f"{status if status is not None else ''} {described}"
             if data.get("streaming"):
                 return f"{data.get('reason') or ''} stream ({data.get('content_type') or 'no content type'})"
             return f"{data.get('reason') or ''} {data.get('content_type') or ''}"
@@ -478,12 +487,15 @@ class TrafficIndex:
             if text is None:
                 text = data.get("raw") or ""
             return f"{name}: {text}" if name else str(text)
+        if kind is Kind.MESSAGE:
+            return describe_payload(event.payload) or str(data.get("json") or data.get("error") or "")
         if kind is Kind.COMMENT:
             return f": {data.get('text', '')}"
         if kind is Kind.STREAM_END:
             n = data.get("events")
             final = "terminal" if data.get("terminal") else "no final event"
-            return f"stream {data.get('reason')} after {n} event{'' if n == 1 else 's'}, {final}"
+            grpc = f", gRPC {data['grpc_status']}" if data.get("grpc_status") else ""
+            return f"stream {data.get('reason')} after {n} event{'' if n == 1 else 's'}, {final}{grpc}"
         if kind is Kind.ERROR:
             return str(data.get("message", ""))
         if kind is Kind.NOTE:

@@ -64,6 +64,8 @@ def raw_body(event: Event) -> tuple[str | None, str]:
             except ValueError:
                 return raw, "SSE event (base64)"
         return (raw if isinstance(raw, str) else data.get("data")), "SSE event"
+    if kind is Kind.MESSAGE:
+        return data.get("json") or data.get("raw"), "gRPC message (ProtoJSON)"
     if kind in (Kind.COMMENT, Kind.NOTE):
         return data.get("text"), kind.value
     if kind is Kind.ERROR:

@@ -1,0 +1,376 @@
+"""The gRPC binding's transport: unary and server-streaming calls to an A2AService, each
+one an exchange in the session log like an HTTP one.
+
+Calls go through grpcio's generic multicallables (bytes in, bytes out: no generated
+stubs, and the sizes on the wire are known); messages are built and read with the
+private descriptor pool of protocol/grpc_schema.py. What is logged is ProtoJSON, which
+is what the HTTP+JSON binding carries, so the REST codec reads it (payloads.codec_for):
+live and replay decode the same text the same way.
+
+grpc and protobuf are imported on the first call, never at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..protocol import grpc_codec, grpc_schema
+from ..protocol.dialects import Dialect
+from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.methods import Method
+from ..protocol.sizes import format_size
+from ..protocol.wire import capture
+from ..session import payloads
+from ..session.events import Kind
+from .errors import TransportError
+from .transport import Exchange
+
+GRPC_SCHEMES = ("grpc", "grpcs")
+#: Metadata gRPC itself owns: a user's header of that name cannot travel as metadata.
+_RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
+                       "accept", "accept-encoding", "content-length", "keep-alive", "upgrade"))
+_JSON = {"ensure_ascii": False, "separators": (",", ":")}
+_NO_CONNECTION = re.compile(r"failed to connect|connection refused|dns resolution failed|name resolution|"
+                            r"socket closed|connection reset|handshake|no route to host|unreachable", re.IGNORECASE)
+
+
+def is_grpc_url(url: str | None) -> bool:
+    return bool(url) and urlsplit(url).scheme.lower() in GRPC_SCHEMES  # type: ignore[arg-type]
+
+
+def split_target(endpoint: str) -> tuple[str, bool]:
+    """An interface URL -> (``host:port`` for grpcio, TLS or not). Cards write a gRPC
+    interface as ``grpc://host:port``, ``https://host:port`` or a bare ``host:port``."""
+    if "://" not in endpoint:
+        return endpoint.strip().rstrip("/"), False
+    parts = urlsplit(endpoint)
+    secure = parts.scheme.lower() in ("grpcs", "https")
+    netloc = parts.netloc
+    if parts.port is None and parts.scheme.lower() in ("https", "http"):
+        netloc = f"{netloc}:{443 if secure else 80}"
+    return netloc, secure
+
+
+def metadata_dict(metadata: Any) -> dict[str, str]:
+    """grpc metadata (pairs) -> a dict for the log: ``-bin`` values in base64, repeated
+    keys joined with ", " as HTTP headers are."""
+    out: dict[str, str] = {}
+    for key, value in metadata or ():
+        text = base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else str(value)
+        out[key] = f"{out[key]}, {text}" if key in out else text
+    return out
+
+
+class _MessageCodec:
+    """Derives a logged stream message's payload again (Event.codec)."""
+
+    __slots__ = ("codec",)
+
+    def __init__(self, codec: Any) -> None:
+        self.codec = codec
+
+    def __call__(self, event: Any) -> Any:
+        return payloads.message_payload(self.codec, event.data)
+
+
+class GrpcTransport:
+    """Calls to one gRPC endpoint for one client (its session, limits, timeouts, auth)."""
+
+    def __init__(self, client: Any, endpoint: str) -> None:
+        # ``client``: the A2AClient (not imported: client.py imports this module).
+        self.client = client
+        self.endpoint = endpoint
+        self.target, self.secure = split_target(endpoint)
+        #: What the log names the agent by (``grpc://host:port``), and credentials are checked against.
+        self.url = f"{'grpcs' if self.secure else 'grpc'}://{self.target}"
+        self._channel: Any = None
+        #: The last unary answer as ProtoJSON (a card fetched by RPC keeps it as served).
+        self.last_answer: Any = None
+
+    def channel(self) -> Any:
+        if self._channel is None:
+            import os
+
+            # grpc's C core logs to stderr (a GOAWAY at INFO level): not over the TUI.
+            os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+            import grpc
+
+            limit = min(self.client.limits.max_body, 2**31 - 1)
+            options = [("grpc.max_receive_message_length", limit), ("grpc.max_send_message_length", -1)]
+            if self.secure:
+                self._channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
+            else:
+                self._channel = grpc.aio.insecure_channel(self.target, options=options)
+        return self._channel
+
+    async def aclose(self) -> None:
+        if self._channel is not None:
+            channel, self._channel = self._channel, None
+            await channel.close()
+
+    # ------------------------------------------------------------------ requests
+
+    def metadata(self, dialect: Dialect) -> list[tuple[str, str]]:
+        """``a2a-version`` (1.0), the credentials and the user's headers (only to the
+        origin they were given for: A2AClient._guard), as lower-case metadata keys."""
+        client = self.client
+        headers = client._guard(self.url, client._call_headers({k.lower(): v for k, v in dialect.request_headers().items()}))
+        dropped = [k for k in headers if k.lower() in _RESERVED or k.lower().startswith(("grpc-", ":"))]
+        if dropped:
+            client._note(f"gRPC metadata cannot carry {', '.join(dropped)} (gRPC sets it itself): not sent")
+        return [(k.lower(), v) for k, v in headers.items() if k not in dropped]
+
+    def _request(self, dialect: Dialect, method: Method, params: Any) -> tuple[Exchange, Any, bytes, list[tuple[str, str]]]:
+        """Build the call's message and log its REQUEST: (exchange, rpc, bytes, metadata)."""
+        name = dialect.name
+        rpc = grpc_schema.rpcs(name)[grpc_codec.rpc_name(name, method)]
+        obj = grpc_codec.encode_request(name, method, params, self.client.tenant)
+        try:
+            message = grpc_schema.from_json(name, rpc.request, obj, ignore_unknown=True)
+        except ValueError as exc:
+            raise ProtocolError(f"cannot build {rpc.request}: {exc}") from None
+        data = message.SerializeToString()
+        metadata = self.metadata(dialect)
+        info = {"dialect": name, "binding": "grpc", "a2a_method": method.value, "rpc_method": rpc.name,
+                "rpc_id": None, "grpc_path": rpc.path}
+        url = self.url + rpc.path
+        ex = Exchange(self.client._wire, url, info)
+        ex.log(Kind.REQUEST, {"method": "POST", "url": url, "headers": dict(metadata),
+                              "body": json.dumps(grpc_schema.to_json(message), **_JSON), "body_encoding": "utf-8",
+                              "body_size": len(data), "content_type": "application/grpc", **info}, params)
+        ex.t0 = time.perf_counter()
+        return ex, rpc, data, metadata
+
+    def _head(self, ex: Exchange, initial: Any, *, streaming: bool) -> dict[str, Any]:
+        return {"status": None, "reason": None, "headers": metadata_dict(initial), "body": None,
+                "body_encoding": None, "body_size": None, "elapsed_ms": ex.elapsed_ms(), "streaming": streaming,
+                "content_type": "application/grpc"}
+
+    def _status(self, dialect: str, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
+        """The status fields of a RESPONSE or STREAM_END: code, name, message, the rich
+        details from ``grpc-status-details-bin`` as ProtoJSON, the trailers."""
+        out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_codec.STATUS_NAMES.get(code, str(code)),
+                               "grpc_message": message or "", "trailers": metadata_dict(trailing)}
+        for key, value in trailing or ():
+            if key == grpc_codec.DETAILS_KEY and isinstance(value, bytes):
+                try:
+                    out["grpc_details"] = grpc_codec.status_details(dialect, value)
+                except ValueError as exc:
+                    out["grpc_details_error"] = str(exc)
+        return out
+
+    # ------------------------------------------------------------------ failures
+
+    def _failure(self, ex: Exchange, exc: Any, dialect: str, *, timeout: float | None) -> Exception:
+        """An AioRpcError -> what to raise, logged: a TransportError when nothing reached
+        the agent or we gave up (connect, deadline, our own size limit), else the
+        agent's status as a RESPONSE and its GrpcError."""
+        import grpc
+
+        code = exc.code()
+        details = exc.details() or ""
+        initial = exc.initial_metadata()
+        if code is grpc.StatusCode.UNAVAILABLE and not initial and _NO_CONNECTION.search(details):
+            # grpcio's own words for a target it never reached (an agent may answer
+            # UNAVAILABLE itself: that is its status, below).
+            return ex.fail("connect", f"cannot connect to {self.target}: {_first_line(details)}")
+        if code is grpc.StatusCode.DEADLINE_EXCEEDED:
+            return ex.fail("timeout", f"no answer from {self.url} within {timeout or 0:g} s (deadline)")
+        if code is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details:
+            return ex.fail("limit", f"a message from {self.url} is larger than "
+                                    f"{format_size(self.client.limits.max_body)} (--max-body); not read")
+        data = self._head(ex, initial, streaming=False)
+        data.update(self._status(dialect, code.value[0], details, exc.trailing_metadata()))
+        payload = payloads.response_payload(ex.info, data)
+        ex.log(Kind.RESPONSE, data, payload)
+        return payload if isinstance(payload, JsonRpcError) else ex.fail("http", f"gRPC {data['grpc_status']}: {details}")
+
+    # ------------------------------------------------------------------ unary
+
+    async def call(self, dialect: Dialect, method: Method, params: Any) -> Any:
+        import grpc
+
+        ex, rpc, data, metadata = self._request(dialect, method, params)
+        timeouts = self.client.timeouts
+        deadline = timeouts.connect + timeouts.read
+        call = self.channel().unary_unary(rpc.path)(data, metadata=metadata, timeout=deadline)
+        try:
+            raw = await call
+            initial = await call.initial_metadata()
+            trailing = await call.trailing_metadata()
+            details = await call.details()
+        except grpc.aio.AioRpcError as exc:
+            raise self._failure(ex, exc, dialect.name, timeout=deadline) from None
+        head = self._head(ex, initial, streaming=False)
+        head.update(self._status(dialect.name, 0, details, trailing))
+        head["body_size"] = len(raw)
+        try:
+            message = grpc_schema.decode(dialect.name, rpc.response, raw)
+        except ValueError as exc:
+            head.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
+            ex.log(Kind.RESPONSE, head, ProtocolError(str(exc)))
+            ex.error("protocol", str(exc))
+            raise ProtocolError(str(exc)) from None
+        answer = grpc_schema.to_json(message)
+        self.last_answer = answer
+        head.update(body=json.dumps(answer, **_JSON), body_encoding="utf-8")
+        payload = payloads.response_payload(ex.info, head)
+        ex.log(Kind.RESPONSE, head, payload)
+        if isinstance(payload, ProtocolError):
+            ex.error("protocol", payload.reason, payload.path)
+            raise payload
+        if isinstance(payload, JsonRpcError):
+            raise payload
+        return payload
+
+    # ------------------------------------------------------------------ streams
+
+    async def stream(self, dialect: Dialect, method: Method, params: Any, ends_stream: Any) -> Any:
+        """The stream's events, decoded, as an async generator; logs every message."""
+        import grpc
+
+        ex, rpc, data, metadata = self._request(dialect, method, params)
+        client = self.client
+        timeouts, limits = client.timeouts, client.limits
+        session = client.session
+        codec = payloads.codec_for(dialect, "grpc")
+        lazy = _MessageCodec(codec)
+        decode_event = codec.decode_stream_event
+        fast = codec.decode_sse_fast
+        from pydantic_core import to_json as dump  # compact, UTF-8 as is: json.dumps' ensure_ascii=False, 4x sooner
+        response_class = grpc_schema.message_class(dialect.name, rpc.response)
+        to_json = grpc_codec.stream_json
+        number = ex.id
+        call = self.channel().unary_stream(rpc.path)(data, metadata=metadata)
+        events = 0
+        final = started = ended = False
+
+        def end(reason: str, status: dict[str, Any] | None = None) -> None:
+            nonlocal ended
+            ended = True
+            ex.log(Kind.STREAM_END, {"reason": reason, "events": events, "elapsed_ms": ex.elapsed_ms(),
+                                     "terminal": final, **(status or {})})
+
+        try:
+            while True:
+                wait = timeouts.linger if final else timeouts.stream_read
+                try:
+                    async with asyncio.timeout(wait):
+                        raw = await call.read()
+                except TimeoutError:
+                    if final:
+                        ex.note(f"the agent kept the stream open {wait:g} s after its final event; closed it")
+                        end("closed")
+                        return
+                    failure = ex.fail("timeout", f"stream from {self.url} went quiet for {wait:g} s (read timeout)")
+                    end("timeout")
+                    raise failure from None
+                except grpc.aio.AioRpcError as exc:
+                    if not started:
+                        # An error before any message: the answer is the status alone.
+                        ended = True  # as an HTTP error answer to a stream request: no stream
+                        raise self._failure(ex, exc, dialect.name, timeout=None) from None
+                    status = self._status(dialect.name, exc.code().value[0], exc.details(), exc.trailing_metadata())
+                    if exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in (exc.details() or ""):
+                        failure = ex.fail("limit", f"a message of the stream from {self.url} is larger than "
+                                                   f"{format_size(limits.max_body)} (--max-body); not read")
+                        end("limit", status)
+                        raise failure from None
+                    error = grpc_codec.decode_status(status["grpc_code"], status["grpc_message"],
+                                                     status.get("grpc_details"))
+                    ex.error("grpc", f"stream ended with gRPC {status['grpc_code']} {status['grpc_status']}: "
+                                     f"{status['grpc_message']}")
+                    end("error", status)
+                    raise error from None
+                if raw is grpc.aio.EOF:
+                    status = self._status(dialect.name, (await call.code()).value[0], await call.details(),
+                                          await call.trailing_metadata())
+                    if not started:
+                        ex.log(Kind.RESPONSE, self._head(ex, await call.initial_metadata(), streaming=True))
+                    end("complete" if final else "eof", status)
+                    if final:
+                        return
+                    raise ex.fail("stream", f"stream ended before the task reached a final state "
+                                            f"({events} event{'' if events == 1 else 's'} received)")
+                if not started:
+                    started = True
+                    ex.log(Kind.RESPONSE, self._head(ex, await call.initial_metadata(), streaming=True))
+                events += 1
+                if events > limits.max_stream_events or len(raw) > limits.max_event:
+                    events -= 1
+                    if len(raw) > limits.max_event:
+                        failure = ex.fail("limit", f"an event of the stream from {self.url} is larger than "
+                                                   f"{format_size(limits.max_event)} (--max-event); stopped reading")
+                    else:
+                        failure = ex.fail("limit", f"stream from {self.url} sent more than "
+                                                   f"{limits.max_stream_events} events (--max-stream-events); "
+                                                   "stopped reading")
+                    end("limit")
+                    raise failure
+                try:
+                    obj = to_json(response_class.FromString(raw))
+                except Exception as exc:  # protobuf's DecodeError; a message that does not parse
+                    text = f"not a valid {rpc.response}: {exc}"
+                    session.append(Kind.MESSAGE, {"json": None, "size": len(raw),
+                                                  "raw": base64.b64encode(raw).decode("ascii"), "error": text},
+                                   exchange=number, payload=ProtocolError(text))
+                    ex.error("protocol", f"event {events} skipped: {text}")
+                    continue
+                text = dump(obj).decode("utf-8")
+                # As payloads.message_payload derives it again: the codec's shortcut first.
+                payload = fast(text)
+                if payload is None:
+                    payload = capture(decode_event, obj)
+                session.append_lazy(Kind.MESSAGE, {"json": text, "size": len(raw)}, payload, lazy, number)
+                if isinstance(payload, ProtocolError):
+                    ex.error("protocol", f"event {events} skipped: {payload.reason}", payload.path)
+                    continue
+                if isinstance(payload, JsonRpcError):
+                    continue
+                if not final and ends_stream(payload):
+                    final = True
+                yield payload
+        finally:
+            if not ended:
+                end("closed")  # the consumer stopped early (break, aclose, cancel)
+            call.cancel()
+
+    # ------------------------------------------------------------------ the card
+
+    async def fetch_card(self, dialects: list[Dialect]) -> tuple[Any, Any, Dialect | None, str]:
+        """A card for a bare ``grpc://`` URL (no HTTP card URL to fetch): the 1.0
+        GetExtendedAgentCard or the 0.3 GetAgentCard RPC, in ``dialects``' order.
+        Returns (the card or None, its ProtoJSON, the dialect whose service answered,
+        what happened)."""
+        from ..protocol import models as m
+
+        tried: list[str] = []
+        for dialect in dialects:
+            name = grpc_codec.rpc_name(dialect.name, Method.EXTENDED_CARD)
+            try:
+                card = await self.call(dialect, Method.EXTENDED_CARD, m.ExtendedCardParams())
+            except grpc_codec.GrpcError as exc:
+                if exc.grpc_code == 12:  # UNIMPLEMENTED: no such service in this dialect
+                    tried.append(f"{dialect.label} {name}: UNIMPLEMENTED")
+                    continue
+                return None, None, dialect, (f"{dialect.label} {name} answered {exc.describe()}: going on "
+                                             "without a card")
+            except ProtocolError as exc:
+                return None, self.last_answer, dialect, (f"{dialect.label} {name} answered with a card that "
+                                                         f"does not decode ({exc})")
+            return card, self.last_answer, dialect, f"the card came from the agent's {dialect.label} {name} RPC"
+        return None, None, None, "no A2AService answered (" + "; ".join(tried) + ")"
+
+
+def _first_line(text: str) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else "unavailable"
+    return line[:200]
+
+
+__all__ = ["GrpcTransport", "is_grpc_url", "split_target", "TransportError"]
