@@ -89,7 +89,16 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
     "blocking-not-final": (WARNING, "a blocking send returned a task that is still running"),
     "id-mismatch": (ERROR, "a response or stream event whose JSON-RPC id is not its request's"),
     "duplicate-chunk": (WARNING, "an artifact chunk re-sent in the same stream (same SSE event id and data)"),
+    # The client's side, judged by a2a-inspect proxy (inspector/proxy/checks.py): it logs
+    # each finding as a NOTE with the code and ``side: client``.
+    "client-bad-envelope": (ERROR, "a client's request that is not a valid JSON-RPC 2.0 request object"),
+    "client-no-version": (ERROR, "a client's 1.0 request without the A2A-Version: 1.0 header"),
+    "client-empty-parts": (ERROR, "a client's message with an empty parts list"),
+    "client-continuation-without-task": (WARNING, "a client's answer in the context of a task waiting for "
+                                                  "input that does not name the task"),
 }
+#: The codes about what a client sent (raised from the proxy's NOTEs).
+CLIENT_CODES = frozenset(code for code in VIOLATION_CODES if code.startswith("client-"))
 
 #: Remark kinds: a status older than the task's current state; a JSON-RPC error about the task.
 LATE = "late"
@@ -415,6 +424,12 @@ class TaskTracker:
             ex = self._exchange(event.exchange)
             self._flag(event, "id-mismatch", ex.task_id if ex is not None else None,
                        str(event.data.get("text") or VIOLATION_CODES["id-mismatch"][1]), ex)
+        elif kind is Kind.NOTE and event.data.get("side") == "client" and event.data.get("code") in CLIENT_CODES:
+            ex = self._exchange(event.exchange)
+            task_id = event.data.get("task_id")
+            if not isinstance(task_id, str):
+                task_id = ex.task_id if ex is not None else None
+            self._flag(event, event.data["code"], task_id, str(event.data.get("text") or ""), ex)
         return changed
 
     def _exchange(self, number: int) -> ExchangeView | None:
