@@ -44,7 +44,7 @@ async def test_intercepted_traffic_fills_the_tasks_task_and_traffic_views(sdk_ag
 
         app.action_view("tasks")
         await wait_until(pilot, lambda: task.id[:8] in screen_text(app), 5, "the task in the tasks view")
-        app.task_id = task.id
+        app.select_task(task.id)
         app.action_view("task")
         await wait_until(pilot, lambda: "completed" in screen_text(app), 5, "the state diagram")
         app.action_view("traffic")
@@ -103,3 +103,30 @@ async def test_f9_lists_the_fault_rules_and_switches_them(sdk_agent_v10: str, tm
         await wait_until(pilot, lambda: any(t.terminal for t in conn.tracker.tasks.values()), 10, "the task")
         # Rule 1 was off: nothing injected into the send.
         assert not any(e.data.get("injected") for e in conn.session.events)
+
+
+async def test_the_task_view_shows_the_likely_caller_with_the_reason() -> None:
+    from mock_agent import MockAgent
+    from proxy_helpers import MOCK_SCENARIO
+    from test_proxy_routes import _ask_orchestrator, orchestrator
+
+    from inspector.serving.runner import BackgroundServer
+
+    sub: dict[str, str] = {}
+    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock:
+        with BackgroundServer(orchestrator(sub, pass_context=True)) as orch:
+            app = InspectorApp(proxy=ProxyOptions(port=0, routes=[("/orch", orch.url), ("/sub", mock.base_url)]))
+            async with app.run_test(size=SIZE) as pilot:
+                await wait_until(pilot, lambda: app.proxy is not None, 10, "the proxy to listen")
+                server = app.proxy[1]
+                sub["url"] = f"{server.base_url}/sub/"
+                top = await _ask_orchestrator(server.base_url, "weather", "ctx-9")
+                conn = app.active
+                child = await wait_until(pilot, lambda: next((t for t in conn.tracker.tasks.values()
+                                                              if t.parent == top["id"]), None), 10, "the link")
+                app.action_view("task")
+                # The caller's side first (the view follows the newest task), then the callee's.
+                await wait_until(pilot, lambda: "likely called  task" in screen_text(app), 5, "the callee shown")
+                app.select_task(child.id)
+                await wait_until(pilot, lambda: "likely called by" in screen_text(app), 5, "the caller shown")
+                assert "same contextId ctx-9" in screen_text(app).replace("\n", " ")

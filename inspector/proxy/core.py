@@ -114,8 +114,11 @@ class Proxy:
         self._timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout,
                                       pool=connect_timeout)
         self._http: httpx.AsyncClient | None = None
-        #: Hooks called with each new exchange's (number, route, client): the call chain.
+        #: Hooks called with each new exchange's (number, route, client).
         self.on_exchange: list[Any] = []
+        from .chain import CallChain
+
+        self.chain = CallChain(self)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -265,6 +268,7 @@ class _Relay:
         self.log(Kind.REQUEST, data, payload)
         for hook in self.proxy.on_exchange:
             hook(self.number, route, who)
+        self.proxy.chain.opened(self.number, route.label, payload, info.get("a2a_method"))
         for code, message, task_id in check_request(parsed, lower, payload, self.proxy.tracker):
             extra = {"task_id": task_id} if task_id else {}
             self.note(message, code=code, side="client", **extra)
@@ -286,6 +290,7 @@ class _Relay:
             pass
         finally:
             watcher.cancel()
+            self.proxy.chain.closed(self.number)
 
     async def _plain(self, status: int, text: str) -> None:
         body = f"a2a-inspect proxy: {text}\n".encode("utf-8")
