@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -140,7 +141,10 @@ class Proxy:
         if self._http is None:
             # Redirects are the client's to follow (its credentials, its decision);
             # no environment proxy: the upstream is the address the user gave.
+            from ..client.transport import shared_tls_context
+
             self._http = httpx.AsyncClient(follow_redirects=False, timeout=self._timeout, trust_env=False,
+                                           verify=shared_tls_context(),
                                            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
         return self._http
 
@@ -529,93 +533,105 @@ class _Relay:
     # ------------------------------------------------------------------ streams
 
     async def _stream(self, resp: httpx.Response, info: dict[str, Any], upstream_ms: float, before_ms: float) -> None:
-        limits = self.proxy.limits
-        codec = payloads.codec_for(info.get("dialect"), info.get("binding"))
-        parser = SSEParser(limits.max_event)
-        decoder = BodyDecoder(resp.headers.get("content-encoding"))
         fault = self.fault if self.fault is not None and self.fault.per_event else None
         # Per-event faults re-frame the stream event by event: sent decoded.
         head = self._head(resp, ("content-encoding",) if fault is not None else ())
         self.log(Kind.RESPONSE, self._response_data(resp, None, upstream_ms, before_ms, streaming=True))
         await self.send({"type": "http.response.start", "status": resp.status_code, "headers": head})
-        events = 0
-        final = False
+        log = _StreamLog(self, resp, info)
         reason = "eof"
-        added_total = 0.0
-        added_max = 0.0
-        state = _FaultState(fault) if fault is not None else None
         try:
             try:
-                async for chunk in resp.aiter_raw():
-                    got = time.perf_counter()
-                    if state is None:
-                        await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
-                    added = _ms(got)
-                    added_total += added
-                    added_max = max(added_max, added)
-                    items: list[Any] = []
-                    for piece in decoder.feed(chunk):
-                        items += parser.feed(piece)
-                    for item in items:
-                        payload = self._log_item(item, codec, added)
-                        if payload is _COMMENT:
-                            if state is not None:
-                                await self._send_item(item)
-                            continue
-                        events += 1
-                        final = final or settles(payload)
-                        if state is not None:
-                            if not await self._faulted(state, item, payload, events):
-                                reason = "closed"
-                                return
-                if state is None:
-                    pass
-                for item in parser.close():
-                    payload = self._log_item(item, codec, 0.0)
-                    if payload is not _COMMENT:
-                        events += 1
-                        if state is not None:
-                            await self._faulted(state, item, payload, events)
-                if state is not None:
-                    await self._release_held(state)
-                reason = "complete" if final else "eof"
-            except (EventTooLarge, DecodeFailed) as exc:
-                self.log(Kind.ERROR, {"type": "limit" if isinstance(exc, EventTooLarge) else "stream",
-                                      "message": f"the agent's stream: {exc}; the proxy stopped reading it"})
-                reason = "limit" if isinstance(exc, EventTooLarge) else "error"
+                if fault is None:
+                    reason = await self._pass_through(resp, log)
+                else:
+                    reason = await self._event_by_event(resp, log, _FaultState(fault))
             except httpx.HTTPError as exc:
                 if self.gone.is_set():
                     reason = "closed"
                 else:
                     reason = "timeout" if isinstance(exc, httpx.TimeoutException) else "error"
-                    self.log(Kind.ERROR, {"type": "stream", "message": f"the agent's stream broke off: {exc}"})
-            with_end = reason != "closed" or self.gone.is_set()
-            if with_end and not self.gone.is_set():
+                    log.errors.append(f"the agent's stream broke off: {exc}")
+            if reason == "sent":
+                reason = "eof"
+            elif reason != "closed" and not self.gone.is_set():
                 await self.send({"type": "http.response.body", "body": b"", "more_body": False})
         except _ClientGone:
             reason = "closed"
         finally:
-            end = {"reason": reason, "events": events, "elapsed_ms": upstream_ms, "added_ms": round(added_total, 3),
-                   "added_max_ms": round(added_max, 3)}
+            log.finish()
+            for text in log.errors:
+                self.log(Kind.ERROR, {"type": "stream", "message": text})
+            if reason == "eof" and log.final:
+                reason = "complete"
+            end = {"reason": log.failed or reason, "events": log.events, "elapsed_ms": upstream_ms,
+                   "added_ms": round(log.added_total, 3), "added_max_ms": round(log.added_max, 3)}
             if self.gone.is_set():
                 end["closed_by"] = "client"
             if self.injected:
                 end["injected"] = " ".join(self.injected)
             self.log(Kind.STREAM_END, end)
 
+    async def _pass_through(self, resp: httpx.Response, log: "_StreamLog") -> str:
+        """Relay each chunk as it comes; log it beside the relaying, not in its way.
+
+        The chunks go to a queue that a task of its own parses and logs, yielding to
+        the relay every few milliseconds: a flood of events reaches the client at the
+        agent's pace while the log catches up. The queue is bounded (BACKLOG bytes):
+        past that, the relay waits for the log rather than hold the whole stream."""
+        backlog = log.backlog
+        logger = asyncio.ensure_future(log.run())
+        try:
+            async for chunk in resp.aiter_raw():
+                got = time.perf_counter()
+                await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
+                backlog.put(chunk, _ms(got))
+                if backlog.size > BACKLOG:
+                    await backlog.drained()
+            # The client has it all: its stream ends now, whatever the log still has to do.
+            await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+            return "sent"
+        finally:
+            backlog.close()
+            await asyncio.shield(logger)
+
+    async def _event_by_event(self, resp: httpx.Response, log: "_StreamLog", state: "_FaultState") -> str:
+        async for chunk in resp.aiter_raw():
+            got = time.perf_counter()
+            for item, payload in log.feed(chunk, _ms(got)):
+                if payload is _COMMENT:
+                    await self._send_item(item)
+                elif not await self._faulted(state, item, payload, log.events):
+                    return "closed"
+            if log.failed:
+                return log.failed
+        for item, payload in log.close():
+            if payload is not _COMMENT:
+                await self._faulted(state, item, payload, log.events)
+        await self._release_held(state)
+        return "eof"
+
     def _log_item(self, item: Any, codec: Any, added: float) -> Any:
+        """Log one parsed SSE item; its decoded payload (_COMMENT for a comment). Runs
+        once per event of every relayed stream: the usual event takes the codec's
+        shortcut (as the client's stream loop does), the rest the general path."""
         if item.__class__ is SSEComment:
-            self.log(Kind.COMMENT, {"text": item.text})
+            self.session.append(Kind.COMMENT, {"text": item.text}, exchange=self.number)
             return _COMMENT
-        data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": item.data, "id": item.id,
-                                "retry": item.retry}
-        if item.raw_encoding != "utf-8":
-            data["raw_encoding"] = item.raw_encoding
-        if item.incomplete:
-            data["incomplete"] = True
-        data["added_ms"] = added
-        payload = payloads.sse_payload(codec, data)
-        self.log(Kind.SSE, data, payload)
+        text = item.data
+        data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": text, "id": item.id,
+                                "retry": item.retry, "added_ms": added}
+        if item.error is None and not item.incomplete and text is not None and codec is not None:
+            payload = codec.decode_sse_fast(text)
+            if payload is None:
+                payload = payloads.sse_payload(codec, data)
+        else:
+            if item.raw_encoding != "utf-8":
+                data["raw_encoding"] = item.raw_encoding
+            if item.incomplete:
+                data["incomplete"] = True
+            payload = payloads.sse_payload(codec, data)
+        self.session.append(Kind.SSE, data, exchange=self.number, payload=payload)
         return payload
 
     async def _send_item(self, item: Any, text: str | None = None) -> None:
@@ -675,6 +691,153 @@ class _FaultState:
         self.fault = fault
         self.holding = False
         self.held: list[Any] = []
+
+
+#: Bytes of a stream relayed but not yet logged, at most (then the relay waits).
+BACKLOG = 16 * 1024 * 1024
+#: The log gives the relay a turn after this much work (seconds): the relay needs a
+#: few turns of the loop per chunk, and each turn may cost it one slice.
+_SLICE = 0.0002
+
+
+class _Backlog:
+    """Chunks relayed and waiting to be logged, with the time the proxy held each."""
+
+    def __init__(self) -> None:
+        self.items: deque[tuple[bytes, float]] = deque()
+        self.size = 0
+        self.closed = False
+        self._more = asyncio.Event()
+        self._less = asyncio.Event()
+
+    def put(self, chunk: bytes, added: float) -> None:
+        self.items.append((chunk, added))
+        self.size += len(chunk)
+        self._more.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self._more.set()
+
+    def take(self) -> tuple[bytes, float] | None:
+        if not self.items:
+            return None
+        chunk, added = self.items.popleft()
+        self.size -= len(chunk)
+        if self.size <= BACKLOG // 2:
+            self._less.set()
+        return chunk, added
+
+    async def more(self) -> None:
+        self._more.clear()
+        if not self.items and not self.closed:
+            await self._more.wait()
+
+    async def drained(self) -> None:
+        self._less.clear()
+        if self.size > BACKLOG // 2:
+            await self._less.wait()
+
+
+class _StreamLog:
+    """One relayed stream, parsed and logged: the parser, the counts, how it ended."""
+
+    def __init__(self, relay: "_Relay", resp: httpx.Response, info: dict[str, Any]) -> None:
+        limits = relay.proxy.limits
+        self.relay = relay
+        self.codec = payloads.codec_for(info.get("dialect"), info.get("binding"))
+        self.parser = SSEParser(limits.max_event)
+        self.decoder = BodyDecoder(resp.headers.get("content-encoding"))
+        self.backlog = _Backlog()
+        self.events = 0
+        self.final = False
+        self.added_total = 0.0
+        self.added_max = 0.0
+        #: Why logging stopped early ("limit", "error"), if it did; the relay goes on.
+        self.failed: str | None = None
+        self.errors: list[str] = []
+        self._closed = False
+
+    def feed(self, chunk: bytes, added: float) -> list[tuple[Any, Any]]:
+        return self._log(self.parse(chunk, added), added)
+
+    def parse(self, chunk: bytes, added: float) -> list[Any]:
+        """The items ``chunk`` completes (not logged yet)."""
+        self.added_total += added
+        if added > self.added_max:
+            self.added_max = added
+        if self.failed:
+            return []
+        try:
+            items: list[Any] = []
+            for piece in self.decoder.feed(chunk):
+                items += self.parser.feed(piece)
+        except (EventTooLarge, DecodeFailed) as exc:
+            self._fail(exc)
+            items = exc.items if isinstance(exc, EventTooLarge) else []
+        return items
+
+    def close(self) -> list[tuple[Any, Any]]:
+        if self._closed or self.failed:
+            return []
+        self._closed = True
+        try:
+            items: list[Any] = []
+            for piece in self.decoder.flush():
+                items += self.parser.feed(piece)
+            items += self.parser.close()
+        except (EventTooLarge, DecodeFailed) as exc:
+            self._fail(exc)
+            items = []
+        return self._log(items, 0.0)
+
+    def _fail(self, exc: Exception) -> None:
+        self.failed = "limit" if isinstance(exc, EventTooLarge) else "error"
+        self.errors.append(f"the agent's stream: {exc}; the proxy relays the rest without logging it")
+
+    def _log(self, items: list[Any], added: float) -> list[tuple[Any, Any]]:
+        out = []
+        log_item = self.relay._log_item
+        codec = self.codec
+        for item in items:
+            payload = log_item(item, codec, added)
+            if payload is not _COMMENT:
+                self.events += 1
+                if not self.final and settles(payload):
+                    self.final = True
+            out.append((item, payload))
+        return out
+
+    async def run(self) -> None:
+        """The logging task of a pass-through stream (see _Relay._pass_through)."""
+        backlog = self.backlog
+        clock = time.perf_counter
+        while True:
+            started = clock()
+            while True:
+                taken = backlog.take()
+                if taken is None:
+                    break
+                chunk, added = taken
+                items = self.parse(chunk, added)
+                # A few events at a time, the clock read between: a chunk holds hundreds.
+                for at in range(0, len(items), 4):
+                    self._log(items[at:at + 4], added)
+                    if clock() - started > _SLICE:
+                        await asyncio.sleep(0)  # the relay's turn
+                        started = clock()
+            if backlog.closed and not backlog.items:
+                return
+            await backlog.more()
+
+    def finish(self) -> None:
+        """Log whatever is still queued, and the parser's last words."""
+        while True:
+            taken = self.backlog.take()
+            if taken is None:
+                break
+            self.feed(*taken)
+        self.close()
 
 
 def _combine(faults: list[Fault]) -> Fault | None:

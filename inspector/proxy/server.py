@@ -28,6 +28,7 @@ class ProxyServer:
 
     async def start(self) -> "ProxyServer":
         await self._server.astart()
+        self.proxy.http()  # its TLS set-up now, not on the first client's time
         routes = ", ".join(f"{r.label} -> {r.upstream}" for r in self.proxy.routes)
         # In the session (and so in a recording): where the proxy listened, for what.
         self.proxy.note(f"proxy listening on {self.base_url}: {routes}", code="proxy-listening",
