@@ -39,6 +39,7 @@ async def start_proxy(app: Any, options: Any) -> None:
     conn.recorder = recorder
     app.proxy = (proxy, server, recorder)
     app.open_connection(conn)
+    _follow_facts(app, conn)
     app.sub_title = f"proxy {server.base_url}"
     app.notify(f"clients connect to {server.base_url} (→ {upstreams}); F9: fault rules",
                title="proxy", timeout=10, markup=False)
@@ -51,3 +52,22 @@ async def stop_proxy(app: Any) -> None:
     finally:
         if recorder is not None:
             recorder.close()
+
+
+def _follow_facts(app: Any, conn: AgentConnection) -> None:
+    """Redraw the connection's bar when the traffic first shows its card, dialect or
+    binding (a recording has them all when it opens; a proxy learns them as it goes)."""
+    from .messages import ConnectionChanged
+
+    seen: list[Any] = [None]
+
+    def check(event: Any) -> None:
+        if event.kind.value not in ("request", "response"):
+            return
+        facts = conn.recorded()
+        now = (facts.dialect, facts.binding, id(facts.card))
+        if now != seen[0]:
+            seen[0] = now
+            app.to_main(ConnectionChanged(conn))
+
+    conn.session.subscribe(check)
