@@ -17,8 +17,6 @@ from proxy_helpers import MOCK_SCENARIO, message, proxy_to, sdk_client, until
 from inspector.proxy import Rule, Rules, RulesError, load_rules
 from inspector.session import Kind
 
-AGENT_CODES_NONE: list[str] = []
-
 
 def rules(*docs: dict[str, Any]) -> Rules:
     return Rules([Rule.model_validate(d) for d in docs])

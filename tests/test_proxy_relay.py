@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Route
 
 from peers.sdk_agent import release, wait_parked
-from proxy_helpers import message, proxy_to, requests, sdk_client, texts
+from proxy_helpers import MOCK_SCENARIO, message, proxy_to, requests, sdk_client, texts
 
 from inspector.serving.runner import BackgroundServer
 from inspector.session import Kind, Recorder
@@ -92,3 +92,43 @@ async def test_two_clients_streaming_at_once_each_get_their_stream(sdk_agent_com
     assert len({e.data["client"] for e in streams}) == 2  # two connections, told apart
     ends = [e for e in proxy.session.events if e.kind is Kind.STREAM_END]
     assert [e.data["reason"] for e in ends] == ["complete", "complete"]
+
+
+async def test_a_long_stream_is_relayed_whole_and_logged_whole() -> None:
+    from mock_agent import MockAgent
+
+    texts_sent = [f"piece {i:05d} " for i in range(4000)]
+    scenario = {"name": "long", "card": {**MOCK_SCENARIO["card"], "name": "Long"}, "rules": [{"script": [
+        {"status": "working"}, {"chunks": {"id": "a", "name": "a", "texts": texts_sent}}, {"status": "completed"}]}]}
+    async with MockAgent(scenario, dialect="1.0") as mock, proxy_to(("", mock.base_url)) as (proxy, server):
+        async with sdk_client(server.base_url, streaming=True) as client:
+            events = [e async for e in client.send_message(message("go"))]
+    got = texts(p for e in events if e.WhichOneof("payload") == "artifact_update" for p in e.artifact_update.artifact.parts)
+    assert got == "".join(texts_sent)
+    (task,) = proxy.tracker.tasks.values()
+    assert next(iter(task.artifacts.values())).text() == "".join(texts_sent)
+    (end,) = [e for e in proxy.session.events if e.kind is Kind.STREAM_END]
+    assert end.data["reason"] == "complete" and end.data["events"] == len(events)
+    assert proxy.tracker.violations == []
+
+
+async def test_a_client_that_hangs_up_ends_the_stream_as_closed(sdk_agent_compat: str) -> None:
+    upstream = sdk_agent_compat
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
+        "messageId": "m-hang", "role": "ROLE_USER", "parts": [{"text": "hold on there"}]}}}
+    async with proxy_to(("", upstream)) as (proxy, server):
+        async with httpx.AsyncClient(timeout=20) as http:
+            async with http.stream("POST", f"{server.base_url}/", json=body, headers={"A2A-Version": "1.0"}) as resp:
+                lines = resp.aiter_lines()
+                first = await anext(line async for line in lines if line.startswith("data:"))
+        task_id = json.loads(first[5:])["result"]["task"]["id"]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while not any(e.kind is Kind.STREAM_END for e in proxy.session.events):
+            assert loop.time() < deadline, "the proxy never noticed the client hang up"
+            await asyncio.sleep(0.01)
+        await asyncio.to_thread(release, upstream, task_id)
+    (end,) = [e for e in proxy.session.events if e.kind is Kind.STREAM_END]
+    assert end.data["reason"] == "closed" and end.data["closed_by"] == "client"
+    # The client stopped reading: not the agent walking away from the task.
+    assert "stream-no-terminal" not in [v.code for v in proxy.tracker.violations]

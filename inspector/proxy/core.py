@@ -22,7 +22,6 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -853,8 +852,3 @@ def _combine(faults: list[Fault]) -> Fault | None:
     if "error" in merged and "http" in merged:
         merged.pop("http")
     return Fault.model_validate(merged)
-
-
-def upstream_origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"

@@ -200,11 +200,6 @@ class Rule(BaseModel):
     fault: Fault
     enabled: bool = True
 
-    def label(self, index: int) -> str:
-        what = self.name or " ".join(filter(None, [self.match.method, self.match.route]))
-        return f"{what or 'every exchange'}: {' '.join(self.fault.words())}" if what else \
-            f"rule {index + 1}: {' '.join(self.fault.words())}"
-
 
 class RulesFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
