@@ -1,6 +1,6 @@
 """``a2a-inspect proxy`` in the terminal UI (Pilot): the proxy's traffic opens as one
 connection, and the tasks, task and traffic views show what the official a2a-sdk client
-sends through it; each client is told apart and can be filtered; F9 lists the fault
+sends through it; each client is told apart and can be filtered; F10 lists the fault
 rules, each switched on and off live."""
 
 from __future__ import annotations
@@ -82,13 +82,13 @@ async def test_two_clients_are_told_apart_and_filtered_by_user_agent(sdk_agent_v
         await wait_until(pilot, lambda: "orchestrator/2.1" in screen_text(app), 5, "the user agent on screen")
 
 
-async def test_f9_lists_the_fault_rules_and_switches_them(sdk_agent_v10: str, tmp_path: Any) -> None:
+async def test_f10_lists_the_fault_rules_and_switches_them(sdk_agent_v10: str, tmp_path: Any) -> None:
     faults = tmp_path / "faults.yaml"
     faults.write_text("- name: slow sends\n  match: {method: SendMessage}\n  fault: {delay: 10ms}\n"
                       "- match: {method: GetTask}\n  fault: {error: -32001}\n  enabled: false\n")
     async with proxy_app(sdk_agent_v10, str(faults)) as (app, pilot, server):
         rules = app.proxy[0].rules
-        await pilot.press("f9")
+        await pilot.press("f10")
         await wait_until(pilot, lambda: "slow sends" in screen_text(app), 5, "the rules listed")
         text = screen_text(app)
         assert "● on" in text and "○ off" in text and "error=-32001" in text

@@ -66,7 +66,7 @@ class InspectorApp(App[int]):
         Binding("ctrl+e", "error_details", "Error details", show=False, priority=True),
         Binding("f8", "choose_dialect", "Dialect", show=False),
         Binding("shift+f8", "choose_binding", "Binding", show=False),
-        Binding("f9", "fault_rules", "Fault rules", show=False, priority=True),
+        Binding("f10", "fault_rules", "Fault rules", show=False, priority=True),
     ]
 
     # Neither repaints the screen itself: the views hear of a change (ConnectionChanged,

@@ -41,7 +41,7 @@ async def start_proxy(app: Any, options: Any) -> None:
     app.open_connection(conn)
     _follow_facts(app, conn)
     app.sub_title = f"proxy {server.base_url}"
-    app.notify(f"clients connect to {server.base_url} (→ {upstreams}); F9: fault rules",
+    app.notify(f"clients connect to {server.base_url} (→ {upstreams}); F10: fault rules",
                title="proxy", timeout=10, markup=False)
 
 

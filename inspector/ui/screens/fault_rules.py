@@ -1,4 +1,4 @@
-"""The proxy's fault rules, each switched on or off while traffic flows (F9 in proxy
+"""The proxy's fault rules, each switched on or off while traffic flows (F10 in proxy
 mode). Switching a ``hold_working`` rule off lets what it held go."""
 
 from __future__ import annotations
