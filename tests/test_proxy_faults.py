@@ -209,3 +209,22 @@ def test_the_examples_of_the_docs_load(tmp_path: Path) -> None:
     loaded = load_rules(path)
     assert len(loaded) == 6 and not loaded.rules[2].enabled
     assert loaded.rules[1].fault.delay == 2.0
+
+
+async def test_hold_working_holds_a_blocking_answer_until_switched_off() -> None:
+    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock, \
+            proxy_to(("", mock.base_url), rules=rules({"match": {"method": "SendMessage"},
+                                                       "fault": {"hold_working": True}})) as (proxy, server):
+        async def send() -> Any:
+            async with sdk_client(server.base_url, streaming=False) as client:
+                return [r async for r in client.send_message(message("hello"))]
+
+        sender = asyncio.ensure_future(send())
+        await until(lambda: "hold_working" in injected_notes(proxy), "the hold")
+        assert not sender.done()
+        proxy.rules.toggle(0, False)
+        (sent,) = await asyncio.wait_for(sender, 20)
+    assert sent.task.status.state == 3  # TASK_STATE_COMPLETED
+    response = [e for e in proxy.session.events if e.kind is Kind.RESPONSE][-1]
+    assert response.data["injected"] == "hold_working"
+    assert agent_violations(proxy) == []

@@ -169,3 +169,43 @@ async def test_a_card_address_elsewhere_and_grpc_interfaces_stay_and_are_noted()
     quoted = json.dumps({"url": "http://up:1/a", "description": "http://up:1/a"}).encode()
     again = rewrite_card(quoted, lambda url: "http://proxy:9" + url[len("http://up:1"):])
     assert again is not None and json.loads(again.body) == {"url": "http://proxy:9/a", "description": "http://up:1/a"}
+
+
+async def test_the_rest_binding_through_the_proxy_is_detected_and_replays(sdk_agent_v10: str, tmp_path) -> None:
+    """The official client over HTTP+JSON (the card's REST interface, moved to the
+    proxy): each exchange is recorded as REST with its interface's base, and the
+    recording is served back by a2a-mock's replay to the same client."""
+    from a2a.client import ClientConfig, ClientFactory
+    from a2a.types import a2a_pb2 as pb
+
+    from inspector.session import Recorder
+    from mock_agent.replay import ReplayServer
+    from inspector.serving.runner import BackgroundServer
+
+    upstream = sdk_agent_v10
+    path = tmp_path / "rest.jsonl"
+
+    async def run(url: str) -> list[str]:
+        out = []
+        async with httpx.AsyncClient(timeout=30) as http:
+            for streaming in (False, True):
+                config = ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=["HTTP+JSON"])
+                client = await ClientFactory(config).create_from_url(url)
+                try:
+                    replies = [r async for r in client.send_message(message("hello there inspector"))]
+                finally:
+                    await client.close()
+                last = replies[-1]
+                out.append(texts(last.task.artifacts[0].parts) if last.WhichOneof("payload") == "task" else
+                           last.status_update.status.state == pb.TaskState.TASK_STATE_COMPLETED)
+        return out
+
+    async with proxy_to(("", upstream)) as (proxy, server):
+        with Recorder.attach(proxy.session, path):
+            got = await run(server.base_url)
+    calls = [e.data for e in requests(proxy) if e.data.get("a2a_method") in ("send", "stream")]
+    assert [(c["binding"], c["dialect"], c["rest_base"]) for c in calls] == [("rest", "1.0", f"{upstream}/rest")] * 2
+    assert got == ["echo: hello there inspector", True]
+    assert proxy.tracker.violations == [] and all(t.state is m.TaskState.COMPLETED for t in proxy.tracker.tasks.values())
+    with BackgroundServer(ReplayServer([path]).app) as replay:
+        assert await run(replay.url) == got

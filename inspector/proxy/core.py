@@ -486,6 +486,8 @@ class _Relay:
         payload = payloads.response_payload(info, data)
         if held:
             await self._hold_body(payload, pending)
+            if self.injected:
+                data["injected"] = " ".join(self.injected)
         self.log(Kind.RESPONSE, data, payload)
         await self.send({"type": "http.response.body", "body": b"", "more_body": False})
 
