@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from . import __version__
 
-COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub")
+COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub", "proxy")
 
 EXIT_CODES_HELP = """\
 exit codes:
@@ -270,7 +270,44 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest frame an agent may send (default 4M); a larger one closes its socket")
     p.add_argument("--heartbeat-timeout", type=_seconds, metavar="SECONDS",
                    help="silence after which an agent is marked stale (default 45)")
+    _proxy_parser(command)
     return parser
+
+
+def _proxy_parser(command: Any) -> None:
+    p = command("proxy", "relay clients to an A2A agent through a2a-inspect: see, record and judge "
+                         "traffic you do not send, and inject faults", PROXY_HELP)
+    p.add_argument("upstream", nargs="?", metavar="UPSTREAM_URL", help="the agent's base URL (or card URL)")
+    p.add_argument("--port", type=_port, default=8790, help="loopback port clients connect to "
+                                                            "(default 8790; 0 picks a free one)")
+    p.add_argument("--route", action="append", default=[], metavar="/PATH=URL",
+                   help="requests under /PATH go to the agent at URL (the path taken off); repeatable")
+    p.add_argument("--faults", metavar="FILE", help="fault rules (YAML; see docs/proxy.md)")
+    p.add_argument("--headless", action="store_true", help="no UI: print a line per exchange and event")
+    p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],
+                   help="with --headless: text lines, or every event as a JSON line (secrets redacted)")
+    p.add_argument("--record", metavar="FILE", nargs="?", const="",
+                   help="record the traffic to FILE (JSONL); without FILE, to a new file in the data directory")
+    p.add_argument("--append", action="store_true", help="with --record FILE: add to FILE if it exists")
+    p.add_argument("--no-redact", action="store_true", help="record secrets as sent")
+
+
+PROXY_HELP = """\
+Clients call the proxy's address instead of the agent's; the card it serves points
+them back at the proxy. Every exchange is logged as a2a-inspect's own are: the TUI
+shows it (tasks, task view, traffic, each client by address and user agent), --record
+writes an ordinary recording, and violations are judged on both sides.
+
+examples:
+  a2a-inspect proxy http://localhost:9999 --port 8790
+  a2a-inspect proxy --route /a=http://localhost:9001 --route /b=http://localhost:9002 --headless
+  a2a-inspect proxy http://localhost:9999 --faults faults.yaml --record
+
+exit codes:
+  0  stopped (Ctrl-C)
+  1  cannot listen on the port
+  2  usage error (bad URL or route, unreadable fault rules)
+"""
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
@@ -355,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
 
                 return run_hub(args)
             return _run_tui_hub(args)
+        if args.command == "proxy":
+            return _run_proxy(args)
         from . import gcpolicy
         from .headless.run import run_command
 
@@ -402,6 +441,26 @@ def _run_tui_hub(args: argparse.Namespace) -> int:
     except ImportError:
         return fail("the terminal UI is not available in this build; use --headless", exitcodes.USAGE)
     return launch_hub(args, options)
+
+
+def _run_proxy(args: argparse.Namespace) -> int:
+    """``a2a-inspect proxy``: headless, or inside the terminal UI."""
+    from .headless import exitcodes
+    from .headless.compose import UsageError
+    from .headless.proxy_cmd import proxy_options, run_proxy
+    from .headless.run import fail
+
+    if args.headless:
+        return run_proxy(args)
+    try:
+        options = proxy_options(args)
+    except UsageError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    try:
+        from .ui.launch import launch_proxy
+    except ImportError:
+        return fail("the terminal UI is not available in this build; use --headless", exitcodes.USAGE)
+    return launch_proxy(args, options)
 
 
 def _replay_in_tui(path_text: str) -> int:

@@ -47,13 +47,74 @@ def parse_args(argv: list[str] | None, screens: tuple[str, ...]) -> argparse.Nam
     return args
 
 
+#: Screens made outside the demo session (not snapshot-tested: a proxy's clients come
+#: from ports the OS picks).
+EXTRA = ("proxy",)
+
+PROXY_SCENARIO = {
+    "name": "proxied",
+    "card": {"name": "Story Agent", "description": "Tells short stories.", "version": "1.0.0",
+             "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
+             "defaultOutputModes": ["text/plain"],
+             "skills": [{"id": "story", "name": "Story", "description": "A short story.", "tags": ["story"]}]},
+    "rules": [{"script": [
+        {"status": "working", "message": "writing..."},
+        {"chunks": {"id": "story", "name": "story.txt", "delay": 0.05, "texts": [
+            "Once upon a time, ", "a proxy sat between ", "two agents ", "and saw everything."]}},
+        {"status": "completed", "message": "done"}]}],
+}
+
+
+async def capture_proxy() -> str:
+    """``a2a-inspect proxy`` in front of a mock agent: a2a-inspect's own client streams a
+    story through it and a hand-written client forgets the A2A-Version header."""
+    import httpx
+
+    from inspector.client import A2AClient
+    from inspector.headless.proxy_cmd import ProxyOptions
+    from inspector.protocol import models as m
+    from inspector.ui.app import InspectorApp
+    from mock_agent import MockAgent
+    from snapshot_app import SIZE
+
+    async with MockAgent(PROXY_SCENARIO, dialect="1.0") as mock:
+        app = InspectorApp(proxy=ProxyOptions(upstream=mock.base_url.rstrip("/"), port=0))
+        async with app.run_test(size=SIZE) as pilot:
+            while app.proxy is None:
+                await pilot.pause(0.05)
+            base = app.proxy[1].base_url
+            async with A2AClient(base, dialect="1.0") as client:
+                params = m.SendParams(message=m.Message(role=m.Role.USER, message_id="m-1",
+                                                        parts=[m.TextPart(text="tell me a story")]))
+                [e async for e in client.stream(params)]
+            async with httpx.AsyncClient(headers={"User-Agent": "orchestrator/2.1"}) as http:
+                await http.post(base + "/", json={"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {
+                    "message": {"messageId": "o-1", "role": "ROLE_USER", "parts": [{"text": "another"}]}}})
+            conn = app.active
+            # The story told, and the forgetful client judged.
+            for _ in range(200):
+                if any(t.terminal for t in conn.tracker.tasks.values()) and conn.tracker.violations:
+                    break
+                await pilot.pause(0.05)
+            app.set_focus(None)
+            app.action_view("traffic")
+            await pilot.pause(0.3)
+            return app.export_screenshot(title="a2a-inspect · proxy")
+
+
 async def capture(screens: tuple[str, ...]) -> dict[str, str]:
     from snapshot_app import SIZE, deterministic, make_app, screenshots
 
-    with deterministic():
-        app = make_app()
-        async with app.run_test(size=SIZE) as pilot:
-            return await screenshots(pilot, screens)
+    out: dict[str, str] = {}
+    demo = tuple(s for s in screens if s not in EXTRA)
+    if demo:
+        with deterministic():
+            app = make_app()
+            async with app.run_test(size=SIZE) as pilot:
+                out.update(await screenshots(pilot, demo))
+    if "proxy" in screens:
+        out["proxy"] = await capture_proxy()
+    return out
 
 
 def to_png(svg: Path, png: Path, rsvg: str) -> None:
@@ -75,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     from snapshot_app import SCREENS
 
-    args = parse_args(argv, SCREENS)
-    screens = tuple(args.screens) or SCREENS
+    args = parse_args(argv, SCREENS + EXTRA)
+    screens = tuple(args.screens) or SCREENS + EXTRA
     rsvg = None if args.no_png else shutil.which("rsvg-convert")
 
     started = time.perf_counter()

@@ -179,6 +179,8 @@ def _a_command(args: tuple[str, ...]) -> bool:
         return "--against" in args
     if args[0] == "hub":
         return "--headless" in args
+    if args[0] == "proxy":
+        return False  # serves until stopped: only as a process of its own
     return True
 
 

@@ -847,7 +847,65 @@ def _duplicate_chunk(s: Script) -> int:
     return s.event(ex, sent[2], sse_id="3").seq
 
 
+def client_request(s: Script, body: Any, *, headers: dict[str, str] | None = None, verb: str = "POST",
+                   path: str = "/") -> list[int]:
+    """A request as the proxy sees one from a client: judged by the proxy's own checks,
+    each finding logged as the NOTE the proxy logs. Returns the notes' seqs."""
+    from inspector.proxy.checks import check_request
+    from inspector.proxy.detect import classify
+    from inspector.session import payloads
+
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    lower = {k.lower(): v for k, v in (headers or {}).items()}
+    parsed = classify(verb, path, lower, raw)
+    ex = s.session.new_exchange()
+    text = raw.decode("utf-8", "replace")
+    data = {"method": verb, "url": f"http://agent.test{path}", "headers": headers or {}, "body": text,
+            "body_encoding": "utf-8", **parsed.info, "client": "127.0.0.1:1", "user_agent": "test"}
+    params = payloads.request_payload(data) if parsed.info.get("dialect") else None
+    s.session.append(Kind.REQUEST, data, exchange=ex, payload=params)
+    seqs = []
+    for code, message, task_id in check_request(parsed, lower, params, s.tracker):
+        extra = {"task_id": task_id} if task_id else {}
+        seqs.append(s.session.append(Kind.NOTE, {"text": message, "code": code, "side": "client", **extra},
+                                     exchange=ex).seq)
+    return seqs
+
+
+def _v10_send(text: str, parts: list[Any] | None = None, **message: Any) -> dict[str, Any]:
+    msg = {"messageId": f"u-{text}", "role": "ROLE_USER",
+           "parts": [{"text": text}] if parts is None else parts, **message}
+    return {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": msg}}
+
+
+def _client_bad_envelope(s: Script) -> int:
+    (seq,) = client_request(s, {"jsonrpc": "2.0", "id": {"no": "objects"}, "method": "message/send",
+                                "params": send("go")})
+    return seq
+
+
+def _client_no_version(s: Script) -> int:
+    (seq,) = client_request(s, _v10_send("go"))
+    return seq
+
+
+def _client_empty_parts(s: Script) -> int:
+    (seq,) = client_request(s, _v10_send("go", parts=[]), headers={"A2A-Version": "1.0"})
+    return seq
+
+
+def _client_continuation_without_task(s: Script) -> int:
+    ex = s.call(Method.SEND, send("ask"))
+    s.reply(ex, task("t", "input-required", ctx="c1"))
+    (seq,) = client_request(s, _v10_send("Paris", contextId="c1"), headers={"A2A-Version": "1.0"})
+    return seq
+
+
 VIOLATIONS = {
+    "client-bad-envelope": _client_bad_envelope,
+    "client-no-version": _client_no_version,
+    "client-empty-parts": _client_empty_parts,
+    "client-continuation-without-task": _client_continuation_without_task,
     "duplicate-chunk": _duplicate_chunk,
     "id-mismatch": _id_mismatch,
     "transition-after-terminal": _transition_after_terminal,

@@ -180,6 +180,21 @@ def _ids_of_real_captures(_s: tt.Script) -> list[str]:
 
 
 #: code -> a well-behaved sequence near its rule (for id-mismatch: real a2a-sdk answers).
+def _clean_client(s: tt.Script, body: Any, headers: dict[str, str] | None = None) -> list[int]:
+    return tt.client_request(s, body, headers=headers)
+
+
+def _continuation_named(s: tt.Script) -> list[int]:
+    # The answer names the waiting task; a new message in the context of a task that
+    # completed names none, and needs none.
+    ex = s.call(Method.SEND, tt.send("ask"))
+    s.reply(ex, tt.task("t", "input-required", ctx="c1"))
+    found = tt.client_request(s, tt._v10_send("Paris", contextId="c1", taskId="t"), headers={"A2A-Version": "1.0"})
+    ex = s.call(Method.SEND, tt.send("go"))
+    s.reply(ex, tt.task("u", "completed", ctx="c2"))
+    return found + tt.client_request(s, tt._v10_send("again", contextId="c2"), headers={"A2A-Version": "1.0"})
+
+
 NEAR_MISSES: dict[str, Callable[[tt.Script], Any]] = {
     "transition-after-terminal": _late_push,
     "illegal-transition": _legal_loops,
@@ -201,6 +216,12 @@ NEAR_MISSES: dict[str, Callable[[tt.Script], Any]] = {
     "blocking-not-final": _blocking_until_input,
     "id-mismatch": _ids_of_real_captures,
     "duplicate-chunk": _token_stream,
+    "client-bad-envelope": lambda s: _clean_client(s, {"jsonrpc": "2.0", "id": "r-1", "method": "tasks/get",
+                                                       "params": {"id": "t"}}),
+    "client-no-version": lambda s: _clean_client(s, tt._v10_send("go"), headers={"A2A-Version": "1.0"}),
+    "client-empty-parts": lambda s: _clean_client(s, tt._v10_send("go", parts=[{"text": ""}]),
+                                                  headers={"A2A-Version": "1.0"}),
+    "client-continuation-without-task": _continuation_named,
 }
 
 

@@ -58,8 +58,9 @@ def hub_options(args: argparse.Namespace) -> HubOptions:
                       record=args.record, append=bool(args.append), redact=not args.no_redact)
 
 
-def start_hub_recorder(session: Any, options: HubOptions) -> Any:
-    """The recorder for ``--record``, or None; UsageError says why it cannot start."""
+def start_hub_recorder(session: Any, options: HubOptions, name: str = "hub") -> Any:
+    """The recorder for ``--record``, or None; UsageError says why it cannot start.
+    ``name``: what a recording in the data directory is named after (the proxy's too)."""
     if options.record is None:
         return None
     from .. import store
@@ -69,7 +70,7 @@ def start_hub_recorder(session: Any, options: HubOptions) -> Any:
     settings, _problem = store.load_settings()
     path: Any = options.record
     if options.record == "":
-        path = store.default_recording_path("hub", settings)
+        path = store.default_recording_path(name, settings)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

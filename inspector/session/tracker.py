@@ -89,7 +89,16 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
     "blocking-not-final": (WARNING, "a blocking send returned a task that is still running"),
     "id-mismatch": (ERROR, "a response or stream event whose JSON-RPC id is not its request's"),
     "duplicate-chunk": (WARNING, "an artifact chunk re-sent in the same stream (same SSE event id and data)"),
+    # The client's side, judged by a2a-inspect proxy (inspector/proxy/checks.py): it logs
+    # each finding as a NOTE with the code and ``side: client``.
+    "client-bad-envelope": (ERROR, "a client's request that is not a valid JSON-RPC 2.0 request object"),
+    "client-no-version": (ERROR, "a client's 1.0 request without the A2A-Version: 1.0 header"),
+    "client-empty-parts": (ERROR, "a client's message with an empty parts list"),
+    "client-continuation-without-task": (WARNING, "a client's answer in the context of a task waiting for "
+                                                  "input that does not name the task"),
 }
+#: The codes about what a client sent (raised from the proxy's NOTEs).
+CLIENT_CODES = frozenset(code for code in VIOLATION_CODES if code.startswith("client-"))
 
 #: Remark kinds: a status older than the task's current state; a JSON-RPC error about the task.
 LATE = "late"
@@ -369,6 +378,11 @@ class TaskTracker:
         #: Delegated task id -> the task as the hub last told its delegating agent
         #: (agent.send_task's answer): for a session that sees only that agent's side.
         self.delegated: dict[str, Task] = {}
+        #: A proxy's call-chain inferences not linked yet: child exchange -> (the
+        #: caller's exchange, its task if known, why); linked, child task -> why.
+        self._chain: dict[int, tuple[int, str | None, str]] = {}
+        self._chain_children: dict[int, list[int]] = {}
+        self.chain_why: dict[str, str] = {}
         if session is not None:
             session.subscribe(self.apply, replay=True)
 
@@ -417,7 +431,46 @@ class TaskTracker:
             ex = self._exchange(event.exchange)
             self._flag(event, "id-mismatch", ex.task_id if ex is not None else None,
                        str(event.data.get("text") or VIOLATION_CODES["id-mismatch"][1]), ex)
+        elif kind is Kind.NOTE and event.data.get("code") == "proxy-call-chain":
+            self._call_chain(event)
+        elif kind is Kind.NOTE and event.data.get("side") == "client" and event.data.get("code") in CLIENT_CODES:
+            ex = self._exchange(event.exchange)
+            task_id = event.data.get("task_id")
+            if not isinstance(task_id, str):
+                task_id = ex.task_id if ex is not None else None
+            self._flag(event, event.data["code"], task_id, str(event.data.get("text") or ""), ex)
         return changed
+
+    def _call_chain(self, event: Event) -> None:
+        """The proxy's inference that this exchange was made for a task of another
+        agent (inspector/proxy/chain.py): the tasks are linked once both are known
+        (the caller's task may be named only when its own answer comes, after)."""
+        data = event.data
+        parent_ex = data.get("parent_exchange")
+        if not isinstance(parent_ex, int):
+            return
+        parent = data.get("parent_task")
+        self._chain[event.exchange] = (parent_ex, parent if isinstance(parent, str) else None,
+                                       str(data.get("why") or ""))
+        self._chain_children.setdefault(parent_ex, []).append(event.exchange)
+        self._chain_try(event.exchange)
+
+    def _chain_try(self, child_ex: int) -> None:
+        entry = self._chain.get(child_ex)
+        if entry is None:
+            return
+        parent_ex, parent, why = entry
+        child = self.exchanges.get(child_ex)
+        if parent is None:
+            caller = self.exchanges.get(parent_ex)
+            parent = caller.task_id if caller is not None else None
+        task = self.tasks.get(child.task_id) if child is not None and child.task_id else None
+        if parent is None or task is None:
+            return
+        del self._chain[child_ex]
+        if task.parent is None and task.id != parent:
+            self._parent(task, {PARENT_KEY: parent})
+            self.chain_why[task.id] = why
 
     def _exchange(self, number: int) -> ExchangeView | None:
         if not number:
@@ -992,6 +1045,10 @@ class TaskTracker:
         if ex is not None:
             if ex.task_id is None:
                 ex.task_id = task_id
+                if self._chain:
+                    self._chain_try(ex.exchange)
+                    for child in self._chain_children.get(ex.exchange, ()):
+                        self._chain_try(child)
             elif ex.task_id != task_id:
                 self._flag(event, "task-mismatch", task_id,
                            f"exchange concerns task {ex.task_id!r} but the agent answered for {task_id!r}",

@@ -66,6 +66,7 @@ class InspectorApp(App[int]):
         Binding("ctrl+e", "error_details", "Error details", show=False, priority=True),
         Binding("f8", "choose_dialect", "Dialect", show=False),
         Binding("shift+f8", "choose_binding", "Binding", show=False),
+        Binding("f10", "fault_rules", "Fault rules", show=False, priority=True),
     ]
 
     # Neither repaints the screen itself: the views hear of a change (ConnectionChanged,
@@ -80,13 +81,17 @@ class InspectorApp(App[int]):
                  record: str | None = None, settings: store.Settings | None = None,
                  agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
                  replay: Any = None, push_port: int = 0, record_append: bool = False,
-                 hub: Any = None) -> None:
+                 hub: Any = None, proxy: Any = None) -> None:
         """``hub``: run a Society AI hub here (headless.hub_cmd.HubOptions); each agent
         that registers opens as ``ws-agent://NAME`` (see ``start_hub``)."""
         super().__init__()
         self.hub_options = hub
         #: (Hub, HubServer, recorder or None) once the hub runs.
         self.hub: Any = None
+        #: ``a2a-inspect proxy`` (headless.proxy_cmd.ProxyOptions); see ui/proxy_mode.py.
+        self.proxy_options = proxy
+        #: (Proxy, ProxyServer, recorder or None) once the proxy runs.
+        self.proxy: Any = None
         #: --append: --record adds this session to an existing recording.
         self.record_append = record_append
         #: Loopback port for the push receiver (0: any free port); see PushPanel.
@@ -142,6 +147,8 @@ class InspectorApp(App[int]):
             self.open_connection(self.replay)
         elif self.hub_options is not None:
             self.start_hub()
+        elif self.proxy_options is not None:
+            self.start_proxy()
         elif self.demo:
             self.start_demo()
         elif self.start_url:
@@ -161,6 +168,11 @@ class InspectorApp(App[int]):
                 await server.stop()
             if recorder is not None:
                 recorder.close()
+        if self.proxy is not None:
+            from .proxy_mode import stop_proxy
+
+            with contextlib.suppress(Exception):
+                await stop_proxy(self)
 
     def get_system_commands(self, screen: Any) -> Any:
         """Textual's own palette commands, less those the app has under its own name
@@ -275,6 +287,20 @@ class InspectorApp(App[int]):
         self.sub_title = f"hub {server.ws_url}"
         self.notify(f"agents connect to {server.ws_url}; the bridge is {server.base_url}/agents/NAME",
                     title="hub", timeout=10, markup=False)
+
+    @work(exit_on_error=False)
+    async def start_proxy(self) -> None:
+        from .proxy_mode import start_proxy
+
+        await start_proxy(self, self.proxy_options)
+
+    def action_fault_rules(self) -> None:
+        if self.proxy is None:
+            self.notify("fault rules are the proxy's (a2a-inspect proxy URL --faults FILE)", severity="warning")
+            return
+        from .screens.fault_rules import FaultRulesScreen
+
+        self.push_screen(FaultRulesScreen(self.proxy[0].rules))
 
     def hub_connection(self, name: str) -> AgentConnection | None:
         from ..hub.client import HubClient

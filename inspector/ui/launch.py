@@ -30,3 +30,12 @@ def launch_hub(args: argparse.Namespace, options: object) -> int:
     app = InspectorApp(hub=options)
     result = app.run()
     return result if isinstance(result, int) else 0
+
+
+def launch_proxy(args: argparse.Namespace, options: object) -> int:
+    """``a2a-inspect proxy`` without --headless: the proxy's traffic in the UI."""
+    from .app import InspectorApp
+
+    app = InspectorApp(proxy=options)
+    result = app.run()
+    return result if isinstance(result, int) else 0

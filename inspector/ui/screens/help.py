@@ -48,6 +48,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
         ("AgentsPanel", "close", "sidebar: close a connection"),
         ("app", "choose_dialect", "talk another dialect (0.1, 0.3, 1.0) or detect again"),
         ("app", "choose_binding", "talk over another binding (JSON-RPC, HTTP+JSON/REST) or the card's first"),
+        ("app", "fault_rules", "a2a-inspect proxy: its fault rules, each switched on or off live"),
     ]),
     ("Send a message (F3)", [
         ("Composer", "send", "send the message"),

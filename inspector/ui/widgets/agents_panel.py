@@ -29,6 +29,7 @@ STATE_GLYPH = {
     "ready": ("●", "$success"),
     "error": ("✗", "$error"),
     "replay": ("▶", "$secondary"),
+    "proxy": ("⇄", "$accent"),
     "stale": ("◌", "$warning"),
     "offline": ("✗", "$error"),
 }

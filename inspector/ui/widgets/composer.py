@@ -527,7 +527,8 @@ class Composer(ConnectionView, Vertical):
             self.app.notify("no agent: connect first (ctrl+o)", severity="warning")
             return
         if conn.read_only:
-            self.app.notify("this is a recording: it cannot send", severity="warning")
+            self.app.notify("the proxy relays its clients' messages: it sends none of its own"
+                            if conn.state == "proxy" else "this is a recording: it cannot send", severity="warning")
             return
         try:
             params = self.build_params()

@@ -28,6 +28,8 @@ STATE_LABELS = {
     "ready": "● ready",
     "error": "✗ error",
     "replay": "▶ replay",
+    # a2a-inspect proxy: the traffic of clients passing through.
+    "proxy": "⇄ proxy",
     # A ws-agent at the hub: silent past the heartbeat timeout, or its socket gone.
     "stale": "◌ stale",
     "offline": "✗ offline",

@@ -314,14 +314,20 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
         out: list[Text] = []
         dim = self._style("dim")
         if task.parent is not None:
-            line = Text("delegated by  ", style=dim)
+            why = tracker.chain_why.get(task.id) if tracker is not None else None
+            line = Text("likely called by  " if why else "delegated by  ", style=dim)
             line.append("task " + short_id(task.parent))
             asker = _who(task.metadata, "requester")
             if asker:
                 line.append(f"  ({asker})", style=dim)
             out.append(line)
+            if why:
+                # The proxy's inference (inspector/proxy/chain.py): its reason, on a line
+                # of its own (a narrow pane would cut it off).
+                out.append(Text(f"  {why}", style=dim))
         for child_id in children:
-            line = Text("delegated to  ", style=dim)
+            chained = tracker is not None and child_id in tracker.chain_why
+            line = Text("likely called  " if chained else "delegated to  ", style=dim)
             line.append("task " + short_id(child_id))
             child = tracker.task(child_id) if tracker is not None else None
             if child is not None:

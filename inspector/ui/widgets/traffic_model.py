@@ -17,6 +17,7 @@ Filter syntax (terms are ANDed; ``-term`` negates; quote phrases with "..."):
     ex:12  ex:3-7      exchange numbers (also ``exchange:``, ``#12``)
     status:4xx         HTTP status, or the event's state/label (``status:working``)
     task:abc           events of exchanges that concern a task (and pushes about it)
+    client:ADDR        exchanges a proxied client made (its address or user agent, substring)
     anything else      text in the URL, body, SSE data, note or error (smart case)
 """
 
@@ -239,6 +240,8 @@ class Filter:
                 terms.append(_Term("status", value.lower(), negate))
             elif sep and key in ("task", "t"):
                 terms.append(_Term("task", value, negate))
+            elif sep and key in ("client", "c"):
+                terms.append(_Term("client", value.lower(), negate))
             elif word:
                 terms.append(_Term("text", word, negate))
         return cls(text, terms, "; ".join(problems) or None)
@@ -275,6 +278,8 @@ def _matches(term: _Term, event: Event, index: "TrafficIndex") -> bool:
         return index.status(event).lower().startswith(term.value.rstrip("x")) if term.value else True
     if f == "task":
         return index.task_of(event) == term.value
+    if f == "client":
+        return term.value in index.client_of(event)
     return _text_hit(term.value, event, index)
 
 
@@ -467,7 +472,12 @@ class TrafficIndex:
         data = event.data
         kind = event.kind
         if kind is Kind.REQUEST:
-            return f"{data.get('method', '')} {data.get('url', '')}"
+            line = f"{data.get('method', '')} {data.get('url', '')}"
+            if data.get("client"):
+                # Intercepted by a2a-inspect proxy: whose request it was.
+                agent = data.get("user_agent")
+                line = f"{data['client']}{' ' + agent if agent else ''} → {line}"
+            return line
         if kind is Kind.RESPONSE:
             described = describe_payload(event.payload)
             status = data.get("status")
@@ -480,8 +490,10 @@ class TrafficIndex:
             return f"{data.get('reason') or ''} {data.get('content_type') or ''}"
         if kind is Kind.SSE:
             described = describe_payload(event.payload)
+            added = data.get("added_ms")
             if described:
-                return described
+                # A proxied event says how long the proxy held it.
+                return described if added is None else f"{described} (+{added} ms proxy)"
             name = data.get("event")
             text = data.get("data")
             if text is None:
@@ -507,6 +519,14 @@ class TrafficIndex:
 
             return describe_ws(event)
         return ""
+
+    def client_of(self, event: Event) -> str:
+        """The proxied client of the event's exchange: address and user agent, lower case."""
+        request = event if event.kind is Kind.REQUEST else self.request_of(event)
+        if request is None:
+            return ""
+        data = request.data
+        return f"{data.get('client') or ''} {data.get('user_agent') or ''}".lower()
 
     def task_of(self, event: Event) -> str | None:
         if event.kind is Kind.PUSH:

@@ -1,0 +1,221 @@
+"""Streaming through a2a-inspect proxy against streaming straight from the agent, in the
+same run: how many events a second each way, and how much later each event arrives.
+
+    bench/run proxy [--quick] [--events N] [--runs R]
+
+Three processes on loopback: the agent (bench/_stream_agent.py for the throughput
+phase; a paced agent of this file for the latency phase), the proxy (``Proxy`` and
+``ProxyServer`` as ``a2a-inspect proxy`` runs them, without the terminal's printing),
+and this one, the client: httpx reading the raw stream and counting events.
+
+* throughput: the agent sends one 1.0 artifact stream of N chunk events as fast as it
+  can (64 KiB writes); runs alternate direct / through the proxy.
+  Target: ratio (proxy events/s ÷ direct events/s) >= 0.8 (issue 17).
+* latency: the agent sends one event every 2 ms, each stamped with the system's
+  monotonic clock as it is written; the client subtracts the stamp on arrival. The
+  added latency is the proxy run's figure minus the direct run's (median and p99).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from common import fmt_rate, median, spread, stop_child, table  # noqa: E402
+
+TARGET = 0.8
+PACE = 0.002
+
+
+# ---------------------------------------------------------------------- children
+
+
+def serve_proxy(upstream: str) -> None:
+    from inspector import gcpolicy
+    from inspector.proxy import Proxy, ProxyServer, Route
+    from inspector.session import Session
+
+    gcpolicy.install()
+
+    async def run() -> None:
+        # As the TUI runs it: a bounded session, the proxy's tracker folding every event.
+        proxy = Proxy([Route("", upstream)], session=Session(keep=1_000_000))
+        server = ProxyServer(proxy, port=0)
+        await server.start()
+        print(server.port, flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(run())
+
+
+def serve_paced(count: int) -> None:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.decode("latin-1").split("\r\n")[1:]:
+                name, _, value = line.partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            if length:
+                await reader.readexactly(length)
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+            for i in range(count):
+                update = {"taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [
+                    {"text": f"{time.monotonic_ns()}"}]}, "append": bool(i)}
+                event = b"data: " + json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"artifactUpdate": update}}
+                                               ).encode() + b"\r\n\r\n"
+                writer.write(b"%x\r\n%b\r\n" % (len(event), event))
+                await writer.drain()
+                await asyncio.sleep(PACE)
+            final = {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}, "final": True}
+            event = b"data: " + json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": final}}).encode() \
+                + b"\r\n\r\n"
+            writer.write(b"%x\r\n%b\r\n0\r\n\r\n" % (len(event), event))
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def run() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        print(server.sockets[0].getsockname()[1], flush=True)
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(run())
+
+
+def start(*args: str) -> tuple[subprocess.Popen[str], int]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.strip().isdigit():
+        stop_child(proc)
+        raise SystemExit(f"a child did not start: {args}")
+    return proc, int(line)
+
+
+# ---------------------------------------------------------------------- the client
+
+
+BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
+    "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}}).encode()
+HEADERS = {"Content-Type": "application/json", "Accept": "text/event-stream", "A2A-Version": "1.0"}
+
+
+async def read_stream(url: str, stamps: bool) -> tuple[int, float, list[float]]:
+    """(events, seconds from request to last byte, latencies in seconds when stamped)."""
+    import httpx
+
+    events = 0
+    lags: list[float] = []
+    buf = b""
+    async with httpx.AsyncClient(timeout=120) as http:
+        t0 = time.perf_counter()
+        async with http.stream("POST", url, content=BODY, headers=HEADERS) as resp:
+            assert resp.status_code == 200, resp.status_code
+            async for chunk in resp.aiter_raw():
+                now = time.monotonic_ns()
+                buf += chunk
+                blocks = buf.split(b"\r\n\r\n")
+                buf = blocks.pop()
+                events += len(blocks)
+                if stamps:
+                    for block in blocks:
+                        at = block.find(b'"text": "')
+                        if at >= 0:
+                            stamp = int(block[at + 9:block.index(b'"', at + 9)])
+                            lags.append((now - stamp) / 1e9)
+        return events, time.perf_counter() - t0, lags
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
+    parser.add_argument("--events", type=int, help="events in the throughput stream (default 30000; quick 3000)")
+    parser.add_argument("--runs", type=int, help="runs each way (default 5; quick 2)")
+    parser.add_argument("--serve-proxy", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-paced", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve_proxy:
+        serve_proxy(args.serve_proxy)
+        return 0
+    if args.serve_paced:
+        serve_paced(args.serve_paced)
+        return 0
+    count = args.events or (3000 if args.quick else 30000)
+    runs = args.runs or (2 if args.quick else 5)
+    paced = 200 if args.quick else 1500
+    me = str(Path(__file__).resolve())
+    children: list[subprocess.Popen[str]] = []
+    try:
+        agent, agent_port = start(str(HERE / "_stream_agent.py"), "chunks", str(count))
+        children.append(agent)
+        direct = f"http://127.0.0.1:{agent_port}/"
+        proxy, proxy_port = start(me, "--serve-proxy", direct.rstrip("/"))
+        children.append(proxy)
+        via = f"http://127.0.0.1:{proxy_port}/"
+        rates: dict[str, list[float]] = {"direct": [], "proxy": []}
+        for url in (direct, via):  # warm-up: connections, imports, first decodes
+            asyncio.run(read_stream(url, stamps=False))
+        for _ in range(runs):
+            for name, url in (("direct", direct), ("proxy", via)):
+                events, seconds, _ = asyncio.run(read_stream(url, stamps=False))
+                if events != count + 3:
+                    print(f"FAIL: {name} stream had {events} events, expected {count + 3}")
+                    return 1
+                rates[name].append(events / seconds)
+        ratio = median(rates["proxy"]) / median(rates["direct"])
+        table(["path", "events/s (median)", "spread", "runs"],
+                    [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r)] for name, r in rates.items()],
+                    title=f"throughput: one 1.0 stream of {count:,} chunk events")
+        verdict = "ok" if ratio >= TARGET else "MISS"
+        print(f"ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {verdict}")
+
+        stop_child(proxy)
+        children.remove(proxy)
+        paced_agent, paced_port = start(me, "--serve-paced", str(paced))
+        children.append(paced_agent)
+        direct = f"http://127.0.0.1:{paced_port}/"
+        proxy, proxy_port = start(me, "--serve-proxy", direct.rstrip("/"))
+        children.append(proxy)
+        via = f"http://127.0.0.1:{proxy_port}/"
+        lags: dict[str, list[float]] = {"direct": [], "proxy": []}
+        for _ in range(max(1, runs // 2)):
+            for name, url in (("direct", direct), ("proxy", via)):
+                _events, _seconds, got = asyncio.run(read_stream(url, stamps=True))
+                lags[name] += got
+        rows = [[name, f"{median(v) * 1e3:.3f}", f"{pct(v, 99) * 1e3:.3f}", len(v)] for name, v in lags.items()]
+        print()
+        table(["path", "latency median (ms)", "p99 (ms)", "events"], rows,
+                    title=f"latency: events {PACE * 1e3:g} ms apart, stamped by the agent")
+        added_med = (median(lags["proxy"]) - median(lags["direct"])) * 1e3
+        added_p99 = (pct(lags["proxy"], 99) - pct(lags["direct"], 99)) * 1e3
+        print(f"added by the proxy per event: median {added_med:.3f} ms, p99 {added_p99:.3f} ms")
+    finally:
+        for child in children:
+            stop_child(child)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+"""``a2a-inspect proxy --headless``: the proxy in the foreground, a line per thing it sees.
+
+Text lines: each exchange's request (which client, which method, dialect and binding),
+its answer, each stream event, the stream's end, the proxy's notes (injected faults
+among them) and every violation, the agent's or the client's, as it is found.
+``-o ndjson`` prints every event of the session as the recording holds it (secrets
+redacted). The first line says where clients connect, so that a script can read the
+port when it asked for port 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from .compose import UsageError
+
+
+@dataclass
+class ProxyOptions:
+    upstream: str = ""
+    port: int = 8790
+    #: (prefix, upstream URL) besides the root's.
+    routes: list[tuple[str, str]] = field(default_factory=list)
+    record: str | None = None
+    append: bool = False
+    redact: bool = True
+    faults: str | None = None
+
+    def route_list(self) -> list[Any]:
+        from ..proxy import Route
+
+        out = [Route("", self.upstream)] if self.upstream else []
+        return out + [Route(prefix, url) for prefix, url in self.routes]
+
+
+def _upstream(text: str, what: str) -> str:
+    url = text.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"{what} must be an http:// or https:// URL, got {text!r}")
+    if parts.query or parts.fragment:
+        raise UsageError(f"{what} must be a base URL without a query, got {text!r}")
+    for suffix in ("/.well-known/agent-card.json", "/.well-known/agent.json"):
+        if parts.path.endswith(suffix):
+            url = url[: url.rindex(suffix)]
+    return url.rstrip("/")
+
+
+def proxy_options(args: argparse.Namespace) -> ProxyOptions:
+    routes: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for item in args.route or ():
+        prefix, sep, url = item.partition("=")
+        prefix = "/" + prefix.strip().strip("/")
+        if not sep or not url.strip() or prefix == "/":
+            raise UsageError(f"--route expects /PATH=URL (a path other than /), got {item!r}")
+        if prefix in seen:
+            raise UsageError(f"--route {prefix} is given twice")
+        seen.add(prefix)
+        routes.append((prefix, _upstream(url, f"--route {item!r}")))
+    upstream = _upstream(args.upstream, "UPSTREAM_URL") if args.upstream else ""
+    if not upstream and not routes:
+        raise UsageError("give the agent's URL (UPSTREAM_URL), or at least one --route /PATH=URL")
+    if args.faults:
+        from ..proxy import RulesError, load_rules
+
+        try:
+            load_rules(args.faults)
+        except RulesError as exc:
+            raise UsageError(str(exc)) from None
+    return ProxyOptions(upstream=upstream, port=args.port, routes=routes, record=args.record,
+                        append=bool(args.append), redact=not args.no_redact, faults=args.faults)
+
+
+def build_proxy(options: ProxyOptions, session: Any = None) -> Any:
+    from ..proxy import Proxy, load_rules
+
+    rules = load_rules(options.faults) if options.faults else None
+    return Proxy(options.route_list(), session=session, rules=rules)
+
+
+def start_proxy_recorder(session: Any, options: ProxyOptions) -> Any:
+    """The recorder for ``--record``, or None; UsageError says why it cannot start."""
+    from .hub_cmd import start_hub_recorder
+
+    return start_hub_recorder(session, options, name="proxy")  # type: ignore[arg-type]
+
+
+def run_proxy(args: argparse.Namespace) -> int:
+    from .run import fail
+
+    try:
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    except (AttributeError, ValueError):  # pragma: no cover
+        pass
+    try:
+        options = proxy_options(args)
+    except UsageError as exc:
+        return fail(str(exc), 2)
+    try:
+        return asyncio.run(_serve(options, args.output))
+    except UsageError as exc:
+        return fail(str(exc), 2)
+    except OSError as exc:
+        return fail(f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror or exc}", 1)
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _serve(options: ProxyOptions, output: str) -> int:
+    from ..proxy import ProxyServer
+    from ..session.redact import Redaction
+
+    proxy = build_proxy(options)
+    recorder = start_proxy_recorder(proxy.session, options)
+    printer = Printer(output, proxy.tracker, Redaction.for_connection(enabled=options.redact))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
+            pass
+    try:
+        server = ProxyServer(proxy, port=options.port)
+        await server.start()
+        try:
+            say(f"a2a-inspect proxy: clients connect to {server.base_url}")
+            for route in proxy.routes:
+                say(f"  {server.base_url}{route.prefix or '/'} -> {route.upstream}")
+            if options.faults:
+                say(f"  fault rules: {len(proxy.rules)} from {options.faults}")
+            if recorder is not None:
+                say(f"  recording to {recorder.path}")
+            say("  Ctrl-C to stop")
+            # After the banner (whose first line a script reads), from the first event.
+            proxy.session.subscribe(printer, replay=True)
+            await stop.wait()
+        finally:
+            await server.stop()
+    finally:
+        if recorder is not None:
+            recorder.close()
+    return 0
+
+
+def say(text: str) -> None:
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:  # pragma: no cover
+        pass
+
+
+class Printer:
+    """One line per event (text), or the event's JSON (ndjson); violations as found."""
+
+    def __init__(self, output: str, tracker: Any, redaction: Any) -> None:
+        self.output = output
+        self.tracker = tracker
+        self.redaction = redaction
+        self._judged = 0
+
+    def __call__(self, event: Any) -> None:
+        from ..textsafe import visible
+
+        if self.output == "ndjson":
+            say(json.dumps(self.redaction.event_json(event), ensure_ascii=False, default=str))
+        else:
+            line = describe(event)
+            if line is not None:
+                say(visible(line, single_line=True))
+        # The tracker subscribed first: what this event showed is in already.
+        found = self.tracker.violations[self._judged:]
+        self._judged = len(self.tracker.violations)
+        for v in found:
+            if self.output == "ndjson":
+                say(json.dumps({"kind": "violation", "code": v.code, "severity": v.severity, "task": v.task_id,
+                                "message": v.message, "seq": v.seq, "exchange": v.exchange}, ensure_ascii=False))
+            else:
+                side = "client" if v.code.startswith("client-") else "agent"
+                say(visible(f"#{v.exchange} {v.severity} ({side}) {v.code}: {v.message}", single_line=True))
+
+
+def describe(event: Any) -> str | None:
+    """One line on a proxy event (the TUI's traffic view shows the same facts)."""
+    from ..session import Kind
+
+    data = event.data
+    kind = event.kind
+    number = f"#{event.exchange} " if event.exchange else ""
+    if kind is Kind.NOTE:
+        if data.get("code") == "proxy-listening" or data.get("side") == "client":
+            return None  # the banner says it; client findings print as violations
+        return f"{number}note: {data.get('text', '')}"
+    if kind is Kind.ERROR:
+        return f"{number}error: {data.get('message', '')}"
+    if kind is Kind.REQUEST:
+        what = data.get("rpc_method") or data.get("route") or data.get("a2a_method") or ""
+        if data.get("a2a_method") == "card":
+            what = "card"
+        tags = " ".join(t for t in (data.get("dialect"), data.get("binding")) if t)
+        agent = f" ({data['user_agent']})" if data.get("user_agent") else ""
+        return (f"{number}{data.get('client') or 'client'}{agent} → {data.get('method')} "
+                f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}")
+    if kind is Kind.RESPONSE:
+        extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
+        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
+        return (f"{number}← {data.get('status')} {data.get('reason') or ''}{extra} "
+                f"({data.get('elapsed_ms')} ms upstream, +{data.get('added_ms')} ms proxy){injected}")
+    if kind is Kind.SSE:
+        return f"{number}← {_gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
+    if kind is Kind.COMMENT:
+        return None
+    if kind is Kind.STREAM_END:
+        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
+        return (f"{number}ended: {data.get('reason')} after {data.get('events')} events "
+                f"(+{data.get('added_ms')} ms proxy in all, {data.get('added_max_ms')} ms at most){injected}")
+    return None
+
+
+def _gist(payload: Any) -> str:
+    from ..protocol import models as m
+    from ..protocol.errors import JsonRpcError, ProtocolError
+
+    if isinstance(payload, m.TaskStatusUpdateEvent):
+        return f"status {payload.task_id} {payload.status.state.value}"
+    if isinstance(payload, m.TaskArtifactUpdateEvent):
+        text = "".join(p.text for p in payload.artifact.parts if isinstance(p, m.TextPart))
+        return f"artifact {payload.task_id} {text[:60]!r}"
+    if isinstance(payload, m.Task):
+        return f"task {payload.id} {payload.status.state.value}"
+    if isinstance(payload, m.Message):
+        return f"message {payload.message_id}"
+    if isinstance(payload, JsonRpcError):
+        return f"error {payload.code} {payload.message}"
+    if isinstance(payload, ProtocolError):
+        return f"invalid: {payload}"
+    return "event"

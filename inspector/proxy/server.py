@@ -1,0 +1,46 @@
+"""The proxy served on a loopback port (uvicorn, like every server here).
+
+    async with ProxyServer(proxy, port=0) as server:
+        server.base_url      # http://127.0.0.1:PORT: clients call this instead of the agent
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .core import Proxy
+
+
+class ProxyServer:
+    def __init__(self, proxy: Proxy, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        from ..serving.runner import BackgroundServer
+
+        self.proxy = proxy
+        self._server = BackgroundServer(proxy, host=host, port=port, log_config=None, lifespan="on")
+
+    @property
+    def base_url(self) -> str:
+        return self._server.url
+
+    @property
+    def port(self) -> int:
+        return self._server.port
+
+    async def start(self) -> "ProxyServer":
+        await self._server.astart()
+        self.proxy.http()  # its TLS set-up now, not on the first client's time
+        routes = ", ".join(f"{r.label} -> {r.upstream}" for r in self.proxy.routes)
+        # In the session (and so in a recording): where the proxy listened, for what.
+        self.proxy.note(f"proxy listening on {self.base_url}: {routes}", code="proxy-listening",
+                        proxy=self.base_url, routes={r.label: r.upstream for r in self.proxy.routes})
+        return self
+
+    async def stop(self) -> None:
+        await self._server.astop()
+        await self.proxy.aclose()
+
+    async def __aenter__(self) -> "ProxyServer":
+        return await self.start()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.stop()

@@ -1,0 +1,73 @@
+"""``a2a-inspect proxy`` in the terminal UI: the proxy runs in the app's event loop and
+its session opens as one connection (read-only: the traffic is the clients'), so the
+tasks, task and traffic views show what passes through it as they show anything else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .connection import EVENTS_KEPT, AgentConnection
+
+
+async def start_proxy(app: Any, options: Any) -> None:
+    from ..headless.compose import UsageError
+    from ..headless.proxy_cmd import build_proxy, start_proxy_recorder
+    from ..proxy import ProxyServer, RulesError
+    from ..session import Session
+
+    try:
+        proxy = build_proxy(options, session=Session(keep=EVENTS_KEPT))
+    except (RulesError, ValueError) as exc:
+        app.report_error("the proxy cannot start", exc)
+        return
+    try:
+        recorder = start_proxy_recorder(proxy.session, options)
+    except UsageError as exc:
+        app.report_error("cannot record the proxy", exc)
+        recorder = None
+    server = ProxyServer(proxy, port=options.port)
+    try:
+        await server.start()
+    except OSError as exc:
+        if recorder is not None:
+            recorder.close()
+        app.report_error(f"the proxy cannot listen on 127.0.0.1:{options.port}", exc)
+        return
+    upstreams = ", ".join(r.upstream for r in proxy.routes)
+    conn = AgentConnection(server.base_url, name=f"proxy → {upstreams}", session=proxy.session, read_only=True)
+    conn.state = "proxy"
+    conn.recorder = recorder
+    app.proxy = (proxy, server, recorder)
+    app.open_connection(conn)
+    _follow_facts(app, conn)
+    app.sub_title = f"proxy {server.base_url}"
+    app.notify(f"clients connect to {server.base_url} (→ {upstreams}); F10: fault rules",
+               title="proxy", timeout=10, markup=False)
+
+
+async def stop_proxy(app: Any) -> None:
+    _proxy, server, recorder = app.proxy
+    try:
+        await server.stop()
+    finally:
+        if recorder is not None:
+            recorder.close()
+
+
+def _follow_facts(app: Any, conn: AgentConnection) -> None:
+    """Redraw the connection's bar when the traffic first shows its card, dialect or
+    binding (a recording has them all when it opens; a proxy learns them as it goes)."""
+    from .messages import ConnectionChanged
+
+    seen: list[Any] = [None]
+
+    def check(event: Any) -> None:
+        if event.kind.value not in ("request", "response"):
+            return
+        facts = conn.recorded()
+        now = (facts.dialect, facts.binding, id(facts.card))
+        if now != seen[0]:
+            seen[0] = now
+            app.to_main(ConnectionChanged(conn))
+
+    conn.session.subscribe(check)

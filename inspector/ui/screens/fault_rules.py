@@ -1,0 +1,78 @@
+"""The proxy's fault rules, each switched on or off while traffic flows (F10 in proxy
+mode). Switching a ``hold_working`` rule off lets what it held go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Label
+
+
+def rule_text(index: int, rule: Any) -> str:
+    match = rule.match
+    where = [f"method {match.method}" if match.method else "", f"route {match.route}" if match.route else "",
+             f"text /{match.text}/" if match.text else "", f"first {match.times}" if match.times else ""]
+    said = ", ".join(w for w in where if w) or "every A2A call"
+    name = f"{rule.name}: " if rule.name else ""
+    return f"{index + 1}. {name}{said} → {' '.join(rule.fault.words())}"
+
+
+class FaultRulesScreen(ModalScreen[None]):
+    """BINDINGS: space / enter switch the highlighted rule; escape closes."""
+
+    DEFAULT_CSS = """
+    FaultRulesScreen { align: center middle; }
+    FaultRulesScreen > Vertical {
+        width: 90%; max-width: 110; height: auto; max-height: 80%; padding: 1 2;
+        border: thick $accent; background: $surface;
+    }
+    FaultRulesScreen Label { margin-bottom: 1; width: 100%; }
+    FaultRulesScreen DataTable { height: auto; max-height: 20; }
+    """
+    BINDINGS = [
+        Binding("space,enter", "toggle", "On/off"),
+        Binding("escape", "dismiss_screen", "Close"),
+    ]
+
+    def __init__(self, rules: Any) -> None:
+        super().__init__()
+        self.rules = rules
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            count = len(self.rules)
+            head = (f"Fault rules of the proxy ({count}): space switches one on or off; escape closes"
+                    if count else "The proxy has no fault rules (start it with --faults FILE)")
+            yield Label(head, markup=False, id="fault-rules-head")
+            yield DataTable(id="fault-rules-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("on", "rule")
+        self._fill()
+        table.focus()
+
+    def _fill(self) -> None:
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        for i, rule in enumerate(self.rules.rules):
+            table.add_row("● on" if rule.enabled else "○ off", rule_text(i, rule), key=str(i))
+        if self.rules.rules:
+            table.move_cursor(row=min(max(row, 0), len(self.rules.rules) - 1))
+
+    def action_toggle(self) -> None:
+        table = self.query_one(DataTable)
+        if not self.rules.rules:
+            return
+        index = table.cursor_row
+        enabled = self.rules.toggle(index)
+        self._fill()
+        self.app.notify(f"rule {index + 1} {'on' if enabled else 'off'}", title="proxy", markup=False)
+
+    def action_dismiss_screen(self) -> None:
+        self.dismiss(None)
