@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.lazy import Lazy
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
 from ..widgets.agents_panel import AgentsPanel
@@ -19,6 +19,7 @@ from ..widgets.card_view import CardView
 from ..widgets.composer import Composer
 from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
+from ..widgets.key_footer import KeyFooter
 from ..widgets.push_panel import PushPanel
 from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
@@ -88,7 +89,7 @@ class MainScreen(Screen[None]):
 
             yield view(ReplayBar(replay, id="replay-bar"))
         # The view keys are on the tabs themselves: the footer keeps the focused pane's keys.
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.app.size.width < SIDEBAR_MIN_WIDTH:
