@@ -176,7 +176,11 @@ def test_pytest_plugin_fixtures(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_uses_mock=PLUGIN_TESTS)
     pytester.makeini("[pytest]\nasyncio_mode = auto\n")
     # Load the plugin by module whether or not the a2a_mock entry point is installed.
-    result = pytester.runpytest_subprocess("-p", "no:a2a_mock", "-p", "mock_agent.pytest_plugin", "-q")
+    # Unrelated plugins installed for this suite (hypothesis, snapshots, xdist) would only
+    # add their start-up to the child run.
+    unrelated = [arg for name in ("hypothesispytest", "textual-snapshot", "syrupy", "xdist", "xdist.looponfail")
+                 for arg in ("-p", f"no:{name}")]
+    result = pytester.runpytest_subprocess("-p", "no:a2a_mock", "-p", "mock_agent.pytest_plugin", "-q", *unrelated)
     result.assert_outcomes(passed=7)
 
 

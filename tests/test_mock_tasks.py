@@ -356,7 +356,7 @@ async def test_a_long_stream_without_delays_is_sent_as_it_is_made() -> None:
         w = Wire(client, mock.url, "1.0")
         request = w.request(Method.STREAM, m.SendParams(message=w.message("go")))
         made_at_first_byte = None
-        received = b""
+        received = bytearray()  # bytes += would copy all so far on every chunk
         async with client.stream("POST", w.url, json=request, headers=w.headers(stream=True)) as response:
             async for chunk in response.aiter_raw():
                 if made_at_first_byte is None:

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 from textual.color import Color
-from textual.command import CommandList, CommandPalette
+from textual import events
+from textual.command import CommandInput, CommandList, CommandPalette
 
 from inspector import store
 from inspector.session import Session
@@ -33,11 +34,13 @@ def names(app: Any) -> list[str]:
 
 
 async def run_from_palette(pilot: Any, query: str) -> None:
-    """ctrl+p, type ``query``, pick the first hit."""
+    """ctrl+p, type ``query`` (its first letter, then the rest pasted: each key would
+    search and lay out the hits once more), pick the first hit."""
     app = pilot.app
     await pilot.press("ctrl+p")
     await wait_until(pilot, lambda: CommandPalette.is_open(app), 5, "palette open")
-    await pilot.press(*query)
+    await pilot.press(query[0])
+    app.screen.query_one(CommandInput).post_message(events.Paste(query[1:]))
     await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0, 5, f"hits for {query!r}")
     await pilot.press("down", "enter")
     await wait_until(pilot, lambda: not CommandPalette.is_open(app), 5, "palette closed")

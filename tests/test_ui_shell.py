@@ -41,10 +41,30 @@ async def test_closing_a_connection_mid_stream_stops_the_stream_without_an_error
 VIEW_KEYS = {"card": "f2", "task": "f3", "tasks": "f4", "traffic": "f5", "push": "f6"}
 
 
-# One test per view switched from: about 100 switches in all, at ~0.4 s of rendering
-# each, which a parallel run can then share out.
-@pytest.mark.parametrize("source", VIEW_KEYS)
-async def test_view_keys_switch_from_every_focusable_of_every_view(source: str) -> None:
+def _tour(pairs: dict[str, list[tuple[object, str]]], start: str) -> list[tuple[str, object, str]]:
+    """An order for checking every (source tab, widget focused there, target tab) once,
+    where each check's key press lands on the next check's source tab whenever one is
+    left there: about half the tab switches of going back to the source every time.
+    Returns (tab to go to first, widget, target); the tab is the current one except
+    after a tab whose checks are all done."""
+    left = {tab: list(items) for tab, items in pairs.items()}
+    order: list[tuple[str, object, str]] = []
+    at = start
+    while any(left.values()):
+        if not left[at]:
+            at = max(left, key=lambda tab: len(left[tab]))
+        # Go on to the target with the most checks left, so that the tour rarely
+        # lands on a tab with none.
+        item = max(left[at], key=lambda pair: len(left[pair[1]]))
+        left[at].remove(item)
+        order.append((at, *item))
+        at = item[1]
+    return order
+
+
+# About 50 checks, at ~0.1-0.4 s of rendering per tab switch: a tour (_tour) rather
+# than a return to the source tab before each check.
+async def test_view_keys_switch_from_every_focusable_of_every_view() -> None:
     # Hiding a tab whose focused widget has a focusable sibling made Textual move focus
     # to that (also hidden) sibling, and the tabs followed focus straight back.
     from textual.widgets import TabbedContent
@@ -52,32 +72,36 @@ async def test_view_keys_switch_from_every_focusable_of_every_view(source: str) 
     keys = VIEW_KEYS
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp(url=mock.url)
-        app.animation_level = "none"  # the tabs' underline would slide on each of ~20 switches
+        app.animation_level = "none"  # the tabs' underline would slide on each of ~60 switches
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
                              "connected")
             tabs = app.screen.query_one("#views", TabbedContent)
-            await pilot.press(keys[source])
-            await wait_until(pilot, lambda: tabs.active == source, 5, f"the {source} tab")
-            pane = tabs.get_pane(source)
-            focusables = [w for w in app.screen.focus_chain if pane in w.ancestors]
-            assert focusables, f"nothing to focus on the {source} tab"
-            for widget in focusables:
-                for target, target_key in keys.items():
-                    if target == source:
-                        continue
+            pairs: dict[str, list[tuple[object, str]]] = {}
+            for source, key in keys.items():
+                await pilot.press(key)
+                await wait_until(pilot, lambda: tabs.active == source, 5, f"the {source} tab")
+                pane = tabs.get_pane(source)
+                focusables = [w for w in app.screen.focus_chain if pane in w.ancestors]
+                assert focusables, f"nothing to focus on the {source} tab"
+                pairs[source] = [(widget, target) for widget in focusables for target in keys if target != source]
+            checked = 0
+            for source, widget, target in _tour(pairs, tabs.active):
+                if tabs.active != source:
                     app.action_view(source)
                     await pilot.pause()
-                    assert tabs.active == source
-                    widget.focus()
-                    await pilot.pause()
-                    await pilot.press(target_key)
-                    await pilot.pause()
-                    where = f"{target_key} with {widget!r} focused on the {source} tab"
-                    assert tabs.active == target, where
-                    focused = app.screen.focused
-                    assert focused is None or all(node.display for node in focused.ancestors_with_self), \
-                        f"{where}: focus left on hidden {focused!r}"
+                assert tabs.active == source
+                widget.focus()
+                await pilot.pause()
+                await pilot.press(keys[target])
+                await pilot.pause()
+                where = f"{keys[target]} with {widget!r} focused on the {source} tab"
+                assert tabs.active == target, where
+                focused = app.screen.focused
+                assert focused is None or all(node.display for node in focused.ancestors_with_self), \
+                    f"{where}: focus left on hidden {focused!r}"
+                checked += 1
+            assert checked == sum(len(items) for items in pairs.values())
 
 
 async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the_detail() -> None:

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.lazy import Lazy
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
 from ..widgets.agents_panel import AgentsPanel
@@ -19,6 +19,7 @@ from ..widgets.card_view import CardView
 from ..widgets.composer import Composer
 from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
+from ..widgets.key_footer import KeyFooter
 from ..widgets.push_panel import PushPanel
 from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
@@ -43,12 +44,18 @@ class MainScreen(Screen[None]):
     #: How many ConnectionViews compose made (some mount after the first frame).
     _composed_views = 0
     _view_cache: list[ConnectionView] | None = None
+    _resumed = False
 
     def _view(self, view: ConnectionView) -> ConnectionView:
         self._composed_views += 1
         return view
 
     def compose(self) -> ComposeResult:
+        # The size classes before there are children: set after mounting, each would
+        # restyle every widget of the screen once more before the first frame.
+        size = self.app.size
+        self.set_class(size.height < SHORT_SCREEN, "-short")
+        self.set_class(size.width < NARROW_SCREEN, "-narrow")
         replay = getattr(self.app, "replay_controller", None)
         if replay is not None:  # no composer: the conversation takes the keys
             self.AUTO_FOCUS = "#conversation"
@@ -82,7 +89,7 @@ class MainScreen(Screen[None]):
 
             yield view(ReplayBar(replay, id="replay-bar"))
         # The view keys are on the tabs themselves: the footer keeps the focused pane's keys.
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.app.size.width < SIDEBAR_MIN_WIDTH:
@@ -92,6 +99,15 @@ class MainScreen(Screen[None]):
         # Only at start: later, a moment with no focus (a view key between two views)
         # must not hand the keys back to the composer when the screen resumes.
         self.call_after_refresh(self._auto_focus_done)
+
+    def on_screen_resume(self, event: Any) -> None:
+        # Runs before Screen's own handler. On the first resume the screen's widgets
+        # were styled as they mounted, a moment ago: Textual's restyle of the whole
+        # screen here would do it all again before the first frame. Later resumes (back
+        # from a modal, after a theme change) restyle as usual.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def _auto_focus_done(self) -> None:
         self.AUTO_FOCUS = None
