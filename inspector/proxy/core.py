@@ -38,7 +38,7 @@ from ..session import payloads
 from ..session.events import Kind
 from ..session.log import Session
 from ..session.tracker import TaskTracker
-from .card import rewrite_card
+from .card import grpc_addresses, rewrite_card
 from .checks import check_request
 from .detect import Parsed, classify
 from .faults import Fault, Rules
@@ -102,7 +102,8 @@ class Proxy:
     """Relays to ``routes`` (longest prefix first) and logs into ``session``."""
 
     def __init__(self, routes: list[Route], *, session: Session | None = None, rules: Rules | None = None,
-                 limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0) -> None:
+                 limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0,
+                 grpc_port: int = 0) -> None:
         if not routes:
             raise ValueError("a proxy needs at least one upstream")
         self.routes = sorted(routes, key=lambda r: len(r.prefix), reverse=True)
@@ -119,6 +120,10 @@ class Proxy:
         from .chain import CallChain
 
         self.chain = CallChain(self)
+        from .grpc_relay import GrpcFront
+
+        #: The gRPC listeners (grpc_relay.py), opened when a card names a GRPC interface.
+        self.grpc = GrpcFront(self, grpc_port)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -148,6 +153,7 @@ class Proxy:
         return self._http
 
     async def aclose(self) -> None:
+        await self.grpc.aclose()
         if self._http is not None:
             await self._http.aclose()
             self._http = None
@@ -419,7 +425,15 @@ class _Relay:
         data = self._response_data(resp, body, upstream_ms, before_ms, streaming=False)
         self.log(Kind.RESPONSE, data, payloads.response_payload(info, data))
         proxy_base = self._proxy_base()
-        done = rewrite_card(body, lambda url: self.proxy.move_url(url, proxy_base))
+        host = proxy_base.split("://", 1)[1].rsplit(":", 1)[0]
+        route = self.proxy.route_for(self.scope.get("path") or "/")
+        for url in grpc_addresses(body):
+            try:
+                await self.proxy.grpc.ensure(url, route.label if route is not None else "/")
+            except OSError as exc:
+                self.note(f"cannot open a gRPC listener for {url}: {exc}", code="proxy-grpc-failed")
+        done = rewrite_card(body, lambda url: self.proxy.move_url(url, proxy_base),
+                            lambda url: self.proxy.grpc.moved(url, host))
         out = body
         if done is not None:
             out = done.body

@@ -1,0 +1,125 @@
+"""The proxy relays gRPC: the official a2a-sdk 1.3.0 gRPC client -> a2a-inspect proxy
+(its gRPC listener, found through the rewritten card) -> the a2a-sdk agent's gRPC
+service and a2a-mock's. Every call is logged as the inspector's own gRPC client logs
+it; statuses, details and trailers pass through unchanged; fault rules apply."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from mock_agent import MockAgent
+from peers.sdk_agent import release, wait_parked
+from proxy_helpers import MOCK_SCENARIO, message, proxy_to, requests, texts, until
+
+from inspector.protocol import models as m
+from inspector.proxy import Rules
+from inspector.proxy.faults import Rule
+from inspector.session import Kind
+
+
+@contextlib.asynccontextmanager
+async def grpc_client(url: str, *, streaming: bool) -> AsyncIterator[Any]:
+    """The SDK's client made from the card at ``url``, picking its GRPC interface."""
+    import grpc
+    from a2a.client import ClientConfig, ClientFactory
+    from test_mock_sdk_interop import _sdk_compat_grpc
+
+    _sdk_compat_grpc()
+    async with httpx.AsyncClient(timeout=30) as http:
+        config = ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=["GRPC"],
+                              grpc_channel_factory=grpc.aio.insecure_channel)
+        client = await ClientFactory(config).create_from_url(url)
+        try:
+            yield client
+        finally:
+            await client.close()
+
+
+def grpc_requests(proxy: Any) -> list[Any]:
+    return [e for e in requests(proxy) if e.data.get("binding") == "grpc"]
+
+
+def events_of(proxy: Any, number: int) -> list[Any]:
+    return [e for e in proxy.session.events if e.exchange == number]
+
+
+async def test_every_call_over_grpc_through_the_proxy_to_the_sdk_agent(sdk_agent_grpc: tuple[str, str]) -> None:
+    from a2a.types import a2a_pb2 as pb
+
+    S = pb.TaskState
+    base, target = sdk_agent_grpc
+    async with proxy_to(("", base)) as (proxy, server):
+        async with grpc_client(server.base_url, streaming=False) as client:
+            (sent,) = [r async for r in client.send_message(message("hello over grpc"))]
+            assert sent.task.status.state == S.TASK_STATE_COMPLETED
+            assert texts(sent.task.artifacts[0].parts) == "echo: hello over grpc"
+            (asked,) = [r async for r in client.send_message(message("ask me"))]
+            assert asked.task.status.state == S.TASK_STATE_INPUT_REQUIRED
+            (answered,) = [r async for r in client.send_message(
+                message("the answer", task_id=asked.task.id, context_id=asked.task.context_id))]
+            assert answered.task.status.state == S.TASK_STATE_COMPLETED
+            (held,) = [r async for r in client.send_message(message("hold for cancel", return_immediately=True))]
+            await asyncio.to_thread(wait_parked, base, held.task.id)
+            canceled = await client.cancel_task(pb.CancelTaskRequest(id=held.task.id))
+            assert canceled.status.state == S.TASK_STATE_CANCELED
+            # An A2A error: the agent's status and its details reach the client unchanged.
+            with pytest.raises(Exception) as caught:
+                await client.get_task(pb.GetTaskRequest(id="no-such-task"))
+            assert "not found" in str(caught.value).lower()
+
+        async with grpc_client(server.base_url, streaming=True) as client:
+            events = [e async for e in client.send_message(message("stream me over grpc"))]
+            assert events[-1].status_update.status.state == S.TASK_STATE_COMPLETED
+            streamed = texts(p for e in events if e.WhichOneof("payload") == "artifact_update"
+                             for p in e.artifact_update.artifact.parts)
+            assert streamed == "echo: stream me over grpc"
+        async with grpc_client(server.base_url, streaming=False) as blocking:
+            (live,) = [r async for r in blocking.send_message(message("hold to subscribe", return_immediately=True))]
+        await asyncio.to_thread(wait_parked, base, live.task.id)
+        async with grpc_client(server.base_url, streaming=True) as client:
+            subscribed = client.subscribe(pb.SubscribeToTaskRequest(id=live.task.id))
+            head = await anext(subscribed)
+            assert head.task.status.state == S.TASK_STATE_WORKING
+            await asyncio.to_thread(release, base, live.task.id)
+            rest = [e async for e in subscribed]
+            assert rest[-1].status_update.status.state == S.TASK_STATE_COMPLETED
+        # The card the client read pointed its GRPC interface at the proxy's listener.
+        (listener,) = proxy.grpc.listeners.values()
+        assert listener.url == target
+    notes = [e.data for e in proxy.session.events if e.kind is Kind.NOTE and e.data.get("code") == "proxy-card"]
+    assert any([f"127.0.0.1:{listener.port}" in new for _old, new in n["moved"]] for n in notes)
+    calls = grpc_requests(proxy)
+    seen = {e.data["a2a_method"] for e in calls}
+    assert {"send", "stream", "cancel", "get", "resubscribe"} <= seen, seen
+    assert {e.data["dialect"] for e in calls} == {"1.0"}
+    first = calls[0].data
+    assert first["client"].startswith("127.0.0.1:") and "grpc" in (first["user_agent"] or "")
+    assert first["url"] == target + first["grpc_path"]
+    # Logged as the inspector's own client logs a call: status on the RESPONSE, one
+    # MESSAGE per streamed message, STREAM_END with the final status.
+    (stream_call,) = [e for e in calls if e.data["a2a_method"] == "stream"]
+    kinds = [e.kind for e in events_of(proxy, stream_call.exchange)]
+    assert kinds[0] is Kind.REQUEST and kinds[1] is Kind.RESPONSE and kinds[-1] is Kind.STREAM_END
+    assert kinds.count(Kind.MESSAGE) == len(events)
+    end = events_of(proxy, stream_call.exchange)[-1].data
+    assert end["reason"] == "complete" and end["grpc_code"] == 0 and end["terminal"] is True
+    assert "added_ms" in end
+    (missing,) = [e for e in calls if e.data["a2a_method"] == "get"]
+    answer = [e for e in events_of(proxy, missing.exchange) if e.kind is Kind.RESPONSE][0]
+    assert answer.data["grpc_status"] == "NOT_FOUND"
+    assert any(str(d.get("@type", "")).endswith("ErrorInfo") for d in answer.data["grpc_details"])
+    assert answer.payload.code == -32001
+    tracker = proxy.tracker
+    states = {t.id: t.state for t in tracker.tasks.values()}
+    assert states[sent.task.id] is m.TaskState.COMPLETED
+    assert states[asked.task.id] is m.TaskState.COMPLETED
+    assert states[held.task.id] is m.TaskState.CANCELED
+    assert states[live.task.id] is m.TaskState.COMPLETED
+    assert tracker.violations == [], [(v.code, v.message) for v in tracker.violations]
