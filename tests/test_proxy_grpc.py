@@ -123,3 +123,107 @@ async def test_every_call_over_grpc_through_the_proxy_to_the_sdk_agent(sdk_agent
     assert states[held.task.id] is m.TaskState.CANCELED
     assert states[live.task.id] is m.TaskState.COMPLETED
     assert tracker.violations == [], [(v.code, v.message) for v in tracker.violations]
+
+
+def rules(*items: dict[str, Any]) -> Rules:
+    return Rules([Rule.model_validate(item) for item in items])
+
+
+async def _stream(url: str, text: str) -> tuple[list[Any], BaseException | None]:
+    got: list[Any] = []
+    async with grpc_client(url, streaming=True) as client:
+        try:
+            async for event in client.send_message(message(text)):
+                got.append(event)
+        except Exception as exc:  # noqa: BLE001 - the fault under test
+            return got, exc
+    return got, None
+
+
+async def test_fault_rules_over_grpc_to_a2a_mock() -> None:
+    faults = rules(
+        {"match": {"method": "SendMessage", "text": "err"}, "fault": {"error": {"code": -32001}}},
+        {"match": {"method": "SendMessage", "text": "http"}, "fault": {"http": 503}},
+        {"match": {"method": "SendMessage", "text": "grpcstatus"}, "fault": {"http": {"status": 500, "grpc": "DATA_LOSS"}}},
+        {"match": {"method": "SendStreamingMessage", "text": "drop"}, "fault": {"drop_after": 2}},
+        {"match": {"method": "SendStreamingMessage", "text": "dup"}, "fault": {"duplicate_chunk": 2}},
+        {"match": {"method": "SendStreamingMessage", "text": "corrupt"}, "fault": {"corrupt_chunk": 2}},
+        {"match": {"method": "SendStreamingMessage", "text": "slow"}, "fault": {"delay": "10ms"}},
+    )
+    async with MockAgent(MOCK_SCENARIO, dialect="1.0", grpc_port=0) as mock:
+        async with proxy_to(("", mock.base_url), rules=faults) as (proxy, server):
+            async with grpc_client(server.base_url, streaming=False) as client:
+                with pytest.raises(Exception) as err:
+                    [r async for r in client.send_message(message("err please"))]
+                assert type(err.value).__name__ == "TaskNotFoundError"  # the ErrorInfo reached the client
+                with pytest.raises(Exception) as unavailable:
+                    [r async for r in client.send_message(message("http please"))]
+                assert "UNAVAILABLE" in str(unavailable.value)
+                with pytest.raises(Exception) as loss:
+                    [r async for r in client.send_message(message("grpcstatus please"))]
+                assert "DATA_LOSS" in str(loss.value)
+                (plain,) = [r async for r in client.send_message(message("plain"))]
+                assert plain.task.status.state  # relayed untouched
+            plain_events, failure = await _stream(server.base_url, "plain stream")
+            assert failure is None and plain_events
+            dropped, failure = await _stream(server.base_url, "drop me")
+            assert len(dropped) == 2 and failure is not None
+            duplicated, failure = await _stream(server.base_url, "dup me")
+            assert failure is None and len(duplicated) == len(plain_events) + 1
+            assert duplicated[1] == duplicated[2]
+            _corrupted, failure = await _stream(server.base_url, "corrupt me")
+            assert failure is not None
+            slow, failure = await _stream(server.base_url, "slow me")
+            assert failure is None and len(slow) == len(plain_events)
+            assert not mock.requests or all(r.get("body", {}).get("message", {}).get("parts", [{}])[0].get("text")
+                                            not in ("err please", "http please") for r in mock.requests)
+
+    calls = {e.data["body"] and json.loads(e.data["body"])["message"]["parts"][0]["text"]: e.exchange
+             for e in grpc_requests(proxy) if e.data["a2a_method"] in ("send", "stream")}
+
+    def injected(text: str) -> str:
+        return " ".join(e.data["injected"] for e in events_of(proxy, calls[text])
+                        if e.kind in (Kind.RESPONSE, Kind.STREAM_END) and e.data.get("injected"))
+
+    assert "error=-32001" in injected("err please")
+    assert "http=503" in injected("http please")
+    assert "drop_after=2" in injected("drop me")
+    assert "duplicate_chunk=2" in injected("dup me")
+    assert "corrupt_chunk=2" in injected("corrupt me")
+    assert "delay=0.01s" in injected("slow me")
+    assert injected("plain") == "" and injected("plain stream") == ""
+    answer = [e for e in events_of(proxy, calls["err please"]) if e.kind is Kind.RESPONSE][0]
+    assert answer.data["grpc_status"] == "NOT_FOUND" and answer.payload.code == -32001
+    # The agent's messages are logged as it sent them: the corrupted one whole.
+    corrupt_msgs = [e for e in events_of(proxy, calls["corrupt me"]) if e.kind is Kind.MESSAGE]
+    assert all(e.data["json"] for e in corrupt_msgs)
+    # Nothing the proxy injected is blamed on the agent.
+    assert [v.code for v in proxy.tracker.violations if not v.code.startswith("client-")] == []
+
+
+async def test_grpc_client_side_checks_and_a_well_behaved_client() -> None:
+    """An empty parts list is the client's fault over gRPC too; the official client's
+    calls raise nothing (a 1.0 gRPC call is known by its package, so a missing
+    a2a-version metadata is not a finding)."""
+    import grpc
+
+    from inspector.protocol import grpc_schema
+
+    async with MockAgent(MOCK_SCENARIO, dialect="1.0", grpc_port=0) as mock:
+        async with proxy_to(("", mock.base_url)) as (proxy, server):
+            async with grpc_client(server.base_url, streaming=False) as client:
+                [r async for r in client.send_message(message("fine"))]
+            assert proxy.tracker.violations == []
+            (address,) = proxy.grpc.listeners.values()
+            rpc = grpc_schema.rpcs("1.0")["SendMessage"]
+            empty = grpc_schema.from_json("1.0", rpc.request, {"message": {"messageId": "m1", "role": "ROLE_USER"}})
+            async with grpc.aio.insecure_channel(address.address) as channel:
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await channel.unary_unary(rpc.path)(empty.SerializeToString())
+                # An unknown method passes through to the agent, which says UNIMPLEMENTED.
+                with pytest.raises(grpc.aio.AioRpcError) as unknown:
+                    await channel.unary_unary("/no.Such/Method")(b"")
+                assert unknown.value.code() is grpc.StatusCode.UNIMPLEMENTED
+    codes = [v.code for v in proxy.tracker.violations]
+    assert codes.count("client-empty-parts") == 1, codes
+    assert "client-no-version" not in codes
