@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from pathlib import Path
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -227,3 +228,55 @@ async def test_grpc_client_side_checks_and_a_well_behaved_client() -> None:
     codes = [v.code for v in proxy.tracker.violations]
     assert codes.count("client-empty-parts") == 1, codes
     assert "client-no-version" not in codes
+
+
+def test_headless_proxy_records_grpc_that_replays_and_diffs_equivalent(sdk_agent_grpc: tuple[str, str],
+                                                                       tmp_path: Path) -> None:
+    """``a2a-inspect proxy --grpc-upstream`` relays gRPC from the start; its recording
+    is an ordinary one: it loads as the client's own gRPC recordings do, and ``replay
+    --against`` the agent finds the same conversation."""
+    from cli_helpers import Cli
+    from test_proxy_cli import ProxyProcess
+
+    from inspector.session.reader import load_recording
+
+    base, target = sdk_agent_grpc
+    cli = Cli(tmp_path / "home")
+    record = tmp_path / "proxied-grpc.jsonl"
+    proxy = ProxyProcess(cli, base, "--grpc-upstream", target.removeprefix("grpc://"), "--record", str(record))
+    try:
+        listening = proxy.wait_for("  gRPC 127.0.0.1:")
+        assert listening.strip().endswith(f"-> {target}")
+
+        async def talk() -> list[str]:
+            from a2a.types import a2a_pb2 as pb
+
+            got = []
+            async with grpc_client(proxy.url, streaming=False) as client:
+                (sent,) = [r async for r in client.send_message(message("hello over grpc"))]
+                got.append(texts(sent.task.artifacts[0].parts))
+                (asked,) = [r async for r in client.send_message(message("ask me"))]
+                assert asked.task.status.state == pb.TaskState.TASK_STATE_INPUT_REQUIRED
+                [r async for r in client.send_message(
+                    message("the answer", task_id=asked.task.id, context_id=asked.task.context_id))]
+            async with grpc_client(proxy.url, streaming=True) as client:
+                events = [e async for e in client.send_message(message("stream me over grpc"))]
+                got.append(texts(p for e in events if e.WhichOneof("payload") == "artifact_update"
+                                 for p in e.artifact_update.artifact.parts))
+            return got
+
+        got = asyncio.run(talk())
+        proxy.wait_for("ended: complete after")
+    finally:
+        rest = proxy.stop()
+    text = "".join(proxy.lines) + rest
+    assert got == ["echo: hello over grpc", "echo: stream me over grpc"]
+    assert "SendStreamingMessage [1.0 grpc]" in text and "← gRPC OK stream" in text
+    assert "error (" not in text and "warning (" not in text
+    rec = load_recording(record)
+    assert {Kind.REQUEST, Kind.RESPONSE, Kind.MESSAGE, Kind.STREAM_END} <= {e.kind for e in rec.session.events}
+    assert {e.data.get("binding") for e in rec.session.events if e.kind is Kind.REQUEST
+            and e.data.get("a2a_method") != "card"} == {"grpc"}
+    diff = cli("replay", str(record), "--against", target)
+    assert diff.code == 0, diff
+    assert "equivalent" in diff.out

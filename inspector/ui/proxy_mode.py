@@ -25,7 +25,7 @@ async def start_proxy(app: Any, options: Any) -> None:
     except UsageError as exc:
         app.report_error("cannot record the proxy", exc)
         recorder = None
-    server = ProxyServer(proxy, port=options.port)
+    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
     try:
         await server.start()
     except OSError as exc:
