@@ -280,3 +280,38 @@ def test_headless_proxy_records_grpc_that_replays_and_diffs_equivalent(sdk_agent
     diff = cli("replay", str(record), "--against", target)
     assert diff.code == 0, diff
     assert "equivalent" in diff.out
+
+
+async def test_a_grpc_message_past_the_limits_is_relayed_whole_and_logged_cut() -> None:
+    from inspector.client.limits import Limits
+    from inspector.protocol.errors import ProtocolError
+    from inspector.proxy import Proxy, ProxyServer, Route
+
+    async with MockAgent(MOCK_SCENARIO, dialect="1.0", grpc_port=0) as mock:
+        proxy = Proxy([Route("", mock.base_url)], limits=Limits(max_body=40, max_event=40))
+        async with ProxyServer(proxy, grpc_upstream=mock.grpc_address):
+            (listener,) = proxy.grpc.listeners.values()
+            events, failure = await _stream_to(listener.address, "long enough to pass forty bytes")
+            assert failure is None and events
+    messages = [e for e in proxy.session.events if e.kind is Kind.MESSAGE]
+    assert len(messages) == len(events)
+    assert any(e.data.get("cut") and isinstance(e.payload, ProtocolError) for e in messages)
+    assert all(e.data.get("json") is None for e in messages if e.data["size"] > 40)
+
+
+async def _stream_to(address: str, text: str) -> tuple[list[bytes], BaseException | None]:
+    import grpc
+
+    from inspector.protocol import grpc_schema
+
+    request = grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
+        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}}).SerializeToString()
+    got: list[bytes] = []
+    async with grpc.aio.insecure_channel(address) as channel:
+        try:
+            async for raw in channel.unary_stream("/lf.a2a.v1.A2AService/SendStreamingMessage")(
+                    request, metadata=(("a2a-version", "1.0"),)):
+                got.append(raw)
+        except grpc.aio.AioRpcError as exc:
+            return got, exc
+    return got, None

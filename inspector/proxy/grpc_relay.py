@@ -134,13 +134,12 @@ class GrpcListener:
         os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
         import grpc
 
-        limit = min(self.proxy.limits.max_body, 2**31 - 1)
+        # The relay passes any size on; the log reads within the proxy's limits (_MessageLog).
         options = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
         if self.secure:
             self.channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
         else:
             self.channel = grpc.aio.insecure_channel(self.target, options=options)
-        del limit
         self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", -1),
                                                ("grpc.max_send_message_length", -1), ("grpc.so_reuseport", 0)])
         self.server.add_generic_rpc_handlers((_handler_class()(self),))
@@ -427,14 +426,7 @@ class _GrpcCall:
             data = self._head(initial, elapsed, streaming=False)
             data.update(status_fields(self.dialect, 0, details, trailing))
             data["body_size"] = len(raw)
-            try:
-                data["body"] = json.dumps(grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.response, raw)),
-                                          **_JSON)
-                data["body_encoding"] = "utf-8"
-                payload = payloads.response_payload(info, data)
-            except ValueError as exc:
-                data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
-                payload = ProtocolError(str(exc))
+            payload = self._answer(data, raw, info)
             if self.fault is not None and self.fault.hold_working and isinstance(payload, m.Task) \
                     and payload.status.state not in _HOLDS:
                 self.injected.append("hold_working")
@@ -449,6 +441,19 @@ class _GrpcCall:
             return raw
         finally:
             self.proxy.chain.closed(self.number)
+
+    def _answer(self, data: dict[str, Any], raw: bytes, info: dict[str, Any]) -> Any:
+        """A unary answer into ``data`` as ProtoJSON (within the body limit); its payload."""
+        if len(raw) > self.proxy.limits.max_body:
+            data["cut"] = True  # relayed whole; too large to log (the client's --max-body)
+            return ProtocolError(payloads.CUT_BODY)
+        try:
+            message = grpc_schema.decode(self.dialect, self.rpc.response, raw)
+        except ValueError as exc:
+            data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
+            return ProtocolError(str(exc))
+        data.update(body=json.dumps(grpc_schema.to_json(message), **_JSON), body_encoding="utf-8")
+        return payloads.response_payload(info, data)
 
     # ------------------------------------------------------------------ server streams
 
@@ -622,6 +627,7 @@ class _MessageLog:
         self.lazy = _MessageCodec(self.codec)
         self.cls = grpc_schema.message_class(dialect, call.rpc.response)
         self.dump = dump
+        self.limit = call.proxy.limits.max_event
 
     def put(self, raw: bytes, added: float) -> None:
         self.backlog.put(raw, added)
@@ -639,6 +645,11 @@ class _MessageLog:
         self.added_max = max(self.added_max, added)
         self.events += 1
         number = self.call.number
+        if len(raw) > self.limit:
+            # Relayed whole; logged as the client logs an event past --max-event: cut.
+            self.session.append(Kind.MESSAGE, {"json": None, "size": len(raw), "cut": True, "added_ms": added},
+                                exchange=number, payload=ProtocolError(payloads.CUT_EVENT))
+            return
         try:
             obj = grpc_codec.stream_json(self.cls.FromString(raw))
         except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
