@@ -315,3 +315,19 @@ async def _stream_to(address: str, text: str) -> tuple[list[bytes], BaseExceptio
         except grpc.aio.AioRpcError as exc:
             return got, exc
     return got, None
+
+
+async def test_a_0_3_grpc_client_through_the_proxy_to_a2a_mock() -> None:
+    """0.3's A2AService (package a2a.v1) is told from 1.0's by its path; the card's 0.3
+    GRPC interface is moved to the proxy too."""
+    async with MockAgent(MOCK_SCENARIO, dialect="0.3", grpc_port=0) as mock:
+        async with proxy_to(("", mock.base_url)) as (proxy, server):
+            events, failure = await _stream(server.base_url, "stream over 0.3")
+            assert failure is None and events
+            (listener,) = proxy.grpc.listeners.values()
+            assert listener.url == f"grpc://{mock.grpc_address}"
+    calls = grpc_requests(proxy)
+    assert calls and {e.data["dialect"] for e in calls} == {"0.3"}
+    assert all(e.data["grpc_path"].startswith("/a2a.v1.A2AService/") for e in calls)
+    assert any(e.kind is Kind.MESSAGE for e in proxy.session.events)
+    assert proxy.tracker.violations == [], [(v.code, v.message) for v in proxy.tracker.violations]

@@ -138,8 +138,8 @@ async def test_proxied_grpc_rows_in_the_traffic_view_and_the_bar(sdk_agent_grpc:
     base, _target = sdk_agent_grpc
     async with proxy_app(base) as (app, pilot, server):
         conn = app.active
-        bar = screen_text(app)
-        assert "dialect per exchange" in bar and "(recording)" not in bar
+        await wait_until(pilot, lambda: "dialect per exchange" in screen_text(app), 5, "the proxy's bar")
+        assert "(recording)" not in screen_text(app)
         async with grpc_client(server.base_url, streaming=True) as client:
             events = [e async for e in client.send_message(message("stream me over grpc"))]
         assert events

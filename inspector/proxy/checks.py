@@ -37,9 +37,12 @@ def check_request(parsed: Parsed, headers: dict[str, str], params: Any, tracker:
                                              "(an agent takes a request without it as 0.3)", None))
     if info.get("a2a_method") in _SENDS:
         raw_message = _raw_message(parsed)
-        # ProtoJSON leaves an empty repeated field out: over gRPC, no parts at all is empty.
-        empty = isinstance(raw_message, dict) and (
-            not raw_message.get("parts") if binding == "grpc" else raw_message.get("parts") == [])
+        # ProtoJSON leaves an empty repeated field out (and 0.3 names it content): over
+        # gRPC, the decoded message tells.
+        if binding == "grpc":
+            empty = isinstance(params, m.SendParams) and not params.message.parts
+        else:
+            empty = isinstance(raw_message, dict) and raw_message.get("parts") == []
         if empty:
             out.append(("client-empty-parts", "the client sent a message with an empty parts list", None))
         if isinstance(params, m.SendParams):

@@ -21,7 +21,9 @@ import json
 import time
 from typing import Any
 
-from ..client.grpc_transport import _NO_CONNECTION, _RESERVED, metadata_dict, split_target
+import re
+
+from ..client.grpc_transport import metadata_dict, split_target
 from ..protocol import grpc_codec, grpc_errors, grpc_schema, rest
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError, ProtocolError
@@ -29,10 +31,17 @@ from ..protocol.wire import capture
 from ..session import payloads
 from ..session.events import Kind
 from .checks import check_request
-from .core import _HOLDS, _SLICE, _Backlog, _combine, _ms, settles
+from .relaying import HOLDS as _HOLDS, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, ms as _ms, \
+    settles
 from .detect import Parsed
 
 _JSON = {"ensure_ascii": False, "separators": (",", ":")}
+#: Metadata gRPC owns (as the client's transport keeps it from its calls).
+_RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
+                       "accept", "accept-encoding", "content-length", "keep-alive", "upgrade"))
+#: grpcio's words for a target it never reached (an agent may answer UNAVAILABLE itself).
+_NO_CONNECTION = re.compile(r"failed to connect|connection refused|dns resolution failed|name resolution|"
+                            r"socket closed|connection reset|handshake|no route to host|unreachable", re.IGNORECASE)
 
 
 def known_paths() -> dict[str, tuple[str, Any, Any]]:
