@@ -11,6 +11,10 @@ and this one, the client: httpx reading the raw stream and counting events.
 * throughput: the agent sends one 1.0 artifact stream of N chunk events as fast as it
   can (64 KiB writes); runs alternate direct / through the proxy.
   Target: ratio (proxy events/s ÷ direct events/s) >= 0.8 (issue 17).
+* grpc: the same over gRPC: a grpc.aio agent of this file sends one 1.0
+  SendStreamingMessage stream of N artifact-update messages as fast as it can; the
+  client (grpcio, bytes only) counts messages; the proxy relays it with
+  ``--grpc-upstream`` and logs each message as ProtoJSON. Target: the same ratio.
 * latency: the agent sends one event every 2 ms, each stamped with the system's
   monotonic clock as it is written; the client subtracts the stamp on arrival. The
   added latency is the proxy run's figure minus the direct run's (median and p99).
@@ -26,6 +30,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -41,7 +46,7 @@ PACE = 0.002
 # ---------------------------------------------------------------------- children
 
 
-def serve_proxy(upstream: str) -> None:
+def serve_proxy(upstream: str, grpc_upstream: str | None = None) -> None:
     from inspector import gcpolicy
     from inspector.proxy import Proxy, ProxyServer, Route
     from inspector.session import Session
@@ -51,9 +56,13 @@ def serve_proxy(upstream: str) -> None:
     async def run() -> None:
         # As the TUI runs it: a bounded session, the proxy's tracker folding every event.
         proxy = Proxy([Route("", upstream)], session=Session(keep=1_000_000))
-        server = ProxyServer(proxy, port=0)
+        server = ProxyServer(proxy, port=0, grpc_upstream=grpc_upstream)
         await server.start()
-        print(server.port, flush=True)
+        if grpc_upstream:
+            (address,) = server.grpc_addresses.values()
+            print(address.rsplit(":", 1)[1], flush=True)
+        else:
+            print(server.port, flush=True)
         await asyncio.Event().wait()
 
     asyncio.run(run())
@@ -96,6 +105,56 @@ def serve_paced(count: int) -> None:
             await server.serve_forever()
 
     asyncio.run(run())
+
+
+GRPC_PATH = "/lf.a2a.v1.A2AService/SendStreamingMessage"
+
+
+def serve_grpc(count: int) -> None:
+    """A gRPC agent that answers any call with ``count`` artifact updates and a final status."""
+    import grpc
+
+    from inspector.protocol import grpc_schema
+
+    cls = grpc_schema.message_class("1.0", "StreamResponse")
+    chunk = cls(artifact_update={"task_id": "t", "context_id": "c", "append": True,
+                                 "artifact": {"artifact_id": "a", "parts": [{"text": "x" * 40}]}}).SerializeToString()
+    final = cls(status_update={"task_id": "t", "context_id": "c",
+                               "status": {"state": "TASK_STATE_COMPLETED"}}).SerializeToString()
+
+    async def stream(request: bytes, context: Any) -> Any:
+        for _ in range(count):
+            yield chunk
+        yield final
+
+    class Handler(grpc.GenericRpcHandler):
+        def service(self, details: Any) -> Any:
+            return grpc.unary_stream_rpc_method_handler(stream)
+
+    async def run() -> None:
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers((Handler(),))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        print(port, flush=True)
+        await server.wait_for_termination()
+
+    asyncio.run(run())
+
+
+async def read_grpc(address: str) -> tuple[int, float]:
+    import grpc
+
+    from inspector.protocol import grpc_schema
+
+    request = grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
+        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+    async with grpc.aio.insecure_channel(address) as channel:
+        t0 = time.perf_counter()
+        events = 0
+        async for _message in channel.unary_stream(GRPC_PATH)(request, metadata=(("a2a-version", "1.0"),)):
+            events += 1
+        return events, time.perf_counter() - t0
 
 
 def start(*args: str) -> tuple[subprocess.Popen[str], int]:
@@ -155,9 +214,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="runs each way (default 5; quick 2)")
     parser.add_argument("--serve-proxy", help=argparse.SUPPRESS)
     parser.add_argument("--serve-paced", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-grpc", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--grpc-upstream", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_proxy:
-        serve_proxy(args.serve_proxy)
+        serve_proxy(args.serve_proxy, args.grpc_upstream)
+        return 0
+    if args.serve_grpc:
+        serve_grpc(args.serve_grpc)
         return 0
     if args.serve_paced:
         serve_paced(args.serve_paced)
@@ -191,6 +255,31 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "ok" if ratio >= TARGET else "MISS"
         print(f"ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {verdict}")
 
+        stop_child(proxy)
+        children.remove(proxy)
+        grpc_agent, grpc_port = start(me, "--serve-grpc", str(count))
+        children.append(grpc_agent)
+        proxy, proxy_grpc = start(me, "--serve-proxy", "http://127.0.0.1:9", "--grpc-upstream",
+                                  f"127.0.0.1:{grpc_port}")
+        children.append(proxy)
+        ways = (("direct", f"127.0.0.1:{grpc_port}"), ("proxy", f"127.0.0.1:{proxy_grpc}"))
+        grpc_rates: dict[str, list[float]] = {"direct": [], "proxy": []}
+        for _name, address in ways:
+            asyncio.run(read_grpc(address))
+        for _ in range(runs):
+            for name, address in ways:
+                events, seconds = asyncio.run(read_grpc(address))
+                if events != count + 1:
+                    print(f"FAIL: {name} gRPC stream had {events} messages, expected {count + 1}")
+                    return 1
+                grpc_rates[name].append(events / seconds)
+        grpc_ratio = median(grpc_rates["proxy"]) / median(grpc_rates["direct"])
+        print()
+        table(["path", "messages/s (median)", "spread", "runs"],
+              [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r)] for name, r in grpc_rates.items()],
+              title=f"gRPC: one 1.0 stream of {count:,} artifact messages")
+        print(f"gRPC ratio proxy/direct: {grpc_ratio:.2f}  (target >= {TARGET})  "
+              f"{'ok' if grpc_ratio >= TARGET else 'MISS'}")
         stop_child(proxy)
         children.remove(proxy)
         paced_agent, paced_port = start(me, "--serve-paced", str(paced))

@@ -282,6 +282,10 @@ def _proxy_parser(command: Any) -> None:
                                                             "(default 8790; 0 picks a free one)")
     p.add_argument("--route", action="append", default=[], metavar="/PATH=URL",
                    help="requests under /PATH go to the agent at URL (the path taken off); repeatable")
+    p.add_argument("--grpc-port", type=_port, default=0, help="loopback port of the proxy's gRPC listener "
+                                                              "(default 0: a free one)")
+    p.add_argument("--grpc-upstream", metavar="HOST:PORT", help="relay gRPC to this target from the start "
+                   "(otherwise a gRPC listener opens when the agent's card names a GRPC interface)")
     p.add_argument("--faults", metavar="FILE", help="fault rules (YAML; see docs/proxy.md)")
     p.add_argument("--headless", action="store_true", help="no UI: print a line per exchange and event")
     p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],

@@ -130,3 +130,28 @@ async def test_the_task_view_shows_the_likely_caller_with_the_reason() -> None:
                 app.select_task(child.id)
                 await wait_until(pilot, lambda: "likely called by" in screen_text(app), 5, "the caller shown")
                 assert "same contextId ctx-9" in screen_text(app).replace("\n", " ")
+
+
+async def test_proxied_grpc_rows_in_the_traffic_view_and_the_bar(sdk_agent_grpc: tuple[str, str]) -> None:
+    from test_proxy_grpc import grpc_client
+
+    base, _target = sdk_agent_grpc
+    async with proxy_app(base) as (app, pilot, server):
+        conn = app.active
+        await wait_until(pilot, lambda: "dialect per exchange" in screen_text(app), 5, "the proxy's bar")
+        assert "(recording)" not in screen_text(app)
+        async with grpc_client(server.base_url, streaming=True) as client:
+            events = [e async for e in client.send_message(message("stream me over grpc"))]
+        assert events
+        task = await wait_until(pilot, lambda: next(iter(conn.tracker.tasks.values()), None), 10, "the task")
+        await wait_until(pilot, lambda: task.state is m.TaskState.COMPLETED, 10, "the task completed")
+        assert next(iter(task.artifacts.values())).text() == "echo: stream me over grpc"
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: "(application/grpc)" in screen_text(app), 5, "the gRPC stream's row")
+        assert "grpc-python" in screen_text(app)  # the gRPC client, by its user agent
+        await wait_until(pilot, lambda: "dialect per exchange: 1.0" in screen_text(app), 5, "the dialect seen")
+        index = TrafficIndex(conn.session, conn.tracker.exchange_task)
+        index.set_filter(Filter.parse("kind:req"))
+        index.catch_up(budget=10)
+        assert len(index.rows) == 2  # the card GET (HTTP) and the gRPC stream
+        assert conn.tracker.violations == []

@@ -32,6 +32,9 @@ class ProxyOptions:
     append: bool = False
     redact: bool = True
     faults: str | None = None
+    #: The gRPC listener's port (0: free), and a gRPC target to listen for from the start.
+    grpc_port: int = 0
+    grpc_upstream: str | None = None
 
     def route_list(self) -> list[Any]:
         from ..proxy import Route
@@ -75,15 +78,23 @@ def proxy_options(args: argparse.Namespace) -> ProxyOptions:
             load_rules(args.faults)
         except RulesError as exc:
             raise UsageError(str(exc)) from None
+    grpc_upstream = getattr(args, "grpc_upstream", None)
+    if grpc_upstream is not None:
+        grpc_upstream = grpc_upstream.strip()
+        host, sep, port = grpc_upstream.rpartition(":") if "://" not in grpc_upstream else \
+            grpc_upstream.split("://", 1)[1].rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise UsageError(f"--grpc-upstream expects HOST:PORT (or grpc://HOST:PORT), got {grpc_upstream!r}")
     return ProxyOptions(upstream=upstream, port=args.port, routes=routes, record=args.record,
-                        append=bool(args.append), redact=not args.no_redact, faults=args.faults)
+                        append=bool(args.append), redact=not args.no_redact, faults=args.faults,
+                        grpc_port=getattr(args, "grpc_port", 0) or 0, grpc_upstream=grpc_upstream)
 
 
 def build_proxy(options: ProxyOptions, session: Any = None) -> Any:
     from ..proxy import Proxy, load_rules
 
     rules = load_rules(options.faults) if options.faults else None
-    return Proxy(options.route_list(), session=session, rules=rules)
+    return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port)
 
 
 def start_proxy_recorder(session: Any, options: ProxyOptions) -> Any:
@@ -129,12 +140,14 @@ async def _serve(options: ProxyOptions, output: str) -> int:
         except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
             pass
     try:
-        server = ProxyServer(proxy, port=options.port)
+        server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
         await server.start()
         try:
             say(f"a2a-inspect proxy: clients connect to {server.base_url}")
             for route in proxy.routes:
                 say(f"  {server.base_url}{route.prefix or '/'} -> {route.upstream}")
+            for upstream, address in server.grpc_addresses.items():
+                say(f"  gRPC {address} -> {upstream}")
             if options.faults:
                 say(f"  fault rules: {len(proxy.rules)} from {options.faults}")
             if recorder is not None:
@@ -209,6 +222,14 @@ def describe(event: Any) -> str | None:
         agent = f" ({data['user_agent']})" if data.get("user_agent") else ""
         return (f"{number}{data.get('client') or 'client'}{agent} → {data.get('method')} "
                 f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}")
+    if kind is Kind.RESPONSE and data.get("grpc_status") is not None or kind is Kind.RESPONSE and \
+            data.get("content_type") == "application/grpc":
+        extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
+        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
+        return (f"{number}← gRPC {data.get('grpc_status') or 'OK'}{extra} "
+                f"({data.get('elapsed_ms')} ms upstream, +{data.get('added_ms')} ms proxy){injected}")
+    if kind is Kind.MESSAGE:
+        return f"{number}← {_gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
     if kind is Kind.RESPONSE:
         extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
         injected = f" [injected {data['injected']}]" if data.get("injected") else ""

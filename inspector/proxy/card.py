@@ -4,8 +4,8 @@ discovers the agent through the proxy keeps talking through it.
 Rewritten: the top-level ``url`` (0.x), 1.0's ``supportedInterfaces[].url`` and 0.3's
 ``additionalInterfaces[].url``. An address under one of the proxy's upstreams becomes
 the same address under that route of the proxy; any other address (another host the
-agent names) is left alone and reported, as are gRPC interfaces: the proxy relays HTTP
-only, so a gRPC client still goes to the agent directly.
+agent names) is left alone and reported. A gRPC interface (``host:port``,
+``grpc://host:port``) moves to the proxy's gRPC listener for that target, in the same form.
 
 Everything else is kept byte for byte where that can be done: each rewritten address
 is replaced in the card's text as the JSON string it was. Only when the same string
@@ -40,9 +40,32 @@ def _binding(node: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def rewrite_card(body: bytes, move: Callable[[str], str | None]) -> Rewritten | None:
+def grpc_addresses(body: bytes) -> list[str]:
+    """The addresses of the card's GRPC interfaces, in card order."""
+    try:
+        card = loads(body)
+    except ValueError:
+        return []
+    if not isinstance(card, dict):
+        return []
+    out: list[str] = []
+    top = card.get("preferredTransport")
+    if isinstance(top, str) and top in _GRPC and isinstance(card.get("url"), str):
+        out.append(card["url"])
+    for key in _INTERFACE_LISTS:
+        items = card.get(key)
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict) and _binding(item) in _GRPC and isinstance(item.get("url"), str):
+                if item["url"] not in out:
+                    out.append(item["url"])
+    return out
+
+
+def rewrite_card(body: bytes, move: Callable[[str], str | None],
+                 move_grpc: Callable[[str], str | None] | None = None) -> Rewritten | None:
     """The card in ``body`` with every address ``move`` maps (None: not under any
-    upstream) rewritten; None when the body is not a JSON object (passed on as is)."""
+    upstream) rewritten, and each GRPC interface's address ``move_grpc`` maps (None:
+    no listener for it); None when the body is not a JSON object (passed on as is)."""
     try:
         card = loads(body)
     except ValueError:
@@ -57,7 +80,11 @@ def rewrite_card(body: bytes, move: Callable[[str], str | None]) -> Rewritten | 
         if not isinstance(url, str):
             return
         if grpc:
-            out.kept.append((url, "a gRPC interface: the proxy relays HTTP only"))
+            new = move_grpc(url) if move_grpc is not None else None
+            if new is None:
+                out.kept.append((url, "a gRPC interface: the proxy has no gRPC listener for it"))
+            elif new != url:
+                places.append((node, url, new))
             return
         new = move(url)
         if new is None:

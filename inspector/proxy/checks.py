@@ -37,7 +37,13 @@ def check_request(parsed: Parsed, headers: dict[str, str], params: Any, tracker:
                                              "(an agent takes a request without it as 0.3)", None))
     if info.get("a2a_method") in _SENDS:
         raw_message = _raw_message(parsed)
-        if isinstance(raw_message, dict) and raw_message.get("parts") == []:
+        # ProtoJSON leaves an empty repeated field out (and 0.3 names it content): over
+        # gRPC, the decoded message tells.
+        if binding == "grpc":
+            empty = isinstance(params, m.SendParams) and not params.message.parts
+        else:
+            empty = isinstance(raw_message, dict) and raw_message.get("parts") == []
+        if empty:
             out.append(("client-empty-parts", "the client sent a message with an empty parts list", None))
         if isinstance(params, m.SendParams):
             msg = params.message
@@ -77,7 +83,7 @@ def _raw_message(parsed: Parsed) -> Any:
     body = parsed.body
     if not isinstance(body, dict):
         return None
-    if parsed.info.get("binding") == REST:
+    if parsed.info.get("binding") in (REST, "grpc"):
         return body.get("message")
     params = body.get("params")
     return params.get("message") if isinstance(params, dict) else None

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,16 +31,16 @@ from ..protocol import models as m
 from ..protocol import rest
 from ..protocol.bindings import REST
 from ..protocol.dialects import get_dialect
-from ..protocol.errors import JsonRpcError
-from ..protocol.states import INTERRUPTED, TERMINAL
 from ..session import payloads
 from ..session.events import Kind
 from ..session.log import Session
 from ..session.tracker import TaskTracker
-from .card import rewrite_card
+from .card import grpc_addresses, rewrite_card
 from .checks import check_request
 from .detect import Parsed, classify
 from .faults import Fault, Rules
+from .relaying import BACKLOG, HOLDS as _HOLDS, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
+    ms as _ms, settles
 
 #: Headers that belong to one connection, not to the message (RFC 9110 7.6.1), and
 #: those the proxy sets itself. Proxy-Authorization is the proxy's: never passed on.
@@ -49,8 +48,6 @@ HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-author
                  "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"})
 #: The largest request body read from a client.
 MAX_REQUEST = 16 * 1024 * 1024
-_SETTLED = TERMINAL | INTERRUPTED
-_HOLDS = frozenset({m.TaskState.SUBMITTED, m.TaskState.WORKING})
 
 
 @dataclass
@@ -72,10 +69,6 @@ class Route:
         return self.prefix or "/"
 
 
-def _ms(since: float) -> float:
-    return round((time.perf_counter() - since) * 1000, 3)
-
-
 def _headers(scope: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
     """(as spelled, lower-cased names) of an ASGI request's headers."""
     spelled: dict[str, str] = {}
@@ -89,20 +82,12 @@ def _headers(scope: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
     return spelled, lower
 
 
-def settles(payload: Any) -> bool:
-    """The stream event after which an agent's stream is complete."""
-    if isinstance(payload, m.TaskStatusUpdateEvent):
-        return bool(payload.final) or payload.status.state in _SETTLED
-    if isinstance(payload, m.Task):
-        return payload.status.state in _SETTLED
-    return isinstance(payload, (m.Message, JsonRpcError))
-
-
 class Proxy:
     """Relays to ``routes`` (longest prefix first) and logs into ``session``."""
 
     def __init__(self, routes: list[Route], *, session: Session | None = None, rules: Rules | None = None,
-                 limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0) -> None:
+                 limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0,
+                 grpc_port: int = 0) -> None:
         if not routes:
             raise ValueError("a proxy needs at least one upstream")
         self.routes = sorted(routes, key=lambda r: len(r.prefix), reverse=True)
@@ -119,6 +104,10 @@ class Proxy:
         from .chain import CallChain
 
         self.chain = CallChain(self)
+        from .grpc_relay import GrpcFront
+
+        #: The gRPC listeners (grpc_relay.py), opened when a card names a GRPC interface.
+        self.grpc = GrpcFront(self, grpc_port)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -148,6 +137,7 @@ class Proxy:
         return self._http
 
     async def aclose(self) -> None:
+        await self.grpc.aclose()
         if self._http is not None:
             await self._http.aclose()
             self._http = None
@@ -419,7 +409,15 @@ class _Relay:
         data = self._response_data(resp, body, upstream_ms, before_ms, streaming=False)
         self.log(Kind.RESPONSE, data, payloads.response_payload(info, data))
         proxy_base = self._proxy_base()
-        done = rewrite_card(body, lambda url: self.proxy.move_url(url, proxy_base))
+        host = proxy_base.split("://", 1)[1].rsplit(":", 1)[0]
+        route = self.proxy.route_for(self.scope.get("path") or "/")
+        for url in grpc_addresses(body):
+            try:
+                await self.proxy.grpc.ensure(url, route.label if route is not None else "/")
+            except OSError as exc:
+                self.note(f"cannot open a gRPC listener for {url}: {exc}", code="proxy-grpc-failed")
+        done = rewrite_card(body, lambda url: self.proxy.move_url(url, proxy_base),
+                            lambda url: self.proxy.grpc.moved(url, host))
         out = body
         if done is not None:
             out = done.body
@@ -694,52 +692,6 @@ class _FaultState:
         self.held: list[Any] = []
 
 
-#: Bytes of a stream relayed but not yet logged, at most (then the relay waits).
-BACKLOG = 16 * 1024 * 1024
-#: The log gives the relay a turn after this much work (seconds): the relay needs a
-#: few turns of the loop per chunk, and each turn may cost it one slice.
-_SLICE = 0.0002
-
-
-class _Backlog:
-    """Chunks relayed and waiting to be logged, with the time the proxy held each."""
-
-    def __init__(self) -> None:
-        self.items: deque[tuple[bytes, float]] = deque()
-        self.size = 0
-        self.closed = False
-        self._more = asyncio.Event()
-        self._less = asyncio.Event()
-
-    def put(self, chunk: bytes, added: float) -> None:
-        self.items.append((chunk, added))
-        self.size += len(chunk)
-        self._more.set()
-
-    def close(self) -> None:
-        self.closed = True
-        self._more.set()
-
-    def take(self) -> tuple[bytes, float] | None:
-        if not self.items:
-            return None
-        chunk, added = self.items.popleft()
-        self.size -= len(chunk)
-        if self.size <= BACKLOG // 2:
-            self._less.set()
-        return chunk, added
-
-    async def more(self) -> None:
-        self._more.clear()
-        if not self.items and not self.closed:
-            await self._more.wait()
-
-    async def drained(self) -> None:
-        self._less.clear()
-        if self.size > BACKLOG // 2:
-            await self._less.wait()
-
-
 class _StreamLog:
     """One relayed stream, parsed and logged: the parser, the counts, how it ended."""
 
@@ -839,18 +791,3 @@ class _StreamLog:
                 break
             self.feed(*taken)
         self.close()
-
-
-def _combine(faults: list[Fault]) -> Fault | None:
-    """Several matching rules act as one: the first rule's word wins for each key."""
-    if not faults:
-        return None
-    if len(faults) == 1:
-        return faults[0]
-    merged: dict[str, Any] = {}
-    for fault in faults:
-        for key, value in fault.model_dump(exclude_defaults=True).items():
-            merged.setdefault(key, value)
-    if "error" in merged and "http" in merged:
-        merged.pop("http")
-    return Fault.model_validate(merged)

@@ -81,6 +81,16 @@ class HttpFault(_Strict):
     body: str | None = None
     content_type: str = "text/plain; charset=utf-8"
     headers: dict[str, str] = Field(default_factory=dict)
+    #: Over gRPC: the status to end the call with (name or number); default, what a gRPC
+    #: client reports for this HTTP status (grpc's HTTP-to-gRPC status mapping).
+    grpc: int | None = None
+
+    @field_validator("grpc", mode="before")
+    @classmethod
+    def _grpc(cls, value: Any) -> Any:
+        from ..protocol.grpc_errors import code_of
+
+        return None if value is None else code_of(value)
 
 
 class Fault(_Strict):

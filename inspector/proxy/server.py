@@ -12,10 +12,13 @@ from .core import Proxy
 
 
 class ProxyServer:
-    def __init__(self, proxy: Proxy, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, proxy: Proxy, *, host: str = "127.0.0.1", port: int = 0,
+                 grpc_upstream: str | None = None) -> None:
         from ..serving.runner import BackgroundServer
 
         self.proxy = proxy
+        #: A gRPC target (``host:port``) to listen for from the start, not only once a card names it.
+        self.grpc_upstream = grpc_upstream
         self._server = BackgroundServer(proxy, host=host, port=port, log_config=None, lifespan="on")
 
     @property
@@ -33,7 +36,18 @@ class ProxyServer:
         # In the session (and so in a recording): where the proxy listened, for what.
         self.proxy.note(f"proxy listening on {self.base_url}: {routes}", code="proxy-listening",
                         proxy=self.base_url, routes={r.label: r.upstream for r in self.proxy.routes})
+        if self.grpc_upstream:
+            try:
+                await self.proxy.grpc.ensure(self.grpc_upstream, self.proxy.routes[-1].label)
+            except OSError:
+                await self.stop()
+                raise
         return self
+
+    @property
+    def grpc_addresses(self) -> dict[str, str]:
+        """The gRPC listeners open so far: upstream URL -> the proxy's ``127.0.0.1:PORT``."""
+        return {lst.url: lst.address for lst in self.proxy.grpc.listeners.values()}
 
     async def stop(self) -> None:
         await self._server.astop()

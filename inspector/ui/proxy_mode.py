@@ -25,7 +25,7 @@ async def start_proxy(app: Any, options: Any) -> None:
     except UsageError as exc:
         app.report_error("cannot record the proxy", exc)
         recorder = None
-    server = ProxyServer(proxy, port=options.port)
+    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
     try:
         await server.start()
     except OSError as exc:
@@ -34,7 +34,7 @@ async def start_proxy(app: Any, options: Any) -> None:
         app.report_error(f"the proxy cannot listen on 127.0.0.1:{options.port}", exc)
         return
     upstreams = ", ".join(r.upstream for r in proxy.routes)
-    conn = AgentConnection(server.base_url, name=f"proxy → {upstreams}", session=proxy.session, read_only=True)
+    conn = AgentConnection(server.base_url, name=f"→ {upstreams}", session=proxy.session, read_only=True)
     conn.state = "proxy"
     conn.recorder = recorder
     app.proxy = (proxy, server, recorder)

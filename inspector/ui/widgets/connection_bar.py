@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
+from ...session.events import Kind
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
 from ..messages import OpenModal
@@ -173,6 +174,8 @@ class ConnectionBar(ConnectionView, Horizontal):
         self._spin = 0
         self._progress_shown = False
         self._state: str | None = None
+        #: A proxy connection's dialects seen so far (by id of the connection).
+        self._seen: dict[int, list[str]] = {}
 
     def compose(self) -> ComposeResult:
         yield Label("no agent", id="bar-status", markup=False)
@@ -220,7 +223,11 @@ class ConnectionBar(ConnectionView, Horizontal):
         labels["name"].update(shorten(connection_label(conn), 30))
         labels["url"].update(shorten(conn.url, 50))
         labels["url"].display = True
-        if conn.read_only:
+        if conn.state == "proxy":
+            # A proxy has no dialect of its own: each exchange is read for its own.
+            seen = self._seen.get(id(conn), [])
+            dialect = "dialect per exchange" + (f": {', '.join(seen)}" if seen else "")
+        elif conn.read_only:
             dialect = f"dialect {conn.dialect_name or '?'} (recording)"
         elif conn.dialect_name:
             dialect = f"dialect {conn.dialect_name} ▾ ({conn.dialect_source or '?'})"
@@ -245,6 +252,18 @@ class ConnectionBar(ConnectionView, Horizontal):
         # The state moves during connect (card fetch, probes) before ConnectionChanged says so.
         if conn is self._conn and conn.state != self._state:
             self.show_connection(conn)
+        elif conn is self._conn and conn.state == "proxy":
+            seen = self._seen.setdefault(id(conn), [])
+            fresh = False
+            for event in events:
+                if event.kind is Kind.REQUEST:
+                    name = event.data.get("dialect")
+                    if isinstance(name, str) and name and name not in seen:
+                        seen.append(name)
+                        fresh = True
+            if fresh:
+                seen.sort()
+                self.show_connection(conn)
 
     # ------------------------------------------------------------------ progress
 

@@ -1,0 +1,719 @@
+"""The proxy's gRPC side: a grpc.aio server on loopback per upstream gRPC target, relaying
+every call (any method path: unknown ones pass through as bytes) and logging the A2A
+ones into the proxy's Session exactly as the inspector's own gRPC client does
+(client/grpc_transport.py: REQUEST, RESPONSE, one MESSAGE per streamed message,
+STREAM_END), plus the proxy's fields (client, user_agent, proxy_route, added_ms).
+
+Bytes go through untouched: the server's handlers and the upstream calls take and give
+raw bytes (no (de)serializer). Stream messages are relayed first and decoded to
+ProtoJSON by a logging task of their own (the HTTP relay's _Backlog), so the relay
+keeps the agent's pace. The client's metadata goes to this listener's upstream only;
+the upstream's initial metadata, status, details and trailers (grpc-status-details-bin
+among them) come back unchanged, and the client's deadline and cancellation reach the
+upstream call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from typing import Any
+
+import re
+
+from ..client.grpc_transport import metadata_dict, split_target
+from ..protocol import grpc_codec, grpc_errors, grpc_schema, rest
+from ..protocol import models as m
+from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.wire import capture
+from ..session import payloads
+from ..session.events import Kind
+from .checks import check_request
+from .relaying import HOLDS as _HOLDS, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, ms as _ms, \
+    settles
+from .detect import Parsed
+
+_JSON = {"ensure_ascii": False, "separators": (",", ":")}
+#: Metadata gRPC owns (as the client's transport keeps it from its calls).
+_RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
+                       "accept", "accept-encoding", "content-length", "keep-alive", "upgrade"))
+#: grpcio's words for a target it never reached (an agent may answer UNAVAILABLE itself).
+_NO_CONNECTION = re.compile(r"failed to connect|connection refused|dns resolution failed|name resolution|"
+                            r"socket closed|connection reset|handshake|no route to host|unreachable", re.IGNORECASE)
+
+
+def known_paths() -> dict[str, tuple[str, Any, Any]]:
+    """``/pkg.A2AService/Name`` -> (dialect, Rpc, Method) for every dialect with gRPC."""
+    out: dict[str, tuple[str, Any, Any]] = {}
+    for dialect in grpc_schema.PACKAGES:
+        for name, rpc in grpc_schema.rpcs(dialect).items():
+            method = grpc_codec.method_for(dialect, name)
+            if method is not None:
+                out[rpc.path] = (dialect, rpc, method)
+    return out
+
+
+def forwardable(metadata: Any) -> list[tuple[str, Any]]:
+    """The metadata pairs a call may carry on (gRPC's own keys left to gRPC)."""
+    return [(k, v) for k, v in metadata or () if k.lower() not in _RESERVED and not k.startswith(("grpc-", ":"))]
+
+
+def _trailers(metadata: Any) -> tuple[tuple[str, Any], ...]:
+    # grpc-status-details-bin is the agent's, and passes; the rest of grpc-* is gRPC's own.
+    return tuple((k, v) for k, v in metadata or ()
+                 if k == grpc_errors.STATUS_DETAILS_KEY or (k.lower() not in _RESERVED and not k.startswith(("grpc-", ":"))))
+
+
+def garbled(body: bytes) -> bytes:
+    """``body`` behind a field header claiming 1,000 bytes more than follow: no protobuf
+    parser takes it, and the original bytes are still there to read in a capture."""
+    size = len(body) + 1000
+    head = bytearray(b"\x0a")
+    while True:
+        byte = size & 0x7F
+        size >>= 7
+        head.append(byte | 0x80 if size else byte)
+        if not size:
+            return bytes(head) + body
+
+
+def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
+    """As the client logs a status (GrpcTransport._status)."""
+    out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_codec.STATUS_NAMES.get(code, str(code)),
+                           "grpc_message": message or "", "trailers": metadata_dict(trailing)}
+    for key, value in trailing or ():
+        if key == grpc_codec.DETAILS_KEY and isinstance(value, bytes) and dialect:
+            try:
+                out["grpc_details"] = grpc_codec.status_details(dialect, value)
+            except ValueError as exc:
+                out["grpc_details_error"] = str(exc)
+    return out
+
+
+def error_status(dialect: str, err: JsonRpcError) -> tuple[int, str, bytes]:
+    """An A2A error as an agent sends it over gRPC (as a2a-sdk and a2a-mock do): (status
+    code, message, a google.rpc.Status with ErrorInfo for grpc-status-details-bin)."""
+    code = grpc_errors.status_for_rpc_code(err.code)
+    text = grpc_errors.message_03(err.code, err.message) if dialect == "0.3" else err.message
+    status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
+    for detail in rest.encode_error(err)[1]["error"].get("details") or ():
+        if isinstance(detail, dict) and isinstance(detail.get("@type"), str):
+            try:
+                packed = grpc_schema.from_json(dialect, detail["@type"].rsplit("/", 1)[-1],
+                                               {k: v for k, v in detail.items() if k != "@type"})
+            except (ValueError, KeyError):
+                continue
+            status.details.add().Pack(packed)
+    return code, text, status.SerializeToString()
+
+
+class _MessageCodec:
+    __slots__ = ("codec",)
+
+    def __init__(self, codec: Any) -> None:
+        self.codec = codec
+
+    def __call__(self, event: Any) -> Any:
+        return payloads.message_payload(self.codec, event.data)
+
+
+class GrpcListener:
+    """One loopback gRPC server relaying to one upstream target."""
+
+    def __init__(self, front: "GrpcFront", endpoint: str, route: str) -> None:
+        self.front = front
+        self.proxy = front.proxy
+        self.endpoint = endpoint
+        self.target, self.secure = split_target(endpoint)
+        self.url = f"{'grpcs' if self.secure else 'grpc'}://{self.target}"
+        self.route = route
+        self.port = 0
+        self.server: Any = None
+        self.channel: Any = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def start(self, port: int = 0) -> None:
+        import os
+
+        os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+        import grpc
+
+        # The relay passes any size on; the log reads within the proxy's limits (_MessageLog).
+        options = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
+        if self.secure:
+            self.channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
+        else:
+            self.channel = grpc.aio.insecure_channel(self.target, options=options)
+        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", -1),
+                                               ("grpc.max_send_message_length", -1), ("grpc.so_reuseport", 0)])
+        self.server.add_generic_rpc_handlers((_handler_class()(self),))
+        try:
+            bound = self.server.add_insecure_port(f"127.0.0.1:{port}")
+        except RuntimeError as exc:
+            raise OSError(f"cannot listen for gRPC on 127.0.0.1:{port}: {exc}") from None
+        if not bound:
+            raise OSError(f"cannot listen for gRPC on 127.0.0.1:{port}")
+        self.port = bound
+        await self.server.start()
+        self.proxy.note(f"proxy listening for gRPC on {self.address} -> {self.url}", code="proxy-listening-grpc",
+                        proxy=self.address, upstream=self.url)
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            server, self.server = self.server, None
+            await server.stop(None)
+        if self.channel is not None:
+            channel, self.channel = self.channel, None
+            await channel.close()
+
+
+def _handler_class() -> type:
+    import grpc
+
+    class _Handler(grpc.GenericRpcHandler):
+        """A handler for ANY method path (the A2A ones logged, the rest relayed as is)."""
+
+        def __init__(self, listener: GrpcListener) -> None:
+            self.listener = listener
+            self.known = known_paths()
+
+        def service(self, details: Any) -> Any:
+            # grpc.aio tells coroutines and async generators apart by their functions:
+            # real ``async def``s, not lambdas.
+            path = details.method
+            found = self.known.get(path)
+            listener = self.listener
+            if found is None:
+                async def passthrough(requests: Any, context: Any) -> Any:
+                    async for raw in _GrpcCall(listener, path, None, context).passthrough(requests):
+                        yield raw
+
+                return grpc.stream_stream_rpc_method_handler(passthrough)
+            if found[1].server_streaming:
+                async def stream(request: bytes, context: Any) -> None:
+                    await _GrpcCall(listener, path, found, context).stream(request)
+
+                return grpc.unary_stream_rpc_method_handler(stream)
+
+            async def unary(request: bytes, context: Any) -> bytes:
+                return await _GrpcCall(listener, path, found, context).unary(request)
+
+            return grpc.unary_unary_rpc_method_handler(unary)
+
+    return _Handler
+
+
+class GrpcFront:
+    """The proxy's gRPC listeners, one per upstream target, opened on demand (a card
+    that names a GRPC interface, or ``--grpc-upstream``)."""
+
+    def __init__(self, proxy: Any, port: int = 0) -> None:
+        self.proxy = proxy
+        #: The port of the first listener opened (0: a free one).
+        self.port = port
+        self.listeners: dict[str, GrpcListener] = {}
+        self._lock = asyncio.Lock()
+
+    async def ensure(self, endpoint: str, route: str = "/") -> GrpcListener:
+        target, _secure = split_target(endpoint)
+        async with self._lock:
+            listener = self.listeners.get(target)
+            if listener is None:
+                listener = GrpcListener(self, endpoint, route)
+                port = self.port if not self.listeners else 0
+                await listener.start(port)
+                self.listeners[target] = listener
+            return listener
+
+    def moved(self, url: str, host: str) -> str | None:
+        """A card's GRPC interface address -> the same form pointing at its listener."""
+        target, _secure = split_target(url)
+        listener = self.listeners.get(target)
+        if listener is None:
+            return None
+        where = f"{host}:{listener.port}"
+        if "://" not in url:
+            return where
+        scheme = url.split("://", 1)[0].lower()
+        scheme = {"grpcs": "grpc", "https": "http"}.get(scheme, scheme)
+        return f"{scheme}://{where}"
+
+    async def aclose(self) -> None:
+        for listener in list(self.listeners.values()):
+            await listener.stop()
+        self.listeners.clear()
+
+
+class _GrpcCall:
+    """One relayed call."""
+
+    def __init__(self, listener: GrpcListener, path: str, found: Any, context: Any) -> None:
+        self.listener = listener
+        self.proxy = listener.proxy
+        self.session = self.proxy.session
+        self.path = path
+        self.context = context
+        self.dialect, self.rpc, self.method = found if found is not None else (None, None, None)
+        self.number = 0
+        self.injected: list[str] = []
+        self.fault: Any = None
+        self.rule_indexes: list[int] = []
+        self.arrived = time.perf_counter()
+        self.metadata = forwardable(context.invocation_metadata())
+
+    # ------------------------------------------------------------------ logging
+
+    def log(self, kind: Kind, data: dict[str, Any], payload: Any = None) -> None:
+        self.session.append(kind, data, exchange=self.number, payload=payload)
+
+    def mark(self, text: str) -> None:
+        self.log(Kind.NOTE, {"text": f"injected by the proxy: {text}", "code": "proxy-injected",
+                             "injected": " ".join(self.injected)})
+
+    def _client(self) -> tuple[str | None, str | None]:
+        peer = self.context.peer() or ""
+        who = peer.split(":", 1)[1] if peer.startswith(("ipv4:", "ipv6:")) else (peer or None)
+        agent = None
+        for key, value in self.context.invocation_metadata() or ():
+            if key == "user-agent" and isinstance(value, str):
+                agent = value
+        return who, agent
+
+    def begin(self, data: bytes | None) -> Any:
+        """Log the REQUEST (and the client-side findings); match the fault rules."""
+        info: dict[str, Any] = {"binding": "grpc", "grpc_path": self.path}
+        obj: Any = None
+        text: str | None = None
+        encoding = None
+        if self.rpc is not None:
+            info = {"dialect": self.dialect, "binding": "grpc", "a2a_method": self.method.value,
+                    "rpc_method": self.rpc.name, "rpc_id": None, "grpc_path": self.path}
+            if data is not None:
+                try:
+                    obj = grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.request, data))
+                    text, encoding = json.dumps(obj, **_JSON), "utf-8"
+                except ValueError:
+                    text, encoding = base64.b64encode(data).decode("ascii"), "base64"
+        who, agent = self._client()
+        self.number = self.session.new_exchange()
+        url = self.listener.url + self.path
+        record = {"method": "POST", "url": url, "headers": metadata_dict(self.metadata), "body": text,
+                  "body_encoding": encoding, "body_size": None if data is None else len(data),
+                  "content_type": "application/grpc", **info, "client": who, "user_agent": agent,
+                  "proxy_route": self.listener.route}
+        payload = payloads.request_payload(record) if obj is not None else None
+        self.log(Kind.REQUEST, record, payload)
+        for hook in self.proxy.on_exchange:
+            hook(self.number, self.listener, who)
+        self.proxy.chain.opened(self.number, self.listener.route, payload, info.get("a2a_method"))
+        if self.rpc is not None:
+            lower = {k.lower(): v for k, v in metadata_dict(self.metadata).items()}
+            for code, message, task_id in check_request(Parsed(info, body=obj), lower, payload, self.proxy.tracker):
+                extra = {"task_id": task_id} if task_id else {}
+                self.log(Kind.NOTE, {"text": message, "code": code, "side": "client", **extra})
+            matched = self.proxy.rules.match(info, self.listener.route, (text or "").encode("utf-8"))
+            self.fault = _combine([rule.fault for _i, rule in matched])
+            self.rule_indexes = [i for i, _rule in matched]
+        return info
+
+    def _head(self, initial: Any, elapsed: float, *, streaming: bool) -> dict[str, Any]:
+        data = {"status": None, "reason": None, "headers": metadata_dict(initial), "body": None,
+                "body_encoding": None, "body_size": None, "elapsed_ms": elapsed, "streaming": streaming,
+                "content_type": "application/grpc", "added_ms": _ms(self.arrived) - elapsed}
+        if self.injected:
+            data["injected"] = " ".join(self.injected)
+        return data
+
+    # ------------------------------------------------------------------ faults
+
+    async def _before(self, info: dict[str, Any]) -> None:
+        """Delay, or answer instead of the agent (aborts the call)."""
+        fault = self.fault
+        if fault is None:
+            return
+        if fault.delay:
+            self.injected.append(f"delay={fault.delay:g}s")
+            self.mark(f"held the call {fault.delay:g} s before relaying it (delay)")
+            await asyncio.sleep(fault.delay)
+        if not fault.answers:
+            return
+        if fault.error is not None:
+            err = fault.error.error()
+            self.injected.append(f"error={err.code}")
+            code, text, details = error_status(self.dialect, err)
+            trailing = ((grpc_errors.STATUS_DETAILS_KEY, details),)
+            what = f"answered gRPC {grpc_errors.NAMES[code]} (A2A error {err.code}) instead of relaying the call"
+        else:
+            spec = fault.http
+            code = spec.grpc if spec.grpc is not None else grpc_errors.status_for_http(spec.status)
+            self.injected.append(f"http={spec.status}")
+            text = (spec.body or "").strip() or f"HTTP {spec.status}"
+            trailing = ()
+            what = f"answered gRPC {grpc_errors.NAMES[code]} (for HTTP {spec.status}) instead of relaying the call"
+        self.mark(what)
+        data = self._head((), 0.0, streaming=False)
+        data.update(status_fields(self.dialect, code, text, trailing))
+        self.log(Kind.RESPONSE, data, payloads.response_payload(info, data))
+        await self.context.abort(_code(code), text, trailing_metadata=trailing)
+
+    async def _wait_release(self) -> None:
+        loop = asyncio.get_running_loop()
+        released = asyncio.Event()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(released.set)
+
+        rules = self.proxy.rules
+        indexes = [i for i in self.rule_indexes if rules.rules[i].fault.hold_working]
+        for i in indexes:
+            rules.on_release(i, wake)
+        try:
+            if all(rules.rules[i].enabled for i in indexes):
+                await released.wait()
+            self.log(Kind.NOTE, {"text": "the hold_working rule was switched off: relaying what it held",
+                                 "code": "proxy-released", "injected": "hold_working"})
+        finally:
+            for i in indexes:
+                rules.forget(i, wake)
+
+    # ------------------------------------------------------------------ upstream failures
+
+    async def _failed(self, exc: Any, info: dict[str, Any], elapsed: float, *, head_logged: bool) -> None:
+        """The upstream's error status, logged as the client logs it, and passed back
+        to the client unchanged (then the call ends: abort raises)."""
+        import grpc
+
+        code = exc.code()
+        details = exc.details() or ""
+        initial = exc.initial_metadata()
+        trailing = exc.trailing_metadata()
+        if code is grpc.StatusCode.UNAVAILABLE and not initial and _NO_CONNECTION.search(details):
+            self.log(Kind.ERROR, {"type": "connect", "message": f"cannot reach the agent at {self.listener.url}: "
+                                                                f"{details.strip().splitlines()[0] if details.strip() else ''}"})
+        elif code is grpc.StatusCode.CANCELLED and self.context.cancelled():
+            raise asyncio.CancelledError
+        elif not head_logged:
+            data = self._head(initial, elapsed, streaming=False)
+            data.update(status_fields(self.dialect, code.value[0], details, trailing))
+            self.log(Kind.RESPONSE, data, payloads.response_payload(info, data) if self.rpc is not None else None)
+        if initial and not head_logged:
+            await self.context.send_initial_metadata(tuple(initial))
+        await self.context.abort(code, details, trailing_metadata=_trailers(trailing))
+
+    def _timeout(self) -> float | None:
+        remaining = self.context.time_remaining()
+        return remaining if remaining is not None and remaining < 1e8 else None
+
+    # ------------------------------------------------------------------ unary
+
+    async def unary(self, request: bytes) -> bytes:
+        import grpc
+
+        info = self.begin(request)
+        try:
+            await self._before(info)
+            sent = time.perf_counter()
+            call = self.listener.channel.unary_unary(self.path)(request, metadata=self.metadata,
+                                                                timeout=self._timeout())
+            try:
+                raw = await call
+                initial = await call.initial_metadata()
+                trailing = await call.trailing_metadata()
+                details = await call.details()
+            except grpc.aio.AioRpcError as exc:
+                await self._failed(exc, info, _ms(sent), head_logged=False)
+                raise  # pragma: no cover - abort raised
+            except asyncio.CancelledError:
+                call.cancel()
+                raise
+            elapsed = _ms(sent)
+            data = self._head(initial, elapsed, streaming=False)
+            data.update(status_fields(self.dialect, 0, details, trailing))
+            data["body_size"] = len(raw)
+            payload = self._answer(data, raw, info)
+            if self.fault is not None and self.fault.hold_working and isinstance(payload, m.Task) \
+                    and payload.status.state not in _HOLDS:
+                self.injected.append("hold_working")
+                data["injected"] = " ".join(self.injected)
+                self.mark(f"held the agent's answer (task {payload.status.state.value}) until the hold_working "
+                          "rule is switched off")
+                await self._wait_release()
+            self.log(Kind.RESPONSE, data, payload)
+            if initial:
+                await self.context.send_initial_metadata(tuple(initial))
+            self.context.set_trailing_metadata(_trailers(trailing))
+            return raw
+        finally:
+            self.proxy.chain.closed(self.number)
+
+    def _answer(self, data: dict[str, Any], raw: bytes, info: dict[str, Any]) -> Any:
+        """A unary answer into ``data`` as ProtoJSON (within the body limit); its payload."""
+        if len(raw) > self.proxy.limits.max_body:
+            data["cut"] = True  # relayed whole; too large to log (the client's --max-body)
+            return ProtocolError(payloads.CUT_BODY)
+        try:
+            message = grpc_schema.decode(self.dialect, self.rpc.response, raw)
+        except ValueError as exc:
+            data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
+            return ProtocolError(str(exc))
+        data.update(body=json.dumps(grpc_schema.to_json(message), **_JSON), body_encoding="utf-8")
+        return payloads.response_payload(info, data)
+
+    # ------------------------------------------------------------------ server streams
+
+    async def stream(self, request: bytes) -> Any:
+        import grpc
+
+        info = self.begin(request)
+        fault = self.fault if self.fault is not None and self.fault.per_event else None
+        log = _MessageLog(self)
+        logger: asyncio.Future[Any] | None = None
+        started = False
+        reason = "eof"
+        status: dict[str, Any] = {}
+        sent = time.perf_counter()
+        call: Any = None
+        held: list[bytes] = []
+        holding = False
+        try:
+            await self._before(info)
+            sent = time.perf_counter()
+            call = self.listener.channel.unary_stream(self.path)(request, metadata=self.metadata,
+                                                                 timeout=self._timeout())
+            logger = asyncio.ensure_future(log.run())
+            n = 0
+            while True:
+                try:
+                    raw = await call.read()
+                except grpc.aio.AioRpcError as exc:
+                    if not started:
+                        log.dropped = True
+                        await self._failed(exc, info, _ms(sent), head_logged=False)
+                    status = status_fields(self.dialect, exc.code().value[0], exc.details(), exc.trailing_metadata())
+                    reason = "error"
+                    log.errors.append(f"stream ended with gRPC {status['grpc_code']} {status['grpc_status']}: "
+                                      f"{status['grpc_message']}")
+                    await self._failed(exc, info, _ms(sent), head_logged=True)
+                    raise  # pragma: no cover - abort raised
+                if raw is grpc.aio.EOF:
+                    status = status_fields(self.dialect, (await call.code()).value[0], await call.details(),
+                                           await call.trailing_metadata())
+                    break
+                got = time.perf_counter()
+                if not started:
+                    started = True
+                    initial = await call.initial_metadata()
+                    self.log(Kind.RESPONSE, self._head(initial, _ms(sent), streaming=True))
+                    if initial:
+                        await self.context.send_initial_metadata(tuple(initial))
+                n += 1
+                if fault is None:
+                    await self.context.write(raw)
+                else:
+                    if holding or (fault.hold_working and log.leaves_working(raw)):
+                        if not holding:
+                            holding = True
+                            self.injected.append("hold_working")
+                            self.mark("holding the agent's messages from here (it left working) until the "
+                                      "hold_working rule is switched off")
+                        held.append(raw)
+                    elif not await self._faulted(fault, raw, n):
+                        log.put(raw, _ms(got))
+                        reason = "closed"
+                        await self.context.abort(_code(grpc_errors.CODES["UNAVAILABLE"]),
+                                                 "stream dropped by a2a-inspect proxy (drop_after)")
+                log.put(raw, _ms(got))
+            if held:
+                await self._wait_release()
+                for raw in held:
+                    await self.context.write(raw)
+            if not started:
+                initial = await call.initial_metadata()
+                self.log(Kind.RESPONSE, self._head(initial, _ms(sent), streaming=True))
+                if initial:
+                    await self.context.send_initial_metadata(tuple(initial))
+            self.context.set_trailing_metadata(_trailers(await call.trailing_metadata()))
+            if status.get("grpc_message"):
+                self.context.set_details(status["grpc_message"])
+        except asyncio.CancelledError:
+            reason = "closed"
+            log.closed_by_client = True
+            raise
+        finally:
+            if call is not None:
+                call.cancel()
+            log.backlog.close()
+            if logger is not None:
+                await asyncio.shield(logger)
+            if not log.dropped and (started or status):
+                log.end(reason, status, _ms(sent), self.injected)
+            self.proxy.chain.closed(self.number)
+
+    async def _faulted(self, fault: Any, raw: bytes, n: int) -> bool:
+        """Relay one message under a per-event fault; False: the call is to be dropped."""
+        if fault.corrupt_chunk == n:
+            self.injected.append(f"corrupt_chunk={n}")
+            self.mark(f"message {n} sent to the client as bytes that do not parse; the agent sent it whole, "
+                      "as logged")
+            await self.context.write(garbled(raw))
+        else:
+            await self.context.write(raw)
+        if fault.duplicate_chunk == n:
+            self.injected.append(f"duplicate_chunk={n}")
+            self.mark(f"message {n} sent to the client twice; the agent sent it once")
+            await self.context.write(raw)
+        if fault.drop_after is not None and n >= fault.drop_after:
+            self.injected.append(f"drop_after={fault.drop_after}")
+            self.mark(f"call to the client ended UNAVAILABLE after {n} message{'' if n == 1 else 's'} "
+                      "(drop_after); the agent's stream was let go")
+            return False
+        return True
+
+    # ------------------------------------------------------------------ anything else
+
+    async def passthrough(self, requests: Any) -> Any:
+        """A method the schema does not know: bytes both ways, any cardinality, logged
+        as a call without a dialect (path, metadata, status)."""
+        import grpc
+
+        self.begin(None)
+        sent = time.perf_counter()
+        call = self.listener.channel.stream_stream(self.path)(requests, metadata=self.metadata,
+                                                              timeout=self._timeout())
+        started = False
+        try:
+            async for raw in call:
+                if not started:
+                    started = True
+                    initial = await call.initial_metadata()
+                    if initial:
+                        await self.context.send_initial_metadata(tuple(initial))
+                yield raw
+            trailing = await call.trailing_metadata()
+            data = self._head(await call.initial_metadata(), _ms(sent), streaming=False)
+            data.update(status_fields(None, 0, await call.details(), trailing))
+            self.log(Kind.RESPONSE, data)
+            self.context.set_trailing_metadata(_trailers(trailing))
+        except grpc.aio.AioRpcError as exc:
+            await self._failed(exc, {}, _ms(sent), head_logged=False)
+        finally:
+            call.cancel()
+            self.proxy.chain.closed(self.number)
+
+
+def _code(value: int) -> Any:
+    import grpc
+
+    for code in grpc.StatusCode:
+        if code.value[0] == value:
+            return code
+    return grpc.StatusCode.UNKNOWN
+
+
+class _MessageLog:
+    """A relayed stream's messages, decoded and logged off the relay's path."""
+
+    def __init__(self, call: _GrpcCall) -> None:
+        from pydantic_core import to_json as dump
+
+        self.call = call
+        self.session = call.session
+        self.backlog = _Backlog()
+        self.events = 0
+        self.final = False
+        self.added_total = 0.0
+        self.added_max = 0.0
+        self.errors: list[str] = []
+        self.dropped = False
+        self.closed_by_client = False
+        dialect = call.dialect
+        self.codec = payloads.codec_for(dialect, "grpc")
+        self.lazy = _MessageCodec(self.codec)
+        self.cls = grpc_schema.message_class(dialect, call.rpc.response)
+        self.dump = dump
+        self.limit = call.proxy.limits.max_event
+
+    def put(self, raw: bytes, added: float) -> None:
+        self.backlog.put(raw, added)
+
+    def leaves_working(self, raw: bytes) -> bool:
+        try:
+            obj = grpc_codec.stream_json(self.cls.FromString(raw))
+        except Exception:  # noqa: BLE001 - protobuf's DecodeError: not a state change
+            return False
+        payload = capture(self.codec.decode_stream_event, obj)
+        return isinstance(payload, (m.TaskStatusUpdateEvent, m.Task)) and payload.status.state not in _HOLDS
+
+    def one(self, raw: bytes, added: float) -> None:
+        self.added_total += added
+        self.added_max = max(self.added_max, added)
+        self.events += 1
+        number = self.call.number
+        if len(raw) > self.limit:
+            # Relayed whole; logged as the client logs an event past --max-event: cut.
+            self.session.append(Kind.MESSAGE, {"json": None, "size": len(raw), "cut": True, "added_ms": added},
+                                exchange=number, payload=ProtocolError(payloads.CUT_EVENT))
+            return
+        try:
+            obj = grpc_codec.stream_json(self.cls.FromString(raw))
+        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
+            text = f"not a valid {self.call.rpc.response}: {exc}"
+            self.session.append(Kind.MESSAGE, {"json": None, "size": len(raw),
+                                               "raw": base64.b64encode(raw).decode("ascii"), "error": text,
+                                               "added_ms": added}, exchange=number, payload=ProtocolError(text))
+            self.session.append(Kind.ERROR, {"type": "protocol", "message": f"event {self.events} skipped: {text}"},
+                                exchange=number)
+            return
+        text = self.dump(obj).decode("utf-8")
+        payload = self.codec.decode_sse_fast(text)
+        if payload is None:
+            payload = capture(self.codec.decode_stream_event, obj)
+        self.session.append_lazy(Kind.MESSAGE, {"json": text, "size": len(raw), "added_ms": added}, payload,
+                                 self.lazy, number)
+        if isinstance(payload, ProtocolError):
+            self.session.append(Kind.ERROR, {"type": "protocol", "message": f"event {self.events} skipped: "
+                                                                            f"{payload.reason}"}, exchange=number)
+        elif not self.final and settles(payload):
+            self.final = True
+
+    async def run(self) -> None:
+        """Log what the relay queued, giving the relay a turn every _SLICE seconds."""
+        backlog = self.backlog
+        clock = time.perf_counter
+        while True:
+            started = clock()
+            while True:
+                taken = backlog.take()
+                if taken is None:
+                    break
+                self.one(*taken)
+                if clock() - started > _SLICE:
+                    await asyncio.sleep(0)
+                    started = clock()
+            if backlog.closed and not backlog.items:
+                return
+            await backlog.more()
+
+    def end(self, reason: str, status: dict[str, Any], elapsed: float, injected: list[str]) -> None:
+        while True:
+            taken = self.backlog.take()
+            if taken is None:
+                break
+            self.one(*taken)
+        number = self.call.number
+        for text in self.errors:
+            self.session.append(Kind.ERROR, {"type": "grpc", "message": text}, exchange=number)
+        if reason == "eof" and self.final:
+            reason = "complete"
+        data = {"reason": reason, "events": self.events, "elapsed_ms": elapsed, "terminal": self.final, **status,
+                "added_ms": round(self.added_total, 3), "added_max_ms": round(self.added_max, 3)}
+        if self.closed_by_client:
+            data["closed_by"] = "client"
+        if injected:
+            data["injected"] = " ".join(injected)
+        self.session.append(Kind.STREAM_END, data, exchange=number)

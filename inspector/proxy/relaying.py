@@ -1,0 +1,92 @@
+"""What the proxy's HTTP and gRPC relays share: the time a relay held something, when a
+stream is complete, the queue between relaying and logging, and rules acting as one."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from typing import Any
+
+from ..protocol import models as m
+from ..protocol.errors import JsonRpcError
+from ..protocol.states import INTERRUPTED, TERMINAL
+from .faults import Fault
+
+SETTLED = TERMINAL | INTERRUPTED
+#: The states a hold_working rule lets through.
+HOLDS = frozenset({m.TaskState.SUBMITTED, m.TaskState.WORKING})
+
+
+def ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 3)
+
+
+def settles(payload: Any) -> bool:
+    """The stream event after which an agent's stream is complete."""
+    if isinstance(payload, m.TaskStatusUpdateEvent):
+        return bool(payload.final) or payload.status.state in SETTLED
+    if isinstance(payload, m.Task):
+        return payload.status.state in SETTLED
+    return isinstance(payload, (m.Message, JsonRpcError))
+
+
+#: Bytes of a stream relayed but not yet logged, at most (then the relay waits).
+BACKLOG = 16 * 1024 * 1024
+#: The log gives the relay a turn after this much work (seconds): the relay needs a
+#: few turns of the loop per chunk, and each turn may cost it one slice.
+SLICE = 0.0002
+
+
+class Backlog:
+    """Chunks relayed and waiting to be logged, with the time the proxy held each."""
+
+    def __init__(self) -> None:
+        self.items: deque[tuple[bytes, float]] = deque()
+        self.size = 0
+        self.closed = False
+        self._more = asyncio.Event()
+        self._less = asyncio.Event()
+
+    def put(self, chunk: bytes, added: float) -> None:
+        self.items.append((chunk, added))
+        self.size += len(chunk)
+        self._more.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self._more.set()
+
+    def take(self) -> tuple[bytes, float] | None:
+        if not self.items:
+            return None
+        chunk, added = self.items.popleft()
+        self.size -= len(chunk)
+        if self.size <= BACKLOG // 2:
+            self._less.set()
+        return chunk, added
+
+    async def more(self) -> None:
+        self._more.clear()
+        if not self.items and not self.closed:
+            await self._more.wait()
+
+    async def drained(self) -> None:
+        self._less.clear()
+        if self.size > BACKLOG // 2:
+            await self._less.wait()
+
+
+def combine(faults: list[Fault]) -> Fault | None:
+    """Several matching rules act as one: the first rule's word wins for each key."""
+    if not faults:
+        return None
+    if len(faults) == 1:
+        return faults[0]
+    merged: dict[str, Any] = {}
+    for fault in faults:
+        for key, value in fault.model_dump(exclude_defaults=True).items():
+            merged.setdefault(key, value)
+    if "error" in merged and "http" in merged:
+        merged.pop("http")
+    return Fault.model_validate(merged)
