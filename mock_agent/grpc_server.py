@@ -25,7 +25,7 @@ import asyncio
 import re
 from typing import TYPE_CHECKING, Any
 
-from inspector.protocol import grpc_errors, grpc_schema, rest
+from inspector.protocol import grpc_codec, grpc_errors, grpc_schema, rest
 from inspector.protocol.errors import JsonRpcError
 from inspector.protocol.methods import Method
 
@@ -36,24 +36,6 @@ from .engine import HttpFault, Malformed
 if TYPE_CHECKING:  # pragma: no cover
     from .server import MockServer
 
-#: The A2AService's methods in each dialect, as the REST methods they transcode to.
-METHODS: dict[str, dict[str, Method]] = {
-    "1.0": {
-        "SendMessage": Method.SEND, "SendStreamingMessage": Method.STREAM, "GetTask": Method.GET,
-        "ListTasks": Method.LIST, "CancelTask": Method.CANCEL, "SubscribeToTask": Method.RESUBSCRIBE,
-        "CreateTaskPushNotificationConfig": Method.PUSH_SET, "GetTaskPushNotificationConfig": Method.PUSH_GET,
-        "ListTaskPushNotificationConfigs": Method.PUSH_LIST,
-        "DeleteTaskPushNotificationConfig": Method.PUSH_DELETE, "GetExtendedAgentCard": Method.EXTENDED_CARD,
-    },
-    "0.3": {
-        "SendMessage": Method.SEND, "SendStreamingMessage": Method.STREAM, "GetTask": Method.GET,
-        "CancelTask": Method.CANCEL, "TaskSubscription": Method.RESUBSCRIBE,
-        "CreateTaskPushNotificationConfig": Method.PUSH_SET, "GetTaskPushNotificationConfig": Method.PUSH_GET,
-        "ListTaskPushNotificationConfig": Method.PUSH_LIST,
-        "DeleteTaskPushNotificationConfig": Method.PUSH_DELETE, "GetAgentCard": Method.EXTENDED_CARD,
-    },
-}
-VERSION_KEY = "a2a-version"
 _NAME = re.compile(r"tasks/(?P<id>[^/]+)(?:/pushNotificationConfigs(?:/(?P<config>[^/]+))?)?")
 _QUERY_INTS = ("historyLength", "pageSize")
 
@@ -186,7 +168,7 @@ class GrpcFront:
         for dialect in mock.rest_dialects:
             handlers = {}
             for name, rpc in grpc_schema.rpcs(dialect).items():
-                method = METHODS[dialect].get(name)
+                method = grpc_codec.METHODS[dialect].get(name)
                 if method is None:
                     continue
                 behaviour = self._handler(dialect, rpc, method)
@@ -224,7 +206,7 @@ class GrpcFront:
     async def _call(self, dialect: str, rpc: grpc_schema.Rpc, method: Method, request: Any, context: Any) -> Any:
         mock = self.mock
         metadata = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
-        version = metadata.get(VERSION_KEY)
+        version = metadata.get(grpc_codec.VERSION_KEY)
         obj = grpc_schema.to_json(request)
         mock.requests.append({"binding": "grpc", "rpc": rpc.name, "metadata": metadata, "body": obj})
         sink = _Sink(context, dialect, rpc.response)
