@@ -135,7 +135,7 @@ def replay(args: argparse.Namespace) -> int:
         return 1
     from .replay import main as replay_main
 
-    return replay_main(args.replay, speed=args.speed, host=args.host, port=args.port)
+    return replay_main(args.replay, speed=args.speed, host=args.host, port=args.port, grpc_port=args.grpc_port)
 
 
 def ws_agent(args: argparse.Namespace) -> int:

@@ -160,35 +160,11 @@ class GrpcFront:
     async def start(self) -> None:
         import grpc
 
-        codes = {c.value[0]: c for c in grpc.StatusCode}
-        self._codes = codes
-        mock = self.mock
-        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", mock.max_body),
-                                               ("grpc.so_reuseport", 0)])
-        for dialect in mock.rest_dialects:
-            handlers = {}
-            for name, rpc in grpc_schema.rpcs(dialect).items():
-                method = grpc_codec.METHODS[dialect].get(name)
-                if method is None:
-                    continue
-                behaviour = self._handler(dialect, rpc, method)
-                request = grpc_schema.message_class(dialect, rpc.request)
-                if rpc.server_streaming:
-                    handlers[name] = grpc.unary_stream_rpc_method_handler(
-                        behaviour, request_deserializer=request.FromString, response_serializer=_serialize)
-                else:
-                    handlers[name] = grpc.unary_unary_rpc_method_handler(
-                        behaviour, request_deserializer=request.FromString, response_serializer=_serialize)
-            service = f"{grpc_schema.PACKAGES[dialect]}.{grpc_schema.SERVICE}"
-            self.server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
-        try:
-            port = self.server.add_insecure_port(f"{self.host}:{self.port}")
-        except RuntimeError as exc:  # grpcio raises when it cannot bind
-            raise OSError(f"cannot listen for gRPC on {self.host}:{self.port}: {exc}") from None
-        if not port:
-            raise OSError(f"cannot listen for gRPC on {self.host}:{self.port}")
-        self.port = port
-        await self.server.start()
+        self._codes = {c.value[0]: c for c in grpc.StatusCode}
+        self.server = new_server(self.mock.max_body)
+        for dialect in self.mock.rest_dialects:
+            add_service(self.server, dialect, lambda rpc, method, d=dialect: self._handler(d, rpc, method))
+        self.port = await listen(self.server, self.host, self.port)
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -245,19 +221,63 @@ class GrpcFront:
         # 0.3 names the error in the message, as a2a-sdk's 0.3 handler does (its client
         # reads the type from there); the rich status beside it costs a 0.3 client nothing.
         text = grpc_errors.message_03(err.code, err.message) if dialect == "0.3" else err.message
-        status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
         details = err.data if isinstance(err.data, list) else rest.encode_error(err)[1]["error"]["details"]
-        for detail in details:
-            packed = _detail(dialect, detail)
-            if packed is not None:
-                status.details.add().Pack(packed)
         await context.abort(self._codes[code], text,
-                            trailing_metadata=((grpc_errors.STATUS_DETAILS_KEY, status.SerializeToString()),))
+                            trailing_metadata=((grpc_errors.STATUS_DETAILS_KEY, status_bin(dialect, code, text, details)),))
 
     async def _abort_fault(self, context: Any, fault: HttpFault) -> None:
         code = fault.grpc if fault.grpc is not None else grpc_errors.status_for_http(fault.status)
         text = fault.body.decode("utf-8", "replace").strip() or f"HTTP {fault.status}"
         await context.abort(self._codes[code], text)
+
+
+def new_server(max_body: int) -> Any:
+    """A grpc.aio server taking requests up to ``max_body`` bytes (the HTTP side's limit)."""
+    import grpc
+
+    return grpc.aio.server(options=[("grpc.max_receive_message_length", max_body), ("grpc.so_reuseport", 0)])
+
+
+def add_service(server: Any, dialect: str, handler_for: Any) -> None:
+    """Serve ``dialect``'s A2AService on ``server``: each RPC the inspector knows is
+    answered by ``handler_for(rpc, method)`` (an async (request, context) function; for a
+    streaming RPC, one that writes with ``context.write``)."""
+    import grpc
+
+    handlers = {}
+    for name, rpc in grpc_schema.rpcs(dialect).items():
+        method = grpc_codec.METHODS[dialect].get(name)
+        if method is None:
+            continue
+        behaviour = handler_for(rpc, method)
+        request = grpc_schema.message_class(dialect, rpc.request)
+        make = grpc.unary_stream_rpc_method_handler if rpc.server_streaming else grpc.unary_unary_rpc_method_handler
+        handlers[name] = make(behaviour, request_deserializer=request.FromString, response_serializer=_serialize)
+    service = f"{grpc_schema.PACKAGES[dialect]}.{grpc_schema.SERVICE}"
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+
+
+async def listen(server: Any, host: str, port: int) -> int:
+    """Bind ``server`` to ``host:port`` and start it; the port bound (OSError if none)."""
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError as exc:  # grpcio raises when it cannot bind
+        raise OSError(f"cannot listen for gRPC on {host}:{port}: {exc}") from None
+    if not bound:
+        raise OSError(f"cannot listen for gRPC on {host}:{port}")
+    await server.start()
+    return bound
+
+
+def status_bin(dialect: str, code: int, text: str, details: Any) -> bytes:
+    """The ``grpc-status-details-bin`` trailer: a google.rpc.Status of ``code``, ``text``
+    and the ProtoJSON ``details`` the schema knows (others left out)."""
+    status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
+    for detail in details if isinstance(details, list) else ():
+        packed = _detail(dialect, detail)
+        if packed is not None:
+            status.details.add().Pack(packed)
+    return status.SerializeToString()
 
 
 def _detail(dialect: str, detail: Any) -> Any:

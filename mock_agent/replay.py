@@ -79,7 +79,7 @@ class ReplayServer:
     """An ASGI app (``.app``) answering with the recorded responses of ``paths``."""
 
     def __init__(self, paths: str | Path | Sequence[str | Path], *, speed: float = 1.0,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, grpc_port: int | None = None) -> None:
         if speed < 0:
             raise ReplayError("--speed must be 0 (no waiting) or more")
         self.speed = speed
@@ -112,7 +112,7 @@ class ReplayServer:
             status = ex.response.data.get("status") or 0
             if known is None or (200 <= status < 300 and not 200 <= (known.response.data.get("status") or 0) < 300):
                 self.gets[ex.path] = ex
-        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates if c.ex.binding != "rest")) or ["/"]
+        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates if c.ex.binding == "jsonrpc")) or ["/"]
         #: The paths of the recorded HTTP+JSON/REST interfaces ("/rest"): requests under
         #: them are matched as REST requests.
         self.rest_bases = sorted({urlsplit(str(ex.data.get("rest_base"))).path.rstrip("/")
@@ -127,6 +127,18 @@ class ReplayServer:
         largest = max((len(ex.request.data.get("body") or "") for ex in self.exchanges), default=0)
         #: Request bodies above this are refused (413 and a JSON-RPC error), unread.
         self.max_body = max(MIN_MAX_BODY, 2 * largest)
+        #: The recording's gRPC exchanges served over gRPC on ``grpc_port`` (replay_grpc.py),
+        #: started and stopped with the HTTP app.
+        self.grpc = None
+        if grpc_port is not None:
+            from .replay_grpc import ReplayGrpc
+
+            self.grpc = ReplayGrpc(self, "127.0.0.1", grpc_port)  # loopback, as the live mock's
+
+    @property
+    def grpc_address(self) -> str | None:
+        """``127.0.0.1:PORT`` of the gRPC server once started (None: not served)."""
+        return self.grpc.address if self.grpc is not None and self.grpc.server is not None else None
 
     @property
     def rpc_path(self) -> str:
@@ -150,8 +162,16 @@ class ReplayServer:
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
+                    try:
+                        if self.grpc is not None:
+                            await self.grpc.start()
+                    except OSError as exc:
+                        await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                        return
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
+                    if self.grpc is not None:
+                        await self.grpc.stop()
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if kind != "http":
@@ -465,7 +485,7 @@ async def _read(receive: Any, limit: int) -> bytes | int | None:
 # ---------------------------------------------------------------------- command line
 
 
-def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
+def main(paths: Sequence[str], *, speed: float, host: str, port: int, grpc_port: int | None = None) -> int:
     """``a2a-mock --replay FILE [--speed X]``: serve until Ctrl-C."""
     import sys
 
@@ -473,7 +493,7 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
         print(f"a2a-mock: {text}", file=sys.stderr, flush=True)
 
     try:
-        server = ReplayServer(paths, speed=speed, log=say)
+        server = ReplayServer(paths, speed=speed, log=say, grpc_port=grpc_port)
     except ReplayError as exc:
         say(str(exc))
         return 1
@@ -483,6 +503,8 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
     def banner(base: str) -> list[str]:
         names = ", ".join(p.name for p in server.paths)
         return [f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}",
-                *(f"  card: {base}{path}" for path in server.card_paths), "  Ctrl-C to stop"]
+                *(f"  card: {base}{path}" for path in server.card_paths),
+                *([f"  gRPC ({', '.join(server.grpc.dialects)}): grpc://{server.grpc_address}"]
+                  if server.grpc_address else []), "  Ctrl-C to stop"]
 
     return serve_until_interrupted(server.app, host, port, banner, "a2a-mock")
