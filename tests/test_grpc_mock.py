@@ -179,3 +179,12 @@ def test_cli_against_the_mock_over_grpc(cli: Cli, grpc_mock: Any, tmp_path: Path
     assert_one_error_line(cli("send", mock.grpc_url, "err -32007"), 3,
                           "gRPC 9 FAILED_PRECONDITION EXTENDED_AGENT_CARD_NOT_CONFIGURED", "JSON-RPC -32007")
     assert_one_error_line(cli("send", mock.grpc_url, "http 503"), 3, "gRPC 14 UNAVAILABLE")
+
+
+def test_card_of_a_grpc_url_without_an_extended_card_says_what_the_rpc_answered(cli: Cli) -> None:
+    # The built-in echo scenario declares no extended card: the card RPC refuses, as a2a-sdk's does.
+    with MockAgent("echo", grpc_port=0) as mock:
+        url = mock.grpc_url
+        result = cli("card", url)
+    assert_one_error_line(result, 3, f"no agent card from {url}", "GetExtendedAgentCard answered gRPC 9",
+                          "(JSON-RPC -32004)", "give its http:// URL")
