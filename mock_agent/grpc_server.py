@@ -144,13 +144,16 @@ class _Sink:
             raise JsonRpcError(-32603, f"the mock could not encode its answer as {self.response}: {exc}") from None
 
 
-class GrpcFront:
-    """The gRPC server beside a MockServer's HTTP one, in the same event loop."""
+class ServiceFront:
+    """A gRPC server serving the A2AService of ``dialects`` in the running event loop;
+    each call goes to ``_call(dialect, rpc, method, request, context)``. The live mock
+    (GrpcFront) and the replay (replay_grpc.ReplayGrpc) differ only there."""
 
-    def __init__(self, mock: MockServer, host: str, port: int) -> None:
-        self.mock = mock
+    def __init__(self, host: str, port: int, dialects: list[str], max_body: int) -> None:
         self.host = host
         self.port = port
+        self.dialects = dialects
+        self.max_body = max_body
         self.server: Any = None
 
     @property
@@ -161,8 +164,8 @@ class GrpcFront:
         import grpc
 
         self._codes = {c.value[0]: c for c in grpc.StatusCode}
-        self.server = new_server(self.mock.max_body)
-        for dialect in self.mock.rest_dialects:
+        self.server = new_server(self.max_body)
+        for dialect in self.dialects:
             add_service(self.server, dialect, lambda rpc, method, d=dialect: self._handler(d, rpc, method))
         self.port = await listen(self.server, self.host, self.port)
 
@@ -171,13 +174,25 @@ class GrpcFront:
             await self.server.stop(None)
             self.server = None
 
-    # ------------------------------------------------------------------ one call
-
     def _handler(self, dialect: str, rpc: grpc_schema.Rpc, method: Method) -> Any:
         async def handle(request: Any, context: Any) -> Any:
             return await self._call(dialect, rpc, method, request, context)
 
         return handle
+
+    async def _call(self, dialect: str, rpc: grpc_schema.Rpc, method: Method, request: Any,
+                    context: Any) -> Any:  # pragma: no cover - each front has its own
+        raise NotImplementedError
+
+
+class GrpcFront(ServiceFront):
+    """The gRPC server beside a MockServer's HTTP one, in the same event loop."""
+
+    def __init__(self, mock: MockServer, host: str, port: int) -> None:
+        super().__init__(host, port, mock.rest_dialects, mock.max_body)
+        self.mock = mock
+
+    # ------------------------------------------------------------------ one call
 
     async def _call(self, dialect: str, rpc: grpc_schema.Rpc, method: Method, request: Any, context: Any) -> Any:
         mock = self.mock

@@ -18,10 +18,8 @@ task one of them created can be continued with the other's requests.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
-import contextlib
 import json
 import logging
 import re
@@ -39,6 +37,7 @@ from inspector.session.diff import Rewriter, exchanges
 from inspector.session.exchange import RecordedExchange, body_bytes, parse_body
 
 from . import framing
+from .replay_clock import Clock as _Clock
 from .replay_match import Book, Match, Miss
 
 #: Response headers not replayed: framing the server sets itself, and the body is sent
@@ -345,43 +344,6 @@ class ReplayServer:
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-class _Clock:
-    """Waits for recorded times, scaled by speed; notices the client leaving."""
-
-    def __init__(self, speed: float, t0: float, receive: Any) -> None:
-        loop = asyncio.get_running_loop()
-        self.speed = speed
-        self.t0 = t0
-        self.start = loop.time()
-        self.gone = asyncio.Event()
-        self._watch = loop.create_task(self._watcher(receive))
-
-    async def _watcher(self, receive: Any) -> None:
-        with contextlib.suppress(Exception):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    self.gone.set()
-                    return
-
-    async def until(self, t: float) -> bool:
-        """Wait until recorded time ``t``; False when the client has gone."""
-        if self.gone.is_set():
-            return False
-        if self.speed == 0:
-            await asyncio.sleep(0)
-            return not self.gone.is_set()
-        loop = asyncio.get_running_loop()
-        delay = self.start + max(0.0, t - self.t0) / self.speed - loop.time()
-        if delay > 0:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.gone.wait(), delay)
-        return not self.gone.is_set()
-
-    def close(self) -> None:
-        self._watch.cancel()
 
 
 def _answer(doc: Any, rewrite: Rewriter, rid: Any) -> Any:

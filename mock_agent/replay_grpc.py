@@ -25,7 +25,8 @@ from inspector.safejson import loads
 from inspector.session.diff import Rewriter
 from inspector.session.events import Kind
 
-from .grpc_server import add_service, listen, new_server, status_bin
+from .grpc_server import ServiceFront, status_bin
+from .replay_clock import Clock
 from .replay_match import Match, Miss
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,41 +40,15 @@ async def _never() -> dict[str, Any]:
     return {"type": "http.disconnect"}  # pragma: no cover - never resolves
 
 
-class ReplayGrpc:
+class ReplayGrpc(ServiceFront):
     """The gRPC server beside a ReplayServer's HTTP one, in the same event loop."""
 
     def __init__(self, replay: ReplayServer, host: str, port: int) -> None:
+        # The dialects served: those of the recorded gRPC exchanges (1.0 when none).
+        dialects = sorted({c.ex.dialect for c in replay.book.candidates
+                           if c.ex.binding == "grpc" and grpc_schema.supports(c.ex.dialect or "")}) or ["1.0"]
+        super().__init__(host, port, dialects, replay.max_body)
         self.replay = replay
-        self.host = host
-        self.port = port
-        self.server: Any = None
-        #: The dialects served: those of the recorded gRPC exchanges (1.0 when none).
-        self.dialects = sorted({c.ex.dialect for c in replay.book.candidates
-                                if c.ex.binding == "grpc" and grpc_schema.supports(c.ex.dialect or "")}) or ["1.0"]
-
-    @property
-    def address(self) -> str:
-        return f"{self.host}:{self.port}"
-
-    async def start(self) -> None:
-        import grpc
-
-        self._codes = {c.value[0]: c for c in grpc.StatusCode}
-        self.server = new_server(self.replay.max_body)
-        for dialect in self.dialects:
-            add_service(self.server, dialect, lambda rpc, method, d=dialect: self._handler(d, rpc, method))
-        self.port = await listen(self.server, self.host, self.port)
-
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop(None)
-            self.server = None
-
-    def _handler(self, dialect: str, rpc: grpc_schema.Rpc, method: Method) -> Any:
-        async def handle(request: Any, context: Any) -> Any:
-            return await self._call(dialect, rpc, method, request, context)
-
-        return handle
 
     async def _abort(self, context: Any, dialect: str, code: int, text: str, details: Any = None) -> None:
         trailers = ((grpc_errors.STATUS_DETAILS_KEY, status_bin(dialect, code, text, details)),) if details else ()
@@ -106,11 +81,9 @@ class ReplayGrpc:
         return await self._play(found, dialect, rpc, context)
 
     async def _play(self, match: Match, dialect: str, rpc: grpc_schema.Rpc, context: Any) -> Any:
-        from .replay import _Clock
-
         ex = match.candidate.ex
         rewrite = Rewriter(dict(match.table))
-        clock = _Clock(self.replay.speed, ex.request.t, _never)
+        clock = Clock(self.replay.speed, ex.request.t, _never)
         try:
             resp = ex.response
             if resp is None:
