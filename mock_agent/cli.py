@@ -135,7 +135,7 @@ def replay(args: argparse.Namespace) -> int:
         return 1
     from .replay import main as replay_main
 
-    return replay_main(args.replay, speed=args.speed, host=args.host, port=args.port)
+    return replay_main(args.replay, speed=args.speed, host=args.host, port=args.port, grpc_port=args.grpc_port)
 
 
 def ws_agent(args: argparse.Namespace) -> int:
@@ -224,7 +224,7 @@ def serve(args: argparse.Namespace) -> int:
                 *(f"  card: {base}{path}" for path in server.card_paths),
                 *([f"  HTTP+JSON/REST ({', '.join(server.rest_dialects)}): {base}{REST_PREFIX}"]
                   if server.rest_dialects else []),
-                *([f"  gRPC ({', '.join(server.rest_dialects)}): {server.grpc_address}"]
+                *([f"  gRPC ({', '.join(server.rest_dialects)}): grpc://{server.grpc_address}"]
                   if server.grpc_address else []), "  Ctrl-C to stop"]
 
     return serve_until_interrupted(server.app, args.host, args.port, banner, "a2a-mock")

@@ -25,7 +25,7 @@ import asyncio
 import re
 from typing import TYPE_CHECKING, Any
 
-from inspector.protocol import grpc_errors, grpc_schema, rest
+from inspector.protocol import grpc_codec, grpc_errors, grpc_schema, rest
 from inspector.protocol.errors import JsonRpcError
 from inspector.protocol.methods import Method
 
@@ -36,24 +36,6 @@ from .engine import HttpFault, Malformed
 if TYPE_CHECKING:  # pragma: no cover
     from .server import MockServer
 
-#: The A2AService's methods in each dialect, as the REST methods they transcode to.
-METHODS: dict[str, dict[str, Method]] = {
-    "1.0": {
-        "SendMessage": Method.SEND, "SendStreamingMessage": Method.STREAM, "GetTask": Method.GET,
-        "ListTasks": Method.LIST, "CancelTask": Method.CANCEL, "SubscribeToTask": Method.RESUBSCRIBE,
-        "CreateTaskPushNotificationConfig": Method.PUSH_SET, "GetTaskPushNotificationConfig": Method.PUSH_GET,
-        "ListTaskPushNotificationConfigs": Method.PUSH_LIST,
-        "DeleteTaskPushNotificationConfig": Method.PUSH_DELETE, "GetExtendedAgentCard": Method.EXTENDED_CARD,
-    },
-    "0.3": {
-        "SendMessage": Method.SEND, "SendStreamingMessage": Method.STREAM, "GetTask": Method.GET,
-        "CancelTask": Method.CANCEL, "TaskSubscription": Method.RESUBSCRIBE,
-        "CreateTaskPushNotificationConfig": Method.PUSH_SET, "GetTaskPushNotificationConfig": Method.PUSH_GET,
-        "ListTaskPushNotificationConfig": Method.PUSH_LIST,
-        "DeleteTaskPushNotificationConfig": Method.PUSH_DELETE, "GetAgentCard": Method.EXTENDED_CARD,
-    },
-}
-VERSION_KEY = "a2a-version"
 _NAME = re.compile(r"tasks/(?P<id>[^/]+)(?:/pushNotificationConfigs(?:/(?P<config>[^/]+))?)?")
 _QUERY_INTS = ("historyLength", "pageSize")
 
@@ -162,13 +144,16 @@ class _Sink:
             raise JsonRpcError(-32603, f"the mock could not encode its answer as {self.response}: {exc}") from None
 
 
-class GrpcFront:
-    """The gRPC server beside a MockServer's HTTP one, in the same event loop."""
+class ServiceFront:
+    """A gRPC server serving the A2AService of ``dialects`` in the running event loop;
+    each call goes to ``_call(dialect, rpc, method, request, context)``. The live mock
+    (GrpcFront) and the replay (replay_grpc.ReplayGrpc) differ only there."""
 
-    def __init__(self, mock: MockServer, host: str, port: int) -> None:
-        self.mock = mock
+    def __init__(self, host: str, port: int, dialects: list[str], max_body: int) -> None:
         self.host = host
         self.port = port
+        self.dialects = dialects
+        self.max_body = max_body
         self.server: Any = None
 
     @property
@@ -178,42 +163,16 @@ class GrpcFront:
     async def start(self) -> None:
         import grpc
 
-        codes = {c.value[0]: c for c in grpc.StatusCode}
-        self._codes = codes
-        mock = self.mock
-        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", mock.max_body),
-                                               ("grpc.so_reuseport", 0)])
-        for dialect in mock.rest_dialects:
-            handlers = {}
-            for name, rpc in grpc_schema.rpcs(dialect).items():
-                method = METHODS[dialect].get(name)
-                if method is None:
-                    continue
-                behaviour = self._handler(dialect, rpc, method)
-                request = grpc_schema.message_class(dialect, rpc.request)
-                if rpc.server_streaming:
-                    handlers[name] = grpc.unary_stream_rpc_method_handler(
-                        behaviour, request_deserializer=request.FromString, response_serializer=_serialize)
-                else:
-                    handlers[name] = grpc.unary_unary_rpc_method_handler(
-                        behaviour, request_deserializer=request.FromString, response_serializer=_serialize)
-            service = f"{grpc_schema.PACKAGES[dialect]}.{grpc_schema.SERVICE}"
-            self.server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
-        try:
-            port = self.server.add_insecure_port(f"{self.host}:{self.port}")
-        except RuntimeError as exc:  # grpcio raises when it cannot bind
-            raise OSError(f"cannot listen for gRPC on {self.host}:{self.port}: {exc}") from None
-        if not port:
-            raise OSError(f"cannot listen for gRPC on {self.host}:{self.port}")
-        self.port = port
-        await self.server.start()
+        self._codes = {c.value[0]: c for c in grpc.StatusCode}
+        self.server = new_server(self.max_body)
+        for dialect in self.dialects:
+            add_service(self.server, dialect, lambda rpc, method, d=dialect: self._handler(d, rpc, method))
+        self.port = await listen(self.server, self.host, self.port)
 
     async def stop(self) -> None:
         if self.server is not None:
             await self.server.stop(None)
             self.server = None
-
-    # ------------------------------------------------------------------ one call
 
     def _handler(self, dialect: str, rpc: grpc_schema.Rpc, method: Method) -> Any:
         async def handle(request: Any, context: Any) -> Any:
@@ -221,10 +180,24 @@ class GrpcFront:
 
         return handle
 
+    async def _call(self, dialect: str, rpc: grpc_schema.Rpc, method: Method, request: Any,
+                    context: Any) -> Any:  # pragma: no cover - each front has its own
+        raise NotImplementedError
+
+
+class GrpcFront(ServiceFront):
+    """The gRPC server beside a MockServer's HTTP one, in the same event loop."""
+
+    def __init__(self, mock: MockServer, host: str, port: int) -> None:
+        super().__init__(host, port, mock.rest_dialects, mock.max_body)
+        self.mock = mock
+
+    # ------------------------------------------------------------------ one call
+
     async def _call(self, dialect: str, rpc: grpc_schema.Rpc, method: Method, request: Any, context: Any) -> Any:
         mock = self.mock
         metadata = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
-        version = metadata.get(VERSION_KEY)
+        version = metadata.get(grpc_codec.VERSION_KEY)
         obj = grpc_schema.to_json(request)
         mock.requests.append({"binding": "grpc", "rpc": rpc.name, "metadata": metadata, "body": obj})
         sink = _Sink(context, dialect, rpc.response)
@@ -263,19 +236,63 @@ class GrpcFront:
         # 0.3 names the error in the message, as a2a-sdk's 0.3 handler does (its client
         # reads the type from there); the rich status beside it costs a 0.3 client nothing.
         text = grpc_errors.message_03(err.code, err.message) if dialect == "0.3" else err.message
-        status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
         details = err.data if isinstance(err.data, list) else rest.encode_error(err)[1]["error"]["details"]
-        for detail in details:
-            packed = _detail(dialect, detail)
-            if packed is not None:
-                status.details.add().Pack(packed)
         await context.abort(self._codes[code], text,
-                            trailing_metadata=((grpc_errors.STATUS_DETAILS_KEY, status.SerializeToString()),))
+                            trailing_metadata=((grpc_errors.STATUS_DETAILS_KEY, status_bin(dialect, code, text, details)),))
 
     async def _abort_fault(self, context: Any, fault: HttpFault) -> None:
         code = fault.grpc if fault.grpc is not None else grpc_errors.status_for_http(fault.status)
         text = fault.body.decode("utf-8", "replace").strip() or f"HTTP {fault.status}"
         await context.abort(self._codes[code], text)
+
+
+def new_server(max_body: int) -> Any:
+    """A grpc.aio server taking requests up to ``max_body`` bytes (the HTTP side's limit)."""
+    import grpc
+
+    return grpc.aio.server(options=[("grpc.max_receive_message_length", max_body), ("grpc.so_reuseport", 0)])
+
+
+def add_service(server: Any, dialect: str, handler_for: Any) -> None:
+    """Serve ``dialect``'s A2AService on ``server``: each RPC the inspector knows is
+    answered by ``handler_for(rpc, method)`` (an async (request, context) function; for a
+    streaming RPC, one that writes with ``context.write``)."""
+    import grpc
+
+    handlers = {}
+    for name, rpc in grpc_schema.rpcs(dialect).items():
+        method = grpc_codec.METHODS[dialect].get(name)
+        if method is None:
+            continue
+        behaviour = handler_for(rpc, method)
+        request = grpc_schema.message_class(dialect, rpc.request)
+        make = grpc.unary_stream_rpc_method_handler if rpc.server_streaming else grpc.unary_unary_rpc_method_handler
+        handlers[name] = make(behaviour, request_deserializer=request.FromString, response_serializer=_serialize)
+    service = f"{grpc_schema.PACKAGES[dialect]}.{grpc_schema.SERVICE}"
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+
+
+async def listen(server: Any, host: str, port: int) -> int:
+    """Bind ``server`` to ``host:port`` and start it; the port bound (OSError if none)."""
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError as exc:  # grpcio raises when it cannot bind
+        raise OSError(f"cannot listen for gRPC on {host}:{port}: {exc}") from None
+    if not bound:
+        raise OSError(f"cannot listen for gRPC on {host}:{port}")
+    await server.start()
+    return bound
+
+
+def status_bin(dialect: str, code: int, text: str, details: Any) -> bytes:
+    """The ``grpc-status-details-bin`` trailer: a google.rpc.Status of ``code``, ``text``
+    and the ProtoJSON ``details`` the schema knows (others left out)."""
+    status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
+    for detail in details if isinstance(details, list) else ():
+        packed = _detail(dialect, detail)
+        if packed is not None:
+            status.details.add().Pack(packed)
+    return status.SerializeToString()
 
 
 def _detail(dialect: str, detail: Any) -> Any:

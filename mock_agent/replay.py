@@ -18,10 +18,8 @@ task one of them created can be continued with the other's requests.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
-import contextlib
 import json
 import logging
 import re
@@ -39,6 +37,7 @@ from inspector.session.diff import Rewriter, exchanges
 from inspector.session.exchange import RecordedExchange, body_bytes, parse_body
 
 from . import framing
+from .replay_clock import Clock as _Clock
 from .replay_match import Book, Match, Miss
 
 #: Response headers not replayed: framing the server sets itself, and the body is sent
@@ -79,7 +78,7 @@ class ReplayServer:
     """An ASGI app (``.app``) answering with the recorded responses of ``paths``."""
 
     def __init__(self, paths: str | Path | Sequence[str | Path], *, speed: float = 1.0,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, grpc_port: int | None = None) -> None:
         if speed < 0:
             raise ReplayError("--speed must be 0 (no waiting) or more")
         self.speed = speed
@@ -112,7 +111,7 @@ class ReplayServer:
             status = ex.response.data.get("status") or 0
             if known is None or (200 <= status < 300 and not 200 <= (known.response.data.get("status") or 0) < 300):
                 self.gets[ex.path] = ex
-        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates if c.ex.binding != "rest")) or ["/"]
+        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates if c.ex.binding == "jsonrpc")) or ["/"]
         #: The paths of the recorded HTTP+JSON/REST interfaces ("/rest"): requests under
         #: them are matched as REST requests.
         self.rest_bases = sorted({urlsplit(str(ex.data.get("rest_base"))).path.rstrip("/")
@@ -127,6 +126,18 @@ class ReplayServer:
         largest = max((len(ex.request.data.get("body") or "") for ex in self.exchanges), default=0)
         #: Request bodies above this are refused (413 and a JSON-RPC error), unread.
         self.max_body = max(MIN_MAX_BODY, 2 * largest)
+        #: The recording's gRPC exchanges served over gRPC on ``grpc_port`` (replay_grpc.py),
+        #: started and stopped with the HTTP app.
+        self.grpc = None
+        if grpc_port is not None:
+            from .replay_grpc import ReplayGrpc
+
+            self.grpc = ReplayGrpc(self, "127.0.0.1", grpc_port)  # loopback, as the live mock's
+
+    @property
+    def grpc_address(self) -> str | None:
+        """``127.0.0.1:PORT`` of the gRPC server once started (None: not served)."""
+        return self.grpc.address if self.grpc is not None and self.grpc.server is not None else None
 
     @property
     def rpc_path(self) -> str:
@@ -150,8 +161,16 @@ class ReplayServer:
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
+                    try:
+                        if self.grpc is not None:
+                            await self.grpc.start()
+                    except OSError as exc:
+                        await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                        return
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
+                    if self.grpc is not None:
+                        await self.grpc.stop()
                     await send({"type": "lifespan.shutdown.complete"})
                     return
         if kind != "http":
@@ -327,43 +346,6 @@ class ReplayServer:
 # ---------------------------------------------------------------------- helpers
 
 
-class _Clock:
-    """Waits for recorded times, scaled by speed; notices the client leaving."""
-
-    def __init__(self, speed: float, t0: float, receive: Any) -> None:
-        loop = asyncio.get_running_loop()
-        self.speed = speed
-        self.t0 = t0
-        self.start = loop.time()
-        self.gone = asyncio.Event()
-        self._watch = loop.create_task(self._watcher(receive))
-
-    async def _watcher(self, receive: Any) -> None:
-        with contextlib.suppress(Exception):
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    self.gone.set()
-                    return
-
-    async def until(self, t: float) -> bool:
-        """Wait until recorded time ``t``; False when the client has gone."""
-        if self.gone.is_set():
-            return False
-        if self.speed == 0:
-            await asyncio.sleep(0)
-            return not self.gone.is_set()
-        loop = asyncio.get_running_loop()
-        delay = self.start + max(0.0, t - self.t0) / self.speed - loop.time()
-        if delay > 0:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.gone.wait(), delay)
-        return not self.gone.is_set()
-
-    def close(self) -> None:
-        self._watch.cancel()
-
-
 def _answer(doc: Any, rewrite: Rewriter, rid: Any) -> Any:
     out = rewrite(doc)
     if isinstance(out, dict) and "jsonrpc" in out and "id" in out:
@@ -465,7 +447,7 @@ async def _read(receive: Any, limit: int) -> bytes | int | None:
 # ---------------------------------------------------------------------- command line
 
 
-def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
+def main(paths: Sequence[str], *, speed: float, host: str, port: int, grpc_port: int | None = None) -> int:
     """``a2a-mock --replay FILE [--speed X]``: serve until Ctrl-C."""
     import sys
 
@@ -473,7 +455,7 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
         print(f"a2a-mock: {text}", file=sys.stderr, flush=True)
 
     try:
-        server = ReplayServer(paths, speed=speed, log=say)
+        server = ReplayServer(paths, speed=speed, log=say, grpc_port=grpc_port)
     except ReplayError as exc:
         say(str(exc))
         return 1
@@ -483,6 +465,8 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int) -> int:
     def banner(base: str) -> list[str]:
         names = ", ".join(p.name for p in server.paths)
         return [f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}",
-                *(f"  card: {base}{path}" for path in server.card_paths), "  Ctrl-C to stop"]
+                *(f"  card: {base}{path}" for path in server.card_paths),
+                *([f"  gRPC ({', '.join(server.grpc.dialects)}): grpc://{server.grpc_address}"]
+                  if server.grpc_address else []), "  Ctrl-C to stop"]
 
     return serve_until_interrupted(server.app, host, port, banner, "a2a-mock")

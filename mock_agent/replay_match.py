@@ -53,6 +53,9 @@ _UUID_TEXT = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-
 _MESSAGE_METHODS = frozenset({"send", "stream"})
 
 
+_BINDING_NAMES = {"jsonrpc": "JSON-RPC", "rest": "HTTP+JSON/REST", "grpc": "gRPC"}
+
+
 @dataclass(eq=False)
 class Candidate:
     """A recorded JSON-RPC exchange, prepared for matching."""
@@ -221,6 +224,12 @@ class Book:
             elif score.tier == best_tier:
                 best.append(c)
         if not best:
+            if not any(c.ex.binding == binding for c in self.candidates):
+                spoken = sorted({c.ex.binding for c in self.candidates})
+                how = "; serve it with --grpc-port and call it over gRPC" if "grpc" in spoken else ""
+                return Miss(-32601, "Method not found",
+                            f"the recording holds no {_BINDING_NAMES.get(binding, binding)} request, only "
+                            f"{', '.join(_BINDING_NAMES.get(b, b) for b in spoken)} ones{how}")
             return self._miss(wire, masked, new_slots, version, params)
         chosen = self._pick(best)
         self.used.add(chosen.index)

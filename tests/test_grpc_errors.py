@@ -62,3 +62,24 @@ def test_0_3_names_the_error_in_the_message_as_a2a_sdk_does() -> None:
     assert grpc_errors.parse_message_03(text) == (-32001, "Task not found: t-1")
     assert grpc_errors.parse_message_03("Task: not a type") == (None, "Task: not a type")
     assert grpc_errors.parse_message_03("plain") == (None, "plain")
+
+
+def test_every_a2a_error_the_mock_sends_reads_back_as_its_code() -> None:
+    """The mock's mapping (status_for_rpc_code, reason_for_rpc_code, message_03) and the
+    client's (grpc_codec.decode_status) are one table read both ways: 1.0 by ErrorInfo,
+    0.3 by the message's error name alone."""
+    from inspector.protocol import grpc_codec
+
+    assert len(grpc_errors.ERROR_NAMES_03) == 14
+    for code in grpc_errors.ERROR_NAMES_03:
+        status = grpc_errors.status_for_rpc_code(code)
+        assert grpc_errors.rpc_code_for_status(status, grpc_errors.reason_for_rpc_code(code)) == code
+        info = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": grpc_errors.reason_for_rpc_code(code)}]
+        assert grpc_codec.decode_status(status, "x", info).code == code
+        assert grpc_codec.decode_status(status, grpc_errors.message_03(code, "x"), None).code == code
+
+
+def test_0_3_takes_the_specs_name_for_the_extended_card_error_too() -> None:
+    # a2a-sdk 1.3.0 sends its 1.0 class name; the 0.3 spec names -32007 otherwise.
+    assert grpc_errors.parse_message_03("AuthenticatedExtendedCardNotConfiguredError: no") == (-32007, "no")
+    assert grpc_errors.parse_message_03("TaskNotFoundError:t-1") == (-32001, "t-1")

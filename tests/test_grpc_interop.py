@@ -8,8 +8,6 @@ the JSON-RPC codes), and every RPC an exchange in the session log.
 from __future__ import annotations
 
 import asyncio
-import uuid
-from typing import Any
 
 import pytest
 
@@ -19,71 +17,17 @@ from inspector.protocol.errors import describe_rpc_error
 from inspector.protocol.grpc_codec import GrpcError
 from inspector.session import TaskTracker
 from inspector.session.events import Kind
+from binding_matrix import DIALECTS, HOOK, msg, requests, sdk_matrix
 from peers import sdk_agent
 from ports import refused_port
-
-DIALECTS = ["1.0", "0.3"]
-HOOK = "http://127.0.0.1:9/hook"
-
-
-def msg(text: str, task: m.Task | None = None, **config: Any) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "user", "messageId": f"m-{uuid.uuid4()}",
-                               "parts": [{"kind": "text", "text": text}]}
-    if task is not None:
-        message.update(taskId=task.id, contextId=task.context_id)
-    out: dict[str, Any] = {"message": message}
-    if config:
-        out["configuration"] = config
-    return out
-
-
-def text_of(task: m.Task) -> str:
-    return "".join(p.text for a in task.artifacts or () for p in a.parts if isinstance(p, m.TextPart))
-
-
-def requests(client: A2AClient) -> list[dict[str, Any]]:
-    return [e.data for e in client.session.events if e.kind is Kind.REQUEST]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_sdk_agent_over_grpc(sdk_agent_grpc: tuple[str, str], dialect: str) -> None:
     base, target = sdk_agent_grpc
     async with A2AClient(target, dialect=dialect) as client:
-        card = await client.get_card()
-        assert card.name == sdk_agent.AGENT_NAME
-        task = await client.send(msg("hello there inspector"))
+        task, answered = await sdk_matrix(client, base)
         assert (client.binding, client.endpoint) == ("grpc", target)
-        assert task.status.state is m.TaskState.COMPLETED and text_of(task) == "echo: hello there inspector"
-
-        events = [e async for e in client.stream(msg("stream me please now"))]
-        assert [type(e).__name__ for e in events] == ["Task", "TaskStatusUpdateEvent", *["TaskArtifactUpdateEvent"] * 3,
-                                                      "TaskStatusUpdateEvent"]
-        assert events[-1].status.state is m.TaskState.COMPLETED
-
-        got = await client.get_task(task.id, history_length=1)
-        assert got.id == task.id and len(got.history or []) == 1
-
-        asked = await client.send(msg("ask me something"))
-        assert asked.status.state is m.TaskState.INPUT_REQUIRED
-        answered = await client.send(msg("the answer", asked))
-        assert answered.id == asked.id and answered.status.state is m.TaskState.COMPLETED
-        assert text_of(answered) == "echo: the answer"
-
-        pending = await client.send(msg("ask again"))
-        canceled = await client.cancel(pending.id)
-        assert canceled.status.state is m.TaskState.CANCELED
-
-        # Subscribe to a live task, held at its first chunk until the test lets it go.
-        stream = client.stream(msg("hold these words"))
-        first = await anext(stream)
-        await stream.aclose()
-        await asyncio.to_thread(sdk_agent.wait_parked, base, first.id)
-        subscribed = client.resubscribe(first.id)
-        head = await anext(subscribed)
-        assert isinstance(head, m.Task) and head.status.state is m.TaskState.WORKING
-        await asyncio.to_thread(sdk_agent.release, base, first.id)
-        rest = [e async for e in subscribed]
-        assert rest[-1].status.state is m.TaskState.COMPLETED
 
         # Errors: the gRPC status, mapped onto the JSON-RPC codes, both kept.
         with pytest.raises(GrpcError) as raised:

@@ -5,23 +5,17 @@ by ``replay --against`` (diff) over gRPC and across bindings, and kept small in 
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 
 import pytest
 
+from binding_matrix import message
 from inspector.client import A2AClient
 from inspector.headless.resend import diff_against
 from inspector.protocol import models as m
 from inspector.protocol.grpc_codec import GrpcError
 from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
 from inspector.session.diff import exchanges
-
-
-def message(text: str, task: m.Task | None = None) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4()), task_id=task.id if task else None,
-                                          context_id=task.context_id if task else None))
 
 
 async def record(target: str, path: Path, dialect: str) -> Session:

@@ -206,8 +206,8 @@ def test_serve_grpc_on_a_free_port_prints_its_address() -> None:
     try:
         lines = [proc.stdout.readline() for _ in range(5)]
         (line,) = [x for x in lines if x.lstrip().startswith("gRPC")]
-        assert line.strip().startswith("gRPC (1.0, 0.3): 127.0.0.1:")
-        address = line.split(": ", 1)[1].strip()
+        assert line.strip().startswith("gRPC (1.0, 0.3): grpc://127.0.0.1:")
+        address = line.split(": ", 1)[1].strip().removeprefix("grpc://")  # as a2a-inspect takes it
 
         async def send() -> dict:
             async with Raw(address) as raw:

@@ -196,7 +196,7 @@ async def test_every_method_the_sdk_sends_is_accepted(dialect: str, binding: str
             assert done.task.status.state == S.TASK_STATE_COMPLETED
             assert texts(done.task.artifacts[0].parts) == "echo: finish"
         requests = mock.requests
-    from mock_agent.grpc_server import METHODS as RPCS
+    from inspector.protocol.grpc_codec import METHODS as RPCS
     from mock_agent.request_shapes import METHODS
 
     # Every method of the dialect, each answered with a result above.

@@ -6,9 +6,7 @@ continued on the same task, errors (HTTP status + ErrorInfo, mapped to JSON-RPC 
 
 from __future__ import annotations
 
-import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,30 +20,8 @@ from inspector.protocol.rest import RestError
 from inspector.session import TaskTracker
 from inspector.session.events import Kind
 from mock_agent import MockAgent
-from peers import sdk_agent
+from binding_matrix import DIALECTS, HOOK, MOCK_SCENARIO, mock_matrix, msg, requests, sdk_matrix, until_held
 from test_mock_sdk_interop import SCENARIO
-
-DIALECTS = ["1.0", "0.3"]
-HOOK = "http://127.0.0.1:9/hook"
-
-
-def msg(text: str, task: m.Task | None = None, **config: Any) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "user", "messageId": f"m-{uuid.uuid4()}",
-                               "parts": [{"kind": "text", "text": text}]}
-    if task is not None:
-        message.update(taskId=task.id, contextId=task.context_id)
-    out: dict[str, Any] = {"message": message}
-    if config:
-        out["configuration"] = config
-    return out
-
-
-def text_of(task: m.Task) -> str:
-    return "".join(p.text for a in task.artifacts or () for p in a.parts if isinstance(p, m.TextPart))
-
-
-def requests(client: A2AClient) -> list[dict[str, Any]]:
-    return [e.data for e in client.session.events if e.kind is Kind.REQUEST and e.data.get("a2a_method") != "card"]
 
 
 @asynccontextmanager
@@ -60,41 +36,8 @@ async def rest_client(url: str, dialect: str) -> AsyncIterator[A2AClient]:
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_sdk_agent_over_rest(sdk_agent_compat: str, dialect: str) -> None:
     async with rest_client(sdk_agent_compat, dialect) as client:
-        card = await client.get_card()
-        assert card.name == sdk_agent.AGENT_NAME
-        task = await client.send(msg("hello there inspector"))
+        task, _ = await sdk_matrix(client, sdk_agent_compat)
         assert client.binding == "rest" and client.endpoint == sdk_agent_compat + "/rest"
-        assert task.status.state is m.TaskState.COMPLETED and text_of(task) == "echo: hello there inspector"
-
-        events = [e async for e in client.stream(msg("stream me please now"))]
-        assert [type(e).__name__ for e in events] == ["Task", "TaskStatusUpdateEvent", *["TaskArtifactUpdateEvent"] * 3,
-                                                      "TaskStatusUpdateEvent"]
-        assert events[-1].status.state is m.TaskState.COMPLETED
-
-        got = await client.get_task(task.id, history_length=1)
-        assert got.id == task.id and len(got.history or []) == 1
-
-        asked = await client.send(msg("ask me something"))
-        assert asked.status.state is m.TaskState.INPUT_REQUIRED
-        answered = await client.send(msg("the answer", asked))
-        assert answered.id == asked.id and answered.status.state is m.TaskState.COMPLETED
-        assert text_of(answered) == "echo: the answer"
-
-        pending = await client.send(msg("ask again"))
-        canceled = await client.cancel(pending.id)
-        assert canceled.status.state is m.TaskState.CANCELED
-
-        # Subscribe to a live task, held at its first chunk until the test lets it go.
-        stream = client.stream(msg("hold these words"))
-        first = await anext(stream)
-        await stream.aclose()
-        await asyncio.to_thread(sdk_agent.wait_parked, sdk_agent_compat, first.id)
-        subscribed = client.resubscribe(first.id)
-        head = await anext(subscribed)
-        assert isinstance(head, m.Task) and head.status.state is m.TaskState.WORKING
-        await asyncio.to_thread(sdk_agent.release, sdk_agent_compat, first.id)
-        rest = [e async for e in subscribed]
-        assert rest[-1].status.state is m.TaskState.COMPLETED
 
         # Errors: the REST form, mapped onto the JSON-RPC codes, both kept.
         with pytest.raises(RestError) as raised:
@@ -144,66 +87,12 @@ async def test_auto_binding_follows_the_card_and_says_why(sdk_agent_compat: str)
 # ---------------------------------------------------------------------- a2a-mock
 
 
-async def _until_held(mock: MockAgent, count: int = 1) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 20
-    while mock.held("sdk") != count:
-        assert loop.time() < deadline, "the task never reached its gate"
-        await asyncio.sleep(0.005)
-
-
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_mock_over_rest(dialect: str) -> None:
-    scenario = {**SCENARIO, "rules": [
-        {"when": {"text": "^ask"}, "script": [{"ask": "what?", "then": [{"status": "completed",
-                                                                          "message": "got {text}"}]}]},
-        {"when": {"text": "^boom"}, "script": [{"error": {"code": -32004, "message": "not today"}}]},
-        *SCENARIO["rules"]]}
-    async with MockAgent(scenario, dialect=dialect) as mock:
+    async with MockAgent(MOCK_SCENARIO, dialect=dialect) as mock:
         async with rest_client(mock.base_url, dialect) as client:
-            card = await client.get_card()
-            assert card.name == "Interop Agent"
-            task = await client.send(msg("hi there"))
+            task = await mock_matrix(client, mock)
             assert client.endpoint == mock.base_url + "/rest"
-            assert task.status.state is m.TaskState.COMPLETED and text_of(task) == "echo: hi there"
-            events = [e async for e in client.stream(msg("streamed"))]
-            assert [type(e).__name__ for e in events] == ["Task", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent",
-                                                          "TaskArtifactUpdateEvent", "TaskStatusUpdateEvent"]
-            got = await client.get_task(task.id, history_length=1)
-            assert got.id == task.id and len(got.history or []) == 1
-
-            asked = await client.send(msg("ask me"))
-            assert asked.status.state is m.TaskState.INPUT_REQUIRED
-            answered = await client.send(msg("blue", asked))
-            assert answered.id == asked.id and answered.status.state is m.TaskState.COMPLETED
-
-            made = await client.set_push(task.id, {"url": HOOK, "id": "cfg-1", "token": "tok"})
-            assert (made.task_id, made.push_notification_config.id) == (task.id, "cfg-1")
-            fetched = await client.get_push(task.id, "cfg-1")
-            assert fetched.push_notification_config.url == HOOK and fetched.push_notification_config.token == "tok"
-            assert [c.push_notification_config.id for c in await client.list_push(task.id)] == ["cfg-1"]
-            assert await client.delete_push(task.id, "cfg-1") is None
-            assert await client.list_push(task.id) == []
-
-            extended = await client.extended_card()
-            assert extended.name == "Interop Agent (extended)"
-
-            held = await client.send(msg("hold for cancel", blocking=False))
-            await _until_held(mock)
-            assert (await client.cancel(held.id)).status.state is m.TaskState.CANCELED
-            await _until_held(mock, 0)
-
-            stream = client.stream(msg("hold for subscribe"))
-            first = await anext(stream)
-            await stream.aclose()
-            await _until_held(mock)
-            subscribed = client.resubscribe(first.id)
-            head = await anext(subscribed)
-            assert isinstance(head, m.Task) and head.status.state is m.TaskState.WORKING
-            done = await client.send(msg("finish", first))
-            assert done.status.state is m.TaskState.COMPLETED
-            rest = [e async for e in subscribed]
-            assert rest[-1].status.state is m.TaskState.COMPLETED
 
             with pytest.raises(RestError) as raised:
                 await client.get_task("no-such-task")
@@ -308,10 +197,10 @@ async def test_the_sdk_rest_client_against_the_mock(dialect: str) -> None:
                 await client.delete_task_push_notification_config(
                     pb.DeleteTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
             (held,) = [r async for r in client.send_message(message("hold for cancel", return_immediately=True))]
-            await _until_held(mock)
+            await until_held(mock)
             canceled = await client.cancel_task(pb.CancelTaskRequest(id=held.task.id))
             assert canceled.status.state == S.TASK_STATE_CANCELED
-            await _until_held(mock, 0)
+            await until_held(mock, 0)
             from a2a.utils.errors import MethodNotFoundError, TaskNotFoundError
 
             # a2a-sdk's 0.3 REST client reads any 404 as "method not found", whatever the body
@@ -325,7 +214,7 @@ async def test_the_sdk_rest_client_against_the_mock(dialect: str) -> None:
             stream = client.send_message(message("hold for subscribe"))
             first = await anext(stream)
             await stream.aclose()
-            await _until_held(mock)
+            await until_held(mock)
             subscribed = client.subscribe(pb.SubscribeToTaskRequest(id=first.task.id))
             head = await anext(subscribed)
             assert head.task.status.state == S.TASK_STATE_WORKING

@@ -5,10 +5,10 @@ before the binding field (no ``binding``) still read as JSON-RPC."""
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
+from binding_matrix import message
 from inspector.client import A2AClient
 from inspector.protocol import models as m
 from inspector.protocol.rest import RestError
@@ -29,12 +29,6 @@ SCENARIO: dict[str, Any] = {
                     {"status": "completed", "message": "done"}]},
     ],
 }
-
-
-def message(text: str, task: m.Task | None = None) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4()), task_id=task.id if task else None,
-                                          context_id=task.context_id if task else None))
 
 
 async def record(url: str, path: Path, dialect: str) -> None:

@@ -334,6 +334,11 @@ class A2AClient:
             return result.card
         if result.error is not None:
             raise result.error
+        if self._grpc_url:
+            # No HTTP card URL was tried: say what the card RPC answered.
+            why = self._grpc_card_how.removesuffix(": going on without a card")
+            raise TransportError("http", f"no agent card from {self.url}: {why} (an agent's public card is "
+                                         "served over HTTP: give its http:// URL)")
         raise discovery.no_card_error(result)
 
     async def _grpc_card(self) -> None:
@@ -346,6 +351,7 @@ class A2AClient:
         order = [self._requested] if self._requested is not None else [get_dialect("1.0"), get_dialect("0.3")]
         card, raw, dialect, how = await transport.fetch_card(order)
         self._note(f"{self.url} is a gRPC URL: no card over HTTP; {how}")
+        self._grpc_card_how = how
         self._grpc_dialect = dialect
         self._card_result = discovery.CardResult(card=card, raw=raw, url=None)
         self.card, self.card_raw, self.card_url = card, raw, None

@@ -20,7 +20,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..protocol import grpc_codec, grpc_schema
+from ..protocol import grpc_codec, grpc_errors, grpc_schema
 from ..protocol.dialects import Dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import Method
@@ -155,10 +155,10 @@ class GrpcTransport:
     def _status(self, dialect: str, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
         """The status fields of a RESPONSE or STREAM_END: code, name, message, the rich
         details from ``grpc-status-details-bin`` as ProtoJSON, the trailers."""
-        out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_codec.STATUS_NAMES.get(code, str(code)),
+        out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_errors.NAMES.get(code, str(code)),
                                "grpc_message": message or "", "trailers": metadata_dict(trailing)}
         for key, value in trailing or ():
-            if key == grpc_codec.DETAILS_KEY and isinstance(value, bytes):
+            if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes):
                 try:
                     out["grpc_details"] = grpc_codec.status_details(dialect, value)
                 except ValueError as exc:

@@ -7,8 +7,9 @@ request helpers give the params back. Only the 0.3 request messages differ from 
 REST bodies (ids travel as resource names, ``tasks/{id}``), and are spelled here.
 
 Errors: a status code, a message, and (rich errors) a ``google.rpc.Status`` in the
-``grpc-status-details-bin`` trailer whose ErrorInfo ``reason`` names the A2A error. They
-map onto the JSON-RPC codes the way the REST error bodies do (rest._BY_REASON).
+``grpc-status-details-bin`` trailer whose ErrorInfo ``reason`` names the A2A error. The
+mapping onto the JSON-RPC codes, both ways, is grpc_errors.py's (the mock sends with it,
+the client reads with it); the proto packages are grpc_schema.py's.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import models as m
-from . import proto03, rest
+from . import grpc_errors, proto03, rest
 from .dialects import get_dialect
 from .errors import ProtocolError
+from .grpc_schema import PACKAGES, SERVICE
 from .methods import Method
 
 #: The A2AService method of each A2A method, per dialect.
@@ -38,17 +40,8 @@ RPC_NAMES: dict[str, dict[Method, str]] = {
         Method.PUSH_DELETE: "DeleteTaskPushNotificationConfig", Method.EXTENDED_CARD: "GetAgentCard",
     },
 }
-#: The proto package of each dialect (as grpc_schema.PACKAGES, without loading protobuf).
-PACKAGES = {"1.0": "lf.a2a.v1", "0.3": "a2a.v1"}
-DETAILS_KEY = "grpc-status-details-bin"
 #: The metadata key 1.0 carries its version in (gRPC keys are lower case).
 VERSION_KEY = "a2a-version"
-
-#: grpc.StatusCode's numbers, by name (the gRPC spec's table; no grpc import needed).
-STATUS_NAMES = {0: "OK", 1: "CANCELLED", 2: "UNKNOWN", 3: "INVALID_ARGUMENT", 4: "DEADLINE_EXCEEDED",
-                5: "NOT_FOUND", 6: "ALREADY_EXISTS", 7: "PERMISSION_DENIED", 8: "RESOURCE_EXHAUSTED",
-                9: "FAILED_PRECONDITION", 10: "ABORTED", 11: "OUT_OF_RANGE", 12: "UNIMPLEMENTED",
-                13: "INTERNAL", 14: "UNAVAILABLE", 15: "DATA_LOSS", 16: "UNAUTHENTICATED"}
 
 
 def supports(dialect: str) -> bool:
@@ -71,16 +64,17 @@ def rpc_name(dialect: str, method: Method) -> str:
 
 def rpc_path(dialect: str, method: Method) -> str:
     """``/lf.a2a.v1.A2AService/SendMessage``: the HTTP/2 path the call goes to."""
-    return f"/{PACKAGES[dialect]}.A2AService/{rpc_name(dialect, method)}"
+    return f"/{PACKAGES[dialect]}.{SERVICE}/{rpc_name(dialect, method)}"
+
+
+#: The other way: each dialect's RPC names -> the A2A methods (the mock's dispatch).
+METHODS: dict[str, dict[str, Method]] = {d: {rpc: method for method, rpc in names.items()}
+                                         for d, names in RPC_NAMES.items()}
 
 
 def method_for(dialect: str, name: str) -> Method | None:
     """An RPC's name (or its path) -> the A2A method; None when it is not one."""
-    short = name.rsplit("/", 1)[-1]
-    for method, rpc in RPC_NAMES.get(dialect, {}).items():
-        if rpc == short:
-            return method
-    return None
+    return METHODS.get(dialect, {}).get(name.rsplit("/", 1)[-1])
 
 
 def encode_request(dialect: str, method: Method, params: Any, tenant: str | None = None) -> dict[str, Any]:
@@ -148,19 +142,12 @@ class GrpcError(rest.RestError):
 
     def __init__(self, code: int, message: str, data: Any = None, *, grpc_code: int,
                  reason: str | None = None) -> None:
-        super().__init__(code, message, data, status=STATUS_NAMES.get(grpc_code, str(grpc_code)), reason=reason)
+        super().__init__(code, message, data, status=grpc_errors.NAMES.get(grpc_code, str(grpc_code)), reason=reason)
         self.grpc_code = grpc_code
 
     def describe(self) -> str:
         head = " ".join(x for x in (f"gRPC {self.grpc_code} {self.status}", self.reason) if x)
         return f"{head} (JSON-RPC {self.code})"
-
-
-_V03_NAMES = {"TaskNotFoundError": -32001, "TaskNotCancelableError": -32002,
-              "PushNotificationNotSupportedError": -32003, "UnsupportedOperationError": -32004,
-              "ContentTypeNotSupportedError": -32005, "InvalidAgentResponseError": -32006,
-              "AuthenticatedExtendedCardNotConfiguredError": -32007, "InvalidParamsError": -32602,
-              "InvalidRequestError": -32600, "MethodNotFoundError": -32601, "InternalError": -32603}
 
 
 def decode_status(grpc_code: int, message: str, details: Any) -> GrpcError:
@@ -172,13 +159,7 @@ def decode_status(grpc_code: int, message: str, details: Any) -> GrpcError:
                 and isinstance(detail.get("reason"), str):
             reason = detail["reason"]
             break
-    status = STATUS_NAMES.get(grpc_code, "")
-    named = None
-    if reason is None and isinstance(message, str):
-        # 0.3 has no ErrorInfo; a2a-sdk's 0.3 service starts the message with the error's
-        # name as the 0.3 spec spells it ("TaskNotCancelableError: ..."): nearer than the status.
-        named = _V03_NAMES.get(message.split(":", 1)[0].strip())
-    code = rest._BY_REASON.get(reason or "") or named or rest._BY_STATUS.get(status) or -32603
+    code = grpc_errors.rpc_code_for_status(grpc_code, reason, message if isinstance(message, str) else None)
     return GrpcError(code, message, details if isinstance(details, list) else None, grpc_code=grpc_code,
                      reason=reason)
 

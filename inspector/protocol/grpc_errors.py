@@ -53,9 +53,15 @@ def reason_for_rpc_code(code: int) -> str:
     return rest.error_names(code)[2]
 
 
-def rpc_code_for_status(status: int, reason: str | None) -> int:
+def rpc_code_for_status(status: int, reason: str | None, message: str | None = None) -> int:
     """The JSON-RPC code a gRPC error stands for: the ErrorInfo ``reason`` says which
-    A2A error it is; without one, the status alone gives the nearest code."""
+    A2A error it is; without one, a 0.3 agent's message names it (message_03); failing
+    both, the status alone gives the nearest code. The inverse of status_for_rpc_code
+    with reason_for_rpc_code (or message_03) for every A2A error."""
+    if not reason and message:
+        named, _ = parse_message_03(message)
+        if named is not None:
+            return named
     return rest.code_for(NAMES.get(status, "UNKNOWN"), reason)
 
 
@@ -74,7 +80,9 @@ ERROR_NAMES_03: dict[int, str] = {
     -32008: "ExtensionSupportRequiredError", -32009: "VersionNotSupportedError", -32600: "InvalidRequestError",
     -32601: "MethodNotFoundError", -32602: "InvalidParamsError", -32603: "InternalError", -32700: "JSONParseError",
 }
-_CODES_03 = {name: code for code, name in ERROR_NAMES_03.items()}
+# The 0.3 spec's own name for -32007, which an agent built on it (not a2a-sdk 1.3.0) sends.
+_CODES_03 = {"AuthenticatedExtendedCardNotConfiguredError": -32007,
+             **{name: code for code, name in ERROR_NAMES_03.items()}}
 
 
 def message_03(code: int, message: str) -> str:
@@ -84,6 +92,6 @@ def message_03(code: int, message: str) -> str:
 
 def parse_message_03(text: str) -> tuple[int | None, str]:
     """A 0.3 status message -> (the JSON-RPC code its prefix names, or None; the message)."""
-    name, sep, rest = text.partition(": ")
-    code = _CODES_03.get(name) if sep else None
-    return (code, rest) if code is not None else (None, text)
+    name, sep, tail = text.partition(":")
+    code = _CODES_03.get(name.strip()) if sep else None
+    return (code, tail.lstrip()) if code is not None else (None, text)

@@ -447,9 +447,10 @@ class RestCodec:
             wire = proto03.task_from03(obj)
         elif method in (Method.PUSH_SET, Method.PUSH_GET):
             wire = proto03.push_from03(obj)
-        elif method is Method.PUSH_LIST and isinstance(obj, dict):
-            wire = {**obj, "configs": [proto03.push_from03(c) for c in obj.get("configs") or ()]
-                    if isinstance(obj.get("configs"), list) else obj.get("configs")}
+        elif method is Method.PUSH_LIST and isinstance(obj, dict) and "configs" in obj:
+            # (ProtoJSON leaves an empty list out: a gRPC agent's no configs is ``{}``.)
+            wire = {**obj, "configs": [proto03.push_from03(c) for c in obj["configs"]]
+                    if isinstance(obj["configs"], list) else obj["configs"]}
         else:
             wire = obj
         return v10.decode_result(method, wire, "$")

@@ -27,6 +27,7 @@ import json
 import itertools
 import re
 import shlex
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .diff import exchanges, id_slots
@@ -172,18 +173,22 @@ class _Script:
         body = data.get("body")
         if isinstance(body, str) and data.get("body_encoding") != "base64":
             args += ["-d", self.body(body)]
-        headers = data.get("headers")
-        if isinstance(headers, dict):
-            for name, value in headers.items():
-                if isinstance(name, str) and isinstance(value, str):
-                    word = self.header(name, value)
-                    if word is not None:
-                        args += ["-H", word]
+        args += self.header_args(data.get("headers"))
         self.grpc_targets.setdefault(parts.netloc, f"A2A_GRPC_TARGET{'_' + str(len(self.grpc_targets) + 1) if self.grpc_targets else ''}")
         args.append(f'"${{{self.grpc_targets[parts.netloc]}}}"')
         args.append(shlex.quote(parts.path.lstrip("/")))
         lines.append(" \\\n  ".join(_pairs(args)))
         return lines
+
+    def header_args(self, headers: Any) -> list[str]:
+        """``-H`` and each recorded header (metadata, for grpcurl) as a shell word."""
+        out: list[str] = []
+        for name, value in headers.items() if isinstance(headers, dict) else ():
+            if isinstance(name, str) and isinstance(value, str):
+                word = self.header(name, value)
+                if word is not None:
+                    out += ["-H", word]
+        return out
 
     def command(self, ex: RecordedExchange) -> list[str]:
         data = ex.data
@@ -209,13 +214,7 @@ class _Script:
         if method != ("POST" if isinstance(body, str) else "GET"):
             args += ["-X", shlex.quote(method)]
         args.append(self.url(ex))
-        headers = data.get("headers")
-        if isinstance(headers, dict):
-            for name, value in headers.items():
-                if isinstance(name, str) and isinstance(value, str):
-                    word = self.header(name, value)
-                    if word is not None:
-                        args += ["-H", word]
+        args += self.header_args(data.get("headers"))
         if isinstance(body, str):
             if data.get("body_encoding") == "base64":
                 args += ["--data-binary", f"@<(base64 -d <<< {shlex.quote(body)})"]

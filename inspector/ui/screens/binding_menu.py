@@ -13,7 +13,7 @@ class BindingMenu(ChoiceMenu):
         ("auto", "the card's first interface a2a-inspect speaks"),
         ("jsonrpc", "JSON-RPC 2.0: one endpoint, POST, method names"),
         ("rest", "HTTP+JSON/REST: routes such as POST /message:send"),
-        ("grpc", "gRPC: the A2AService, e.g. lf.a2a.v1.A2AService/SendMessage"),
+        ("grpc", "gRPC: RPCs such as A2AService/SendMessage"),
     )
     COLUMN = 8
     WIDTH = 72
