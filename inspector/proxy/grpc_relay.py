@@ -81,10 +81,10 @@ def garbled(body: bytes) -> bytes:
 
 def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
     """As the client logs a status (GrpcTransport._status)."""
-    out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_codec.STATUS_NAMES.get(code, str(code)),
+    out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_errors.NAMES.get(code, str(code)),
                            "grpc_message": message or "", "trailers": metadata_dict(trailing)}
     for key, value in trailing or ():
-        if key == grpc_codec.DETAILS_KEY and isinstance(value, bytes) and dialect:
+        if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes) and dialect:
             try:
                 out["grpc_details"] = grpc_codec.status_details(dialect, value)
             except ValueError as exc:
