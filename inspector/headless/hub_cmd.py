@@ -12,11 +12,11 @@ import argparse
 import asyncio
 import json
 import signal
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from .compose import UsageError
+from .listening import run_listening
 
 
 @dataclass
@@ -88,24 +88,7 @@ def start_hub_recorder(session: Any, options: HubOptions, name: str = "hub") -> 
 
 
 def run_hub(args: argparse.Namespace) -> int:
-    from .run import fail
-
-    try:
-        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    except (AttributeError, ValueError):  # pragma: no cover
-        pass
-    try:
-        options = hub_options(args)
-    except UsageError as exc:
-        return fail(str(exc), 2)
-    try:
-        return asyncio.run(_serve(options, args.output))
-    except UsageError as exc:
-        return fail(str(exc), 2)
-    except OSError as exc:
-        return fail(f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror or exc}", 1)
-    except KeyboardInterrupt:
-        return 0
+    return run_listening(args, hub_options, _serve)
 
 
 async def _serve(options: HubOptions, output: str) -> int:

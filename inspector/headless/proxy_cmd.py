@@ -14,12 +14,12 @@ import argparse
 import asyncio
 import json
 import signal
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from .compose import UsageError
+from .listening import run_listening
 
 
 @dataclass
@@ -105,24 +105,7 @@ def start_proxy_recorder(session: Any, options: ProxyOptions) -> Any:
 
 
 def run_proxy(args: argparse.Namespace) -> int:
-    from .run import fail
-
-    try:
-        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-    except (AttributeError, ValueError):  # pragma: no cover
-        pass
-    try:
-        options = proxy_options(args)
-    except UsageError as exc:
-        return fail(str(exc), 2)
-    try:
-        return asyncio.run(_serve(options, args.output))
-    except UsageError as exc:
-        return fail(str(exc), 2)
-    except OSError as exc:
-        return fail(f"cannot listen on 127.0.0.1:{options.port}: {exc.strerror or exc}", 1)
-    except KeyboardInterrupt:
-        return 0
+    return run_listening(args, proxy_options, _serve)
 
 
 async def _serve(options: ProxyOptions, output: str) -> int:
