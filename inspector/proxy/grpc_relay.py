@@ -324,7 +324,7 @@ class _GrpcCall:
     def _head(self, initial: Any, elapsed: float, *, streaming: bool) -> dict[str, Any]:
         data = {"status": None, "reason": None, "headers": metadata_dict(initial), "body": None,
                 "body_encoding": None, "body_size": None, "elapsed_ms": elapsed, "streaming": streaming,
-                "content_type": "application/grpc", "added_ms": _ms(self.arrived) - elapsed}
+                "content_type": "application/grpc", "added_ms": round(_ms(self.arrived) - elapsed, 3)}
         if self.injected:
             data["injected"] = " ".join(self.injected)
         return data
