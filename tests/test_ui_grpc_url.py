@@ -55,6 +55,9 @@ async def test_a_grpc_recording_replays_in_the_tui(sdk_agent_grpc: tuple[str, st
     async with app.run_test(size=SIZE) as pilot:
         c = await settled(pilot, app)
         assert c.cursor == c.total
+        # The app opens the recording's connection after its first frame, which a short
+        # recording can outrun: wait for it rather than for the race to go one way.
+        await wait_until(pilot, lambda: app.active is not None, 10, "the recording's connection")
         conn = app.active
         assert conn.binding_name == "grpc"
         kinds = [e.kind for e in conn.session.events]
