@@ -98,6 +98,7 @@ async def test_drop_after_ends_the_clients_stream_and_does_not_blame_the_agent()
     assert len(got) == 2
     (end,) = [e for e in proxy.session.events if e.kind is Kind.STREAM_END]
     assert end.data["reason"] == "closed" and end.data["injected"] == "drop_after=2"
+    assert end.data["terminal"] is False
     assert injected_notes(proxy) == ["drop_after=2"]
     assert agent_violations(proxy) == []
 

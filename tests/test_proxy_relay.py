@@ -109,6 +109,7 @@ async def test_a_long_stream_is_relayed_whole_and_logged_whole() -> None:
     assert next(iter(task.artifacts.values())).text() == "".join(texts_sent)
     (end,) = [e for e in proxy.session.events if e.kind is Kind.STREAM_END]
     assert end.data["reason"] == "complete" and end.data["events"] == len(events)
+    assert end.data["terminal"] is True  # the traffic row says "terminal", not "no final event"
     assert proxy.tracker.violations == []
 
 

@@ -564,7 +564,7 @@ class _Relay:
             if reason == "eof" and log.final:
                 reason = "complete"
             end = {"reason": log.failed or reason, "events": log.events, "elapsed_ms": upstream_ms,
-                   "added_ms": round(log.added_total, 3), "added_max_ms": round(log.added_max, 3)}
+                   "terminal": log.final, "added_ms": round(log.added_total, 3), "added_max_ms": round(log.added_max, 3)}
             if self.gone.is_set():
                 end["closed_by"] = "client"
             if self.injected:
