@@ -9,14 +9,12 @@ is, so a script can read the port when it asked for port 0.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import signal
 from dataclasses import dataclass, field
 from typing import Any
 
 from .compose import UsageError
-from .listening import run_listening
+from .listening import run_listening, say, start_recorder, stop_on_signals
 
 
 @dataclass
@@ -58,33 +56,9 @@ def hub_options(args: argparse.Namespace) -> HubOptions:
                       record=args.record, append=bool(args.append), redact=not args.no_redact)
 
 
-def start_hub_recorder(session: Any, options: HubOptions, name: str = "hub") -> Any:
-    """The recorder for ``--record``, or None; UsageError says why it cannot start.
-    ``name``: what a recording in the data directory is named after (the proxy's too)."""
-    if options.record is None:
-        return None
-    from .. import store
-    from ..session import Recorder
-    from ..session.redact import Redaction
-
-    settings, _problem = store.load_settings()
-    path: Any = options.record
-    if options.record == "":
-        path = store.default_recording_path(name, settings)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
-    redaction = Redaction.for_connection(enabled=settings.redact and options.redact,
-                                         extra_names=settings.redact_headers)
-    try:
-        return Recorder.attach(session, path, redact=redaction, append=options.append)
-    except FileExistsError:
-        raise UsageError(f"{path} exists: --append adds this session to it; or record to another file") from None
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    except OSError as exc:
-        raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
+def start_hub_recorder(session: Any, options: HubOptions) -> Any:
+    """The recorder for ``--record``, or None; UsageError says why it cannot start."""
+    return start_recorder(session, options, "hub")
 
 
 def run_hub(args: argparse.Namespace) -> int:
@@ -98,22 +72,16 @@ async def _serve(options: HubOptions, output: str) -> int:
     recorder = start_hub_recorder(hub.session, options)
     printer = _Printer(output)
     hub.session.subscribe(printer)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
-            pass
+    stop = stop_on_signals()
     try:
         server = HubServer(hub, port=options.port, ws_path=options.ws_path)
         await server.start()
         try:
-            _say(f"a2a-inspect hub: agents connect to {server.ws_url}")
-            _say(f"  bridge: {server.base_url}/agents/NAME (an A2A 0.1 endpoint per ws-agent)")
+            say(f"a2a-inspect hub: agents connect to {server.ws_url}")
+            say(f"  bridge: {server.base_url}/agents/NAME (an A2A 0.1 endpoint per ws-agent)")
             if recorder is not None:
-                _say(f"  recording to {recorder.path}")
-            _say("  Ctrl-C to stop")
+                say(f"  recording to {recorder.path}")
+            say("  Ctrl-C to stop")
             await stop.wait()
         finally:
             await server.stop()
@@ -121,13 +89,6 @@ async def _serve(options: HubOptions, output: str) -> int:
         if recorder is not None:
             recorder.close()
     return 0
-
-
-def _say(text: str) -> None:
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:  # pragma: no cover
-        pass
 
 
 class _Printer:
@@ -141,11 +102,11 @@ class _Printer:
         from ..textsafe import visible
 
         if self.output == "ndjson":
-            _say(json.dumps(event.to_json(), ensure_ascii=False, default=str))
+            say(json.dumps(event.to_json(), ensure_ascii=False, default=str))
             return
         line = self.line(event)
         if line is not None:
-            _say(visible(line, single_line=True))
+            say(visible(line, single_line=True))
 
     def line(self, event: Any) -> str | None:
         from ..protocol import hub as proto

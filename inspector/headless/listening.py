@@ -1,10 +1,12 @@
 """What the long-running listening commands (hub, proxy) share around their server: the
-way options errors, a taken port and Ctrl-C end the command."""
+way options errors, a taken port and Ctrl-C end the command, the recorder of
+``--record``, and the lines they print."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -36,3 +38,53 @@ def run_listening(args: argparse.Namespace, options_for: Callable[[argparse.Name
         return fail(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}", 1)
     except KeyboardInterrupt:
         return 0
+
+
+def say(text: str) -> None:
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:  # pragma: no cover - the reader went away; the server goes on
+        pass
+
+
+def stop_on_signals() -> asyncio.Event:
+    """An event that Ctrl-C or SIGTERM sets, so that the command leaves through its
+    ``finally`` blocks (the server stopped, the recording closed) instead of a traceback."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
+            pass
+    return stop
+
+
+def start_recorder(session: Any, options: Any, name: str) -> Any:
+    """The recorder for ``--record`` (``options.record``, ``.append``, ``.redact``), or None;
+    UsageError says why it cannot start. ``name``: what a recording in the data directory
+    is named after."""
+    if options.record is None:
+        return None
+    from .. import store
+    from ..session import Recorder
+    from ..session.redact import Redaction
+
+    settings, _problem = store.load_settings()
+    path: Any = options.record
+    if options.record == "":
+        path = store.default_recording_path(name, settings)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
+    redaction = Redaction.for_connection(enabled=settings.redact and options.redact,
+                                         extra_names=settings.redact_headers)
+    try:
+        return Recorder.attach(session, path, redact=redaction, append=options.append)
+    except FileExistsError:
+        raise UsageError(f"{path} exists: --append adds this session to it; or record to another file") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None

@@ -11,15 +11,13 @@ port when it asked for port 0.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import signal
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from .compose import UsageError
-from .listening import run_listening
+from .listening import run_listening, say, start_recorder, stop_on_signals
 
 
 @dataclass
@@ -99,9 +97,7 @@ def build_proxy(options: ProxyOptions, session: Any = None) -> Any:
 
 def start_proxy_recorder(session: Any, options: ProxyOptions) -> Any:
     """The recorder for ``--record``, or None; UsageError says why it cannot start."""
-    from .hub_cmd import start_hub_recorder
-
-    return start_hub_recorder(session, options, name="proxy")  # type: ignore[arg-type]
+    return start_recorder(session, options, "proxy")
 
 
 def run_proxy(args: argparse.Namespace) -> int:
@@ -115,13 +111,7 @@ async def _serve(options: ProxyOptions, output: str) -> int:
     proxy = build_proxy(options)
     recorder = start_proxy_recorder(proxy.session, options)
     printer = Printer(output, proxy.tracker, Redaction.for_connection(enabled=options.redact))
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
-            pass
+    stop = stop_on_signals()
     try:
         server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
         await server.start()
@@ -145,13 +135,6 @@ async def _serve(options: ProxyOptions, output: str) -> int:
         if recorder is not None:
             recorder.close()
     return 0
-
-
-def say(text: str) -> None:
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:  # pragma: no cover
-        pass
 
 
 class Printer:
