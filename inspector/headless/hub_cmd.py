@@ -56,11 +56,6 @@ def hub_options(args: argparse.Namespace) -> HubOptions:
                       record=args.record, append=bool(args.append), redact=not args.no_redact)
 
 
-def start_hub_recorder(session: Any, options: HubOptions) -> Any:
-    """The recorder for ``--record``, or None; UsageError says why it cannot start."""
-    return start_recorder(session, options, "hub")
-
-
 def run_hub(args: argparse.Namespace) -> int:
     return run_listening(args, hub_options, _serve)
 
@@ -69,7 +64,7 @@ async def _serve(options: HubOptions, output: str) -> int:
     from ..hub import Hub, HubServer
 
     hub = Hub(limits=options.limits, http_agents=options.routes)
-    recorder = start_hub_recorder(hub.session, options)
+    recorder = start_recorder(hub.session, options, "hub")
     printer = _Printer(output)
     hub.session.subscribe(printer)
     stop = stop_on_signals()

@@ -95,11 +95,6 @@ def build_proxy(options: ProxyOptions, session: Any = None) -> Any:
     return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port)
 
 
-def start_proxy_recorder(session: Any, options: ProxyOptions) -> Any:
-    """The recorder for ``--record``, or None; UsageError says why it cannot start."""
-    return start_recorder(session, options, "proxy")
-
-
 def run_proxy(args: argparse.Namespace) -> int:
     return run_listening(args, proxy_options, _serve)
 
@@ -109,7 +104,7 @@ async def _serve(options: ProxyOptions, output: str) -> int:
     from ..session.redact import Redaction
 
     proxy = build_proxy(options)
-    recorder = start_proxy_recorder(proxy.session, options)
+    recorder = start_recorder(proxy.session, options, "proxy")
     printer = Printer(output, proxy.tracker, Redaction.for_connection(enabled=options.redact))
     stop = stop_on_signals()
     try:

@@ -263,24 +263,14 @@ class InspectorApp(App[int]):
     async def start_hub(self) -> None:
         """The hub of ``a2a-inspect hub``, in this event loop: the UI hears of its agents
         through its listeners, and each agent's frames through that agent's session."""
-        from ..headless.compose import UsageError
-        from ..headless.hub_cmd import start_hub_recorder
         from ..hub import Hub, HubServer
+        from .listening import start_listening
 
         options = self.hub_options
         hub = Hub(limits=options.limits, http_agents=options.routes, agent_sessions=True)
-        try:
-            recorder = start_hub_recorder(hub.session, options)
-        except UsageError as exc:
-            self.report_error("cannot record the hub", exc)
-            recorder = None
         server = HubServer(hub, port=options.port, ws_path=options.ws_path)
-        try:
-            await server.start()
-        except OSError as exc:
-            if recorder is not None:
-                recorder.close()
-            self.report_error(f"the hub cannot listen on 127.0.0.1:{options.port}", exc)
+        recorder = await start_listening(self, "hub", hub.session, options, server)
+        if recorder is False:
             return
         self.hub = (hub, server, recorder)
         hub.listeners.append(self._hub_changed)

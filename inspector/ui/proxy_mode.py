@@ -10,28 +10,19 @@ from .connection import EVENTS_KEPT, AgentConnection
 
 
 async def start_proxy(app: Any, options: Any) -> None:
-    from ..headless.compose import UsageError
-    from ..headless.proxy_cmd import build_proxy, start_proxy_recorder
+    from ..headless.proxy_cmd import build_proxy
     from ..proxy import ProxyServer, RulesError
     from ..session import Session
+    from .listening import start_listening
 
     try:
         proxy = build_proxy(options, session=Session(keep=EVENTS_KEPT))
     except (RulesError, ValueError) as exc:
         app.report_error("the proxy cannot start", exc)
         return
-    try:
-        recorder = start_proxy_recorder(proxy.session, options)
-    except UsageError as exc:
-        app.report_error("cannot record the proxy", exc)
-        recorder = None
     server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
-    try:
-        await server.start()
-    except OSError as exc:
-        if recorder is not None:
-            recorder.close()
-        app.report_error(f"the proxy cannot listen on 127.0.0.1:{options.port}", exc)
+    recorder = await start_listening(app, "proxy", proxy.session, options, server)
+    if recorder is False:
         return
     upstreams = ", ".join(r.upstream for r in proxy.routes)
     conn = AgentConnection(server.base_url, name=f"→ {upstreams}", session=proxy.session, read_only=True)
