@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compose import UsageError
-from .listening import run_listening, say, start_recorder, stop_on_signals
+from .listening import run_listening, say, serve_until_stopped, start_recorder
 
 
 @dataclass
@@ -67,23 +67,13 @@ async def _serve(options: HubOptions, output: str) -> int:
     recorder = start_recorder(hub.session, options, "hub")
     printer = _Printer(output)
     hub.session.subscribe(printer)
-    stop = stop_on_signals()
-    try:
-        server = HubServer(hub, port=options.port, ws_path=options.ws_path)
-        await server.start()
-        try:
-            say(f"a2a-inspect hub: agents connect to {server.ws_url}")
-            say(f"  bridge: {server.base_url}/agents/NAME (an A2A 0.1 endpoint per ws-agent)")
-            if recorder is not None:
-                say(f"  recording to {recorder.path}")
-            say("  Ctrl-C to stop")
-            await stop.wait()
-        finally:
-            await server.stop()
-    finally:
-        if recorder is not None:
-            recorder.close()
-    return 0
+    server = HubServer(hub, port=options.port, ws_path=options.ws_path)
+
+    def banner() -> list[str]:
+        return [f"a2a-inspect hub: agents connect to {server.ws_url}",
+                f"  bridge: {server.base_url}/agents/NAME (an A2A 0.1 endpoint per ws-agent)"]
+
+    return await serve_until_stopped(server, recorder, banner)
 
 
 class _Printer:

@@ -8,7 +8,7 @@ import argparse
 import asyncio
 import signal
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
 from .compose import UsageError
@@ -58,6 +58,30 @@ def stop_on_signals() -> asyncio.Event:
         except (NotImplementedError, RuntimeError):  # pragma: no cover - not on this platform
             pass
     return stop
+
+
+async def serve_until_stopped(server: Any, recorder: Any, banner: Callable[[], Iterable[str]],
+                              started: Callable[[], None] | None = None) -> int:
+    """Run ``server`` until Ctrl-C: print ``banner()`` once it listens (its first line is
+    the one a script reads for the port), then call ``started``; close the recording last."""
+    stop = stop_on_signals()
+    try:
+        await server.start()
+        try:
+            for line in banner():
+                say(line)
+            if recorder is not None:
+                say(f"  recording to {recorder.path}")
+            say("  Ctrl-C to stop")
+            if started is not None:
+                started()
+            await stop.wait()
+        finally:
+            await server.stop()
+    finally:
+        if recorder is not None:
+            recorder.close()
+    return 0
 
 
 def start_recorder(session: Any, options: Any, name: str) -> Any:

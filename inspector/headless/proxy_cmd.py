@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .compose import UsageError
-from .listening import run_listening, say, start_recorder, stop_on_signals
+from .listening import run_listening, say, serve_until_stopped, start_recorder
 
 
 @dataclass
@@ -106,30 +106,18 @@ async def _serve(options: ProxyOptions, output: str) -> int:
     proxy = build_proxy(options)
     recorder = start_recorder(proxy.session, options, "proxy")
     printer = Printer(output, proxy.tracker, Redaction.for_connection(enabled=options.redact))
-    stop = stop_on_signals()
-    try:
-        server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
-        await server.start()
-        try:
-            say(f"a2a-inspect proxy: clients connect to {server.base_url}")
-            for route in proxy.routes:
-                say(f"  {server.base_url}{route.prefix or '/'} -> {route.upstream}")
-            for upstream, address in server.grpc_addresses.items():
-                say(f"  gRPC {address} -> {upstream}")
-            if options.faults:
-                say(f"  fault rules: {len(proxy.rules)} from {options.faults}")
-            if recorder is not None:
-                say(f"  recording to {recorder.path}")
-            say("  Ctrl-C to stop")
-            # After the banner (whose first line a script reads), from the first event.
-            proxy.session.subscribe(printer, replay=True)
-            await stop.wait()
-        finally:
-            await server.stop()
-    finally:
-        if recorder is not None:
-            recorder.close()
-    return 0
+    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
+
+    def banner() -> list[str]:
+        lines = [f"a2a-inspect proxy: clients connect to {server.base_url}"]
+        lines += [f"  {server.base_url}{route.prefix or '/'} -> {route.upstream}" for route in proxy.routes]
+        lines += [f"  gRPC {address} -> {upstream}" for upstream, address in server.grpc_addresses.items()]
+        if options.faults:
+            lines.append(f"  fault rules: {len(proxy.rules)} from {options.faults}")
+        return lines
+
+    # Events print after the banner (whose first line a script reads), from the first one.
+    return await serve_until_stopped(server, recorder, banner, lambda: proxy.session.subscribe(printer, replay=True))
 
 
 class Printer:
