@@ -122,16 +122,22 @@ def markup(rid: Any) -> Response:
     return json_response(ok(rid, task("completed", text=MARKUP_TEXT)))
 
 
-async def slow(rid: Any) -> Response:
-    await asyncio.sleep(1.0)
+async def slow(rid: Any, request: Request | None = None) -> Response:
+    """Answers only once the client has hung up (or after a minute): a client's timeout
+    never races the answer, however loaded the machine."""
+    for _ in range(600):
+        if request is not None and await request.is_disconnected():
+            break
+        await asyncio.sleep(0.1)
     return json_response(ok(rid, task("completed")))
 
 
 def stalled_body(rid: Any) -> Response:
-    """The head and a few bytes, then nothing."""
+    """The head and a few bytes, then nothing (Starlette ends the stream when the client
+    hangs up; the minute is a bound, far beyond any client timeout under any load)."""
     async def gen() -> AsyncIterator[bytes]:
         yield b'{"jsonrpc": "2.0", '
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(60.0)
         yield b'"id": 1, "result": {}}'
 
     return StreamingResponse(gen(), media_type="application/json")
@@ -305,7 +311,8 @@ def build_app() -> Starlette:
             rid = json.loads(raw).get("id")
         except (ValueError, AttributeError):
             rid = None
-        response = BEHAVIOURS[request.path_params["behaviour"]](rid)
+        behaviour = BEHAVIOURS[request.path_params["behaviour"]]
+        response = behaviour(rid, request) if behaviour is slow else behaviour(rid)
         return await response if asyncio.iscoroutine(response) else response
 
     app = Starlette(routes=[Route("/{behaviour}", endpoint, methods=["POST"])])
