@@ -47,6 +47,10 @@ async def test_intercepted_traffic_fills_the_tasks_task_and_traffic_views(sdk_ag
         app.select_task(task.id)
         app.action_view("task")
         await wait_until(pilot, lambda: "completed" in screen_text(app), 5, "the state diagram")
+        # The message is the client's, not the reader's.
+        user = await wait_until(pilot, lambda: [v for v in app.screen.query("MessageView") if v.kind == "user"], 5,
+                                "the client's message in the conversation")
+        assert [v.label for v in user] == ["client"] and "stream me please now" in user[0].plain
         app.action_view("traffic")
         await wait_until(pilot, lambda: "127.0.0.1:" in screen_text(app), 5, "the client in the traffic view")
         assert "proxy" in screen_text(app)

@@ -199,7 +199,7 @@ class Conversation(SelectedTaskView, VerticalScroll):
     def _key_for(self, msg: Message) -> tuple[tuple[str, Any], str]:
         """((kind, state), label) of the entry ``msg`` belongs to."""
         if msg.role == Role.USER:
-            return ("user", None), "you"
+            return ("user", None), self._user_label()
         state = self._states.get(id(msg))
         if state is None and msg.message_id is not None:
             state = self._states.get(msg.message_id)
@@ -212,6 +212,10 @@ class Conversation(SelectedTaskView, VerticalScroll):
         if state is not None:
             return ("status", state), f"agent · {state.value}"
         return ("agent", None), "agent"
+
+    def _user_label(self) -> str:
+        # Through a proxy the user's side is some other program, not whoever reads this.
+        return "client" if self._conn is not None and self._conn.state == "proxy" else "you"
 
     def _view_for(self, msg: Message, key: tuple[str, Any], label: str) -> MessageView:
         note = f"id {short_id(msg.message_id, 12)}" if msg.message_id else ""
@@ -249,7 +253,7 @@ class Conversation(SelectedTaskView, VerticalScroll):
                 continue
             self._reply_exchanges.append(number)
             if ex.request_message is not None:
-                added.append(MessageView(ex.request_message, "you", "user"))
+                added.append(MessageView(ex.request_message, self._user_label(), "user"))
             added.append(MessageView(ex.reply, "agent · reply (no task)", "reply"))
         self._views.extend(added)
         self._keys.extend(("reply", number) for _ in added)
