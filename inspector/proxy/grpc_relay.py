@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 import re
+from collections import deque
 
 from ..client.grpc_transport import metadata_dict, split_target
 from ..protocol import grpc_codec, grpc_errors, grpc_schema, rest
@@ -478,6 +479,7 @@ class _GrpcCall:
         status: dict[str, Any] = {}
         sent = time.perf_counter()
         call: Any = None
+        ahead: _ReadAhead | None = None
         held: list[bytes] = []
         holding = False
         try:
@@ -486,10 +488,11 @@ class _GrpcCall:
             call = self.listener.channel.unary_stream(self.path)(request, metadata=self.metadata,
                                                                  timeout=self._timeout())
             logger = asyncio.ensure_future(log.run())
+            ahead = _ReadAhead(call)
             n = 0
             while True:
                 try:
-                    raw = await call.read()
+                    raw, got = await ahead.read()
                 except grpc.aio.AioRpcError as exc:
                     if not started:
                         log.dropped = True
@@ -504,7 +507,6 @@ class _GrpcCall:
                     status = status_fields(self.dialect, (await call.code()).value[0], await call.details(),
                                            await call.trailing_metadata())
                     break
-                got = time.perf_counter()
                 if not started:
                     started = True
                     initial = await call.initial_metadata()
@@ -545,6 +547,8 @@ class _GrpcCall:
             log.closed_by_client = True
             raise
         finally:
+            if ahead is not None:
+                ahead.stop()
             if call is not None:
                 call.cancel()
             log.backlog.close()
@@ -613,6 +617,61 @@ def _code(value: int) -> Any:
         if code.value[0] == value:
             return code
     return grpc.StatusCode.UNKNOWN
+
+
+class _ReadAhead:
+    """The upstream's messages read by a task of their own while the relay writes.
+
+    grpc.aio completes each read and each write as an operation of its own, handed to
+    the event loop by grpcio's poller thread; with a read always pending beside the
+    relay's write, the two complete together and one wake-up of the loop serves both.
+    At most READ_AHEAD messages wait: past that the reader waits for the relay, and
+    gRPC's flow control holds the agent as before."""
+
+    READ_AHEAD = 64
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+        self.items: deque[tuple[Any, float]] = deque()
+        self.failure: BaseException | None = None
+        self._more = asyncio.Event()
+        self._room = asyncio.Event()
+        self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        import grpc
+
+        call, items, clock = self.call, self.items, time.perf_counter
+        try:
+            while True:
+                raw = await call.read()
+                items.append((raw, clock()))
+                self._more.set()
+                if raw is grpc.aio.EOF:
+                    return
+                if len(items) >= self.READ_AHEAD:
+                    self._room.clear()
+                    await self._room.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the relay raises it as read() did
+            self.failure = exc
+            self._more.set()
+
+    async def read(self) -> tuple[Any, float]:
+        """(message or grpc.aio.EOF, when it came); the upstream's error raised as read() raises it."""
+        items = self.items
+        while not items:
+            if self.failure is not None:
+                raise self.failure
+            self._more.clear()
+            await self._more.wait()
+        if len(items) <= self.READ_AHEAD // 2:
+            self._room.set()
+        return items.popleft()
+
+    def stop(self) -> None:
+        self._task.cancel()
 
 
 class _MessageLog:
