@@ -1,7 +1,7 @@
 """Streaming through a2a-inspect proxy against streaming straight from the agent, in the
 same run: how many events a second each way, and how much later each event arrives.
 
-    bench/run proxy [--quick] [--events N] [--runs R]
+    bench/run proxy [--quick] [--events N] [--runs R] [--only CASE] [--grpc-references]
 
 Three processes on loopback: the agent (bench/_stream_agent.py for the throughput
 phase; a paced agent of this file for the latency phase), the proxy (``Proxy`` and
@@ -15,6 +15,9 @@ and this one, the client: httpx reading the raw stream and counting events.
   SendStreamingMessage stream of N artifact-update messages as fast as it can; the
   client (grpcio, bytes only) counts messages; the proxy relays it with
   ``--grpc-upstream`` and logs each message as ProtoJSON. Target: the same ratio.
+  Printed too: each process's CPU time per message (steadier than rates under load).
+  ``--grpc-references`` adds a bare grpc.aio relay (no log) and a prototype relaying
+  the HTTP/2 bytes below grpcio (bench/_grpc_frame_relay.py), in the same run.
 * latency: the agent sends one event every 2 ms, each stamped with the system's
   monotonic clock as it is written; the client subtracts the stamp on arrival. The
   added latency is the proxy run's figure minus the direct run's (median and p99).

@@ -6,8 +6,12 @@ STREAM_END), plus the proxy's fields (client, user_agent, proxy_route, added_ms)
 
 Bytes go through untouched: the server's handlers and the upstream calls take and give
 raw bytes (no (de)serializer). Stream messages are relayed first and decoded to
-ProtoJSON by a logging task of their own (the HTTP relay's _Backlog), so the relay
-keeps the agent's pace. The client's metadata goes to this listener's upstream only;
+ProtoJSON by a logging task of their own (the HTTP relay's _Backlog), woken for a batch
+of messages rather than each, so the relay keeps the agent's pace; a task reads the
+upstream ahead while the relay writes (_ReadAhead). grpc.aio's one read and one write
+operation a message is most of the relay's cost, about as much CPU as the agent and
+the client spend together (bench/README.md, section proxy): relaying faster than that
+means relaying HTTP/2 frames below grpcio (bench/_grpc_frame_relay.py measures it). The client's metadata goes to this listener's upstream only;
 the upstream's initial metadata, status, details and trailers (grpc-status-details-bin
 among them) come back unchanged, and the client's deadline and cancellation reach the
 upstream call.
@@ -660,9 +664,7 @@ class _ReadAhead:
                 if len(items) >= self.READ_AHEAD:
                     self._room.clear()
                     await self._room.wait()
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - the relay raises it as read() did
+        except Exception as exc:  # noqa: BLE001 - the relay raises it where read() raised it
             self.failure = exc
             self._more.set()
 
