@@ -1,7 +1,7 @@
 """Streaming through a2a-inspect proxy against streaming straight from the agent, in the
 same run: how many events a second each way, and how much later each event arrives.
 
-    bench/run proxy [--quick] [--events N] [--runs R]
+    bench/run proxy [--quick] [--events N] [--runs R] [--only CASE] [--grpc-references]
 
 Three processes on loopback: the agent (bench/_stream_agent.py for the throughput
 phase; a paced agent of this file for the latency phase), the proxy (``Proxy`` and
@@ -15,6 +15,9 @@ and this one, the client: httpx reading the raw stream and counting events.
   SendStreamingMessage stream of N artifact-update messages as fast as it can; the
   client (grpcio, bytes only) counts messages; the proxy relays it with
   ``--grpc-upstream`` and logs each message as ProtoJSON. Target: the same ratio.
+  Printed too: each process's CPU time per message (steadier than rates under load).
+  ``--grpc-references`` adds a bare grpc.aio relay (no log) and a prototype relaying
+  the HTTP/2 bytes below grpcio (bench/_grpc_frame_relay.py), in the same run.
 * latency: the agent sends one event every 2 ms, each stamped with the system's
   monotonic clock as it is written; the client subtracts the stamp on arrival. The
   added latency is the proxy run's figure minus the direct run's (median and p99).
@@ -37,7 +40,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from common import fmt_rate, median, spread, stop_child, table  # noqa: E402
+from common import child_cpu_seconds, fmt_rate, median, spread, stop_child, table  # noqa: E402
 
 TARGET = 0.8
 PACE = 0.002
@@ -142,6 +145,42 @@ def serve_grpc(count: int) -> None:
     asyncio.run(run())
 
 
+def serve_grpc_bare(upstream: str) -> None:
+    """The floor of the proxy's design: grpc.aio relaying each message as the proxy
+    does (a read always pending beside the write), and nothing else: no log."""
+    import grpc
+
+    async def run() -> None:
+        channel = grpc.aio.insecure_channel(upstream)
+
+        async def stream(request: bytes, context: Any) -> None:
+            call = channel.unary_stream(GRPC_PATH)(request)
+            queue: asyncio.Queue[Any] = asyncio.Queue(64)
+
+            async def read() -> None:
+                async for raw in call:
+                    await queue.put(raw)
+                await queue.put(None)
+
+            reader = asyncio.ensure_future(read())
+            while (raw := await queue.get()) is not None:
+                await context.write(raw)
+            await reader
+
+        class Handler(grpc.GenericRpcHandler):
+            def service(self, details: Any) -> Any:
+                return grpc.unary_stream_rpc_method_handler(stream)
+
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers((Handler(),))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        print(port, flush=True)
+        await server.wait_for_termination()
+
+    asyncio.run(run())
+
+
 async def read_grpc(address: str) -> tuple[int, float]:
     import grpc
 
@@ -207,14 +246,130 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
+CASES = ("throughput", "grpc", "latency")
+
+
+def throughput_case(me: str, count: int, runs: int, children: list[subprocess.Popen[str]]) -> int:
+    agent, agent_port = start(str(HERE / "_stream_agent.py"), "chunks", str(count))
+    children.append(agent)
+    direct = f"http://127.0.0.1:{agent_port}/"
+    proxy, proxy_port = start(me, "--serve-proxy", direct.rstrip("/"))
+    children.append(proxy)
+    via = f"http://127.0.0.1:{proxy_port}/"
+    rates: dict[str, list[float]] = {"direct": [], "proxy": []}
+    for url in (direct, via):  # warm-up: connections, imports, first decodes
+        asyncio.run(read_stream(url, stamps=False))
+    for _ in range(runs):
+        for name, url in (("direct", direct), ("proxy", via)):
+            events, seconds, _ = asyncio.run(read_stream(url, stamps=False))
+            if events != count + 3:
+                print(f"FAIL: {name} stream had {events} events, expected {count + 3}")
+                return 1
+            rates[name].append(events / seconds)
+    ratio = median(rates["proxy"]) / median(rates["direct"])
+    table(["path", "events/s (median)", "spread", "runs"],
+          [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r)] for name, r in rates.items()],
+          title=f"throughput: one 1.0 stream of {count:,} chunk events")
+    verdict = "ok" if ratio >= TARGET else "MISS"
+    print(f"ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {verdict}")
+    for child in (agent, proxy):
+        stop_child(child)
+        children.remove(child)
+    return 0
+
+
+def grpc_case(me: str, count: int, runs: int, references: bool, children: list[subprocess.Popen[str]]) -> int:
+    grpc_agent, grpc_port = start(me, "--serve-grpc", str(count))
+    children.append(grpc_agent)
+    upstream = f"127.0.0.1:{grpc_port}"
+    proxy, proxy_grpc = start(me, "--serve-proxy", "http://127.0.0.1:9", "--grpc-upstream", upstream)
+    children.append(proxy)
+    #: name -> (address, the relaying process or None)
+    ways: dict[str, tuple[str, subprocess.Popen[str] | None]] = {
+        "direct": (upstream, None), "proxy": (f"127.0.0.1:{proxy_grpc}", proxy)}
+    if references:
+        bare, bare_port = start(me, "--serve-grpc-bare", upstream)
+        children.append(bare)
+        frames, frames_port = start(str(HERE / "_grpc_frame_relay.py"), upstream)
+        children.append(frames)
+        ways[REFERENCES[0]] = (f"127.0.0.1:{bare_port}", bare)
+        ways[REFERENCES[1]] = (f"127.0.0.1:{frames_port}", frames)
+    rates: dict[str, list[float]] = {name: [] for name in ways}
+    # CPU seconds a message of the agent, the relay and this process (grpcio's threads in).
+    cpu: dict[str, list[list[float]]] = {name: [] for name in ways}
+    for address, _relay in ways.values():
+        asyncio.run(read_grpc(address))
+    for _ in range(runs):
+        for name, (address, relay) in ways.items():
+            procs = [grpc_agent, relay]
+            before = [child_cpu_seconds(p.pid) if p else 0.0 for p in procs] + [time.process_time()]
+            events, seconds = asyncio.run(read_grpc(address))
+            after = [child_cpu_seconds(p.pid) if p else 0.0 for p in procs] + [time.process_time()]
+            if events != count + 1:
+                print(f"FAIL: {name} gRPC stream had {events} messages, expected {count + 1}")
+                return 1
+            rates[name].append(events / seconds)
+            cpu[name].append([((b or 0.0) - (a or 0.0)) / events for a, b in zip(before, after)])
+
+    def us(name: str, i: int) -> str:
+        return f"{median([c[i] for c in cpu[name]]) * 1e6:.0f}"
+
+    print()
+    table(["path", "messages/s (median)", "spread", "runs", "CPU µs/msg: agent", "relay", "client"],
+          [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r), us(name, 0),
+            us(name, 1) if ways[name][1] else "-", us(name, 2)] for name, r in rates.items()],
+          title=f"gRPC: one 1.0 stream of {count:,} artifact messages")
+    ratio = median(rates["proxy"]) / median(rates["direct"])
+    print(f"gRPC ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {'ok' if ratio >= TARGET else 'MISS'}")
+    for name in REFERENCES if references else ():
+        print(f"  for reference, {name}: ratio {median(rates[name]) / median(rates['direct']):.2f}")
+    for _address, relay in ways.values():
+        if relay is not None:
+            stop_child(relay)
+            children.remove(relay)
+    stop_child(grpc_agent)
+    children.remove(grpc_agent)
+    return 0
+
+
+REFERENCES = ("grpc.aio relay, no log", "frame relay + log")
+
+
+def latency_case(me: str, runs: int, paced: int, children: list[subprocess.Popen[str]]) -> int:
+    paced_agent, paced_port = start(me, "--serve-paced", str(paced))
+    children.append(paced_agent)
+    direct = f"http://127.0.0.1:{paced_port}/"
+    proxy, proxy_port = start(me, "--serve-proxy", direct.rstrip("/"))
+    children.append(proxy)
+    via = f"http://127.0.0.1:{proxy_port}/"
+    lags: dict[str, list[float]] = {"direct": [], "proxy": []}
+    for _ in range(max(1, runs // 2)):
+        for name, url in (("direct", direct), ("proxy", via)):
+            _events, _seconds, got = asyncio.run(read_stream(url, stamps=True))
+            lags[name] += got
+    rows = [[name, f"{median(v) * 1e3:.3f}", f"{pct(v, 99) * 1e3:.3f}", len(v)] for name, v in lags.items()]
+    print()
+    table(["path", "latency median (ms)", "p99 (ms)", "events"], rows,
+          title=f"latency: events {PACE * 1e3:g} ms apart, stamped by the agent")
+    added_med = (median(lags["proxy"]) - median(lags["direct"])) * 1e3
+    added_p99 = (pct(lags["proxy"], 99) - pct(lags["direct"], 99)) * 1e3
+    print(f"added by the proxy per event: median {added_med:.3f} ms, p99 {added_p99:.3f} ms")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
     parser.add_argument("--events", type=int, help="events in the throughput stream (default 30000; quick 3000)")
     parser.add_argument("--runs", type=int, help="runs each way (default 5; quick 2)")
+    parser.add_argument("--only", action="append", choices=CASES, help="run this case (repeatable; default all)")
+    parser.add_argument("--grpc-references", action="store_true",
+                        help="the gRPC case also through a bare grpc.aio relay (no log) and through "
+                             "bench/_grpc_frame_relay.py (bytes relayed below grpcio, every message logged)")
     parser.add_argument("--serve-proxy", help=argparse.SUPPRESS)
     parser.add_argument("--serve-paced", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--serve-grpc", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-grpc-bare", help=argparse.SUPPRESS)
     parser.add_argument("--grpc-upstream", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_proxy:
@@ -223,83 +378,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.serve_grpc:
         serve_grpc(args.serve_grpc)
         return 0
+    if args.serve_grpc_bare:
+        serve_grpc_bare(args.serve_grpc_bare)
+        return 0
     if args.serve_paced:
         serve_paced(args.serve_paced)
         return 0
     count = args.events or (3000 if args.quick else 30000)
     runs = args.runs or (2 if args.quick else 5)
     paced = 200 if args.quick else 1500
+    cases = args.only or CASES
     me = str(Path(__file__).resolve())
     children: list[subprocess.Popen[str]] = []
     try:
-        agent, agent_port = start(str(HERE / "_stream_agent.py"), "chunks", str(count))
-        children.append(agent)
-        direct = f"http://127.0.0.1:{agent_port}/"
-        proxy, proxy_port = start(me, "--serve-proxy", direct.rstrip("/"))
-        children.append(proxy)
-        via = f"http://127.0.0.1:{proxy_port}/"
-        rates: dict[str, list[float]] = {"direct": [], "proxy": []}
-        for url in (direct, via):  # warm-up: connections, imports, first decodes
-            asyncio.run(read_stream(url, stamps=False))
-        for _ in range(runs):
-            for name, url in (("direct", direct), ("proxy", via)):
-                events, seconds, _ = asyncio.run(read_stream(url, stamps=False))
-                if events != count + 3:
-                    print(f"FAIL: {name} stream had {events} events, expected {count + 3}")
-                    return 1
-                rates[name].append(events / seconds)
-        ratio = median(rates["proxy"]) / median(rates["direct"])
-        table(["path", "events/s (median)", "spread", "runs"],
-                    [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r)] for name, r in rates.items()],
-                    title=f"throughput: one 1.0 stream of {count:,} chunk events")
-        verdict = "ok" if ratio >= TARGET else "MISS"
-        print(f"ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {verdict}")
-
-        stop_child(proxy)
-        children.remove(proxy)
-        grpc_agent, grpc_port = start(me, "--serve-grpc", str(count))
-        children.append(grpc_agent)
-        proxy, proxy_grpc = start(me, "--serve-proxy", "http://127.0.0.1:9", "--grpc-upstream",
-                                  f"127.0.0.1:{grpc_port}")
-        children.append(proxy)
-        ways = (("direct", f"127.0.0.1:{grpc_port}"), ("proxy", f"127.0.0.1:{proxy_grpc}"))
-        grpc_rates: dict[str, list[float]] = {"direct": [], "proxy": []}
-        for _name, address in ways:
-            asyncio.run(read_grpc(address))
-        for _ in range(runs):
-            for name, address in ways:
-                events, seconds = asyncio.run(read_grpc(address))
-                if events != count + 1:
-                    print(f"FAIL: {name} gRPC stream had {events} messages, expected {count + 1}")
-                    return 1
-                grpc_rates[name].append(events / seconds)
-        grpc_ratio = median(grpc_rates["proxy"]) / median(grpc_rates["direct"])
-        print()
-        table(["path", "messages/s (median)", "spread", "runs"],
-              [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r)] for name, r in grpc_rates.items()],
-              title=f"gRPC: one 1.0 stream of {count:,} artifact messages")
-        print(f"gRPC ratio proxy/direct: {grpc_ratio:.2f}  (target >= {TARGET})  "
-              f"{'ok' if grpc_ratio >= TARGET else 'MISS'}")
-        stop_child(proxy)
-        children.remove(proxy)
-        paced_agent, paced_port = start(me, "--serve-paced", str(paced))
-        children.append(paced_agent)
-        direct = f"http://127.0.0.1:{paced_port}/"
-        proxy, proxy_port = start(me, "--serve-proxy", direct.rstrip("/"))
-        children.append(proxy)
-        via = f"http://127.0.0.1:{proxy_port}/"
-        lags: dict[str, list[float]] = {"direct": [], "proxy": []}
-        for _ in range(max(1, runs // 2)):
-            for name, url in (("direct", direct), ("proxy", via)):
-                _events, _seconds, got = asyncio.run(read_stream(url, stamps=True))
-                lags[name] += got
-        rows = [[name, f"{median(v) * 1e3:.3f}", f"{pct(v, 99) * 1e3:.3f}", len(v)] for name, v in lags.items()]
-        print()
-        table(["path", "latency median (ms)", "p99 (ms)", "events"], rows,
-                    title=f"latency: events {PACE * 1e3:g} ms apart, stamped by the agent")
-        added_med = (median(lags["proxy"]) - median(lags["direct"])) * 1e3
-        added_p99 = (pct(lags["proxy"], 99) - pct(lags["direct"], 99)) * 1e3
-        print(f"added by the proxy per event: median {added_med:.3f} ms, p99 {added_p99:.3f} ms")
+        if "throughput" in cases and throughput_case(me, count, runs, children):
+            return 1
+        if "grpc" in cases and grpc_case(me, count, runs, args.grpc_references, children):
+            return 1
+        if "latency" in cases and latency_case(me, runs, paced, children):
+            return 1
     finally:
         for child in children:
             stop_child(child)

@@ -334,3 +334,92 @@ async def test_a_0_3_grpc_client_through_the_proxy_to_a2a_mock() -> None:
     assert all(e.data["grpc_path"].startswith("/a2a.v1.A2AService/") for e in calls)
     assert any(e.kind is Kind.MESSAGE for e in proxy.session.events)
     assert proxy.tracker.violations == [], [(v.code, v.message) for v in proxy.tracker.violations]
+
+
+@contextlib.asynccontextmanager
+async def _raw_agent(stream: Any) -> AsyncIterator[str]:
+    """A grpc.aio agent answering any call with the unary-stream handler ``stream``."""
+    import grpc
+
+    class Handler(grpc.GenericRpcHandler):
+        def service(self, details: Any) -> Any:
+            return grpc.unary_stream_rpc_method_handler(stream)
+
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((Handler(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        await server.stop(None)
+
+
+def _update(text: str) -> bytes:
+    from inspector.protocol import grpc_schema
+
+    return grpc_schema.message_class("1.0", "StreamResponse")(artifact_update={
+        "task_id": "t", "context_id": "c", "artifact": {"artifact_id": "a", "parts": [{"text": text}]}}
+    ).SerializeToString()
+
+
+async def test_an_agent_failing_mid_stream_reaches_the_client_after_its_messages() -> None:
+    """The relay reads ahead of its writes: the agent's messages still come before its
+    status, and the status, details and trailers come through as sent."""
+    import grpc
+
+    from inspector.proxy import Proxy, ProxyServer, Route
+
+    async def stream(request: bytes, context: Any) -> Any:
+        for i in range(3):
+            yield _update(f"part {i}")
+        await context.abort(grpc.StatusCode.INTERNAL, "the agent broke", trailing_metadata=(("why", "test"),))
+
+    async with _raw_agent(stream) as address:
+        proxy = Proxy([Route("", "http://127.0.0.1:9")])
+        async with ProxyServer(proxy, grpc_upstream=address):
+            (listener,) = proxy.grpc.listeners.values()
+            got, failure = await _stream_to(listener.address, "go")
+    assert got == [_update(f"part {i}") for i in range(3)]
+    assert failure is not None and failure.code() is grpc.StatusCode.INTERNAL
+    assert failure.details() == "the agent broke" and ("why", "test") in tuple(failure.trailing_metadata())
+    assert len([e for e in proxy.session.events if e.kind is Kind.MESSAGE]) == 3
+    (end,) = [e for e in proxy.session.events if e.kind is Kind.STREAM_END]
+    assert end.data["reason"] == "error" and end.data["events"] == 3 and end.data["grpc_status"] == "INTERNAL"
+
+
+async def test_a_client_leaving_mid_stream_ends_the_agents_call() -> None:
+    from inspector.proxy import Proxy, ProxyServer, Route
+    from inspector.protocol import grpc_schema
+
+    agent_gone = asyncio.Event()
+
+    async def stream(request: bytes, context: Any) -> Any:
+        try:
+            i = 0
+            while True:
+                yield _update(f"part {i}")
+                i += 1
+        finally:
+            agent_gone.set()
+
+    import grpc
+
+    request = grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
+        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+    async with _raw_agent(stream) as address:
+        proxy = Proxy([Route("", "http://127.0.0.1:9")])
+        async with ProxyServer(proxy, grpc_upstream=address):
+            (listener,) = proxy.grpc.listeners.values()
+            async with grpc.aio.insecure_channel(listener.address) as channel:
+                call = channel.unary_stream("/lf.a2a.v1.A2AService/SendStreamingMessage")(
+                    request, metadata=(("a2a-version", "1.0"),))
+                for _ in range(5):
+                    assert await call.read() == _update(f"part {_}")
+                call.cancel()
+            await until(agent_gone.is_set, "the agent's call ended")
+            end = await until(lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END],
+                              "the stream's end logged")
+    assert end[0].data["reason"] == "closed" and end[0].data.get("closed_by") == "client"
+    messages = [e for e in proxy.session.events if e.kind is Kind.MESSAGE]
+    assert len(messages) == end[0].data["events"] >= 5

@@ -6,8 +6,12 @@ STREAM_END), plus the proxy's fields (client, user_agent, proxy_route, added_ms)
 
 Bytes go through untouched: the server's handlers and the upstream calls take and give
 raw bytes (no (de)serializer). Stream messages are relayed first and decoded to
-ProtoJSON by a logging task of their own (the HTTP relay's _Backlog), so the relay
-keeps the agent's pace. The client's metadata goes to this listener's upstream only;
+ProtoJSON by a logging task of their own (the HTTP relay's _Backlog), woken for a batch
+of messages rather than each, so the relay keeps the agent's pace; a task reads the
+upstream ahead while the relay writes (_ReadAhead). grpc.aio's one read and one write
+operation a message is most of the relay's cost, about as much CPU as the agent and
+the client spend together (bench/README.md, section proxy): relaying faster than that
+means relaying HTTP/2 frames below grpcio (bench/_grpc_frame_relay.py measures it). The client's metadata goes to this listener's upstream only;
 the upstream's initial metadata, status, details and trailers (grpc-status-details-bin
 among them) come back unchanged, and the client's deadline and cancellation reach the
 upstream call.
@@ -22,6 +26,7 @@ import time
 from typing import Any
 
 import re
+from collections import deque
 
 from ..client.grpc_transport import metadata_dict, split_target
 from ..protocol import grpc_codec, grpc_errors, grpc_schema, rest
@@ -31,10 +36,12 @@ from ..protocol.wire import capture
 from ..session import payloads
 from ..session.events import Kind
 from .checks import check_request
-from .relaying import HOLDS as _HOLDS, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, ms as _ms, \
-    settles
+from .relaying import BACKLOG, HOLDS as _HOLDS, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
+    ms as _ms, settles
 from .detect import Parsed
 
+#: How long the stream's log waits, once woken, for more messages to log in one go (s).
+_LINGER = 0.002
 _JSON = {"ensure_ascii": False, "separators": (",", ":")}
 #: Metadata gRPC owns (as the client's transport keeps it from its calls).
 _RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
@@ -478,6 +485,7 @@ class _GrpcCall:
         status: dict[str, Any] = {}
         sent = time.perf_counter()
         call: Any = None
+        ahead: _ReadAhead | None = None
         held: list[bytes] = []
         holding = False
         try:
@@ -485,11 +493,16 @@ class _GrpcCall:
             sent = time.perf_counter()
             call = self.listener.channel.unary_stream(self.path)(request, metadata=self.metadata,
                                                                  timeout=self._timeout())
-            logger = asyncio.ensure_future(log.run())
+            # Woken for each message, the log ran between every read and write of the
+            # relay's, each time with grpcio's working set to load again (a message's
+            # logging cost 50 us there, 15 in a loop of its own): it wakes for a batch.
+            # Not under per-event faults, whose notes go in order with the messages.
+            logger = asyncio.ensure_future(log.run(_LINGER if fault is None else 0.0))
+            ahead = _ReadAhead(call)
             n = 0
             while True:
                 try:
-                    raw = await call.read()
+                    raw, got = await ahead.read()
                 except grpc.aio.AioRpcError as exc:
                     if not started:
                         log.dropped = True
@@ -504,7 +517,6 @@ class _GrpcCall:
                     status = status_fields(self.dialect, (await call.code()).value[0], await call.details(),
                                            await call.trailing_metadata())
                     break
-                got = time.perf_counter()
                 if not started:
                     started = True
                     initial = await call.initial_metadata()
@@ -514,6 +526,8 @@ class _GrpcCall:
                 n += 1
                 if fault is None:
                     await self.context.write(raw)
+                    if log.backlog.size > BACKLOG:
+                        await log.backlog.drained()
                 else:
                     if holding or (fault.hold_working and log.leaves_working(raw)):
                         if not holding:
@@ -545,6 +559,8 @@ class _GrpcCall:
             log.closed_by_client = True
             raise
         finally:
+            if ahead is not None:
+                ahead.stop()
             if call is not None:
                 call.cancel()
             log.backlog.close()
@@ -615,6 +631,59 @@ def _code(value: int) -> Any:
     return grpc.StatusCode.UNKNOWN
 
 
+class _ReadAhead:
+    """The upstream's messages read by a task of their own while the relay writes.
+
+    grpc.aio completes each read and each write as an operation of its own, handed to
+    the event loop by grpcio's poller thread; with a read always pending beside the
+    relay's write, the two complete together and one wake-up of the loop serves both.
+    At most READ_AHEAD messages wait: past that the reader waits for the relay, and
+    gRPC's flow control holds the agent as before."""
+
+    READ_AHEAD = 64
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+        self.items: deque[tuple[Any, float]] = deque()
+        self.failure: BaseException | None = None
+        self._more = asyncio.Event()
+        self._room = asyncio.Event()
+        self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        import grpc
+
+        call, items, clock = self.call, self.items, time.perf_counter
+        try:
+            while True:
+                raw = await call.read()
+                items.append((raw, clock()))
+                self._more.set()
+                if raw is grpc.aio.EOF:
+                    return
+                if len(items) >= self.READ_AHEAD:
+                    self._room.clear()
+                    await self._room.wait()
+        except Exception as exc:  # noqa: BLE001 - the relay raises it where read() raised it
+            self.failure = exc
+            self._more.set()
+
+    async def read(self) -> tuple[Any, float]:
+        """(message or grpc.aio.EOF, when it came); the upstream's error raised as read() raises it."""
+        items = self.items
+        while not items:
+            if self.failure is not None:
+                raise self.failure
+            self._more.clear()
+            await self._more.wait()
+        if len(items) <= self.READ_AHEAD // 2:
+            self._room.set()
+        return items.popleft()
+
+    def stop(self) -> None:
+        self._task.cancel()
+
+
 class _MessageLog:
     """A relayed stream's messages, decoded and logged off the relay's path."""
 
@@ -681,8 +750,9 @@ class _MessageLog:
         elif not self.final and settles(payload):
             self.final = True
 
-    async def run(self) -> None:
-        """Log what the relay queued, giving the relay a turn every _SLICE seconds."""
+    async def run(self, linger: float = 0.0) -> None:
+        """Log what the relay queued, giving the relay a turn every _SLICE seconds;
+        with ``linger``, in batches (Backlog.more)."""
         backlog = self.backlog
         clock = time.perf_counter
         while True:
@@ -697,7 +767,7 @@ class _MessageLog:
                     started = clock()
             if backlog.closed and not backlog.items:
                 return
-            await backlog.more()
+            await backlog.more(linger)
 
     def end(self, reason: str, status: dict[str, Any], elapsed: float, injected: list[str]) -> None:
         while True:

@@ -47,6 +47,7 @@ class Backlog:
         self.closed = False
         self._more = asyncio.Event()
         self._less = asyncio.Event()
+        self._linger: asyncio.Future[None] | None = None
 
     def put(self, chunk: bytes, added: float) -> None:
         self.items.append((chunk, added))
@@ -56,6 +57,8 @@ class Backlog:
     def close(self) -> None:
         self.closed = True
         self._more.set()
+        if self._linger is not None and not self._linger.done():
+            self._linger.set_result(None)
 
     def take(self) -> tuple[bytes, float] | None:
         if not self.items:
@@ -66,15 +69,31 @@ class Backlog:
             self._less.set()
         return chunk, added
 
-    async def more(self) -> None:
+    async def more(self, linger: float = 0.0) -> None:
+        """Wait for something to take; with ``linger``, that long more once it came
+        (not past close()), so that the taker wakes once for a batch, not per item."""
         self._more.clear()
         if not self.items and not self.closed:
             await self._more.wait()
+        if linger and not self.closed:
+            loop = asyncio.get_running_loop()
+            self._linger = waited = loop.create_future()
+            timer = loop.call_later(linger, _settle, waited)
+            try:
+                await waited
+            finally:
+                timer.cancel()
+                self._linger = None
 
     async def drained(self) -> None:
         self._less.clear()
         if self.size > BACKLOG // 2:
             await self._less.wait()
+
+
+def _settle(waited: asyncio.Future[None]) -> None:
+    if not waited.done():
+        waited.set_result(None)
 
 
 def combine(faults: list[Fault]) -> Fault | None:
