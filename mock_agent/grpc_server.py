@@ -77,18 +77,6 @@ def as_rest(dialect: str, method: Method, obj: dict[str, Any]) -> tuple[rest.Rou
     return rest.RouteMatch(method, ids, tenant), query, body
 
 
-def _garbled(body: bytes) -> bytes:
-    # Field 1, length-delimited, claiming 1,000 bytes more than follow: no parser
-    # takes it, and the scenario's text is still there to read in a capture.
-    size = len(body) + 1000
-    head = bytearray(b"\x0a")
-    while True:
-        byte = size & 0x7F
-        size >>= 7
-        head.append(byte | 0x80 if size else byte)
-        if not size:
-            return bytes(head) + body
-
 
 def _serialize(message: Any) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
@@ -133,7 +121,7 @@ class _Sink:
                 self.outcome = frame  # an error event ends the stream with its status
                 return
             if isinstance(frame, Malformed):
-                await self.context.write(_garbled(frame.body))
+                await self.context.write(grpc_codec.garbled(frame.body))
                 continue
             await self.context.write(self.message(frame))
 
@@ -226,7 +214,7 @@ class GrpcFront(ServiceFront):
         elif isinstance(outcome, HttpFault):
             await self._abort_fault(context, outcome)
         elif sink.status is not None and not rpc.server_streaming:
-            return _garbled(bytes(sink.body))  # a blocking send answered with bad bytes
+            return grpc_codec.garbled(bytes(sink.body))  # a blocking send answered with bad bytes
         return None
 
     async def _abort_error(self, context: Any, dialect: str, err: JsonRpcError) -> None:

@@ -67,17 +67,6 @@ def metadata_dict(metadata: Any) -> dict[str, str]:
     return out
 
 
-class _MessageCodec:
-    """Derives a logged stream message's payload again (Event.codec)."""
-
-    __slots__ = ("codec",)
-
-    def __init__(self, codec: Any) -> None:
-        self.codec = codec
-
-    def __call__(self, event: Any) -> Any:
-        return payloads.message_payload(self.codec, event.data)
-
 
 class GrpcTransport:
     """Calls to one gRPC endpoint for one client (its session, limits, timeouts, auth)."""
@@ -240,7 +229,7 @@ class GrpcTransport:
         timeouts, limits = client.timeouts, client.limits
         session = client.session
         codec = payloads.codec_for(dialect, "grpc")
-        lazy = _MessageCodec(codec)
+        lazy = payloads.MessageCodec(codec)
         decode_event = codec.decode_stream_event
         fast = codec.decode_sse_fast
         from pydantic_core import to_json as dump  # compact, UTF-8 as is: json.dumps' ensure_ascii=False, 4x sooner

@@ -235,3 +235,17 @@ def stream_json(message: Any) -> dict[str, Any]:
     from . import grpc_schema
 
     return grpc_schema.to_json(message)
+
+
+def garbled(body: bytes) -> bytes:
+    """``body`` behind a field header claiming 1,000 bytes more than follow: no protobuf
+    parser takes it, and the original bytes are still there to read in a capture (the
+    mock's and the proxy's corrupt-chunk faults)."""
+    size = len(body) + 1000
+    head = bytearray(b"\x0a")
+    while True:
+        byte = size & 0x7F
+        size >>= 7
+        head.append(byte | 0x80 if size else byte)
+        if not size:
+            return bytes(head) + body

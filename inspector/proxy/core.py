@@ -39,8 +39,8 @@ from .card import grpc_addresses, rewrite_card
 from .checks import check_request
 from .detect import Parsed, classify
 from .faults import Fault, Rules
-from .relaying import BACKLOG, HOLDS as _HOLDS, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
-    ms as _ms, settles
+from .relaying import BACKLOG, HOLDS as _HOLDS, RELEASED, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
+    ms as _ms, settles, wait_release
 
 #: Headers that belong to one connection, not to the message (RFC 9110 7.6.1), and
 #: those the proxy sets itself. Proxy-Authorization is the proxy's: never passed on.
@@ -502,32 +502,9 @@ class _Relay:
             await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
 
     async def _wait_release(self) -> None:
-        loop = asyncio.get_running_loop()
-        released = asyncio.Event()
-
-        def wake() -> None:
-            loop.call_soon_threadsafe(released.set)
-
-        rules = self.proxy.rules
-        indexes = [i for i in self.rule_indexes if rules.rules[i].fault.hold_working]
-        for i in indexes:
-            rules.on_release(i, wake)
-        try:
-            if all(rules.rules[i].enabled for i in indexes):
-                gone = asyncio.ensure_future(self.gone.wait())
-                rel = asyncio.ensure_future(released.wait())
-                try:
-                    await asyncio.wait({gone, rel}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    gone.cancel()
-                    rel.cancel()
-            if self.gone.is_set():
-                raise _ClientGone
-            self.note("the hold_working rule was switched off: relaying what it held",
-                      code="proxy-released", injected="hold_working")
-        finally:
-            for i in indexes:
-                rules.forget(i, wake)
+        if not await wait_release(self.proxy.rules, self.rule_indexes, self.gone):
+            raise _ClientGone
+        self.note(RELEASED, code="proxy-released", injected="hold_working")
 
     # ------------------------------------------------------------------ streams
 

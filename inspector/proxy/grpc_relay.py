@@ -36,8 +36,8 @@ from ..protocol.wire import capture
 from ..session import payloads
 from ..session.events import Kind
 from .checks import check_request
-from .relaying import BACKLOG, HOLDS as _HOLDS, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
-    ms as _ms, settles
+from .relaying import BACKLOG, HOLDS as _HOLDS, RELEASED, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
+    ms as _ms, settles, wait_release
 from .detect import Parsed
 
 #: How long the stream's log waits, once woken, for more messages to log in one go (s).
@@ -73,18 +73,6 @@ def _trailers(metadata: Any) -> tuple[tuple[str, Any], ...]:
                  if k == grpc_errors.STATUS_DETAILS_KEY or (k.lower() not in _RESERVED and not k.startswith(("grpc-", ":"))))
 
 
-def garbled(body: bytes) -> bytes:
-    """``body`` behind a field header claiming 1,000 bytes more than follow: no protobuf
-    parser takes it, and the original bytes are still there to read in a capture."""
-    size = len(body) + 1000
-    head = bytearray(b"\x0a")
-    while True:
-        byte = size & 0x7F
-        size >>= 7
-        head.append(byte | 0x80 if size else byte)
-        if not size:
-            return bytes(head) + body
-
 
 def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
     """As the client logs a status (GrpcTransport._status)."""
@@ -115,15 +103,6 @@ def error_status(dialect: str, err: JsonRpcError) -> tuple[int, str, bytes]:
             status.details.add().Pack(packed)
     return code, text, status.SerializeToString()
 
-
-class _MessageCodec:
-    __slots__ = ("codec",)
-
-    def __init__(self, codec: Any) -> None:
-        self.codec = codec
-
-    def __call__(self, event: Any) -> Any:
-        return payloads.message_payload(self.codec, event.data)
 
 
 class GrpcListener:
@@ -369,24 +348,8 @@ class _GrpcCall:
         await self.context.abort(_code(code), text, trailing_metadata=trailing)
 
     async def _wait_release(self) -> None:
-        loop = asyncio.get_running_loop()
-        released = asyncio.Event()
-
-        def wake() -> None:
-            loop.call_soon_threadsafe(released.set)
-
-        rules = self.proxy.rules
-        indexes = [i for i in self.rule_indexes if rules.rules[i].fault.hold_working]
-        for i in indexes:
-            rules.on_release(i, wake)
-        try:
-            if all(rules.rules[i].enabled for i in indexes):
-                await released.wait()
-            self.log(Kind.NOTE, {"text": "the hold_working rule was switched off: relaying what it held",
-                                 "code": "proxy-released", "injected": "hold_working"})
-        finally:
-            for i in indexes:
-                rules.forget(i, wake)
+        await wait_release(self.proxy.rules, self.rule_indexes)
+        self.log(Kind.NOTE, {"text": RELEASED, "code": "proxy-released", "injected": "hold_working"})
 
     # ------------------------------------------------------------------ upstream failures
 
@@ -576,7 +539,7 @@ class _GrpcCall:
             self.injected.append(f"corrupt_chunk={n}")
             self.mark(f"message {n} sent to the client as bytes that do not parse; the agent sent it whole, "
                       "as logged")
-            await self.context.write(garbled(raw))
+            await self.context.write(grpc_codec.garbled(raw))
         else:
             await self.context.write(raw)
         if fault.duplicate_chunk == n:
@@ -702,7 +665,7 @@ class _MessageLog:
         self.closed_by_client = False
         dialect = call.dialect
         self.codec = payloads.codec_for(dialect, "grpc")
-        self.lazy = _MessageCodec(self.codec)
+        self.lazy = payloads.MessageCodec(self.codec)
         self.cls = grpc_schema.message_class(dialect, call.rpc.response)
         self.dump = dump
         self.limit = call.proxy.limits.max_event

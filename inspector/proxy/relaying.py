@@ -96,6 +96,38 @@ def _settle(waited: asyncio.Future[None]) -> None:
         waited.set_result(None)
 
 
+async def wait_release(rules: Any, rule_indexes: list[int], gone: asyncio.Event | None = None) -> bool:
+    """Wait until every matched hold_working rule is switched off (F10, from another
+    thread); False if the client hung up first (``gone``)."""
+    loop = asyncio.get_running_loop()
+    released = asyncio.Event()
+
+    def wake() -> None:
+        loop.call_soon_threadsafe(released.set)
+
+    indexes = [i for i in rule_indexes if rules.rules[i].fault.hold_working]
+    for i in indexes:
+        rules.on_release(i, wake)
+    try:
+        if all(rules.rules[i].enabled for i in indexes):
+            waits = {asyncio.ensure_future(released.wait())}
+            if gone is not None:
+                waits.add(asyncio.ensure_future(gone.wait()))
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+        return gone is None or not gone.is_set()
+    finally:
+        for i in indexes:
+            rules.forget(i, wake)
+
+
+#: The note logged when a held answer or stream goes on.
+RELEASED = "the hold_working rule was switched off: relaying what it held"
+
+
 def combine(faults: list[Fault]) -> Fault | None:
     """Several matching rules act as one: the first rule's word wins for each key."""
     if not faults:

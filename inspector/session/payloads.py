@@ -151,6 +151,19 @@ def message_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
     return capture(lambda: codec.decode_stream_event(parse_json(text)))
 
 
+class MessageCodec:
+    """Derives a logged gRPC stream message's payload again (an Event's ``codec``): the
+    client's transport and the proxy's relay log messages lazily through it."""
+
+    __slots__ = ("codec",)
+
+    def __init__(self, codec: Any) -> None:
+        self.codec = codec
+
+    def __call__(self, event: Any) -> Any:
+        return message_payload(self.codec, event.data)
+
+
 def sse_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
     """What one SSE event decodes to: a stream event, a JsonRpcError, a ProtocolError,
     or None for a block without data (``id:`` alone, say), which is not decoded.
