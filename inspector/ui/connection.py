@@ -233,10 +233,8 @@ class AgentConnection:
         client = self._require()
         if not stream:
             return await client.send(params)
-        last = None
-        async for event in client.stream(params):
-            last = event
-        return last
+        # The views read the session: nothing here needs the events as models.
+        return await client.stream(params).drain()
 
     async def get_task(self, task_id: str, history_length: int | None = None) -> m.Task:
         return await self._require().get_task(task_id, history_length=history_length)
@@ -245,10 +243,7 @@ class AgentConnection:
         return await self._require().cancel(task_id)
 
     async def resubscribe(self, task_id: str) -> Any:
-        last = None
-        async for event in self._require().resubscribe(task_id):
-            last = event
-        return last
+        return await self._require().resubscribe(task_id).drain()
 
     async def set_push(self, task_id: str, config: m.PushNotificationConfig) -> Any:
         return await self._require().set_push(task_id, config)
