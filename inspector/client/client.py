@@ -779,7 +779,8 @@ class A2AClient:
                 if info.get("binding") == b.REST:
                     state.ids = None  # no envelope, no id to check
                     dialect = payloads.codec_for(dialect, b.REST)
-                if stream.lean:
+                lean = stream.lean
+                if lean:
                     state.read = lean_reader(dialect)
                 try:
                     while True:
@@ -816,7 +817,11 @@ class A2AClient:
                             for event in events:
                                 yield event
                             raise failure from None
-                        for event in self._record(ex, dialect, items, state):
+                        events = self._record(ex, dialect, items, state)
+                        if lean:
+                            # drain() keeps only the last event: one step per read, not per event.
+                            events = events[-1:]
+                        for event in events:
                             yield event
                         if state.error is not None:
                             self._end(ex, state, "error")
