@@ -67,21 +67,27 @@ def _chunk(ev: Any, keys: frozenset[str], tagged: bool, data: str, codec: Any) -
     """The update ``ev`` (parsed JSON) as a TextChunk, or None when it is anything but
     the plain shape (the general path decides). Unknown keys are refused, not ignored:
     an alias spelling (``task_id``) or a field the tracker reads would change the facts."""
-    if ev.__class__ is not dict or ev.get("append") is not True or not keys.issuperset(ev):
+    if ev.__class__ is not dict:
         return None
-    art = ev.get("artifact")
-    if art.__class__ is not dict or not _ARTIFACT_KEYS.issuperset(art):
+    try:
+        # (Subscripts, not .get: this runs once per event. A missing key is a KeyError.)
+        if ev["append"] is not True or not keys.issuperset(ev):
+            return None
+        art = ev["artifact"]
+        if art.__class__ is not dict or not _ARTIFACT_KEYS.issuperset(art):
+            return None
+        parts = art["parts"]
+        if parts.__class__ is not list or len(parts) != 1:
+            return None
+        part = parts[0]
+        # 1.0: {"text"} (its reader tags it); 0.3: {"kind": "text", "text"} (the tag selects TextPart).
+        if part.__class__ is not dict or len(part) != (2 if tagged else 1) or (tagged and part.get("kind") != "text"):
+            return None
+        text = part["text"]
+        task_id = ev["taskId"]
+        artifact_id = art["artifactId"]
+    except KeyError:
         return None
-    parts = art.get("parts")
-    if parts.__class__ is not list or len(parts) != 1:
-        return None
-    part = parts[0]
-    # 1.0: {"text"} (its reader tags it); 0.3: {"kind": "text", "text"} (the tag selects TextPart).
-    if part.__class__ is not dict or len(part) != (2 if tagged else 1) or (tagged and part.get("kind") != "text"):
-        return None
-    text = part.get("text")
-    task_id = ev.get("taskId")
-    artifact_id = art.get("artifactId")
     if text.__class__ is not str or task_id.__class__ is not str or artifact_id.__class__ is not str:
         return None
     context_id = ev.get("contextId")
@@ -95,24 +101,22 @@ def _chunk(ev: Any, keys: frozenset[str], tagged: bool, data: str, codec: Any) -
     return TextChunk(task_id, context_id, artifact_id, name, description, text, last, data, codec)
 
 
-def _rpc_envelope(value: Any) -> Any:
-    """The result of a JSON-RPC response that the general path reads as a result."""
-    if value.__class__ is not dict or value.get("error") is not None:
-        return None
-    return value.get("result")
-
-
 def _v10(value: Any, data: str, codec: Any) -> TextChunk | None:
-    result = _rpc_envelope(value)
-    # decode_event takes the first of its keys present: one key leaves no choice.
-    if result.__class__ is not dict or len(result) != 1:
+    # A response's result (an "error": null member is no error), whose one key leaves
+    # decode_event no choice.
+    if value.__class__ is not dict:
+        return None
+    result = value.get("result")
+    if result.__class__ is not dict or len(result) != 1 or value.get("error") is not None:
         return None
     return _chunk(result.get("artifactUpdate"), _EVENT_KEYS, False, data, codec)
 
 
 def _v03(value: Any, data: str, codec: Any) -> TextChunk | None:
-    ev = _rpc_envelope(value)
-    if ev.__class__ is not dict or ev.get("kind") != "artifact-update":
+    if value.__class__ is not dict:
+        return None
+    ev = value.get("result")
+    if ev.__class__ is not dict or ev.get("kind") != "artifact-update" or value.get("error") is not None:
         return None
     return _chunk(ev, _EVENT_KEYS_03, True, data, codec)
 
