@@ -6,12 +6,15 @@ characters with append=true, a final completed status, a few ``: ping`` heartbea
 CRLF framing) is cut into network-sized chunks (4-64 KiB) and fed, N times each, to:
 
   ours      the real client: ``A2AClient.stream()`` over an ``httpx.MockTransport``
-            replaying the chunks, with a ``TaskTracker`` subscribed to its ``Session``.
-            That is the live client's code path from the raw body on
-            (``response.aiter_raw()`` through its bounded decoder, Exchange.pieces):
-            SSEParser.feed -> decode_sse_data (the dialect's shortcut for the usual
-            event, else parse_json + the dialect codec) -> Session.append (Kind.SSE /
-            Kind.COMMENT) -> TaskTracker.apply. The process runs under the app's GC
+            replaying the chunks, with a ``TaskTracker`` subscribed to its ``Session``,
+            drained as the TUI drains it (``EventStream.drain()``; ``--consume
+            iterate`` iterates its events as the CLI does). That is the live client's
+            code path from the raw body on (``response.aiter_raw()`` through its
+            bounded decoder, Exchange.pieces): SSEParser.feed -> protocol/lean.py's
+            reader (a TextChunk for the plain next chunk of an artifact; iterated:
+            decode_sse_data, the dialect's shortcut for the usual event, else
+            parse_json + the dialect codec) -> Session.append (Kind.SSE / Kind.COMMENT)
+            -> TaskTracker.apply. The process runs under the app's GC
             policy (inspector.gcpolicy), as the CLI and the TUI do; ``--gc default``
             measures it under CPython's own settings instead.
   baseline  plain httpx-sse over the same MockTransport response: the public
@@ -105,6 +108,10 @@ def _baseline_request(dialect: str) -> dict[str, Any]:
 
 #: The binding the client reads the stream over (--binding).
 BINDING = "jsonrpc"
+#: How our path consumes the stream (--consume): "drain", as the TUI does (it follows the
+#: stream through its session: EventStream.drain), or "iterate", as the CLI does (it
+#: prints each event, so every chunk is decoded into models).
+CONSUME = "drain"
 
 # ---------------------------------------------------------------------- the two paths
 
@@ -124,10 +131,19 @@ async def ours_once(dialect: str, url: str, transport: Any = None) -> tuple[floa
         client = A2AClient(url, session=session, dialect=dialect, endpoint=url, http=http, binding=BINDING)
         n = 0
         c0, t0 = CLOCK(), WALL()
-        async for _event in client.stream(_send_params()):
-            n += 1
+        if CONSUME == "drain":
+            await client.stream(_send_params()).drain()
+        else:
+            async for _event in client.stream(_send_params()):
+                n += 1
         cpu, wall = CLOCK() - c0, WALL() - t0
         await client.aclose()
+    if CONSUME == "drain":
+        # The events the client counted as it read them (its STREAM_END says how many).
+        from inspector.session.events import Kind
+
+        end = session.last
+        n = end.data.get("events", -1) if end is not None and end.kind is Kind.STREAM_END else -1
     return cpu, wall, n, session, tracker
 
 
@@ -178,25 +194,48 @@ def stage_reader(chunks: list[bytes]) -> list[Any]:
 
 
 def stage_decode(dialect: Any, datas: list[str]) -> list[Any]:
-    # What the client does with each event's data: wire.decode_sse_data, i.e. the
-    # dialect's shortcut for the usual event, else parse_json + decode_stream_event.
+    # What the client does with each event's data. Iterated: wire.decode_sse_data, i.e.
+    # the dialect's shortcut for the usual event, else parse_json + decode_stream_event.
+    # Drained: protocol/lean.py's reader (a TextChunk for the plain next chunk).
+    if CONSUME == "drain":
+        from inspector.protocol.lean import lean_reader
+
+        read = lean_reader(dialect)
+        return [read(d) for d in datas]
     from inspector.protocol.wire import decode_sse_data
 
     return [decode_sse_data(dialect, d) for d in datas]
 
 
 def shortcut_hits(dialect: Any, datas: list[str]) -> int:
-    """How many events the dialect's shortcut decodes (the rest go the general way)."""
+    """How many events the shortcut decodes (the rest go the general way): drained, the
+    events read as a TextChunk; iterated, those the dialect's decode_sse_fast takes."""
+    if CONSUME == "drain":
+        from inspector.protocol.lean import TextChunk, lean_reader
+
+        read = lean_reader(dialect)
+        return sum(read(d).__class__ is TextChunk for d in datas)
     fast = getattr(dialect, "decode_sse_fast", None)  # None: code from before the shortcut
     return sum(fast(d) is not None for d in datas) if fast is not None else 0
 
 
-def stage_inputs(logged: Any) -> list[Any]:
+def stage_inputs(logged: Any, dialect: Any) -> list[Any]:
     """The logged events as the client hands them to the session: an SSE event as its raw
-    text with its payload decoded (not timed here; the decode stage times that)."""
+    text with its payload decoded as the client decodes it live (not timed here; the
+    decode stage times that)."""
+    from inspector.session.events import Kind
+
+    read = None
+    if CONSUME == "drain":
+        from inspector.protocol.lean import lean_reader
+
+        read = lean_reader(dialect)
     out = []
     for ev in logged:
-        out.append((ev, ev.raw if ev.compact else None, ev.payload, ev.codec))
+        payload = ev.payload
+        if read is not None and ev.kind is Kind.SSE and ev.compact:
+            payload = read(ev.data["data"])
+        out.append((ev, ev.raw if ev.compact else None, payload, ev.codec))
     return out
 
 
@@ -265,7 +304,8 @@ def check_ours(stream: c.Stream, n: int, session: Any, tracker: Any) -> None:
 
     problems = []
     if n != stream.events:
-        problems.append(f"the client yielded {n} events, the stream has {stream.events}")
+        how = "counted" if CONSUME == "drain" else "yielded"
+        problems.append(f"the client {how} {n} events, the stream has {stream.events}")
     kinds: dict[Any, int] = {}
     for ev in session.events:
         kinds[ev.kind] = kinds.get(ev.kind, 0) + 1
@@ -440,7 +480,7 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
         del session, tracker
         if stages:
             # The session's own stages, on what it logged (GC off: their own CPU cost).
-            inputs = stage_inputs(logged)
+            inputs = stage_inputs(logged, dialect)
             t, _s = c.timed_nogc(lambda: stage_log(inputs), clock=CLOCK)
             runs["log"].append(t)
             del _s
@@ -550,8 +590,8 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
     glue = ours - sum(med[k] for k in ours_parts)
     c.table(["stage (ours)", "median", "per event", "of total", "alone"], [
         stage_row("reader   SSEParser.feed/close over the chunks", med["reader"], ours),
-        stage_row(f"decode   wire.decode_sse_data ({type(dialect).__name__}: {hits:,} by its shortcut)",
-                  med["decode"], ours),
+        stage_row(f"decode   {'lean_reader' if CONSUME == 'drain' else 'wire.decode_sse_data'} "
+                  f"({type(dialect).__name__}: {hits:,} by its shortcut)", med["decode"], ours),
         stage_row("log      Session.append_sse, no listeners", med["log"], ours),
         stage_row("tracker  TaskTracker.apply over the session log", med["tracker"], ours),
         stage_row("httpx    MockTransport response.aiter_bytes only", med["httpx_bytes"], ours),
@@ -626,6 +666,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="seed for the stream's text and the chunk sizes")
     ap.add_argument("--loopback", action="store_true",
                     help="also measure both paths over real HTTP on 127.0.0.1 (server in a child process)")
+    ap.add_argument("--consume", choices=("drain", "iterate"), default="drain",
+                    help="drain the stream as the TUI does (default), or iterate its events as the CLI does")
     ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc run")
     ap.add_argument("--profile", type=int, nargs="?", const=25, default=0, metavar="N",
                     help="also print a cProfile of our path (top N functions, default 25)")
@@ -646,8 +688,9 @@ def main(argv: list[str] | None = None) -> int:
         args.loopback = False
     if args.runs < 1 or args.events < 4:
         ap.error("need --runs >= 1 and --events >= 4")
-    global BINDING
+    global BINDING, CONSUME
     BINDING = args.binding
+    CONSUME = args.consume
     dialects = args.dialect or (["1.0"] if args.binding == "rest" else ["1.0", "0.3"])
     if args.binding == "rest" and dialects != ["1.0"]:
         ap.error("--binding rest measures 1.0 streams only")
@@ -665,7 +708,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ingest: {args.events:,} SSE events per stream, {', '.join(dialects)}, medians of {args.runs} runs "
           f"(Python {sys.version.split()[0]}, httpx {httpx.__version__}, httpx-sse "
           f"{getattr(httpx_sse, '__version__', '?')}, pydantic {pydantic.VERSION}, {os.cpu_count()} CPUs; "
-          f"{gc_note})")
+          f"{gc_note}; ours {'drains the stream, as the TUI does' if CONSUME == 'drain' else 'iterates its events, as the CLI does'})")
     print()
     started = time.perf_counter()
     streams = {d: c.make_stream(d, args.events, heartbeats=args.heartbeats, seed=args.seed,

@@ -35,6 +35,7 @@ from ..protocol.validation import validate
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import PARAMS, Method
 from ..protocol.states import INTERRUPTED, TERMINAL
+from ..protocol.lean import TextChunk, lean_reader
 from ..protocol.wire import parse_json
 from ..session import payloads
 from ..session.events import Kind
@@ -53,6 +54,7 @@ AUTO = "auto"
 
 _ENDS_STREAM = TERMINAL | INTERRUPTED
 _ARTIFACT_UPDATE = m.TaskArtifactUpdateEvent
+_TEXT_CHUNK = TextChunk
 
 
 def ends_stream(event: Any) -> bool:
@@ -154,6 +156,8 @@ class EventStream:
 
     def __init__(self, make: Callable[["EventStream"], AsyncGenerator[Any, None]], owner: "A2AClient") -> None:
         self._owner = owner
+        #: Set by drain(): nobody reads the events themselves (see protocol/lean.py).
+        self.lean = False
         self._gen = make(self)
         owner._streams.add(self)
 
@@ -166,6 +170,22 @@ class EventStream:
     async def aclose(self) -> None:
         self._owner._streams.discard(self)
         await self._gen.aclose()
+
+    async def drain(self) -> Any:
+        """Read the stream to its end, for a caller that follows it through the session
+        (the TUI); returns the last event, as iterating would have ended on it, and
+        raises as iterating would. Nothing else reads the events, so a plain artifact
+        chunk is not decoded into models for this caller: the session logs it and the
+        tracker folds it as it would the model, from its few strings (a TextChunk)."""
+        if self.lean:
+            raise RuntimeError("drain() called twice")
+        self.lean = True
+        last = None
+        async for event in self:
+            last = event
+        if last.__class__ is _TEXT_CHUNK:
+            last = last.model()
+        return last
 
     async def __aenter__(self) -> "EventStream":
         return self
@@ -759,6 +779,9 @@ class A2AClient:
                 if info.get("binding") == b.REST:
                     state.ids = None  # no envelope, no id to check
                     dialect = payloads.codec_for(dialect, b.REST)
+                lean = stream.lean
+                if lean:
+                    state.read = lean_reader(dialect)
                 try:
                     while True:
                         eof = False
@@ -794,7 +817,11 @@ class A2AClient:
                             for event in events:
                                 yield event
                             raise failure from None
-                        for event in self._record(ex, dialect, items, state):
+                        events = self._record(ex, dialect, items, state)
+                        if lean:
+                            # drain() keeps only the last event: one step per read, not per event.
+                            events = events[-1:]
+                        for event in events:
                             yield event
                         if state.error is not None:
                             self._end(ex, state, "error")
@@ -865,6 +892,7 @@ class A2AClient:
         append, append_sse = session.append, session.append_sse
         number = ex.id
         fast = dialect.decode_sse_fast
+        read = state.read
         codec = state.codec
         if codec is None:
             codec = state.codec = _SSECodec(dialect)
@@ -879,6 +907,11 @@ class A2AClient:
                 # raw text only (the session derives the rest again when asked).
                 if text is None:
                     payload = None
+                elif read is not None:
+                    try:
+                        payload = read(text)
+                    except (JsonRpcError, ProtocolError) as exc:
+                        payload = exc
                 else:
                     payload = fast(text)
                     if payload is None:
@@ -900,7 +933,8 @@ class A2AClient:
             if ids is not None and text is not None and not text.startswith(ids) and not text.endswith(tails):
                 self._check_event_id(ex, state, text, payload)
                 ids = state.ids
-            if payload.__class__ is _ARTIFACT_UPDATE and state.error is None:
+            cls = payload.__class__
+            if (cls is _TEXT_CHUNK or cls is _ARTIFACT_UPDATE) and state.error is None:
                 keep(payload)  # what the checks below conclude for a chunk, sooner
                 continue
             if payload is None or state.error is not None:
@@ -985,7 +1019,7 @@ class _SSECodec:
 
 
 class _StreamState:
-    __slots__ = ("events", "items", "final", "error", "ended", "rpc_id", "ids", "id_tails", "codec")
+    __slots__ = ("events", "items", "final", "error", "ended", "rpc_id", "ids", "id_tails", "codec", "read")
 
     def __init__(self, rpc_id: Any) -> None:
         self.events = 0
@@ -996,6 +1030,9 @@ class _StreamState:
         self.ended = False
         self.rpc_id = rpc_id
         self.codec: _SSECodec | None = None
+        #: Decodes an event's data for a drained stream (protocol/lean.py); None: the
+        #: dialect's shortcut, else the general path.
+        self.read: Callable[[str], Any] | None = None
         #: Starts and ends of an event text with the right id (see _id_marks); ids is
         #: None once a mismatch is reported.
         heads, self.id_tails = _id_marks(rpc_id)

@@ -254,8 +254,7 @@ class _Resend:
         self.live.subscribe(watch)
         try:
             if method.streams:
-                async for _ in client.stream_call(method, params):
-                    pass
+                await client.stream_call(method, params).drain()  # compared from the session
             else:
                 await client.call(method, params)
         except (JsonRpcError, ProtocolError, TransportError):

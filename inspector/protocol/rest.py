@@ -429,6 +429,8 @@ class RestCodec:
         self.name = dialect.name
         self.label = dialect.label
         self._v10 = get_dialect("1.0")
+        # A 0.3 agent's REST events go through proto03 first: only 1.0's are read lean.
+        self.lean = "rest" if self.name == "1.0" else None
 
     def decode_response(self, method: Method, obj: Any) -> Any:
         err = decode_error(obj)

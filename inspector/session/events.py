@@ -14,6 +14,7 @@ from enum import Enum
 from collections.abc import Callable
 from typing import Any
 
+from ..protocol.lean import TextChunk
 from .sse_block import sse_data
 
 
@@ -65,7 +66,8 @@ class Event:
     * ``payload`` is kept when given. An event logged with a ``codec`` keeps its
       payload only while the session's listeners run; after that, reading ``payload``
       decodes the event again (``codec(event)``), a new object each time. Nothing is
-      cached: a cache per event would be one more copy of it.
+      cached: a cache per event would be one more copy of it. A payload kept as a
+      ``TextChunk`` (protocol/lean.py: what the tracker folds) reads as its model.
     """
 
     __slots__ = ("seq", "t", "kind", "exchange", "_data", "wall", "_payload", "codec")
@@ -133,6 +135,9 @@ class Event:
     def payload(self) -> Any:
         payload = self._payload
         if payload is not _LAZY:
+            if payload.__class__ is TextChunk:
+                # What the client decoded for the tracker alone: the model, as any later read gets it.
+                return payload.model()
             return payload
         codec = self.codec
         return codec(self) if codec is not None else None

@@ -41,6 +41,7 @@ from typing import Any
 
 from ..protocol import hub
 from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.lean import TextChunk
 from ..protocol.models import (
     Artifact,
     ListTasksResult,
@@ -410,7 +411,11 @@ class TaskTracker:
             payload = event._payload
             if payload is _LAZY:
                 payload = event.payload  # derived once here, not kept
-            if payload.__class__ is not TaskArtifactUpdateEvent or not self._next_chunk(event, payload, changed):
+            cls = payload.__class__
+            if cls is TextChunk:
+                if not self._lean_chunk(event, payload, changed):
+                    self._on_sse(event, payload.model())
+            elif cls is not TaskArtifactUpdateEvent or not self._next_chunk(event, payload, changed):
                 self._on_sse(event, payload)
         elif kind is Kind.RESPONSE:
             self._on_response(event)
@@ -677,6 +682,49 @@ class TaskTracker:
             view.description = art["description"]
         if art["metadata"] is not None:
             view.metadata = art["metadata"]
+        view.last_seq, view.last_t = seq, t
+        return True
+
+    def _lean_chunk(self, event: Event, chunk: TextChunk, changed: set[str]) -> bool:
+        """_next_chunk for a TextChunk (one plain text part, append=true, an artifact
+        id, no metadata): the same checks and the same folding, or False with nothing
+        changed (the caller then folds the chunk's model the general way)."""
+        number = event.exchange
+        ex = self.exchanges.get(number) if number else None
+        if ex is None or ex.reply is not None or ex.final_seen or ex.pending:
+            return False
+        task_id = chunk.task_id
+        task = self.tasks.get(task_id)
+        if task is None or ex.task_id != task_id or task._last_exchange != number or task.state in TERMINAL:
+            return False
+        context_id = chunk.context_id
+        if context_id is not None and context_id != task.context_id:
+            return False
+        view = task.artifacts.get(chunk.artifact_id)
+        if view is None or view.closed or view._tail != number:
+            return False
+        raw = event._data
+        if (raw.__class__ is not str or "\n" in raw or "\r" in raw) and event.sse_id is not None:
+            return False
+        last = chunk.last_chunk
+        text = chunk.text
+        seq, t = event.seq, event.t
+        ex.events += 1
+        task.last_seq, task.last_t = seq, t
+        changed.add(task_id)
+        assembled = view.parts
+        pos = len(assembled._ends)
+        assembled.add_text(text)
+        # ChunkLog.add, inlined (append is True: flag 2).
+        view.chunks._cols.extend((seq, t, 2 + 3 * _FLAG[last], len(text), number, pos, 1))
+        view.chunked = True
+        if last:
+            view.closed = True
+            view._closed_by = (seq, number)
+        if chunk.name is not None:
+            view.name = chunk.name
+        if chunk.description is not None:
+            view.description = chunk.description
         view.last_seq, view.last_t = seq, t
         return True
 

@@ -233,10 +233,7 @@ class AgentConnection:
         client = self._require()
         if not stream:
             return await client.send(params)
-        last = None
-        async for event in client.stream(params):
-            last = event
-        return last
+        return await _drain(client.stream(params))
 
     async def get_task(self, task_id: str, history_length: int | None = None) -> m.Task:
         return await self._require().get_task(task_id, history_length=history_length)
@@ -245,10 +242,7 @@ class AgentConnection:
         return await self._require().cancel(task_id)
 
     async def resubscribe(self, task_id: str) -> Any:
-        last = None
-        async for event in self._require().resubscribe(task_id):
-            last = event
-        return last
+        return await _drain(self._require().resubscribe(task_id))
 
     async def set_push(self, task_id: str, config: m.PushNotificationConfig) -> Any:
         return await self._require().set_push(task_id, config)
@@ -357,3 +351,16 @@ def _json_body(data: Mapping[str, Any]) -> Any:
         return parse_json(body) if body is not None else None
     except Exception:  # the card decoded from this body once; a failure here costs the raw view only
         return None
+
+
+async def _drain(events: Any) -> Any:
+    """A stream read to its end; its last event. The views read the session, so an
+    A2AClient's stream need not decode its chunks into models (EventStream.drain); a
+    hub's ws-agent client streams a plain async iterator."""
+    drain = getattr(events, "drain", None)
+    if drain is not None:
+        return await drain()
+    last = None
+    async for event in events:
+        last = event
+    return last

@@ -59,6 +59,8 @@ class Dialect(ABC):
     method_aliases: ClassVar[dict[str, Method]] = {}
     #: A2A error codes of this dialect (JSON-RPC's own codes are added by error_name()).
     error_codes: ClassVar[dict[int, str]]
+    #: How protocol/lean.py reads this dialect's plain artifact chunks (None: it does not).
+    lean: ClassVar[str | None] = None
 
     # ------------------------------------------------------------------ per dialect
 

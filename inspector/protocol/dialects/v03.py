@@ -31,6 +31,7 @@ _EVENT_KINDS = {
 class V03Dialect(Dialect):
     name = "0.3"
     label = "0.2/0.3"
+    lean = "0.3"
     card_paths = ("/.well-known/agent-card.json", "/.well-known/agent.json")
     methods: ClassVar[dict[Method, str]] = {
         Method.SEND: "message/send",

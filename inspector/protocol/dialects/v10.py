@@ -62,6 +62,7 @@ _TextPart = m.TextPart
 class V10Dialect(Dialect):
     name = "1.0"
     label = "1.0"
+    lean = "1.0"
     card_paths = ("/.well-known/agent-card.json",)
     methods: ClassVar[dict[Method, str]] = {
         Method.SEND: "SendMessage",

@@ -1,0 +1,196 @@
+"""EventStream.drain(): a stream read for its session (the TUI's way) leaves the same
+session, the same tracker and the same errors as one iterated event by event, although
+its plain chunks are decoded lean (protocol/lean.py) rather than into models."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from test_tracker_fast import state
+from inspector.client import A2AClient, JsonRpcError, TransportError
+from inspector.protocol import models as m
+from inspector.protocol.lean import TextChunk
+from inspector.session import Kind, Session, TaskTracker
+
+URL = "http://agent.test/"
+
+
+def v10_body(chunks: list[Any], *, crlf: bool = True, error_at: int | None = None) -> bytes:
+    """A 1.0 message/stream answer: task, working, the chunks (dicts merged into each
+    update; a str is sent as the event's data as it is), completed."""
+    def event(result: Any) -> str:
+        return json.dumps({"result": result, "id": 1, "jsonrpc": "2.0"})
+
+    out = [event({"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}}),
+           event({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}})]
+    for i, extra in enumerate(chunks):
+        if i == error_at:
+            out.append(json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom"}}))
+        if isinstance(extra, str):
+            out.append(extra)
+            continue
+        upd = {"taskId": "t1", "contextId": "c1",
+               "artifact": {"artifactId": "a", "name": "answer", "parts": [{"text": f"piece {i} "}]}}
+        if i:
+            upd["append"] = True
+        if i == len(chunks) - 1:
+            upd["lastChunk"] = True
+        upd.update(extra)
+        out.append(event({"artifactUpdate": upd}))
+    out.append(event({"statusUpdate": {"taskId": "t1", "contextId": "c1",
+                                       "status": {"state": "TASK_STATE_COMPLETED"}}}))
+    nl = "\r\n" if crlf else "\n"
+    text = "".join(f"data: {d}{nl}{nl}" + (f": ping{nl}{nl}" if i == 3 else "") for i, d in enumerate(out))
+    return text.encode()
+
+
+def ticks() -> Any:
+    # Both runs' events get the same times: their trackers can be compared whole.
+    counter = itertools.count()
+    return lambda: next(counter) / 1000
+
+
+async def run(body: bytes, drain: bool, listener: Any = None) -> tuple[Session, TaskTracker, Any, Any]:
+    session = Session(clock=ticks(), wall_clock=ticks())
+    tracker = TaskTracker(session)
+    if listener is not None:
+        session.subscribe(listener)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        # Cut at odd places: events span the pieces.
+        pieces = [body[i:i + 97] for i in range(0, len(body), 97)]
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Pieces(pieces))
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        client = A2AClient(URL, session=session, dialect="1.0", endpoint=URL, http=http, binding="jsonrpc")
+        params = {"message": {"role": "user", "message_id": "m-1", "parts": [{"kind": "text", "text": "hi"}]}}
+        last: Any = None
+        error: Any = None
+        try:
+            if drain:
+                last = await client.stream(params).drain()
+            else:
+                async for event in client.stream(params):
+                    last = event
+        except (JsonRpcError, TransportError) as exc:
+            error = exc
+        await client.aclose()
+    return session, tracker, last, error
+
+
+class _Pieces(httpx.AsyncByteStream):
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.pieces = pieces
+
+    async def __aiter__(self):
+        for piece in self.pieces:
+            yield piece
+
+
+def logged(session: Session) -> list[Any]:
+    return [(e.kind, e.exchange, e.raw if e.kind is Kind.SSE else None,
+             e.data.get("reason") if e.kind is Kind.STREAM_END else None,
+             e.data.get("message") if e.kind is Kind.ERROR else None,
+             repr(e.payload) if e.kind is Kind.SSE else None) for e in session.events]
+
+
+def alike(body: bytes) -> tuple[Any, Any]:
+    lean = asyncio.run(run(body, True))
+    full = asyncio.run(run(body, False))
+    assert logged(lean[0]) == logged(full[0])
+    assert repr(state(lean[1])) == repr(state(full[1]))  # (errors compare by identity)
+    if full[3] is None:
+        assert repr(lean[2]) == repr(full[2])
+    assert type(lean[3]) is type(full[3]) and str(lean[3]) == str(full[3])
+    return lean, full
+
+
+def test_a_drained_stream_leaves_what_an_iterated_one_does() -> None:
+    lean, _ = alike(v10_body([{}] * 30))
+    session, tracker, last, error = lean
+    assert error is None and isinstance(last, m.TaskStatusUpdateEvent)
+    view = tracker.task("t1").artifacts["a"]
+    assert view.closed and view.text() == "".join(f"piece {i} " for i in range(30)) and not tracker.violations
+    # Read after the stream, each event's payload is its model, as always.
+    assert all(e.payload.__class__ is not TextChunk for e in session.events)
+
+
+def test_listeners_see_models() -> None:
+    seen: list[Any] = []
+
+    def listener(event: Any) -> None:
+        if event.kind is Kind.SSE:
+            seen.append(event.payload.__class__)
+
+    asyncio.run(run(v10_body([{}] * 5), True, listener))
+    assert seen and TextChunk not in seen and m.TaskArtifactUpdateEvent in seen
+
+
+def test_the_last_event_a_chunk_is_a_model() -> None:
+    # A chunk after the final status (a violation) is the stream's last event.
+    late = json.dumps({"result": {"artifactUpdate": {"taskId": "t1", "contextId": "c1", "append": True, "artifact": {
+        "artifactId": "a", "parts": [{"text": "late"}]}}}, "id": 1, "jsonrpc": "2.0"})
+    body = v10_body([{}] * 4) + f"data: {late}\r\n\r\n".encode()
+    lean, _ = alike(body)
+    assert isinstance(lean[2], m.TaskArtifactUpdateEvent) and lean[2].artifact.parts[0].text == "late"
+    assert {v.code for v in lean[1].violations} == {"artifact-after-terminal", "chunk-after-close"}
+
+
+def test_a_stream_cut_short() -> None:
+    body = v10_body([{}] * 4)
+    lean, _ = alike(body[:body.rindex(b"data: ")])  # no final status
+    assert isinstance(lean[3], TransportError)
+
+
+@pytest.mark.parametrize("odd", [
+    {"artifact": {"artifactId": "a", "parts": [{"text": 5}]}},
+    {"artifact": {"artifactId": "a", "parts": []}},
+    {"artifact": {"artifactId": "a", "parts": [{"text": "x", "metadata": {"k": 1}}]}},
+    {"artifact": {"parts": [{"text": "no id"}]}},
+    {"append": "yes"},
+    {"taskId": "t2"},
+    {"contextId": "c2"},
+    {"metadata": {"m": 1}},
+    {"lastChunk": True},
+    '{"result": {"artifactUpdate": ',
+    "not json",
+    "\ufeff" + json.dumps({"result": {"artifactUpdate": {"taskId": "t1", "append": True, "artifact": {
+        "artifactId": "a", "parts": [{"text": "bom "}]}}}, "id": 1, "jsonrpc": "2.0"}),
+    json.dumps({"result": {"artifactUpdate": {"taskId": "t1", "append": True, "artifact": {
+        "artifactId": "a", "parts": [{"text": "other id "}]}}}, "id": 2, "jsonrpc": "2.0"}),
+], ids=repr)
+def test_an_odd_chunk_midstream(odd: Any) -> None:
+    chunks: list[Any] = [{}] * 6
+    chunks[3] = odd
+    alike(v10_body(chunks))
+
+
+def test_an_error_event_midstream() -> None:
+    lean, _ = alike(v10_body([{}] * 6, error_at=4))
+    assert isinstance(lean[3], JsonRpcError)
+
+
+def test_drain_twice_is_a_mistake() -> None:
+    async def twice() -> None:
+        session = Session()
+
+        def handler(request: httpx.Request) -> httpx.Response:
+            return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                                  stream=_Pieces([v10_body([{}] * 2)]))
+
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+            client = A2AClient(URL, session=session, dialect="1.0", endpoint=URL, http=http, binding="jsonrpc")
+            stream = client.stream({"message": {"role": "user", "message_id": "m", "parts": [{"kind": "text",
+                                                                                             "text": "x"}]}})
+            await stream.drain()
+            with pytest.raises(RuntimeError):
+                await stream.drain()
+            await client.aclose()
+
+    asyncio.run(twice())
