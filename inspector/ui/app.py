@@ -141,6 +141,9 @@ class InspectorApp(App[int]):
             self.notify(problem, severity="warning", timeout=8)
         # Draw first: the client stack and the demo agent load after the first frame.
         self.call_after_first_frame(self._start)
+        from .. import gcpolicy
+
+        self.call_after_first_frame(gcpolicy.resume)  # held by the command line's start-up
 
     def call_after_first_frame(self, callback: Callable[[], Any]) -> None:
         """Call ``callback`` once the first whole frame is on screen. The first refresh
