@@ -135,7 +135,10 @@ class InspectorApp(App[int]):
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.main = MainScreen()
-        self.push_screen(self.main)
+        # Pushed once this handler is done: Textual holds the app's start-up in a batch
+        # update, and a screen pushed from here lays out and renders its first frame
+        # inside it, where the frame is thrown away and made again later.
+        self.call_later(self.push_screen, self.main)
         self.set_interval(FRAME, self._flush_frame, name="frame-pump")
         for problem in self.startup_problems:
             self.notify(problem, severity="warning", timeout=8)
