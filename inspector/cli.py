@@ -414,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     from . import gcpolicy
 
     gcpolicy.install()
+    gcpolicy.hold()  # until the first frame (the app resumes it): see gcpolicy.hold
     return _run_tui(args)
 
 

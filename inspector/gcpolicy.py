@@ -194,6 +194,31 @@ def reclaim() -> int:
     return gc.collect()
 
 
+_held = False
+
+
+def hold() -> None:
+    """No collections until ``resume()``: for the TUI's start-up. Until its first frame
+    it makes ~100k objects that live as long as the process (modules, classes, the
+    screen's widgets) and next to no garbage cycles; the ~110 young collections that ran
+    meanwhile found little, and took ~40 ms of that frame."""
+    global _held
+    if gc.isenabled():
+        gc.disable()
+        _held = True
+
+
+def resume() -> None:
+    """Collections again after ``hold()`` (else nothing). What start-up made is frozen
+    first, not looked at: nearly all of it lives for good. The policy's whole-heap
+    collections (and ``reclaim()``) unfreeze it, as anything frozen."""
+    global _held
+    if _held:
+        _held = False
+        gc.freeze()
+        gc.enable()
+
+
 def uninstall() -> None:
     """CPython's behaviour again: nothing frozen, the thresholds as they were."""
     global _state

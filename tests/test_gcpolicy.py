@@ -127,3 +127,27 @@ def test_bad_settings() -> None:
         with pytest.raises(ValueError):
             gcpolicy.install(**kwargs)
     assert not gcpolicy.installed()
+
+
+def test_hold_until_resume_then_startup_is_frozen_and_reclaim_still_finds_its_cycles(policy) -> None:
+    gcpolicy.hold()
+    try:
+        assert not gc.isenabled()
+        _a, ref = cycle()
+        del _a
+        gcpolicy.resume()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0  # what start-up made, frozen unlooked-at
+        gc.collect()
+        assert ref() is not None  # frozen: an ordinary collection leaves it
+        gcpolicy.reclaim()
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+def test_resume_without_hold_does_nothing() -> None:
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    gcpolicy.resume()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen

@@ -157,7 +157,8 @@ async def test_shipped_themes_register_and_the_default_applies() -> None:
 async def test_state_variables_resolve_in_every_theme() -> None:
     async with InspectorApp().run_test(size=(120, 36)) as pilot:
         app = pilot.app
-        lst = app.screen.query_one(TrafficList)
+        # The hidden tabs' views mount just after the first frame.
+        lst = await wait_until(pilot, lambda: next(iter(app.screen.query(TrafficList)), None), 5, "the traffic list")
         # Ours, and every other registered theme (Textual's own have no states: they borrow).
         for name in [*SHIPPED, *sorted(set(app.available_themes) - set(SHIPPED))]:
             app.theme = name

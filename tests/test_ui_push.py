@@ -111,7 +111,8 @@ async def test_register_without_a_task_or_on_a_recording_is_a_notice() -> None:
         app.open_connection(conn)
         app.action_view("push")
         panel = app.screen.query_one(PushPanel)
-        table = panel.query_one(DataTable)
+        # The view mounts on demand (the first frame has only just been drawn): its table may not be made yet.
+        table = await wait_until(pilot, lambda: next(iter(panel.query(DataTable)), None), 5, "the push table")
         await wait_until(pilot, lambda: table.row_count == 1, 5, "recorded push listed")
         assert cell(table, 0, 3) == "present"
         table.focus()

@@ -79,6 +79,9 @@ class InspectorCommands(Provider):
 
     def _widget_command(self, name: str, help: str, selector: str, action: str,
                         view: str | None = None) -> Iterator[Command]:
+        mount_view = getattr(self._main, "mount_view", None)
+        if view is not None and mount_view is not None:
+            mount_view(view)  # a hidden tab's view mounts after the first frame: now, if not yet
         widget = self._widget(selector)
         if self._has(widget, action):
             yield Command(name, help, partial(self._act, widget, action, view))

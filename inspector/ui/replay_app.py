@@ -60,9 +60,10 @@ class ReplayApp(InspectorApp):
         controller.on_loaded = self._loaded
 
     def on_mount(self) -> None:
-        # (Textual calls InspectorApp.on_mount too, after this one: it opens the connection.)
+        # (Textual calls InspectorApp.on_mount too, after this one: it opens the connection
+        # and pushes the main screen, after the first frame and at once respectively.)
         self.title = f"a2a-inspect replay · {self.replay_controller.name}"
-        self.call_later(self._started)
+        self.call_after_first_frame(self._started)
 
     async def on_unmount(self) -> None:
         await super().on_unmount()

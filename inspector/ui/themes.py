@@ -28,7 +28,8 @@ STATES = ("submitted", "working", "input-required", "auth-required", "completed"
 #: For a theme that gives no state colours (a user theme without ``states``, or any of
 #: Textual's own themes): the theme colour each state borrows, so any palette looks right.
 #: Textual does not resolve ``$name`` references inside variable values, so these are
-#: resolved per theme by ``fill_state_variables`` when the themes are registered.
+#: resolved for the theme in use (``borrowed_state_variables``, from
+#: InspectorApp.get_css_variables).
 STATE_THEME_COLOURS: dict[str, str] = {
     "state-submitted": "secondary",
     "state-working": "accent",
@@ -57,18 +58,11 @@ STATE_VARIABLE_DEFAULTS: dict[str, str] = {
 }
 
 
-def fill_state_variables(theme: Theme) -> None:
-    """Give ``theme`` every ``state-*`` variable it lacks, from its own colours."""
-    missing = [name for name in STATE_THEME_COLOURS if name not in theme.variables]
-    if not missing:
-        return
-    try:
-        system = theme.to_color_system().generate()
-    except Exception:  # a theme Textual itself cannot build keeps the concrete defaults
-        return
-    for name in missing:
-        value = system.get(STATE_THEME_COLOURS[name])
-        theme.variables[name] = value if value else STATE_VARIABLE_DEFAULTS[name]
+def borrowed_state_variables(theme: Theme, colours: dict[str, str]) -> dict[str, str]:
+    """The ``state-*`` variables ``theme`` does not give, each borrowed from the theme
+    colour ``STATE_THEME_COLOURS`` names; ``colours`` are the theme's CSS variables."""
+    return {name: colours.get(colour) or STATE_VARIABLE_DEFAULTS[name]
+            for name, colour in STATE_THEME_COLOURS.items() if name not in theme.variables}
 
 
 def _colour(value: str | None) -> str | None:
@@ -173,7 +167,4 @@ def register_themes(app: Any) -> list[str]:
             app.register_theme(load_theme_file(path))
         except ThemeError as exc:
             problems.append(str(exc))
-    # Textual's own themes (and ours without ``states``) get theme-relative state colours.
-    for theme in app.available_themes.values():
-        fill_state_variables(theme)
     return problems

@@ -8,23 +8,19 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.lazy import Lazy
+from textual.widget import AwaitMount
 from textual.widgets import TabbedContent, TabPane
 
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
 from ..widgets.agents_panel import AgentsPanel
 from ..widgets.artifacts_view import ArtifactsView
 from ..widgets.base import ConnectionView
-from ..widgets.card_view import CardView
 from ..widgets.composer import Composer
 from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
 from ..widgets.key_footer import KeyFooter
-from ..widgets.push_panel import PushPanel
 from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
-from ..widgets.tasks_view import TasksView
-from ..widgets.traffic_view import TrafficView
 
 
 #: Narrower than this, the agents sidebar starts hidden (ctrl+b shows it).
@@ -33,6 +29,31 @@ SIDEBAR_MIN_WIDTH = 100
 SHORT_SCREEN = 32
 #: Narrower than this, two tasks side by side leave out the selected one's state column.
 NARROW_SCREEN = 140
+#: The tabs not shown at start: their views mount after the first frame (see
+#: MainScreen.mount_view).
+HIDDEN_TABS = ("card", "tasks", "traffic", "push")
+
+
+def hidden_tab_view(name: str) -> ConnectionView:
+    """The view of hidden tab ``name``. Its module is imported here, when it mounts:
+    the first frame does without those modules (and the classes' CSS)."""
+    if name == "card":
+        from ..widgets.card_view import CardView
+
+        return CardView(id="card-view")
+    if name == "tasks":
+        from ..widgets.tasks_view import TasksView
+
+        return TasksView(id="tasks-view")
+    if name == "traffic":
+        from ..widgets.traffic_view import TrafficView
+
+        return TrafficView(id="traffic-view")
+    if name == "push":
+        from ..widgets.push_panel import PushPanel
+
+        return PushPanel(id="push-panel")
+    raise KeyError(name)
 
 
 class MainScreen(Screen[None]):
@@ -45,6 +66,8 @@ class MainScreen(Screen[None]):
     _composed_views = 0
     _view_cache: list[ConnectionView] | None = None
     _resumed = False
+    #: Hidden tabs whose view has not mounted yet.
+    _unmounted: set[str] = set()
 
     def _view(self, view: ConnectionView) -> ConnectionView:
         self._composed_views += 1
@@ -63,11 +86,12 @@ class MainScreen(Screen[None]):
         yield view(ConnectionBar(id="connection-bar"))
         with Horizontal(id="body"):
             yield view(AgentsPanel(id="agents"))
-            # The tabs not shown at start mount just after the first frame (Lazy): the
-            # first frame comes sooner, and each view catches up from the app in on_mount.
+            # The tabs not shown at start are empty until the first frame is on screen
+            # (mount_view): each view catches up from the app in its on_mount.
+            self._unmounted = set(HIDDEN_TABS)
+            self._composed_views += len(HIDDEN_TABS)
             with TabbedContent(id="views", initial="task"):
-                with TabPane("F2 Card", id="card"):
-                    yield Lazy(view(CardView(id="card-view")))
+                yield TabPane("F2 Card", id="card")
                 with TabPane("F3 Task", id="task"):
                     with Horizontal(id="task-split"):
                         with Vertical(id="task-left"):
@@ -78,12 +102,9 @@ class MainScreen(Screen[None]):
                             yield view(StateDiagram(id="state-diagram"))
                             yield view(ArtifactsView(id="artifacts"))
                         yield view(TaskBeside(id="task-beside"))
-                with TabPane("F4 Tasks", id="tasks"):
-                    yield Lazy(view(TasksView(id="tasks-view")))
-                with TabPane("F5 Traffic", id="traffic"):
-                    yield Lazy(view(TrafficView(id="traffic-view")))
-                with TabPane("F6 Push", id="push"):
-                    yield Lazy(view(PushPanel(id="push-panel")))
+                yield TabPane("F4 Tasks", id="tasks")
+                yield TabPane("F5 Traffic", id="traffic")
+                yield TabPane("F6 Push", id="push")
         if replay is not None:  # a2a-inspect replay: the timeline (see ui/replay.py)
             from ..widgets.replay_bar import ReplayBar
 
@@ -99,6 +120,32 @@ class MainScreen(Screen[None]):
         # Only at start: later, a moment with no focus (a view key between two views)
         # must not hand the keys back to the composer when the screen resumes.
         self.call_after_refresh(self._auto_focus_done)
+        app: Any = self.app
+        app.call_after_first_frame(self._mount_hidden_views)
+
+    async def _mount_hidden_views(self) -> None:
+        # Awaited: this runs among the screen's after-refresh callbacks, so the screen
+        # takes its next message (a connection the app has just opened, say) with the
+        # views mounted, as when they were composed with the rest.
+        mounting = [self.mount_view(name) for name in HIDDEN_TABS]
+        for waiting in mounting:
+            if waiting is not None:
+                await waiting
+
+    def mount_view(self, name: str) -> AwaitMount | None:
+        """Mount the view of hidden tab ``name`` unless it is there already: after the
+        first frame, or sooner when the tab is asked for (a view key, a click on the tab).
+        In the DOM at once (a query finds it); it catches up from the app as it mounts."""
+        if name not in self._unmounted:
+            return None
+        self._unmounted.discard(name)
+        self._view_cache = None
+        return self.query_one(f"#{name}", TabPane).mount(hidden_tab_view(name))
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id:
+            self.mount_view(event.pane.id)
 
     def on_screen_resume(self, event: Any) -> None:
         # Runs before Screen's own handler. On the first resume the screen's widgets
@@ -133,8 +180,11 @@ class MainScreen(Screen[None]):
         beside = self.query_one(TaskBeside)
         # The views inside the split's second task follow that task, not the selection:
         # TaskBeside feeds them itself.
-        views = [w for w in self.query("*") if isinstance(w, ConnectionView) and beside not in w.ancestors]
-        if len(views) == self._composed_views:  # the Lazy ones too
+        # A hidden tab's view is in the DOM from mount_view on, but takes messages only
+        # once mounted: it catches up from the app in its on_mount.
+        views = [w for w in self.query("*")
+                 if isinstance(w, ConnectionView) and w.is_mounted and beside not in w.ancestors]
+        if len(views) == self._composed_views:  # the hidden tabs' too
             self._view_cache = views
         return views
 
@@ -149,8 +199,11 @@ class MainScreen(Screen[None]):
         if message.connection is not self.app.active:
             # Other connections only affect the bar, the agents list, the tasks list and
             # a task shown beside the selected one.
+            from ..widgets.tasks_view import TasksView
+
             for view in [*self.query(AgentsPanel), *self.query(TasksView), *self.query(TaskBeside)]:
-                view.session_advanced(message.connection, message.events, message.changed)
+                if view.is_mounted:
+                    view.session_advanced(message.connection, message.events, message.changed)
             return
         for view in self._views():
             view.session_advanced(message.connection, message.events, message.changed)
