@@ -6,10 +6,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+#: The least time a condition is waited for (seconds).
+BOUND = 30.0
+
 
 async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0,
                      what: str = "condition") -> Any:
-    """Poll ``predicate`` between short pauses until it is truthy; fail after ``timeout``."""
+    """Poll ``predicate`` between short pauses until it is truthy; fail after ``timeout``,
+    or after BOUND if that is longer: the bound ends a broken test, it does not time the
+    app, and a loaded machine (more test workers than cores, other work) stretches a few
+    seconds' wait for a menu or a redraw past a short one."""
+    timeout = max(timeout, BOUND)
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
