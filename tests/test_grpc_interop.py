@@ -135,6 +135,23 @@ async def test_deadline_and_idle_timeout_over_grpc(sdk_agent_grpc: tuple[str, st
         await asyncio.to_thread(sdk_agent.release, base, first.id)
 
 
+async def test_a_consumer_slower_than_the_idle_timeout_is_not_a_quiet_stream(
+        sdk_agent_grpc: tuple[str, str]) -> None:
+    """The idle timeout times the agent's silence during a read, never the consumer's
+    work between reads (the client arms one timer per quiet period, not one per read)."""
+    from inspector.client.transport import Timeouts
+
+    _, target = sdk_agent_grpc
+    async with A2AClient(target, dialect="1.0", timeouts=Timeouts(stream_read=0.3)) as client:
+        seen = []
+        async for event in client.stream(msg("slow reader here")):
+            seen.append(event)
+            await asyncio.sleep(0.6)  # twice the idle timeout, with the read's timer armed
+        assert isinstance(seen[-1], m.TaskStatusUpdateEvent) and seen[-1].status.state is m.TaskState.COMPLETED
+    ends = [e.data["reason"] for e in client.session.events if e.kind is Kind.STREAM_END]
+    assert ends == ["complete"]
+
+
 async def test_limits_bound_what_a_grpc_agent_sends(sdk_agent_grpc: tuple[str, str]) -> None:
     from inspector.client.limits import Limits
 

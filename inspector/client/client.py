@@ -754,7 +754,8 @@ class A2AClient:
             dialect = await self._dialect_for(method)
             params = self._params(method, params)
             if self.binding == b.GRPC:
-                async for event in self._grpc_transport().stream(dialect, method, params, ends_stream):
+                async for event in self._grpc_transport().stream(dialect, method, params, ends_stream,
+                                                                 lean=stream.lean):
                     yield event
                 return
             ex, info = await self._post(dialect, method, params, stream=True)
