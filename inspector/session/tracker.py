@@ -615,6 +615,31 @@ class TaskTracker:
         if payload is not None:
             self._item(event, payload, ex, "stream event")
 
+    def _chunk_place(self, event: Event, task_id: Any, context_id: Any,
+                     key: str) -> tuple[ExchangeView, TaskView, ArtifactView] | None:
+        """Where the next appended chunk of artifact ``key`` goes on the fast paths (its
+        exchange, task and open artifact), or None: anything but the plain case, and the
+        general path decides."""
+        number = event.exchange
+        ex = self.exchanges.get(number) if number else None
+        if ex is None or ex.reply is not None or ex.final_seen or ex.pending:
+            return None
+        task = self.tasks.get(task_id)
+        if task is None or ex.task_id != task_id or task._last_exchange != number or task.state in TERMINAL:
+            return None
+        if context_id is not None and context_id != task.context_id:
+            return None
+        view = task.artifacts.get(key)
+        # Another source may have placed parts since (dedup), or the stream numbers its
+        # events (a re-sent id is a duplicate): the general path decides.
+        if view is None or view.closed or view._tail != number:
+            return None
+        raw = event._data
+        # A one-line compact event is a lone data line: no SSE id (Event.sse_id, inlined).
+        if (raw.__class__ is not str or "\n" in raw or "\r" in raw) and event.sse_id is not None:
+            return None
+        return ex, task, view
+
     def _next_chunk(self, event: Event, ev: TaskArtifactUpdateEvent, changed: set[str]) -> bool:
         """The event nearly every event of a long stream is: the next chunk of an open
         artifact, appended, in a stream already tied to its task. Does exactly what
@@ -623,18 +648,7 @@ class TaskTracker:
 
         The models' fields are read from their ``__dict__``: a pydantic attribute read
         costs several dict lookups."""
-        number = event.exchange
-        ex = self.exchanges.get(number) if number else None
-        if ex is None or ex.reply is not None or ex.final_seen or ex.pending:
-            return False
         fields = ev.__dict__
-        task_id = fields["task_id"]
-        task = self.tasks.get(task_id)
-        if task is None or ex.task_id != task_id or task._last_exchange != number or task.state in TERMINAL:
-            return False
-        context_id = fields["context_id"]
-        if context_id is not None and context_id != task.context_id:
-            return False
         art = fields["artifact"].__dict__
         # 0.1 carries the flags on the artifact, 0.2+ on the event.
         append = fields["append"]
@@ -643,15 +657,11 @@ class TaskTracker:
         key = art["artifact_id"]
         if not append or key is None:
             return False
-        view = task.artifacts.get(key)
-        # Another source may have placed parts since (dedup), or the stream numbers its
-        # events (a re-sent id is a duplicate): the general path decides.
-        if view is None or view.closed or view._tail != number:
+        place = self._chunk_place(event, fields["task_id"], fields["context_id"], key)
+        if place is None:
             return False
-        raw = event._data
-        # A one-line compact event is a lone data line: no SSE id (Event.sse_id, inlined).
-        if (raw.__class__ is not str or "\n" in raw or "\r" in raw) and event.sse_id is not None:
-            return False
+        ex, task, view = place
+        task_id, number = fields["task_id"], event.exchange
         last = fields["last_chunk"]
         if last is None:
             last = art["last_chunk"]
@@ -689,23 +699,11 @@ class TaskTracker:
         """_next_chunk for a TextChunk (one plain text part, append=true, an artifact
         id, no metadata): the same checks and the same folding, or False with nothing
         changed (the caller then folds the chunk's model the general way)."""
-        number = event.exchange
-        ex = self.exchanges.get(number) if number else None
-        if ex is None or ex.reply is not None or ex.final_seen or ex.pending:
+        place = self._chunk_place(event, chunk.task_id, chunk.context_id, chunk.artifact_id)
+        if place is None:
             return False
-        task_id = chunk.task_id
-        task = self.tasks.get(task_id)
-        if task is None or ex.task_id != task_id or task._last_exchange != number or task.state in TERMINAL:
-            return False
-        context_id = chunk.context_id
-        if context_id is not None and context_id != task.context_id:
-            return False
-        view = task.artifacts.get(chunk.artifact_id)
-        if view is None or view.closed or view._tail != number:
-            return False
-        raw = event._data
-        if (raw.__class__ is not str or "\n" in raw or "\r" in raw) and event.sse_id is not None:
-            return False
+        ex, task, view = place
+        task_id, number = chunk.task_id, event.exchange
         last = chunk.last_chunk
         text = chunk.text
         seq, t = event.seq, event.t
