@@ -194,3 +194,46 @@ def test_drain_twice_is_a_mistake() -> None:
             await client.aclose()
 
     asyncio.run(twice())
+
+
+def test_a_drained_grpc_stream_folds_its_chunks_lean_and_as_an_iterated_one_does() -> None:
+    """Over gRPC the plain chunk is read lean from the ProtoJSON the client logs (the
+    HTTP+JSON binding's form): the same tracker, the same log, and models for listeners."""
+    from mock_agent import MockAgent
+
+    story = {"name": "grpc-chunks", "card": {"name": "Chunks", "capabilities": {"streaming": True}},
+             "rules": [{"script": [
+                 {"status": "working"},
+                 {"chunks": {"name": "story", "texts": [f"piece {i} " for i in range(20)]}},
+                 {"status": "completed"}]}]}
+
+    async def once(mock: MockAgent, drain: bool) -> tuple[TaskTracker, Session, list[Any]]:
+        session = Session()
+        tracker = TaskTracker(session)
+        kept: list[Any] = []
+        # What the tracker was handed live (the slot, not the model the property gives).
+        session.subscribe(lambda e: kept.append(e._payload.__class__) if e.kind is Kind.MESSAGE else None)
+        params = {"message": {"role": "user", "message_id": "m-1", "parts": [{"kind": "text", "text": "go"}]}}
+        async with A2AClient(mock.grpc_url, session=session, dialect="1.0") as client:
+            if drain:
+                last = await client.stream(params).drain()
+            else:
+                async for last in client.stream(params):
+                    pass
+        assert isinstance(last, m.TaskStatusUpdateEvent) and last.status.state is m.TaskState.COMPLETED
+        return tracker, session, kept
+
+    async def both() -> None:
+        async with MockAgent(story, dialect="1.0", grpc_port=0) as mock:
+            lean = await once(mock, True)
+            full = await once(mock, False)
+        for tracker, session, _kept in (lean, full):
+            (task,) = tracker.tasks.values()
+            (view,) = task.artifacts.values()
+            assert task.state is m.TaskState.COMPLETED and view.closed and not tracker.violations
+            assert view.text() == "".join(f"piece {i} " for i in range(20)) and len(view.chunks) == 20
+            assert all(e.payload.__class__ is not TextChunk for e in session.events)
+        assert [e.kind for e in lean[1].events] == [e.kind for e in full[1].events]
+        assert lean[2].count(TextChunk) == 19 and TextChunk not in full[2]  # the first chunk starts the artifact
+
+    asyncio.run(both())

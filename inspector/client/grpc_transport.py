@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from ..protocol import grpc_codec, grpc_errors, grpc_schema
 from ..protocol.dialects import Dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
-from ..protocol.lean import lean_reader
+from ..protocol.lean import lean_shape
 from ..protocol.methods import Method
 from ..protocol.sizes import format_size
 from ..protocol.wire import capture
@@ -78,13 +78,12 @@ class _QuietWatch:
     the timer is set again for that read's own deadline. Between reads (the consumer's
     turn) nothing is cancelled."""
 
-    __slots__ = ("loop", "task", "handle", "due", "since", "wait", "reading", "fired")
+    __slots__ = ("loop", "task", "handle", "since", "wait", "reading", "fired")
 
     def __init__(self) -> None:
         self.loop: Any = None
         self.task: Any = None
         self.handle: Any = None
-        self.due = 0.0
         self.since = 0.0
         self.wait = 0.0
         self.reading = False
@@ -97,7 +96,7 @@ class _QuietWatch:
         task = self.task = asyncio.current_task()
         self.since = since = loop.time()
         self.wait = wait
-        if self.handle is None or since + wait < self.due:
+        if self.handle is None or since + wait < self.handle.when():
             self._arm(since + wait)
         self.reading = True
         cancelling = task.cancelling() if task is not None else 0
@@ -115,7 +114,6 @@ class _QuietWatch:
     def _arm(self, due: float) -> None:
         if self.handle is not None:
             self.handle.cancel()
-        self.due = due
         self.handle = self.loop.call_at(due, self._check)
 
     def _check(self) -> None:
@@ -303,7 +301,7 @@ class GrpcTransport:
         lazy = payloads.MessageCodec(codec)
         decode_event = codec.decode_stream_event
         fast = codec.decode_sse_fast
-        read_lean = lean_reader(codec) if lean and codec is not None and codec.lean else None
+        lean_chunk = lean_shape(codec) if lean and codec is not None else None
         from pydantic_core import to_json as dump  # compact, UTF-8 as is: json.dumps' ensure_ascii=False, 4x sooner
         response_class = grpc_schema.message_class(dialect.name, rpc.response)
         to_json = grpc_codec.stream_json
@@ -384,12 +382,8 @@ class GrpcTransport:
                     ex.error("protocol", f"event {events} skipped: {text}")
                     continue
                 text = dump(obj).decode("utf-8")
-                payload = None
-                if read_lean is not None:
-                    try:
-                        payload = read_lean(text)
-                    except Exception:  # noqa: BLE001 - the general path below says what is wrong
-                        payload = None
+                # A drained stream's plain text chunk, from the ProtoJSON just built.
+                payload = lean_chunk(obj, text) if lean_chunk is not None else None
                 if payload is None:
                     # As payloads.message_payload derives it again: the codec's shortcut first.
                     payload = fast(text)
