@@ -115,8 +115,6 @@ GRPC_PATH = "/lf.a2a.v1.A2AService/SendStreamingMessage"
 
 def serve_grpc(count: int) -> None:
     """A gRPC agent that answers any call with ``count`` artifact updates and a final status."""
-    import grpc
-
     from inspector.protocol import grpc_schema
 
     cls = grpc_schema.message_class("1.0", "StreamResponse")
@@ -130,19 +128,7 @@ def serve_grpc(count: int) -> None:
             yield chunk
         yield final
 
-    class Handler(grpc.GenericRpcHandler):
-        def service(self, details: Any) -> Any:
-            return grpc.unary_stream_rpc_method_handler(stream)
-
-    async def run() -> None:
-        server = grpc.aio.server()
-        server.add_generic_rpc_handlers((Handler(),))
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        print(port, flush=True)
-        await server.wait_for_termination()
-
-    asyncio.run(run())
+    asyncio.run(_serve_stream(stream))
 
 
 def serve_grpc_bare(upstream: str) -> None:
@@ -167,18 +153,26 @@ def serve_grpc_bare(upstream: str) -> None:
                 await context.write(raw)
             await reader
 
-        class Handler(grpc.GenericRpcHandler):
-            def service(self, details: Any) -> Any:
-                return grpc.unary_stream_rpc_method_handler(stream)
-
-        server = grpc.aio.server()
-        server.add_generic_rpc_handlers((Handler(),))
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        print(port, flush=True)
-        await server.wait_for_termination()
+        await _serve_stream(stream)
 
     asyncio.run(run())
+
+
+async def _serve_stream(stream: Any) -> None:
+    """A loopback grpc.aio server answering any call with the unary-stream handler
+    ``stream``; prints its port (the parent reads it), then serves until killed."""
+    import grpc
+
+    class Handler(grpc.GenericRpcHandler):
+        def service(self, details: Any) -> Any:
+            return grpc.unary_stream_rpc_method_handler(stream)
+
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((Handler(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(port, flush=True)
+    await server.wait_for_termination()
 
 
 async def read_grpc(address: str) -> tuple[int, float]:

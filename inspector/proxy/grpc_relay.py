@@ -11,7 +11,8 @@ of messages rather than each, so the relay keeps the agent's pace; a task reads 
 upstream ahead while the relay writes (_ReadAhead). grpc.aio's one read and one write
 operation a message is most of the relay's cost, about as much CPU as the agent and
 the client spend together (bench/README.md, section proxy): relaying faster than that
-means relaying HTTP/2 frames below grpcio (bench/_grpc_frame_relay.py measures it). The client's metadata goes to this listener's upstream only;
+means relaying HTTP/2 frames below grpcio (bench/_grpc_frame_relay.py measures it).
+The client's metadata goes to this listener's upstream only;
 the upstream's initial metadata, status, details and trailers (grpc-status-details-bin
 among them) come back unchanged, and the client's deadline and cancellation reach the
 upstream call.
