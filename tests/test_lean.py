@@ -100,17 +100,10 @@ def test_hostile_texts() -> None:
 
 
 @tf.SETTINGS
-@given(event=cs.stream_events(), style=st.sampled_from(["sdk10", "sdk03", "spaced"]))
+@given(event=cs.stream_events(), style=tf.STYLES)
 def test_encoded_events_read_alike(event, style) -> None:
     for codec in (v10, v03):
-        doc = codec.encode_stream_event(event, 7)
-        if style == "sdk10":
-            text = json.dumps({"result": doc["result"], "id": 7, "jsonrpc": "2.0"})
-        elif style == "sdk03":
-            text = json.dumps(doc, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-        else:
-            text = json.dumps(doc, indent=1)
-        check(codec, text)
+        check(codec, tf.sse_text(codec, event, style))
 
 
 @tf.SETTINGS
