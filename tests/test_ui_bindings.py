@@ -14,7 +14,7 @@ from inspector.ui.screens.binding_menu import BindingMenu
 from inspector.ui.widgets.traffic_view import TrafficView
 from mock_agent import MockAgent
 from test_ui_palette_themes import run_from_palette
-from ui_helpers import screen_text, wait_until
+from ui_helpers import preview, screen_text, wait_until
 
 SIZE = (140, 36)
 
@@ -38,7 +38,8 @@ async def test_switch_binding_from_the_bar_and_see_rest_traffic() -> None:
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot, app)
             assert conn.binding_name == "jsonrpc" and conn.binding_source == "card"
-            assert "JSON-RPC ▾" in screen_text(app)
+            # The bar hears of the ready connection by a message, a frame or more later.
+            await wait_until(pilot, lambda: "JSON-RPC ▾" in screen_text(app), 5, "the bar")
             assert "(card)" in str(app.screen.query_one("#bar-binding").tooltip)
             await pilot.click("#bar-binding")
             await wait_until(pilot, lambda: isinstance(app.screen, BindingMenu), 3, "the binding menu")
@@ -63,13 +64,12 @@ async def test_switch_binding_from_the_bar_and_see_rest_traffic() -> None:
             assert index.status(response) == "200"
             view.apply_filter("kind:req method:stream")
             await wait_until(pilot, lambda: view.index.done, 5, "filter applied")
-            await pilot.pause()
-            assert "/rest/message:stream" in screen_text(app)
+            await wait_until(pilot, lambda: "/rest/message:stream" in screen_text(app), 5, "the filtered row")
 
             # gRPC is offered too (switching to it: test_switch_to_grpc_and_see_its_traffic).
             await pilot.press("shift+f8")
             await wait_until(pilot, lambda: isinstance(app.screen, BindingMenu), 3, "the menu by key")
-            assert "A2AService" in screen_text(app)
+            await wait_until(pilot, lambda: "A2AService" in screen_text(app), 5, "the menu's gRPC entry")
             await pilot.press("escape")
             await wait_until(pilot, lambda: not isinstance(app.screen, BindingMenu), 3, "the menu closed")
             assert conn.binding_name == "rest" and conn.requested_binding == "rest"
@@ -86,7 +86,7 @@ async def test_switch_binding_from_the_palette_and_start_with_one() -> None:
 
             composer = app.screen.query_one(Composer)
             composer.set_text("preview me")
-            head, body = composer.preview_request()
+            head, body = await preview(pilot, composer)
             assert head.splitlines()[0].startswith(f"POST {mock.base_url}/rest/message:")
             assert "POST /message:" in head.splitlines()[0] and "A2A-Version: 1.0" in head
             assert "jsonrpc" not in body and body["message"]["parts"] == [{"text": "preview me"}]
@@ -159,5 +159,4 @@ async def test_switch_to_grpc_and_see_its_traffic(sdk_agent_grpc: tuple[str, str
 
         view.apply_filter("kind:msg")
         await wait_until(pilot, lambda: view.index.done, 5, "filter applied")
-        await pilot.pause()
-        assert "artifact" in screen_text(app)
+        await wait_until(pilot, lambda: "artifact" in screen_text(app), 5, "the filtered rows")

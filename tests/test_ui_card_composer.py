@@ -19,7 +19,7 @@ from inspector.ui.widgets.card_view import CardView
 from inspector.ui.widgets.composer import Composer
 from inspector.ui.widgets.connection_bar import ConnectionBar
 from mock_agent import MockAgent
-from ui_helpers import screen_text, wait_until
+from ui_helpers import preview, screen_text, wait_until
 
 SIZE = (120, 36)
 
@@ -425,7 +425,7 @@ async def test_composer_preview_follows_the_dialect(dialect: str) -> None:
             await ready(pilot, app)
             composer = app.screen.query_one(Composer)
             composer.set_text("x")
-            _, request = composer.preview_request()
+            _, request = await preview(pilot, composer)
             assert request["method"] == {"0.1": "tasks/sendSubscribe", "1.0": "SendStreamingMessage"}[dialect]
             composer.text_area.focus()
             await pilot.press("ctrl+s")

@@ -9,7 +9,7 @@ from typing import Any
 from inspector.session import Kind
 from inspector.ui.app import InspectorApp
 from test_ui_bindings import SIZE, ready, say, sends
-from ui_helpers import screen_text, wait_until
+from ui_helpers import preview, screen_text, wait_until
 
 
 async def test_open_a_grpc_url(sdk_agent_grpc: tuple[str, str]) -> None:
@@ -35,7 +35,7 @@ async def test_the_composer_previews_a_grpc_call(sdk_agent_grpc: tuple[str, str]
         await ready(pilot, app)
         composer = app.screen.query_one(Composer)
         composer.set_text("preview me")
-        head, body = composer.preview_request()
+        head, body = await preview(pilot, composer)
         first = head.splitlines()[0]
         assert first.startswith(f"POST {target}/lf.a2a.v1.A2AService/Send") and "gRPC" in first
         assert "a2a-version: 1.0" in head

@@ -31,3 +31,14 @@ def screen_text(app: Any) -> str:
     """The current screen as plain text, line by line: what a user would read."""
     strips = app.screen._compositor.render_strips()
     return "\n".join(strip.text for strip in strips)
+
+
+async def preview(pilot: Any, composer: Any) -> tuple[str, Any]:
+    """The composer's preview, once the composer has heard of the ready connection (a
+    message after the connection's own state says ready)."""
+    def previewed() -> Any:
+        try:
+            return composer.preview_request()
+        except ValueError:
+            return None
+    return await wait_until(pilot, previewed, 10, "the composer to know the agent")
