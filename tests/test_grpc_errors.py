@@ -83,3 +83,18 @@ def test_0_3_takes_the_specs_name_for_the_extended_card_error_too() -> None:
     # a2a-sdk 1.3.0 sends its 1.0 class name; the 0.3 spec names -32007 otherwise.
     assert grpc_errors.parse_message_03("AuthenticatedExtendedCardNotConfiguredError: no") == (-32007, "no")
     assert grpc_errors.parse_message_03("TaskNotFoundError:t-1") == (-32001, "t-1")
+
+
+def test_errors_survive_copy_and_pickle_whole() -> None:
+    """A GrpcError (keyword-only fields beyond JSON-RPC's three) copies and pickles with
+    every field, as the tracker's exchange views and the plain JSON-RPC error do."""
+    import copy
+    import pickle
+
+    from inspector.protocol.errors import JsonRpcError
+    from inspector.protocol.grpc_codec import GrpcError
+
+    for error in (GrpcError(-32001, "no task", [{"reason": "TASK_NOT_FOUND"}], grpc_code=5, reason="TASK_NOT_FOUND"),
+                  JsonRpcError(-32600, "bad request", {"at": "params"})):
+        for again in (copy.deepcopy(error), pickle.loads(pickle.dumps(error))):
+            assert type(again) is type(error) and vars(again) == vars(error) and str(again) == str(error)

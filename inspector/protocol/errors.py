@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copyreg
 from typing import Any
 
 
@@ -67,6 +68,11 @@ class JsonRpcError(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+    def __reduce__(self) -> Any:
+        # Rebuilt from its attributes, not by calling __init__ again with ``args`` (one
+        # string): a subclass's own keyword-only fields survive copy and pickle too.
+        return (copyreg.__newobj__, (type(self), *self.args), self.__dict__)
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message}
