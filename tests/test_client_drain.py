@@ -237,3 +237,97 @@ def test_a_drained_grpc_stream_folds_its_chunks_lean_and_as_an_iterated_one_does
         assert lean[2].count(TextChunk) == 19 and TextChunk not in full[2]  # the first chunk starts the artifact
 
     asyncio.run(both())
+
+
+def _grpc_updates(texts: list[str], *, late: int = 0, final: bool = True) -> list[dict[str, Any]]:
+    """A 1.0 SendStreamingMessage answer as ProtoJSON: task, working, one chunk per text
+    (the first starts the artifact), completed (unless not ``final``), then ``late``
+    more appended chunks after it."""
+    def chunk(i: int, text: str) -> dict[str, Any]:
+        return {"artifactUpdate": {"taskId": "t1", "contextId": "c1", "append": i > 0,
+                                   "artifact": {"artifactId": "a", "parts": [{"text": text}]}}}
+
+    out = [{"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}},
+           {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}]
+    out += [chunk(i, text) for i, text in enumerate(texts)]
+    if final:
+        out.append({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}})
+    out += [chunk(1, f"late {i}") for i in range(late)]
+    return out
+
+
+async def _grpc_run(messages: list[dict[str, Any]], drain: bool) -> tuple[Session, TaskTracker, Any, Any]:
+    import grpc
+
+    from inspector.client.transport import Timeouts
+    from inspector.protocol import grpc_schema
+
+    prepared = [grpc_schema.from_json("1.0", "StreamResponse", obj).SerializeToString() for obj in messages]
+
+    async def answer(request: bytes, context: Any) -> Any:
+        for item in prepared:
+            yield item
+
+    handler = grpc.method_handlers_generic_handler(
+        "lf.a2a.v1.A2AService", {"SendStreamingMessage": grpc.unary_stream_rpc_method_handler(answer)})
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    session = Session(clock=ticks(), wall_clock=ticks())
+    tracker = TaskTracker(session)
+    last: Any = None
+    error: Any = None
+    params = {"message": {"role": "user", "message_id": "m-1", "parts": [{"kind": "text", "text": "hi"}]}}
+    try:
+        # The server ends every stream itself: the linger is never waited out.
+        async with A2AClient(f"grpc://127.0.0.1:{port}", session=session, dialect="1.0",
+                             timeouts=Timeouts(linger=30)) as client:
+            try:
+                if drain:
+                    last = await client.stream(params).drain()
+                else:
+                    async for event in client.stream(params):
+                        last = event
+            except (JsonRpcError, TransportError) as exc:
+                error = exc
+    finally:
+        await server.stop(None)
+    return session, tracker, last, error
+
+
+def _grpc_logged(session: Session) -> list[Any]:
+    return [(e.kind, e.exchange, e.data.get("json") if e.kind is Kind.MESSAGE else None,
+             e.data.get("reason") if e.kind is Kind.STREAM_END else None,
+             repr(e.payload) if e.kind is Kind.MESSAGE else None) for e in session.events]
+
+
+@pytest.mark.parametrize("case", ["complete", "late-chunks", "no-final", "mixed"])
+def test_a_drained_grpc_stream_ends_as_an_iterated_one(case: str) -> None:
+    """A drained gRPC stream does not hand its plain chunks on one by one (only the
+    session takes them), yet ends on the same event, with the same error, log and
+    tracker as an iterated one, also when chunks come after the final status or the
+    stream breaks off after a chunk."""
+    texts = [f"piece {i} " for i in range(6)]
+    messages = {
+        "complete": _grpc_updates(texts),
+        "late-chunks": _grpc_updates(texts, late=2),
+        "no-final": _grpc_updates(texts, final=False),
+        "mixed": _grpc_updates(texts),
+    }[case]
+    if case == "mixed":  # a chunk the lean reader does not take, between plain ones
+        messages[4]["artifactUpdate"]["metadata"] = {"k": "v"}
+    lean = asyncio.run(_grpc_run(messages, True))
+    full = asyncio.run(_grpc_run(messages, False))
+    assert _grpc_logged(lean[0]) == _grpc_logged(full[0])
+    assert repr(state(lean[1])) == repr(state(full[1]))
+    if full[3] is None:  # (drain() returns nothing when it raises)
+        assert repr(lean[2]) == repr(full[2])
+    assert type(lean[3]) is type(full[3]) and str(lean[3]) == str(full[3])
+    if case == "late-chunks":
+        assert isinstance(lean[2], m.TaskArtifactUpdateEvent) and lean[2].artifact.parts[0].text == "late 1"
+        assert "artifact-after-terminal" in {v.code for v in lean[1].violations}
+    elif case == "no-final":
+        assert isinstance(lean[3], TransportError) and lean[2] is None
+    else:
+        assert isinstance(lean[2], m.TaskStatusUpdateEvent) and lean[3] is None

@@ -3,10 +3,14 @@ read back to the same params (replay and diff rely on that), and status -> error
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import pytest
 
 from inspector.protocol import grpc_codec, grpc_schema
 from inspector.protocol import models as m
+from inspector.protocol.dialects import get_dialect
 from inspector.protocol.methods import Method
 
 MESSAGE = m.Message(role="user", message_id="m1", parts=[m.TextPart(text="hi")], task_id="t1", context_id="c1")
@@ -67,6 +71,57 @@ def test_status_details_bin_is_read_in_the_private_pool() -> None:
     assert details[1] == {"@type": "type.googleapis.com/google.rpc.Unknown", "value": "AQ=="}
     with pytest.raises(ValueError):
         grpc_codec.status_details("1.0", b"\xff\xff")
+
+
+def _chunk_messages() -> Any:
+    """A 1.0 StreamResponse for every combination of the fields the plain chunk reader
+    looks at, one part at a time (each kind, each extra a part may carry)."""
+    part_kinds = [[], [{"text": "x é \"q\"\n"}], [{"text": ""}], [{"text": "a"}, {"text": "b"}],
+                  [{"raw": "eA=="}], [{"url": "http://127.0.0.1:9/f"}], [{"data": {"k": 1}}],
+                  [{"text": "x", "metadata": {"k": 1}}], [{"text": "x", "filename": "f.txt"}],
+                  [{"text": "x", "mediaType": "text/plain"}]]
+    yield grpc_schema.from_json("1.0", "StreamResponse", {"statusUpdate": {
+        "taskId": "t", "status": {"state": "TASK_STATE_WORKING"}}})
+    for task_id, context_id, append, last, meta in itertools.product(("", "t"), ("", "c"), (False, True),
+                                                                      (False, True), (False, True)):
+        update: dict[str, Any] = {"taskId": task_id, "contextId": context_id, "append": append,
+                                  "lastChunk": last, **({"metadata": {"k": "v"}} if meta else {})}
+        yield grpc_schema.from_json("1.0", "StreamResponse", {"artifactUpdate": update})
+        for artifact_id, name, description, ameta, ext, parts in itertools.product(
+                ("", "a"), ("", "n"), ("", "d"), (False, True), (False, True), part_kinds):
+            artifact: dict[str, Any] = {"artifactId": artifact_id, "name": name, "description": description,
+                                        "parts": parts, **({"metadata": {"k": 1}} if ameta else {}),
+                                        **({"extensions": ["urn:x"]} if ext else {})}
+            yield grpc_schema.from_json("1.0", "StreamResponse", {"artifactUpdate": {**update, "artifact": artifact}})
+
+
+def test_the_plain_chunk_reader_is_stream_json_and_the_lean_shape_test() -> None:
+    """The gRPC client's shortcut for a drained stream's plain chunk (fields read by
+    name) gives exactly the ProtoJSON stream_json and json_format give, and the facts the
+    lean shape test reads from it; and it takes exactly the messages that test takes."""
+    from pydantic_core import to_json
+
+    from inspector.protocol.lean import lean_shape
+    from inspector.protocol.rest import codec as rest_codec
+
+    codec = rest_codec(get_dialect("1.0"))
+    shape = lean_shape(codec)
+    plain = grpc_codec.plain_chunk_reader("1.0")
+    assert plain is not None and grpc_codec.plain_chunk_reader("0.3") is None
+    taken = 0
+    for message in _chunk_messages():
+        obj = grpc_codec.stream_json(message)
+        text = to_json(obj).decode()
+        lean = shape(obj, text)
+        got = plain(message)
+        assert (got is None) == (lean is None), obj
+        if got is None:
+            continue
+        taken += 1
+        assert to_json(got[0]).decode() == text == to_json(grpc_schema.to_json(message)).decode()
+        assert got[1] == (lean.task_id, lean.context_id, lean.artifact_id, lean.name, lean.description,
+                          lean.text, lean.last_chunk), obj
+    assert taken == 2 * 2 * 4 * 2  # context, last chunk, name x description, two texts alone
 
 
 @pytest.mark.parametrize("dialect", ["1.0", "0.3"])

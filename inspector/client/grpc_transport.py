@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from ..protocol import grpc_codec, grpc_errors, grpc_schema
 from ..protocol.dialects import Dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
-from ..protocol.lean import lean_shape
+from ..protocol.lean import TextChunk, lean_shape
 from ..protocol.methods import Method
 from ..protocol.sizes import format_size
 from ..protocol.wire import capture
@@ -302,6 +302,7 @@ class GrpcTransport:
         decode_event = codec.decode_stream_event
         fast = codec.decode_sse_fast
         lean_chunk = lean_shape(codec) if lean and codec is not None else None
+        plain = grpc_codec.plain_chunk_reader(dialect.name) if lean_chunk is not None else None
         from pydantic_core import to_json as dump  # compact, UTF-8 as is: json.dumps' ensure_ascii=False, 4x sooner
         response_class = grpc_schema.message_class(dialect.name, rpc.response)
         to_json = grpc_codec.stream_json
@@ -309,6 +310,9 @@ class GrpcTransport:
         call = self.channel().unary_stream(rpc.path)(data, metadata=metadata)
         events = 0
         final = started = ended = False
+        #: A drained stream's chunks are not yielded (nobody takes them: EventStream.drain
+        #: keeps the last event only): the last one, when nothing came after it.
+        held = None
         quiet = _QuietWatch()
 
         def end(reason: str, status: dict[str, Any] | None = None) -> None:
@@ -326,6 +330,8 @@ class GrpcTransport:
                     if final:
                         ex.note(f"the agent kept the stream open {wait:g} s after its final event; closed it")
                         end("closed")
+                        if held is not None:
+                            yield held
                         return
                     failure = ex.fail("timeout", f"stream from {self.url} went quiet for {wait:g} s (read timeout)")
                     end("timeout")
@@ -354,6 +360,8 @@ class GrpcTransport:
                         ex.log(Kind.RESPONSE, self._head(ex, await call.initial_metadata(), streaming=True))
                     end("complete" if final else "eof", status)
                     if final:
+                        if held is not None:
+                            yield held
                         return
                     raise ex.fail("stream", f"stream ended before the task reached a final state "
                                             f"({events} event{'' if events == 1 else 's'} received)")
@@ -373,7 +381,9 @@ class GrpcTransport:
                     end("limit")
                     raise failure
                 try:
-                    obj = to_json(response_class.FromString(raw))
+                    message = response_class.FromString(raw)
+                    got = plain(message) if plain is not None else None
+                    obj = got[0] if got is not None else to_json(message)
                 except Exception as exc:  # protobuf's DecodeError; a message that does not parse
                     text = f"not a valid {rpc.response}: {exc}"
                     session.append(Kind.MESSAGE, {"json": None, "size": len(raw),
@@ -382,14 +392,20 @@ class GrpcTransport:
                     ex.error("protocol", f"event {events} skipped: {text}")
                     continue
                 text = dump(obj).decode("utf-8")
-                # A drained stream's plain text chunk, from the ProtoJSON just built.
-                payload = lean_chunk(obj, text) if lean_chunk is not None else None
-                if payload is None:
-                    # As payloads.message_payload derives it again: the codec's shortcut first.
-                    payload = fast(text)
+                if got is not None:
+                    # A drained stream's plain text chunk, read from the message's fields.
+                    payload = TextChunk(*got[1], text, codec)
+                else:
+                    payload = lean_chunk(obj, text) if lean_chunk is not None else None
                     if payload is None:
-                        payload = capture(decode_event, obj)
+                        # As payloads.message_payload derives it again: the codec's shortcut first.
+                        payload = fast(text)
+                        if payload is None:
+                            payload = capture(decode_event, obj)
                 session.append_lazy(Kind.MESSAGE, {"json": text, "size": len(raw)}, payload, lazy, number)
+                if payload.__class__ is TextChunk:
+                    held = payload  # never a stream's end (an appended chunk)
+                    continue
                 if isinstance(payload, ProtocolError):
                     ex.error("protocol", f"event {events} skipped: {payload.reason}", payload.path)
                     continue
@@ -397,6 +413,7 @@ class GrpcTransport:
                     continue
                 if not final and ends_stream(payload):
                     final = True
+                held = None
                 yield payload
         finally:
             quiet.close()

@@ -237,6 +237,74 @@ def stream_json(message: Any) -> dict[str, Any]:
     return grpc_schema.to_json(message)
 
 
+#: Every field of the 1.0 messages plain_chunk reads. A schema with another field (a
+#: newer proto) turns the shortcut off rather than let it miss one.
+_PLAIN_FIELDS = {
+    "StreamResponse": {"task", "message", "status_update", "artifact_update"},
+    "TaskArtifactUpdateEvent": {"task_id", "context_id", "artifact", "append", "last_chunk", "metadata"},
+    "Artifact": {"artifact_id", "name", "description", "parts", "metadata", "extensions"},
+    "Part": {"text", "raw", "url", "data", "metadata", "filename", "media_type"},
+}
+
+
+def plain_chunk_reader(dialect: str) -> Any:
+    """The reader of a 1.0 StreamResponse that is the plain next chunk of a text artifact
+    (what protocol/lean.py reads lean from the HTTP+JSON form), or None for a dialect
+    without one. The reader gives (the ProtoJSON stream_json gives, the TextChunk's
+    facts: task, context, artifact ids, name, description, text, last chunk) or None for
+    any other message. It reads the fields by name instead of walking ListFields, which
+    is most of what stream_json costs a message; tests/test_grpc_codec.py holds it to
+    stream_json and the lean shape test on every combination of the fields."""
+    if dialect != "1.0":
+        return None  # a 0.3 event is not read lean (see rest.Codec.lean)
+    from . import grpc_schema
+
+    for name, fields in _PLAIN_FIELDS.items():
+        if {f.name for f in grpc_schema.message_class(dialect, name).DESCRIPTOR.fields} != fields:
+            return None
+    return _plain_chunk
+
+
+def _plain_chunk(message: Any) -> tuple[dict[str, Any], tuple[Any, ...]] | None:
+    if message.WhichOneof("payload") != "artifact_update":
+        return None
+    update = message.artifact_update
+    # ProtoJSON leaves out a scalar at its default: an empty id is no id, so no chunk.
+    if not update.append or update.HasField("metadata") or not update.HasField("artifact"):
+        return None
+    artifact = update.artifact
+    parts = artifact.parts
+    if len(parts) != 1 or artifact.HasField("metadata") or len(artifact.extensions):
+        return None
+    part = parts[0]
+    if part.WhichOneof("content") != "text" or part.HasField("metadata") or part.filename or part.media_type:
+        return None
+    task_id = update.task_id
+    artifact_id = artifact.artifact_id
+    if not task_id or not artifact_id:
+        return None
+    text = part.text
+    context_id = update.context_id or None
+    name = artifact.name or None
+    description = artifact.description or None
+    last = True if update.last_chunk else None
+    # Keys in field-number order, as json_format and stream_json write them.
+    out: dict[str, Any] = {"taskId": task_id}
+    if context_id is not None:
+        out["contextId"] = context_id
+    art: dict[str, Any] = {"artifactId": artifact_id}
+    if name is not None:
+        art["name"] = name
+    if description is not None:
+        art["description"] = description
+    art["parts"] = [{"text": text}]
+    out["artifact"] = art
+    out["append"] = True
+    if last:
+        out["lastChunk"] = True
+    return {"artifactUpdate": out}, (task_id, context_id, artifact_id, name, description, text, last)
+
+
 def garbled(body: bytes) -> bytes:
     """``body`` behind a field header claiming 1,000 bytes more than follow: no protobuf
     parser takes it, and the original bytes are still there to read in a capture (the
