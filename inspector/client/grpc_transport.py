@@ -93,7 +93,7 @@ class _QuietWatch:
         loop = self.loop
         if loop is None:
             loop = self.loop = asyncio.get_running_loop()
-        task = self.task = asyncio.current_task()
+        task = self.task = asyncio.current_task(loop)
         self.since = since = loop.time()
         self.wait = wait
         if self.handle is None or since + wait < self.handle.when():
@@ -383,7 +383,7 @@ class GrpcTransport:
                 try:
                     message = response_class.FromString(raw)
                     got = plain(message) if plain is not None else None
-                    obj = got[0] if got is not None else to_json(message)
+                    obj = to_json(message) if got is None else None
                 except Exception as exc:  # protobuf's DecodeError; a message that does not parse
                     text = f"not a valid {rpc.response}: {exc}"
                     session.append(Kind.MESSAGE, {"json": None, "size": len(raw),
@@ -391,11 +391,12 @@ class GrpcTransport:
                                    exchange=number, payload=ProtocolError(text))
                     ex.error("protocol", f"event {events} skipped: {text}")
                     continue
-                text = dump(obj).decode("utf-8")
                 if got is not None:
                     # A drained stream's plain text chunk, read from the message's fields.
+                    text = got[0]
                     payload = TextChunk(*got[1], text, codec)
                 else:
+                    text = dump(obj).decode("utf-8")
                     payload = lean_chunk(obj, text) if lean_chunk is not None else None
                     if payload is None:
                         # As payloads.message_payload derives it again: the codec's shortcut first.

@@ -14,6 +14,7 @@ the client reads with it); the proto packages are grpc_schema.py's.
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring as _quote
 from typing import Any
 
 from . import models as m
@@ -250,10 +251,11 @@ _PLAIN_FIELDS = {
 def plain_chunk_reader(dialect: str) -> Any:
     """The reader of a 1.0 StreamResponse that is the plain next chunk of a text artifact
     (what protocol/lean.py reads lean from the HTTP+JSON form), or None for a dialect
-    without one. The reader gives (the ProtoJSON stream_json gives, the TextChunk's
-    facts: task, context, artifact ids, name, description, text, last chunk) or None for
-    any other message. It reads the fields by name instead of walking ListFields, which
-    is most of what stream_json costs a message; tests/test_grpc_codec.py holds it to
+    without one. The reader gives (the ProtoJSON text of stream_json's dict, the
+    TextChunk's facts: task, context, artifact ids, name, description, text, last
+    chunk), or None for any other message. It reads the fields by name instead of
+    walking ListFields and writes the text itself: stream_json and to_json cost a
+    message more than the rest of the client. tests/test_grpc_codec.py holds it to
     stream_json and the lean shape test on every combination of the fields."""
     if dialect != "1.0":
         return None  # a 0.3 event is not read lean (see rest.Codec.lean)
@@ -265,7 +267,7 @@ def plain_chunk_reader(dialect: str) -> Any:
     return _plain_chunk
 
 
-def _plain_chunk(message: Any) -> tuple[dict[str, Any], tuple[Any, ...]] | None:
+def _plain_chunk(message: Any) -> tuple[str, tuple[Any, ...]] | None:
     if message.WhichOneof("payload") != "artifact_update":
         return None
     update = message.artifact_update
@@ -288,21 +290,16 @@ def _plain_chunk(message: Any) -> tuple[dict[str, Any], tuple[Any, ...]] | None:
     name = artifact.name or None
     description = artifact.description or None
     last = True if update.last_chunk else None
-    # Keys in field-number order, as json_format and stream_json write them.
-    out: dict[str, Any] = {"taskId": task_id}
-    if context_id is not None:
-        out["contextId"] = context_id
-    art: dict[str, Any] = {"artifactId": artifact_id}
-    if name is not None:
-        art["name"] = name
-    if description is not None:
-        art["description"] = description
-    art["parts"] = [{"text": text}]
-    out["artifact"] = art
-    out["append"] = True
-    if last:
-        out["lastChunk"] = True
-    return {"artifactUpdate": out}, (task_id, context_id, artifact_id, name, description, text, last)
+    # Written out directly, keys in field-number order as json_format writes them; the
+    # strings escaped as pydantic_core.to_json (the general path) escapes them.
+    json = (f'{{"artifactUpdate":{{"taskId":{_quote(task_id)}'
+            + (f',"contextId":{_quote(context_id)}' if context_id is not None else "")
+            + f',"artifact":{{"artifactId":{_quote(artifact_id)}'
+            + (f',"name":{_quote(name)}' if name is not None else "")
+            + (f',"description":{_quote(description)}' if description is not None else "")
+            + f',"parts":[{{"text":{_quote(text)}}}]}},"append":true'
+            + (',"lastChunk":true}}' if last else "}}"))
+    return json, (task_id, context_id, artifact_id, name, description, text, last)
 
 
 def garbled(body: bytes) -> bytes:

@@ -635,8 +635,11 @@ class TaskTracker:
         if view is None or view.closed or view._tail != number:
             return None
         raw = event._data
-        # A one-line compact event is a lone data line: no SSE id (Event.sse_id, inlined).
-        if (raw.__class__ is not str or "\n" in raw or "\r" in raw) and event.sse_id is not None:
+        if raw.__class__ is str:
+            # A one-line compact event is a lone data line: no SSE id (Event.sse_id, inlined).
+            if ("\n" in raw or "\r" in raw) and event.sse_id is not None:
+                return None
+        elif event.kind is not _MESSAGE and event.sse_id is not None:  # (a gRPC message has no SSE id)
             return None
         return ex, task, view
 
