@@ -419,12 +419,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_tui(args: argparse.Namespace) -> int:
-    from .headless import exitcodes
-    from .headless.run import fail
-
     try:
         from .ui.launch import launch
     except ImportError:
+        # Only here: headless.run brings the protocol's models, which the TUI's first
+        # frame does without.
+        from .headless import exitcodes
+        from .headless.run import fail
+
         return fail("the terminal UI is not available in this build yet; use a command (see --help)",
                     exitcodes.USAGE)
     return launch(args)

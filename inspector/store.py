@@ -18,12 +18,13 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from functools import cache
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import BaseModel, Field, ValidationError
 
 APP = "a2a-inspect"
 
@@ -73,35 +74,107 @@ def atomic_writer(path: Path, *, mode: int = 0o600) -> Iterator[TextIO]:
         raise
 
 
-class SavedAgent(BaseModel):
+# Plain dataclasses, not pydantic models: the TUI reads both files before its first
+# frame, and pydantic's import and model building were a good part of that frame's
+# cost. ``validated`` still gives pydantic's answer for anything but plain JSON.
+@dataclass(kw_only=True)
+class SavedAgent:
     name: str
     url: str
     dialect: str = "auto"
     card_url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
     #: "bearer" | "api-key" | "basic" | None; the secret lives in ``secret``.
     auth: str | None = None
     auth_header: str | None = None
     secret: str | None = None
     #: Headers that are credentials (the form's "secret" flag): sent like ``headers``,
     #: redacted like --secret-header wherever anything is written.
-    secret_headers: dict[str, str] = Field(default_factory=dict)
+    secret_headers: dict[str, str] = field(default_factory=dict)
 
 
 def _agent_json(agent: SavedAgent) -> dict[str, Any]:
-    out = agent.model_dump(exclude_none=True)
+    out = {k: v for k, v in asdict(agent).items() if v is not None}
     if not out.get("secret_headers"):
         out.pop("secret_headers", None)  # files of agents without them stay as they were
     return out
 
 
-class Settings(BaseModel):
+@dataclass(kw_only=True)
+class Settings:
     theme: str = "a2a-dark"
     #: Header names redacted in recordings besides the built-in ones.
-    redact_headers: list[str] = Field(default_factory=list)
+    redact_headers: list[str] = field(default_factory=list)
     redact: bool = True
     #: Where recordings go when no file is named.
     recordings: str | None = None
+
+
+class InvalidData(ValueError):
+    """What ``validated`` refuses; ``count`` is the number of problems pydantic found."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"{count} problem(s)")
+        self.count = count
+
+
+_Stored = TypeVar("_Stored", SavedAgent, Settings)
+
+
+def validated(cls: type[_Stored], raw: Any) -> _Stored:
+    """``raw`` (parsed JSON) as a ``cls``, as a pydantic model of the same fields would
+    take it. Plain values of the right types (what a2a-inspect writes) are taken here;
+    anything else (a "yes" for a bool, a wrong type, a missing field) goes to pydantic,
+    imported only then, for its coercions and its count of problems."""
+    plain = _plain(cls, raw)
+    if plain is not None:
+        return plain
+    from pydantic import ValidationError
+
+    try:
+        return _adapter(cls).validate_python(raw)
+    except ValidationError as exc:
+        raise InvalidData(exc.error_count()) from None
+
+
+@cache
+def _adapter(cls: type) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(cls)
+
+
+def _plain(cls: type[_Stored], raw: Any) -> _Stored | None:
+    """``cls`` from ``raw`` when every field is of exactly its type (and the required
+    ones are there), copied as pydantic would; else None. Unknown keys are ignored."""
+    if type(raw) is not dict:
+        return None
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in raw:
+            if f.default is MISSING and f.default_factory is MISSING:  # required
+                return None
+            continue
+        value = raw[f.name]
+        kind = f.type
+        if kind == "str" or kind == "str | None":
+            if not (type(value) is str or (value is None and kind == "str | None")):
+                return None
+        elif kind == "bool":
+            if type(value) is not bool:
+                return None
+        elif kind == "list[str]":
+            if type(value) is not list or any(type(v) is not str for v in value):
+                return None
+            value = list(value)
+        elif kind == "dict[str, str]":
+            if type(value) is not dict or any(type(k) is not str or type(v) is not str for k, v in value.items()):
+                return None
+            value = dict(value)
+        else:  # a field this function does not know: pydantic decides
+            return None
+        values[f.name] = value
+    return cls(**values)
 
 
 class StoreProblem(Exception):
@@ -142,8 +215,8 @@ class AgentStore:
         agents: list[SavedAgent] = []
         for i, item in enumerate(raw or []):
             try:
-                agents.append(SavedAgent.model_validate(item))
-            except ValidationError:
+                agents.append(validated(SavedAgent, item))
+            except InvalidData:
                 self.problem = f"{self.path}: skipped saved agent #{i + 1}, it is not valid"
         self.agents = agents
 
@@ -190,14 +263,15 @@ def load_settings(path: Path | None = None) -> tuple[Settings, str | None]:
     except StoreProblem as exc:
         return Settings(), str(exc)
     try:
-        return Settings.model_validate(raw or {}), None
-    except ValidationError as exc:
-        return Settings(), f"{path}: ignored invalid settings ({exc.error_count()} problem(s))"
+        return validated(Settings, raw or {}), None
+    except InvalidData as exc:
+        return Settings(), f"{path}: ignored invalid settings ({exc.count} problem(s))"
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> None:
     path = path or config_dir() / "settings.json"
-    write_atomic(path, settings.model_dump_json(indent=2) + "\n")
+    # As pydantic's model_dump_json(indent=2) wrote it: the same bytes as before.
+    write_atomic(path, json.dumps(asdict(settings), indent=2, ensure_ascii=False) + "\n")
 
 
 def default_recording_path(agent_url: str, settings: Settings | None = None, *, now: float | None = None) -> Path:

@@ -5,6 +5,7 @@ redacted in recordings like --secret-header."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,7 @@ async def test_saving_prefills_auth_from_the_card_and_secret_headers_are_redacte
     async with MockAgent(LOCKED_CARD, dialect="1.0") as mock:
         app = InspectorApp()
         async with app.run_test(size=(120, 40)) as pilot:
-            agent = app.agent_store.agents[0].model_copy(update={"url": mock.url})
+            agent = replace(app.agent_store.agents[0], url=mock.url)
             conn = app.open_url(agent.url, saved=agent)
             await ready(pilot, app)
             record = tmp_path / "r.jsonl"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..protocol.models import TaskState
+from ..protocol.enums import TaskState
 
 OK = 0            # completed, or the agent replied with a Message
 TASK_FAILED = 1   # failed, canceled or rejected (for `card`: a lint error)

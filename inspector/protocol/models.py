@@ -11,11 +11,12 @@ that a dialect uses as tags (``kind``/``type``) before validating.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic.alias_generators import to_camel
+
+from .enums import Role, TaskState
 
 
 class A2AModel(BaseModel):
@@ -31,25 +32,6 @@ class A2AModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The model as a 0.3-spelled dict: aliases, no unset/None fields, extras kept."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
-class Role(str, Enum):
-    USER = "user"
-    AGENT = "agent"
-
-
-class TaskState(str, Enum):
-    """Union of every dialect's states. 1.0's UNSPECIFIED decodes to UNKNOWN."""
-
-    SUBMITTED = "submitted"
-    WORKING = "working"
-    INPUT_REQUIRED = "input-required"
-    AUTH_REQUIRED = "auth-required"
-    COMPLETED = "completed"
-    CANCELED = "canceled"
-    FAILED = "failed"
-    REJECTED = "rejected"
-    UNKNOWN = "unknown"
 
 
 # --------------------------------------------------------------------------- parts

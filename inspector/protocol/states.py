@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .models import TaskState
+from .enums import TaskState
 
 S = TaskState
 

@@ -8,7 +8,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -16,11 +16,16 @@ from textual.binding import Binding
 from textual.reactive import reactive
 
 from .. import store
-from ..protocol import models as m
 from .commands import InspectorCommands
-from .connection import AgentConnection, UnexpectedFailure, call_errors
 from .messages import ConnectionChanged, OpenModal, SessionAdvanced, TaskSelected
 from .pump import EventPump
+
+# The protocol's models (pydantic) and the session, which the connections bring, are
+# imported once the first frame is drawn (``_warm``, or a connection before that):
+# they were a good part of that frame's cost.
+if TYPE_CHECKING:
+    from ..protocol import models as m
+    from .connection import AgentConnection
 
 FRAME = 1 / 30
 
@@ -144,6 +149,7 @@ class InspectorApp(App[int]):
             self.notify(problem, severity="warning", timeout=8)
         # Draw first: the client stack and the demo agent load after the first frame.
         self.call_after_first_frame(self._start)
+        self.call_after_first_frame(self._warm)
         from .. import gcpolicy
 
         self.call_after_first_frame(gcpolicy.resume)  # held by the command line's start-up
@@ -154,6 +160,13 @@ class InspectorApp(App[int]):
         the next one. Work scheduled with a plain call_after_refresh runs before the
         keys are made, and holds them back."""
         self.call_after_refresh(self.call_after_refresh, callback)
+
+    def _warm(self) -> None:
+        """Import now what the first frame did without and any connection needs (the
+        session, the protocol's models, pydantic): the first connect, send or recording
+        does not wait for them then."""
+        from ..protocol import methods  # noqa: F401
+        from . import connection  # noqa: F401
 
     def _start(self) -> None:
         if self.replay is not None:
@@ -240,6 +253,7 @@ class InspectorApp(App[int]):
     def open_url(self, url: str, *, dialect: str = "auto", name: str | None = None,
                  saved: store.SavedAgent | None = None, binding: str = "auto") -> AgentConnection:
         from ..client import Auth
+        from .connection import AgentConnection
 
         auth = None
         if saved is not None and saved.auth and saved.secret is not None:
@@ -326,6 +340,7 @@ class InspectorApp(App[int]):
     def _hub_changed(self, what: str, entry: Any) -> None:
         """A hub listener: an agent registered, went stale, came back or left."""
         from ..hub.client import HubClient
+        from .connection import AgentConnection
 
         conn = self.hub_connection(entry.name)
         if what == "registered":
@@ -376,6 +391,8 @@ class InspectorApp(App[int]):
 
     async def call_agent(self, conn: AgentConnection, label: str, call: Awaitable[Any]) -> Any:
         """Await a network call with a progress entry; failures become notifications."""
+        from .connection import UnexpectedFailure, call_errors
+
         self._wait_ids += 1
         wait_id = self._wait_ids
         self.waiting[wait_id] = (label, time.monotonic())
@@ -424,6 +441,8 @@ class InspectorApp(App[int]):
         }
 
         async def run() -> Any:
+            from ..protocol import models as m
+
             result = await self.call_agent(conn, f"{action} {task_id[:8]}", calls[action]())
             if action == "get" and isinstance(result, m.Task) and conn in self.connections:
                 # What was fetched is shown: that task, in the Task view.

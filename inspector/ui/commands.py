@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..protocol.methods import Method
+if TYPE_CHECKING:
+    from ..protocol.methods import Method
 
 VIEWS = (("card", "the agent card"), ("task", "the selected task: conversation, state, artifacts"),
          ("tasks", "every task of the agent"), ("traffic", "every request, response and event"),
@@ -90,6 +91,8 @@ class InspectorCommands(Provider):
 
     def commands(self) -> list[Command]:
         """The commands that apply now, in the order the palette lists them."""
+        from ..protocol.methods import Method
+
         app: Any = self.app
         out: list[Command] = []
         add = out.extend

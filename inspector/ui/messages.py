@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from ..session import Event
-from .connection import AgentConnection
+if TYPE_CHECKING:
+    from ..session import Event
+    from .connection import AgentConnection
 
 
 @dataclass

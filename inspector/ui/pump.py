@@ -8,8 +8,11 @@ it on a ~30 fps timer, posting one ``SessionAdvanced`` per connection per frame.
 
 from __future__ import annotations
 
-from ..session import Event
-from .connection import AgentConnection
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..session import Event
+    from .connection import AgentConnection
 
 
 class EventPump:

@@ -11,12 +11,12 @@ A bad file never stops the app: it is skipped and reported as one notification.
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
@@ -75,47 +75,98 @@ def _colour(value: str | None) -> str | None:
     return value
 
 
-class ThemeFile(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+COLOUR_KEYS = ("primary", "secondary", "accent", "background", "surface", "panel",
+               "error", "success", "warning", "foreground")
 
-    name: str = Field(min_length=1)
-    primary: str
-    secondary: str | None = None
-    accent: str | None = None
-    background: str | None = None
-    surface: str | None = None
-    panel: str | None = None
-    error: str | None = None
-    success: str | None = None
-    warning: str | None = None
-    foreground: str | None = None
-    dark: bool = True
-    states: dict[str, str] = Field(default_factory=dict)
-    variables: dict[str, str] = Field(default_factory=dict)
 
-    @field_validator("primary", "secondary", "accent", "background", "surface", "panel",
-                     "error", "success", "warning", "foreground")
-    @classmethod
-    def _is_colour(cls, value: str | None) -> str | None:
-        return _colour(value)
+@cache
+def theme_file_model() -> Any:
+    """The pydantic model of a theme file, built on first use: a theme file of plain
+    values is read without it (``_plain_theme``), so the first frame does not import
+    pydantic; anything else (a wrong type, a "yes" for a bool) is checked here, for its
+    coercions and its messages."""
+    from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-    @field_validator("states")
-    @classmethod
-    def _known_states(cls, value: dict[str, str]) -> dict[str, str]:
-        for state, colour in value.items():
-            if state not in STATES:
-                raise ValueError(f"unknown task state {state!r} (one of: {', '.join(STATES)})")
-            _colour(colour)
-        return value
+    class ThemeFile(BaseModel):
+        model_config = ConfigDict(extra="ignore")
 
-    def to_theme(self) -> Theme:
-        variables = {f"state-{k}": v for k, v in self.states.items()}
-        variables.update(self.variables)
-        return Theme(name=self.name, primary=self.primary, secondary=self.secondary,
-                     accent=self.accent, background=self.background, surface=self.surface,
-                     panel=self.panel, error=self.error, success=self.success,
-                     warning=self.warning, foreground=self.foreground, dark=self.dark,
-                     variables=variables)
+        name: str = Field(min_length=1)
+        primary: str
+        secondary: str | None = None
+        accent: str | None = None
+        background: str | None = None
+        surface: str | None = None
+        panel: str | None = None
+        error: str | None = None
+        success: str | None = None
+        warning: str | None = None
+        foreground: str | None = None
+        dark: bool = True
+        states: dict[str, str] = Field(default_factory=dict)
+        variables: dict[str, str] = Field(default_factory=dict)
+
+        @field_validator("primary", "secondary", "accent", "background", "surface", "panel",
+                         "error", "success", "warning", "foreground")
+        @classmethod
+        def _is_colour(cls, value: str | None) -> str | None:
+            return _colour(value)
+
+        @field_validator("states")
+        @classmethod
+        def _known_states(cls, value: dict[str, str]) -> dict[str, str]:
+            for state, colour in value.items():
+                if state not in STATES:
+                    raise ValueError(f"unknown task state {state!r} (one of: {', '.join(STATES)})")
+                _colour(colour)
+            return value
+
+        def to_theme(self) -> Theme:
+            return _theme(self.model_dump())
+
+    return ThemeFile
+
+
+def _theme(values: dict[str, Any]) -> Theme:
+    variables = {f"state-{k}": v for k, v in values["states"].items()}
+    variables.update(values["variables"])
+    return Theme(name=values["name"], primary=values["primary"], secondary=values["secondary"],
+                 accent=values["accent"], background=values["background"], surface=values["surface"],
+                 panel=values["panel"], error=values["error"], success=values["success"],
+                 warning=values["warning"], foreground=values["foreground"], dark=values["dark"],
+                 variables=variables)
+
+
+def _plain_theme(raw: dict[Any, Any]) -> Theme | None:
+    """The theme of a file whose values are all of exactly their types and valid (what
+    the shipped themes are), as ThemeFile would make it; else None."""
+    name = raw.get("name")
+    if type(name) is not str or not name or type(raw.get("primary")) is not str:
+        return None
+    values: dict[str, Any] = {"name": name}
+    for key in COLOUR_KEYS:
+        value = raw.get(key)
+        if value is not None and (type(value) is not str or not _is_colour(value)):
+            return None
+        values[key] = value
+    values["dark"] = raw.get("dark", True)
+    if type(values["dark"]) is not bool:
+        return None
+    for key in ("states", "variables"):
+        table = raw.get(key, {})
+        if type(table) is not dict or any(type(k) is not str or type(v) is not str for k, v in table.items()):
+            return None
+        values[key] = dict(table)
+    if any(state not in STATES or not _is_colour(colour) for state, colour in values["states"].items()):
+        return None
+    return _theme(values)
+
+
+def _is_colour(value: str) -> bool:
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        return False
+    return True
 
 
 class ThemeError(Exception):
@@ -138,8 +189,13 @@ def load_theme_file(path: Path) -> Theme:
         raise ThemeError(f"theme {path.name}:{where} not valid YAML") from None
     if not isinstance(raw, dict):
         raise ThemeError(f"theme {path.name}: expected a mapping of keys like name, primary, ...")
+    plain = _plain_theme(raw)
+    if plain is not None:
+        return plain
+    from pydantic import ValidationError
+
     try:
-        return ThemeFile.model_validate(raw).to_theme()
+        return theme_file_model().model_validate(raw).to_theme()
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "(file)"

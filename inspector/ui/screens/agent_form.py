@@ -4,6 +4,7 @@ and custom headers (each may be marked secret: redacted like --secret-header).""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import asdict
 from urllib.parse import urlsplit
 
 from textual import on
@@ -13,7 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from ...store import SavedAgent
+from ...store import SavedAgent, validated
 
 DIALECTS = ("auto", "0.1", "0.3", "1.0")
 AUTH_KINDS = (("no auth", "none"), ("bearer token", "bearer"), ("API key header", "api-key"),
@@ -198,7 +199,7 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         if problem:
             self.query_one("#agent-error", Label).update(problem)
             return
-        base = self.agent.model_dump() if self.agent is not None else {}
+        base = asdict(self.agent) if self.agent is not None else {}
         base.update(name=name, url=url, dialect=dialect,
                     auth=None if auth == "none" else auth,
                     auth_header=header if auth == "api-key" else None,
@@ -206,7 +207,7 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                     headers=plain, secret_headers=secret_headers)
         if self.agent is not None and base.get("url") != self.agent.url:
             base["card_url"] = None  # a card URL belongs to the old address
-        self.dismiss(SavedAgent.model_validate(base))
+        self.dismiss(validated(SavedAgent, base))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

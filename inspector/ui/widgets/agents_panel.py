@@ -15,13 +15,13 @@ from textual.widgets.option_list import Option
 
 from ...store import SavedAgent
 from ...textsafe import shorten
-from ..connection import AgentConnection
 from ..messages import ConnectionChanged, OpenModal
 from .base import ConnectionView
 from .connection_bar import connection_label
 
 if TYPE_CHECKING:
     from ...session import Event
+    from ..connection import AgentConnection
 
 STATE_GLYPH = {
     "new": ("○", "$foreground-muted"),

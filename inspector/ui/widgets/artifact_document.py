@@ -14,9 +14,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...protocol.models import DataPart, FilePart, TextPart
 from ...protocol.sizes import format_size
-from ...session.parts import PartList
 from ...textsafe import visible
 from .base import ComponentStyles, LineBase
 from .formatting import data_json, file_summary
@@ -24,6 +22,7 @@ from .scrolling import set_virtual_size
 from .wrap import WrappedText, cells
 
 if TYPE_CHECKING:
+    from ...protocol.models import FilePart
     from ...session.tracker import ArtifactView, TaskView
 
 FILE_MARK = "▤ "
@@ -100,6 +99,8 @@ class _Section:
             self.blocks, self._text, self._count = [], None, 0
             self._raw, self._shared = 0, False
             self._parts = parts
+        from ...protocol.models import DataPart, FilePart, TextPart
+
         pending: list[str] = []
         for part in parts[self._count:]:
             if isinstance(part, TextPart):
@@ -133,6 +134,8 @@ class _Section:
             return False
         created = self._text is None
         if created:
+            from ...session.parts import PartList
+
             self._text = _Block("text", base=self._raw)
             if isinstance(parts, PartList):
                 self._text.body.follow(parts.slice, self._raw)

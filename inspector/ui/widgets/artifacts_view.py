@@ -12,15 +12,15 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from ...session import Event
-from ..connection import AgentConnection
 from ..messages import OpenModal
 from .artifact_document import ArtifactDocument
 from .base import SelectedTaskView
 from .chunk_table import ChunkTable
 
 if TYPE_CHECKING:
+    from ...session import Event
     from ...session.tracker import TaskView
+    from ..connection import AgentConnection
 
 
 class ArtifactsView(SelectedTaskView, Vertical):

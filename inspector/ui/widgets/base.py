@@ -6,12 +6,13 @@ Views never call the client: they post messages or call app actions instead.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style
 
-from ...session import Event
-from ..connection import AgentConnection
+if TYPE_CHECKING:
+    from ...session import Event
+    from ..connection import AgentConnection
 
 
 class ConnectionView:

@@ -15,19 +15,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Button, Label, Static, TextArea
 
-from ...protocol import models as m
-from ...protocol.methods import Method
 from ...protocol.states import INTERRUPTED
-from ...session.events import Kind
 from ...textsafe import shorten, visible
-from ..connection import AgentConnection
 from ..messages import ComposeText, OpenModal
 from .base import ConnectionView, hidden
 from .message_text import MessageText
 from .part_list import META_ROW, TEXT_ROW, PartList
 
 if TYPE_CHECKING:
+    from ...protocol import models as m
     from ...session import Event
+    from ..connection import AgentConnection
 
 #: Strings longer than this are cut in the preview (base64 files would drown it).
 PREVIEW_STRING = 160
@@ -219,6 +217,9 @@ class Composer(ConnectionView, Vertical):
 
     def _follow_pending(self, conn: AgentConnection, events: list[Event]) -> None:
         """Select the task a sent message started, once the agent names it."""
+        from ...protocol import models as m
+        from ...session.events import Kind
+
         pending = self._pending
         for event in events:
             if event.kind is Kind.REQUEST and isinstance(event.payload, m.SendParams):
@@ -298,6 +299,8 @@ class Composer(ConnectionView, Vertical):
 
     def build_params(self) -> m.SendParams:
         """The SendParams for the current draft; ValueError when there is nothing to send."""
+        from ...protocol import models as m
+
         d = self.draft
         parts: list[Any] = []
         text = self.text
@@ -319,6 +322,7 @@ class Composer(ConnectionView, Vertical):
         """(header lines, the request body as a dict) for the wire, in the connection's
         dialect and binding; ValueError says why not."""
         from ...protocol.dialects import get_dialect
+        from ...protocol.methods import Method
 
         conn = self._conn
         if conn is None:
@@ -403,6 +407,8 @@ class Composer(ConnectionView, Vertical):
 
     @on(PartList.Edit)
     def _edit_row(self, event: PartList.Edit) -> None:
+        from ...protocol import models as m
+
         event.stop()
         if event.row == TEXT_ROW:
             self.text_area.focus()
@@ -457,6 +463,8 @@ class Composer(ConnectionView, Vertical):
                             lambda value: setattr(self.draft, "message_metadata", value))
 
     def edit_data(self, index: int | None = None) -> None:
+        from ...protocol import models as m
+
         existing = self.draft.parts[index] if index is not None else None
 
         def done(result: Any) -> None:  # a JsonEdited, or None when cancelled

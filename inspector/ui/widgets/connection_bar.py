@@ -10,14 +10,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
-from ...session.events import Kind
 from ...textsafe import shorten, visible
-from ..connection import AgentConnection
 from ..messages import OpenModal
 from .base import ConnectionView
 
 if TYPE_CHECKING:
     from ...session import Event
+    from ..connection import AgentConnection
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 #: How often the progress line redraws while something waits.
@@ -253,6 +252,8 @@ class ConnectionBar(ConnectionView, Horizontal):
         if conn is self._conn and conn.state != self._state:
             self.show_connection(conn)
         elif conn is self._conn and conn.state == "proxy":
+            from ...session.events import Kind
+
             seen = self._seen.setdefault(id(conn), [])
             fresh = False
             for event in events:

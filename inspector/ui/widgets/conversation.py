@@ -10,17 +10,18 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...protocol.models import Message, Role, TaskState
+from ...protocol.enums import Role, TaskState
 from ...protocol.states import INTERRUPTED
-from ...session import Event
-from ..connection import AgentConnection
 from .base import SelectedTaskView
 from .formatting import short_id
 from .message_view import MessageView
 from .status_run import StatusRun
 
 if TYPE_CHECKING:
+    from ...protocol.models import Message
+    from ...session import Event
     from ...session.tracker import TaskView
+    from ..connection import AgentConnection
 
 EMPTY_NO_AGENT = "No agent connected. ctrl+o connects to one."
 EMPTY_NO_TASK = "No task yet: send a message from the composer below. Direct replies (no task) show here."

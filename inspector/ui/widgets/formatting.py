@@ -9,11 +9,13 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...protocol.models import FileContent
 from ...protocol.sizes import base64_size, format_size
 from ...textsafe import visible
+
+if TYPE_CHECKING:
+    from ...protocol.models import FileContent
 
 
 def format_duration(seconds: float | None) -> str:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widget import Widget
 
-from ...protocol.models import Message, Role
+from ...protocol.enums import Role
 from .part_render import parts_text
+
+if TYPE_CHECKING:
+    from ...protocol.models import Message
 
 #: kind -> CSS class; the label colour and the left bar follow it.
 KINDS = ("user", "agent", "status", "question", "reply")

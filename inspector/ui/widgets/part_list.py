@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding
 from textual.content import Content
@@ -14,9 +14,11 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...protocol import models as m
 from ...protocol.sizes import base64_size, format_size
 from ...textsafe import shorten
+
+if TYPE_CHECKING:
+    from ...protocol import models as m
 
 TEXT_ROW = "text"
 META_ROW = "message-metadata"
@@ -46,6 +48,8 @@ def _meta(metadata: dict[str, Any] | None) -> tuple[str, str]:
 
 def part_row(part: Any) -> Content:
     """One line about a file or data part: what it is, how big, how it travels."""
+    from ...protocol import models as m
+
     if isinstance(part, m.FilePart):
         f = part.file
         size = file_size(part)

@@ -11,7 +11,6 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 
-from ...protocol.models import DataPart, FilePart, TextPart
 from ...textsafe import visible
 from .formatting import data_json, file_summary
 
@@ -21,6 +20,8 @@ DATA_MARK = "{} "
 
 def part_text(part: Any, *, meta: Style | None = None) -> Text:
     """One part as a Text. ``meta`` styles the labels the inspector adds (not agent data)."""
+    from ...protocol.models import DataPart, FilePart, TextPart
+
     meta = meta or Style(dim=True)
     if isinstance(part, TextPart):
         return Text(visible(part.text))

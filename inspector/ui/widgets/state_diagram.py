@@ -11,16 +11,16 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
 
-from ...protocol.models import TaskState
+from ...protocol.enums import TaskState
 from ...protocol.states import INTERRUPTED, TERMINAL
-from ...session import Event
 from ...textsafe import visible
-from ..connection import AgentConnection
 from .base import ComponentStyles, ConnectionView
 from .formatting import format_duration, format_offset, short_id
 
 if TYPE_CHECKING:
+    from ...session import Event
     from ...session.tracker import TaskView
+    from ..connection import AgentConnection
 
 S = TaskState
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -13,11 +13,13 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...protocol.models import DataPart, FilePart, Message, TextPart
 from .base import ComponentStyles, LineBase
 from .formatting import file_summary
 from .scrolling import set_virtual_size
 from .wrap import WrappedText, cells
+
+if TYPE_CHECKING:
+    from ...protocol.models import Message
 
 #: How many of the run's latest messages are searched for the question being waited on.
 WAITING_SEARCH = 64
@@ -25,6 +27,8 @@ WAITING_SEARCH = 64
 
 def message_text(message: Message) -> str:
     """A message's parts as one string: text as sent, ``[file …]`` and ``[data …]`` marks."""
+    from ...protocol.models import DataPart, FilePart, TextPart
+
     out: list[str] = []
     for part in message.parts:
         if isinstance(part, TextPart):

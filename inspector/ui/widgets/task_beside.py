@@ -11,7 +11,6 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from ...textsafe import shorten
-from ..connection import AgentConnection
 from .artifacts_view import ArtifactsView
 from .base import ConnectionView
 from .connection_bar import connection_label
@@ -21,6 +20,7 @@ from .state_diagram import StateDiagram
 
 if TYPE_CHECKING:
     from ...session import Event
+    from ..connection import AgentConnection
 
 
 class TaskBeside(ConnectionView, Vertical):
