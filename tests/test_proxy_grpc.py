@@ -230,6 +230,66 @@ async def test_grpc_client_side_checks_and_a_well_behaved_client() -> None:
     assert "client-no-version" not in codes
 
 
+async def test_an_unknown_method_s_status_reaches_the_client_every_time() -> None:
+    """The agent answers an unknown method before it reads the request; the proxy passes
+    its UNIMPLEMENTED on only once the client has finished sending, so the client reads
+    that status and not grpcio's INTERNAL for a call ended under its feet (before the
+    proxy waited for the client, 4% of these calls read INTERNAL)."""
+    import grpc
+
+    async with MockAgent(MOCK_SCENARIO, dialect="1.0", grpc_port=0) as mock:
+        async with proxy_to(("", mock.base_url)) as (proxy, server):
+            async with grpc_client(server.base_url, streaming=False) as client:
+                [r async for r in client.send_message(message("fine"))]  # opens the gRPC listener
+            (address,) = proxy.grpc.listeners.values()
+            codes = []
+            async with grpc.aio.insecure_channel(address.address) as channel:
+                for _ in range(100):
+                    with pytest.raises(grpc.aio.AioRpcError) as unknown:
+                        await channel.unary_unary("/no.Such/Method")(b"x")
+                    codes.append(unknown.value.code())
+    assert set(codes) == {grpc.StatusCode.UNIMPLEMENTED}, codes
+
+
+async def test_a_method_outside_a2a_passes_through_both_ways() -> None:
+    """A bidirectional method the A2A schema does not know (a service of the agent's
+    own): the client's messages reach the agent in order as it sends them, the answers
+    come back, then the agent's status and trailers; the call is logged without a
+    dialect."""
+    import grpc
+
+    async def echo(requests: Any, context: Any) -> Any:
+        async for raw in requests:
+            yield b"echo:" + raw
+        context.set_trailing_metadata((("x-count", "3"),))
+
+    handler = grpc.method_handlers_generic_handler("own.Echo", {"Talk": grpc.stream_stream_rpc_method_handler(echo)})
+    agent = grpc.aio.server()
+    agent.add_generic_rpc_handlers((handler,))
+    port = agent.add_insecure_port("127.0.0.1:0")
+    await agent.start()
+    try:
+        async with proxy_to(("", "http://127.0.0.1:9/")) as (proxy, _server):
+            listener = await proxy.grpc.ensure(f"grpc://127.0.0.1:{port}")
+            async with grpc.aio.insecure_channel(listener.address) as channel:
+                call = channel.stream_stream("/own.Echo/Talk")()
+                answers = []
+                for word in (b"one", b"two", b"three"):
+                    await call.write(word)
+                    answers.append(await call.read())  # each answer before the next write
+                await call.done_writing()
+                assert await call.read() is grpc.aio.EOF
+                assert await call.code() is grpc.StatusCode.OK
+                assert ("x-count", "3") in tuple(await call.trailing_metadata())
+    finally:
+        await agent.stop(None)
+    assert answers == [b"echo:one", b"echo:two", b"echo:three"]
+    (request,) = [e for e in proxy.session.events if e.kind is Kind.REQUEST]
+    assert request.data["url"].endswith("/own.Echo/Talk") and not request.data.get("dialect")
+    (response,) = [e for e in proxy.session.events if e.kind is Kind.RESPONSE]
+    assert response.data["grpc_status"] == "OK" and response.data["trailers"]["x-count"] == "3"
+
+
 def test_headless_proxy_records_grpc_that_replays_and_diffs_equivalent(sdk_agent_grpc: tuple[str, str],
                                                                        tmp_path: Path) -> None:
     """``a2a-inspect proxy --grpc-upstream`` relays gRPC from the start; its recording

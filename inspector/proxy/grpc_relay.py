@@ -563,7 +563,8 @@ class _GrpcCall:
 
         self.begin(None)
         sent = time.perf_counter()
-        call = self.listener.channel.stream_stream(self.path)(requests, metadata=self.metadata,
+        client = _ClientRequests(requests)
+        call = self.listener.channel.stream_stream(self.path)(client.messages(), metadata=self.metadata,
                                                               timeout=self._timeout())
         started = False
         try:
@@ -578,12 +579,60 @@ class _GrpcCall:
             data = self._head(await call.initial_metadata(), _ms(sent), streaming=False)
             data.update(status_fields(None, 0, await call.details(), trailing))
             self.log(Kind.RESPONSE, data)
+            await client.finish()
             self.context.set_trailing_metadata(_trailers(trailing))
         except grpc.aio.AioRpcError as exc:
+            await client.finish()
             await self._failed(exc, {}, _ms(sent), head_logged=False)
         finally:
+            client.close()
             call.cancel()
             self.proxy.chain.closed(self.number)
+
+
+_END = object()
+
+
+class _ClientRequests:
+    """The client's messages of a passed-through call, read by a task of ours and handed
+    to the upstream call through a short queue (the client is read no faster than the
+    upstream takes them).
+
+    When the upstream ends the call first (an unknown method's UNIMPLEMENTED comes
+    before the request was read), ``finish`` reads the rest and drops it until the client
+    half-closes, at most DRAIN seconds, before the status goes back: a gRPC client whose
+    call ends while it is still sending can read INTERNAL ("Internal error from Core")
+    instead of the status passed on (seen for 4% of unary calls of an unknown method)."""
+
+    DRAIN = 1.0
+
+    def __init__(self, requests: Any) -> None:
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=8)
+        self.dropping = False
+        self.task = asyncio.ensure_future(self._read(requests))
+
+    async def _read(self, requests: Any) -> None:
+        async for raw in requests:
+            if not self.dropping:
+                await self.queue.put(raw)
+        if not self.dropping:
+            await self.queue.put(_END)
+
+    async def messages(self) -> Any:
+        while (raw := await self.queue.get()) is not _END:
+            yield raw
+
+    async def finish(self) -> None:
+        self.dropping = True
+        while not self.queue.empty():  # a reader held up by a full queue goes on
+            self.queue.get_nowait()
+        await asyncio.wait((self.task,), timeout=self.DRAIN)
+
+    def close(self) -> None:
+        if not self.task.done():
+            self.task.cancel()
+        elif not self.task.cancelled():
+            self.task.exception()  # (read: a client that went away is the call's end, logged there)
 
 
 def _code(value: int) -> Any:
