@@ -13,8 +13,6 @@ from bisect import bisect_left
 from typing import Any
 
 from ..protocol.dialects import get_dialect
-from ..protocol.errors import JsonRpcError, ProtocolError
-from ..protocol.wire import parse_json
 from . import payloads
 from .events import Event, Kind
 

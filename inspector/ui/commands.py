@@ -19,12 +19,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-
-if TYPE_CHECKING:
-    from ..protocol.methods import Method
 
 VIEWS = (("card", "the agent card"), ("task", "the selected task: conversation, state, artifacts"),
          ("tasks", "every task of the agent"), ("traffic", "every request, response and event"),
