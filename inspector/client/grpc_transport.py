@@ -69,6 +69,10 @@ def metadata_dict(metadata: Any) -> dict[str, str]:
 
 
 
+#: The end of a stream's messages, as _QuietWatch.read gives it.
+EOF = object()
+
+
 class _QuietWatch:
     """The idle timeout of a stream's reads, with one timer per quiet period instead of
     one per message (asyncio.timeout arms and cancels a timer around every read: about
@@ -89,7 +93,9 @@ class _QuietWatch:
         self.reading = False
         self.fired = False
 
-    async def read(self, call: Any, wait: float) -> Any:
+    async def read(self, step: Any, wait: float) -> Any:
+        """``await step()`` (the next message), or TimeoutError once it has waited
+        ``wait`` seconds; the end of the messages (StopAsyncIteration) as ``EOF``."""
         loop = self.loop
         if loop is None:
             loop = self.loop = asyncio.get_running_loop()
@@ -101,7 +107,9 @@ class _QuietWatch:
         self.reading = True
         cancelling = task.cancelling() if task is not None else 0
         try:
-            return await call.read()
+            return await step()
+        except StopAsyncIteration:
+            return EOF
         except asyncio.CancelledError:
             if self.fired and task is not None:
                 self.fired = False
@@ -308,6 +316,9 @@ class GrpcTransport:
         to_json = grpc_codec.stream_json
         number = ex.id
         call = self.channel().unary_stream(rpc.path)(data, metadata=metadata)
+        # The call's own async iterator, not call.read(): read() checks the call's state
+        # and style around each message, a layer more per message of a long stream.
+        step = call.__aiter__().__anext__
         events = 0
         final = started = ended = False
         #: A drained stream's chunks are not yielded (nobody takes them: EventStream.drain
@@ -325,7 +336,7 @@ class GrpcTransport:
             while True:
                 wait = timeouts.linger if final else timeouts.stream_read
                 try:
-                    raw = await quiet.read(call, wait)
+                    raw = await quiet.read(step, wait)
                 except TimeoutError:
                     if final:
                         ex.note(f"the agent kept the stream open {wait:g} s after its final event; closed it")
@@ -353,7 +364,7 @@ class GrpcTransport:
                                      f"{status['grpc_message']}")
                     end("error", status)
                     raise error from None
-                if raw is grpc.aio.EOF:
+                if raw is EOF:
                     status = self._status(dialect.name, (await call.code()).value[0], await call.details(),
                                           await call.trailing_metadata())
                     if not started:
