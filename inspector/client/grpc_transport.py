@@ -310,7 +310,7 @@ class GrpcTransport:
         decode_event = codec.decode_stream_event
         fast = codec.decode_sse_fast
         lean_chunk = lean_shape(codec) if lean and codec is not None else None
-        plain = grpc_codec.plain_chunk_reader(dialect.name) if lean_chunk is not None else None
+        plain = grpc_codec.plain_chunk_reader(dialect.name) if codec is not None else None
         from pydantic_core import to_json as dump  # compact, UTF-8 as is: json.dumps' ensure_ascii=False, 4x sooner
         response_class = grpc_schema.message_class(dialect.name, rpc.response)
         to_json = grpc_codec.stream_json
@@ -403,9 +403,15 @@ class GrpcTransport:
                     ex.error("protocol", f"event {events} skipped: {text}")
                     continue
                 if got is not None:
-                    # A drained stream's plain text chunk, read from the message's fields.
+                    # A plain text chunk, its ProtoJSON written from the message's fields:
+                    # a drained stream's TextChunk, else the codec's shortcut decodes it.
                     text = got[0]
-                    payload = TextChunk(*got[1], text, codec)
+                    if lean_chunk is not None:
+                        payload = TextChunk(*got[1], text, codec)
+                    else:
+                        payload = fast(text)
+                        if payload is None:  # (strings and flags only: to_json cannot fail)
+                            payload = capture(decode_event, to_json(message))
                 else:
                     text = dump(obj).decode("utf-8")
                     payload = lean_chunk(obj, text) if lean_chunk is not None else None
