@@ -9,8 +9,9 @@ from mock_agent import MockAgent
 from ui_helpers import screen_text, wait_until
 
 from inspector.protocol import models as m
-from inspector.session import Kind
+from inspector.session import Kind, Session
 from inspector.ui.app import InspectorApp
+from inspector.ui.connection import AgentConnection
 
 
 def _params(text: str) -> m.SendParams:
@@ -135,3 +136,27 @@ async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the
             await pilot.press("f5")
             view = app.screen.query_one(TrafficView)
             await wait_until(pilot, lambda: "rpc -32603" in screen_text(app), 5, "the error code on screen, whole")
+
+
+@pytest.mark.parametrize("name", ["card", "tasks", "traffic", "push"])
+async def test_a_view_removed_as_it_mounts_does_nothing(name: str) -> None:
+    """The Card, Tasks, Traffic and Push views mount after the first frame; quitting in
+    that moment removes one as it mounts. Its mount handler then finds its children on
+    their way out: it must do nothing rather than fail (the app's exit would show a
+    traceback). Here the removal comes before the view's mount is handled, every time."""
+    from textual.containers import Container
+
+    from inspector.ui.screens.main import hidden_tab_view
+
+    app = InspectorApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_connection(AgentConnection("http://127.0.0.1:9/", session=Session(), read_only=True))
+        await pilot.pause()
+        holder = Container()
+        await app.screen.mount(holder)
+        view = hidden_tab_view(name)
+        holder.mount(view)  # not awaited: the removal below is flagged before the view's Mount runs
+        await holder.remove()
+        await pilot.pause()
+        assert not view.is_attached
+    assert app.return_code in (0, None)

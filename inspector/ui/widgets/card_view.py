@@ -19,7 +19,7 @@ from ...protocol.card_sections import SEVERITY_MARK, FindingPlacer
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
 from ..messages import ComposeText
-from .base import ConnectionView, hidden
+from .base import ConnectionView, hidden, leaving
 from .card_item import CardItem
 
 if TYPE_CHECKING:
@@ -214,6 +214,8 @@ class CardView(ConnectionView, Vertical, can_focus=True):
             yield Static("", id="card-raw", markup=False)
 
     def on_mount(self) -> None:
+        if leaving(self):
+            return
         self._live = True
         self.show_connection(getattr(self.app, "active", None))
 

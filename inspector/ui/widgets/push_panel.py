@@ -23,7 +23,7 @@ from ...protocol import models as m
 from ...protocol.sizes import format_size
 from ...session import Event, Kind
 from ..connection import AgentConnection
-from .base import ConnectionView
+from .base import ConnectionView, leaving
 from .traffic_model import payload_label
 
 if TYPE_CHECKING:
@@ -90,6 +90,8 @@ class PushPanel(ConnectionView, Vertical):
         yield table
 
     def on_mount(self) -> None:
+        if leaving(self):
+            return
         self._ready = True
         self.show_connection(self.connection or getattr(self.app, "active", None), force=True)
 

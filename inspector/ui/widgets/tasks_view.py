@@ -19,7 +19,7 @@ from ...protocol.models import TaskState
 from ...session import Event
 from ...textsafe import shorten
 from ..connection import AgentConnection
-from .base import ComponentStyles, ConnectionView
+from .base import ComponentStyles, ConnectionView, leaving
 from .connection_bar import connection_label
 from .formatting import format_age, short_id
 
@@ -127,6 +127,8 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
         yield DataTable(id="tasks-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
+        if leaving(self):
+            return
         table = self.table
         for label, key in COLUMNS:
             table.add_column(label, key=key)

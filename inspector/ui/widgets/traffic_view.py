@@ -25,7 +25,7 @@ from textual.widgets import Input, Static
 from ...protocol.sizes import format_size
 from ...session import Event, Kind
 from ..connection import AgentConnection
-from .base import ConnectionView, hidden
+from .base import ConnectionView, hidden, leaving
 from .traffic_detail import TrafficDetail
 from .traffic_list import TrafficList, header_line
 from .traffic_model import Filter, TrafficIndex
@@ -143,6 +143,8 @@ class TrafficView(ConnectionView, Vertical):
         return self.query_one(TrafficDetail)
 
     def on_mount(self) -> None:
+        if leaving(self):
+            return
         self._ready = True
         self.detail.show_event(None)
         if self.connection is not None:
