@@ -489,6 +489,29 @@ async def test_a_streaming_artifact_text_is_held_once_by_the_tracker_not_the_vie
             assert task.artifacts["big"].text() == sent + "".join(f"\ttabbed {i}" for i in range(2))
 
 
+async def test_the_artifact_view_keeps_the_end_in_sight_when_it_gets_shorter() -> None:
+    """Following the end of a long artifact, the view gets shorter with no new text (a
+    cap on its height here; the state diagram above growing a row does the same): the
+    last piece stays on screen. Seen: under load all the chunks came in one frame, the
+    diagram grew after, and the end was left below the view."""
+    texts = [f"piece {i} " for i in range(300)]
+    long = scenario({"status": "working"}, {"chunks": {"id": "big", "texts": texts}}, {"status": "completed"})
+    async with MockAgent(long, dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot)
+            artifacts = view(app, ArtifactsView)
+            app.send_message(conn, params("go"), stream=True)
+            await wait_until(pilot, lambda: artifacts.text_of("big") == "".join(texts), 30, "300 chunks shown")
+            await wait_until(pilot, lambda: "piece 299" in screen_text(app), 10, "the end on screen")
+            document = artifacts.document
+            before = document.max_scroll_y
+            document.styles.max_height = document.size.height - 5
+            await wait_until(pilot, lambda: document.max_scroll_y > before, 10, "a shorter view")
+            await wait_until(pilot, lambda: "piece 299" in screen_text(app), 10, "the end still on screen")
+            assert document.scroll_y == document.max_scroll_y
+
+
 # --------------------------------------------------------------------- pieces
 
 

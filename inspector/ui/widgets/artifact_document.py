@@ -301,6 +301,10 @@ class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         if self._content_width() != self._width:
             self._relayout()
+        elif self._following:
+            # Shorter (the state diagram above grew a row): the end moved down out of
+            # sight with no new text to bring it back.
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
