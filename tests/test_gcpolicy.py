@@ -25,6 +25,18 @@ def cycle() -> tuple[Node, weakref.ref]:
     return a, weakref.ref(b)
 
 
+@pytest.fixture(autouse=True)
+def cpython_settings():
+    """These tests start from CPython's own settings: the suite's processes run under
+    the policy (tests/conftest.py), which is put back after each."""
+    suite = gcpolicy.installed()
+    if suite:
+        gcpolicy.uninstall()
+    yield
+    if suite and not gcpolicy.installed():
+        gcpolicy.install()
+
+
 @pytest.fixture
 def policy():
     before = gc.get_threshold()
