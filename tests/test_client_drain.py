@@ -69,19 +69,25 @@ async def run(body: bytes, drain: bool, listener: Any = None) -> tuple[Session, 
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
         client = A2AClient(URL, session=session, dialect="1.0", endpoint=URL, http=http, binding="jsonrpc")
-        params = {"message": {"role": "user", "message_id": "m-1", "parts": [{"kind": "text", "text": "hi"}]}}
-        last: Any = None
-        error: Any = None
-        try:
-            if drain:
-                last = await client.stream(params).drain()
-            else:
-                async for event in client.stream(params):
-                    last = event
-        except (JsonRpcError, TransportError) as exc:
-            error = exc
+        last, error = await read(client, drain)
         await client.aclose()
     return session, tracker, last, error
+
+
+async def read(client: A2AClient, drain: bool) -> tuple[Any, Any]:
+    """Stream a message and read the answer drained or iterated: (the last event, the
+    JsonRpcError or TransportError it ended with)."""
+    params = {"message": {"role": "user", "message_id": "m-1", "parts": [{"kind": "text", "text": "hi"}]}}
+    last: Any = None
+    try:
+        if drain:
+            last = await client.stream(params).drain()
+        else:
+            async for event in client.stream(params):
+                last = event
+    except (JsonRpcError, TransportError) as exc:
+        return last, exc
+    return last, None
 
 
 class _Pieces(httpx.AsyncByteStream):
@@ -276,21 +282,11 @@ async def _grpc_run(messages: list[dict[str, Any]], drain: bool) -> tuple[Sessio
     await server.start()
     session = Session(clock=ticks(), wall_clock=ticks())
     tracker = TaskTracker(session)
-    last: Any = None
-    error: Any = None
-    params = {"message": {"role": "user", "message_id": "m-1", "parts": [{"kind": "text", "text": "hi"}]}}
     try:
         # The server ends every stream itself: the linger is never waited out.
         async with A2AClient(f"grpc://127.0.0.1:{port}", session=session, dialect="1.0",
                              timeouts=Timeouts(linger=30)) as client:
-            try:
-                if drain:
-                    last = await client.stream(params).drain()
-                else:
-                    async for event in client.stream(params):
-                        last = event
-            except (JsonRpcError, TransportError) as exc:
-                error = exc
+            last, error = await read(client, drain)
     finally:
         await server.stop(None)
     return session, tracker, last, error
