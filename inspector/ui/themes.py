@@ -105,8 +105,7 @@ def theme_file_model() -> Any:
         states: dict[str, str] = Field(default_factory=dict)
         variables: dict[str, str] = Field(default_factory=dict)
 
-        @field_validator("primary", "secondary", "accent", "background", "surface", "panel",
-                         "error", "success", "warning", "foreground")
+        @field_validator(*COLOUR_KEYS)
         @classmethod
         def _is_colour(cls, value: str | None) -> str | None:
             return _colour(value)
@@ -163,8 +162,8 @@ def _plain_theme(raw: dict[Any, Any]) -> Theme | None:
 
 def _is_colour(value: str) -> bool:
     try:
-        Color.parse(value)
-    except ColorParseError:
+        _colour(value)
+    except ValueError:
         return False
     return True
 
