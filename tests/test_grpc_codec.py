@@ -101,18 +101,25 @@ def test_the_plain_chunk_reader_is_stream_json_and_the_lean_shape_test() -> None
     lean shape test reads from it; and it takes exactly the messages that test takes."""
     from pydantic_core import to_json
 
-    from inspector.protocol.lean import lean_shape
+    from inspector.protocol.errors import JsonRpcError, ProtocolError
+    from inspector.protocol.lean import TextChunk, lean_reader
     from inspector.protocol.rest import codec as rest_codec
 
-    codec = rest_codec(get_dialect("1.0"))
-    shape = lean_shape(codec)
+    read = lean_reader(rest_codec(get_dialect("1.0")))  # the HTTP+JSON binding's lean reader
+
+    def shape(text: str) -> TextChunk | None:
+        try:
+            event = read(text)
+        except (JsonRpcError, ProtocolError):
+            return None
+        return event if event.__class__ is TextChunk else None
     plain = grpc_codec.plain_chunk_reader("1.0")
     assert plain is not None and grpc_codec.plain_chunk_reader("0.3") is None
     taken = 0
     for message in _chunk_messages():
         obj = grpc_codec.stream_json(message)
         text = to_json(obj).decode()
-        lean = shape(obj, text)
+        lean = shape(text)
         got = plain(message)
         assert (got is None) == (lean is None), obj
         if got is None:

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from ..protocol import grpc_codec, grpc_errors, grpc_schema
 from ..protocol.dialects import Dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
-from ..protocol.lean import TextChunk, lean_shape
+from ..protocol.lean import TextChunk
 from ..protocol.methods import Method
 from ..protocol.sizes import format_size
 from ..protocol.wire import capture
@@ -297,8 +297,8 @@ class GrpcTransport:
                      lean: bool = False) -> Any:
         """The stream's events, decoded, as an async generator; logs every message.
         ``lean``: nobody reads the events but the session (EventStream.drain), so the
-        plain next chunk of a text artifact is read from its ProtoJSON as a TextChunk
-        (protocol/lean.py: the HTTP+JSON binding's form, which ProtoJSON is)."""
+        plain next chunk of a text artifact (grpc_codec.plain_chunk_reader) is handed on
+        as a TextChunk (protocol/lean.py), not decoded into models."""
         import grpc
 
         ex, rpc, data, metadata = self._request(dialect, method, params)
@@ -309,7 +309,6 @@ class GrpcTransport:
         lazy = payloads.MessageCodec(codec)
         decode_event = codec.decode_stream_event
         fast = codec.decode_sse_fast
-        lean_chunk = lean_shape(codec) if lean and codec is not None else None
         plain = grpc_codec.plain_chunk_reader(dialect.name) if codec is not None else None
         from pydantic_core import to_json as dump  # compact, UTF-8 as is: json.dumps' ensure_ascii=False, 4x sooner
         response_class = grpc_schema.message_class(dialect.name, rpc.response)
@@ -406,20 +405,19 @@ class GrpcTransport:
                     # A plain text chunk, its ProtoJSON written from the message's fields:
                     # a drained stream's TextChunk, else the codec's shortcut decodes it.
                     text = got[0]
-                    if lean_chunk is not None:
+                    if lean:
                         payload = TextChunk(*got[1], text, codec)
                     else:
                         payload = fast(text)
                         if payload is None:  # (strings and flags only: to_json cannot fail)
                             payload = capture(decode_event, to_json(message))
                 else:
+                    # Anything else, as payloads.message_payload derives it again: the
+                    # codec's shortcut first.
                     text = dump(obj).decode("utf-8")
-                    payload = lean_chunk(obj, text) if lean_chunk is not None else None
+                    payload = fast(text)
                     if payload is None:
-                        # As payloads.message_payload derives it again: the codec's shortcut first.
-                        payload = fast(text)
-                        if payload is None:
-                            payload = capture(decode_event, obj)
+                        payload = capture(decode_event, obj)
                 session.append_lazy(Kind.MESSAGE, {"json": text, "size": len(raw)}, payload, lazy, number)
                 if payload.__class__ is TextChunk:
                     held = payload  # never a stream's end (an appended chunk)

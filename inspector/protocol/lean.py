@@ -136,21 +136,6 @@ _FORMS = {
 }
 
 
-def lean_shape(codec: Any) -> Any:
-    """The shape test of ``codec``'s lean form on an event already parsed: a function of
-    (parsed JSON, its text) giving a TextChunk, or None for anything else; None when the
-    codec has no lean form. For a caller that holds the parsed event anyway (a gRPC
-    message's ProtoJSON is built as a dict before it is written out)."""
-    form = _FORMS.get(getattr(codec, "lean", None))  # type: ignore[arg-type]
-    if form is None:
-        return None
-    shape = form[1]
-
-    def read(value: Any, data: str) -> TextChunk | None:
-        return shape(value, data, codec)
-    return read
-
-
 def lean_reader(codec: Any) -> Any:
     """A function of an SSE event's data for ``codec``'s events: a TextChunk for the
     plain next chunk of an artifact, else what ``wire.decode_sse_data`` gives (which
@@ -181,4 +166,4 @@ def lean_reader(codec: Any) -> Any:
     return read_lean
 
 
-__all__ = ["TextChunk", "lean_reader", "lean_shape"]
+__all__ = ["TextChunk", "lean_reader"]
