@@ -77,7 +77,6 @@ def as_rest(dialect: str, method: Method, obj: dict[str, Any]) -> tuple[rest.Rou
     return rest.RouteMatch(method, ids, tenant), query, body
 
 
-
 def _serialize(message: Any) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 

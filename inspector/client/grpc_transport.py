@@ -68,7 +68,6 @@ def metadata_dict(metadata: Any) -> dict[str, str]:
     return out
 
 
-
 #: The end of a stream's messages, as _QuietWatch.read gives it.
 EOF = object()
 

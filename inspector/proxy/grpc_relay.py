@@ -74,7 +74,6 @@ def _trailers(metadata: Any) -> tuple[tuple[str, Any], ...]:
                  if k == grpc_errors.STATUS_DETAILS_KEY or (k.lower() not in _RESERVED and not k.startswith(("grpc-", ":"))))
 
 
-
 def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
     """As the client logs a status (GrpcTransport._status)."""
     out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_errors.NAMES.get(code, str(code)),
@@ -103,7 +102,6 @@ def error_status(dialect: str, err: JsonRpcError) -> tuple[int, str, bytes]:
                 continue
             status.details.add().Pack(packed)
     return code, text, status.SerializeToString()
-
 
 
 class GrpcListener:
