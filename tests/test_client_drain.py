@@ -202,6 +202,49 @@ def test_drain_twice_is_a_mistake() -> None:
     asyncio.run(twice())
 
 
+@pytest.mark.parametrize("plain", [False, True], ids=["EventStream", "plain iterator"])
+def test_drain_gives_the_event_loop_back_while_it_reads_what_was_received(
+        plain: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The mock transport hands the pieces over without ever waiting, as a socket does
+    # with a stream already received: only drain's own turn limit lets the loop's other
+    # tasks (the TUI's frames, its keys) in. DRAIN_TURN 0: give it back after every event.
+    from inspector.client import client as client_module
+
+    events = 2_000
+
+    async def other_turns() -> int:
+        turns = 0
+        done = False
+
+        async def other() -> None:
+            nonlocal turns
+            while not done:
+                turns += 1
+                await asyncio.sleep(0)
+
+        task = asyncio.create_task(other())
+        await asyncio.sleep(0)
+        before = turns
+        if plain:
+            async def numbers() -> Any:
+                for i in range(events):
+                    yield i
+
+            assert await client_module.drain_events(numbers()) == events - 1
+        else:
+            _session, _tracker, last, error = await run(v10_body([{}] * events), True)
+            assert error is None and last.status.state is m.TaskState.COMPLETED
+        during = turns - before
+        done = True
+        await task
+        return during
+
+    monkeypatch.setattr(client_module, "DRAIN_TURN", 0.0)
+    assert asyncio.run(other_turns()) >= events
+    monkeypatch.setattr(client_module, "DRAIN_TURN", float("inf"))
+    assert asyncio.run(other_turns()) < 50
+
+
 def test_a_drained_grpc_stream_folds_its_chunks_lean_and_as_an_iterated_one_does() -> None:
     """Over gRPC the plain chunk is read lean from the ProtoJSON the client logs (the
     HTTP+JSON binding's form): the same tracker, the same log, and models for listeners."""

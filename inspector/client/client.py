@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
@@ -53,6 +54,10 @@ from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, descr
 AUTO = "auto"
 
 _ENDS_STREAM = TERMINAL | INTERRUPTED
+#: The longest drain_events() reads on without giving the event loop back. One socket
+#: read can hold a few hundred events, and reading them all in one step kept a key
+#: press (and the frame after it) waiting 5 ms and more.
+DRAIN_TURN = 0.002
 _ARTIFACT_UPDATE = m.TaskArtifactUpdateEvent
 _TEXT_CHUNK = TextChunk
 
@@ -180,9 +185,7 @@ class EventStream:
         if self.lean:
             raise RuntimeError("drain() called twice")
         self.lean = True
-        last = None
-        async for event in self:
-            last = event
+        last = await drain_events(self)
         if last.__class__ is _TEXT_CHUNK:
             last = last.model()
         return last
@@ -192,6 +195,22 @@ class EventStream:
 
     async def __aexit__(self, *exc: Any) -> None:
         await self.aclose()
+
+
+async def drain_events(events: AsyncIterator[Any]) -> Any:
+    """Read ``events`` to their end; the last one. Gives the event loop back at least
+    every DRAIN_TURN seconds: the pieces of a stream already received are read without
+    waiting, and a task of the same loop (a TUI drawing the stream) must not wait for
+    all of them."""
+    last = None
+    clock = time.perf_counter
+    turn = clock()
+    async for event in events:
+        last = event
+        if clock() - turn > DRAIN_TURN:
+            await asyncio.sleep(0)
+            turn = clock()
+    return last
 
 
 class A2AClient:

@@ -360,7 +360,6 @@ async def _drain(events: Any) -> Any:
     drain = getattr(events, "drain", None)
     if drain is not None:
         return await drain()
-    last = None
-    async for event in events:
-        last = event
-    return last
+    from ..client.client import drain_events
+
+    return await drain_events(events)
