@@ -526,11 +526,16 @@ class _GrpcCall:
             if call is not None:
                 call.cancel()
             log.backlog.close()
-            if logger is not None:
-                await asyncio.shield(logger)
-            if not log.dropped and (started or status):
-                log.end(reason, status, _ms(sent), self.injected)
-            self.proxy.chain.closed(self.number)
+            try:
+                if logger is not None:
+                    await asyncio.shield(logger)
+            finally:
+                # Cancelled again while the log caught up (the client went, then the
+                # server stopped): end() logs what is left itself, and the stream's end
+                # with what was injected into it is never lost.
+                if not log.dropped and (started or status):
+                    log.end(reason, status, _ms(sent), self.injected)
+                self.proxy.chain.closed(self.number)
 
     async def _faulted(self, fault: Any, raw: bytes, n: int) -> bool:
         """Relay one message under a per-event fault; False: the call is to be dropped."""
