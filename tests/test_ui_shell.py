@@ -138,6 +138,29 @@ async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the
             await wait_until(pilot, lambda: "rpc -32603" in screen_text(app), 5, "the error code on screen, whole")
 
 
+@pytest.mark.parametrize("view_id", ["card-view", "tasks-view", "traffic-view", "push-panel"])
+async def test_a_view_on_its_way_out_gets_no_more_updates(view_id: str) -> None:
+    """A view removed (the app quitting as the hidden tabs' views mount: a removed view's
+    mount handler sets nothing up) is no longer told about connections, tasks and new
+    events: here one is gone while a message is sent and its task runs to the end."""
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
+                             "the agent")
+            conn = app.active
+            await wait_until(pilot, lambda: app.screen.query(f"#{view_id}"), 10, "the view")
+            await app.screen.query_one(f"#{view_id}").remove()
+            app.send_message(conn, m.SendParams(message=m.Message(
+                role=m.Role.USER, parts=[m.TextPart(text="still here?")], message_id=str(uuid.uuid4()))),
+                stream=True)
+            await wait_until(pilot, lambda: conn.tracker.tasks and all(
+                t.terminal for t in conn.tracker.tasks.values()), 10, "the task to end")
+            await pilot.pause()
+            assert app.is_running and not app.errors
+        assert app.return_code in (0, None)
+
+
 @pytest.mark.parametrize("name", ["card", "tasks", "traffic", "push"])
 async def test_a_view_removed_as_it_mounts_does_nothing(name: str) -> None:
     """The Card, Tasks, Traffic and Push views mount after the first frame; quitting in

@@ -14,7 +14,7 @@ from textual.widgets import TabbedContent, TabPane
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
 from ..widgets.agents_panel import AgentsPanel
 from ..widgets.artifacts_view import ArtifactsView
-from ..widgets.base import ConnectionView
+from ..widgets.base import ConnectionView, leaving
 from ..widgets.composer import Composer
 from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
@@ -176,14 +176,20 @@ class MainScreen(Screen[None]):
         # Every frame fans out to these; walking the whole DOM each time cost ~3 ms.
         # The views are composed once, so the list is kept once they are all mounted.
         if self._view_cache is not None:
-            return self._view_cache
+            views = self._view_cache
+            if any(leaving(v) for v in views):
+                # Removed (the app quitting as the hidden tabs' views mount): a view on
+                # its way out may not have set itself up, and shows nothing any more.
+                views = self._view_cache = [v for v in views if not leaving(v)]
+            return views
         beside = self.query_one(TaskBeside)
         # The views inside the split's second task follow that task, not the selection:
         # TaskBeside feeds them itself.
         # A hidden tab's view is in the DOM from mount_view on, but takes messages only
         # once mounted: it catches up from the app in its on_mount.
         views = [w for w in self.query("*")
-                 if isinstance(w, ConnectionView) and w.is_mounted and beside not in w.ancestors]
+                 if isinstance(w, ConnectionView) and w.is_mounted and beside not in w.ancestors
+                 and not leaving(w)]
         if len(views) == self._composed_views:  # the hidden tabs' too
             self._view_cache = views
         return views
