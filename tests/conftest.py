@@ -60,13 +60,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 #
 # pytest-xdist hands tests out in collection order (pyproject: --dist loadgroup), so a
 # 30-second test collected last keeps the run going on one worker while the other has
-# finished. These go first: the modules holding tests of ten seconds or more (a subprocess
-# streaming 200k events, a wheel build, ~100 tab switches), then every Textual app test
+# finished. These go first: the modules holding tests of ten seconds or more (the snapshot
+# session, 25 s on one worker; a subprocess streaming 200k events, a wheel build, ~100 tab
+# switches, the GC policy's runs in subprocesses), then every Textual app test
 # (seconds each), then the rest in name order, short ones filling the end. Only the order
 # changes: a module missing here, or one that grew long, is still run, merely later.
 
-LONG_MODULES = ("test_bounded_memory", "test_ui_shell", "test_ui_palette_themes", "test_packaging",
-                "test_mock_cli", "test_verdicts_clean", "test_ui_focus", "test_mock_tasks")
+LONG_MODULES = ("test_snapshots", "test_bounded_memory", "test_ui_shell", "test_gcpolicy",
+                "test_ui_palette_themes", "test_packaging", "test_mock_cli", "test_verdicts_clean",
+                "test_ui_focus", "test_mock_tasks")
 
 
 def _start_rank(item: pytest.Item) -> int:
