@@ -41,9 +41,10 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
 # About 40% of a test's time here is spent waiting, not computing: on sockets to the
 # servers it starts, on subprocesses, on timers and Textual's refreshes (measured per test
 # on 2 cores: 631 s of test time, 370 s of it CPU). One worker per core leaves a core idle
-# while its test waits; half as many again keeps both busy. On 2 cores, with nothing else
-# running: -n 2 took 324 s, -n 3 269 s, -n 4 264 s (and more contention), with the same
-# CPU time. PYTEST_XDIST_AUTO_NUM_WORKERS still decides when it is set.
+# while its test waits; two per core keep both busy. On 2 cores, with nothing else
+# running: -n 2 took 324 s, -n 3 269 s, -n 4 264 s at first; once the suite itself took
+# less CPU (bytecode written, codec strategies built once), -n 3 219 s and -n 4 207 s
+# (290 and 320 s of CPU). PYTEST_XDIST_AUTO_NUM_WORKERS still decides when it is set.
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
@@ -53,7 +54,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux
         cores = os.cpu_count() or 1
-    return max(1, cores + cores // 2)
+    return max(1, 2 * cores)
 
 
 # --- order: the long tests first ------------------------------------------------------
