@@ -10,10 +10,12 @@ from collections.abc import Iterator
 #
 # The suite starts a few hundred Python processes: its xdist workers, and the CLI, the
 # mock agent, the proxy and the hub in subprocesses. With PYTHONDONTWRITEBYTECODE set (as
-# on the machines CI runs on) each of them compiled the package from source again: the
-# client stack took 1.6 s to import that way against 0.4 s from .pyc files, and every
-# worker rewrote every test module's assertions anew. The suite writes them (under
-# __pycache__, which git ignores), whatever the variable says; its processes inherit this.
+# on the machines CI runs on) each of them compiled what it imports of ours from source
+# again (the client, headless and mock modules: 0.52 s of CPU against 0.42 s from .pyc
+# files), and every worker rewrote every test module's assertions anew. The suite writes
+# them (under __pycache__, which git ignores), whatever the variable says; its processes
+# inherit this. Measured on the whole suite, alternating: 268 and 244 s without, 232 and
+# 233 s with (390 and 335 s of CPU against 314 and 318).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
