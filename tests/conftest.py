@@ -65,13 +65,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 # 30-second test collected last keeps the run going on one worker while the other has
 # finished. These go first: the modules holding tests of ten seconds or more (the snapshot
 # session, 25 s on one worker; a subprocess streaming 200k events, a wheel build, ~100 tab
-# switches, the GC policy's runs in subprocesses), then every Textual app test
-# (seconds each), then the rest in name order, short ones filling the end. Only the order
-# changes: a module missing here, or one that grew long, is still run, merely later.
+# switches, the GC policy's runs in subprocesses) and modules of seconds-long tests that
+# are not named test_ui_* (the TUI's bomb tests ended the run alone, 8 s on one worker),
+# then every Textual app test (seconds each), then the rest in name order, short ones
+# filling the end. Only the order changes: a module missing here, or one that grew long,
+# is still run, merely later.
 
 LONG_MODULES = ("test_snapshots", "test_bounded_memory", "test_ui_shell", "test_gcpolicy",
                 "test_ui_palette_themes", "test_packaging", "test_mock_cli", "test_verdicts_clean",
-                "test_ui_focus", "test_mock_tasks")
+                "test_ui_focus", "test_mock_tasks", "test_trust_bounds", "test_codec_roundtrip")
 
 
 def _start_rank(item: pytest.Item) -> int:
