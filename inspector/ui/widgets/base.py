@@ -16,10 +16,11 @@ if TYPE_CHECKING:
 
 
 def leaving(widget: Any) -> bool:
-    """Whether ``widget`` is on its way out as its Mount is handled (the app quit in the
-    moment the views that mount after the first frame were mounting): its children may
-    be gone already, and a mount handler has nothing to do. (``display`` is False for a
-    widget being removed, also when its own style would show it.)"""
+    """Whether ``widget`` is on its way out (removed, or the app quit in the moment the
+    views that mount after the first frame were mounting): its children may be gone
+    already, so its mount handler has nothing to do and the screen sends it no more
+    updates. (``display`` is False for a widget being removed, also when its own style
+    would show it.)"""
     return not widget.is_attached or (not widget.display and widget.styles.display != "none")
 
 
