@@ -7,7 +7,6 @@ from typing import Any
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.widgets import TabbedContent, TabPane
 
@@ -21,6 +20,7 @@ from ..widgets.conversation import Conversation
 from ..widgets.key_footer import KeyFooter
 from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
+from .paint_after_layout import PaintAfterLayout
 
 
 #: Narrower than this, the agents sidebar starts hidden (ctrl+b shows it).
@@ -56,7 +56,7 @@ def hidden_tab_view(name: str) -> ConnectionView:
     raise KeyError(name)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(PaintAfterLayout[None]):
     """The agents sidebar and the views. At start the composer's text box has the keys
     (typing goes into a message, never into a panel's one-letter commands); the
     sidebar starts hidden on a terminal narrower than ``SIDEBAR_MIN_WIDTH``."""
