@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.style import Style
 from rich.text import Text
+from textual.content import Content
 from ui_helpers import screen_text, wait_until
 
 from inspector.protocol import models as m
@@ -274,6 +275,21 @@ async def test_a_chunk_after_close_is_highlighted_as_a_violation() -> None:
             artifacts = view(app, ArtifactsView)
             await wait_until(pilot, lambda: artifacts.text_of("doc") == "closed and more", 5,
                              "the artifact")
+            # The diagram draws its own strips (cheaper than Textual's path from the Text):
+            # the rows Textual would draw, at every width, wrapped where it wraps them.
+            error_segments = 0
+            now = time.time()
+            diagram.clock = lambda: now  # the running state's time stands still
+            for width in (12, 20, 32, 33, 34, 41, 60):
+                lines = diagram._lines(width, tall=True)
+                textual_rows = Content.from_rich_text(Text("\n").join(lines)).wrap(width)
+                diagram._cached = None
+                strips = diagram._strips(width)
+                assert [s.text.rstrip() for s in strips] == [r.plain.rstrip() for r in textual_rows]
+                assert all(s.cell_length == width for s in strips)
+                error_segments += sum(1 for s in strips for seg in s if seg.text == "chunk-after-close"
+                                      and seg.style is not None and seg.style.color == error.color)
+            assert error_segments == 6  # at width 12 the code folds over two rows
 
 
 # --------------------------------------------------------------------- files

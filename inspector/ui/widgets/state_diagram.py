@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
+from textual.strip import Strip
 from textual.widget import Widget
 
 from ...protocol.enums import TaskState
 from ...protocol.states import INTERRUPTED, TERMINAL
 from ...textsafe import visible
-from .base import ComponentStyles, ConnectionView
+from .base import ComponentStyles, ConnectionView, LineBase
 from .formatting import format_duration, format_offset, short_id
 
 if TYPE_CHECKING:
@@ -121,7 +123,7 @@ def taken_edges(path: list[TaskState]) -> dict[str, TaskState]:
     return edges
 
 
-class StateDiagram(ConnectionView, ComponentStyles, Widget):
+class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
     """The selected task's walk through the A2A state machine.
 
     The drawing (34 columns) lights the current state in its theme colour
@@ -187,8 +189,8 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
         self._painted = 0.0
         self._trailing: Any = None
         self._styles: dict[str, Style] = {}
-        #: The width get_content_height is measuring at, while it does.
-        self._measuring: int | None = None
+        #: ((width, tall, base style), strips): what render_line draws, until a refresh.
+        self._cached: tuple[tuple[Any, ...], list[Strip]] | None = None
 
     def on_mount(self) -> None:
         self.set_interval(TICK, self._tick, name="state-diagram-tick")
@@ -264,34 +266,71 @@ class StateDiagram(ConnectionView, ComponentStyles, Widget):
 
     # ------------------------------------------------------------------ drawing
 
+    # Drawn line by line from strips made once per change and width: the layout measures
+    # the height (this widget is height: auto) and the paint draws with the same strips.
+    # Textual's own path (Text to Content, word-wrapped, every line) took 3-7 ms a paint,
+    # the costliest widget when a task appears or ends; this takes a fraction of that.
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        # The layout measures the height (this widget is height: auto) by rendering at
-        # ``width``. render() must not ask for its own region then: mid-layout that
-        # makes Textual arrange every widget of every tab again (a third of a layout).
-        self._measuring = width
-        try:
-            return super().get_content_height(container, viewport, width)
-        finally:
-            self._measuring = None
+        return len(self._strips(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self._line_width()
+        strips = self._strips(width)
+        return strips[y] if y < len(strips) else Strip.blank(width, self._line_base())
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        self._cached = None
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def notify_style_update(self) -> None:
+        self._cached = None
+        super().notify_style_update()
+
+    def _strips(self, width: int) -> list[Strip]:
+        base = self._line_base()
+        tall = self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT
+        key = (width, tall, base)
+        cached = self._cached
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        console = self.app.console
+        strips: list[Strip] = []
+        for line in self._lines(width or DRAWING_WIDTH, tall):
+            if "\n" not in line.plain and line.cell_len <= width:
+                rows = [line]
+            else:
+                rows = list(line.wrap(console, max(1, width)))
+                for row in rows[:-1]:  # as Textual wraps: no space left where a row breaks
+                    row.rstrip()
+            for row in rows:
+                segments = [Segment(text, base + style if style else base)
+                            for text, style, _ in row.render(console)]
+                strips.append(Strip(segments).crop_extend(0, width, base))
+        self._cached = (key, strips)
+        return strips
 
     def render(self) -> Text:
+        """The whole drawing as one Text: what a selection copies, and what tests read."""
+        width = self.outer_size.width - self.styles.gutter.width
+        tall = self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT
+        return Text("\n").join(self._lines(width or DRAWING_WIDTH, tall))
+
+    def _lines(self, width: int, tall: bool) -> list[Text]:
         task = self.task
         if task is None:
             text = "No task selected." if self._conn is not None else "No agent connected."
-            return Text(text, style=self._style("dim"))
+            return [Text(text, style=self._style("dim"))]
         lines: list[Text] = [self._title(task), *self._delegation(task)]
-        width = self._measuring
-        if width is None:  # outer_size is kept by the layout; no region look-up
-            width = self.outer_size.width - self.styles.gutter.width
-        width = width or DRAWING_WIDTH
         path = [c.state for c in task.timeline]
-        if width >= DRAWING_WIDTH and self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT:
+        if width >= DRAWING_WIDTH and tall:
             lines.extend(self._drawing(task, path))
         else:
             lines.append(self._path_line(path))
         lines.extend(self._transitions(task, narrow=width < TABLE_WIDTH))
         lines.extend(self._violations(task))
-        return Text("\n").join(lines)
+        return lines
 
     def _title(self, task: TaskView) -> Text:
         title = Text()
