@@ -8,7 +8,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widgets import Label
 
-from inspector.ui.screens.paint_after_layout import PAINT_GAP, PaintAfterLayout
+from inspector.ui.screens.paint_after_layout import PAINT_GAP, PAINT_LATEST, PaintAfterLayout
 
 
 class _Screen(PaintAfterLayout[None]):
@@ -84,3 +84,30 @@ async def test_a_second_layout_postpones_the_pending_paint_and_exit_cancels_it()
         pending = screen._paint_handle
         assert pending is not None
     assert pending.cancelled()
+
+
+async def test_layouts_one_after_another_postpone_the_paint_by_a_frame_at_most() -> None:
+    app = _App()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, _Screen)
+        await _wait(pilot, lambda: screen._paint_handle is None, "the first frame")
+        loop = asyncio.get_running_loop()
+        before = loop.time()
+        screen._refresh_layout()
+        handle = screen._paint_handle
+        assert handle is not None and before + PAINT_GAP <= handle.when() <= loop.time() + PAINT_GAP
+        # A terminal dragged to a new size: layout after layout. Say the first of them
+        # was almost a frame ago: the next one may postpone the paint only to that frame.
+        screen._unpainted_since = loop.time() - PAINT_LATEST + 0.001
+        latest = screen._unpainted_since + PAINT_LATEST
+        screen._refresh_layout()
+        handle = screen._paint_handle
+        assert handle is not None and handle.when() == latest
+        await _wait(pilot, lambda: screen._paint_handle is None, "the paint")
+        # Painted: the next layout waits the whole gap again.
+        before = loop.time()
+        screen._refresh_layout()
+        handle = screen._paint_handle
+        assert handle is not None and handle.when() >= before + PAINT_GAP

@@ -26,6 +26,9 @@ from textual.screen import Screen, ScreenResultType
 #: Seconds between a layout and its paint: room for the two loop passes of a key press
 #: or a timer that fell due during the layout (each pass may hold a 2 ms stream drain).
 PAINT_GAP = 0.004
+#: Layouts one after the other (a terminal resized by dragging) postpone the paint, but
+#: never longer than a frame at 60 Hz after the first of them.
+PAINT_LATEST = 1 / 60
 
 
 class PaintAfterLayout(Screen[ScreenResultType]):
@@ -33,6 +36,8 @@ class PaintAfterLayout(Screen[ScreenResultType]):
 
     _laying_out = False
     _paint_handle: asyncio.TimerHandle | None = None
+    #: Loop time of the first layout not painted yet.
+    _unpainted_since = 0.0
 
     def _refresh_layout(self, size: Any = None, scroll: bool = False) -> None:
         self._laying_out = True
@@ -49,8 +54,13 @@ class PaintAfterLayout(Screen[ScreenResultType]):
         # The loop's timers run in order of when they fell due: input, and tasks whose
         # timer fell due during the layout, go first. A paint still pending from an
         # earlier layout waits too, or it would run in the same pass as this layout.
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if self._paint_handle is None:
+            self._unpainted_since = now
         self._cancel_paint()
-        self._paint_handle = asyncio.get_running_loop().call_later(PAINT_GAP, self._paint)
+        when = min(now + PAINT_GAP, self._unpainted_since + PAINT_LATEST)
+        self._paint_handle = loop.call_at(when, self._paint)
 
     def _cancel_paint(self) -> None:
         if self._paint_handle is not None:
