@@ -13,6 +13,8 @@ from typing import Any
 from rich.style import Style
 from rich.text import Text
 from textual.content import Content
+from textual.geometry import Offset
+from textual.selection import Selection
 from ui_helpers import screen_text, wait_until
 
 from inspector.protocol import models as m
@@ -290,6 +292,17 @@ async def test_a_chunk_after_close_is_highlighted_as_a_violation() -> None:
                 error_segments += sum(1 for s in strips for seg in s if seg.text == "chunk-after-close"
                                       and seg.style is not None and seg.style.color == error.color)
             assert error_segments == 6  # at width 12 the code folds over two rows
+            # A mouse selection works as in any other widget: each cell knows its place.
+            screen = app.screen
+            content = diagram.content_region
+            assert screen.get_widget_and_offset_at(content.x + 5, content.y + 1) == (diagram, Offset(5, 1))
+            screen.selections = {diagram: Selection(Offset(0, 0), Offset(4, 0))}
+            await pilot.pause()
+            assert screen.get_selected_text() == "task"
+            highlight = screen.get_component_rich_style("screen--selection").bgcolor
+            first = diagram._strips(content.width)[0]
+            assert [seg.style.bgcolor == highlight for seg in first if seg.style][:2] == [True, False]
+            assert first.text.startswith("task ")
 
 
 # --------------------------------------------------------------------- files

@@ -20,6 +20,8 @@ from .base import ComponentStyles, ConnectionView, LineBase
 from .formatting import format_duration, format_offset, short_id
 
 if TYPE_CHECKING:
+    from textual.selection import Selection
+
     from ...session import Event
     from ...session.tracker import TaskView
     from ..connection import AgentConnection
@@ -189,8 +191,9 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         self._painted = 0.0
         self._trailing: Any = None
         self._styles: dict[str, Style] = {}
-        #: ((width, tall, base style), strips): what render_line draws, until a refresh.
-        self._cached: tuple[tuple[Any, ...], list[Strip]] | None = None
+        #: ((width, tall, base style), strips, rows' text): what render_line draws, until
+        #: a refresh.
+        self._cached: tuple[tuple[Any, ...], list[Strip], list[str]] | None = None
 
     def on_mount(self) -> None:
         self.set_interval(TICK, self._tick, name="state-diagram-tick")
@@ -289,30 +292,54 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         super().notify_style_update()
 
     def _strips(self, width: int) -> list[Strip]:
+        return self._drawn_rows(width)[0]
+
+    def _drawn_rows(self, width: int) -> tuple[list[Strip], list[str]]:
+        """The strips at ``width``, and each row's text (what a selection reads). Each
+        segment carries its place in the text (Textual's ``offset`` meta), so a mouse
+        selection starts and ends where it would in any other widget."""
         base = self._line_base()
         tall = self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT
         key = (width, tall, base)
         cached = self._cached
         if cached is not None and cached[0] == key:
-            return cached[1]
-        console = self.app.console
+            return cached[1], cached[2]
         strips: list[Strip] = []
-        for line in self._lines(width or DRAWING_WIDTH, tall):
-            if "\n" not in line.plain and line.cell_len <= width:
-                rows = [line]
-            else:
-                rows = list(line.wrap(console, max(1, width)))
-                for row in rows[:-1]:  # as Textual wraps: no space left where a row breaks
-                    row.rstrip()
-            for row in rows:
-                segments = [Segment(text, base + style if style else base)
-                            for text, style, _ in row.render(console)]
-                strips.append(Strip(segments).crop_extend(0, width, base))
-        self._cached = (key, strips)
-        return strips
+        texts: list[str] = []
+        if width > 0:
+            console = self.app.console
+            selection = self.text_selection
+            selected = self.screen.get_component_rich_style("screen--selection") if selection else None
+            for line in self._lines(width, tall):
+                if "\n" not in line.plain and line.cell_len <= width:
+                    rows = [line]
+                else:
+                    rows = list(line.wrap(console, width))
+                    for row in rows[:-1]:  # as Textual wraps: no space left where a row breaks
+                        row.rstrip()
+                for row in rows:
+                    y = len(strips)
+                    span = selection.get_span(y) if selection is not None else None
+                    if span is not None and selected is not None:
+                        start, end = span
+                        row.stylize(selected, start, len(row) if end == -1 else end)
+                    segments = []
+                    x = 0
+                    for text, style, _ in row.render(console):
+                        at = Style.from_meta({"offset": (x, y)})
+                        segments.append(Segment(text, (base + style if style else base) + at))
+                        x += len(text)
+                    strips.append(Strip(segments).crop_extend(0, width, base))
+                    texts.append(row.plain)
+        self._cached = (key, strips, texts)
+        return strips, texts
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        width = self._line_width()
+        return selection.extract("\n".join(self._drawn_rows(width)[1])), "\n"
 
     def render(self) -> Text:
-        """The whole drawing as one Text: what a selection copies, and what tests read."""
+        """The whole drawing as one Text, unwrapped."""
         width = self.outer_size.width - self.styles.gutter.width
         tall = self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT
         return Text("\n").join(self._lines(width or DRAWING_WIDTH, tall))
