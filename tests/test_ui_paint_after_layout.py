@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -32,6 +34,16 @@ def _record_paints(app: App[Any], order: list[str]) -> None:
     app._display = recording  # type: ignore[method-assign]
 
 
+@asynccontextmanager
+async def _started() -> AsyncIterator[tuple[_App, Any, _Screen]]:
+    app = _App()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, _Screen)
+        yield app, pilot, screen
+
+
 async def _wait(pilot: Any, done: Any, what: str) -> None:
     for _ in range(200):
         if done():
@@ -41,11 +53,7 @@ async def _wait(pilot: Any, done: Any, what: str) -> None:
 
 
 async def test_work_that_arrives_during_a_layout_runs_before_its_paint() -> None:
-    app = _App()
-    async with app.run_test(size=(40, 5)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, _Screen)
+    async with _started() as (app, pilot, screen):
         order: list[str] = []
         _record_paints(app, order)
         layout = screen._refresh_layout
@@ -66,11 +74,7 @@ async def test_work_that_arrives_during_a_layout_runs_before_its_paint() -> None
 
 
 async def test_a_second_layout_postpones_the_pending_paint_and_exit_cancels_it() -> None:
-    app = _App()
-    async with app.run_test(size=(40, 5)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, _Screen)
+    async with _started() as (app, pilot, screen):
         screen._refresh_layout()
         first = screen._paint_handle
         assert first is not None
@@ -87,11 +91,7 @@ async def test_a_second_layout_postpones_the_pending_paint_and_exit_cancels_it()
 
 
 async def test_layouts_one_after_another_postpone_the_paint_by_a_frame_at_most() -> None:
-    app = _App()
-    async with app.run_test(size=(40, 5)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, _Screen)
+    async with _started() as (app, pilot, screen):
         await _wait(pilot, lambda: screen._paint_handle is None, "the first frame")
         loop = asyncio.get_running_loop()
         before = loop.time()
