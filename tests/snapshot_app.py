@@ -307,7 +307,10 @@ def _quiet(app: Any) -> bool:
                             ("#state-diagram", ("_trailing",)),
                             ("#traffic-view", ("_catch_up_timer", "_detail_timer", "_filter_timer")),
                             ("#composer", ("_preview_timer",))):
-        widget = main.query_one(selector)
+        found = main.query(selector)
+        if not found:
+            return False  # a hidden tab's view mounts after the first frame
+        widget = found.first()
         for attr in attrs:
             value = getattr(widget, attr, None)
             if value is None or value is False:
