@@ -14,6 +14,10 @@ This leans on two private methods of Textual's Screen (``_refresh_layout``, whic
 ends in ``_compositor_refresh``, the paint). If a Textual release renames them, the
 overrides below are never called and the screen paints as Textual does: nothing breaks.
 tests/test_ui_paint_after_layout.py checks that the hooks are still Textual's.
+``call_after_refresh`` callbacks still run when Textual runs them, after the layout:
+that can be before its paint, by up to ``PAINT_GAP``. Holding them for the paint was
+tried; the widgets that follow their end (the conversation) then judged "at the end"
+from a scroll still pending and stopped following.
 """
 
 from __future__ import annotations
