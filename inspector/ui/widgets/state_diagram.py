@@ -294,45 +294,50 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
     def _strips(self, width: int) -> list[Strip]:
         return self._drawn_rows(width)[0]
 
+    def _tall(self) -> bool:
+        """Room for the drawing (else the one-line path): a terminal tall enough."""
+        return self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT
+
     def _drawn_rows(self, width: int) -> tuple[list[Strip], list[str]]:
-        """The strips at ``width``, and each row's text (what a selection reads). Each
-        segment carries its place in the text (Textual's ``offset`` meta), so a mouse
-        selection starts and ends where it would in any other widget."""
+        """The strips at ``width``, and each row's text (what a selection reads)."""
         base = self._line_base()
-        tall = self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT
-        key = (width, tall, base)
+        key = (width, self._tall(), base)
         cached = self._cached
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
-        strips: list[Strip] = []
-        texts: list[str] = []
+        rows: list[Text] = []
         if width > 0:
             console = self.app.console
-            selection = self.text_selection
-            selected = self.screen.get_component_rich_style("screen--selection") if selection else None
-            for line in self._lines(width, tall):
+            for line in self._lines(width, key[1]):
                 if "\n" not in line.plain and line.cell_len <= width:
-                    rows = [line]
-                else:
-                    rows = list(line.wrap(console, width))
-                    for row in rows[:-1]:  # as Textual wraps: no space left where a row breaks
-                        row.rstrip()
-                for row in rows:
-                    y = len(strips)
-                    span = selection.get_span(y) if selection is not None else None
-                    if span is not None and selected is not None:
-                        start, end = span
-                        row.stylize(selected, start, len(row) if end == -1 else end)
-                    segments = []
-                    x = 0
-                    for text, style, _ in row.render(console):
-                        at = Style.from_meta({"offset": (x, y)})
-                        segments.append(Segment(text, (base + style if style else base) + at))
-                        x += len(text)
-                    strips.append(Strip(segments).crop_extend(0, width, base))
-                    texts.append(row.plain)
-        self._cached = (key, strips, texts)
-        return strips, texts
+                    rows.append(line)
+                    continue
+                wrapped = list(line.wrap(console, width))
+                for row in wrapped[:-1]:  # as Textual wraps: no space left where a row breaks
+                    row.rstrip()
+                rows.extend(wrapped)
+        selection = self.text_selection
+        strips = [self._row_strip(row, y, width, base, selection) for y, row in enumerate(rows)]
+        self._cached = (key, strips, [row.plain for row in rows])
+        return self._cached[1], self._cached[2]
+
+    def _row_strip(self, row: Text, y: int, width: int, base: Style,
+                   selection: Selection | None) -> Strip:
+        """Row ``y`` as a strip, the selection highlighted. Each segment carries its
+        place in the text (Textual's ``offset`` meta), so a mouse selection starts and
+        ends where it would in any other widget."""
+        span = selection.get_span(y) if selection is not None else None
+        if span is not None:
+            start, end = span
+            row.stylize(self.screen.get_component_rich_style("screen--selection"), start,
+                        len(row) if end == -1 else end)
+        segments = []
+        x = 0
+        for text, style, _ in row.render(self.app.console):
+            at = Style.from_meta({"offset": (x, y)})
+            segments.append(Segment(text, (base + style if style else base) + at))
+            x += len(text)
+        return Strip(segments).crop_extend(0, width, base)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         width = self._line_width()
@@ -341,8 +346,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
     def render(self) -> Text:
         """The whole drawing as one Text, unwrapped."""
         width = self.outer_size.width - self.styles.gutter.width
-        tall = self.app.size.height >= DRAWING_MIN_SCREEN_HEIGHT
-        return Text("\n").join(self._lines(width or DRAWING_WIDTH, tall))
+        return Text("\n").join(self._lines(width or DRAWING_WIDTH, self._tall()))
 
     def _lines(self, width: int, tall: bool) -> list[Text]:
         task = self.task
