@@ -269,21 +269,19 @@ def stage_tracker(inputs: list[Any]) -> Any:
 
 
 def baseline_stage_sse(texts: list[str]) -> list[Any]:
-    # httpx-sse's own decoders, as EventSource.aiter_sse drives them.
-    from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+    # httpx-sse's public EventSource over a response holding the same pieces, as
+    # EventSource.aiter_sse reads a stream: this stage includes httpx's text decoding of
+    # the pieces (its own decoders are private names of httpx-sse).
+    import httpx
+    from httpx_sse import EventSource
 
-    lines_dec, dec = SSELineDecoder(), SSEDecoder()
-    out = []
-    for text in texts:
-        for line in lines_dec.decode(text):
-            sse = dec.decode(line.rstrip("\n"))
-            if sse is not None:
-                out.append(sse)
-    for line in lines_dec.flush():
-        sse = dec.decode(line.rstrip("\n"))
-        if sse is not None:
-            out.append(sse)
-    return out
+    class Pieces(httpx.SyncByteStream):
+        def __iter__(self) -> Any:
+            for text in texts:
+                yield text.encode()
+
+    response = httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=Pieces())
+    return list(EventSource(response).iter_sse())
 
 
 def baseline_stage_json(datas: list[str]) -> list[Any]:

@@ -1,5 +1,6 @@
 """The gRPC status of each A2A error, and back (inspector/protocol/grpc_errors.py),
-checked against the table a2a-sdk 1.3.0's gRPC server answers with."""
+checked against the spec's table of error mappings (A2A 1.0), which a2a-sdk 1.3.0's
+gRPC server answers with, and against a2a-sdk's public tables of codes and reasons."""
 
 from __future__ import annotations
 
@@ -9,12 +10,32 @@ import pytest
 from inspector.protocol import grpc_errors
 
 
+#: The gRPC status of each A2A error (A2A 1.0, "error code mappings"), by a2a-sdk's
+#: name for the error.
+SPEC_STATUS = {
+    "InvalidRequestError": grpc.StatusCode.INVALID_ARGUMENT,
+    "MethodNotFoundError": grpc.StatusCode.NOT_FOUND,
+    "InvalidParamsError": grpc.StatusCode.INVALID_ARGUMENT,
+    "InternalError": grpc.StatusCode.INTERNAL,
+    "TaskNotFoundError": grpc.StatusCode.NOT_FOUND,
+    "TaskNotCancelableError": grpc.StatusCode.FAILED_PRECONDITION,
+    "PushNotificationNotSupportedError": grpc.StatusCode.FAILED_PRECONDITION,
+    "UnsupportedOperationError": grpc.StatusCode.FAILED_PRECONDITION,
+    "ContentTypeNotSupportedError": grpc.StatusCode.INVALID_ARGUMENT,
+    "InvalidAgentResponseError": grpc.StatusCode.INTERNAL,
+    "ExtendedAgentCardNotConfiguredError": grpc.StatusCode.FAILED_PRECONDITION,
+    "ExtensionSupportRequiredError": grpc.StatusCode.FAILED_PRECONDITION,
+    "VersionNotSupportedError": grpc.StatusCode.FAILED_PRECONDITION,
+}
+
+
 def test_each_a2a_error_has_the_status_and_reason_a2a_sdk_sends() -> None:
-    from a2a.server.request_handlers.grpc_handler import _ERROR_CODE_MAP
     from a2a.utils.errors import A2A_ERROR_REASONS, JSON_RPC_ERROR_CODE_MAP
 
-    assert len(_ERROR_CODE_MAP) >= 13
-    for cls, status in _ERROR_CODE_MAP.items():
+    by_name = {cls.__name__: cls for cls in JSON_RPC_ERROR_CODE_MAP}
+    assert set(SPEC_STATUS) <= set(by_name)
+    for name, status in SPEC_STATUS.items():
+        cls = by_name[name]
         code = JSON_RPC_ERROR_CODE_MAP[cls]
         assert grpc_errors.status_for_rpc_code(code) == status.value[0], cls.__name__
         assert grpc_errors.reason_for_rpc_code(code) == A2A_ERROR_REASONS[cls], cls.__name__

@@ -77,15 +77,15 @@ class JsonText(TextArea):
     def _pristine(self) -> bool:
         return self.template is not None and self.text == self.template
 
-    async def _on_key(self, event: events.Key) -> None:
+    # Public handlers: Textual calls a subclass's handler before TextArea's own one
+    # (which inserts the key or the pasted text), so the template is gone by then.
+    def on_key(self, event: events.Key) -> None:
         if event.character in ("{", "[") and self._pristine():
             self.text = ""
-        await super()._on_key(event)
 
-    async def _on_paste(self, event: events.Paste) -> None:
+    def on_paste(self, event: events.Paste) -> None:
         if event.text.lstrip()[:1] in ("{", "[") and self._pristine():
             self.text = ""
-        await super()._on_paste(event)
 
 
 class JsonEditScreen(ModalScreen[JsonEdited | None]):

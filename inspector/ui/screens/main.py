@@ -8,7 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widget import AwaitMount
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
 from ..widgets.agents_panel import AgentsPanel
@@ -17,10 +17,9 @@ from ..widgets.base import ConnectionView, leaving
 from ..widgets.composer import Composer
 from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
-from ..widgets.key_footer import KeyFooter
 from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
-from .paint_after_layout import PaintAfterLayout
+from textual.screen import Screen
 
 
 #: Narrower than this, the agents sidebar starts hidden (ctrl+b shows it).
@@ -56,7 +55,7 @@ def hidden_tab_view(name: str) -> ConnectionView:
     raise KeyError(name)
 
 
-class MainScreen(PaintAfterLayout[None]):
+class MainScreen(Screen[None]):
     """The agents sidebar and the views. At start the composer's text box has the keys
     (typing goes into a message, never into a panel's one-letter commands); the
     sidebar starts hidden on a terminal narrower than ``SIDEBAR_MIN_WIDTH``."""
@@ -110,7 +109,7 @@ class MainScreen(PaintAfterLayout[None]):
 
             yield view(ReplayBar(replay, id="replay-bar"))
         # The view keys are on the tabs themselves: the footer keeps the focused pane's keys.
-        yield KeyFooter()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         if self.app.size.width < SIDEBAR_MIN_WIDTH:
