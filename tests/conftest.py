@@ -144,3 +144,17 @@ def pytest_configure(config: pytest.Config) -> None:
     from inspector import gcpolicy
 
     gcpolicy.install()
+
+
+# --- the agent of the screen tests (tests/screen_agent.yaml) --------------------------
+
+
+@pytest.fixture
+def screen_agent() -> Iterator[object]:
+    """The mock agent of the screen tests, on a free loopback port (a MockAgent: ``url``,
+    ``held(gate)``, ``release(gate)``)."""
+    from mock_agent import MockAgent
+    from screen_app import SCENARIO
+
+    with MockAgent(str(SCENARIO)) as mock:
+        yield mock

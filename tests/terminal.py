@@ -235,19 +235,23 @@ class Terminal:
                     raise AssertionError(f"the program ended while waiting for {what}:\n{self.dump()}")
                 self._changed.wait(min(left, 0.1))
 
-    def find(self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None
-             ) -> re.Match[str] | None:
+    def find(self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None,
+             flow: bool = False) -> re.Match[str] | None:
         """``pattern`` (a regular expression, or a plain string taken literally) on the
-        screen, or in a region of it."""
+        screen, or in a region of it. ``flow``: the region's lines read as one text (runs
+        of spaces and line ends as one space), for text the app wraps: give a region
+        that holds only that text's pane."""
         regex = pattern if isinstance(pattern, re.Pattern) else re.compile(re.escape(pattern))
         text = self.region(*region) if region else self.text()
+        if flow:
+            text = " ".join(text.split())
         return regex.search(text)
 
     def wait_for(self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None,
-                 timeout: float = WAIT) -> re.Match[str]:
+                 timeout: float = WAIT, flow: bool = False) -> re.Match[str]:
         """Wait until the screen (or ``region``) shows ``pattern``."""
         where = f" in {region}" if region else ""
-        return self.wait_until(lambda: self.find(pattern, region), f"{pattern!r}{where}", timeout)
+        return self.wait_until(lambda: self.find(pattern, region, flow), f"{pattern!r}{where}", timeout)
 
     def wait_gone(self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None,
                   timeout: float = WAIT) -> None:

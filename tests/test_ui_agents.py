@@ -14,7 +14,7 @@ from inspector.ui.screens.confirm import ConfirmScreen
 from inspector.ui.widgets.agents_panel import AgentsPanel
 from inspector.ui.widgets.composer import Composer
 from mock_agent import MockAgent
-from ui_helpers import screen_text, wait_until
+from ui_helpers import preview, screen_text, wait_until
 
 SIZE = (120, 36)
 
@@ -153,6 +153,7 @@ async def test_several_connections_news_dot_switch_and_close() -> None:
             composer = app.screen.query_one(Composer)
             composer.text_area.focus()
             composer.set_text("stream a story")
+            await preview(pilot, composer)  # the composer has heard the agent is ready
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: app.task_id, 10, "the story task")
             b = app.open_url(second.url)

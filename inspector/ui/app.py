@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -72,6 +73,12 @@ class InspectorApp(App[int]):
         Binding("f8", "choose_dialect", "Dialect", show=False),
         Binding("shift+f8", "choose_binding", "Binding", show=False),
         Binding("f10", "fault_rules", "Fault rules", show=False, priority=True),
+        # Priority: the focus moves as the key arrives. Textual's own tab binding (the
+        # Screen's) runs only once the key has bubbled back up from the focused widget,
+        # and keys typed meanwhile were already handed to that widget: text typed right
+        # after Tab landed in the field it left (tests/test_screen_keys.py).
+        Binding("tab", "focus_step(1)", show=False, priority=True),
+        Binding("shift+tab", "focus_step(-1)", show=False, priority=True),
     ]
 
     # Neither repaints the screen itself: the views hear of a change (ConnectionChanged,
@@ -566,6 +573,18 @@ class InspectorApp(App[int]):
         if target is not None:
             target.focus()
 
+    def action_focus_step(self, step: int) -> None:
+        """Tab (1) and shift+tab (-1): the next or previous widget takes the keys now. A
+        widget that takes the key itself (the JSON editor indents on Tab) keeps it."""
+        key, character = ("tab", "\t") if step > 0 else ("shift+tab", None)
+        focused = self.focused
+        if focused is not None and focused.check_consume_key(key, character):
+            raise SkipAction()
+        if step > 0:
+            self.screen.focus_next()
+        else:
+            self.screen.focus_previous()
+
     def action_toggle_sidebar(self) -> None:
         """The agents sidebar: hidden, it shows and takes the keys; shown without the
         keys, it takes them; shown with the keys, it hides and the view takes them."""
@@ -580,7 +599,9 @@ class InspectorApp(App[int]):
             self._focus_current_view()
             return
         panel.display = True
-        self.call_after_refresh(lambda: panel.query_one("#agents-list").focus())
+        # Now, not after a refresh: a key typed right after ctrl+b ("a" to add an
+        # agent) is meant for the sidebar.
+        screen.set_focus(panel.query_one("#agents-list"))
 
     def _focus_current_view(self) -> None:
         from textual.widgets import TabbedContent

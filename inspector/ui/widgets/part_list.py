@@ -86,8 +86,11 @@ class PartList(OptionList):
         &:focus { background-tint: $foreground 5%; }
     }
     """
+    # Action keys are priority bindings: resolved as the key arrives, against the
+    # focus it was aimed at, not after a view key pressed right behind it moved the
+    # focus (docs/architecture.md, "Keys").
     BINDINGS = [
-        Binding("m", "metadata", "Part metadata"),
+        Binding("m", "metadata", "Part metadata", priority=True),
         Binding("delete,backspace", "remove", "Remove part"),
     ]
 

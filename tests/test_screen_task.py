@@ -1,0 +1,71 @@
+"""Screen tests: the task view (F3) through a task's life, as the terminal shows it.
+
+Each flow runs at 140x45 and 80x24 against tests/screen_agent.yaml, and ends with
+ctrl+q: exit 0, terminal restored.
+"""
+
+from __future__ import annotations
+
+import re
+
+from screen_app import bar, body, inspector, quit_app, send, sizes, task_right
+from terminal import Terminal
+
+STORY_START = "The lighthouse keeper counted ships."
+STORY_END = "and lost count at the comet."
+
+
+def _held(mock: object, gate: str, term: Terminal) -> None:
+    term.wait_until(lambda: mock.held(gate) == 1, f"the agent to wait at gate {gate!r}")  # type: ignore[attr-defined]
+
+
+@sizes()
+def test_a_stream_is_shown_live_and_to_its_end(screen_agent, size) -> None:
+    with inspector(screen_agent.url, size) as term:
+        send(term, "stream a story")
+        _held(screen_agent, "story", term)
+        # Live, halfway: the diagram is in working, the first chunks are on screen.
+        term.wait_for(re.compile(r"▸ working"), body(term))
+        term.wait_for(STORY_START, task_right(term), flow=True)
+        if term.cols >= 100:  # the bar has room for the stream's spinner
+            term.wait_for("streaming to", bar(term))
+        screen_agent.release("story")
+        # The end: completed in the diagram, the artifact's last text, the stream's
+        # final message, and no spinner left in the bar.
+        term.wait_for(re.compile(r"▸ completed"), body(term))
+        term.wait_for(re.compile(r"4 chunks · 124 B · complete"), body(term))
+        term.wait_for(STORY_START + " One night the sea was empty, so she counted stars instead, " + STORY_END,
+                      task_right(term), flow=True)
+        term.wait_for("The end.", body(term))
+        term.wait_gone("streaming", bar(term))
+        quit_app(term)
+
+
+@sizes()
+def test_an_input_required_turn_is_answered_from_the_composer(screen_agent, size) -> None:
+    with inspector(screen_agent.url, size) as term:
+        send(term, "ask me")
+        term.wait_for("What should the story be about?", body(term))
+        term.wait_for(re.compile(r"▸ input-required"), body(term))
+        # The composer now continues the waiting task.
+        term.wait_for(re.compile(r"↺ continues \S+"), body(term))
+        send(term, "a comet")
+        term.wait_for(re.compile(r"▸ completed"), body(term))
+        term.wait_for("A very short story about a comet.", task_right(term), flow=True)
+        term.wait_for(re.compile(r"(⇶ stream|→ send)  new task"), body(term))
+        quit_app(term)
+
+
+@sizes()
+def test_an_error_shows_a_toast_and_ctrl_e_shows_it_whole(screen_agent, size) -> None:
+    with inspector(screen_agent.url, size) as term:
+        send(term, "error please")
+        term.wait_for("The agent failed on purpose.")
+        term.press("ctrl+e")
+        # The error in full: its code and its data, which the toast leaves out.
+        term.wait_for("scripted by the screen tests")
+        term.wait_for("-32603")
+        term.press("escape")
+        term.wait_gone("scripted by the screen tests")
+        term.wait_for(re.compile(r"(⇶ stream|→ send)  new task"), body(term))
+        quit_app(term)
