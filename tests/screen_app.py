@@ -8,6 +8,7 @@ the app is the installed ``a2a-inspect`` in a pseudo-terminal (tests/terminal.py
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +32,17 @@ VIEWS = {
     "f5": re.compile(r"time +kind +ex method"),
     "f6": re.compile(r"receiver (stopped|listening)"),
 }
+
+
+#: Seconds a person takes to read a view before the next key. Paced keys are part of
+#: the daily flows: the screens that went stale did so after a pause, when the app had
+#: gone quiet (a lost paint is then never made good by the next one).
+READ = 0.4
+
+
+def read(term: Terminal) -> None:
+    """A person reading the screen before the next key."""
+    time.sleep(READ)
 
 
 def sizes() -> pytest.MarkDecorator:

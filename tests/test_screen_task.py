@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from screen_app import bar, body, inspector, quit_app, send, sizes, task_right
+from screen_app import bar, body, inspector, quit_app, read, send, sizes, task_right
 from terminal import Terminal
 
 STORY_START = "The lighthouse keeper counted ships."
@@ -29,6 +29,7 @@ def test_a_stream_is_shown_live_and_to_its_end(screen_agent, size) -> None:
         term.wait_for(STORY_START, task_right(term), flow=True)
         if term.cols >= 100:  # the bar has room for the stream's spinner
             term.wait_for("streaming to", bar(term))
+        read(term)
         screen_agent.release("story")
         # The end: completed in the diagram, the artifact's last text, the stream's
         # final message, and no spinner left in the bar.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from screen_app import VIEWS, body, inspector, quit_app, send, show_view, shows_only, sizes, task_right
+from screen_app import VIEWS, body, inspector, quit_app, read, send, show_view, shows_only, sizes, task_right
 from terminal import Terminal
 
 #: Two rounds through every view, from the task view: the second round uncovers views
@@ -32,6 +32,7 @@ def test_each_view_key_shows_its_own_view_and_nothing_of_the_last(screen_agent, 
         send(term, "echo the views")
         term.wait_for(re.compile(r"▸ completed"), body(term))
         for key in ROUND * 2:
+            read(term)
             show_view(term, key)
         quit_app(term)
 
@@ -55,11 +56,17 @@ def test_enter_on_a_row_of_the_tasks_view_opens_that_task(screen_agent, size) ->
         task_rows = [r for r in rows if first in r or second in r]
         if first not in task_rows[0]:
             term.press("down")
+        read(term)
         term.press("enter")
         shows_only(term, "f3")
         term.wait_for(f"task {first}…", task_right(term))
         term.wait_for("echo: echo first", task_right(term), flow=True)
         quit_app(term)
+
+
+def _age(term: Terminal, task: str) -> str | None:
+    match = term.find(re.compile(rf"{task}… +(\S+)"), body(term))
+    return match.group(1) if match else None
 
 
 @sizes()
@@ -75,9 +82,27 @@ def test_a_tasks_row_follows_its_task_to_its_end(screen_agent, size) -> None:
         show_view(term, "f4")
         row = re.compile(rf"working +{held}…")
         term.wait_for(row, body(term))
+        # The running task's age ticks on the screen.
+        age = _age(term, held)
+        term.wait_until(lambda: _age(term, held) not in (None, age), "the running task's age to tick")
+        read(term)
         screen_agent.release("held")
         # The row moves on to completed while the tasks view stays on screen.
         term.wait_for(re.compile(rf"completed +{held}…"), body(term))
         term.wait_gone(row, body(term))
         assert term.find(VIEWS["f4"], body(term))
+        # Again, with the task ending while the task view is on screen: the tasks
+        # view, uncovered, shows where it is now.
+        read(term)
+        show_view(term, "f3")
+        send(term, "held three")
+        term.wait_until(lambda: screen_agent.held("held") == 1, "the agent to hold the third task")
+        third = _task_id_prefix(term, other_than=held)
+        read(term)
+        screen_agent.release("held")
+        term.wait_for(re.compile(r"▸ completed"), body(term))
+        read(term)
+        show_view(term, "f4")
+        term.wait_for(re.compile(rf"completed +{third}…"), body(term))
+        assert not term.find(re.compile(r"working +[0-9a-f]{8}…"), body(term)), term.dump()
         quit_app(term)
