@@ -1,8 +1,8 @@
 """The real app in a real terminal, read the way a person reads it.
 
 ``Terminal`` starts an installed console script (``a2a-inspect``, ``a2a-mock``) in a
-pseudo-terminal of a chosen size (ptyprocess: the child gets the pty as its controlling
-terminal, so a resize reaches it as SIGWINCH, as from a terminal window). A thread reads
+pseudo-terminal of a chosen size; the pty is the child's controlling terminal, so a
+resize reaches it as SIGWINCH, as from a terminal window. A thread reads
 every byte the program writes and feeds it to a VT100 emulator (pyte); the tests judge
 the emulated screen, which is what the terminal was actually sent, not the state of a
 widget. Keys go in as the bytes a terminal sends for them (``KEYS``).
@@ -20,10 +20,16 @@ A wait that times out fails with the whole emulated screen in the message.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
 import re
 import shutil
+import signal
+import struct
+import subprocess
 import sys
+import termios
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -32,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import pyte
-from ptyprocess import PtyProcess
 
 #: The longest a wait for the screen lasts by default (seconds). It ends a broken test;
 #: it does not time the app: a loaded machine (more test workers than cores) may take
@@ -89,6 +94,19 @@ def terminal_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+#: Run in the child before the program: a session of its own, with the pty (its standard
+#: input) as the controlling terminal, then the program itself. The child is started by
+#: subprocess without a preexec function, so no fork handler of the test process runs in
+#: it: a test worker that has used gRPC has fork handlers that broke a plain fork()
+#: ("epoll_wait error: Bad file descriptor", and the program never started).
+_SESSION = ("import fcntl, os, sys, termios; os.setsid(); fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+            "os.execvp(sys.argv[1], sys.argv[1:])")
+
+
+def _set_size(fd: int, cols: int, lines: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", lines, cols, 0, 0))
+
+
 def _partial_suffix(data: bytes, marker: bytes) -> int:
     """How many bytes at the end of ``data`` could be the start of ``marker``."""
     for n in range(min(len(marker) - 1, len(data)), 0, -1):
@@ -115,8 +133,14 @@ class Terminal:
         self._sync = sync
         self._changed = threading.Condition()
         self._eof = False
-        self.process = PtyProcess.spawn(argv, dimensions=(self.lines, self.cols),
-                                        env=terminal_env(env), cwd=str(cwd) if cwd else None)
+        self.fd, child = pty.openpty()
+        _set_size(child, self.cols, self.lines)
+        try:
+            self.process = subprocess.Popen([sys.executable, "-c", _SESSION, *argv], stdin=child, stdout=child,
+                                            stderr=child, env=terminal_env(env), cwd=str(cwd) if cwd else None,
+                                            close_fds=True)
+        finally:
+            os.close(child)
         self._reader = threading.Thread(target=self._read, name="pty-reader", daemon=True)
         self._reader.start()
 
@@ -136,7 +160,7 @@ class Terminal:
     # --- the program's output ------------------------------------------------------
 
     def _read(self) -> None:
-        fd = self.process.fd
+        fd = self.fd
         while True:
             try:
                 data = os.read(fd, 65536)
@@ -274,7 +298,8 @@ class Terminal:
     # --- input ------------------------------------------------------------------------
 
     def write(self, data: bytes) -> None:
-        self.process.write(data)
+        while data:
+            data = data[os.write(self.fd, data):]
 
     def press(self, *keys: str) -> None:
         """Send keys by name (``"f5"``, ``"ctrl+s"``, ``"enter"``), each as one write."""
@@ -290,20 +315,18 @@ class Terminal:
         with self._changed:
             self.cols, self.lines = cols, lines
             self.screen.resize(lines, cols)
-        self.process.setwinsize(lines, cols)
+        _set_size(self.fd, cols, lines)
 
     # --- the end ------------------------------------------------------------------------
 
     def wait_exit(self, timeout: float = WAIT) -> int:
         """Wait for the program to end; its exit status."""
-        deadline = time.monotonic() + timeout
-        while self.process.isalive():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the program did not end within {timeout} s:\n{self.dump()}")
-            time.sleep(0.05)
+        try:
+            status = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the program did not end within {timeout} s:\n{self.dump()}") from None
         self._reader.join(timeout=5)
-        status = self.process.exitstatus
-        return status if status is not None else 128 + (self.process.signalstatus or 0)
+        return status if status >= 0 else 128 - status
 
     def restored(self) -> list[str]:
         """What the program left undone to the terminal: that it is still in the
@@ -317,10 +340,11 @@ class Terminal:
         return wrong
 
     def close(self) -> None:
-        if self.process.isalive():
-            self.process.terminate(force=True)
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
         self._reader.join(timeout=5)
         try:
-            self.process.close()
+            os.close(self.fd)
         except OSError:
             pass

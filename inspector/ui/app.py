@@ -10,14 +10,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
-from textual.actions import SkipAction
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
 
 from .. import store
 from .commands import InspectorCommands
+from .key_order import KeyOrder
 from .messages import ConnectionChanged, OpenModal, SessionAdvanced, TaskSelected
 from .pump import EventPump
 
@@ -73,12 +73,6 @@ class InspectorApp(App[int]):
         Binding("f8", "choose_dialect", "Dialect", show=False),
         Binding("shift+f8", "choose_binding", "Binding", show=False),
         Binding("f10", "fault_rules", "Fault rules", show=False, priority=True),
-        # Priority: the focus moves as the key arrives. Textual's own tab binding (the
-        # Screen's) runs only once the key has bubbled back up from the focused widget,
-        # and keys typed meanwhile were already handed to that widget: text typed right
-        # after Tab landed in the field it left (tests/test_screen_keys.py).
-        Binding("tab", "focus_step(1)", show=False, priority=True),
-        Binding("shift+tab", "focus_step(-1)", show=False, priority=True),
     ]
 
     # Neither repaints the screen itself: the views hear of a change (ConnectionChanged,
@@ -97,6 +91,8 @@ class InspectorApp(App[int]):
         """``hub``: run a Society AI hub here (headless.hub_cmd.HubOptions); each agent
         that registers opens as ``ws-agent://NAME`` (see ``start_hub``)."""
         super().__init__()
+        #: Keys handled one after the other, each against the focus it was aimed at.
+        self.key_order = KeyOrder(self, super().on_event)
         self.hub_options = hub
         #: (Hub, HubServer, recorder or None) once the hub runs.
         self.hub: Any = None
@@ -137,6 +133,14 @@ class InspectorApp(App[int]):
             self.main.post_message(message)
 
     # ------------------------------------------------------------------ lifecycle
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key from the terminal (not one bubbling back up from a widget) goes through
+        # KeyOrder: it waits while the key before it is still on its way.
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            await self.key_order.arrived(event)
+            return
+        await super().on_event(event)
 
     def on_mount(self) -> None:
         from .screens.main import MainScreen
@@ -572,18 +576,6 @@ class InspectorApp(App[int]):
         target = next((w for w in screen.focus_chain if pane in w.ancestors), None) if pane else None
         if target is not None:
             target.focus()
-
-    def action_focus_step(self, step: int) -> None:
-        """Tab (1) and shift+tab (-1): the next or previous widget takes the keys now. A
-        widget that takes the key itself (the JSON editor indents on Tab) keeps it."""
-        key, character = ("tab", "\t") if step > 0 else ("shift+tab", None)
-        focused = self.focused
-        if focused is not None and focused.check_consume_key(key, character):
-            raise SkipAction()
-        if step > 0:
-            self.screen.focus_next()
-        else:
-            self.screen.focus_previous()
 
     def action_toggle_sidebar(self) -> None:
         """The agents sidebar: hidden, it shows and takes the keys; shown without the

@@ -84,16 +84,13 @@ class AgentsPanel(ConnectionView, Vertical):
         & > OptionList:focus { background-tint: $foreground 4%; }
     }
     """
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS = [
         Binding("enter", "open", "Open", show=False),
-        Binding("a", "add", "Add", priority=True),
-        Binding("s", "save", "Save", priority=True),
-        Binding("r", "rename", "Rename", priority=True),
-        Binding("d", "remove", "Remove", priority=True),
-        Binding("w", "close", "Close", priority=True),
+        Binding("a", "add", "Add"),
+        Binding("s", "save", "Save"),
+        Binding("r", "rename", "Rename"),
+        Binding("d", "remove", "Remove"),
+        Binding("w", "close", "Close"),
     ]
 
     def __init__(self, **kwargs: Any) -> None:

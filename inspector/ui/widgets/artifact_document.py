@@ -166,13 +166,10 @@ class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
 
     STYLE_PREFIX = "artifact-document"
 
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f", "select_file(1)", "Next file", priority=True),
-        Binding("shift+f", "select_file(-1)", "Previous file", show=False, priority=True),
-        Binding("s", "save", "Save file", priority=True),
+        Binding("f", "select_file(1)", "Next file"),
+        Binding("shift+f", "select_file(-1)", "Previous file", show=False),
+        Binding("s", "save", "Save file"),
         Binding("enter", "save", "Save file", show=False),
     ]
 

@@ -37,12 +37,9 @@ class ArtifactsView(SelectedTaskView, Vertical):
         s: save the selected file part (see ArtifactDocument for f / shift+f).
     """
 
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS = [
-        Binding("t", "toggle_chunks", "Chunks", priority=True),
-        Binding("s", "save", "Save file", priority=True),
+        Binding("t", "toggle_chunks", "Chunks"),
+        Binding("s", "save", "Save file"),
     ]
 
     DEFAULT_CSS = """

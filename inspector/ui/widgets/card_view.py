@@ -185,14 +185,11 @@ class CardView(ConnectionView, Vertical, can_focus=True):
         &.-raw #card-body { display: none; }
     }
     """
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS = [
         Binding("up", "cursor(-1)", "Previous", show=False),
         Binding("down", "cursor(1)", "Next", show=False),
         Binding("enter", "pick", "Use example"),
-        Binding("j", "toggle_raw", "Raw JSON", priority=True),
+        Binding("j", "toggle_raw", "Raw JSON"),
         Binding("pageup", "scroll_body('page_up')", "Page up", show=False),
         Binding("pagedown", "scroll_body('page_down')", "Page down", show=False),
         Binding("home", "scroll_body('home')", "Top", show=False),

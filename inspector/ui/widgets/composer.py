@@ -83,17 +83,14 @@ class Composer(ConnectionView, Vertical):
         & #composer-preview-head { color: $foreground-muted; }
     }
     """
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS = [
-        Binding("ctrl+s", "send", "Send", priority=True),
-        Binding("ctrl+t", "toggle_stream", "Stream/Send", priority=True),
-        Binding("ctrl+n", "toggle_target", "New/Continue", show=False, priority=True),
-        Binding("ctrl+f", "add_file", "+File", priority=True),
-        Binding("ctrl+g", "add_data", "+Data", priority=True),
-        Binding("f9", "toggle_preview", "Preview", show=False, priority=True),
-        Binding("ctrl+up", "recall", "Recall last", show=False, priority=True),
+        Binding("ctrl+s", "send", "Send"),
+        Binding("ctrl+t", "toggle_stream", "Stream/Send"),
+        Binding("ctrl+n", "toggle_target", "New/Continue", show=False),
+        Binding("ctrl+f", "add_file", "+File"),
+        Binding("ctrl+g", "add_data", "+Data"),
+        Binding("f9", "toggle_preview", "Preview", show=False),
+        Binding("ctrl+up", "recall", "Recall last", show=False),
     ]
 
     def __init__(self, **kwargs: Any) -> None:

@@ -86,11 +86,8 @@ class PartList(OptionList):
         &:focus { background-tint: $foreground 5%; }
     }
     """
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS = [
-        Binding("m", "metadata", "Part metadata", priority=True),
+        Binding("m", "metadata", "Part metadata"),
         Binding("delete,backspace", "remove", "Remove part"),
     ]
 

@@ -50,12 +50,9 @@ class PushPanel(ConnectionView, Vertical):
     | enter | show the selected notification in the traffic view |
     """
 
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "toggle_receiver", "Receiver on/off", priority=True),
-        Binding("r", "register_push", "Register", priority=True),
+        Binding("s", "toggle_receiver", "Receiver on/off"),
+        Binding("r", "register_push", "Register"),
     ]
 
     DEFAULT_CSS = """

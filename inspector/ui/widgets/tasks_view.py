@@ -74,15 +74,12 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
     STYLE_PREFIX = "tasks-view"
     STYLE_DEFAULT = Style()
 
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS = [
         Binding("enter", "open", "Open"),
-        Binding("g", "task_action('get')", "Get", priority=True),
-        Binding("c", "task_action('cancel')", "Cancel", priority=True),
-        Binding("r", "task_action('resubscribe')", "Resubscribe", priority=True),
-        Binding("b", "beside", "Beside", priority=True),
+        Binding("g", "task_action('get')", "Get"),
+        Binding("c", "task_action('cancel')", "Cancel"),
+        Binding("r", "task_action('resubscribe')", "Resubscribe"),
+        Binding("b", "beside", "Beside"),
     ]
 
     COMPONENT_CLASSES = {*(f"tasks-view--{s.value}" for s in TaskState),

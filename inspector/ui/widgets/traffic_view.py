@@ -87,16 +87,13 @@ class TrafficView(ConnectionView, Vertical):
     | enter | open the selected event's detail (escape: back) |
     """
 
-    # Action keys are priority bindings: resolved as the key arrives, against the
-    # focus it was aimed at, not after a view key pressed right behind it moved the
-    # focus (docs/architecture.md, "Keys").
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter", priority=True),
-        Binding("y", "copy_body", "Copy body", priority=True),
-        Binding("left_square_bracket", "exchange_step(-1)", "Prev in ex.", priority=True),
-        Binding("right_square_bracket", "exchange_step(1)", "Next in ex.", priority=True),
-        Binding("x", "only_exchange", "Only this exchange", show=False, priority=True),
-        Binding("f", "follow", "Follow new events", show=False, priority=True),
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("y", "copy_body", "Copy body"),
+        Binding("left_square_bracket", "exchange_step(-1)", "Prev in ex."),
+        Binding("right_square_bracket", "exchange_step(1)", "Next in ex."),
+        Binding("x", "only_exchange", "Only this exchange", show=False),
+        Binding("f", "follow", "Follow new events", show=False),
         Binding("escape", "focus_list", "Back to list", show=False),
     ]
 
