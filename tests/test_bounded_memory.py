@@ -14,7 +14,7 @@ import pytest
 
 from inspector.client import A2AClient
 from inspector.protocol import models as m
-from inspector.session import Kind, Session, TaskTracker
+from inspector.session import Event, Kind, Session, TaskTracker
 from inspector.session import history as history_mod
 from inspector.session import log as log_mod
 from mock_agent import MockAgent
@@ -99,6 +99,50 @@ def test_an_old_event_read_back_is_found_after_more_events_leave_memory(
     assert session.events.first_kept > base
     assert session.events[base].data["text"] == f"note {base}"
     assert [e.data["text"] for e in session.events] == [f"note {i}" for i in range(40)]
+    session.close()
+
+
+def test_a_spill_file_keeps_an_offset_a_stride_and_reads_any_range_back() -> None:
+    import random
+
+    from inspector.session.spill import SpillStore
+
+    store = SpillStore()
+    events = [Event.sse(i + 1, i / 3, 1, f"data: {{\"n\": {i}, \"text\": \"é\\n“{i}”\"}}", 1000 + i)
+              if i % 7 else Event(i + 1, i / 3, Kind.NOTE, 0, {"text": f"note {i}"}, 1000 + i)
+              for i in range(3000)]
+    rng = random.Random(5)
+    at = 0
+    while at < len(events):  # batches of any size, as a session evicts (or shrinks)
+        size = rng.randint(1, 300)
+        store.add(100 + at, events[at:at + size])
+        at += size
+    assert len(store._offsets) == -(-len(events) // SpillStore.STRIDE)
+    for _ in range(300):
+        a = rng.randrange(len(events))
+        b = rng.randint(a, min(len(events), a + 200))
+        assert store.read(100 + a, 100 + b) == events[a:b]
+    assert store.read(100, 100 + len(events)) == events
+    with pytest.raises(IndexError):
+        store.read(99, 101)
+    store.close()
+
+
+def test_old_events_read_in_turn_from_two_pages_read_each_page_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A traffic filter reads each old event and its exchange's request, pages apart:
+    # one page held at a time read both pages again for every event.
+    monkeypatch.setattr(log_mod, "EVICT_BATCH", 64)
+    session = Session(keep=16)
+    for i in range(3 * log_mod.PAGE):
+        session.append(Kind.NOTE, {"text": f"note {i}"})
+    assert session.bounded
+    reads = []
+    store_read = session.store.read
+    monkeypatch.setattr(session.store, "read", lambda a, b: reads.append(a) or store_read(a, b))
+    for i in range(log_mod.PAGE, log_mod.PAGE + 200):
+        assert session.events[i].data["text"] == f"note {i}"
+        assert session.events[3].data["text"] == "note 3"
+    assert sorted(reads) == [0, log_mod.PAGE]
     session.close()
 
 

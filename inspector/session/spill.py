@@ -80,21 +80,32 @@ def event_from_line(obj: Any, facts: ExchangeFacts) -> Event:
 
 
 class SpillStore(EventStore):
-    """Events in a private temporary file, one JSON line each; an offset per event."""
+    """Events in a private temporary file, one JSON line each.
+
+    Where each line starts is kept for every ``STRIDE``-th event only: an offset per
+    event (8 bytes) would be the biggest thing a long stream leaves in memory once its
+    events are on disk. Reading event ``i`` reads from the line of the stride it falls
+    in, at most ``STRIDE - 1`` lines more than asked (they are split off, not decoded)."""
 
     keeps = True
+    #: One offset kept per this many events.
+    STRIDE = 64
 
     def __init__(self, directory: str | None = None) -> None:
         self._file = SpillFile(directory)
+        #: Where event ``_start + k * STRIDE`` starts in the file, for each k.
         self._offsets = array("q")
         self._start = 0
+        self._count = 0
         self.facts = ExchangeFacts()
 
     def add(self, start: int, events: list[Event]) -> None:
-        if not self._offsets:
+        if not self._count:
             self._start = start
         lines: list[bytes] = []
         offsets = self._offsets
+        stride = self.STRIDE
+        count = self._count
         end = self._file.end
         note = self.facts.note
         for event in events:
@@ -108,24 +119,30 @@ class SpillStore(EventStore):
                                    "exchange": event.exchange, "data": event.data},
                                   ensure_ascii=False, separators=(",", ":"), default=repr)
             data = line.encode("utf-8", "surrogatepass") + b"\n"
-            offsets.append(end)
+            if count % stride == 0:
+                offsets.append(end)
+            count += 1
             end += len(data)
             lines.append(data)
+        self._count = count
         self._file.write(b"".join(lines))
 
     def read(self, start: int, stop: int) -> list[Event]:
-        offsets = self._offsets
         lo, hi = start - self._start, stop - self._start
-        if lo < 0 or hi > len(offsets):
+        if lo < 0 or hi > self._count:
             raise IndexError("event index out of range")
         if lo >= hi:
             return []
-        first = offsets[lo]
-        last = offsets[hi] if hi < len(offsets) else self._file.end
-        blob = self._file.read(first, last - first)
+        stride = self.STRIDE
+        offsets = self._offsets
+        first_block = lo // stride
+        after = -(-hi // stride)  # the first stride wholly after the events asked for
+        first = offsets[first_block]
+        last = offsets[after] if after < len(offsets) else self._file.end
+        skip = lo - first_block * stride
+        lines = self._file.read(first, last - first).split(b"\n", skip + (hi - lo))[skip:skip + hi - lo]
         facts = self.facts
-        return [_spilled(json.loads(line.decode("utf-8", "surrogatepass")), facts)
-                for line in blob.split(b"\n")[:hi - lo]]
+        return [_spilled(json.loads(line.decode("utf-8", "surrogatepass")), facts) for line in lines]
 
     def close(self) -> None:
         self._file.close()
