@@ -202,6 +202,40 @@ def test_an_artifact_holds_its_text_once_and_builds_parts_when_read() -> None:
     assert parts.size() == len(parts.text()) + len('{"x": 1}')
 
 
+def test_a_chunk_log_holds_a_chunk_in_22_bytes_and_gives_back_every_fact() -> None:
+    from inspector.session.chunks import TAIL, Chunk, ChunkLog
+    from inspector.session.parts import PartList
+
+    def filled(n: int, big_at: int | None = None) -> tuple[ChunkLog, list[Chunk]]:
+        parts = PartList()
+        log = ChunkLog(parts)
+        expected = []
+        for i in range(n):
+            text = f"c{i} "
+            parts.add_text(text)
+            big = i == big_at  # past what the narrow columns hold: they widen, nothing is cut
+            chunk = Chunk(seq=(1 << 40) + i if big else 3 + i, t=i / 7, append=(None, False, True)[i % 3],
+                          last_chunk=(None, False, True)[i // 3 % 3], parts=[m.TextPart(text=text)],
+                          size=1 << 33 if big else len(text), exchange=70_000 if big else 2, pos=i,
+                          dup=i % 5 == 0)
+            log.add(chunk.seq, chunk.t, chunk.append, chunk.last_chunk, chunk.parts, chunk.size, chunk.exchange,
+                    chunk.pos, chunk.dup)
+            expected.append(chunk)
+        return log, expected
+
+    n = 3 * TAIL + 5
+    log, expected = filled(n)
+    assert len(log) == n and log == expected and list(reversed(log)) == expected[::-1]
+    assert log[TAIL - 1:TAIL + 2] == expected[TAIL - 1:TAIL + 2] and log[-1] == expected[-1]
+    assert [log.seq(i) for i in range(n)] == [c.seq for c in expected]
+    assert [log.end(i) for i in range(n)] == [i + 1 for i in range(n)]
+    assert [log.dup(i) for i in range(n)] == [c.dup for c in expected]
+    settled = sum(len(col) * col.itemsize for col in log._cols) + log.times.itemsize * log._settled
+    assert settled / log._settled <= 22
+    wide, expected = filled(n, big_at=TAIL + 7)
+    assert wide == expected and wide.exchange(TAIL + 7) == 70_000 and wide.exchange(TAIL + 8) == 2
+
+
 def _peak_rss_mb_of(cmd: list[str]) -> tuple[int, float, str]:
     """Run ``cmd`` and return (exit code, its peak RSS in MB, stderr)."""
     code = (f"import resource, subprocess, sys\n"
