@@ -162,3 +162,32 @@ def test_text_shown_otherwise_than_sent_is_not_handed_over() -> None:
     # ... nor a string that says something else.
     text = WrappedText("same")
     assert not text.adopt(lambda a, b: "diff"[a:b], 0)
+
+
+def test_rows_take_about_5_bytes_each_and_give_back_every_offset() -> None:
+    rows = wrap.Rows()
+    expected: list[tuple[int, int]] = []
+    pos = 0
+    rng = random.Random(7)
+    for i in range(20_000):
+        # A row ending at the next start (a cut word), one short (a dropped space or
+        # newline), or, which no wrap makes, further short or past it: all kept exactly.
+        length = rng.randint(0, 40)
+        gap = (0, 1, 1, 1, 300, -2)[i % 6] if i % 97 else 1
+        expected.append((pos, pos + length))
+        rows.append(pos, pos + length)
+        pos = max(0, pos + length + gap)
+    assert len(rows) == len(expected)
+    assert [rows[i] for i in range(len(rows))] == expected and rows[-1] == expected[-1]
+    for _ in range(50):  # as the last row is wrapped again
+        assert rows.pop() == expected.pop()
+        assert rows[-1] == expected[-1] and len(rows) == len(expected)
+    rows.append(1 << 33, (1 << 33) + 5)  # past 4 G characters: the starts widen
+    expected.append((1 << 33, (1 << 33) + 5))
+    assert [rows[i] for i in range(len(rows))] == expected
+
+    text = WrappedText("".join(f"line {i} of a long artifact\n" for i in range(50_000)))
+    assert text.wrap(10) == 150_001
+    kept = text._rows
+    size = len(kept._starts) * kept._starts.itemsize + len(kept._short)
+    assert size / len(kept) <= 5.1

@@ -101,14 +101,72 @@ def cells(text: str) -> int:
     return len(text) if text.isascii() else cell_len(text)
 
 
+class Rows:
+    """Rows as ``(start, end)`` offsets into a text, in about 5 bytes a row.
+
+    A row ends where the next one starts, or one character before it (the space or
+    newline a break drops), so each row keeps its start (4 bytes while the text is under
+    4 G characters) and a byte saying how far its end falls short of the next start;
+    the last row's end is kept as it is (``last_end``). The artifact of a million-chunk
+    stream has millions of rows: two 8-byte offsets each were 16 MB a million."""
+
+    __slots__ = ("_starts", "_short", "_far", "last_end")
+
+    def __init__(self) -> None:
+        self._starts = array("I")
+        self._short = bytearray()
+        #: Row -> its end, for the rare row that ends further before the next (never, as
+        #: wrap_rows and WrappedText break): kept exactly all the same.
+        self._far: dict[int, int] = {}
+        self.last_end = 0
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def append(self, start: int, end: int) -> None:
+        starts = self._starts
+        if starts:
+            short = start - self.last_end
+            if 0 <= short < 255:
+                self._short.append(short)
+            else:
+                self._short.append(255)
+                self._far[len(starts) - 1] = self.last_end
+        try:
+            starts.append(start)
+        except OverflowError:
+            starts = self._starts = array("q", starts)
+            starts.append(start)
+        self.last_end = end
+
+    def pop(self) -> tuple[int, int]:
+        """Remove the last row; its (start, end)."""
+        row = (self._starts.pop(), self.last_end)
+        if self._starts:
+            i = len(self._starts) - 1
+            short = self._short.pop()
+            self.last_end = self._far.pop(i) if short == 255 else row[0] - short
+        return row
+
+    def __getitem__(self, index: int) -> tuple[int, int]:
+        starts = self._starts
+        n = len(starts)
+        if index < 0:
+            index += n
+        if index == n - 1:
+            return starts[index], self.last_end
+        short = self._short[index]
+        return starts[index], self._far[index] if short == 255 else starts[index + 1] - short
+
+
 class WrappedText:
     """Append-only text, split into lines and wrapped to a width on demand.
 
     Agent text goes in as is: control characters and escape sequences are made
     visible (``\\x1b``), tabs become spaces.
 
-    Rows are ``(start, end)`` offsets into the whole text, in ``_starts``/``_ends``;
-    until a width is given every line is one row. The last row's cells are kept, so an
+    Rows are ``(start, end)`` offsets into the whole text (``Rows``); until a width is
+    given every line is one row. The last row's cells are kept, so an
     append that still fits it only moves its end.
 
     Text that is shown exactly as it came (no escapes, no tabs) can be read from where
@@ -118,7 +176,7 @@ class WrappedText:
     after the fact (it checks). Then only the rows are kept here, not a second copy; the
     first append that is not shown as sent takes a copy again."""
 
-    __slots__ = ("_blocks", "_block_starts", "_open", "_open_start", "_starts", "_ends", "_width",
+    __slots__ = ("_blocks", "_block_starts", "_open", "_open_start", "_rows", "_width",
                  "_tail_cells", "chars", "_as_sent", "_source", "_base", "_following")
 
     def __init__(self, text: str = "") -> None:
@@ -128,8 +186,8 @@ class WrappedText:
         self._block_starts: list[int] = []
         self._open: list[str] = []
         self._open_start = 0
-        self._starts = array("q", [0])
-        self._ends = array("q", [0])
+        self._rows = Rows()
+        self._rows.append(0, 0)
         self._width = UNWRAPPED
         self._tail_cells = 0
         self.chars = 0
@@ -267,8 +325,7 @@ class WrappedText:
         for piece in safe.split("\n") if "\n" in safe else (safe,):
             if not first:
                 pos += 1  # the newline: a new line starts a new row
-                self._starts.append(pos)
-                self._ends.append(pos)
+                self._rows.append(pos, pos)
                 self._tail_cells = 0
             first = False
             if piece:
@@ -280,16 +337,15 @@ class WrappedText:
         width = self._width
         added = _row_cells(piece) if width != UNWRAPPED else 0
         if self._tail_cells + added <= width:
-            self._ends[-1] = pos + len(piece)
+            self._rows.last_end = pos + len(piece)
             self._tail_cells += added
             return
-        start = self._starts.pop()
-        self._ends.pop()
+        start, _ = self._rows.pop()
         tail = self._slice(start, pos + len(piece))
         rows = wrap_rows(tail, 0, width)
+        append = self._rows.append
         for a, b in rows:
-            self._starts.append(start + a)
-            self._ends.append(start + b)
+            append(start + a, start + b)
         last = rows[-1]
         self._tail_cells = _row_cells(tail[last[0]:last[1]])
 
@@ -300,14 +356,14 @@ class WrappedText:
         width = max(1, width)
         if width != self._width:
             self._rewrap(width)
-        return len(self._starts)
+        return len(self._rows)
 
     def _rewrap(self, width: int) -> None:
         self._width = width
         full = self.text
         narrow = full.isascii() or None
-        starts = array("q")
-        ends = array("q")
+        rows = Rows()
+        append = rows.append
         pos = 0
         n = len(full)
         while True:
@@ -315,26 +371,23 @@ class WrappedText:
             if stop < 0:
                 stop = n
             if stop == pos:
-                starts.append(pos)
-                ends.append(pos)
+                append(pos, pos)
             elif narrow and stop - pos <= width:  # most lines of prose and code
-                starts.append(pos)
-                ends.append(stop)
+                append(pos, stop)
             else:
                 for a, b in wrap_rows(full, pos, width, stop):
-                    starts.append(a)
-                    ends.append(b)
+                    append(a, b)
             if stop >= n:
                 break
             pos = stop + 1
-        self._starts, self._ends = starts, ends
-        last = full[starts[-1]:ends[-1]]
+        self._rows = rows
+        last = full[rows[-1][0]:rows.last_end]
         self._tail_cells = _row_cells(last) if width != UNWRAPPED else 0
 
     @property
     def row_count(self) -> int:
-        return len(self._starts)
+        return len(self._rows)
 
     def row(self, index: int) -> str:
         """Row ``index`` at the last width given to :meth:`wrap`."""
-        return self._slice(self._starts[index], self._ends[index])
+        return self._slice(*self._rows[index])
