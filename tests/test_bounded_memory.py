@@ -202,6 +202,35 @@ def test_an_artifact_holds_its_text_once_and_builds_parts_when_read() -> None:
     assert parts.size() == len(parts.text()) + len('{"x": 1}')
 
 
+def test_an_artifact_holds_text_past_latin_1_as_utf_8_and_reads_back_every_character() -> None:
+    import random
+
+    from inspector.session import parts as parts_mod
+    from inspector.session.parts import PartList
+
+    rng = random.Random(11)
+    alphabet = ["token ", "naïve ", "“quoted” ", "—", "\n", "🙂", "日本", "x" * 40, "\ud800", "\t"]
+    parts = PartList()
+    pieces = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 6))) for _ in range(20_000)]
+    for piece in pieces:
+        parts.add_text(piece)
+    whole = "".join(pieces)
+    assert parts.text_length == len(whole)
+    assert any(block.__class__ is bytes for block in parts._blocks)
+    # What a million chunks cost: about their UTF-8, not 2 or 4 bytes a character.
+    held = sum(len(block) for block in parts._blocks)
+    closed = parts._starts[-1] + len(parts._block(len(parts._blocks) - 1))
+    assert held <= 1.05 * len(whole[:closed].encode("utf-8", "surrogatepass"))
+    for _ in range(500):
+        a = rng.randrange(len(whole))
+        b = rng.randint(a, min(len(whole), a + rng.choice((10, 200, 3 * parts_mod.BLOCK))))
+        assert parts.slice(a, b) == whole[a:b], (a, b)
+    assert [parts[i].text for i in range(0, 20_000, 997)] == pieces[::997]
+    assert parts.text() == whole and parts.text() is parts.text()
+    parts.add_text("more")  # appended after the text was joined: read back all the same
+    assert parts.slice(len(whole) - 3, len(whole) + 4) == whole[-3:] + "more"
+
+
 def test_a_chunk_log_holds_a_chunk_in_22_bytes_and_gives_back_every_fact() -> None:
     from inspector.session.chunks import TAIL, Chunk, ChunkLog
     from inspector.session.parts import PartList
