@@ -191,3 +191,28 @@ def test_rows_take_about_5_bytes_each_and_give_back_every_offset() -> None:
     kept = text._rows
     size = len(kept._starts) * kept._starts.itemsize + len(kept._short)
     assert size / len(kept) <= 5.1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_rewrap_reads_the_text_a_window_at_a_time_and_gives_the_same_rows(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wrap, "WINDOW", 50)
+    rng = random.Random(seed)
+    newline = (0.0, 0.01, 0.2, 0.5)[seed]  # one long line ... many short ones
+    source = "".join("".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 6)))
+                     + ("\n" if rng.random() < newline else "") for _ in range(2000))
+    source = visible(source).replace("\t", TAB)  # as shown: the text can be read from its source
+    asked: list[int] = []
+
+    def slicer(a: int, b: int) -> str:
+        asked.append(b - a)
+        return source[a:b]
+
+    text = WrappedText()
+    text.follow(slicer, 0)
+    for at in range(0, len(source), 97):
+        text.append(source[at:at + 97])
+    for width in (7, 1, 33, 120):
+        asked.clear()
+        assert rows_of(text, width) == reference_rows(source, width)
+        assert max(asked) <= max(50, 2 * width + 2)

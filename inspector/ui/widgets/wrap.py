@@ -33,6 +33,8 @@ _narrow: frozenset[str] | None = None
 BLOCK = 1 << 15
 #: The width while none is known: every line is one row.
 UNWRAPPED = 1 << 62
+#: Characters a re-wrap reads at a time (at least twice the width).
+WINDOW = 1 << 16
 
 
 def _all_narrow(text: str) -> bool:
@@ -359,30 +361,51 @@ class WrappedText:
         return len(self._rows)
 
     def _rewrap(self, width: int) -> None:
+        """Every row again at ``width``, reading the text a window at a time: the text
+        of a million-chunk artifact read whole was some 180 MB more at the moment of a
+        resize (the string, and the blocks it was joined from)."""
         self._width = width
-        full = self.text
-        narrow = full.isascii() or None
         rows = Rows()
         append = rows.append
-        pos = 0
-        n = len(full)
+        n = self.chars
+        span = max(WINDOW, 2 * width + 2)
+        pos = 0  # where the text not wrapped yet starts: a line's start, or a row's in it
         while True:
-            stop = full.find("\n", pos)
-            if stop < 0:
-                stop = n
-            if stop == pos:
-                append(pos, pos)
-            elif narrow and stop - pos <= width:  # most lines of prose and code
-                append(pos, stop)
-            else:
-                for a, b in wrap_rows(full, pos, width, stop):
-                    append(a, b)
-            if stop >= n:
+            end = min(n, pos + span)
+            text = self._slice(pos, end)
+            last = end >= n
+            narrow = text.isascii()
+            size = len(text)
+            i = 0
+            while True:
+                stop = text.find("\n", i)
+                if stop < 0:
+                    if not last:
+                        break
+                    stop = size
+                if stop == i:
+                    append(pos + i, pos + i)
+                elif narrow and stop - i <= width:  # most lines of prose and code
+                    append(pos + i, pos + stop)
+                else:
+                    for a, b in wrap_rows(text, i, width, stop):
+                        append(pos + a, pos + b)
+                if stop >= size:
+                    break
+                i = stop + 1
+            if last:
                 break
-            pos = stop + 1
+            if i < size:
+                # A line runs on past the window: its rows but the last are what the
+                # whole line gives (a row depends only on the text from its start to one
+                # character past the width); the last is wrapped again with what follows.
+                line_rows = wrap_rows(text, i, width)
+                for a, b in line_rows[:-1]:
+                    append(pos + a, pos + b)
+                i = line_rows[-1][0]
+            pos += i
         self._rows = rows
-        last = full[rows[-1][0]:rows.last_end]
-        self._tail_cells = _row_cells(last) if width != UNWRAPPED else 0
+        self._tail_cells = _row_cells(self._slice(*rows[-1])) if width != UNWRAPPED else 0
 
     @property
     def row_count(self) -> int:
