@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from typing import Any, overload
 
@@ -55,7 +55,7 @@ class PartList:
     """A list of parts (``len``, indexing, slices, iteration, ``==``) that appends."""
 
     __slots__ = ("_blocks", "_starts", "_blocked", "_pending", "_pending_size", "_length", "_ends", "_kept",
-                 "_other_size", "_decoded")
+                 "_kept_at", "_other_size", "_decoded")
 
     def __init__(self, parts: Iterable[Any] = ()) -> None:
         #: The text so far: pieces of about BLOCK characters (one, after text()), each a
@@ -71,8 +71,9 @@ class PartList:
         self._length = 0
         #: Per part: the length of the text up to and including its own.
         self._ends = array("q")
-        #: Index -> a part kept whole (anything but plain text).
+        #: Index -> a part kept whole (anything but plain text), and those indexes in order.
         self._kept: dict[int, Any] = {}
+        self._kept_at = array("q")
         self._other_size = 0
         #: The UTF-8 block read last and its text: a view draws rows of one block.
         self._decoded: tuple[bytes, str] | None = None
@@ -90,8 +91,10 @@ class PartList:
                     self._close_block()
                 if part.__dict__["metadata"] is not None or part.__pydantic_extra__:
                     self._kept[len(ends)] = part
+                    self._kept_at.append(len(ends))
             else:
                 self._kept[len(ends)] = part
+                self._kept_at.append(len(ends))
                 self._other_size += content_size(part)
             ends.append(self._length)
 
@@ -231,6 +234,31 @@ class PartList:
             start = pos
         if pos > start:
             yield text[start:pos]
+
+    def spans(self, first: int, stop: int) -> Iterator[Any]:
+        """Parts ``first`` to ``stop`` (exclusive) as a reader sees them, without building
+        a part per chunk: each run of text parts as the ``(start, end)`` of its text in
+        text(), each other part as it came."""
+        ends = self._ends
+        stop = min(stop, len(ends))
+        a = ends[first - 1] if first else 0
+        kept_at = self._kept_at
+        kept = self._kept
+        at = bisect_left(kept_at, first)
+        while at < len(kept_at) and kept_at[at] < stop:
+            i = kept_at[at]
+            at += 1
+            part = kept[i]
+            if part.__class__ is TextPart:
+                continue  # its text is in text(): part of the run
+            start = ends[i - 1] if i else 0
+            if start > a:
+                yield (a, start)
+            yield part
+            a = ends[i]
+        end = ends[stop - 1] if stop > first else a
+        if end > a:
+            yield (a, end)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, PartList, PartRange)):
