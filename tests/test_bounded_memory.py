@@ -109,9 +109,18 @@ def test_a_spill_file_keeps_an_offset_a_stride_and_reads_any_range_back() -> Non
     from inspector.session.spill import SpillStore
 
     store = SpillStore()
-    events = [Event.sse(i + 1, i / 3, 1, f"data: {{\"n\": {i}, \"text\": \"é\\n“{i}”\"}}", 1000 + i)
-              if i % 7 else Event(i + 1, i / 3, Kind.NOTE, 0, {"text": f"note {i}"}, 1000 + i)
-              for i in range(3000)]
+
+    def event(i: int) -> Event:
+        raw = f"data: {{\"n\": {i}, \"text\": \"é\\n“{i}”\"}}"
+        if i % 7 == 0:
+            return Event(i + 1, i / 3, Kind.NOTE, 0, {"text": f"note {i}"}, 1000.5 + i)
+        if i % 11 == 0:  # times that are not finite floats: a JSON line
+            return Event.sse(i + 1, float("inf") if i % 2 else i, 1, raw, 1000 + i)
+        if i % 5 == 0:  # a block of several lines, and text that is not valid UTF-8 as it stands
+            raw = f"event: x{i}\r\nid: {i}\ndata: \ud800 [{i}]\n,42]\n"
+        return Event.sse(i + 1, i / 3, 1, raw, 1000.5 + i)
+
+    events = [event(i) for i in range(3000)]
     rng = random.Random(5)
     at = 0
     while at < len(events):  # batches of any size, as a session evicts (or shrinks)
@@ -123,7 +132,10 @@ def test_a_spill_file_keeps_an_offset_a_stride_and_reads_any_range_back() -> Non
         a = rng.randrange(len(events))
         b = rng.randint(a, min(len(events), a + 200))
         assert store.read(100 + a, 100 + b) == events[a:b]
-    assert store.read(100, 100 + len(events)) == events
+    again = store.read(100, 100 + len(events))
+    assert again == events
+    assert [(e.raw, e.compact, type(e.t), type(e.wall)) for e in again] == [
+        (e.raw, e.compact, type(e.t), type(e.wall)) for e in events]
     with pytest.raises(IndexError):
         store.read(99, 101)
     store.close()
