@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from .parts import PartList
 
 _FLAG = {None: 0, False: 1, True: 2}
-#: Whole numbers kept per chunk: seq, flags, size, exchange, pos, part count.
+#: Whole numbers kept per chunk: seq, flags (append + 3 * last_chunk + 9 * dup, each
+#: None/False/True as 0/1/2), size, exchange, pos, part count.
 WIDTH = 6
 _UNFLAG = (None, False, True)
 #: Chunks appended to the tail (one ``extend`` each, the cheapest append) before they
