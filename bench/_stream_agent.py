@@ -7,8 +7,9 @@ WORKLOAD is ``chunks`` (one artifact in COUNT chunks of about 45 characters) or
 ``status`` (COUNT working status updates, each with a short agent message: "token
 streaming" as LLM agents built on a2a-sdk do it). Either stream opens with the task and
 a working status and ends with a completed status marked final, in a2a-sdk's 1.0 wire
-form (``json.dumps`` defaults, CRLF framing). GET requests get 404: clients take the
-dialect from ``--dialect 1.0``. Standard library only; loopback only.
+form (``json.dumps`` defaults, CRLF framing). A GET of /.well-known/agent-card.json gets
+a 1.0 card that says it streams (so ``a2a-inspect URL`` connects with its defaults, as
+to any agent), any other GET 404. Standard library only; loopback only.
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ def _status(state: str, text: str | None, *, final: bool = False) -> dict:
     if final:
         update["final"] = True
     return {"statusUpdate": update}
+
+
+def card(host: str) -> bytes:
+    return json.dumps({
+        "name": "stream agent", "description": "one long stream per call (bench/_stream_agent.py)", "version": "1",
+        "supportedInterfaces": [{"url": f"http://{host}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": True}, "defaultInputModes": ["text"], "defaultOutputModes": ["text"],
+        "skills": []}).encode()
 
 
 def chunk_text(i: int) -> str:
@@ -69,15 +78,23 @@ async def serve(workload: str, count: int) -> None:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode("latin-1").split("\r\n")
-                method = lines[0].split(" ")[0]
+                method, path = lines[0].split(" ")[:2]
                 length = 0
+                host = "127.0.0.1"
                 for line in lines[1:]:
                     name, _, value = line.partition(":")
                     if name.strip().lower() == "content-length":
                         length = int(value)
+                    elif name.strip().lower() == "host":
+                        host = value.strip()
                 body = await reader.readexactly(length) if length else b""
                 if method != "POST":
-                    writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+                    if path.split("?")[0] == "/.well-known/agent-card.json":
+                        answer = card(host)
+                        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%b"
+                                     % (len(answer), answer))
+                    else:
+                        writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                     await writer.drain()
                     continue
                 rpc_id = json.loads(body).get("id")

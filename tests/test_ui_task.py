@@ -518,6 +518,78 @@ async def test_a_streaming_artifact_text_is_held_once_by_the_tracker_not_the_vie
             assert task.artifacts["big"].text() == sent + "".join(f"\ttabbed {i}" for i in range(2))
 
 
+async def test_the_chunk_table_lists_interleaved_artifacts_in_arrival_order_as_runs() -> None:
+    from test_tracker import Script, chunk, send, status
+
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), status("t", "working"))
+    order: list[tuple[str, str]] = []
+
+    def arrive(aid: str, i: int, **flags: Any) -> None:
+        s.event(ex, chunk("t", aid, f"{aid}{i} ", append=i > 0 or None, **flags))
+        order.append((aid, f"{aid}{i} "))
+
+    for i in range(300):  # a run of one artifact, then both in turns, then runs again
+        arrive("a", i)
+    async with InspectorApp().run_test(size=SIZE) as pilot:
+        app = pilot.app
+        conn = AgentConnection("http://127.0.0.1:9/", session=s.session, read_only=True)
+        app.open_connection(conn)
+        app.select_task("t")
+        app.action_view("task")
+        artifacts = view(app, ArtifactsView)
+        artifacts.document.focus()
+        await pilot.press("t")
+        table = artifacts.chunk_table
+        await wait_until(pilot, lambda: table.row_count == 300, 5, "300 rows")
+        for i in range(300, 320):
+            arrive("a", i)
+            arrive("b", i - 300)
+        for i in range(20, 50):
+            arrive("b", i)
+        for i in range(320, 330):
+            arrive("a", i)
+        app.call_later(artifacts._sync)  # as a frame would, after all of them arrived at once
+        await wait_until(pilot, lambda: table.row_count == len(order), 5, "every chunk")
+        rows = [table.cells(i) for i in range(table.row_count)]
+        assert [(r[1], r[4]) for r in rows] == [(aid, str(len(text))) for aid, text in order]
+        assert [r[0] for r in rows] == [str(i + 1) for i in range(len(order))]
+        assert [table.chunk(i).parts[0].text for i in range(len(order))] == [text for _, text in order]
+        # Runs: a0-a300, then one per turn (b0, a301, ... b19; b20-b49 go on b19's),
+        # then a320-a329.
+        assert len(table._run_keys) == 1 + 39 + 1
+        assert table.cursor_row == len(order) - 1  # it followed the newest row
+
+
+async def test_an_artifact_shown_again_shows_what_it_showed_while_it_arrived() -> None:
+    from test_tracker import Script, chunk, send, status
+
+    s = Script("0.3")
+    ex, _ = s.stream(send("go"), status("t", "working"))
+    s.event(ex, chunk("t", "a", "first line\n"))
+    for i in range(3000):
+        s.event(ex, chunk("t", "a", f"chunk {i} of a long line " + ("\n" if i % 7 == 0 else ""), append=True))
+    s.event(ex, {"kind": "artifact-update", "taskId": "t", "contextId": "c1", "append": True,
+                 "artifact": {"artifactId": "a", "parts": [{"kind": "data", "data": {"k": [1, 2]}}]}})
+    s.event(ex, chunk("t", "a", "after the data\tpart \x1b[1m", append=True, last=True))
+    async with InspectorApp().run_test(size=SIZE) as pilot:
+        app = pilot.app
+        conn = AgentConnection("http://127.0.0.1:9/", session=s.session, read_only=True)
+        app.open_connection(conn)
+        app.select_task("t")
+        app.action_view("task")
+        artifacts = view(app, ArtifactsView)
+        document = artifacts.document
+        await wait_until(pilot, lambda: "a" in document.sections and len(document.sections["a"].blocks) == 3, 5,
+                         "the artifact")
+        shown = (document.plain, document.row_count, [b.kind for b in document.sections["a"].blocks])
+        document.clear()
+        document.sync(conn.tracker.task("t"))
+        assert (document.plain, document.row_count, [b.kind for b in document.sections["a"].blocks]) == shown
+        assert shown[2] == ["text", "data", "text"]
+        assert document.plain.endswith("after the data    part \\x1b[1m")
+
+
 async def test_the_artifact_view_keeps_the_end_in_sight_when_it_gets_shorter() -> None:
     """Following the end of a long artifact, the view gets shorter with no new text (a
     cap on its height here; the state diagram above growing a row does the same): the

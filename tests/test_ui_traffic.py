@@ -234,3 +234,35 @@ def test_index_is_incremental_and_time_boxed() -> None:
     assert index.requests == requests
     assert index.exchange_step(0, 1) == 1 and index.exchange_step(1, 1) is None
     assert Filter.parse('"two words" status:2xx').terms[0].value == "two words"
+
+
+def test_rows_are_runs_of_positions_and_read_as_a_list_of_them() -> None:
+    import random
+    from bisect import bisect_left
+
+    from inspector.ui.widgets.traffic_model import Positions
+
+    rng = random.Random(3)
+    for density in (1.0, 0.5, 0.02):
+        kept = Positions()
+        plain: list[int] = []
+        pos = 0
+        while len(plain) < 5000:
+            if rng.random() < 0.5:
+                stop = pos + rng.randint(1, 40)
+                chosen = [p for p in range(pos, stop) if density == 1.0 or rng.random() < density]
+                kept.extend(range(pos, stop) if density == 1.0 else iter(chosen))
+                plain.extend(chosen)
+                pos = stop
+            pos += rng.randint(0, 3)
+        assert len(kept) == len(plain) and kept == plain and list(kept) == plain
+        assert [kept[i] for i in range(len(plain))] == plain and kept[-1] == plain[-1]
+        for probe in range(-2, plain[-1] + 3):
+            assert kept.bisect_left(probe) == bisect_left(plain, probe), probe
+    # No filter over a stream: the rows of a million events are one run.
+    index = TrafficIndex(session := Session())
+    synthetic(session, 3000)
+    while not index.catch_up():
+        pass
+    assert index.rows == range(len(session)) and index.rows._rows is None
+    assert all(members._rows is None for members in index.exchanges.values())

@@ -162,3 +162,57 @@ def test_text_shown_otherwise_than_sent_is_not_handed_over() -> None:
     # ... nor a string that says something else.
     text = WrappedText("same")
     assert not text.adopt(lambda a, b: "diff"[a:b], 0)
+
+
+def test_rows_take_about_5_bytes_each_and_give_back_every_offset() -> None:
+    rows = wrap.Rows()
+    expected: list[tuple[int, int]] = []
+    pos = 0
+    rng = random.Random(7)
+    for i in range(20_000):
+        # A row ending at the next start (a cut word), one short (a dropped space or
+        # newline), or, which no wrap makes, further short or past it: all kept exactly.
+        length = rng.randint(0, 40)
+        gap = (0, 1, 1, 1, 300, -2)[i % 6] if i % 97 else 1
+        expected.append((pos, pos + length))
+        rows.append(pos, pos + length)
+        pos = max(0, pos + length + gap)
+    assert len(rows) == len(expected)
+    assert [rows[i] for i in range(len(rows))] == expected and rows[-1] == expected[-1]
+    for _ in range(50):  # as the last row is wrapped again
+        assert rows.pop() == expected.pop()
+        assert rows[-1] == expected[-1] and len(rows) == len(expected)
+    rows.append(1 << 33, (1 << 33) + 5)  # past 4 G characters: the starts widen
+    expected.append((1 << 33, (1 << 33) + 5))
+    assert [rows[i] for i in range(len(rows))] == expected
+
+    text = WrappedText("".join(f"line {i} of a long artifact\n" for i in range(50_000)))
+    assert text.wrap(10) == 150_001
+    kept = text._rows
+    size = len(kept._starts) * kept._starts.itemsize + len(kept._short)
+    assert size / len(kept) <= 5.1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_rewrap_reads_the_text_a_window_at_a_time_and_gives_the_same_rows(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wrap, "WINDOW", 50)
+    rng = random.Random(seed)
+    newline = (0.0, 0.01, 0.2, 0.5)[seed]  # one long line ... many short ones
+    source = "".join("".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 6)))
+                     + ("\n" if rng.random() < newline else "") for _ in range(2000))
+    source = visible(source).replace("\t", TAB)  # as shown: the text can be read from its source
+    asked: list[int] = []
+
+    def slicer(a: int, b: int) -> str:
+        asked.append(b - a)
+        return source[a:b]
+
+    text = WrappedText()
+    text.follow(slicer, 0)
+    for at in range(0, len(source), 97):
+        text.append(source[at:at + 97])
+    for width in (7, 1, 33, 120):
+        asked.clear()
+        assert rows_of(text, width) == reference_rows(source, width)
+        assert max(asked) <= max(50, 2 * width + 2)

@@ -2,10 +2,12 @@
 
 A streamed artifact has one chunk per event; a ``Chunk`` object per chunk (with its
 parts list) would cost about 300 bytes beside the text, which the artifact's parts hold
-already. ``ChunkLog`` keeps each chunk's facts as numbers in one array (56 bytes a chunk) and
-builds a ``Chunk`` when one is read, its parts taken from the artifact (a duplicate's
-parts are, by definition, the ones already at its position). Before an artifact starts
-over, the chunks that came before keep their parts themselves (``detach``).
+already. ``ChunkLog`` keeps each chunk's facts as numbers in typed columns, each as
+narrow as its values allow (about 22 bytes a chunk: a million-chunk stream is one of
+the larger things a session holds), and builds a ``Chunk`` when one is read, its parts
+taken from the artifact (a duplicate's parts are, by definition, the ones already at
+its position). Before an artifact starts over, the chunks that came before keep their
+parts themselves (``detach``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,17 @@ if TYPE_CHECKING:
     from .parts import PartList
 
 _FLAG = {None: 0, False: 1, True: 2}
-#: Numbers kept per chunk.
-WIDTH = 7
+#: Whole numbers kept per chunk: seq, flags (append + 3 * last_chunk + 9 * dup, each
+#: None/False/True as 0/1/2), size, exchange, pos, part count.
+WIDTH = 6
 _UNFLAG = (None, False, True)
+#: Chunks appended to the tail (one ``extend`` each, the cheapest append) before they
+#: move to the narrow columns together.
+TAIL = 1024
+#: The first type of each column (seq, flags, size, exchange, pos, count), widened
+#: along WIDER when a value does not fit.
+_NARROW = ("I", "B", "H", "H", "I", "B")
+WIDER = {"B": "H", "H": "I", "I": "q"}
 
 
 @dataclass(slots=True)
@@ -41,15 +51,22 @@ class Chunk:
 
 
 class ChunkLog:
-    """A list of ``Chunk`` (``len``, indexing, slices, iteration, ``==``) that appends."""
+    """A list of ``Chunk`` (``len``, indexing, slices, iteration, ``==``) that appends.
 
-    __slots__ = ("_cols", "_parts", "_source")
+    Appending is ``tail.extend((seq, flags, size, exchange, pos, count))`` and
+    ``times.append(t)``, then ``settle()`` once the tail holds ``TAIL`` chunks (the
+    tracker inlines this for the commonest chunk)."""
+
+    __slots__ = ("tail", "times", "_cols", "_settled", "_parts", "_source")
 
     def __init__(self, source: "PartList | None" = None) -> None:
-        #: Per chunk, WIDTH numbers: seq, t, flags (append + 3 * last_chunk + 9 * dup, each
-        #: None/False/True as 0/1/2), size, exchange, pos, part count. Doubles hold them
-        #: all exactly, and one extend per chunk is the cheapest append.
-        self._cols = array("d")
+        #: The newest chunks' whole numbers, WIDTH a chunk (see _NARROW for the order).
+        self.tail = array("q")
+        #: Every chunk's time (the event's t, exactly).
+        self.times = array("d")
+        #: The older chunks' whole numbers: a column each, as narrow as its values allow.
+        self._cols = [array(code) for code in _NARROW]
+        self._settled = 0
         #: Index -> parts, for chunks whose parts are no longer in the artifact's list.
         self._parts: dict[int, Any] = {}
         #: The artifact's parts (where a chunk's parts are read from).
@@ -57,8 +74,34 @@ class ChunkLog:
 
     def add(self, seq: int, t: float, append: bool | None, last_chunk: bool | None, parts: Any,
             size: int, exchange: int, pos: int, dup: bool = False) -> None:
-        self._cols.extend((seq, t, _FLAG[append] + 3 * _FLAG[last_chunk] + (9 if dup else 0), size, exchange,
-                           pos, len(parts)))
+        self.tail.extend((seq, _FLAG[append] + 3 * _FLAG[last_chunk] + (9 if dup else 0), size, exchange, pos,
+                          len(parts)))
+        self.times.append(t)
+        if len(self.tail) >= TAIL * WIDTH:
+            self.settle()
+
+    def settle(self) -> None:
+        """Move the tail's chunks to the narrow columns."""
+        tail = self.tail
+        if not tail:
+            return
+        cols = self._cols
+        for k in range(WIDTH):
+            col = cols[k]
+            values = tail[k::WIDTH]
+            while True:
+                try:
+                    col.extend(array(col.typecode, values))
+                    break
+                except OverflowError:
+                    # A value too big (or negative) for this width: the column widens
+                    # for good, its values as they were.
+                    col = cols[k] = array(WIDER.get(col.typecode, "q"), col)
+                    if col.typecode == "q":
+                        col.extend(values)
+                        break
+        self._settled += len(tail) // WIDTH
+        self.tail = array("q")
 
     def append(self, chunk: "Chunk") -> None:
         self.add(chunk.seq, chunk.t, chunk.append, chunk.last_chunk, chunk.parts, chunk.size,
@@ -76,41 +119,49 @@ class ChunkLog:
             return
         parts = self._parts
         n = len(source)
-        cols = self._cols
         for i in range(len(self)):
             if i not in parts:
-                pos, count = int(cols[i * WIDTH + 5]), int(cols[i * WIDTH + 6])
+                pos, count = self._int(i, 4), self._int(i, 5)
                 parts[i] = source[pos:pos + count] if pos + count <= n else []
 
     # ------------------------------------------------------------------ reading
 
     def __len__(self) -> int:
-        return len(self._cols) // WIDTH
+        return len(self.times)
 
     def __bool__(self) -> bool:
-        return len(self._cols) > 0
+        return len(self.times) > 0
+
+    def _int(self, i: int, k: int) -> int:
+        """Whole number ``k`` (see _NARROW) of chunk ``i``."""
+        at = i - self._settled
+        if at >= 0:
+            return self.tail[at * WIDTH + k]
+        return self._cols[k][i]
 
     def seq(self, i: int) -> int:
-        return int(self._cols[i * WIDTH])
+        return self._int(i, 0)
 
     def exchange(self, i: int) -> int:
-        return int(self._cols[i * WIDTH + 4])
+        return self._int(i, 3)
 
     def dup(self, i: int) -> bool:
-        return self._cols[i * WIDTH + 2] >= 9
+        return self._int(i, 1) >= 9
 
     def end(self, i: int) -> int:
         """Where chunk ``i``'s parts end in the artifact."""
-        at = i * WIDTH
-        return int(self._cols[at + 5] + self._cols[at + 6])
+        return self._int(i, 4) + self._int(i, 5)
 
     def _chunk(self, i: int) -> Chunk:
-        seq, t, flags, size, exchange, pos, count = self._cols[i * WIDTH:(i + 1) * WIDTH]
-        pos, count, flags = int(pos), int(count), int(flags)
+        at = i - self._settled
+        if at >= 0:
+            seq, flags, size, exchange, pos, count = self.tail[at * WIDTH:(at + 1) * WIDTH]
+        else:
+            seq, flags, size, exchange, pos, count = (col[i] for col in self._cols)
         parts = self._parts.get(i)
         if parts is None:
             parts = self._source[pos:pos + count] if self._source is not None else []
-        return Chunk(int(seq), t, _UNFLAG[flags % 3], _UNFLAG[flags // 3 % 3], parts, int(size), int(exchange),
+        return Chunk(seq, self.times[i], _UNFLAG[flags % 3], _UNFLAG[flags // 3 % 3], parts, size, exchange,
                      pos, flags >= 9)
 
     @overload

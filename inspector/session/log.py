@@ -23,6 +23,9 @@ EVICT_BATCH = 4096
 _SSE = Kind.SSE
 #: Older events are read back this many at a time.
 PAGE = 512
+#: Pages of older events held, the most recently read: a view reading old events and,
+#: for each, its exchange's request (another page) must not read both pages every time.
+PAGES = 4
 
 
 class EventGone(IndexError):
@@ -36,12 +39,13 @@ class EventLog:
     longer holds in memory are read from its store, one by one. Iterating over events
     from the store reads them in order, in pages."""
 
-    __slots__ = ("_mem", "_base", "_store", "_page")
+    __slots__ = ("_mem", "_base", "_store", "_pages")
 
     def __init__(self, store: EventStore | None) -> None:
         self._mem: list[Event] = []
-        #: The last page of older events read back: (its first position, its events).
-        self._page: tuple[int, list[Event]] | None = None
+        #: The last PAGES pages of older events read back: first position -> events,
+        #: least recently read first.
+        self._pages: dict[int, list[Event]] = {}
         #: Events before _mem[0] (in the store, or gone).
         self._base = 0
         self._store = store
@@ -78,12 +82,16 @@ class EventLog:
         if at >= 0:
             return self._mem[at]
         # Views read old events one by one, mostly near each other: a page at a time.
-        page = self._page
+        pages = self._pages
         start = index - index % PAGE
+        page = pages.pop(start, None)
         # A page read when fewer events had left memory ends short of those that left since.
-        if page is None or page[0] != start or index - start >= len(page[1]):
-            page = self._page = (start, self._read(start, min(start + PAGE, self._base)))
-        return page[1][index - start]
+        if page is None or index - start >= len(page):
+            page = self._read(start, min(start + PAGE, self._base))
+            if len(pages) >= PAGES:
+                del pages[next(iter(pages))]
+        pages[start] = page
+        return page[index - start]
 
     def __iter__(self) -> Iterator[Event]:
         return self._range(0, len(self))

@@ -1,19 +1,26 @@
-"""An artifact's parts, with all its text held once, as one string.
+"""An artifact's parts, with all its text held once.
 
 A streamed artifact is thousands of text parts of a few dozen characters each; held as
 models, each would cost about 700 bytes beside its text, and the artifact's text joined
 for the views would be a second copy. ``PartList`` keeps the text of every text part in
-one string (``text()``, which the views read and share) and, per part, only where its
-text ends (8 bytes). A part that is more than plain text (a file, data, a text part with
-metadata or keys of its own) is kept as it came. Reading a part builds it again: equal
-to the one that arrived, not the same object.
+blocks of about 64 K characters (``text()`` joins them into one string, kept and
+shared; the TUI reads ``slice`` instead) and, per part, only where its text ends (8
+bytes). A part that is more than plain text (a file, data, a text part with metadata or
+keys of its own) is kept as it came. Reading a part builds it again: equal to the one
+that arrived, not the same object.
+
+A block is held as UTF-8 when that is smaller than the string: a Python string takes 2
+bytes a character once one character is past U+00FF (a curly quote, a dash) and 4 past
+U+FFFF (an emoji), where UTF-8 takes 1 for ASCII. A million chunks of typical model
+text were 92 MB as strings; as UTF-8, about 55.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from typing import Any, overload
 
@@ -35,16 +42,27 @@ def content_size(part: Any) -> int:
 BLOCK = 1 << 16
 
 
+def _compact(block: str) -> str | bytes:
+    """``block``, or its UTF-8 when that takes less memory (see the module's doc)."""
+    if block.isascii():
+        return block
+    encoded = block.encode("utf-8", "surrogatepass")
+    # (The sizes of the objects: the string's says how wide its characters are stored,
+    # at no cost, where max() over the characters cost about 1 µs a chunk.)
+    return encoded if sys.getsizeof(encoded) < sys.getsizeof(block) else block
+
+
 class PartList:
     """A list of parts (``len``, indexing, slices, iteration, ``==``) that appends."""
 
     __slots__ = ("_blocks", "_starts", "_blocked", "_pending", "_pending_size", "_length", "_ends", "_kept",
-                 "_other_size")
+                 "_kept_at", "_other_size", "_decoded")
 
     def __init__(self, parts: Iterable[Any] = ()) -> None:
-        #: The text so far: pieces of about BLOCK characters (one, after text()), where
-        #: each starts, and how many characters they hold ...
-        self._blocks: list[str] = []
+        #: The text so far: pieces of about BLOCK characters (one, after text()), each a
+        #: string or its UTF-8 (_compact), where each starts, and how many characters
+        #: they hold ...
+        self._blocks: list[str | bytes] = []
         self._starts: list[int] = []
         self._blocked = 0
         #: ... and what arrived since, not yet joined into a block (a string object per
@@ -54,9 +72,12 @@ class PartList:
         self._length = 0
         #: Per part: the length of the text up to and including its own.
         self._ends = array("q")
-        #: Index -> a part kept whole (anything but plain text).
+        #: Index -> a part kept whole (anything but plain text), and those indexes in order.
         self._kept: dict[int, Any] = {}
+        self._kept_at = array("q")
         self._other_size = 0
+        #: The UTF-8 block read last and its text: a view draws rows of one block.
+        self._decoded: tuple[bytes, str] | None = None
         self.extend(parts)
 
     def extend(self, parts: Iterable[Any]) -> None:
@@ -71,8 +92,10 @@ class PartList:
                     self._close_block()
                 if part.__dict__["metadata"] is not None or part.__pydantic_extra__:
                     self._kept[len(ends)] = part
+                    self._kept_at.append(len(ends))
             else:
                 self._kept[len(ends)] = part
+                self._kept_at.append(len(ends))
                 self._other_size += content_size(part)
             ends.append(self._length)
 
@@ -93,9 +116,19 @@ class PartList:
     def _close_block(self) -> None:
         block = "".join(self._pending)
         self._starts.append(self._blocked)
-        self._blocks.append(block)
+        self._blocks.append(_compact(block))
         self._blocked += len(block)
         self._pending, self._pending_size = [], 0
+
+    def _block(self, index: int) -> str:
+        """Block ``index`` as a string."""
+        block = self._blocks[index]
+        if block.__class__ is str:
+            return block  # type: ignore[return-value]
+        decoded = self._decoded
+        if decoded is None or decoded[0] is not block:
+            decoded = self._decoded = (block, block.decode("utf-8", "surrogatepass"))  # type: ignore[arg-type, union-attr]
+        return decoded[1]
 
     def text(self) -> str:
         """Every text part's text, in order, as one string (kept: no copy per call).
@@ -104,10 +137,11 @@ class PartList:
         blocks = self._blocks
         if self._pending:
             self._close_block()
-        if len(blocks) > 1:
-            blocks[:] = ["".join(blocks)]
+        if len(blocks) > 1 or (blocks and blocks[0].__class__ is not str):
+            blocks[:] = ["".join([self._block(i) for i in range(len(blocks))])]
             self._starts[:] = [0]
-        return blocks[0] if blocks else ""
+            self._decoded = None
+        return blocks[0] if blocks else ""  # type: ignore[return-value]
 
     def slice(self, a: int, b: int) -> str:
         """``text()[a:b]``, without joining the whole text: what is new since the last
@@ -128,7 +162,7 @@ class PartList:
         pos = a
         while pos < b and index < len(blocks):
             start = starts[index]
-            block = blocks[index]
+            block = self._block(index)
             out.append(block[pos - start:b - start])
             pos = start + len(block)
             index += 1
@@ -201,6 +235,31 @@ class PartList:
             start = pos
         if pos > start:
             yield text[start:pos]
+
+    def spans(self, first: int, stop: int) -> Iterator[Any]:
+        """Parts ``first`` to ``stop`` (exclusive) as a reader sees them, without building
+        a part per chunk: each run of text parts as the ``(start, end)`` of its text in
+        text(), each other part as it came."""
+        ends = self._ends
+        stop = min(stop, len(ends))
+        a = ends[first - 1] if first else 0
+        kept_at = self._kept_at
+        kept = self._kept
+        at = bisect_left(kept_at, first)
+        while at < len(kept_at) and kept_at[at] < stop:
+            i = kept_at[at]
+            at += 1
+            part = kept[i]
+            if part.__class__ is TextPart:
+                continue  # its text is in text(): part of the run
+            start = ends[i - 1] if i else 0
+            if start > a:
+                yield (a, start)
+            yield part
+            a = ends[i]
+        end = ends[stop - 1] if stop > first else a
+        if end > a:
+            yield (a, end)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, PartList, PartRange)):

@@ -59,7 +59,7 @@ from ..protocol.models import (
     TextPart,
 )
 from ..protocol.states import INTERRUPTED, TERMINAL, is_legal
-from .chunks import _FLAG, ChunkLog
+from .chunks import _FLAG, TAIL, WIDTH, ChunkLog
 from .events import _LAZY, Event, Kind
 from .history import HistorySpill, MessageLog
 from .log import Session
@@ -123,6 +123,8 @@ _OURS = frozenset(("closed", "timeout", "limit"))
 _SSE = Kind.SSE
 #: A gRPC stream's message: folded as an SSE event is (it has no SSE id).
 _MESSAGE = Kind.MESSAGE
+#: A ChunkLog's tail is settled into its columns at this length (ChunkLog.add, inlined).
+_CHUNK_TAIL = TAIL * WIDTH
 
 
 @dataclass(slots=True, frozen=True)
@@ -684,7 +686,12 @@ class TaskTracker:
             size = _size(parts)
             assembled.extend(parts)
         # ChunkLog.add, inlined.
-        view.chunks._cols.extend((seq, t, _FLAG[append] + 3 * _FLAG[last], size, number, pos, len(parts)))
+        chunks = view.chunks
+        tail = chunks.tail
+        tail.extend((seq, _FLAG[append] + 3 * _FLAG[last], size, number, pos, len(parts)))
+        chunks.times.append(t)
+        if len(tail) >= _CHUNK_TAIL:
+            chunks.settle()
         view.chunked = True
         if last:
             view.closed = True
@@ -717,7 +724,12 @@ class TaskTracker:
         pos = len(assembled._ends)
         assembled.add_text(text)
         # ChunkLog.add, inlined (append is True: flag 2).
-        view.chunks._cols.extend((seq, t, 2 + 3 * _FLAG[last], len(text), number, pos, 1))
+        chunks = view.chunks
+        tail = chunks.tail
+        tail.extend((seq, 2 + 3 * _FLAG[last], len(text), number, pos, 1))
+        chunks.times.append(t)
+        if len(tail) >= _CHUNK_TAIL:
+            chunks.settle()
         view.chunked = True
         if last:
             view.closed = True

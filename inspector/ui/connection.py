@@ -21,7 +21,9 @@ _ids = itertools.count(1)
 
 #: A live session holds its newest events in memory; older ones go to a private spill
 #: file and are read back when a view asks (the traffic view says so when it happens).
-EVENTS_KEPT = 1_000_000
+#: Many screens of traffic, yet little memory: an event held costs about its raw size
+#: plus 150 bytes (a million held took over 500 MB), one spilled costs nothing here.
+EVENTS_KEPT = 10_000
 #: Messages of each task's history held in memory (older ones: on disk, read back).
 MESSAGES_KEPT = 10_000
 

@@ -19,7 +19,7 @@ from ...textsafe import visible
 from .base import ComponentStyles, LineBase
 from .formatting import data_json, file_summary
 from .scrolling import set_virtual_size
-from .wrap import WrappedText, cells
+from .wrap import WINDOW, WrappedText, cells
 
 if TYPE_CHECKING:
     from ...protocol.models import FilePart
@@ -99,24 +99,30 @@ class _Section:
             self.blocks, self._text, self._count = [], None, 0
             self._raw, self._shared = 0, False
             self._parts = parts
-        from ...protocol.models import DataPart, FilePart, TextPart
+        from ...protocol.models import TextPart
+        from ...session.parts import PartList
 
-        pending: list[str] = []
-        for part in parts[self._count:]:
-            if isinstance(part, TextPart):
-                pending.append(part.text)
-                continue
-            self._flush(pending, parts)
-            pending = []
-            self._text = None
-            if isinstance(part, FilePart):
-                self.blocks.append(_Block("file", FILE_MARK + file_summary(part.file), part))
-            elif isinstance(part, DataPart):
-                self.blocks.append(_Block("data", data_json(part.data)))
-            else:
-                self.blocks.append(_Block("text", repr(part)))
-            structure = True
-        structure = self._flush(pending, parts) or structure
+        if isinstance(parts, PartList):
+            # Text runs as spans of the tracker's text, appended a window at a time: an
+            # artifact of a million chunks shown again (another task, then back) built a
+            # part and a string a chunk and the whole text twice over, some 300 MB.
+            for piece in parts.spans(self._count, len(parts)):
+                if piece.__class__ is tuple:
+                    a, b = piece
+                    for w in range(a, b, WINDOW):
+                        structure = self._flush([parts.slice(w, min(b, w + WINDOW))], parts) or structure
+                else:
+                    structure = self._other(piece, parts) or structure
+        else:
+            pending: list[str] = []
+            for part in parts[self._count:]:
+                if isinstance(part, TextPart):
+                    pending.append(part.text)
+                    continue
+                self._flush(pending, parts)
+                pending = []
+                structure = self._other(part, parts) or structure
+            structure = self._flush(pending, parts) or structure
         self._count = len(parts)
         title = _title(art)
         if self.title.body.text != title:
@@ -128,6 +134,21 @@ class _Section:
                 if block.kind == "text":
                     block.body.adopt(parts.slice, block.base)
         return True, structure
+
+    def _other(self, part: Any, parts: Any) -> bool:
+        """A part that is not in a text run of ``parts``' own text: a block of its own."""
+        from ...protocol.models import DataPart, FilePart, TextPart
+
+        if isinstance(part, TextPart):
+            return self._flush([part.text], parts)
+        self._text = None
+        if isinstance(part, FilePart):
+            self.blocks.append(_Block("file", FILE_MARK + file_summary(part.file), part))
+        elif isinstance(part, DataPart):
+            self.blocks.append(_Block("data", data_json(part.data)))
+        else:
+            self.blocks.append(_Block("text", repr(part)))
+        return True
 
     def _flush(self, pending: list[str], parts: Any) -> bool:
         if not pending:

@@ -2,8 +2,9 @@
 over a session's events.
 
 The index never copies events: ``rows`` holds positions in ``session.events`` that pass
-the filter, appended as the session grows, in an ``array`` (8 bytes a row, where a
-list of ints costs about 36). ``catch_up`` works through new events in
+the filter, appended as the session grows, as runs of consecutive positions
+(``Positions``): with no filter, a million events are one run, where an ``array`` of
+them would take 8 MB. ``catch_up`` works through new events in
 time-boxed slices, so a frame never pays for 100k events at once: a new filter restarts
 the scan from the first event and the view fills in over a few frames, while the
 per-exchange facts (the request of each exchange, its events) are indexed once and kept
@@ -26,7 +27,7 @@ from __future__ import annotations
 import shlex
 import time
 from array import array
-from bisect import bisect_left
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,9 +91,112 @@ def frame_label(event: Event) -> str:
     return role if role in ("result", "invalid") else ""
 
 
-def positions() -> array:
+class Positions:
+    """Event positions in increasing order, as a sequence of ints (``len``, indexing,
+    iteration, ``bisect_left``), kept as runs of consecutive positions: a row (or an
+    exchange's event) that follows the one before costs nothing. A run is its first row
+    and its first position (16 bytes); the first run is two ints, so an exchange's few
+    events cost no arrays. At worst (every other event) that is 8 bytes an event, as
+    an array of positions was."""
+
+    __slots__ = ("_n", "_first", "_rows", "_firsts")
+
+    def __init__(self) -> None:
+        self._n = 0
+        #: The first position, while there is one run.
+        self._first = 0
+        #: With more runs: each run's first row and first position.
+        self._rows: array | None = None
+        self._firsts: array | None = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __bool__(self) -> bool:
+        return self._n > 0
+
+    def _run_end(self, run: int) -> int:
+        """The row after run ``run``."""
+        rows = self._rows
+        assert rows is not None
+        return rows[run + 1] if run + 1 < len(rows) else self._n
+
+    def last(self) -> int:
+        """The last position (the list must not be empty)."""
+        if self._rows is None:
+            return self._first + self._n - 1
+        return self._firsts[-1] + self._n - self._rows[-1] - 1  # type: ignore[index]
+
+    def append(self, position: int) -> None:
+        self.extend_run(position, position + 1)
+
+    def extend_run(self, start: int, stop: int) -> None:
+        """Append positions ``start`` to ``stop`` (exclusive), all after the last."""
+        if stop <= start:
+            return
+        n = self._n
+        if not n:
+            self._first = start
+        elif start != self.last() + 1:
+            if start <= self.last():
+                raise ValueError("positions must increase")
+            if self._rows is None:
+                self._rows, self._firsts = array("q", (0,)), array("q", (self._first,))
+            self._rows.append(n)
+            self._firsts.append(start)  # type: ignore[union-attr]
+        self._n = n + stop - start
+
+    def extend(self, positions: Any) -> None:
+        if positions.__class__ is range and positions.step == 1:
+            self.extend_run(positions.start, positions.stop)
+            return
+        for position in positions:
+            self.extend_run(position, position + 1)
+
+    def __getitem__(self, row: int) -> int:
+        n = self._n
+        if row < 0:
+            row += n
+        if not 0 <= row < n:
+            raise IndexError("row out of range")
+        rows = self._rows
+        if rows is None:
+            return self._first + row
+        run = bisect_right(rows, row) - 1
+        return self._firsts[run] + row - rows[run]  # type: ignore[index]
+
+    def __iter__(self) -> Any:
+        rows, firsts = self._rows, self._firsts
+        if rows is None or firsts is None:
+            yield from range(self._first, self._first + self._n)
+            return
+        for run in range(len(rows)):
+            yield from range(firsts[run], firsts[run] + self._run_end(run) - rows[run])
+
+    def bisect_left(self, position: int) -> int:
+        """How many positions are less than ``position`` (the row it has, or would have)."""
+        rows, firsts = self._rows, self._firsts
+        if rows is None or firsts is None:
+            return min(max(position - self._first, 0), self._n)
+        run = bisect_right(firsts, position) - 1
+        if run < 0:
+            return 0
+        return rows[run] + min(position - firsts[run], self._run_end(run) - rows[run])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Positions, list, array, range)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<Positions: {self._n} in {1 if self._rows is None else len(self._rows)} runs>"
+
+
+def positions() -> Positions:
     """An empty, compact list of event positions."""
-    return array("q")
+    return Positions()
 
 
 def payload_label(payload: Any) -> str:
@@ -317,7 +421,7 @@ class TrafficIndex:
         self.task_of_exchange = task_of_exchange
         self.filter = Filter()
         #: Positions in ``events`` that pass the filter, in order.
-        self.rows: array = positions()
+        self.rows = positions()
         #: Events examined by the filter so far.
         self.scanned = 0
         #: Events indexed (per-exchange facts) so far.
@@ -325,7 +429,7 @@ class TrafficIndex:
         #: exchange -> position of its REQUEST event.
         self.requests: dict[int, int] = {}
         #: exchange -> positions of all its events.
-        self.exchanges: dict[int, array] = {}
+        self.exchanges: dict[int, Positions] = {}
         self._method_words: dict[int, str] = {}
 
     # -------------------------------------------------------------- upkeep
@@ -366,17 +470,22 @@ class TrafficIndex:
         requests = self.requests
         exchanges = self.exchanges
         request = Kind.REQUEST
+        # A stream's events come one after the other: each run of one exchange is
+        # added at once.
+        run_number, run_start = 0, i
         for i in range(i, end):
             event = events[i]
             number = event.exchange
-            if number:
-                rows = exchanges.get(number)
-                if rows is None:
-                    exchanges[number] = array("q", (i,))
-                else:
-                    rows.append(i)
-                if event.kind is request:
-                    requests[number] = i
+            if number != run_number:
+                if run_number:
+                    exchanges[run_number].extend_run(run_start, i)
+                run_number, run_start = number, i
+                if number and number not in exchanges:
+                    exchanges[number] = Positions()
+            if number and event.kind is request:
+                requests[number] = i
+        if run_number:
+            exchanges[run_number].extend_run(run_start, end)
         self.indexed = end
 
     # -------------------------------------------------------------- per event facts
@@ -542,11 +651,11 @@ class TrafficIndex:
     def row_of(self, position: int) -> int | None:
         """The row showing ``events[position]``, if it passes the filter."""
         rows = self.rows
-        row = bisect_left(rows, position)
+        row = rows.bisect_left(position)
         return row if row < len(rows) and rows[row] == position else None
 
     def row_at_or_after(self, position: int) -> int:
-        return min(bisect_left(self.rows, position), max(0, len(self.rows) - 1))
+        return min(self.rows.bisect_left(position), max(0, len(self.rows) - 1))
 
     def row_of_seq(self, seq: int) -> int | None:
         events = self.events
@@ -574,10 +683,9 @@ class TrafficIndex:
         members = self.exchanges.get(number) if number else None
         if not members:
             return None
-        at = bisect_left(members, position)
-        candidates = members[at + 1:] if step > 0 else reversed(members[:at])
-        for candidate in candidates:
-            found = self.row_of(candidate)
+        at = members.bisect_left(position)
+        for k in range(at + 1, len(members)) if step > 0 else range(at - 1, -1, -1):
+            found = self.row_of(members[k])
             if found is not None:
                 return found
         return None

@@ -33,6 +33,8 @@ _narrow: frozenset[str] | None = None
 BLOCK = 1 << 15
 #: The width while none is known: every line is one row.
 UNWRAPPED = 1 << 62
+#: Characters a re-wrap reads at a time (at least twice the width).
+WINDOW = 1 << 16
 
 
 def _all_narrow(text: str) -> bool:
@@ -101,14 +103,72 @@ def cells(text: str) -> int:
     return len(text) if text.isascii() else cell_len(text)
 
 
+class Rows:
+    """Rows as ``(start, end)`` offsets into a text, in about 5 bytes a row.
+
+    A row ends where the next one starts, or one character before it (the space or
+    newline a break drops), so each row keeps its start (4 bytes while the text is under
+    4 G characters) and a byte saying how far its end falls short of the next start;
+    the last row's end is kept as it is (``last_end``). The artifact of a million-chunk
+    stream has millions of rows: two 8-byte offsets each were 16 MB a million."""
+
+    __slots__ = ("_starts", "_short", "_far", "last_end")
+
+    def __init__(self) -> None:
+        self._starts = array("I")
+        self._short = bytearray()
+        #: Row -> its end, for the rare row that ends further before the next (never, as
+        #: wrap_rows and WrappedText break): kept exactly all the same.
+        self._far: dict[int, int] = {}
+        self.last_end = 0
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def append(self, start: int, end: int) -> None:
+        starts = self._starts
+        if starts:
+            short = start - self.last_end
+            if 0 <= short < 255:
+                self._short.append(short)
+            else:
+                self._short.append(255)
+                self._far[len(starts) - 1] = self.last_end
+        try:
+            starts.append(start)
+        except OverflowError:
+            starts = self._starts = array("q", starts)
+            starts.append(start)
+        self.last_end = end
+
+    def pop(self) -> tuple[int, int]:
+        """Remove the last row; its (start, end)."""
+        row = (self._starts.pop(), self.last_end)
+        if self._starts:
+            i = len(self._starts) - 1
+            short = self._short.pop()
+            self.last_end = self._far.pop(i) if short == 255 else row[0] - short
+        return row
+
+    def __getitem__(self, index: int) -> tuple[int, int]:
+        starts = self._starts
+        n = len(starts)
+        if index < 0:
+            index += n
+        if index == n - 1:
+            return starts[index], self.last_end
+        short = self._short[index]
+        return starts[index], self._far[index] if short == 255 else starts[index + 1] - short
+
+
 class WrappedText:
     """Append-only text, split into lines and wrapped to a width on demand.
 
     Agent text goes in as is: control characters and escape sequences are made
     visible (``\\x1b``), tabs become spaces.
 
-    Rows are ``(start, end)`` offsets into the whole text, in ``_starts``/``_ends``;
-    until a width is given every line is one row. The last row's cells are kept, so an
+    Rows are ``(start, end)`` offsets into the whole text (``Rows``); until a width is
+    given every line is one row. The last row's cells are kept, so an
     append that still fits it only moves its end.
 
     Text that is shown exactly as it came (no escapes, no tabs) can be read from where
@@ -118,7 +178,7 @@ class WrappedText:
     after the fact (it checks). Then only the rows are kept here, not a second copy; the
     first append that is not shown as sent takes a copy again."""
 
-    __slots__ = ("_blocks", "_block_starts", "_open", "_open_start", "_starts", "_ends", "_width",
+    __slots__ = ("_blocks", "_block_starts", "_open", "_open_start", "_rows", "_width",
                  "_tail_cells", "chars", "_as_sent", "_source", "_base", "_following")
 
     def __init__(self, text: str = "") -> None:
@@ -128,8 +188,8 @@ class WrappedText:
         self._block_starts: list[int] = []
         self._open: list[str] = []
         self._open_start = 0
-        self._starts = array("q", [0])
-        self._ends = array("q", [0])
+        self._rows = Rows()
+        self._rows.append(0, 0)
         self._width = UNWRAPPED
         self._tail_cells = 0
         self.chars = 0
@@ -267,8 +327,7 @@ class WrappedText:
         for piece in safe.split("\n") if "\n" in safe else (safe,):
             if not first:
                 pos += 1  # the newline: a new line starts a new row
-                self._starts.append(pos)
-                self._ends.append(pos)
+                self._rows.append(pos, pos)
                 self._tail_cells = 0
             first = False
             if piece:
@@ -280,16 +339,15 @@ class WrappedText:
         width = self._width
         added = _row_cells(piece) if width != UNWRAPPED else 0
         if self._tail_cells + added <= width:
-            self._ends[-1] = pos + len(piece)
+            self._rows.last_end = pos + len(piece)
             self._tail_cells += added
             return
-        start = self._starts.pop()
-        self._ends.pop()
+        start, _ = self._rows.pop()
         tail = self._slice(start, pos + len(piece))
         rows = wrap_rows(tail, 0, width)
+        append = self._rows.append
         for a, b in rows:
-            self._starts.append(start + a)
-            self._ends.append(start + b)
+            append(start + a, start + b)
         last = rows[-1]
         self._tail_cells = _row_cells(tail[last[0]:last[1]])
 
@@ -300,41 +358,59 @@ class WrappedText:
         width = max(1, width)
         if width != self._width:
             self._rewrap(width)
-        return len(self._starts)
+        return len(self._rows)
 
     def _rewrap(self, width: int) -> None:
+        """Every row again at ``width``, reading the text a window at a time: the text
+        of a million-chunk artifact read whole was some 180 MB more at the moment of a
+        resize (the string, and the blocks it was joined from)."""
         self._width = width
-        full = self.text
-        narrow = full.isascii() or None
-        starts = array("q")
-        ends = array("q")
-        pos = 0
-        n = len(full)
+        rows = Rows()
+        append = rows.append
+        n = self.chars
+        span = max(WINDOW, 2 * width + 2)
+        pos = 0  # where the text not wrapped yet starts: a line's start, or a row's in it
         while True:
-            stop = full.find("\n", pos)
-            if stop < 0:
-                stop = n
-            if stop == pos:
-                starts.append(pos)
-                ends.append(pos)
-            elif narrow and stop - pos <= width:  # most lines of prose and code
-                starts.append(pos)
-                ends.append(stop)
-            else:
-                for a, b in wrap_rows(full, pos, width, stop):
-                    starts.append(a)
-                    ends.append(b)
-            if stop >= n:
+            end = min(n, pos + span)
+            text = self._slice(pos, end)
+            last = end >= n
+            narrow = text.isascii()
+            size = len(text)
+            i = 0
+            while True:
+                stop = text.find("\n", i)
+                if stop < 0:
+                    if not last:
+                        break
+                    stop = size
+                if stop == i:
+                    append(pos + i, pos + i)
+                elif narrow and stop - i <= width:  # most lines of prose and code
+                    append(pos + i, pos + stop)
+                else:
+                    for a, b in wrap_rows(text, i, width, stop):
+                        append(pos + a, pos + b)
+                if stop >= size:
+                    break
+                i = stop + 1
+            if last:
                 break
-            pos = stop + 1
-        self._starts, self._ends = starts, ends
-        last = full[starts[-1]:ends[-1]]
-        self._tail_cells = _row_cells(last) if width != UNWRAPPED else 0
+            if i < size:
+                # A line runs on past the window: its rows but the last are what the
+                # whole line gives (a row depends only on the text from its start to one
+                # character past the width); the last is wrapped again with what follows.
+                line_rows = wrap_rows(text, i, width)
+                for a, b in line_rows[:-1]:
+                    append(pos + a, pos + b)
+                i = line_rows[-1][0]
+            pos += i
+        self._rows = rows
+        self._tail_cells = _row_cells(self._slice(*rows[-1])) if width != UNWRAPPED else 0
 
     @property
     def row_count(self) -> int:
-        return len(self._starts)
+        return len(self._rows)
 
     def row(self, index: int) -> str:
         """Row ``index`` at the last width given to :meth:`wrap`."""
-        return self._slice(self._starts[index], self._ends[index])
+        return self._slice(*self._rows[index])
