@@ -131,14 +131,15 @@ def _secret_names() -> list[str]:
 
 
 def client_bounds(args: argparse.Namespace) -> tuple[Timeouts, Limits]:
-    """--timeout, --stream-timeout and --max-body/--max-event/--max-stream-events as the
+    """--timeout, --stream-timeout and the --max-body/--max-event/--max-stream-* sizes as the
     client takes them. An explicit --timeout bounds a stalled stream too, unless
     --stream-timeout says otherwise."""
     timeout, stream = getattr(args, "timeout", None), getattr(args, "stream_timeout", None)
     ordinary = timeout if timeout is not None else 30.0
     timeouts = Timeouts(connect=ordinary, read=ordinary,
                         stream_read=stream if stream is not None else timeout if timeout is not None else 300.0)
-    given = {name: getattr(args, name, None) for name in ("max_body", "max_event", "max_stream_events")}
+    given = {name: getattr(args, name, None) for name in ("max_body", "max_event", "max_stream_events",
+                                                     "max_stream_body")}
     return timeouts, Limits(**{name: value for name, value in given.items() if value is not None})
 
 
