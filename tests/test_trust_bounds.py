@@ -297,6 +297,10 @@ def test_an_explicit_timeout_bounds_a_stalled_stream(cli: Cli, agents: str, tmp_
     assert_one_error_line(result, 3, f"stream from {agents}/stalled/ went quiet for 0.5 s (read timeout)")
     (end,) = [e for e in events_of(record) if e.kind is Kind.STREAM_END]
     assert (end.data["reason"], end.data["limit"]) == ("timeout", "went quiet for 0.5 s (read timeout)")
+    # The task it followed: still working as far as anyone knows, no longer followed.
+    task = TaskTracker(load_recording(record).session).task("t-trust")
+    assert task is not None and task.state.value == "working"
+    assert task.cut is not None and task.cut.text == "went quiet for 0.5 s (read timeout)"
 
 
 def test_stream_timeout_still_wins_over_timeout_for_streams(cli: Cli, agents: str) -> None:
