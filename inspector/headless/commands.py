@@ -242,7 +242,8 @@ def task_json(view: Any) -> dict[str, Any]:
         "artifacts": [_artifact_json(a) for a in view.artifacts.values()],
         "history": event_json(list(view.history)),
         "timeline": [{"state": c.state.value, "t": round(c.t, 6)} for c in view.timeline],
-        # Not states: late reports and JSON-RPC errors; "error" is the agent's latest word.
+        # Not states: late reports, JSON-RPC errors and a stream cut at a limit; "error" is
+        # the agent's latest word.
         "remarks": [_remark_json(r) for r in view.remarks],
         "error": _remark_json(view.error) if view.error is not None else None,
     }
