@@ -13,7 +13,7 @@ import re
 import time
 from typing import Any
 
-from terminal import Terminal
+from screen_app import bar, body, inspector, quit_app, send, task_right
 
 from inspector.client.limits import Limits
 from inspector.protocol.sizes import MiB
@@ -33,22 +33,20 @@ OVER = {"name": "over", "card": {"name": "Over Agent", "capabilities": {"streami
 def test_a_stream_cut_at_a_limit_shows_in_the_task_view_and_the_spinner_stops(a2a_mock_factory: Any) -> None:
     assert Limits().max_event == 16 * MiB  # what the agent's third chunk goes past
     mock = a2a_mock_factory(OVER)
-    with Terminal.app([mock.url], size=(140, 45)) as term:
-        term.wait_for("● ready", region=term.rows(0, 1))
-        term.wait_for("⇶ stream")  # the composer streams to an agent whose card says it can
-        term.type("go")
-        term.press("ctrl+s")
-        term.wait_for("✂ stream cut: " + WORDS)  # the conversation's last line
-        term.wait_for("working · stream cut")  # the state diagram's title
-        term.wait_for("✂ stream cut ")  # and its row after the running state
-        term.wait_gone("streaming to", region=term.rows(0, 1))
-        bar = term.row(0)
-        assert not set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏") & set(bar), term.dump()
+    with inspector(mock.url, (140, 45)) as term:
+        term.wait_for("⇶ stream", body(term))  # the composer streams to an agent whose card says it can
+        send(term, "go")
+        term.wait_for("✂ stream cut: " + WORDS, body(term))  # the conversation's last line
+        term.wait_for("working · stream cut", body(term))  # the state diagram's title
+        term.wait_for("✂ stream cut ", task_right(term))  # and its row after the running state
+        term.wait_for("stream cut: " + WORDS, task_right(term), flow=True)  # the open artifact's info row
+        term.wait_gone("streaming to", bar(term))
+        assert not set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏") & set(term.row(0)), term.dump()
 
         # Not live: the running state's time stays where the cut left it (a live one
         # ticks every second).
         def working() -> str:
-            match = term.find(re.compile(r"▸ working[^│\n]*"))
+            match = term.find(re.compile(r"▸ working[^│\n]*"), task_right(term))
             assert match is not None, term.dump()
             return match.group(0).rstrip()
 
@@ -57,5 +55,4 @@ def test_a_stream_cut_at_a_limit_shows_in_the_task_view_and_the_spinner_stops(a2
         time.sleep(2.5)
         assert working() == before, term.dump()
         assert "streaming to" not in term.row(0), term.dump()
-        term.press("ctrl+q")
-        assert term.wait_exit() == 0
+        quit_app(term)
