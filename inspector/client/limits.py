@@ -36,9 +36,9 @@ class Limits:
     bounds of its own, set for that: ``max_event`` for one SSE event (its block of
     lines) or gRPC message, ``max_stream_events`` for the events and comments it may
     carry, ``max_stream_body`` for its whole body; time bounds it too (Timeouts). A
-    flood still ends at one of them. What an event costs the session in memory is small
-    and flat (its bytes go to a spill file, or nowhere for a CLI command), so the count
-    bounds memory and the body bounds disk and the text an artifact assembles: 10
+    flood still ends at one of them. The count bounds what the session keeps per event
+    (a CLI command keeps none; the TUI keeps its newest events in memory, older ones in
+    a spill file), the body the spill file and the text an artifact assembles: 10
     million events of a few hundred bytes (a token each) stay within both."""
 
     max_body: int = 64 * MiB
