@@ -107,11 +107,14 @@ def _bounds(p: argparse.ArgumentParser) -> None:
                    help="give up on the whole command after this long, whatever it is waiting for "
                         "(default: no limit)")
     g.add_argument("--max-body", type=_size, metavar="SIZE",
-                   help="largest response body, counted after decompression; a stream's whole "
-                        "body too (default: 64M; SIZE is bytes, or with K, M or G)")
-    g.add_argument("--max-event", type=_size, metavar="SIZE", help="largest single SSE event (default: 16M)")
+                   help="largest response body that is not a stream (and gRPC message), counted "
+                        "after decompression (default: 64M; SIZE is bytes, or with K, M or G)")
+    g.add_argument("--max-event", type=_size, metavar="SIZE",
+                   help="largest single SSE event or gRPC stream message (default: 16M)")
     g.add_argument("--max-stream-events", type=_count, metavar="N",
-                   help="most events and heartbeat comments one stream may carry (default: 100000)")
+                   help="most events and heartbeat comments one stream may carry (default: 10000000)")
+    g.add_argument("--max-stream-body", type=_size, metavar="SIZE",
+                   help="largest whole body of one stream, counted after decompression (default: 4G)")
 
 
 def _seconds(text: str) -> float:

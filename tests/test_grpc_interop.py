@@ -165,6 +165,13 @@ async def test_limits_bound_what_a_grpc_agent_sends(sdk_agent_grpc: tuple[str, s
         with pytest.raises(TransportError) as raised:
             [e async for e in client.stream(msg("size these words"))]
         assert raised.value.kind == "limit" and "--max-event" in raised.value.message
+    async with A2AClient(target, dialect="1.0", limits=Limits(max_stream_body=256)) as client:
+        with pytest.raises(TransportError) as raised:
+            [e async for e in client.stream(msg("weigh these words, and these, and these too"))]
+        assert raised.value.kind == "limit" and "--max-stream-body" in raised.value.message
+        (end,) = [e for e in client.session.events if e.kind is Kind.STREAM_END]
+        assert (end.data["reason"], end.data["limit"]) == ("limit", "larger than 256 B (--max-stream-body)")
+        assert end.data["events"] == len([e for e in client.session.events if e.kind is Kind.MESSAGE]) > 0
     async with A2AClient(target, dialect="1.0", limits=Limits(max_body=64)) as client:
         with pytest.raises(TransportError) as raised:
             await client.send(msg("a body too big for the limit"))

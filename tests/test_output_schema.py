@@ -100,6 +100,12 @@ def test_failures_and_errors_validate(cli: Cli, validator: jsonschema.Draft20201
                                                       "data": {"why": "scripted"}}
     unknown = cli("get", agent, "no-such-task", "-o", "json", "--dialect", "0.3")
     assert valid(validator, unknown.json())["error"]["type"] == "rpc"
+    cut = cli("send", agent, "story", "--stream", "-o", "json", "--max-stream-events", "3")
+    assert cut.code == 3, cut
+    doc = valid(validator, cut.json())
+    assert doc["error"]["type"] == "limit" and doc["task"]["state"] == "working"
+    assert [(r["kind"], r["text"]) for r in doc["task"]["remarks"]] == [
+        ("cut", "more than 3 events and comments (--max-stream-events)")]
 
 
 def test_card_list_and_diff_validate(cli: Cli, validator: jsonschema.Draft202012Validator, agent: str,

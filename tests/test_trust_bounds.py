@@ -58,9 +58,9 @@ def agents() -> Iterator[str]:
         yield srv.url
 
 
-def measured(cli: Cli, *args: str) -> tuple[CliResult, float]:
+def measured(cli: Cli, *args: str, timeout: float = 120.0) -> tuple[CliResult, float]:
     """The CLI as a subprocess of a fresh process, with its peak RSS in MiB."""
-    proc, peak = ta.peak_rss_mib([*COMMAND, *args], env=cli.env, cwd=cli.home)
+    proc, peak = ta.peak_rss_mib([*COMMAND, *args], env=cli.env, cwd=cli.home, timeout=timeout)
     return CliResult(tuple(args), proc.returncode, proc.stdout, proc.stderr), peak
 
 
@@ -134,6 +134,7 @@ def test_max_event_cuts_one_event_and_keeps_the_ones_before(cli: Cli, agents: st
     # The client stopped reading, not the agent: no verdict that it walked away.
     (end,) = [e for e in events_of(record) if e.kind is Kind.STREAM_END]
     assert end.data["reason"] == "limit"
+    assert end.data["limit"] == "an event larger than 100 KiB (--max-event)"  # what the TUI shows
     assert "stream-no-terminal" not in {v.code for v in TaskTracker(load_recording(record).session).violations}
 
 
@@ -145,21 +146,39 @@ def test_max_stream_events_ends_a_flood_of_comments(cli: Cli, agents: str, tmp_p
                                      "comments (--max-stream-events); stopped reading")
     kinds = [e.kind for e in events_of(record)]
     assert kinds.count(Kind.SSE) + kinds.count(Kind.COMMENT) == 1000
+    (end,) = [e for e in events_of(record) if e.kind is Kind.STREAM_END]
+    assert (end.data["reason"], end.data["limit"]) == ("limit", "more than 1000 events and comments "
+                                                                "(--max-stream-events)")
     assert peak < RSS_BOUND_MIB
 
 
-def test_the_default_stream_event_count_is_bounded(agents: str) -> None:
-    async def run() -> tuple[str, int]:
-        async with A2AClient(f"{agents}/comment-flood/", dialect="0.3", endpoint=f"{agents}/comment-flood/") as c:
-            with pytest.raises(TransportError) as caught:
-                async for _ in c.stream({"message": {"role": "user", "messageId": "m",
-                                                     "parts": [{"kind": "text", "text": "hi"}]}}):
-                    pass
-            return str(caught.value), sum(e.kind in (Kind.SSE, Kind.COMMENT) for e in c.session.events)
+def test_the_default_limits_end_a_flood_in_bounded_memory(cli: Cli, agents: str) -> None:
+    # No limit option: the default count (10 million, for agents that stream tokens for
+    # an hour) still ends a flood, and the CLI's memory stays flat all the way there.
+    # About 35 s on a loaded 2-core machine: the flood is as long as the default is.
+    result, peak = measured(cli, "send", f"{agents}/comment-flood/", "hi", "--dialect", "0.3", "--stream",
+                            timeout=600)
+    assert_one_error_line(result, 3, f"stream from {agents}/comment-flood/ sent more than 10000000 events and "
+                                     "comments (--max-stream-events); stopped reading")
+    assert peak < RSS_BOUND_MIB, f"peak RSS {peak:.0f} MiB"
 
-    message, items = asyncio.run(run())
-    assert f"more than {Limits().max_stream_events} events" in message
-    assert items == Limits().max_stream_events
+
+@pytest.mark.a2a_mock({"name": "long", "card": {"name": "long", "capabilities": {"streaming": True}},
+                       "rules": [{"script": [{"status": "working"},
+                                             {"chunks": {"id": "a", "text": "token {i} ", "count": 1000}},
+                                             {"status": "completed"}]}]})
+def test_a_streams_whole_body_has_its_own_bound(cli: Cli, a2a_mock: Any, tmp_path: Path) -> None:
+    # 1,000 events of some 200 bytes: over 100K in all, each far under it.
+    fine = cli("send", a2a_mock.url, "hi", "--stream", "--max-body", "100K")
+    assert fine.code == 0 and "completed" in fine.out, fine  # --max-body bounds plain bodies only
+    record = tmp_path / "long.jsonl"
+    cut = cli("send", a2a_mock.url, "hi", "--stream", "--max-stream-body", "100K", "--record", str(record))
+    assert_one_error_line(cut, 3, f"stream from {a2a_mock.url} is larger than 100 KiB (--max-stream-body); "
+                                  "stopped reading")
+    events = events_of(record)
+    (end,) = [e for e in events if e.kind is Kind.STREAM_END]
+    assert (end.data["reason"], end.data["limit"]) == ("limit", "larger than 100 KiB (--max-stream-body)")
+    assert 100 < sum(e.kind is Kind.SSE for e in events) < 1000
 
 
 def test_a_body_that_does_not_decompress_is_one_line(cli: Cli, agents: str) -> None:
@@ -172,6 +191,7 @@ def test_a_body_that_does_not_decompress_is_one_line(cli: Cli, agents: str) -> N
     ("--max-body", "0", "at least 1 byte"),
     ("--max-event", "-1", "not a size"),
     ("--max-stream-events", "many", "not a count"),
+    ("--max-stream-body", "lots", "not a size"),
     ("--max-time", "0", "more than 0"),
     ("--timeout", "soon", "not a number of seconds"),
 ])
@@ -270,9 +290,17 @@ def test_max_time_ends_a_stream_of_heartbeats(cli: Cli, agents: str, tmp_path: P
     assert events[-1].kind is Kind.NOTE and events[-1].data["text"] == "gave up after 1 s (--max-time)"
 
 
-def test_an_explicit_timeout_bounds_a_stalled_stream(cli: Cli, agents: str) -> None:
-    result = cli("send", f"{agents}/stalled/", "hi", "--dialect", "0.3", "--stream", "--timeout", "0.5")
+def test_an_explicit_timeout_bounds_a_stalled_stream(cli: Cli, agents: str, tmp_path: Path) -> None:
+    record = tmp_path / "stalled.jsonl"
+    result = cli("send", f"{agents}/stalled/", "hi", "--dialect", "0.3", "--stream", "--timeout", "0.5",
+                 "--record", str(record))
     assert_one_error_line(result, 3, f"stream from {agents}/stalled/ went quiet for 0.5 s (read timeout)")
+    (end,) = [e for e in events_of(record) if e.kind is Kind.STREAM_END]
+    assert (end.data["reason"], end.data["limit"]) == ("timeout", "went quiet for 0.5 s (read timeout)")
+    # The task it followed: still working as far as anyone knows, no longer followed.
+    task = TaskTracker(load_recording(record).session).task("t-trust")
+    assert task is not None and task.state.value == "working"
+    assert task.cut is not None and task.cut.text == "went quiet for 0.5 s (read timeout)"
 
 
 def test_stream_timeout_still_wins_over_timeout_for_streams(cli: Cli, agents: str) -> None:
@@ -307,8 +335,12 @@ def test_help_says_which_option_bounds_what(cli: Cli) -> None:
     assert "--max-time SECONDS give up on the whole command after this long" in text
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
     for option in ("--timeout S", "--stream-timeout S", "--max-time S", "--max-body SIZE", "--max-event SIZE",
-                   "--max-stream-events N"):
+                   "--max-stream-events N", "--max-stream-body SIZE"):
         assert f"`{option}`" in readme, option
+    assert "--max-stream-events N most events and heartbeat comments one stream may carry (default: 10000000)" \
+        in text
+    assert "--max-stream-body SIZE largest whole body of one stream, counted after decompression " \
+           "(default: 4G)" in text
 
 
 # ====================================================================== depth

@@ -794,7 +794,7 @@ class A2AClient:
                 # The stream itself.
                 limits = self.limits
                 parser = SSEParser(limits.max_event)
-                chunks = ex.pieces(limits.max_body)
+                chunks = ex.pieces(limits.max_stream_body)
                 state = _StreamState(info["rpc_id"])
                 if info.get("binding") == b.REST:
                     state.ids = None  # no envelope, no id to check
@@ -824,7 +824,11 @@ class A2AClient:
                             for event in self._record(ex, dialect, parser.close(), state):
                                 yield event
                             # A read timeout is ours: the agent went quiet, it did not end the stream.
-                            self._end(ex, state, "timeout" if isinstance(exc, httpx.TimeoutException) else "error")
+                            if isinstance(exc, httpx.TimeoutException):
+                                self._end(ex, state, "timeout",
+                                          f"went quiet for {self.timeouts.stream_read:g} s (read timeout)")
+                            else:
+                                self._end(ex, state, "error")
                             raise ex.stream_error(exc) from None
                         except (EventTooLarge, BodyTooLarge, DecodeFailed) as exc:
                             events, failure = self._over(ex, dialect, state, exc, parser)
@@ -887,18 +891,22 @@ class A2AClient:
         events = self._record(ex, dialect, items, state)
         if cut is not None:
             ex.log(Kind.SSE, cut, payloads.sse_payload(None, cut))
-        # Over a limit, we stopped reading (the agent did not end the stream); a body that
-        # does not decompress is the agent's error.
-        self._end(ex, state, "error" if isinstance(exc, DecodeFailed) else "limit")
         inflated = bool(ex.response is not None and ex.response.headers.get("content-encoding"))
+        # Over a limit, we stopped reading (the agent did not end the stream): the limit's
+        # words go on the STREAM_END too, for whoever shows the task. A body that does not
+        # decompress is the agent's error.
         if exc is None:
-            error = ex.fail("limit", f"stream from {ex.url} sent more than {limits.max_stream_events} "
-                                     "events and comments (--max-stream-events); stopped reading")
+            words = f"more than {limits.max_stream_events} events and comments (--max-stream-events)"
+            self._end(ex, state, "limit", words)
+            error = ex.fail("limit", f"stream from {ex.url} sent {words}; stopped reading")
         elif isinstance(exc, EventTooLarge):
+            self._end(ex, state, "limit", "an event " + ex.larger_than(limits.max_event, "--max-event", inflated))
             error = ex.too_large("an event of the stream", limits.max_event, "--max-event", inflated)
         elif isinstance(exc, BodyTooLarge):
-            error = ex.too_large("stream", limits.max_body, "--max-body", exc.inflated)
+            self._end(ex, state, "limit", ex.larger_than(limits.max_stream_body, "--max-stream-body", exc.inflated))
+            error = ex.too_large("stream", limits.max_stream_body, "--max-stream-body", exc.inflated)
         else:
+            self._end(ex, state, "error")
             error = ex.fail("stream", f"stream from {ex.url}: {exc}")
         return events, error
 
@@ -982,10 +990,13 @@ class A2AClient:
                 event=state.events)
 
     @staticmethod
-    def _end(ex: Exchange, state: "_StreamState", reason: str) -> None:
+    def _end(ex: Exchange, state: "_StreamState", reason: str, limit: str | None = None) -> None:
+        """``limit``: the words of the limit that ended it (reason ``limit`` or ``timeout``)."""
         state.ended = True
-        ex.log(Kind.STREAM_END, {"reason": reason, "events": state.events,
-                                 "elapsed_ms": ex.elapsed_ms(), "terminal": state.final})
+        data = {"reason": reason, "events": state.events, "elapsed_ms": ex.elapsed_ms(), "terminal": state.final}
+        if limit is not None:
+            data["limit"] = limit
+        ex.log(Kind.STREAM_END, data)
 
     # ------------------------------------------------------------------ conveniences
 

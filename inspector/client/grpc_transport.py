@@ -318,17 +318,23 @@ class GrpcTransport:
         # and style around each message, a layer more per message of a long stream.
         step = call.__aiter__().__anext__
         events = 0
+        #: The stream's bytes so far, against limits.max_stream_body.
+        size = 0
         final = started = ended = False
         #: A drained stream's chunks are not yielded (nobody takes them: EventStream.drain
         #: keeps the last event only): the last one, when nothing came after it.
         held = None
         quiet = _QuietWatch()
 
-        def end(reason: str, status: dict[str, Any] | None = None) -> None:
+        def end(reason: str, status: dict[str, Any] | None = None, limit: str | None = None) -> None:
+            # ``limit``: the words of the limit that ended it, as the HTTP path's STREAM_END has them.
             nonlocal ended
             ended = True
-            ex.log(Kind.STREAM_END, {"reason": reason, "events": events, "elapsed_ms": ex.elapsed_ms(),
-                                     "terminal": final, **(status or {})})
+            data = {"reason": reason, "events": events, "elapsed_ms": ex.elapsed_ms(), "terminal": final,
+                    **(status or {})}
+            if limit is not None:
+                data["limit"] = limit
+            ex.log(Kind.STREAM_END, data)
 
         try:
             while True:
@@ -342,8 +348,9 @@ class GrpcTransport:
                         if held is not None:
                             yield held
                         return
-                    failure = ex.fail("timeout", f"stream from {self.url} went quiet for {wait:g} s (read timeout)")
-                    end("timeout")
+                    words = f"went quiet for {wait:g} s (read timeout)"
+                    failure = ex.fail("timeout", f"stream from {self.url} {words}")
+                    end("timeout", limit=words)
                     raise failure from None
                 except grpc.aio.AioRpcError as exc:
                     if not started:
@@ -352,9 +359,9 @@ class GrpcTransport:
                         raise self._failure(ex, exc, dialect.name, timeout=None) from None
                     status = self._status(dialect.name, exc.code().value[0], exc.details(), exc.trailing_metadata())
                     if exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in (exc.details() or ""):
-                        failure = ex.fail("limit", f"a message of the stream from {self.url} is larger than "
-                                                   f"{format_size(limits.max_body)} (--max-body); not read")
-                        end("limit", status)
+                        words = f"larger than {format_size(limits.max_body)} (--max-body)"
+                        failure = ex.fail("limit", f"a message of the stream from {self.url} is {words}; not read")
+                        end("limit", status, "a message " + words)
                         raise failure from None
                     error = grpc_codec.decode_status(status["grpc_code"], status["grpc_message"],
                                                      status.get("grpc_details"))
@@ -378,16 +385,22 @@ class GrpcTransport:
                     started = True
                     ex.log(Kind.RESPONSE, self._head(ex, await call.initial_metadata(), streaming=True))
                 events += 1
-                if events > limits.max_stream_events or len(raw) > limits.max_event:
+                size += len(raw)
+                if (events > limits.max_stream_events or len(raw) > limits.max_event
+                        or size > limits.max_stream_body):
                     events -= 1
                     if len(raw) > limits.max_event:
-                        failure = ex.fail("limit", f"an event of the stream from {self.url} is larger than "
-                                                   f"{format_size(limits.max_event)} (--max-event); stopped reading")
-                    else:
-                        failure = ex.fail("limit", f"stream from {self.url} sent more than "
-                                                   f"{limits.max_stream_events} events (--max-stream-events); "
+                        words = f"larger than {format_size(limits.max_event)} (--max-event)"
+                        failure = ex.fail("limit", f"an event of the stream from {self.url} is {words}; "
                                                    "stopped reading")
-                    end("limit")
+                        words = "an event " + words
+                    elif size > limits.max_stream_body:
+                        words = f"larger than {format_size(limits.max_stream_body)} (--max-stream-body)"
+                        failure = ex.fail("limit", f"stream from {self.url} is {words}; stopped reading")
+                    else:
+                        words = f"more than {limits.max_stream_events} events (--max-stream-events)"
+                        failure = ex.fail("limit", f"stream from {self.url} sent {words}; stopped reading")
+                    end("limit", limit=words)
                     raise failure
                 try:
                     message = response_class.FromString(raw)

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..protocol.sizes import KiB, MiB
+from ..protocol.sizes import GiB, KiB, MiB
 
 __all__ = ["Limits", "BodyDecoder", "DecodeFailed", "PIECE", "ACCEPT_ENCODING"]
 
@@ -30,14 +30,21 @@ ACCEPT_ENCODING = "gzip, deflate"
 
 @dataclass(frozen=True)
 class Limits:
-    """Bytes after decompression. ``max_body`` bounds one response body, a stream's
-    whole body included; ``max_event`` one SSE event (its block of lines);
-    ``max_stream_events`` the events and comments one stream may carry (each costs
-    the session about a kilobyte or two, whatever its size on the wire)."""
+    """Bytes after decompression. ``max_body`` bounds one response that is not a
+    stream (and one gRPC message, which shares the channel's bound). A stream is long by
+    design (an agent streaming tokens for an hour sends millions of events), so it has
+    bounds of its own, set for that: ``max_event`` for one SSE event (its block of
+    lines) or gRPC message, ``max_stream_events`` for the events and comments it may
+    carry, ``max_stream_body`` for its whole body; time bounds it too (Timeouts). A
+    flood still ends at one of them. The count bounds what the session keeps per event
+    (a CLI command keeps none; the TUI keeps its newest events in memory, older ones in
+    a spill file), the body the spill file and the text an artifact assembles: 10
+    million events of a few hundred bytes (a token each) stay within both."""
 
     max_body: int = 64 * MiB
     max_event: int = 16 * MiB
-    max_stream_events: int = 100_000
+    max_stream_events: int = 10_000_000
+    max_stream_body: int = 4 * GiB
 
 
 class DecodeFailed(Exception):

@@ -236,10 +236,15 @@ class Exchange:
                 raise BodyTooLarge(decoder.decodes)
             yield piece
 
-    def too_large(self, what: str, limit: int, option: str, inflated: bool) -> TransportError:
+    @staticmethod
+    def larger_than(limit: int, option: str, inflated: bool) -> str:
+        """A size limit in words: ``larger than 16 MiB after decompression (--max-event)``."""
         after = " after decompression" if inflated else ""
-        return self.fail("limit", f"{what} from {self.url} is larger than {format_size(limit)}{after} "
-                                  f"({option}); stopped reading")
+        return f"larger than {format_size(limit)}{after} ({option})"
+
+    def too_large(self, what: str, limit: int, option: str, inflated: bool) -> TransportError:
+        return self.fail("limit", f"{what} from {self.url} is {self.larger_than(limit, option, inflated)}; "
+                                  "stopped reading")
 
     async def read(self) -> bytes:
         """The whole body, up to the body size limit; a body over it (kept, cut, in the

@@ -131,14 +131,15 @@ def _secret_names() -> list[str]:
 
 
 def client_bounds(args: argparse.Namespace) -> tuple[Timeouts, Limits]:
-    """--timeout, --stream-timeout and --max-body/--max-event/--max-stream-events as the
+    """--timeout, --stream-timeout and the --max-body/--max-event/--max-stream-* sizes as the
     client takes them. An explicit --timeout bounds a stalled stream too, unless
     --stream-timeout says otherwise."""
     timeout, stream = getattr(args, "timeout", None), getattr(args, "stream_timeout", None)
     ordinary = timeout if timeout is not None else 30.0
     timeouts = Timeouts(connect=ordinary, read=ordinary,
                         stream_read=stream if stream is not None else timeout if timeout is not None else 300.0)
-    given = {name: getattr(args, name, None) for name in ("max_body", "max_event", "max_stream_events")}
+    given = {name: getattr(args, name, None) for name in ("max_body", "max_event", "max_stream_events",
+                                                     "max_stream_body")}
     return timeouts, Limits(**{name: value for name, value in given.items() if value is not None})
 
 
@@ -241,7 +242,8 @@ def task_json(view: Any) -> dict[str, Any]:
         "artifacts": [_artifact_json(a) for a in view.artifacts.values()],
         "history": event_json(list(view.history)),
         "timeline": [{"state": c.state.value, "t": round(c.t, 6)} for c in view.timeline],
-        # Not states: late reports and JSON-RPC errors; "error" is the agent's latest word.
+        # Not states: late reports, JSON-RPC errors and a stream cut at a limit; "error" is
+        # the agent's latest word.
         "remarks": [_remark_json(r) for r in view.remarks],
         "error": _remark_json(view.error) if view.error is not None else None,
     }

@@ -46,10 +46,13 @@ class Violation(_Doc):
 
 
 class Remark(_Doc):
-    """A word from the agent about a task that is not a state change."""
+    """A word about a task that is not a state change: from the agent, or the client's
+    own that it stopped reading the task's stream at a limit."""
 
-    kind: Literal["late", "error"] = Field(
-        description="late: a status older than the task's state; error: a JSON-RPC error that ended a call.")
+    kind: Literal["late", "error", "cut"] = Field(
+        description="late: a status older than the task's state; error: a JSON-RPC error that ended a call; "
+                    "cut: the stream that followed the task was cut at one of the client's limits (text: "
+                    "which, in its words).")
     seq: int
     t: float = Field(description="Seconds since the session started.")
     state: str | None

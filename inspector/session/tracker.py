@@ -101,9 +101,11 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
 #: The codes about what a client sent (raised from the proxy's NOTEs).
 CLIENT_CODES = frozenset(code for code in VIOLATION_CODES if code.startswith("client-"))
 
-#: Remark kinds: a status older than the task's current state; a JSON-RPC error about the task.
+#: Remark kinds: a status older than the task's current state; a JSON-RPC error about the
+#: task; the stream that followed the task, cut at one of the client's own limits.
 LATE = "late"
 AGENT_ERROR = "error"
+CUT = "cut"
 #: Methods whose JSON-RPC error is the agent's last word on the task's work.
 _WORK_METHODS = frozenset(("send", "stream", "resubscribe"))
 #: Events a stream's SSE ids must have been unique over before a repeat proves a re-send.
@@ -120,6 +122,8 @@ PARENT_KEY = hub.PARENT_KEY
 DELEGATE = "delegate"
 #: Stream ends the client caused (see Kind.STREAM_END).
 _OURS = frozenset(("closed", "timeout", "limit"))
+#: Those of them a limit caused (a count, a size, a read timeout), not the user.
+_CUT = frozenset(("timeout", "limit"))
 _SSE = Kind.SSE
 #: A gRPC stream's message: folded as an SSE event is (it has no SSE id).
 _MESSAGE = Kind.MESSAGE
@@ -139,17 +143,20 @@ class Violation:
 
 @dataclass(slots=True, frozen=True)
 class Remark:
-    """Something the agent said about a task that is not a move of its state: a status
-    that arrived after newer news (``LATE``: a late push, a stale concurrent answer), or
-    a JSON-RPC error that ended a call about the task's work (``AGENT_ERROR``)."""
+    """Something said about a task that is not a move of its state: by the agent, a
+    status that arrived after newer news (``LATE``: a late push, a stale concurrent
+    answer), or a JSON-RPC error that ended a call about the task's work
+    (``AGENT_ERROR``); by the client, that it stopped reading the stream that followed
+    the task at one of its limits (``CUT``)."""
 
     kind: str
     seq: int
     t: float
     #: The exchange it came on (0: a push notification).
     exchange: int
-    #: LATE: the state it reported. AGENT_ERROR: the state the task was in.
+    #: LATE: the state it reported. AGENT_ERROR, CUT: the state the task was in.
     state: TaskState | None
+    #: CUT: the limit in words (``more than 100 events and comments (--max-stream-events)``).
     text: str
     error: JsonRpcError | None = None
 
@@ -283,6 +290,10 @@ class TaskView:
     #: The JSON-RPC error that is the agent's latest word on the task, until a newer
     #: status: "working, then error -32603". Not a state: the task did not move.
     error: Remark | None = None
+    #: The stream that followed the task, cut at one of the client's limits (a CUT
+    #: remark), until the task is heard of again: from then on nothing of it is seen,
+    #: whatever the agent goes on doing. Not a state either.
+    cut: Remark | None = None
     #: The exchange that created the task (a send or stream that named no task), when seen.
     origin: int = 0
     #: The task that delegated this one (its request's or snapshot's ``metadata.parent_task_id``,
@@ -346,6 +357,8 @@ class ExchangeView:
     last_state: TaskState | None = None
     #: STREAM_END reason, once the stream closed.
     ended: str | None = None
+    #: The stream was cut at one of the client's limits (the task's CUT remark, if any).
+    cut: Remark | None = None
     #: The request's message still waits for a task to attach to.
     pending: bool = False
     #: Seq of the REQUEST event (0 when it was never seen).
@@ -433,6 +446,8 @@ class TaskTracker:
             ex = self._exchange(event.exchange)
             if ex is not None:
                 ex.failure = event.data.get("message")
+                if ex.cut is not None and not ex.cut.text and isinstance(ex.failure, str):
+                    self._cut_words(ex, ex.cut, ex.failure)
         elif kind is Kind.NOTE and event.data.get("code") == "id-mismatch":
             # The client compares ids as it reads (it has the bytes); the finding is the agent's.
             ex = self._exchange(event.exchange)
@@ -747,6 +762,8 @@ class TaskTracker:
             return
         reason = event.data.get("reason")
         ex.ended = reason
+        if reason in _CUT:
+            self._cut(ex, event, reason)
         # The client giving up on a stream (the user closed it, a read timeout or a limit
         # stopped it), or the agent answering with an error, is not the agent walking
         # away from a task. (A gRPC stream's error comes as its final status, on this event.)
@@ -771,6 +788,34 @@ class TaskTracker:
                     self._flag(event, "artifact-not-closed", task.id,
                                f"artifact {view.key!r} never got lastChunk=true", ex,
                                once=("artifact-not-closed", task.id, view.key))
+
+    def _cut(self, ex: ExchangeView, event: Event, reason: str) -> None:
+        """A stream the client stopped reading at a limit: the task it followed says so
+        (unless it had ended anyway), and is no longer followed."""
+        words = event.data.get("limit")
+        if not isinstance(words, str):
+            # Recorded before STREAM_END said which limit: the ERROR's words (it comes
+            # after, for HTTP: see _cut_words), else none.
+            words = ex.failure if isinstance(ex.failure, str) else ""
+        task = self.tasks.get(ex.task_id) if ex.task_id else None
+        state = task.state if task is not None else None
+        ex.cut = cut = Remark(CUT, event.seq, event.t, event.exchange, state, words)
+        if task is None or ex.final_seen or state in TERMINAL:
+            return
+        task.remarks.append(cut)
+        task.cut = cut
+        task.last_seq, task.last_t = event.seq, event.t
+        self._changed.add(task.id)
+
+    def _cut_words(self, ex: ExchangeView, old: Remark, words: str) -> None:
+        ex.cut = new = Remark(CUT, old.seq, old.t, old.exchange, old.state, words)
+        task = self.tasks.get(ex.task_id) if ex.task_id else None
+        if task is None:
+            return
+        task.remarks = [new if r is old else r for r in task.remarks]
+        if task.cut is old:
+            task.cut = new
+            self._changed.add(task.id)
 
     # ------------------------------------------------------------------ payloads
 
@@ -1103,6 +1148,9 @@ class TaskTracker:
                 task.origin = ex.exchange  # a new task: this exchange saw all of it
         task.last_seq, task.last_t = event.seq, event.t
         self._changed.add(task_id)
+        cut = task.cut
+        if cut is not None and (ex is None or ex.exchange != cut.exchange):
+            task.cut = None  # heard of again (a resubscribe, a get, a push, a new turn)
         if ex is not None:
             if ex.task_id is None:
                 ex.task_id = task_id

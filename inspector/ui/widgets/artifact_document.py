@@ -17,13 +17,13 @@ from textual.strip import Strip
 from ...protocol.sizes import format_size
 from ...textsafe import visible
 from .base import ComponentStyles, LineBase
-from .formatting import data_json, file_summary
+from .formatting import cut_words, data_json, file_summary
 from .scrolling import set_virtual_size
 from .wrap import WINDOW, WrappedText, cells
 
 if TYPE_CHECKING:
     from ...protocol.models import FilePart
-    from ...session.tracker import ArtifactView, TaskView
+    from ...session.tracker import ArtifactView, Remark, TaskView
 
 FILE_MARK = "▤ "
 
@@ -41,11 +41,13 @@ class _Block:
         self.base = base
 
 
-def _info(art: ArtifactView) -> str:
+def _info(art: ArtifactView, cut: Remark | None = None) -> str:
+    """``cut``: the task's stream was cut at a limit (TaskView.cut): an open artifact
+    is no longer streaming."""
     n = len(art.chunks)
     bits = [f"{n} chunk{'s' if n != 1 else ''}" if n else "from a task snapshot", format_size(art.size)]
     if art.chunked:
-        bits.append("complete" if art.closed else "streaming…")
+        bits.append("complete" if art.closed else cut_words(cut) if cut is not None else "streaming…")
     info = " · ".join(bits)
     if art.description:
         info += "\n" + visible(art.description)
@@ -86,9 +88,9 @@ class _Section:
         """The text parts as shown (escapes visible), joined."""
         return "".join(b.body.text for b in self.blocks if b.kind == "text")
 
-    def sync(self, art: ArtifactView) -> tuple[bool, bool]:
-        """(changed, blocks added or removed)."""
-        seen = (art.last_seq, len(art.parts), art.closed, art.name)
+    def sync(self, art: ArtifactView, cut: Remark | None = None) -> tuple[bool, bool]:
+        """(changed, blocks added or removed); ``cut``: see _info."""
+        seen = (art.last_seq, len(art.parts), art.closed, art.name, cut)
         if seen == self._seen:
             return False, False
         self._seen = seen
@@ -127,7 +129,7 @@ class _Section:
         title = _title(art)
         if self.title.body.text != title:
             self.title.body = WrappedText(title)
-        self.info.body = WrappedText(_info(art))
+        self.info.body = WrappedText(_info(art, cut))
         if art.closed and not self._shared:
             self._shared = True
             for block in self.blocks:
@@ -169,7 +171,7 @@ class _Section:
 
 class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
     """Every artifact of a task, one after the other: a title row, an info row (chunks,
-    size, complete or still streaming), then the parts: text runs wrapped, data parts as
+    size, complete, still streaming, or its stream cut at a limit), then the parts: text runs wrapped, data parts as
     pretty JSON, file parts as one line each. Agent text is shown literally.
 
     Only rows on screen are drawn and chunks are appended to the last row, so a stream
@@ -279,7 +281,7 @@ class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
             if section is None:
                 section = self._sections[key] = _Section(art)
                 structure = True
-            moved, added = section.sync(art)
+            moved, added = section.sync(art, task.cut)
             changed = changed or moved
             structure = structure or added
         if structure:

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 
 class ArtifactsView(SelectedTaskView, Vertical):
-    """The selected task's artifacts as they are assembled, chunk by chunk.
+    """The selected task's artifacts as they are assembled, chunk by chunk. The summary
+    line says when the task's stream was cut at a limit; each open artifact's info row
+    says at which.
 
     The parts view (:class:`ArtifactDocument`) shows every artifact: text runs wrap and
     grow in place, data parts are pretty JSON, file parts are one line each (``f``
@@ -114,15 +116,18 @@ class ArtifactsView(SelectedTaskView, Vertical):
             key: tuple[Any, ...] = (None, self._conn is None)
         else:
             key = (len(task.artifacts), sum(len(a.chunks) for a in task.artifacts.values()),
-                   self.showing_chunks, bool(self.document.file_parts))
+                   self.showing_chunks, bool(self.document.file_parts), task.cut is not None)
         if key == self._summary_key:
             return
         self._summary_key = key
         if task is None:
             text = "no agent connected" if self._conn is None else "no task selected"
         else:
-            n, chunks, table, files = key
+            n, chunks, table, files, cut = key
             text = f"{n} artifact{'s' if n != 1 else ''} · {chunks} chunk{'s' if chunks != 1 else ''}"
+            if cut:
+                # Always in sight, where the artifacts' own info rows may have scrolled off.
+                text += " · stream cut"
             text += " · t parts" if table else " · t table"
             if files:
                 text += " · f file · s save"

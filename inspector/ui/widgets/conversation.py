@@ -13,7 +13,7 @@ from textual.widgets import Static
 from ...protocol.enums import Role, TaskState
 from ...protocol.states import INTERRUPTED
 from .base import SelectedTaskView
-from .formatting import short_id
+from .formatting import cut_words, short_id
 from .message_view import MessageView
 from .status_run import StatusRun
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 EMPTY_NO_AGENT = "No agent connected. ctrl+o connects to one."
 EMPTY_NO_TASK = "No task yet: send a message from the composer below. Direct replies (no task) show here."
 EMPTY_TASK = "No messages in this task yet."
+#: Below a task whose stream was cut at a limit: what it means, and how to follow it again.
+CUT_HINT = "a2a-inspect stopped reading; the task may go on at the agent (F4, r: resubscribe)"
 
 #: Kinds of entry whose consecutive messages of one state join one StatusRun.
 RUN_KINDS = ("agent", "status", "question")
@@ -46,6 +48,9 @@ class Conversation(SelectedTaskView, VerticalScroll):
     grows, with their count, instead of one widget each. An agent message that did not
     move the task (the same state again) continues the agent's current entry.
 
+    When the stream that followed the task was cut at one of the client's limits, the
+    last line says so, with the limit's words, until the task is heard of again.
+
     BINDINGS: the scrolling keys of a VerticalScroll (up/down, pageup/pagedown, home/end).
     A run takes focus (tab) and has its own keys (see StatusRun).
     """
@@ -54,6 +59,7 @@ class Conversation(SelectedTaskView, VerticalScroll):
     Conversation {
         padding: 0 1;
         & > #conversation-empty { color: $foreground-muted; padding: 1 0; }
+        & > #conversation-cut { color: $warning; padding: 1 0 0 0; }
     }
     """
 
@@ -75,9 +81,15 @@ class Conversation(SelectedTaskView, VerticalScroll):
         self._states: dict[Any, TaskState] = {}
         self._timeline_seen = 0
         self._waiting: MessageView | StatusRun | None = None
+        #: The cut the last line tells of (TaskView.cut), if any.
+        self._cut: Any = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(EMPTY_NO_AGENT), id="conversation-empty")
+        # Last, whatever is mounted after it (see _sync).
+        cut = Static("", id="conversation-cut")
+        cut.display = False
+        yield cut
 
     # ------------------------------------------------------------------ ConnectionView
 
@@ -127,20 +139,36 @@ class Conversation(SelectedTaskView, VerticalScroll):
     def _sync(self) -> None:
         conn = self._conn
         if conn is None:
+            self._show_cut(None)
             self._empty(EMPTY_NO_AGENT)
             return
         at_end = self.is_vertical_scroll_end or self.max_scroll_y == 0
+        task = conn.tracker.task(self._task_id) if self._task_id is not None else None
         if self._task_id is None:
             added = self._sync_replies(conn)
         else:
-            task = conn.tracker.task(self._task_id)
             added = self._sync_task(task) if task is not None else []
         if added:
-            self.mount_all(added)
-        if added or (self._views and isinstance(self._views[-1], StatusRun)):
+            self.mount_all(added, before=self.query_one("#conversation-cut", Static))
+        cut = self._show_cut(task.cut if task is not None else None)
+        if added or cut or (self._views and isinstance(self._views[-1], StatusRun)):
             if at_end:
                 self.scroll_end(animate=False)
         self._empty(None if self._views else EMPTY_NO_TASK if self._task_id is None else EMPTY_TASK)
+
+    def _show_cut(self, remark: Any) -> bool:
+        """Say under the conversation that its stream was cut (``remark``: a CUT
+        remark), or no longer; True when that line changed."""
+        if remark is self._cut:
+            return False
+        self._cut = remark
+        note = self.query_one("#conversation-cut", Static)
+        note.display = remark is not None
+        if remark is not None:
+            text = Text(f"✂ {cut_words(remark)}\n", style="bold")
+            text.append(CUT_HINT, style="not bold")
+            note.update(text)
+        return True
 
     def _sync_task(self, task: TaskView) -> list[Widget]:
         timeline = task.timeline

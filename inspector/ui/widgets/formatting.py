@@ -16,6 +16,7 @@ from ...textsafe import visible
 
 if TYPE_CHECKING:
     from ...protocol.models import FileContent
+    from ...session.tracker import Remark
 
 
 def format_duration(seconds: float | None) -> str:
@@ -35,6 +36,18 @@ def format_duration(seconds: float | None) -> str:
         return f"{minutes}m{secs:02d}s"
     hours, rest = divmod(int(seconds), 3600)
     return f"{hours}h{rest // 60:02d}m"
+
+
+def cut_limit(cut: Remark) -> str:
+    """The limit a stream was cut at (a CUT remark), in its words: ``more than 100
+    events and comments (--max-stream-events)``."""
+    # A recording made before the words were kept may have none.
+    return visible(cut.text, single_line=True)[:200] if cut.text else "one of a2a-inspect's limits"
+
+
+def cut_words(cut: Remark) -> str:
+    """What a task view says of a stream cut at a limit: ``stream cut: more than ...``."""
+    return f"stream cut: {cut_limit(cut)}"
 
 
 def format_offset(seconds: float) -> str:

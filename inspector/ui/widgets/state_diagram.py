@@ -15,9 +15,10 @@ from textual.widget import Widget
 
 from ...protocol.enums import TaskState
 from ...protocol.states import INTERRUPTED, TERMINAL
+from ...session.tracker import CUT
 from ...textsafe import visible
 from .base import ComponentStyles, ConnectionView, LineBase
-from .formatting import format_duration, format_offset, short_id
+from .formatting import cut_limit, format_duration, format_offset, short_id
 
 if TYPE_CHECKING:
     from textual.selection import Selection
@@ -135,8 +136,10 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
     ``…``; in a recording, to the task's latest event; a state the agent reported again
     and again shows how many status updates it sent in it: ``working ×1.2k``), with the
     remarks that are not states among them: a late report (``↶``, a status older than
-    the current state) and a JSON-RPC error (``✖ error -32603``), which the title also
-    shows as "working · then error -32603"; then the protocol violations
+    the current state), a JSON-RPC error (``✖ error -32603``), which the title also
+    shows as "working · then error -32603", and a stream the client stopped reading at
+    one of its limits (``✂ stream cut`` and the limit's words; the title says "working ·
+    stream cut", and the running state's time stops there); then the protocol violations
     with code and message, coloured by severity.
     Narrower than 34 columns, or on a terminal shorter than 32 rows, the drawing is
     replaced by a one-line path.
@@ -199,9 +202,11 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         self.set_interval(TICK, self._tick, name="state-diagram-tick")
 
     def _tick(self) -> None:
-        """The running state's time goes on while the agent says nothing."""
+        """The running state's time goes on while the agent says nothing, as long as a
+        stream still follows the task (a cut one is not followed: its time stopped)."""
         task = self.task
-        if task is not None and task.state is not None and task.state not in TERMINAL and self._live():
+        if (task is not None and task.state is not None and task.state not in TERMINAL and task.cut is None
+                and self._live()):
             self.refresh()
 
     def _live(self) -> bool:
@@ -210,9 +215,10 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
 
     def _now(self, task: TaskView) -> float:
         """Session time of "now" for the running state: the wall clock for a live agent,
-        the latest event for a recording."""
+        the latest event for a recording or a task whose stream was cut (nothing is
+        known of it since)."""
         conn = self._conn
-        if conn is None or conn.read_only:
+        if conn is None or conn.read_only or task.cut is not None:
             return task.last_t
         return max(task.last_t, self.clock() - conn.session.started_wall)
 
@@ -247,7 +253,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         else:
             shape = (task.id, min(len(task.timeline), MAX_TRANSITIONS + 1),
                      tuple(v.message for v in task.violations[:MAX_VIOLATIONS + 1]),
-                     min(len(task.remarks), MAX_REMARKS), task.error)
+                     min(len(task.remarks), MAX_REMARKS), task.error, task.cut)
             key = (shape, len(task.timeline), len(task.violations), task.last_t)
         if not force and key == self._drawn:
             return
@@ -371,6 +377,8 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             title.append(task.state.value, style=self._style(task.state.value) + Style(bold=True))
         if task.error is not None and task.error.error is not None:
             title.append(f" · then error {task.error.error.code}", style=self._style("error") + Style(bold=True))
+        if task.cut is not None:
+            title.append(" · stream cut", style=self._style("warning") + Style(bold=True))
         return title
 
     def _delegation(self, task: TaskView) -> list[Text]:
@@ -477,7 +485,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             elif state in TERMINAL:
                 took = "end"
             else:
-                took = format_duration(max(0.0, self._now(task) - change.t)) + "…"
+                took = format_duration(max(0.0, self._now(task) - change.t)) + ("" if task.cut is not None else "…")
             mark = "✖ " if change.seq in flagged else ("▸ " if change is last else "  ")
             row = Text()
             row.append(mark, style=self._style("error") if change.seq in flagged else self._style(state.value))
@@ -499,7 +507,13 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
 
     def _remark_row(self, remark: Any, start: float) -> Text:
         row = Text()
-        if remark.error is not None:
+        if remark.kind == CUT:
+            style = self._style("warning")
+            row.append("✂ ", style=style)
+            row.append(f"{'stream cut':<14}", style=style + Style(bold=True))
+            row.append(f"{format_offset(remark.t - start):>8}")
+            row.append("\n  " + cut_limit(remark))
+        elif remark.error is not None:
             row.append("✖ ", style=self._style("error"))
             row.append(f"{'error ' + str(remark.error.code):<14}", style=self._style("error") + Style(bold=True))
             row.append(f"{format_offset(remark.t - start):>8}")

@@ -47,7 +47,8 @@ def row_key(conn: AgentConnection, task_id: str) -> str:
 class TasksView(ConnectionView, ComponentStyles, Vertical):
     """Every task of every open connection, oldest first: agent, state (in its colour),
     short id, age, artifact, violation and message counts. A task whose latest word was a
-    JSON-RPC error reads "working · error -32603" (the error is not a state). Rows are added and updated
+    JSON-RPC error reads "working · error -32603" (the error is not a state), one whose
+    stream was cut at a limit "working · stream cut". Rows are added and updated
     in place as the tasks change; a task seen out of order re-sorts the table.
 
     It also follows the newest task: until you pick one yourself, the newest task of
@@ -281,6 +282,9 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
         if task.error is not None and task.error.error is not None:
             # Not a state: the agent's latest word after it (see TaskView.error).
             state_cell.append(f" · error {task.error.error.code}", style=self._style("violations"))
+        if task.cut is not None:
+            # Nor is a stream the client cut at a limit (see TaskView.cut).
+            state_cell.append(" · stream cut", style=self._style("violations"))
         return {
             # The card's name once it is known (or the name the user gave the agent).
             "agent": Text(shorten(connection_label(row.conn), 18), style=dim),

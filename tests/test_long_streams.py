@@ -1,0 +1,108 @@
+"""Long streams are followed to their end with the default limits: an agent that streams
+its answer a token at a time sends more events than the old default count (100,000)
+allowed, and neither the CLI nor the TUI (which takes no limit options) may cut it.
+
+The real mock agent (``a2a-mock``, buffered writes so that it keeps up) streams 150,000
+chunks of about 45 characters; the CLI and the TUI run in processes of their own, as a
+user runs them. About 25 s in all on a 2-core machine: a subprocess test, as
+tests/test_bounded_memory.py's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from terminal import console_script
+
+from inspector.client.limits import Limits
+
+CHUNKS = 150_000
+SCENARIO = f"""
+name: long
+card: {{name: Long Agent, capabilities: {{streaming: true}}}}
+framing: {{writes: buffered}}
+rules:
+  - script:
+      - status: working
+      - chunks: {{id: answer, text: "token {{i}} of a long answer, some forty-five b\\n", count: {CHUNKS}}}
+      - status: completed
+"""
+
+TUI_CHILD = """
+import asyncio, json, sys, uuid
+from inspector.protocol import models as m
+from inspector.ui.app import InspectorApp
+
+async def main(url):
+    app = InspectorApp(url=url)  # the defaults, as `a2a-inspect URL` opens it
+    async with app.run_test(size=(120, 36)) as pilot:
+        while app.active is None or app.active.state not in ("ready", "error"):
+            await asyncio.sleep(0.05)
+        conn = app.active
+        message = m.Message(role=m.Role.USER, parts=[m.TextPart(text="go")], message_id=str(uuid.uuid4()))
+        app.send_message(conn, m.SendParams(message=message), stream=True)
+        while True:
+            await asyncio.sleep(0.1)
+            task = conn.tracker.task(app.task_id) if app.task_id else None
+            if app.errors or (not app.waiting and task is not None and (task.terminal or task.cut is not None)):
+                break
+        art = task.artifacts.get("answer") if task is not None else None
+        print(json.dumps({"state": task.state.value if task is not None and task.state else None,
+                          "cut": task.cut.text if task is not None and task.cut is not None else None,
+                          "errors": [detail for _t, _title, detail in app.errors],
+                          "chunks": len(art.chunks) if art is not None else 0,
+                          "closed": art.closed if art is not None else False,
+                          "last": art.text()[-50:] if art is not None else ""}))
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+@pytest.fixture
+def long_agent(tmp_path: Path) -> Iterator[str]:
+    scenario = tmp_path / "long.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    mock = subprocess.Popen([console_script("a2a-mock"), "--scenario", str(scenario), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert mock.stdout is not None
+        first = mock.stdout.readline()
+        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", first)
+        assert found, first
+        yield found.group(1)
+    finally:
+        mock.terminate()
+        mock.wait(timeout=30)
+
+
+def test_a_stream_longer_than_the_old_default_is_followed_to_completed(long_agent: str) -> None:
+    assert Limits().max_stream_events > CHUNKS > 100_000
+    # The CLI, no limit option: every chunk printed, then the final status, exit 0.
+    cli = subprocess.Popen([console_script("a2a-inspect"), "send", long_agent, "hi", "--stream", "-o", "ndjson"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert cli.stdout is not None
+    chunks, last = 0, ""
+    for line in cli.stdout:
+        if line.startswith('{"kind":"artifact-update"'):
+            chunks += 1
+        last = line
+    err = cli.stderr.read() if cli.stderr is not None else ""
+    assert cli.wait(timeout=300) == 0, err
+    assert chunks == CHUNKS
+    final = json.loads(last)
+    assert final["kind"] == "status-update" and final["status"]["state"] == "completed", last
+
+    # The TUI: the task completed, every chunk assembled, nothing cut, nothing reported.
+    done = subprocess.run([sys.executable, "-c", TUI_CHILD, long_agent], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["errors"] == [] and result["cut"] is None, result
+    assert result["state"] == "completed" and result["chunks"] == CHUNKS and result["closed"], result
+    assert result["last"].endswith(f"token {CHUNKS - 1} of a long answer, some forty-five b\n"), result
