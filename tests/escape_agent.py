@@ -16,7 +16,8 @@ The agent speaks 0.3 JSON-RPC at ``/``; what it answers depends on the message t
 - ``crash``: HTTP 500 with a text/plain body holding the raw escape bytes;
 - anything else: a completed task carrying every kind of part.
 
-``message/stream`` streams a task whose artifact arrives in two chunks.
+``message/stream`` streams a task whose artifact arrives in two chunks; ``tasks/get``
+fails (Task not found).
 ``tasks/pushNotificationConfig/set`` is accepted, and a hostile task is then POSTed to
 the registered URL with the registered token.
 """
@@ -76,7 +77,8 @@ TAGS = {
     "MV": "metadata value", "AI": "artifact id", "AN": "artifact name", "AD": "artifact description",
     "AT": "artifact text", "FN": "file name", "FM": "file mime type", "FU": "file URI",
     "DK": "data key", "DV": "data value", "DL": "data list item",
-    "TS": "task id (streamed)", "WM": "status message (working)", "CN": "streamed artifact name",
+    "TS": "task id (streamed)", "WM": "status message (working)", "CI": "streamed artifact id",
+    "CN": "streamed artifact name",
     "CK": "streamed artifact text", "DM": "status message (streamed, final)",
     "ER": "JSON-RPC error message", "ED": "JSON-RPC error data", "HB": "HTTP 500 body",
     "PS": "pushed status message", "PT": "pushed task id",
@@ -104,8 +106,8 @@ LINK_LEAK = rb"\x1b\]8;[^\x1b\x07]*;http://evil\.example"
 STREAM_TASK = hostile("TS")
 STREAMED_ARTIFACT = hostile("CK")
 #: Where the streamed artifact's text is cut into two chunks: right after the ESC that
-#: starts the OSC 52, so the sequence is whole only once the chunks are put together.
-SPLIT_AT = STREAMED_ARTIFACT.index("\x1b") + 1
+#: starts its OSC 52, so the sequence is whole only once the chunks are put together.
+SPLIT_AT = STREAMED_ARTIFACT.index(OSC52) + 1
 
 FILE_BYTES = base64.b64encode(b"hello").decode()
 
@@ -177,7 +179,7 @@ def _sse(obj: Any) -> bytes:
 
 def _stream(rid: Any) -> StreamingResponse:
     tid, cid = STREAM_TASK, hostile("CX")
-    art = {"artifactId": "streamed", "name": hostile("CN")}
+    art = {"artifactId": hostile("CI"), "name": hostile("CN")}
 
     async def gen() -> AsyncIterator[bytes]:
         yield _sse(_ok(rid, {"kind": "task", "id": tid, "contextId": cid, "status": {"state": "submitted"}}))
@@ -226,7 +228,8 @@ def build_app() -> Starlette:
         if method == "message/stream":
             return _stream(rid)
         if method == "tasks/get":
-            return _json(_ok(rid, sent_task()))
+            # An error: the app names the task in the error's title ("get <id> failed").
+            return _json({"jsonrpc": "2.0", "id": rid, "error": {"code": -32001, "message": "Task not found"}})
         if method == "tasks/pushNotificationConfig/set":
             config = params.get("pushNotificationConfig") or {}
             job = asyncio.create_task(_push(config.get("url", ""), config.get("token")))
