@@ -70,6 +70,7 @@ TAGS = {
     "NM": "card name", "DS": "card description", "VR": "card version", "DU": "documentation URL",
     "IC": "icon URL", "PO": "provider organization", "PU": "provider URL", "EX": "extension URI",
     "SN": "security scheme name", "SH": "security scheme header", "SD": "security scheme description",
+    "SS": "security scheme name (a finding's path)", "ST": "security scheme type",
     "IM": "input mode", "PF": "preferred transport", "IU": "interface URL", "IT": "interface transport",
     "SI": "skill id", "SK": "skill name", "SX": "skill description", "TG": "skill tag",
     "EG": "skill example",
@@ -137,7 +138,9 @@ def card(base: str) -> dict[str, Any]:
         "capabilities": {"streaming": True, "pushNotifications": True,
                          "extensions": [{"uri": hostile("EX")}]},
         "securitySchemes": {hostile("SN"): {"type": "apiKey", "in": "header", "name": hostile("SH"),
-                                            "description": hostile("SD")}},
+                                            "description": hostile("SD")},
+                            # Not a kind of scheme: a lint finding whose JSON path holds the name.
+                            hostile("SS"): {"type": hostile("ST")}},
         "defaultInputModes": ["text/plain", hostile("IM")],
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": hostile("SI"), "name": hostile("SK"), "description": hostile("SX"),

@@ -189,7 +189,9 @@ def test_card_bar_sidebar_and_what_they_lead_to(agent: str) -> None:
         # Further down: security, modes, interfaces, skills. The labels' column and a
         # skill's id show only the start (short); lists cut each item at 80, the security
         # line at 400, a skill's name at 60.
+        # SS names a scheme of an unknown type: a finding's path holds the name.
         for tag, expected in (("SN", short("SN")), ("SH", literal("SH")), ("SD", literal("SD", ea.OSC8)),
+                              ("SS", literal("SS", ea.CLICK)), ("ST", literal("ST")),
                               ("IM", literal("IM", ea.BIDI)), ("PF", literal("PF")), ("IT", short("IT")),
                               ("IU", literal("IU")), ("SK", head("SK")), ("SI", short("SI")),
                               ("SX", literal("SX")), ("TG", literal("TG", ea.BIDI)), ("EG", literal("EG"))):
