@@ -293,6 +293,9 @@ def test_a_task_and_its_artifacts_tasks_traffic_palette_and_push(agent: str) -> 
 def test_a_streamed_task_its_events_and_two_tasks_side_by_side(agent: str) -> None:
     with Terminal.app([agent], size=WIDE) as term:
         ready(term)
+        # A task first (sent: it goes beside the streamed one at the end).
+        send(term, "hello", stream=False)
+        wait_shown(term, "SM")
         send(term, "hello", stream=True)
         for tag in ("WM", "DM", "CN"):
             wait_shown(term, tag)
@@ -309,19 +312,23 @@ def test_a_streamed_task_its_events_and_two_tasks_side_by_side(agent: str) -> No
         term.wait_for("stream complete after 5 events")
         term.press("up", "up")
         term.wait_for("decoded: TaskArtifactUpdateEvent")
-        term.press("tab", "pagedown")  # the detail has the keys, and shows the parts
+        term.press("tab")  # the detail has the keys
+        term.wait_quiet(0.3)
+        term.press("pagedown")  # and shows the parts
         rest = visible(json.dumps(ea.STREAMED_ARTIFACT[ea.SPLIT_AT:], ensure_ascii=False))
         term.wait_for(f'"text": {rest[:60]}')
 
-        # A second task, and the two side by side (F4, b): the streamed one beside.
-        send(term, "hello", stream=False)
-        wait_shown(term, "SM")
+        # The two tasks side by side (F4, up to the first, b): the first one beside the
+        # streamed one, its two messages whole in the narrow column.
         term.press("f4")
-        term.wait_for("b Beside")
+        term.wait_until(lambda: term.text().count(f"completed  {visible(ea.TITLE)[:8]}…") == 2, "the two tasks' rows")
+        term.wait_quiet(0.3)  # the list has put its cursor on the open task: up goes from there
         term.press("up")
+        # b is a priority binding, up the table's own: in one read, b would act first.
+        term.wait_quiet(0.3)
         term.type("b")
-        term.wait_until(lambda: shows(term, "SM", literal("SM")) and shows(term, "DM", literal("DM")),
-                        "both tasks' messages, side by side")
+        term.wait_until(lambda: len(re.findall("completed    failed", term.text())) == 2, "two state diagrams")
+        wait_shown(term, "SM")
         quit_cleanly(term)
 
 
