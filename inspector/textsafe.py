@@ -4,7 +4,9 @@ Control characters and escape sequences become visible escapes (``\\x1b``), bidi
 overrides and invisible format characters (zero-width space, BOM, tags...) become
 ``\\u202e``, ``\\u200b``; newlines and tabs stay as they are unless ``single_line``.
 Rich/Textual markup needs no treatment here: callers that render through Rich use
-``rich.text.Text`` (never markup strings), and plain prints show ``[bold]`` as typed.
+``rich.text.Text`` or Textual's ``Content`` (never markup strings), and plain prints show
+``[bold]`` as typed. Where Textual takes nothing but a markup string (the command
+palette's help), ``inspector.ui.commands.literal_markup`` escapes it.
 """
 
 from __future__ import annotations

@@ -18,9 +18,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+import escape_agent
 import hostile
 from cli_helpers import Cli, CliResult, assert_one_error_line, cli, finish, read_line  # noqa: F401 - cli is a fixture
 from inspector.serving.runner import BackgroundServer
+from inspector.textsafe import visible
 from peers.sdk_agent import release, wait_parked
 
 ESC = "\x1b"
@@ -237,6 +239,39 @@ def test_markup_and_escapes_are_escaped_in_json(cli: Cli, agent: str, stream: bo
         if not stream:
             texts = [p["text"] for p in r.ndjson()[0]["status"]["message"]["parts"]]
         assert hostile.MARKUP_TEXT in texts
+
+
+@pytest.fixture(scope="module")
+def escaping_agent() -> Iterator[str]:
+    with BackgroundServer(escape_agent.build_app()) as srv:
+        yield srv.url
+
+
+def _shown(tag: str, upto: int = 40) -> str:
+    return visible(escape_agent.hostile(tag))[:upto]
+
+
+# What each run must show of the agent's text, literally (markup and escapes as text).
+ESCAPING_RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # The card: a binding's name in the label column, a scheme's name in a finding's path.
+    "card": (("card", "{url}"), (_shown("IT", 17) + "…", f'$.securitySchemes["{_shown("SS")}', _shown("DS"))),
+    "send": (("send", "{url}", "hello"), (f"message  {_shown('SM')}", f"  {_shown('AT')}")),
+    "stream": (("send", "--stream", "{url}", "hello"), (_shown("CK", 80),)),
+    "rpc-error": (("send", "{url}", "boom"), (_shown("ER"),)),
+    "http-500": (("send", "{url}", "crash"), ("HTTP 500 Internal Server Error (text",)),
+}
+
+
+@pytest.mark.parametrize("run", ESCAPING_RUNS)
+def test_an_agent_whose_every_field_holds_escapes_never_drives_the_terminal(cli: Cli, escaping_agent: str,
+                                                                            run: str) -> None:
+    args, shown = ESCAPING_RUNS[run]
+    r = cli(*(a.format(url=escaping_agent) for a in args))
+    raw = r.stdout_bytes + r.stderr_bytes
+    assert [what for what, payload in escape_agent.LEAKS.items() if payload in raw] == [], r
+    assert "Traceback" not in r.err, r
+    for text in shown:
+        assert text in r.out + r.err, r
 
 
 def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_crash(cli: Cli, agent: str) -> None:

@@ -7,14 +7,18 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from textual.color import Color
 from textual import events
 from textual.command import CommandInput, CommandList, CommandPalette
+from textual.content import Content
 
 from inspector import store
 from inspector.session import Session
 from inspector.ui.app import InspectorApp
-from inspector.ui.commands import InspectorCommands
+from inspector.textsafe import visible
+from inspector.ui.commands import InspectorCommands, literal_markup
 from inspector.ui.connection import AgentConnection
 from inspector.ui.themes import STATES, load_theme_file, shipped_theme_files
 from inspector.ui.widgets.push_panel import PushPanel
@@ -48,6 +52,18 @@ async def run_from_palette(pilot: Any, query: str) -> None:
 
 
 # ---------------------------------------------------------------------- palette
+
+
+#: What markup is made of, so that most examples hold tags, escapes and their mixes.
+_MARKUP_BITS = st.sampled_from(["[", "]", "\\", "/", "@", "=", "$", "#", "b", "B", " ", "link", "click",
+                                "bold red", "on", ":", "\x1b", "\u202e"])
+
+
+@given(st.lists(_MARKUP_BITS | st.text(max_size=3), max_size=12).map("".join))
+def test_command_help_is_shown_as_written(text: str) -> None:
+    # The palette parses help as Textual markup; what it shows must be the text itself
+    # (its control characters made visible), whatever brackets and backslashes it holds.
+    assert Content.from_markup(literal_markup(text)).plain == visible(text, single_line=True)
 
 
 async def test_palette_offers_what_applies_and_hides_the_rest() -> None:

@@ -16,7 +16,9 @@ from ..textsafe import shorten, visible
 
 def _finding(f: Any) -> str:
     # The code is what docs/lint.md explains, and what to search for.
-    return f"{SEVERITY_MARK.get(f.severity, f.severity)} {f.path}: {visible(f.message, single_line=True)} [{f.code}]"
+    # The path names the card's own keys (a security scheme's name): visible too.
+    return (f"{SEVERITY_MARK.get(f.severity, f.severity)} {visible(f.path, single_line=True)}: "
+            f"{visible(f.message, single_line=True)} [{f.code}]")
 
 
 def _val(value: Any) -> str:
@@ -67,12 +69,13 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
     section("security", rows or [("schemes", None)])
     section("modes", [("input", card.default_input_modes), ("output", card.default_output_modes)])
     rows = []
+    # A label names the interface's binding, as the card spells it: cut and made visible.
     for itf in card.supported_interfaces or []:
-        rows.append((f"{itf.protocol_binding or '?'} {itf.protocol_version or ''}".strip(), itf.url))
+        rows.append((shorten(f"{itf.protocol_binding or '?'} {itf.protocol_version or ''}".strip(), 18), itf.url))
     if card.preferred_transport:
         rows.append(("preferred (0.3)", card.preferred_transport))
     for itf in card.additional_interfaces or []:
-        rows.append((f"{itf.protocol_binding or '?'} (0.3)", itf.url))
+        rows.append((shorten(f"{itf.protocol_binding or '?'} (0.3)", 18), itf.url))
     section("interfaces", rows or [("interfaces", None)])
     out.append(f"SKILLS ({len(card.skills or [])})")
     for i, skill in enumerate(card.skills or []):

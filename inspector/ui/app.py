@@ -422,6 +422,9 @@ class InspectorApp(App[int]):
         from ..protocol.errors import JsonRpcError, describe_rpc_error
         from ..textsafe import visible
 
+        # The title may name the agent's data too ("cancel <task id> failed"): made
+        # visible like the rest (a toast's title is drawn as it is, never as markup).
+        title = visible(title, single_line=True)
         dialect = self.active.client.dialect if self.active and self.active.client else None
         summary = describe_rpc_error(exc, dialect) if isinstance(exc, JsonRpcError) else str(exc)
         detail = summary

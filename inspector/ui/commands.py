@@ -22,6 +22,9 @@ from functools import partial
 from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+from ..textsafe import visible
 
 VIEWS = (("card", "the agent card"), ("task", "the selected task: conversation, state, artifacts"),
          ("tasks", "every task of the agent"), ("traffic", "every request, response and event"),
@@ -29,6 +32,15 @@ VIEWS = (("card", "the agent card"), ("task", "the selected task: conversation, 
 DIALECTS = (("auto", "detect again"), ("0.1", "the 0.1 draft"), ("0.3", "0.2 / 0.3"), ("1.0", "1.0"))
 BINDINGS = (("auto", "the card's first interface a2a-inspect speaks"), ("jsonrpc", "JSON-RPC 2.0 over HTTP"),
             ("rest", "HTTP+JSON/REST (0.3 and 1.0)"))
+
+
+def literal_markup(text: str) -> str:
+    """``text`` as Textual markup that shows it as it is: every ``[`` escaped, control
+    characters made visible. The palette reads a command's help as markup (it takes no
+    Content there), and help names the agent's data (a task id): its ``[@click=...]``
+    would have been an action, its ``[link=...]`` a hyperlink, and markup Textual cannot
+    parse raised MarkupError, which ended the app."""
+    return visible(text, single_line=True).replace("[", "\\[")
 
 
 @dataclass(frozen=True)
@@ -204,7 +216,8 @@ class InspectorCommands(Provider):
 
     async def discover(self) -> Hits:
         for command in self.commands():
-            yield DiscoveryHit(command.name, command.run, help=command.help)
+            yield DiscoveryHit(Content(command.name), command.run, text=command.name,
+                               help=literal_markup(command.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -212,4 +225,4 @@ class InspectorCommands(Provider):
             score = matcher.match(command.name)
             if score > 0:
                 yield Hit(score, matcher.highlight(command.name), command.run, text=command.name,
-                          help=command.help)
+                          help=literal_markup(command.help))

@@ -14,7 +14,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...store import SavedAgent
-from ...textsafe import shorten
+from ...textsafe import shorten, visible
 from ..messages import ConnectionChanged, OpenModal
 from .base import ConnectionView
 from .connection_bar import connection_label
@@ -63,7 +63,9 @@ def saved_from_connection(conn: AgentConnection) -> SavedAgent:
         if ways:
             way = ways[0]
             auth = {"basic": "basic", "api-key": "api-key"}.get(way.kind, "bearer")
-            header = way.header if way.kind == "api-key" else None
+            # The card's header name goes into a text field as a suggestion: visible, as
+            # everywhere (a name with control characters could not be sent anyway).
+            header = visible(way.header, single_line=True) if way.kind == "api-key" and way.header else None
     return SavedAgent(name=conn.saved_as or connection_label(conn), url=conn.url, dialect=conn.requested_dialect,
                       card_url=conn.card_url, headers=dict(conn.headers), auth=auth,
                       auth_header=header, secret=secret, secret_headers=secret_headers)
@@ -283,7 +285,8 @@ class AgentsPanel(ConnectionView, Vertical):
         from ...client.auth import card_auth
 
         ways = card_auth(conn.card) if conn.card is not None else []
-        asks = ", ".join(f"{w.name} ({w.kind}{' ' + w.header if w.header else ''})" for w in ways)
+        asks = ", ".join(visible(f"{w.name} ({w.kind}{' ' + w.header if w.header else ''})", single_line=True)
+                         for w in ways)
         self.post_message(OpenModal("agent_form", "Save the active agent", draft, taken=names,
                                     card_asks=asks or None, done=saved))
 

@@ -49,7 +49,8 @@ def _text(value: Any, width: int = 400) -> str:
 def finding_line(f: Finding, indent: str = "    ") -> Content:
     mark = SEVERITY_MARK.get(f.severity, f.severity)
     return Content.assemble(indent, (f"{mark} ", SEVERITY_STYLE.get(f.severity, "")),
-                            (f"{f.path}: ", "$foreground-muted"),
+                            # The path names the card's own keys (a security scheme's name).
+                            (f"{visible(f.path, single_line=True)}: ", "$foreground-muted"),
                             (visible(f.message, single_line=True), SEVERITY_STYLE.get(f.severity, "")),
                             f"  [{f.code}]")
 

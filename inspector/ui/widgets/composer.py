@@ -383,9 +383,13 @@ class Composer(ConnectionView, Vertical):
         self._schedule_preview()
 
     def on_compose_text(self, message: ComposeText) -> None:
-        """Fill the text box (a card's skill example, ...) and bring the composer up."""
+        """Fill the text box (a card's skill example, ...) and bring the composer up.
+
+        The text is the agent's: it goes in with its control characters made visible.
+        The text box draws what it holds as it is, so an escape sequence in an example
+        reached the terminal; and what the box shows is what gets sent."""
         message.stop()
-        self.set_text(message.text)
+        self.set_text(visible(message.text))
         if hasattr(self.app, "action_view"):
             self.app.action_view("task")
         self.text_area.focus()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widgets import Label
 
 from ...textsafe import shorten, visible
@@ -215,8 +216,11 @@ class ConnectionBar(ConnectionView, Horizontal):
         self._state = conn.state
         status.update(STATE_LABELS.get(conn.state, conn.state))
         status.add_class(f"-{conn.state}")
+        # Tooltips as Content: Textual reads a str tooltip as markup, and an agent's
+        # text in it ("[link=http://x]", an error message) was styled, or raised
+        # MarkupError on hover and ended the app.
         if conn.state == "error" and conn.error is not None:
-            status.tooltip = shorten(str(conn.error), 200)
+            status.tooltip = Content(shorten(str(conn.error), 200))
         else:
             status.tooltip = None
         labels["name"].update(shorten(connection_label(conn), 30))
@@ -237,7 +241,9 @@ class ConnectionBar(ConnectionView, Horizontal):
         labels["dialect"].update(dialect)
         labels["dialect"].display = True
         labels["binding"].update(binding_label(conn))
-        labels["binding"].tooltip = shorten(binding_tooltip(conn), 300)
+        # Each line cut on its own: the reason names the card's interfaces (agent text).
+        lines = binding_tooltip(conn).split("\n")
+        labels["binding"].tooltip = Content("\n".join(shorten(line, 300) for line in lines))
         labels["binding"].display = True
         labels["auth"].update("" if conn.read_only else f"auth: {auth_summary(conn)}")
         labels["auth"].display = not conn.read_only
@@ -245,7 +251,7 @@ class ConnectionBar(ConnectionView, Horizontal):
         labels["rec"].update(f"⏺ REC {shorten(recording.name, 40)}" if recording else "")
         labels["rec"].display = recording is not None
         if recording is not None:
-            labels["rec"].tooltip = str(recording)
+            labels["rec"].tooltip = Content(visible(str(recording)))
 
     def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
         # The state moves during connect (card fetch, probes) before ConnectionChanged says so.

@@ -22,6 +22,7 @@ from textual.widgets import Button, DataTable, Static
 from ...protocol import models as m
 from ...protocol.sizes import format_size
 from ...session import Event, Kind
+from ...textsafe import visible
 from ..connection import AgentConnection
 from .base import ConnectionView, leaving
 from .traffic_model import payload_label
@@ -31,6 +32,13 @@ if TYPE_CHECKING:
     from ...client.push_receiver import PushReceiver
 
 HINT = "s: start/stop the receiver · r: register for the selected task · enter: show in traffic"
+
+
+def _short(task_id: str) -> str:
+    """A task id for a narrow column: whole up to 12 characters, else its first 8. The
+    agent picks the id: its control characters are made visible first."""
+    text = visible(task_id, single_line=True)
+    return text if len(text) <= 12 else text[:8] + "…"
 
 
 def _task_of(event: Event) -> str | None:
@@ -160,11 +168,11 @@ class PushPanel(ConnectionView, Vertical):
     def _add_rows(self, events: list[Event]) -> None:
         table = self.query_one(DataTable)
         for event in events:
-            task = _task_of(event) or "?"
-            short = task if len(task) <= 12 else task[:8] + "…"
+            # The path is the agent's too (where it posted, decoded): made visible.
+            task = _short(_task_of(event) or "?")
             state = payload_label(event.payload) or ("no body" if not event.data.get("body") else "?")
-            path = str(event.data.get("path") or event.data.get("url") or "")
-            table.add_row(Text(f"{event.t:.3f}"), Text(short), Text(state, style=self._state_style(state)),
+            path = visible(str(event.data.get("path") or event.data.get("url") or ""), single_line=True)
+            table.add_row(Text(f"{event.t:.3f}"), Text(task), Text(state, style=self._state_style(state)),
                           self._token(event), Text(format_size(event.data.get("body_size"))),
                           Text(path[-40:]), key=str(event.seq))
             self._rows += 1
@@ -191,7 +199,7 @@ class PushPanel(ConnectionView, Vertical):
         if conn is not None:
             tasks = [t for (cid, t) in self.registered if cid == conn.id]
             if tasks:
-                shown = ", ".join(t if len(t) <= 12 else t[:8] + "…" for t in tasks[-3:])
+                shown = ", ".join(_short(t) for t in tasks[-3:])
                 text += f" · for {shown}"
             text += f" · {self._rows} received"
         self.query_one("#push-status", Static).update(text)
@@ -309,7 +317,8 @@ class PushPanel(ConnectionView, Vertical):
             return
         self.registered[(conn.id, task_id)] = config
         self._status()
-        self.app.notify(f"the agent will push task {task_id} to {config.url}", title="push", markup=False)
+        self.app.notify(f"the agent will push task {visible(task_id, single_line=True)} to {config.url}",
+                        title="push", markup=False)
 
     # ------------------------------------------------------------------ events
 
