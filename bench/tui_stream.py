@@ -20,10 +20,10 @@ a2a-mock with a ``chunks: {text, count}`` scenario (its CPU shares the machine w
 app, and it keeps the task it streams: see bench/README.md).
 
 The code measured is this checkout's (``PYTHONPATH``, ahead of the venv's editable
-install), or ``--code DIR``'s. While the client's default limits are below the stream
-(100,000 events a stream, a 64 MiB body, before the change that raises them), the app is
-started as ``python -c`` with those defaults raised and the console script's ``main``:
-the table's title says so.
+install), or ``--code DIR``'s. The console script runs as it is, with the default limits
+(10,000,000 events and 4 GiB a stream). A tree whose defaults would stop the stream (main
+before issue 25: 100,000 events, a 64 MiB body) is started as ``python -c`` with those
+defaults raised and the console script's ``main``: the output says so.
 
 Target (issue 25): a 1,000,000-chunk stream peaks at <= 250 MiB.
 """
@@ -59,8 +59,8 @@ CHUNK_TEXT = "token {i} of the answer, naïve “quoted” —\n"
 RAISED = """
 import dataclasses, sys
 from inspector.client import limits
-# Interim: these defaults are being raised for good; until then they stop the stream.
-raised = {"max_body": 1 << 40, "max_stream_events": 10**9}
+# An older tree, whose defaults would stop the stream.
+raised = {"max_body": 1 << 40, "max_stream_body": 1 << 40, "max_stream_events": 10**9}
 limits.Limits.__init__.__defaults__ = tuple(
     raised.get(f.name, f.default) for f in dataclasses.fields(limits.Limits)
     if f.default is not dataclasses.MISSING)
@@ -125,9 +125,9 @@ class Agent:
 
 
 def client_limits(env: dict[str, str], home: Path) -> tuple[int, int]:
-    """The measured code's default (max_stream_events, max_body)."""
+    """The measured code's default (max_stream_events, bytes a stream may carry)."""
     out = subprocess.run([sys.executable, "-c", "from inspector.client.limits import Limits; l = Limits(); "
-                          "print(l.max_stream_events, l.max_body)"], env=env, cwd=home, capture_output=True,
+                          "print(l.max_stream_events, getattr(l, 'max_stream_body', l.max_body))"], env=env, cwd=home, capture_output=True,
                          text=True, check=True)
     events, body = out.stdout.split()
     return int(events), int(body)
