@@ -312,9 +312,7 @@ def test_a_streamed_task_its_events_and_two_tasks_side_by_side(agent: str) -> No
         term.wait_for("stream complete after 5 events")
         term.press("up", "up")
         term.wait_for("decoded: TaskArtifactUpdateEvent")
-        term.press("tab")  # the detail has the keys
-        term.wait_quiet(0.3)
-        term.press("pagedown")  # and shows the parts
+        term.press("tab", "pagedown")  # the detail has the keys, and shows the parts
         rest = visible(json.dumps(ea.STREAMED_ARTIFACT[ea.SPLIT_AT:], ensure_ascii=False))
         term.wait_for(f'"text": {rest[:60]}')
 
@@ -324,9 +322,7 @@ def test_a_streamed_task_its_events_and_two_tasks_side_by_side(agent: str) -> No
         term.wait_until(lambda: term.text().count(f"completed  {visible(ea.TITLE)[:8]}…") == 2, "the two tasks' rows")
         term.wait_quiet(0.3)  # the list has put its cursor on the open task: up goes from there
         term.press("up")
-        # b is a priority binding, up the table's own: in one read, b would act first.
-        term.wait_quiet(0.3)
-        term.type("b")
+        term.type("b")  # in the same read as up: b acts on the row up moved to
         term.wait_until(lambda: len(re.findall("completed    failed", term.text())) == 2, "two state diagrams")
         wait_shown(term, "SM")
         quit_cleanly(term)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from inspector.ui.app import ERROR_TOAST_SECONDS
 from screen_app import bar, body, inspector, quit_app, read, send, sizes, task_right
 from terminal import Terminal
 
@@ -69,4 +70,17 @@ def test_an_error_shows_a_toast_and_ctrl_e_shows_it_whole(screen_agent, size) ->
         term.press("escape")
         term.wait_gone("scripted by the screen tests")
         term.wait_for(re.compile(r"(⇶ stream|→ send)  new task"), body(term))
+        quit_app(term)
+
+
+@sizes()
+def test_a_toast_leaves_the_screen_when_it_expires_under_another_view(screen_agent, size) -> None:
+    # Textual 8.2.8 left an expired toast painted when a view had scrolled while it was
+    # up (see InspectorApp.notify): the traffic list follows its newest row.
+    with inspector(screen_agent.url, size) as term:
+        send(term, "error please")
+        term.wait_for("(ctrl+e: details)")
+        term.press("f5")
+        term.wait_for(re.compile(r"← resp +\d+ stream"), body(term))
+        term.wait_gone("(ctrl+e: details)", timeout=ERROR_TOAST_SECONDS + 5)
         quit_app(term)

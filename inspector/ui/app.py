@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from .connection import AgentConnection
 
 FRAME = 1 / 30
+#: How long an error's toast stays up (ctrl+e lists every error for longer).
+ERROR_TOAST_SECONDS = 8
 
 #: What takes the keys when a view is shown (F2-F6): the first of these selectors
 #: that is on screen. Typing after F3 lands in the composer's text box.
@@ -435,7 +437,7 @@ class InspectorApp(App[int]):
             detail += "\ndata: " + json.dumps(exc.data, indent=2, ensure_ascii=False, default=str)
         self.errors.append((time.time(), title, visible(detail)))
         self.notify(f"{visible(summary, single_line=True)[:200]}\n(ctrl+e: details)", title=title,
-                    severity="error", timeout=8, markup=False)
+                    severity="error", timeout=ERROR_TOAST_SECONDS, markup=False)
 
     def _conn_worker(self, conn: AgentConnection, coro: Awaitable[Any], name: str) -> Any:
         # Grouped per connection so closing a connection can stop its streams first.

@@ -21,6 +21,8 @@ from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
 from textual.screen import Screen
 
+from .toast_repaint import repaint_where_toasts_leave
+
 
 #: Narrower than this, the agents sidebar starts hidden (ctrl+b shows it).
 SIDEBAR_MIN_WIDTH = 100
@@ -121,6 +123,7 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self._auto_focus_done)
         app: Any = self.app
         app.call_after_first_frame(self._mount_hidden_views)
+        repaint_where_toasts_leave(self)
 
     async def _mount_hidden_views(self) -> None:
         # Awaited: this runs among the screen's after-refresh callbacks, so the screen
