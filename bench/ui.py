@@ -378,42 +378,6 @@ class Probe:
         return values[min(len(values) - 1, int(len(values) * 0.99))] if values else 0.0
 
 
-class TurnTimer:
-    """The CPU time (this thread's) of each event-loop turn while active: a figure for
-    the app's own work per turn, which other processes on the machine barely move,
-    where the probe's wall-clock stalls grow with the machine's load."""
-
-    def __init__(self) -> None:
-        self.turns: list[float] = []
-        self._original: Any = None
-
-    def __enter__(self) -> "TurnTimer":
-        import asyncio.events
-
-        handle = asyncio.events.Handle
-        original = self._original = handle._run
-        turns = self.turns
-        clock = time.thread_time
-
-        def _run(h: Any) -> Any:
-            t0 = clock()
-            try:
-                return original(h)
-            finally:
-                turns.append(clock() - t0)
-
-        handle._run = _run  # type: ignore[method-assign]
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        import asyncio.events
-
-        asyncio.events.Handle._run = self._original  # type: ignore[method-assign]
-
-    def worst(self) -> float:
-        return max(self.turns, default=0.0)
-
-
 # ---------------------------------------------------------------------- one run
 
 
@@ -432,7 +396,6 @@ class Result:
     gc_seconds: float
     gc_full: int
     mock_cpu: float
-    turn_cpu: float = float("nan")
     rss_mb: float = float("nan")
     peak_mb: float = float("nan")
     #: The app's marks (time.perf_counter(), the same clock in every process on Linux).
@@ -607,7 +570,7 @@ async def measure(app: Any, pilot: Any, work: Workload, spec: dict[str, Any], pr
     mock_pid = spec["mock_pid"]
     mock_cpu0 = child_cpu_seconds(mock_pid)
     probe.start()
-    with GCTimer() as gct, TurnTimer() as turns:
+    with GCTimer() as gct:
         if profiler is not None:
             profiler.enable()
         marks["send"] = time.perf_counter()
@@ -637,7 +600,7 @@ async def measure(app: Any, pilot: Any, work: Workload, spec: dict[str, Any], pr
         shown_after_first=stop - first, idle_worst=idle_worst, idle_p99=idle_p99,
         stream_worst=probe.worst(send, stop), stream_p99=probe.p99(send, stop),
         frames=frames, gc_seconds=gct.seconds, gc_full=gct.count[2], mock_cpu=mock_cpu,
-        turn_cpu=turns.worst(), rss_mb=rss, send=send, shown=stop, region=region)  # type: ignore[arg-type]
+        rss_mb=rss, send=send, shown=stop, region=region)  # type: ignore[arg-type]
 
 
 def child(spec: dict[str, Any]) -> int:
@@ -818,8 +781,6 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
                          f"<= {target * 1000:.0f} ms", "PASS" if worst <= target else "MISS"])
             rows.append(["  p99 wake-up lateness (worst run)", ms(max(r.stream_p99 for r in rs)),
                          f"median {ms(median([r.stream_p99 for r in rs]))}", "", ""])
-            rows.append(["  longest event-loop turn, CPU time (worst run)", ms(max(r.turn_cpu for r in rs)),
-                         f"median {ms(median([r.turn_cpu for r in rs]))}", "", ""])
             rows.append(["  idle baseline: longest / p99", ms(max(r.idle_worst for r in rs)),
                          ms(median([r.idle_p99 for r in rs])), "", ""])
             rows.append(["  time to show all / first after send",
@@ -841,10 +802,10 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
                 f"{SIZE[0]}x{SIZE[1]} pty, {args.runs} run(s) quiet + {args.hog_runs} with a CPU hog; "
                 f"{policy}; probe sleeps {PROBE_SLEEP * 1000:.0f} ms\n{measured()}")
     per_run = [[f"{r.workload}{' +hog' if r.hog else ''}", f"{r.rate:,.0f}/s", ms(r.shown_after_first),
-                ms(r.stream_worst), ms(r.stream_p99), ms(r.turn_cpu), ms(r.idle_worst), ms(r.gc_seconds),
+                ms(r.stream_worst), ms(r.stream_p99), ms(r.idle_worst), ms(r.gc_seconds),
                 ms(r.terminal_lag)]
                for r in results]
-    table(["run", "shown/s", "time", "stall", "p99", "turn CPU", "idle stall", "GC", "term +"], per_run)
+    table(["run", "shown/s", "time", "stall", "p99", "idle stall", "GC", "term +"], per_run)
     print(f"load average (1, 5, 15 min) after the runs: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -156,7 +156,7 @@ def test_no_limit_option_means_the_default_limits() -> None:
     # The flood above shows a count ends a stream in flat memory; here, that a command
     # given no limit option gets the defaults (10 million events, for agents that stream
     # tokens for an hour). A flood to 10 million takes the CLI about a minute: the
-    # million-chunk figures are in bench/ (tui_stream, and README's limits table).
+    # million-chunk figures are bench/tui_stream's.
     import argparse
 
     from inspector.headless.commands import client_bounds
