@@ -86,7 +86,8 @@ ROOT = code_root()
 
 SIZE = (120, 36)  # columns, lines
 PROBE_SLEEP = 0.005
-STALL_TARGET = 0.033
+#: Issue 25: worst stall <= 50 ms on Textual's own paint path, quiet (and with the hog).
+STALL_TARGET = 0.050
 HOG_STALL_TARGET = 0.050
 STATUS_RATE_TARGET = 5_000
 RSS_TARGETS = {"chunks": 200, "status": 250}  # MiB at 100k events
