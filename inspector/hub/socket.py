@@ -203,7 +203,17 @@ class AgentSocket:
         task_id = frame.task_id if not isinstance(item, ProtocolError) else None
         relays = hub.relays_for(self, task_id) if task_id else []
         exchange = relays[-1].exchange if relays else (hub.single_exchange(self) if task_id is None else 0)
-        hub.frame(self, "in", "text", text=text, exchange=exchange, payload=frame)
+        owner = hub.task_agent.get(task_id) if task_id is not None else None
+        # Only the agent a task was sent to may report on it: anyone else's frame is kept
+        # (the tracker shows it as a violation) but marked refused, so nothing folds it
+        # into the task, live or from a recording.
+        foreign = task_id is not None and not relays and (self.name is None or owner != self.name)
+        refused: dict[str, Any] = {}
+        if foreign:
+            sent = f"which the hub sent to {owner}" if owner else "which the hub never sent"
+            refused["refused"] = (f"ws-agent {self.name or '#' + str(self.number)} sent {frame.method} about task "
+                                  f"{task_id}, {sent}: refused, not applied")
+        hub.frame(self, "in", "text", text=text, exchange=exchange, payload=frame, **refused)
         if self.name is None:
             await self._refuse_unregistered(frame)
             return
@@ -212,9 +222,8 @@ class AgentSocket:
                 await self.send(proto.error(frame.rpc_id, JsonRpcError(-32602, "Invalid params", {
                     "path": item.path, "reason": item.reason})))
             return
-        if task_id is not None and not relays and hub.task_agent.get(task_id) != self.name:
-            hub.note(f"ws-agent {self.name or '(unregistered)'} reported on task {task_id}, which the hub "
-                     "never sent it", self)
+        if foreign:
+            hub.note(refused["refused"], self, code="hub-foreign-task")
             if frame.has_id:
                 await self.send(proto.error(frame.rpc_id, JsonRpcError(proto.UNKNOWN_TASK, "Task not found", {
                     "id": task_id})))
