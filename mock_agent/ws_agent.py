@@ -157,9 +157,11 @@ class WsAgent:
         while True:
             self._drop.clear()
             why: str
+            opened = False
             try:
                 async with connect(self.url, max_size=MAX_FRAME, compression=None, open_timeout=10,
                                    ping_interval=None) as ws:
+                    opened = True
                     self._ws = ws
                     self.connections += 1
                     try:
@@ -178,7 +180,7 @@ class WsAgent:
             except Exception as exc:
                 if first:
                     raise
-                got_in, why = False, f"could not be opened ({_reason(exc)})"
+                got_in, why = False, f"{'dropped' if opened else 'could not be opened'} ({_reason(exc)})"
             first = False
             if self._stopping:
                 return
