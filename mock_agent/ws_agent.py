@@ -15,6 +15,11 @@ as a real agent does, and forgets the tasks that were running), ``heartbeat`` st
 send heartbeat frames, and ``http`` (no HTTP here) answers with -32603 naming the
 status. ``--heartbeat 0`` sends no heartbeats, so the hub marks the agent stale.
 
+A socket that drops otherwise (the hub restarts, closes it, or the connection breaks)
+is opened again after a backoff (0.5 s, doubling to 30 s; one line on stderr for each
+attempt), as a real agent's would be; the mock gives up after 30 attempts in a row that
+do not register. Only the first connection failing ends the mock at once (a wrong URL).
+
 Uses the ``websockets`` library directly: mock_agent never imports the inspector's
 client or hub.
 """
@@ -48,11 +53,26 @@ MAX_FRAME = 16 * 1024 * 1024
 #: Reconnections after scripted drops, at most (a script that drops on every task
 #: must not reconnect for ever).
 MAX_RECONNECTS = 1000
+#: After a socket drops that the script did not drop: the first wait before connecting
+#: again (doubled at each attempt that does not register, up to the largest), and the
+#: attempts in a row before the mock gives up.
+RECONNECT_DELAY = 0.5
+RECONNECT_MAX_DELAY = 30.0
+RECONNECT_ATTEMPTS = 30
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class Refused(Exception):
     """The hub refused to register the agent (the name is taken, say)."""
+
+    def __init__(self, message: str, code: int | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+
+
+class GaveUp(Exception):
+    """The socket dropped and every attempt to come back failed."""
 
 
 class WsAgent:
@@ -61,7 +81,10 @@ class WsAgent:
 
     def __init__(self, url: str, name: str, scenario: Any = None, *, time_scale: float = 1.0,
                  seed: int | None = None, heartbeat: float | None = None, max_tasks: int | None = None,
-                 allow_public: bool = False, log: Callable[[str], None] | None = None) -> None:
+                 allow_public: bool = False, log: Callable[[str], None] | None = None,
+                 warn: Callable[[str], None] | None = None, reconnect_delay: float = RECONNECT_DELAY) -> None:
+        """``log``: what the agent does (registered, a scripted drop); ``warn``: what went
+        wrong (a socket that dropped, each attempt to reconnect)."""
         host = urlsplit(url).hostname or ""
         if host not in _LOOPBACK and not allow_public:
             raise ValueError(f"refusing to connect to {host!r}: the mock talks to a hub on loopback only "
@@ -74,6 +97,8 @@ class WsAgent:
         #: Seconds between heartbeats (None: what the hub asks for; 0: none at all).
         self.heartbeat = heartbeat
         self.log = log or (lambda text: None)
+        self.warn = warn or (lambda text: None)
+        self.reconnect_delay = reconnect_delay
         self.registered = asyncio.Event()
         self.connections = 0
         self._ws: Any = None
@@ -82,6 +107,7 @@ class WsAgent:
         self._waiting: dict[str, list[Any]] = {}
         self._pumps: dict[str, asyncio.Task[None]] = {}
         self._stopping = False
+        self._stopped = asyncio.Event()
         self._drop = asyncio.Event()
 
     # ------------------------------------------------------------------ for tests
@@ -101,6 +127,7 @@ class WsAgent:
 
     def stop(self) -> None:
         self._stopping = True
+        self._stopped.set()
         ws = self._ws
         if ws is not None:
             asyncio.ensure_future(ws.close())
@@ -117,27 +144,64 @@ class WsAgent:
     # ------------------------------------------------------------------ connection
 
     async def run(self) -> None:
-        """Connect and serve until the hub closes the socket or stop(); reconnects after
-        a scripted drop. Raises Refused when the hub will not register the agent,
-        OSError when the hub cannot be reached."""
+        """Connect and serve until stop(). When the socket drops, connect and register
+        again: at once after a scripted drop, else after a backoff that doubles (one
+        ``warn`` line per attempt). Raises Refused when the hub will not register the
+        agent, OSError when the hub cannot be reached at all (the first attempt), GaveUp
+        after RECONNECT_ATTEMPTS attempts in a row that did not register."""
         from websockets.asyncio.client import connect
 
-        reconnects = 0
+        scripted = 0
+        failed = 0  # attempts in a row that ended without registering
+        first = True
         while True:
             self._drop.clear()
-            async with connect(self.url, max_size=MAX_FRAME, compression=None, open_timeout=10,
-                               ping_interval=None) as ws:
-                self._ws = ws
-                self.connections += 1
-                try:
-                    await self._serve(ws)
-                finally:
-                    self._ws = None
-                    self.registered.clear()
-            if not self._drop.is_set() or self._stopping or reconnects >= MAX_RECONNECTS:
+            why: str
+            opened = False
+            try:
+                async with connect(self.url, max_size=MAX_FRAME, compression=None, open_timeout=10,
+                                   ping_interval=None) as ws:
+                    opened = True
+                    self._ws = ws
+                    self.connections += 1
+                    try:
+                        await self._serve(ws)
+                    finally:
+                        self._ws = None
+                        got_in = self.registered.is_set()
+                        self.registered.clear()
+                    why = _ended(ws.close_code, ws.close_reason)
+            except Refused as exc:
+                # On a reconnect the name may still be held by the socket that dropped
+                # (the hub has not seen it go yet): that clears, so try again.
+                if first or exc.code != proto.NAME_TAKEN:
+                    raise
+                got_in, why = False, f"was refused ({exc.reason})"
+            except Exception as exc:
+                if first:
+                    raise
+                got_in, why = False, f"{'dropped' if opened else 'could not be opened'} ({_reason(exc)})"
+            first = False
+            if self._stopping:
                 return
-            reconnects += 1
-            self.log(f"a2a-mock: dropped the socket as scripted; reconnecting to {self.url}")
+            if self._drop.is_set():
+                if scripted >= MAX_RECONNECTS:
+                    raise GaveUp(f"dropped the socket as scripted {MAX_RECONNECTS} times: not reconnecting again")
+                scripted += 1
+                self.log(f"a2a-mock: dropped the socket as scripted; reconnecting to {self.url}")
+                continue
+            failed = 0 if got_in else failed
+            failed += 1
+            if failed > RECONNECT_ATTEMPTS:
+                raise GaveUp(f"gave up on the hub at {self.url} after {RECONNECT_ATTEMPTS} attempts in a row "
+                             f"(the last {why})")
+            delay = min(self.reconnect_delay * 2 ** (failed - 1), RECONNECT_MAX_DELAY)
+            self.warn(f"a2a-mock: the socket to {self.url} {why}; reconnecting in {delay:g} s "
+                      f"(attempt {failed} of {RECONNECT_ATTEMPTS})")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), delay)
+            if self._stopping:
+                return
 
     async def _serve(self, ws: Any) -> None:
         from websockets.exceptions import ConnectionClosed
@@ -152,7 +216,8 @@ class WsAgent:
                     if frame.role == "error":
                         err = frame.item
                         reason = (err.data or {}).get("reason") if isinstance(err.data, dict) else None
-                        raise Refused(f"the hub refused to register {self.name!r}: {reason or err.message}")
+                        raise Refused(f"the hub refused to register {self.name!r}: {reason or err.message}",
+                                      err.code, str(reason or err.message))
                     self.registered.set()
                     interval = self.heartbeat
                     if interval is None:
@@ -332,6 +397,19 @@ class WsAgent:
             record.run._task.cancel()
 
 
+def _ended(code: int | None, reason: str | None) -> str:
+    """How a socket ended, in a few words (after "the socket to URL")."""
+    if code in (None, 1005, 1006):
+        return "dropped"
+    return f"was closed by the hub (code {code}{': ' + reason if reason else ''})"
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
 async def run_agent(url: str, name: str, scenario: Any, *, time_scale: float = 1.0, seed: int | None = None,
                     heartbeat: float | None = None, max_tasks: int | None = None,
                     allow_public: bool = False) -> int:
@@ -339,9 +417,12 @@ async def run_agent(url: str, name: str, scenario: Any, *, time_scale: float = 1
     def say(text: str) -> None:
         print(text, flush=True)
 
+    def warn(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
     try:
         agent = WsAgent(url, name, scenario, time_scale=time_scale, seed=seed, heartbeat=heartbeat,
-                        max_tasks=max_tasks, allow_public=allow_public, log=say)
+                        max_tasks=max_tasks, allow_public=allow_public, log=say, warn=warn)
     except ValueError as exc:
         print(f"a2a-mock: {exc}", file=sys.stderr)
         return 1
@@ -351,7 +432,7 @@ async def run_agent(url: str, name: str, scenario: Any, *, time_scale: float = 1
             loop.add_signal_handler(sig, agent.stop)
     try:
         await agent.run()
-    except Refused as exc:
+    except (Refused, GaveUp) as exc:
         print(f"a2a-mock: {exc}", file=sys.stderr)
         return 1
     except (OSError, TimeoutError) as exc:
@@ -361,10 +442,7 @@ async def run_agent(url: str, name: str, scenario: Any, *, time_scale: float = 1
     except Exception as exc:  # the websockets library's handshake errors, say: one line
         print(f"a2a-mock: the hub at {url}: {exc}", file=sys.stderr)
         return 1
-    if agent.stopping:
-        say(f"a2a-mock: stopped; ws-agent://{name} left the hub")
-        return 0
-    print(f"a2a-mock: the hub closed the socket of ws-agent://{name}", file=sys.stderr)
+    say(f"a2a-mock: stopped; ws-agent://{name} left the hub")
     return 0
 
 
@@ -375,4 +453,4 @@ def main(url: str, name: str, scenario: Any, **kwargs: Any) -> int:
         return 0
 
 
-__all__ = ["WsAgent", "Refused", "main", "run_agent"]
+__all__ = ["GaveUp", "WsAgent", "Refused", "main", "run_agent"]

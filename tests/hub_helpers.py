@@ -24,8 +24,9 @@ CARD = {"name": "helper", "description": "Helps with research papers", "version"
 async def running_hub(**kwargs: Any) -> AsyncIterator[tuple[Hub, HubServer]]:
     limits = kwargs.pop("limits", None) or HubLimits()
     sweep_every = kwargs.pop("sweep_every", None)
+    request_timeout = kwargs.pop("request_timeout", None)
     hub = Hub(limits=limits, **kwargs)
-    server = HubServer(hub, sweep_every=sweep_every)
+    server = HubServer(hub, sweep_every=sweep_every, request_timeout=request_timeout)
     await server.start()
     try:
         yield hub, server

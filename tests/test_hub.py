@@ -269,6 +269,32 @@ async def test_bad_frames_are_answered_and_noted_never_a_crash() -> None:
         assert codes.count("decode-error") == 6  # four invalid frames, the bad params, the binary frame
 
 
+def strict_json(text: str) -> Any:
+    """JSON as RFC 8259 has it: Infinity and NaN are not JSON."""
+    def refuse(word: str) -> Any:
+        raise ValueError(f"{word} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+async def test_an_id_that_is_not_a_finite_number_is_refused_with_valid_json() -> None:
+    async with running_hub(sweep_every=3600) as (hub, server), RawAgent(server.ws_url) as agent:
+        for registered in (False, True):
+            for rid in ("1e999", "-1e999", "NaN"):
+                await agent.send(f'{{"jsonrpc": "2.0", "id": {rid}, "method": "heartbeat", "params": {{}}}}')
+                answer = strict_json(await asyncio.wait_for(agent.ws.recv(), 15))
+                assert answer["id"] is None and answer["error"]["code"] == -32600, (rid, answer)
+                assert answer["error"]["data"]["reason"] == "id must be a finite number"
+            if not registered:
+                await agent.register("helper")
+        # The bridge, too.
+        async with httpx.AsyncClient(timeout=15) as http:
+            resp = await http.post(f"{server.base_url}/agents/helper", content=b'{"jsonrpc": "2.0", "id": 1e999, '
+                                   b'"method": "tasks/get", "params": {"id": "x"}}')
+            answer = strict_json(resp.text)
+            assert answer["id"] is None and answer["error"]["code"] == -32600, answer
+        assert (await agent.call("heartbeat", {}))["result"] == {"ok": True}
+
+
 async def test_a_frame_flood_closes_the_socket() -> None:
     # A frozen clock: the bucket never refills, so the count alone decides.
     async with running_hub(limits=HubLimits(burst=50, rate=1.0), clock=lambda: 0.0,

@@ -847,6 +847,33 @@ def _duplicate_chunk(s: Script) -> int:
     return s.event(ex, sent[2], sse_id="3").seq
 
 
+def hub_frame(s: Script, direction: str, agent: str, doc: dict[str, Any], exchange: int = 0,
+              **extra: Any) -> Event:
+    """A frame at the hub (a ``ws`` event) as the hub logs it."""
+    from inspector.session.payloads import ws_payload
+
+    text = json.dumps(doc)
+    data = {"conn": 1 if agent == "a" else 2, "dir": direction, "op": "text", "agent": agent, "text": text,
+            "size": len(text), **extra}
+    return s.session.append(Kind.WS, data, exchange=exchange, payload=ws_payload(data))
+
+
+def hub_task_sent_to_a(s: Script) -> int:
+    """The hub's tasks/send of task "t" to agent a; returns its exchange."""
+    ex = s.session.new_exchange()
+    hub_frame(s, "out", "a", {"jsonrpc": "2.0", "id": "hub-1", "method": "tasks/send", "params": {
+        "id": "t", "sessionId": "c", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}}, ex)
+    return ex
+
+
+def _foreign_task_frame(s: Script) -> int:
+    # Agent b's artifact about the task the hub sent agent a: the hub marked it refused.
+    hub_task_sent_to_a(s)
+    return hub_frame(s, "in", "b", {"jsonrpc": "2.0", "method": "task.artifact", "params": {
+        "id": "t", "artifact": {"parts": [{"type": "text", "text": "forged"}]}}},
+        refused="ws-agent b sent task.artifact about task t, which the hub sent to a: refused, not applied").seq
+
+
 def client_request(s: Script, body: Any, *, headers: dict[str, str] | None = None, verb: str = "POST",
                    path: str = "/") -> list[int]:
     """A request as the proxy sees one from a client: judged by the proxy's own checks,
@@ -926,6 +953,7 @@ VIOLATIONS = {
     "snapshot-mismatch": _snapshot_mismatch,
     "message-id-reused": _message_id_reused,
     "blocking-not-final": _blocking_not_final,
+    "foreign-task-frame": _foreign_task_frame,
 }
 
 

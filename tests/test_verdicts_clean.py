@@ -179,6 +179,19 @@ def _ids_of_real_captures(_s: tt.Script) -> list[str]:
     return problems
 
 
+def _own_task_frames(s: tt.Script) -> list[str]:
+    """The agent a task was sent to reports on it, after the relay's exchange ended too."""
+    ex = tt.hub_task_sent_to_a(s)
+    tt.hub_frame(s, "in", "a", {"jsonrpc": "2.0", "method": "task.artifact", "params": {
+        "id": "t", "artifact": {"parts": [{"type": "text", "text": "real"}]}}}, ex)
+    tt.hub_frame(s, "in", "a", {"jsonrpc": "2.0", "method": "task.complete", "params": {
+        "id": "t", "status": {"state": "completed"}}}, ex)
+    s.session.append(Kind.STREAM_END, {"reason": "complete", "events": 2, "elapsed_ms": 1.0, "terminal": True},
+                     exchange=ex)
+    task = s.tracker.task("t")
+    return [] if task.text() == "real" else [f"the task's text is {task.text()!r}"]
+
+
 #: code -> a well-behaved sequence near its rule (for id-mismatch: real a2a-sdk answers).
 def _clean_client(s: tt.Script, body: Any, headers: dict[str, str] | None = None) -> list[int]:
     return tt.client_request(s, body, headers=headers)
@@ -222,6 +235,7 @@ NEAR_MISSES: dict[str, Callable[[tt.Script], Any]] = {
     "client-empty-parts": lambda s: _clean_client(s, tt._v10_send("go", parts=[{"text": ""}]),
                                                   headers={"A2A-Version": "1.0"}),
     "client-continuation-without-task": _continuation_named,
+    "foreign-task-frame": _own_task_frames,
 }
 
 

@@ -14,10 +14,15 @@ class HubLimits:
     #: Largest frame, in bytes. A bigger one is refused by the WebSocket layer before
     #: its payload is read (close code 1009), so it never reaches memory.
     max_frame: int = 4 * 1024 * 1024
-    #: Frames one socket may send in a burst, and per second after it: past that the
-    #: socket is closed (code 1008) with a note saying so.
+    #: Frames one socket may send unasked (anything but answers to the hub's requests
+    #: and frames about a task the hub sent it and still relays) in a burst, and per
+    #: second after it: past that the socket is closed (code 1008) with a note saying so.
     burst: int = 2000
     rate: float = 500.0
+    #: Frames about one task (one turn of it) while the hub relays it: past that the
+    #: socket is closed (1008). As many as a stream may carry to the client
+    #: (--max-stream-events).
+    max_task_frames: int = 10_000_000
     #: Seconds without a frame from an agent before it is marked stale (and told, at
     #: registration, how often to heartbeat: a third of it).
     heartbeat_timeout: float = 45.0

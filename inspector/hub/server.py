@@ -94,7 +94,9 @@ class HubServer:
     """``hub`` served on a loopback port, as a task of the running event loop."""
 
     def __init__(self, hub: Hub, *, host: str = "127.0.0.1", port: int = 0, ws_path: str = WS_PATH,
-                 sweep_every: float | None = None) -> None:
+                 sweep_every: float | None = None, request_timeout: float | None = None) -> None:
+        """``request_timeout``: seconds the bridge's HTTP requests may take to arrive
+        (serving/deadline.py; tests shorten it). Agents' sockets are not bound by it."""
         from ..serving.runner import BackgroundServer
 
         self.hub = hub
@@ -102,9 +104,10 @@ class HubServer:
         app = build_app(hub, ws_path=self.ws_path, sweep_every=sweep_every)
         # websockets' sans-I/O protocol refuses a frame over ws_max_size from its header,
         # before reading the payload; no compression, so no frame grows after arrival.
+        extra: dict[str, Any] = {"request_timeout": request_timeout} if request_timeout else {}
         self._server = BackgroundServer(app, host=host, port=port, log_config=None, ws="websockets-sansio",
                                         ws_max_size=hub.limits.max_frame, ws_per_message_deflate=False,
-                                        lifespan="on")
+                                        lifespan="on", **extra)
 
     @property
     def base_url(self) -> str:

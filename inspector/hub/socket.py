@@ -3,7 +3,8 @@ is acted on.
 
 Everything the agent controls is bounded here or below: a frame's size (the WebSocket
 layer refuses one over the limit before reading it: close code 1009), the rate of
-frames (a token bucket; a flood closes the socket, 1008), the time to register, and
+frames the agent sends unasked (a token bucket) and the frames about any one task (a
+count; either flood closes the socket, 1008), the time to register, and
 what a frame may make the hub do (each method answers once; unknown ones get -32601).
 A frame that is not JSON-RPC is answered with an error and noted; the socket stays.
 """
@@ -102,23 +103,51 @@ class AgentSocket:
             return False
         if kind != "websocket.receive" or self.closed:
             return not self.closed
-        if self._flooding():
-            limits = self.hub.limits
-            self.hub.note(f"ws socket #{self.number}{self._who()} sent more than {limits.burst} frames in a "
-                          f"burst (more than {limits.rate:g} a second after it): closed it as a flood",
-                          self, code="hub-flood")
-            await self.close(POLICY, "frame flood")
-            self.disconnected(POLICY, "frame flood", ours=True)
-            return False
         text = message.get("text")
+        frame = proto.decode_frame(text) if text is not None else None
+        too_many = self._too_many(frame)
+        if too_many is not None:
+            note, code, reason = too_many
+            self.hub.note(note, self, code=code)
+            await self.close(POLICY, reason)
+            self.disconnected(POLICY, reason, ours=True)
+            return False
         if text is None:
             data = message.get("bytes") or b""
             self._binary(data)
             await self.send(proto.error(None, JsonRpcError(-32600, "Invalid Request", {
                 "reason": "binary frame: the hub takes JSON-RPC in text frames"})))
             return True
-        await self._text(text)
+        assert frame is not None
+        await self._text(text, frame)
         return True
+
+    def _too_many(self, frame: proto.Frame | None) -> tuple[str, str, str] | None:
+        """(note, code, close reason) when ``frame`` is one too many, else None.
+
+        What the hub asked for is not charged to the flood bucket: an answer to a request
+        the hub sent (each is answered once), and a frame about a task the hub sent this
+        agent and still relays, which is bounded per task instead. So one agent may work
+        on as many tasks at once as the hub gives it. Everything else (heartbeats,
+        searches, delegations, junk, frames about tasks not its own or already settled)
+        is what an agent can send unasked, and that is what the bucket limits."""
+        limits = self.hub.limits
+        if frame is not None and self.name is not None:
+            if frame.role in ("result", "error") and _hashable(frame.rpc_id) and frame.rpc_id in self.pending:
+                return None
+            if frame.method in proto.TASK_UPDATES and not isinstance(frame.item, ProtocolError):
+                task_id = frame.task_id
+                relays = self.hub.relays_for(self, task_id) if task_id else []
+                if relays:
+                    if relays[-1].events < limits.max_task_frames:
+                        return None
+                    return (f"ws socket #{self.number}{self._who()} sent more than {limits.max_task_frames} frames "
+                            f"about task {task_id}: closed it as a flood", "hub-task-flood",
+                            "too many frames for one task")
+        if not self._flooding():
+            return None
+        return (f"ws socket #{self.number}{self._who()} sent more than {limits.burst} frames unasked in a burst "
+                f"(more than {limits.rate:g} a second after it): closed it as a flood", "hub-flood", "frame flood")
 
     def _binary(self, data: bytes) -> None:
         kept = data[:BINARY_KEPT]
@@ -131,9 +160,8 @@ class AgentSocket:
     def _who(self) -> str:
         return f" ({self.name})" if self.name else ""
 
-    async def _text(self, text: str) -> None:
+    async def _text(self, text: str, frame: proto.Frame) -> None:
         hub = self.hub
-        frame = proto.decode_frame(text)
         entry = hub.agents.get(self.name) if self.name else None
         if entry is not None:
             hub.heard(entry)
@@ -203,7 +231,17 @@ class AgentSocket:
         task_id = frame.task_id if not isinstance(item, ProtocolError) else None
         relays = hub.relays_for(self, task_id) if task_id else []
         exchange = relays[-1].exchange if relays else (hub.single_exchange(self) if task_id is None else 0)
-        hub.frame(self, "in", "text", text=text, exchange=exchange, payload=frame)
+        owner = hub.task_agent.get(task_id) if task_id is not None else None
+        # Only the agent a task was sent to may report on it: anyone else's frame is kept
+        # (the tracker shows it as a violation) but marked refused, so nothing folds it
+        # into the task, live or from a recording.
+        foreign = task_id is not None and not relays and (self.name is None or owner != self.name)
+        refused: dict[str, Any] = {}
+        if foreign:
+            sent = f"which the hub sent to {owner}" if owner else "which the hub never sent"
+            refused["refused"] = (f"ws-agent {self.name or '#' + str(self.number)} sent {frame.method} about task "
+                                  f"{task_id}, {sent}: refused, not applied")
+        hub.frame(self, "in", "text", text=text, exchange=exchange, payload=frame, **refused)
         if self.name is None:
             await self._refuse_unregistered(frame)
             return
@@ -212,9 +250,8 @@ class AgentSocket:
                 await self.send(proto.error(frame.rpc_id, JsonRpcError(-32602, "Invalid params", {
                     "path": item.path, "reason": item.reason})))
             return
-        if task_id is not None and not relays and hub.task_agent.get(task_id) != self.name:
-            hub.note(f"ws-agent {self.name or '(unregistered)'} reported on task {task_id}, which the hub "
-                     "never sent it", self)
+        if foreign:
+            hub.note(refused["refused"], self, code="hub-foreign-task")
             if frame.has_id:
                 await self.send(proto.error(frame.rpc_id, JsonRpcError(proto.UNKNOWN_TASK, "Task not found", {
                     "id": task_id})))

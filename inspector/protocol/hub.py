@@ -18,6 +18,7 @@ Pure: no I/O; the hub (inspector/hub) and the mock's ws-agent (mock_agent) both 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,6 +180,10 @@ def decode_document(doc: Any) -> Frame:
     if isinstance(rid, bool) or (rid is not None and not isinstance(rid, (str, int, float))):
         return Frame("invalid", rpc_id=None, item=ProtocolError(f"id must be a string, a number or null, got "
                                                                 f"{type_name(rid)}", "$.id"), has_id=has_id)
+    if isinstance(rid, float) and not math.isfinite(rid):
+        # 1e999 parses as infinity: echoed back, it would be written as Infinity, not JSON.
+        return Frame("invalid", rpc_id=None, item=ProtocolError("id must be a finite number", "$.id"),
+                     has_id=has_id)
     method = doc.get("method")
     if method is not None:
         if not isinstance(method, str):

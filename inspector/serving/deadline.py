@@ -13,6 +13,11 @@ It is a subclass of the HTTP protocol uvicorn would pick itself (``httptools`` w
 installed, else ``h11``): both keep the current request in ``cycle`` and mark its body
 complete with ``cycle.more_body = False``, which is all this needs. The app sees a
 request cut off this way as a client disconnect (``http.disconnect``).
+
+A request that upgrades the connection to a WebSocket (the hub's agents) has arrived
+once its head has: from then on the socket belongs to the WebSocket protocol, which
+has its own liveness (the hub's heartbeats), so the timer stops there. Left running,
+it wrote a 408 into the middle of the WebSocket stream and closed it.
 """
 
 from __future__ import annotations
@@ -55,16 +60,27 @@ class _RequestDeadline(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
             self._timer.cancel()
             self._timer = None
 
-    def connection_lost(self, exc: Exception | None) -> None:
+    def _disarm(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+    def handle_websocket_upgrade(self, *args: Any) -> None:
+        # Both of uvicorn's HTTP protocols hand the transport over here (h11's with the
+        # request event, httptools' with none).
+        self._disarm()
+        super().handle_websocket_upgrade(*args)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
         super().connection_lost(exc)
 
     def _expire(self) -> None:
         self._timer = None
         transport = self.transport
-        if transport.is_closing():
+        # Another protocol owns the transport (an upgrade this class was not told of):
+        # its bytes are not HTTP any more.
+        if transport.is_closing() or transport.get_protocol() is not self:
             return
         cycle = self.cycle
         if cycle is None or cycle is self._arrived or not cycle.response_started:

@@ -90,6 +90,7 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
     "blocking-not-final": (WARNING, "a blocking send returned a task that is still running"),
     "id-mismatch": (ERROR, "a response or stream event whose JSON-RPC id is not its request's"),
     "duplicate-chunk": (WARNING, "an artifact chunk re-sent in the same stream (same SSE event id and data)"),
+    "foreign-task-frame": (ERROR, "a ws-agent's frame about a task the hub did not send it (refused)"),
     # The client's side, judged by a2a-inspect proxy (inspector/proxy/checks.py): it logs
     # each finding as a NOTE with the code and ``side: client``.
     "client-bad-envelope": (ERROR, "a client's request that is not a valid JSON-RPC 2.0 request object"),
@@ -566,6 +567,12 @@ class TaskTracker:
                 return
             if method not in _HUB_UPDATES:
                 return  # registration, heartbeats, search: not about a task
+            refused = event.data.get("refused")
+            if refused:
+                # About a task the hub did not send this agent: the hub applied none of it.
+                task_id = frame.task_id
+                self._flag(event, "foreign-task-frame", task_id, str(refused), None)
+                return
             if ex is not None:
                 ex.events += 1
             self._item(event, item, ex, f"{method} frame")
