@@ -21,6 +21,7 @@ import json
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 
@@ -39,6 +40,7 @@ from .card import grpc_addresses, rewrite_card
 from .checks import check_request
 from .detect import Parsed, classify
 from .faults import Fault, Rules
+from .paths import as_sent, resolve, sub_path
 from .relaying import BACKLOG, HOLDS as _HOLDS, RELEASED, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
     ms as _ms, settles, wait_release
 
@@ -237,15 +239,23 @@ class _Relay:
         if route is None:
             await self._plain(404, "no route of this proxy covers " + path)
             return
+        sent = as_sent(path, scope.get("raw_path"))
+        resolved = resolve(sent)
+        if resolved is None or self.proxy.route_for(unquote(resolved)) is not route:
+            words = f"path {sent} leaves the route {route.label} (dot segments)"
+            self.proxy.note(f"refused a request: {words}", code="proxy-path-refused", route=route.label)
+            await self._plain(400, f"{words}; not relayed")
+            return
         body = await self._read_body()
         if body is None:
             if not self.gone.is_set():
                 await self._plain(413, f"request body larger than {MAX_REQUEST} bytes")
             return
         spelled, lower = _headers(scope)
-        sub = path[len(route.prefix):] or "/"
+        # Relayed as sent (percent-encoding kept); read decoded, as the agent will.
+        sub = sub_path(route.prefix, resolved) or "/"
         url = route.upstream + sub + (("?" + query.decode("latin-1")) if query else "")
-        parsed = classify(verb, sub, lower, body, route.dialect)
+        parsed = classify(verb, unquote(sub), lower, body, route.dialect)
         info = parsed.info
         if info.get("binding") == REST and isinstance(info.get("rest_base"), str):
             info["rest_base"] = route.upstream + info["rest_base"].rstrip("/")
@@ -334,11 +344,13 @@ class _Relay:
     async def _forward(self, verb: str, url: str, lower: dict[str, str], spelled: dict[str, str], body: bytes,
                        parsed: Parsed, arrived: float) -> None:
         http = self.proxy.http()
-        headers = [(k, v) for k, v in spelled.items() if k.lower() not in HOP]
+        # As bytes, the client's own (latin-1 gives them back): httpx would encode a str
+        # as ASCII and refuse a header with any other byte in it.
+        headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in spelled.items() if k.lower() not in HOP]
         if parsed.card:
             # Read whole to rewrite it: asked for unencoded.
-            headers = [(k, v) for k, v in headers if k.lower() != "accept-encoding"]
-            headers.append(("Accept-Encoding", "identity"))
+            headers = [(k, v) for k, v in headers if k.lower() != b"accept-encoding"]
+            headers.append((b"Accept-Encoding", b"identity"))
         info = parsed.info
         try:
             request = http.build_request(verb, url, headers=headers, content=body if body else None)
