@@ -423,11 +423,22 @@ class _Relay:
         proxy_base = self._proxy_base()
         host = proxy_base.split("://", 1)[1].rsplit(":", 1)[0]
         route = self.proxy.route_for(self.scope.get("path") or "/")
+        from .grpc_relay import TooManyListeners
+
+        refused: list[str] = []
         for url in grpc_addresses(body):
             try:
                 await self.proxy.grpc.ensure(url, route.label if route is not None else "/")
+            except TooManyListeners:
+                refused.append(url)
             except OSError as exc:
                 self.note(f"cannot open a gRPC listener for {url}: {exc}", code="proxy-grpc-failed")
+        if refused:
+            # One line for them all: a card may name thousands.
+            shown = ", ".join(refused[:3]) + (f" and {len(refused) - 3} more" if len(refused) > 3 else "")
+            self.note(f"card names more gRPC targets than the proxy listens for (at most "
+                      f"{self.proxy.grpc.MAX_LISTENERS}): {shown} left as they are; a client that follows them "
+                      "bypasses the proxy", code="proxy-grpc-refused", refused=len(refused))
         done = rewrite_card(body, lambda url: self.proxy.move_url(url, proxy_base),
                             lambda url: self.proxy.grpc.moved(url, host))
         out = body
@@ -438,7 +449,10 @@ class _Relay:
                           f"{'' if len(done.moved) == 1 else 'es'} now point to the proxy "
                           f"({', '.join(sorted({old for old, _ in done.moved}))})", code="proxy-card",
                           moved=[list(p) for p in done.moved])
+            skipped = set(refused)
             for url, why in done.kept:
+                if url in skipped:
+                    continue  # told above, all in one line
                 self.note(f"card address {url} left as is ({why}): a client that follows it bypasses the proxy",
                           code="proxy-card-kept", url=url)
         head = self._head(resp, ("etag", "content-encoding"))

@@ -193,9 +193,17 @@ def _handler_class() -> type:
     return _Handler
 
 
+class TooManyListeners(Exception):
+    """The proxy already listens for as many gRPC upstreams as it will."""
+
+
 class GrpcFront:
     """The proxy's gRPC listeners, one per upstream target, opened on demand (a card
-    that names a GRPC interface, or ``--grpc-upstream``)."""
+    that names a GRPC interface, or ``--grpc-upstream``), at most ``MAX_LISTENERS``:
+    a card is the agent's to write, and one that named a thousand targets had the
+    proxy open a server for each until it ran out of file descriptors."""
+
+    MAX_LISTENERS = 16
 
     def __init__(self, proxy: Any, port: int = 0) -> None:
         self.proxy = proxy
@@ -205,10 +213,14 @@ class GrpcFront:
         self._lock = asyncio.Lock()
 
     async def ensure(self, endpoint: str, route: str = "/") -> GrpcListener:
+        """The listener for ``endpoint``'s target, opened if need be; TooManyListeners
+        when that would be one more than MAX_LISTENERS, OSError when it cannot listen."""
         target, _secure = split_target(endpoint)
         async with self._lock:
             listener = self.listeners.get(target)
             if listener is None:
+                if len(self.listeners) >= self.MAX_LISTENERS:
+                    raise TooManyListeners(target)
                 listener = GrpcListener(self, endpoint, route)
                 port = self.port if not self.listeners else 0
                 await listener.start(port)
