@@ -48,7 +48,7 @@ from .relaying import BACKLOG, HOLDS as _HOLDS, RELEASED, SLICE as _SLICE, Backl
 #: those the proxy sets itself. Proxy-Authorization is the proxy's: never passed on.
 HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
                  "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"})
-#: The largest request body read from a client.
+#: The largest request a client may send: an HTTP body, or one gRPC message.
 MAX_REQUEST = 16 * 1024 * 1024
 
 
@@ -89,7 +89,7 @@ class Proxy:
 
     def __init__(self, routes: list[Route], *, session: Session | None = None, rules: Rules | None = None,
                  limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0,
-                 grpc_port: int = 0) -> None:
+                 grpc_port: int = 0, max_request: int = MAX_REQUEST) -> None:
         if not routes:
             raise ValueError("a proxy needs at least one upstream")
         self.routes = sorted(routes, key=lambda r: len(r.prefix), reverse=True)
@@ -98,6 +98,8 @@ class Proxy:
         self.tracker = TaskTracker(self.session)
         self.rules = rules if rules is not None else Rules()
         self.limits = limits or Limits()
+        #: Bytes of one request (an HTTP body, a gRPC message) from a client; more is refused.
+        self.max_request = max_request
         self._timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout,
                                       pool=connect_timeout)
         self._http: httpx.AsyncClient | None = None
@@ -213,7 +215,7 @@ class _Relay:
                 return None
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > MAX_REQUEST:
+            if size > self.proxy.max_request:
                 return None
             chunks.append(chunk)
             if not message.get("more_body"):
@@ -249,7 +251,7 @@ class _Relay:
         body = await self._read_body()
         if body is None:
             if not self.gone.is_set():
-                await self._plain(413, f"request body larger than {MAX_REQUEST} bytes")
+                await self._plain(413, f"request body larger than {self.proxy.max_request} bytes")
             return
         spelled, lower = _headers(scope)
         # Relayed as sent (percent-encoding kept); read decoded, as the agent will.

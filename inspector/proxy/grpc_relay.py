@@ -134,7 +134,11 @@ class GrpcListener:
             self.channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
         else:
             self.channel = grpc.aio.insecure_channel(self.target, options=options)
-        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", -1),
+        # A client's message past the proxy's request bound is refused by gRPC itself
+        # (RESOURCE_EXHAUSTED) from its length prefix: it was read whole before (300 MB
+        # held, and relayed on).
+        limit = min(self.proxy.max_request, 2**31 - 1)
+        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", limit),
                                                ("grpc.max_send_message_length", -1), ("grpc.so_reuseport", 0)])
         self.server.add_generic_rpc_handlers((_handler_class()(self),))
         try:
