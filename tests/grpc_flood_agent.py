@@ -1,6 +1,7 @@
 """A 1.0 gRPC agent that floods: SendStreamingMessage answers with a task, then COUNT
-artifact chunks of SIZE bytes of text each (the same serialised message every time: the
-agent costs next to nothing), then a completed status. Run as a process of its own, so
+artifact chunks of SIZE bytes of text each (after the first, the same serialised message
+every time: the agent costs next to nothing), an empty last chunk and a completed status,
+COUNT + 3 messages that break no rule of A2A. Run as a process of its own, so
 that the client's memory is measured alone; prints its port, serves until stdin closes.
 
     python tests/grpc_flood_agent.py COUNT SIZE
@@ -27,16 +28,24 @@ def _message(obj: dict) -> bytes:
 
 async def main(count: int, size: int) -> None:
     first = _message({"task": {"id": TASK, "contextId": CONTEXT, "status": {"state": "TASK_STATE_WORKING"}}})
-    chunk = _message({"artifactUpdate": {"taskId": TASK, "contextId": CONTEXT, "append": True,
-                                         "artifact": {"artifactId": "a", "parts": [{"text": "x" * size}]}}})
-    last = _message({"statusUpdate": {"taskId": TASK, "contextId": CONTEXT,
+    def chunk(text: str, append: bool, last: bool = False) -> bytes:
+        message = grpc_schema.from_json("1.0", "StreamResponse", {"artifactUpdate": {
+            "taskId": TASK, "contextId": CONTEXT, "append": append, "lastChunk": last,
+            "artifact": {"artifactId": "a", "parts": [{"text": ""}]}}})
+        message.artifact_update.artifact.parts[0].text = text  # ProtoJSON takes seconds for 60 MB
+        return message.SerializeToString()
+
+    opening, more, closing = chunk("x" * size, False), chunk("x" * size, True), chunk("", True, True)
+    done = _message({"statusUpdate": {"taskId": TASK, "contextId": CONTEXT,
                                       "status": {"state": "TASK_STATE_COMPLETED"}}})
 
     async def stream(request: bytes, context: grpc.aio.ServicerContext):
         yield first
-        for _ in range(count):
-            yield chunk
-        yield last
+        yield opening
+        for _ in range(count - 1):
+            yield more
+        yield closing
+        yield done
 
     handler = grpc.method_handlers_generic_handler(
         "lf.a2a.v1.A2AService", {"SendStreamingMessage": grpc.unary_stream_rpc_method_handler(stream)})

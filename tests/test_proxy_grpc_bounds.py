@@ -91,7 +91,7 @@ async def test_a_card_naming_hundreds_of_grpc_targets_opens_a_bounded_number_of_
 @pytest.fixture
 def grpc_agent() -> Iterator[str]:
     """A 1.0 gRPC agent in a process of its own (tests/grpc_flood_agent.py), streaming one
-    short chunk: ``127.0.0.1:PORT``."""
+    short chunk (4 messages): ``127.0.0.1:PORT``."""
     proc = subprocess.Popen([sys.executable, str(HERE / "grpc_flood_agent.py"), "1", "10"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     try:
@@ -136,8 +136,8 @@ async def test_a_grpc_request_past_the_bound_is_refused_before_it_is_held(tmp_pa
     proxy = ProxyProcess(Cli(tmp_path / "home"), "--grpc-upstream", grpc_agent, "http://127.0.0.1:9")
     try:
         address = re.search(r"gRPC (127\.0\.0\.1:\d+) ->", proxy.wait_for("gRPC "))[1]
-        # A well-behaved request is relayed: the agent's task, chunk and status come back.
-        assert await _stream(address, _request(1000)) == (3, (grpc.StatusCode.OK, None))
+        # A well-behaved request is relayed: the agent's task, chunks and status come back.
+        assert await _stream(address, _request(1000)) == (4, (grpc.StatusCode.OK, None))
         before = _peak_mib(proxy.proc.pid)
         big = _request(4 * MAX_REQUEST)
         size = len(big)
@@ -145,7 +145,7 @@ async def test_a_grpc_request_past_the_bound_is_refused_before_it_is_held(tmp_pa
         del big
         peak = _peak_mib(proxy.proc.pid)
         # Still serving afterwards.
-        assert await _stream(address, _request(1000)) == (3, (grpc.StatusCode.OK, None))
+        assert await _stream(address, _request(1000)) == (4, (grpc.StatusCode.OK, None))
     finally:
         rest = proxy.stop()
     assert (got, code) == (0, grpc.StatusCode.RESOURCE_EXHAUSTED)
@@ -163,6 +163,6 @@ async def test_the_request_bound_is_one_option_for_http_and_grpc(grpc_agent: str
         refused = await _stream(address, _request(5000))
         async with httpx.AsyncClient(timeout=10) as http:
             posted = await http.post(f"{server.base_url}/", content=b"{" + b" " * 5000 + b"}")
-    assert small == (3, (grpc.StatusCode.OK, None))
+    assert small == (4, (grpc.StatusCode.OK, None))
     assert refused[0] == 0 and refused[1][0] is grpc.StatusCode.RESOURCE_EXHAUSTED
     assert posted.status_code == 413 and posted.text == "a2a-inspect proxy: request body larger than 4096 bytes\n"
