@@ -49,17 +49,19 @@ async def test_dot_segments_that_leave_the_route_are_refused() -> None:
         async with proxy_to(("/planner", f"{up.url}/agents/planner")) as (proxy, server):
             refused = {}
             for target in ("/planner/../../../x", "/planner/%2e%2e/%2E%2E/x", "/planner/a/../../x",
-                           "/planner/.%2e/secret?token=1", "/planner/..", "/planner/%2e%2E"):
+                           "/planner/.%2e/secret?token=1", "/planner/..", "/planner/%2e%2E",
+                           "/planner/..%2f..%2fx", "/planner/a/..%5C..%5Cx", "/planner/a/..\\..\\x"):
                 refused[target] = await _raw(server.base_url, target)
             # Dot segments that stay inside the route are resolved, not refused.
             inside = await _raw(server.base_url, "/planner/a/./b/../c%20d?q=%20")
+            dotted = await _raw(server.base_url, "/planner/v1..2/file..txt")  # dots, not dot segments
     for target, (status, body) in refused.items():
         assert status == 400, (target, status, body)
         assert body.startswith(b"a2a-inspect proxy: ") and b"leaves the route /planner" in body, body
-    assert inside[0] == 200
-    # Only the request that stayed inside reached the upstream, under its base path,
+    assert inside[0] == dotted[0] == 200
+    # Only the requests that stayed inside reached the upstream, under its base path,
     # percent-encoding kept as sent.
-    assert [s["path"] for s in seen] == ["/agents/planner/a/c%20d"]
+    assert [s["path"] for s in seen] == ["/agents/planner/a/c%20d", "/agents/planner/v1..2/file..txt"]
     refusals = [e for e in proxy.session.events if e.kind is Kind.NOTE and e.data.get("code") == "proxy-path-refused"]
     assert len(refusals) == len(refused)
 

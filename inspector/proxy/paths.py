@@ -12,6 +12,7 @@ would turn ``%3F`` into a query and ``%2F`` into a separator.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote, unquote
 
 __all__ = ["as_sent", "resolve", "sub_path"]
@@ -30,12 +31,17 @@ def as_sent(path: str, raw_path: bytes | None) -> str:
 def resolve(raw: str) -> str | None:
     """``raw`` (an absolute path, percent-encoded as sent) with its dot segments, spelled
     plainly or percent-encoded, removed; None when a ``..`` would climb above the root
-    (RFC 3986 would drop it silently: here it is a path outside every route)."""
+    (RFC 3986 would drop it silently: here it is a path outside every route), or hides
+    behind an encoded slash or a backslash."""
     out: list[str] = []
     segments = raw.split("/")[1:]
     last = len(segments) - 1
     for i, segment in enumerate(segments):
         plain = unquote(segment) if "%" in segment else segment
+        if plain not in _DOTS and ".." in plain and ".." in re.split(r"[/\\]", plain):
+            # "..%2f..%2fx": one segment here, but an agent that decodes before it splits
+            # (or takes a backslash for a slash) climbs with it.
+            return None
         if plain in _DOTS:
             if plain == "..":
                 if not out:
