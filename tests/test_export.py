@@ -23,7 +23,7 @@ from inspector.client import A2AClient, Auth, TransportError
 from inspector.headless.export_cmd import scenario_problems
 from inspector.headless.resend import diff_against
 from inspector.protocol.errors import JsonRpcError
-from inspector.session import Recorder, Session, TaskTracker, load_recording
+from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
 from inspector.session.export_curl import to_curl
 from inspector.session.export_har import to_har
 from inspector.session.export_scenario import scenario_yaml, to_scenario
@@ -190,6 +190,37 @@ async def test_curl_script_turns_assigned_ids_into_variables(tmp_path: Path) -> 
         run = subprocess.run(["bash", str(path)], capture_output=True, text=True, timeout=60, env=env)
         assert run.returncode == 0, run.stderr
         assert mock.task(task.id).state.value == "completed"
+
+
+def test_curl_script_sends_the_url_as_recorded_percent_encoding_kept(tmp_path: Path) -> None:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from inspector.serving.runner import BackgroundServer
+
+    seen: list[tuple[str, str]] = []
+
+    async def anything(request: Request) -> PlainTextResponse:
+        seen.append((request.scope["raw_path"].decode(), request.scope["query_string"].decode()))
+        return PlainTextResponse("ok")
+
+    session = Session()
+    path = tmp_path / "r.jsonl"
+    with Recorder.attach(session, path):  # the token is redacted on the way to the file
+        number = session.new_exchange()
+        session.append(Kind.REQUEST, {"method": "GET", "url": "http://127.0.0.1:9/a%20b/c%2Fd?q=x%20y&"
+                                      "plus=1%2B1&token=s3cret-t0ken", "headers": {}}, exchange=number)
+    script = to_curl(load_recording(path).session)
+    assert "s3cret-t0ken" not in script and "${A2A_PARAM_TOKEN:?" in script
+    (tmp_path / "replay.sh").write_text(script)
+    with BackgroundServer(Starlette(routes=[Route("/{p:path}", anything)])) as up:
+        env = {**os.environ, "A2A_BASE": up.url, "A2A_PARAM_TOKEN": "t"}
+        run = subprocess.run(["bash", str(tmp_path / "replay.sh")], capture_output=True, text=True, timeout=60,
+                             env=env)
+    assert run.returncode == 0, run.stderr
+    assert seen == [("/a%20b/c%2Fd", "q=x%20y&plus=1%2B1&token=t")]
 
 
 # ---------------------------------------------------------------------- scenario

@@ -150,29 +150,37 @@ class GrpcTransport:
         self.target, self.secure = split_target(endpoint)
         #: What the log names the agent by (``grpc://host:port``), and credentials are checked against.
         self.url = f"{'grpcs' if self.secure else 'grpc'}://{self.target}"
-        self._channel: Any = None
+        #: Channels by the largest message they receive: gRPC bounds that per channel
+        #: only, and a stream's message has its own bound (max_event) beside an answer's
+        #: (max_body).
+        self._channels: dict[int, Any] = {}
         #: The last unary answer as ProtoJSON (a card fetched by RPC keeps it as served).
         self.last_answer: Any = None
 
-    def channel(self) -> Any:
-        if self._channel is None:
+    def channel(self, limit: int | None = None) -> Any:
+        """The channel whose calls receive messages of at most ``limit`` bytes (default:
+        max_body). gRPC refuses a longer one from its length prefix, before reading it."""
+        limit = min(self.client.limits.max_body if limit is None else limit, 2**31 - 1)
+        channel = self._channels.get(limit)
+        if channel is None:
             import os
 
             # grpc's C core logs to stderr (a GOAWAY at INFO level): not over the TUI.
             os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
             import grpc
 
-            limit = min(self.client.limits.max_body, 2**31 - 1)
             options = [("grpc.max_receive_message_length", limit), ("grpc.max_send_message_length", -1)]
             if self.secure:
-                self._channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
+                channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
             else:
-                self._channel = grpc.aio.insecure_channel(self.target, options=options)
-        return self._channel
+                channel = grpc.aio.insecure_channel(self.target, options=options)
+            self._channels[limit] = channel
+        return channel
 
     async def aclose(self) -> None:
-        if self._channel is not None:
-            channel, self._channel = self._channel, None
+        channels = list(self._channels.values())
+        self._channels.clear()
+        for channel in channels:
             await channel.close()
 
     # ------------------------------------------------------------------ requests
@@ -228,10 +236,11 @@ class GrpcTransport:
 
     # ------------------------------------------------------------------ failures
 
-    def _failure(self, ex: Exchange, exc: Any, dialect: str, *, timeout: float | None) -> Exception:
+    def _failure(self, ex: Exchange, exc: Any, dialect: str, *, timeout: float | None,
+                 stream: bool = False) -> Exception:
         """An AioRpcError -> what to raise, logged: a TransportError when nothing reached
-        the agent or we gave up (connect, deadline, our own size limit), else the
-        agent's status as a RESPONSE and its GrpcError."""
+        the agent or we gave up (connect, deadline, our own size limit: max_body, or a
+        ``stream``'s max_event), else the agent's status as a RESPONSE and its GrpcError."""
         import grpc
 
         code = exc.code()
@@ -243,7 +252,10 @@ class GrpcTransport:
             return ex.fail("connect", f"cannot connect to {self.target}: {_first_line(details)}")
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return ex.fail("timeout", f"no answer from {self.url} within {timeout or 0:g} s (deadline)")
-        if code is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details:
+        if stream and _own_limit(code, details):
+            return ex.fail("limit", f"an event of the stream from {self.url} is larger than "
+                                    f"{format_size(self.client.limits.max_event)} (--max-event); stopped reading")
+        if _own_limit(code, details):
             return ex.fail("limit", f"a message from {self.url} is larger than "
                                     f"{format_size(self.client.limits.max_body)} (--max-body); not read")
         data = self._head(ex, initial, streaming=False)
@@ -313,7 +325,7 @@ class GrpcTransport:
         response_class = grpc_schema.message_class(dialect.name, rpc.response)
         to_json = grpc_codec.stream_json
         number = ex.id
-        call = self.channel().unary_stream(rpc.path)(data, metadata=metadata)
+        call = self.channel(limits.max_event).unary_stream(rpc.path)(data, metadata=metadata)
         # The call's own async iterator, not call.read(): read() checks the call's state
         # and style around each message, a layer more per message of a long stream.
         step = call.__aiter__().__anext__
@@ -356,12 +368,14 @@ class GrpcTransport:
                     if not started:
                         # An error before any message: the answer is the status alone.
                         ended = True  # as an HTTP error answer to a stream request: no stream
-                        raise self._failure(ex, exc, dialect.name, timeout=None) from None
+                        raise self._failure(ex, exc, dialect.name, timeout=None, stream=True) from None
                     status = self._status(dialect.name, exc.code().value[0], exc.details(), exc.trailing_metadata())
-                    if exc.code() is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in (exc.details() or ""):
-                        words = f"larger than {format_size(limits.max_body)} (--max-body)"
-                        failure = ex.fail("limit", f"a message of the stream from {self.url} is {words}; not read")
-                        end("limit", status, "a message " + words)
+                    if _own_limit(exc.code(), exc.details()):
+                        # Our channel's bound, not the agent's status: as the HTTP path words it.
+                        words = f"larger than {format_size(limits.max_event)} (--max-event)"
+                        failure = ex.fail("limit", f"an event of the stream from {self.url} is {words}; "
+                                                   "stopped reading")
+                        end("limit", status, "an event " + words)
                         raise failure from None
                     error = grpc_codec.decode_status(status["grpc_code"], status["grpc_message"],
                                                      status.get("grpc_details"))
@@ -474,6 +488,16 @@ class GrpcTransport:
                                                          f"does not decode ({exc})")
             return card, self.last_answer, dialect, f"the card came from the agent's {dialect.label} {name} RPC"
         return None, None, None, "no A2AService answered (" + "; ".join(tried) + ")"
+
+
+def _own_limit(code: Any, details: str | None) -> bool:
+    """Whether a status is grpcio refusing a message longer than our channel's bound
+    ("Stream removed (CLIENT: Received message larger than max (N vs. M))"), not the
+    agent's own RESOURCE_EXHAUSTED (its server refusing our request says "SERVER: ...")."""
+    import grpc
+
+    text = details or ""
+    return code is grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in text and "SERVER:" not in text
 
 
 def _first_line(text: str) -> str:

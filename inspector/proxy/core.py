@@ -21,6 +21,7 @@ import json
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 import httpx
 
@@ -39,6 +40,7 @@ from .card import grpc_addresses, rewrite_card
 from .checks import check_request
 from .detect import Parsed, classify
 from .faults import Fault, Rules
+from .paths import as_sent, resolve, sub_path
 from .relaying import BACKLOG, HOLDS as _HOLDS, RELEASED, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
     ms as _ms, settles, wait_release
 
@@ -46,7 +48,7 @@ from .relaying import BACKLOG, HOLDS as _HOLDS, RELEASED, SLICE as _SLICE, Backl
 #: those the proxy sets itself. Proxy-Authorization is the proxy's: never passed on.
 HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
                  "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"})
-#: The largest request body read from a client.
+#: The largest request a client may send: an HTTP body, or one gRPC message.
 MAX_REQUEST = 16 * 1024 * 1024
 
 
@@ -87,7 +89,7 @@ class Proxy:
 
     def __init__(self, routes: list[Route], *, session: Session | None = None, rules: Rules | None = None,
                  limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0,
-                 grpc_port: int = 0) -> None:
+                 grpc_port: int = 0, max_request: int = MAX_REQUEST) -> None:
         if not routes:
             raise ValueError("a proxy needs at least one upstream")
         self.routes = sorted(routes, key=lambda r: len(r.prefix), reverse=True)
@@ -96,6 +98,8 @@ class Proxy:
         self.tracker = TaskTracker(self.session)
         self.rules = rules if rules is not None else Rules()
         self.limits = limits or Limits()
+        #: Bytes of one request (an HTTP body, a gRPC message) from a client; more is refused.
+        self.max_request = max_request
         self._timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout,
                                       pool=connect_timeout)
         self._http: httpx.AsyncClient | None = None
@@ -211,7 +215,7 @@ class _Relay:
                 return None
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > MAX_REQUEST:
+            if size > self.proxy.max_request:
                 return None
             chunks.append(chunk)
             if not message.get("more_body"):
@@ -237,15 +241,23 @@ class _Relay:
         if route is None:
             await self._plain(404, "no route of this proxy covers " + path)
             return
+        sent = as_sent(path, scope.get("raw_path"))
+        resolved = resolve(sent)
+        if resolved is None or self.proxy.route_for(unquote(resolved)) is not route:
+            words = f"path {sent} leaves the route {route.label} (dot segments)"
+            self.proxy.note(f"refused a request: {words}", code="proxy-path-refused", route=route.label)
+            await self._plain(400, f"{words}; not relayed")
+            return
         body = await self._read_body()
         if body is None:
             if not self.gone.is_set():
-                await self._plain(413, f"request body larger than {MAX_REQUEST} bytes")
+                await self._plain(413, f"request body larger than {self.proxy.max_request} bytes")
             return
         spelled, lower = _headers(scope)
-        sub = path[len(route.prefix):] or "/"
+        # Relayed as sent (percent-encoding kept); read decoded, as the agent will.
+        sub = sub_path(route.prefix, resolved) or "/"
         url = route.upstream + sub + (("?" + query.decode("latin-1")) if query else "")
-        parsed = classify(verb, sub, lower, body, route.dialect)
+        parsed = classify(verb, unquote(sub), lower, body, route.dialect)
         info = parsed.info
         if info.get("binding") == REST and isinstance(info.get("rest_base"), str):
             info["rest_base"] = route.upstream + info["rest_base"].rstrip("/")
@@ -334,11 +346,13 @@ class _Relay:
     async def _forward(self, verb: str, url: str, lower: dict[str, str], spelled: dict[str, str], body: bytes,
                        parsed: Parsed, arrived: float) -> None:
         http = self.proxy.http()
-        headers = [(k, v) for k, v in spelled.items() if k.lower() not in HOP]
+        # As bytes, the client's own (latin-1 gives them back): httpx would encode a str
+        # as ASCII and refuse a header with any other byte in it.
+        headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in spelled.items() if k.lower() not in HOP]
         if parsed.card:
             # Read whole to rewrite it: asked for unencoded.
-            headers = [(k, v) for k, v in headers if k.lower() != "accept-encoding"]
-            headers.append(("Accept-Encoding", "identity"))
+            headers = [(k, v) for k, v in headers if k.lower() != b"accept-encoding"]
+            headers.append((b"Accept-Encoding", b"identity"))
         info = parsed.info
         try:
             request = http.build_request(verb, url, headers=headers, content=body if body else None)
@@ -411,11 +425,22 @@ class _Relay:
         proxy_base = self._proxy_base()
         host = proxy_base.split("://", 1)[1].rsplit(":", 1)[0]
         route = self.proxy.route_for(self.scope.get("path") or "/")
+        from .grpc_relay import TooManyListeners
+
+        refused: list[str] = []
         for url in grpc_addresses(body):
             try:
                 await self.proxy.grpc.ensure(url, route.label if route is not None else "/")
+            except TooManyListeners:
+                refused.append(url)
             except OSError as exc:
                 self.note(f"cannot open a gRPC listener for {url}: {exc}", code="proxy-grpc-failed")
+        if refused:
+            # One line for them all: a card may name thousands.
+            shown = ", ".join(refused[:3]) + (f" and {len(refused) - 3} more" if len(refused) > 3 else "")
+            self.note(f"card names more gRPC targets than the proxy listens for (at most "
+                      f"{self.proxy.grpc.MAX_LISTENERS}): {shown} left as they are; a client that follows them "
+                      "bypasses the proxy", code="proxy-grpc-refused", refused=len(refused))
         done = rewrite_card(body, lambda url: self.proxy.move_url(url, proxy_base),
                             lambda url: self.proxy.grpc.moved(url, host))
         out = body
@@ -426,7 +451,10 @@ class _Relay:
                           f"{'' if len(done.moved) == 1 else 'es'} now point to the proxy "
                           f"({', '.join(sorted({old for old, _ in done.moved}))})", code="proxy-card",
                           moved=[list(p) for p in done.moved])
+            skipped = set(refused)
             for url, why in done.kept:
+                if url in skipped:
+                    continue  # told above, all in one line
                 self.note(f"card address {url} left as is ({why}): a client that follows it bypasses the proxy",
                           code="proxy-card-kept", url=url)
         head = self._head(resp, ("etag", "content-encoding"))

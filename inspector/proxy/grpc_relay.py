@@ -134,7 +134,11 @@ class GrpcListener:
             self.channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
         else:
             self.channel = grpc.aio.insecure_channel(self.target, options=options)
-        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", -1),
+        # A client's message past the proxy's request bound is refused by gRPC itself
+        # (RESOURCE_EXHAUSTED) from its length prefix: it was read whole before (300 MB
+        # held, and relayed on).
+        limit = min(self.proxy.max_request, 2**31 - 1)
+        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", limit),
                                                ("grpc.max_send_message_length", -1), ("grpc.so_reuseport", 0)])
         self.server.add_generic_rpc_handlers((_handler_class()(self),))
         try:
@@ -193,9 +197,17 @@ def _handler_class() -> type:
     return _Handler
 
 
+class TooManyListeners(Exception):
+    """The proxy already listens for as many gRPC upstreams as it will."""
+
+
 class GrpcFront:
     """The proxy's gRPC listeners, one per upstream target, opened on demand (a card
-    that names a GRPC interface, or ``--grpc-upstream``)."""
+    that names a GRPC interface, or ``--grpc-upstream``), at most ``MAX_LISTENERS``:
+    a card is the agent's to write, and one that named a thousand targets had the
+    proxy open a server for each until it ran out of file descriptors."""
+
+    MAX_LISTENERS = 16
 
     def __init__(self, proxy: Any, port: int = 0) -> None:
         self.proxy = proxy
@@ -205,10 +217,14 @@ class GrpcFront:
         self._lock = asyncio.Lock()
 
     async def ensure(self, endpoint: str, route: str = "/") -> GrpcListener:
+        """The listener for ``endpoint``'s target, opened if need be; TooManyListeners
+        when that would be one more than MAX_LISTENERS, OSError when it cannot listen."""
         target, _secure = split_target(endpoint)
         async with self._lock:
             listener = self.listeners.get(target)
             if listener is None:
+                if len(self.listeners) >= self.MAX_LISTENERS:
+                    raise TooManyListeners(target)
                 listener = GrpcListener(self, endpoint, route)
                 port = self.port if not self.listeners else 0
                 await listener.start(port)

@@ -28,7 +28,7 @@ import itertools
 import re
 import shlex
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import unquote, unquote_plus, urlsplit, urlunsplit
 
 from .diff import exchanges, id_slots
 from .exchange import RecordedExchange, parse_body, sse_json
@@ -112,14 +112,17 @@ class _Script:
         rest = urlunsplit(("", "", parts.path, parts.query, "")) if ex.origin else url
         head = "${A2A_BASE}" if ex.origin == self.origin else _dq(ex.origin)
         if parts.query and REDACTED in parts.query:
-            path = parts.path
-            pairs = []
-            for k, v in parse_qsl(parts.query, keep_blank_values=True):
-                if v == REDACTED:
-                    pairs.append(f"{_dq(k)}={self.secret('A2A_PARAM_' + _env_name(k), f'query parameter {k}')}")
+            # Piece by piece, as recorded: decoded, "%20" would reach curl as a space,
+            # which it refuses in a URL.
+            pieces = []
+            for piece in parts.query.split("&"):
+                k, _, v = piece.partition("=")
+                if unquote(v) == REDACTED:
+                    name = unquote_plus(k)
+                    pieces.append(f"{_dq(k)}={self.secret('A2A_PARAM_' + _env_name(name), f'query parameter {name}')}")
                 else:
-                    pairs.append(f"{_dq(k)}={_dq(v)}")
-            return f'"{head}{_dq(path)}?{"&".join(pairs)}"'
+                    pieces.append(_dq(piece))
+            return f'"{head}{_dq(parts.path)}?{"&".join(pieces)}"'
         return f'"{head}{_dq(rest)}"'
 
     def header(self, name: str, value: str) -> str | None:

@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
 from ..safejson import loads
 from .events import Event, Kind
@@ -271,11 +271,15 @@ class Redaction:
                 url = urlunsplit(parts)
         if not parts.query:
             return url
-        pairs = parse_qsl(parts.query, keep_blank_values=True)
-        if not any(k.lower() in self._params for k, _ in pairs):
+        # Piece by piece, the others left as written: decoding and encoding the query
+        # again would turn %20 into +, and the recorded URL would not be the one sent.
+        pieces = parts.query.split("&")
+        names = [unquote_plus(piece.partition("=")[0]).lower() for piece in pieces]
+        if not any(name in self._params for name in names):
             return url
-        pairs = [(k, REDACTED if k.lower() in self._params else v) for k, v in pairs]
-        return urlunsplit(parts._replace(query=urlencode(pairs, safe="[]")))
+        query = "&".join(f"{piece.partition('=')[0]}={REDACTED}" if name in self._params else piece
+                         for piece, name in zip(pieces, names))
+        return urlunsplit(parts._replace(query=query))
 
 
 def _header_secrets(name: str, value: str) -> list[str]:
