@@ -273,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest frame an agent may send (default 4M); a larger one closes its socket")
     p.add_argument("--heartbeat-timeout", type=_seconds, metavar="SECONDS",
                    help="silence after which an agent is marked stale (default 45)")
+    _allow_host_option(p, "the bridge, and agents' sockets")
     _proxy_parser(command)
     return parser
 
@@ -297,6 +298,23 @@ def _proxy_parser(command: Any) -> None:
                    help="record the traffic to FILE (JSONL); without FILE, to a new file in the data directory")
     p.add_argument("--append", action="store_true", help="with --record FILE: add to FILE if it exists")
     p.add_argument("--no-redact", action="store_true", help="record secrets as sent")
+    _allow_host_option(p, "clients")
+
+
+def _allow_host_option(p: argparse.ArgumentParser, who: str) -> None:
+    p.add_argument("--allow-host", action="append", default=[], type=_allow_host, metavar="NAME",
+                   help=f"let {who} call it as Host NAME (or NAME:PORT; * for any) besides the loopback "
+                        "address and name with its port, and take browser requests from NAME's pages "
+                        "(repeatable; others get 403: a guard against DNS rebinding and web pages)")
+
+
+def _allow_host(text: str) -> str:
+    from .serving.browser_guard import allowed_host
+
+    try:
+        return allowed_host(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 PROXY_HELP = """\

@@ -15,9 +15,11 @@ the async form runs it as a task in the current event loop.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from inspector.serving.browser_guard import BrowserGuard
 from inspector.serving.runner import LOOPBACK, BackgroundServer, url_at
 
 from .profiles import Profile
@@ -43,6 +45,7 @@ class MockAgent:
         lenient: bool | None = None,
         max_tasks: int | None = None,
         grpc_port: int | None = None,
+        allow_hosts: Iterable[str] = (),
     ) -> None:
         """``scenario``: a built-in's name, a file path, a dict or a Scenario (default:
         the profile's scenario, else "echo"). ``time_scale`` multiplies every scripted
@@ -50,12 +53,15 @@ class MockAgent:
         spec does not allow (default: the scenario's ``lenient``, else strict).
         ``max_tasks``: how many tasks to keep, newest first (default 1,000).
         ``grpc_port``: also serve gRPC (1.0 and 0.3) on this loopback port (0: a free
-        one; ``grpc_address`` says which), in the same event loop and task store."""
+        one; ``grpc_address`` says which), in the same event loop and task store.
+        ``allow_hosts``: Host names to answer for besides loopback (NAME, NAME:PORT or
+        ``*``); a request for another Host, or from a web page of another origin, is
+        refused with 403 (inspector/serving/browser_guard.py)."""
         self.server = MockServer(scenario, dialect=dialect, profile=profile, max_body=max_body,
                                  heartbeat=heartbeat, time_scale=time_scale, seed=seed,
                                  allow_remote_push=allow_remote_push, lenient=lenient, store_limit=max_tasks,
                                  grpc_port=grpc_port)
-        self._runner = BackgroundServer(self.server.app, host=host, port=port)
+        self._runner = BackgroundServer(BrowserGuard(self.server.app, allow_hosts), host=host, port=port)
 
     # -- addresses ---------------------------------------------------------------
 

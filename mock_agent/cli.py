@@ -20,6 +20,7 @@ from typing import Sequence
 
 from inspector import __version__
 from inspector.completion import SHELLS, complete_if_asked, script
+from inspector.serving.browser_guard import BrowserGuard, allowed_host
 from inspector.serving.runner import LOOPBACK, check_port, serve_until_interrupted
 
 from .loader import ScenarioError, builtins, resolve
@@ -72,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-remote-push", action="store_true",
                    help="allow push notifications to non-loopback URLs")
     p.add_argument("--allow-public", action="store_true", help="allow binding a non-loopback address")
+    p.add_argument("--allow-host", action="append", default=[], type=_allow_host, metavar="NAME",
+                   help="answer requests for Host NAME (or NAME:PORT; * for any) besides the loopback address "
+                        "and name it listens on, and browser requests from its pages (repeatable; others get "
+                        "403, a guard against DNS rebinding and web pages)")
     p.add_argument("--replay", action="append", metavar="FILE",
                    help="serve an a2a-inspect recording back: the recorded answers to the recorded "
                         "requests, in the recorded dialect (repeatable: several recordings at once)")
@@ -84,6 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--completion", choices=SHELLS, metavar="SHELL",
                    help="print the shell completion script (bash, zsh or fish) and exit; see README")
     return p
+
+
+def _allow_host(text: str) -> str:
+    try:
+        return allowed_host(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _complete_scenario(prefix: str, **_: object) -> list[str]:
@@ -135,7 +147,8 @@ def replay(args: argparse.Namespace) -> int:
         return 1
     from .replay import main as replay_main
 
-    return replay_main(args.replay, speed=args.speed, host=args.host, port=args.port, grpc_port=args.grpc_port)
+    return replay_main(args.replay, speed=args.speed, host=args.host, port=args.port, grpc_port=args.grpc_port,
+                       allow_hosts=args.allow_host)
 
 
 def ws_agent(args: argparse.Namespace) -> int:
@@ -227,7 +240,8 @@ def serve(args: argparse.Namespace) -> int:
                 *([f"  gRPC ({', '.join(server.rest_dialects)}): grpc://{server.grpc_address}"]
                   if server.grpc_address else []), "  Ctrl-C to stop"]
 
-    return serve_until_interrupted(server.app, args.host, args.port, banner, "a2a-mock")
+    return serve_until_interrupted(BrowserGuard(server.app, args.allow_host), args.host, args.port, banner,
+                                   "a2a-mock")
 
 
 if __name__ == "__main__":

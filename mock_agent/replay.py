@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, urlsplit
 from inspector.protocol import rest
 from inspector.protocol.errors import JsonRpcError
 from inspector.safejson import loads
+from inspector.serving.browser_guard import BrowserGuard
 from inspector.serving.runner import serve_until_interrupted
 from inspector.session import Kind, Recording, RecordingError, load_recording
 from inspector.session.diff import Rewriter, exchanges
@@ -447,8 +448,10 @@ async def _read(receive: Any, limit: int) -> bytes | int | None:
 # ---------------------------------------------------------------------- command line
 
 
-def main(paths: Sequence[str], *, speed: float, host: str, port: int, grpc_port: int | None = None) -> int:
-    """``a2a-mock --replay FILE [--speed X]``: serve until Ctrl-C."""
+def main(paths: Sequence[str], *, speed: float, host: str, port: int, grpc_port: int | None = None,
+         allow_hosts: Sequence[str] = ()) -> int:
+    """``a2a-mock --replay FILE [--speed X]``: serve until Ctrl-C (behind the browser guard,
+    with ``allow_hosts`` as ``--allow-host`` gives them)."""
     import sys
 
     def say(text: str) -> None:
@@ -469,4 +472,4 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int, grpc_port:
                 *([f"  gRPC ({', '.join(server.grpc.dialects)}): grpc://{server.grpc_address}"]
                   if server.grpc_address else []), "  Ctrl-C to stop"]
 
-    return serve_until_interrupted(server.app, host, port, banner, "a2a-mock")
+    return serve_until_interrupted(BrowserGuard(server.app, allow_hosts), host, port, banner, "a2a-mock")

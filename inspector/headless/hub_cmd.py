@@ -26,6 +26,8 @@ class HubOptions:
     record: str | None = None
     append: bool = False
     redact: bool = True
+    #: Host names the bridge and agents may use besides loopback (--allow-host).
+    allow_hosts: list[str] = field(default_factory=list)
 
 
 def hub_options(args: argparse.Namespace) -> HubOptions:
@@ -53,7 +55,8 @@ def hub_options(args: argparse.Namespace) -> HubOptions:
     if path.startswith("/agents"):
         raise UsageError("--ws-path cannot be under /agents: the HTTP bridge is there")
     return HubOptions(port=args.port, ws_path=path, routes=routes, limits=HubLimits(**kwargs),
-                      record=args.record, append=bool(args.append), redact=not args.no_redact)
+                      record=args.record, append=bool(args.append), redact=not args.no_redact,
+                      allow_hosts=list(getattr(args, "allow_host", None) or ()))
 
 
 def run_hub(args: argparse.Namespace) -> int:
@@ -67,7 +70,7 @@ async def _serve(options: HubOptions, output: str) -> int:
     recorder = start_recorder(hub.session, options, "hub")
     printer = _Printer(output)
     hub.session.subscribe(printer)
-    server = HubServer(hub, port=options.port, ws_path=options.ws_path)
+    server = HubServer(hub, port=options.port, ws_path=options.ws_path, allow_hosts=options.allow_hosts)
 
     def banner() -> list[str]:
         return [f"a2a-inspect hub: agents connect to {server.ws_url}",

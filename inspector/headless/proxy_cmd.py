@@ -33,6 +33,8 @@ class ProxyOptions:
     #: The gRPC listener's port (0: free), and a gRPC target to listen for from the start.
     grpc_port: int = 0
     grpc_upstream: str | None = None
+    #: Host names clients may use besides loopback (--allow-host).
+    allow_hosts: list[str] = field(default_factory=list)
 
     def route_list(self) -> list[Any]:
         from ..proxy import Route
@@ -85,7 +87,8 @@ def proxy_options(args: argparse.Namespace) -> ProxyOptions:
             raise UsageError(f"--grpc-upstream expects HOST:PORT (or grpc://HOST:PORT), got {grpc_upstream!r}")
     return ProxyOptions(upstream=upstream, port=args.port, routes=routes, record=args.record,
                         append=bool(args.append), redact=not args.no_redact, faults=args.faults,
-                        grpc_port=getattr(args, "grpc_port", 0) or 0, grpc_upstream=grpc_upstream)
+                        grpc_port=getattr(args, "grpc_port", 0) or 0, grpc_upstream=grpc_upstream,
+                        allow_hosts=list(getattr(args, "allow_host", None) or ()))
 
 
 def build_proxy(options: ProxyOptions, session: Any = None) -> Any:
@@ -106,7 +109,8 @@ async def _serve(options: ProxyOptions, output: str) -> int:
     proxy = build_proxy(options)
     recorder = start_recorder(proxy.session, options, "proxy")
     printer = Printer(output, proxy.tracker, Redaction.for_connection(enabled=options.redact))
-    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
+    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream,
+                         allow_hosts=options.allow_hosts)
 
     def banner() -> list[str]:
         lines = [f"a2a-inspect proxy: clients connect to {server.base_url}"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterable
 from typing import Any
 
 from .bridge import Bridge
@@ -94,14 +95,18 @@ class HubServer:
     """``hub`` served on a loopback port, as a task of the running event loop."""
 
     def __init__(self, hub: Hub, *, host: str = "127.0.0.1", port: int = 0, ws_path: str = WS_PATH,
-                 sweep_every: float | None = None, request_timeout: float | None = None) -> None:
+                 sweep_every: float | None = None, request_timeout: float | None = None,
+                 allow_hosts: Iterable[str] = ()) -> None:
         """``request_timeout``: seconds the bridge's HTTP requests may take to arrive
-        (serving/deadline.py; tests shorten it). Agents' sockets are not bound by it."""
+        (serving/deadline.py; tests shorten it). Agents' sockets are not bound by it.
+        ``allow_hosts``: Host names to answer for besides loopback (serving/browser_guard.py);
+        the bridge and the agents' WebSocket upgrade are checked alike."""
+        from ..serving.browser_guard import BrowserGuard
         from ..serving.runner import BackgroundServer
 
         self.hub = hub
         self.ws_path = ws_path if ws_path.startswith("/") else "/" + ws_path
-        app = build_app(hub, ws_path=self.ws_path, sweep_every=sweep_every)
+        app = BrowserGuard(build_app(hub, ws_path=self.ws_path, sweep_every=sweep_every), allow_hosts)
         # websockets' sans-I/O protocol refuses a frame over ws_max_size from its header,
         # before reading the payload; no compression, so no frame grows after arrival.
         extra: dict[str, Any] = {"request_timeout": request_timeout} if request_timeout else {}

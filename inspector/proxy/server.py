@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .core import Proxy
@@ -13,13 +14,16 @@ from .core import Proxy
 
 class ProxyServer:
     def __init__(self, proxy: Proxy, *, host: str = "127.0.0.1", port: int = 0,
-                 grpc_upstream: str | None = None) -> None:
+                 grpc_upstream: str | None = None, allow_hosts: Iterable[str] = ()) -> None:
+        """``allow_hosts``: Host names to answer for besides loopback (serving/browser_guard.py)."""
+        from ..serving.browser_guard import BrowserGuard
         from ..serving.runner import BackgroundServer
 
         self.proxy = proxy
         #: A gRPC target (``host:port``) to listen for from the start, not only once a card names it.
         self.grpc_upstream = grpc_upstream
-        self._server = BackgroundServer(proxy, host=host, port=port, log_config=None, lifespan="on")
+        self._server = BackgroundServer(BrowserGuard(proxy, allow_hosts), host=host, port=port, log_config=None,
+                                        lifespan="on")
 
     @property
     def base_url(self) -> str:

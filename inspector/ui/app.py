@@ -320,7 +320,7 @@ class InspectorApp(App[int]):
 
         options = self.hub_options
         hub = Hub(limits=options.limits, http_agents=options.routes, agent_sessions=True)
-        server = HubServer(hub, port=options.port, ws_path=options.ws_path)
+        server = HubServer(hub, port=options.port, ws_path=options.ws_path, allow_hosts=options.allow_hosts)
         recorder = await start_listening(self, "hub", hub.session, options, server)
         if recorder is False:
             return

@@ -20,7 +20,8 @@ async def start_proxy(app: Any, options: Any) -> None:
     except (RulesError, ValueError) as exc:
         app.report_error("the proxy cannot start", exc)
         return
-    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream)
+    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream,
+                         allow_hosts=options.allow_hosts)
     recorder = await start_listening(app, "proxy", proxy.session, options, server)
     if recorder is False:
         return
