@@ -199,8 +199,10 @@ class MockServer:
             routes += [Route(path, endpoint, methods=["POST"])
                        for path in ("/v1/agent-systems/{system}/a2a", "/v1/agents/{system}/a2a")]
         if self.rest_dialects:
-            routes.append(Route(REST_PREFIX + "/{route:path}", _Endpoint(self.handle_rest),
-                                methods=["GET", "POST", "DELETE"]))
+            # Every verb reaches handle_rest: one the route does not take (PUT, PATCH)
+            # is answered there as a google.rpc.Status, like the binding's other errors,
+            # not with Starlette's plain-text 405.
+            routes.append(Route(REST_PREFIX + "/{route:path}", _Endpoint(self.handle_rest)))
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
