@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
-import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -29,7 +29,7 @@ from inspector.protocol.states import INTERRUPTED, TERMINAL
 
 from . import construct as new
 from . import scenario as sc
-from . import template
+from . import budget, matching, template
 from .gates import Gates
 from .store import TaskRecord, TaskStore
 
@@ -91,6 +91,12 @@ class Canceled:
 #: Chunks sent without a delay between them: let the server write every this many.
 FLUSH_EVERY = 64
 
+#: How far a run may get ahead of its slowest stream: characters of text queued for it
+#: (and at most QUEUED_EVENTS events). Past that the run waits for the stream to catch
+#: up, as an agent writing to a socket does, instead of queueing the whole script.
+QUEUED_TEXT = 8 * 1024 * 1024
+QUEUED_EVENTS = 1024
+
 #: The run is over: streams that are still open end here.
 DONE = object()
 
@@ -98,6 +104,8 @@ DONE = object()
 FAULTS = (RpcFault, HttpFault, Malformed, Drop)
 
 _SETTLING = TERMINAL | INTERRUPTED
+
+log = logging.getLogger("a2a-mock")
 
 
 def now() -> str:
@@ -128,8 +136,12 @@ def compile_content(content: Any) -> Parts | None:
             part = sc.PartSpec(text=part)
         if part.text is not None:
             if template.is_static(part.text):
-                out.append(new.TextPart(kind="text", text=template.render(part.text, {}) * part.repeat,
-                                                      metadata=part.metadata))
+                fixed = template.render(part.text, {})
+                try:
+                    budget.check_text(len(fixed), part.repeat)
+                except budget.TooLarge as exc:  # the loader refuses it first; a Scenario built in code may not
+                    raise ValueError(f"a2a-mock: {exc}") from None
+                out.append(new.TextPart(kind="text", text=fixed * part.repeat, metadata=part.metadata))
             else:
                 out.append(_TextTemplate(part.text, part.repeat, part.metadata))
         elif part.file is not None:
@@ -143,11 +155,18 @@ def compile_content(content: Any) -> Parts | None:
 
 
 def render_parts(parts: Parts, values: dict[str, Any]) -> list[Any]:
-    return [
-        new.TextPart(kind="text", text=template.render(p.text, values) * p.repeat, metadata=p.metadata)
-        if type(p) is _TextTemplate else p
-        for p in parts
-    ]
+    return [_render_text(p, values) if type(p) is _TextTemplate else p for p in parts]
+
+
+def _render_text(p: _TextTemplate, values: dict[str, Any]) -> Any:
+    text = template.render(p.text, values)
+    if p.repeat != 1:
+        budget.check_text(len(text), p.repeat)  # before the copies are made
+    return new.TextPart(kind="text", text=text * p.repeat, metadata=p.metadata)
+
+
+def _text_size(parts: list[Any]) -> int:
+    return sum(len(p.text) for p in parts if type(p) is m.TextPart)
 
 
 @dataclass(slots=True)
@@ -302,7 +321,7 @@ def compile_script(steps: list[Any]) -> list[Any]:
 @dataclass(slots=True)
 class _Rule:
     name: str
-    regex: re.Pattern[str] | None
+    regex: matching.Pattern | None
     part: str | None
     skill: str | None
     turn: int | None
@@ -366,6 +385,8 @@ class Engine:
         self.store = store if store is not None else TaskStore()
         self.time_scale = time_scale
         self.rng = random.Random(seed if seed is not None else scenario.seed)
+        #: Seconds one message may spend in the rules' text patterns (matching.py).
+        self.match_budget = matching.BUDGET
         #: Where ``hold`` steps wait (see gates.py).
         self.gates = Gates()
         #: Called with (record, event) for every status/artifact update (push delivery).
@@ -375,7 +396,7 @@ class Engine:
         self.full_task_events = False
         self.rules = [
             _Rule(rule.name or f"rules[{i}]",
-                  re.compile(rule.when.text) if rule.when.text is not None else None,
+                  matching.compile_pattern(rule.when.text) if rule.when.text is not None else None,
                   rule.when.part, rule.when.skill, rule.when.turn, rule.when.method, rule.when.dialect,
                   compile_script(rule.script))
             for i, rule in enumerate(scenario.rules)
@@ -388,7 +409,10 @@ class Engine:
                                       None, None)]
 
     def pick(self, values: dict[str, Any], kinds: set[str]) -> tuple[list[Any], dict[str, Any]]:
-        """The first rule whose conditions all hold -> (ops, regex groups)."""
+        """The first rule whose conditions all hold -> (ops, regex groups). A rule whose
+        pattern runs out of the message's matching time (matching.py) fails the turn,
+        saying which rule, instead of holding every other client up."""
+        clock = None
         for rule in self.rules:
             if rule.method is not None and rule.method != values["method"]:
                 continue
@@ -401,12 +425,23 @@ class Engine:
             if rule.skill is not None and rule.skill != values["skill"]:
                 continue
             if rule.regex is not None:
-                found = rule.regex.search(values["text"])
+                clock = clock or matching.Clock(self.match_budget)
+                try:
+                    found = clock.search(rule.regex, values["text"])
+                except matching.TooSlow:
+                    return self._too_slow(rule.name), {}
                 if found is None:
                     continue
                 return rule.ops, found.groupdict("")
             return rule.ops, {}
         return self.fallback, {}
+
+    def _too_slow(self, rule: str) -> list[Any]:
+        why = (f"a2a-mock: the text pattern of {rule} took longer than {self.match_budget:g} s on this "
+               "message (it backtracks catastrophically?); no rule was chosen: simplify the pattern")
+        log.warning("%s", why)
+        return [StatusOp(m.TaskState.FAILED, compile_content(why.replace("{", "{{").replace("}", "}}")),
+                         None, None)]
 
     def set_idle_status(self, record: TaskRecord, status: m.TaskStatus) -> None:
         """A status change with no script running (tasks/cancel of a waiting task)."""
@@ -472,7 +507,7 @@ class Engine:
 class Run:
     """One turn's script playing against one task."""
 
-    __slots__ = ("engine", "record", "ops", "values", "outcome", "_task", "_finished")
+    __slots__ = ("engine", "record", "ops", "values", "outcome", "meter", "_task", "_finished")
 
     def __init__(self, engine: Engine, record: TaskRecord, ops: list[Any], values: dict[str, Any]) -> None:
         self.engine = engine
@@ -482,6 +517,8 @@ class Run:
         #: The first item that answers a blocking send: a Message, a fault, or None
         #: (the task reached a terminal/interrupted state, or the script ended).
         self.outcome: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        #: What this turn has produced, against the script's totals (budget.py).
+        self.meter = budget.Meter()
         self._task: asyncio.Task[None] | None = None
         self._finished = False
 
@@ -503,6 +540,10 @@ class Run:
             await self._play(self.ops)
         except asyncio.CancelledError:
             pass
+        except budget.TooLarge as exc:
+            why = f"a2a-mock: the script stopped: {exc}"
+            log.warning("%s", why)
+            self._emit(RpcFault(JsonRpcError(-32603, why)))
         except Exception as exc:  # a bug in the mock must still end the turn visibly
             self._emit(RpcFault(JsonRpcError(-32603, f"a2a-mock: script failed: {exc}")))
         finally:
@@ -548,8 +589,10 @@ class Run:
 
     def _agent_message(self, parts: Parts, metadata: dict[str, Any] | None, task_id: bool = True) -> m.Message:
         task = self.record.task
+        rendered = render_parts(parts, self.values)
+        self.meter.count(_text_size(rendered))
         return new.Message(
-            role=m.Role.AGENT, parts=render_parts(parts, self.values), message_id=str(uuid.uuid4()),
+            role=m.Role.AGENT, parts=rendered, message_id=str(uuid.uuid4()),
             task_id=task.id if task_id else None, context_id=task.context_id, metadata=metadata)
 
     def _status(self, state: m.TaskState, parts: Parts | None, final: bool | None,
@@ -560,6 +603,7 @@ class Run:
 
     def _artifact(self, artifact_id: str | None, index: int | None, name: str | None, description: str | None,
                   parts: list[Any], append: bool, last_chunk: bool | None, metadata: dict[str, Any] | None) -> None:
+        self.meter.count(_text_size(parts))
         record = self.record
         artifact_id, index, pos = record.artifact_slot(artifact_id, index, append)
         # Each dialect names artifacts one way: 0.1 by index, later ones by artifactId.
@@ -598,8 +642,10 @@ class Run:
             if kind is StatusOp:
                 self._status(op.state, op.message, op.final, op.metadata)
             elif kind is ArtifactOp:
-                self._artifact(op.artifact_id, op.index, op.name, op.description, render_parts(op.parts, values),
+                parts = render_parts(op.parts, values)
+                self._artifact(op.artifact_id, op.index, op.name, op.description, parts,
                                bool(op.append), op.last_chunk, op.metadata)
+                await self._caught_up(_text_size(parts))
             elif kind is ChunksOp:
                 await self._chunks(op)
             elif kind is DelayOp:
@@ -668,15 +714,29 @@ class Run:
                 text = template.render(op.texts[i], values)
             else:
                 text = template.render(op.text or "", {**values, "i": i, "n": n})
+            size = budget.check_text(len(text), op.repeat)
             part = new.TextPart(kind="text", text=text * op.repeat, metadata=None)
             self._artifact(artifact_id, index, op.name, op.description, [part], i > 0,
                            i == n - 1, op.metadata)
+            await self._caught_up(size)
+
+    async def _caught_up(self, size: int) -> None:
+        """Wait while a stream has more than QUEUED_TEXT characters (in events of
+        ``size``) or QUEUED_EVENTS events still to write: the script goes at the pace of
+        its slowest reader, so a large or endless one costs a bounded queue, not memory
+        for all it has produced."""
+        most = max(1, min(QUEUED_EVENTS, QUEUED_TEXT // max(size, 1)))
+        pause = 0.001
+        while any(queue.qsize() > most for queue in self.record.subscribers):
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     async def _heartbeats(self, op: HeartbeatOp) -> None:
         loop = asyncio.get_running_loop()
         scale = self.engine.time_scale
         end = loop.time() + op.duration * scale
         while True:
+            self.meter.count(len(op.comment))
             self._emit(Comment(op.comment))
             left = end - loop.time()
             if left <= 0:

@@ -163,6 +163,11 @@ class ServiceFront:
 
     def _handler(self, dialect: str, rpc: grpc_schema.Rpc, method: Method) -> Any:
         async def handle(request: Any, context: Any) -> Any:
+            if isinstance(request, Undecodable):
+                # The client's bytes are at fault, not the mock: INVALID_ARGUMENT, as
+                # a2a-sdk's server answers, never UNKNOWN with the parser's class name.
+                await context.abort(self._codes[grpc_errors.CODES["INVALID_ARGUMENT"]],
+                                    f"the request is not a valid {rpc.request}: {request.reason}")
             return await self._call(dialect, rpc, method, request, context)
 
         return handle
@@ -233,6 +238,28 @@ class GrpcFront(ServiceFront):
         await context.abort(self._codes[code], text)
 
 
+class Undecodable:
+    """What a request's bytes became when they do not parse as the RPC's request message:
+    grpcio would end such a call UNKNOWN, naming only the exception's class."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _decoder(message_class: Any) -> Any:
+    from google.protobuf.message import DecodeError
+
+    def decode(data: bytes) -> Any:
+        try:
+            return message_class.FromString(data)
+        except (DecodeError, ValueError) as exc:
+            return Undecodable(" ".join(str(exc).split())[:200] or "its bytes do not parse")
+
+    return decode
+
+
 def new_server(max_body: int) -> Any:
     """A grpc.aio server taking requests up to ``max_body`` bytes (the HTTP side's limit)."""
     import grpc
@@ -254,7 +281,7 @@ def add_service(server: Any, dialect: str, handler_for: Any) -> None:
         behaviour = handler_for(rpc, method)
         request = grpc_schema.message_class(dialect, rpc.request)
         make = grpc.unary_stream_rpc_method_handler if rpc.server_streaming else grpc.unary_unary_rpc_method_handler
-        handlers[name] = make(behaviour, request_deserializer=request.FromString, response_serializer=_serialize)
+        handlers[name] = make(behaviour, request_deserializer=_decoder(request), response_serializer=_serialize)
     service = f"{grpc_schema.PACKAGES[dialect]}.{grpc_schema.SERVICE}"
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
 

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from inspector.safeyaml import BoundedLoader, YAMLLimit, load as load_yaml
 
+from . import budget
 from .scenario import STEP_TYPES, Scenario, template_problems
 
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -63,6 +64,7 @@ def load_text(text: str, source: str = "<scenario>") -> Scenario:
         problems += [_problem(err, root, source) for err in exc.errors(include_url=False)]
         raise ScenarioError(problems) from None
     problems += [_at(root, loc, source, msg) for loc, msg in template_problems(scenario)]
+    problems += [_at(root, loc, source, msg) for loc, msg in budget.problems(scenario)]
     if problems:
         raise ScenarioError(problems)
     return scenario
@@ -112,10 +114,14 @@ def resolve(spec: str | Path | dict | Scenario) -> Scenario:
         return spec
     if isinstance(spec, dict):
         try:
-            return Scenario.model_validate(spec)
+            scenario = Scenario.model_validate(spec)
         except ValidationError as exc:
             raise ScenarioError([Problem("<dict>", None, None, _field(err["loc"]), _message(err))
                                  for err in exc.errors(include_url=False)]) from None
+        over = budget.problems(scenario)
+        if over:
+            raise ScenarioError([Problem("<dict>", None, None, _field(loc), msg) for loc, msg in over])
+        return scenario
     text = str(spec)
     path = Path(text)
     if isinstance(spec, Path) or path.suffix in SUFFIXES or "/" in text or path.exists():

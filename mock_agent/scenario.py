@@ -11,7 +11,6 @@ so a message names the field the user wrote, not pydantic's branch label.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -28,7 +27,7 @@ from pydantic import (
 from inspector.protocol import grpc_errors
 from inspector.protocol.models import AgentCard, TaskState
 
-from . import template
+from . import matching, template
 
 _STRICT = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -408,8 +407,8 @@ class Match(BaseModel):
     def _regex(cls, value: str | None) -> str | None:
         if value is not None:
             try:
-                re.compile(value)
-            except re.error as exc:
+                matching.compile_pattern(value)
+            except matching.error as exc:
                 raise ValueError(f"not a valid regular expression: {exc}") from None
         return value
 
@@ -491,7 +490,7 @@ def template_problems(scenario: Scenario) -> list[tuple[tuple[Any, ...], str]]:
     """Templates naming variables that will never be set: ``(location, message)``."""
     problems: list[tuple[tuple[Any, ...], str]] = []
     for r, rule in enumerate(scenario.rules):
-        groups = set(re.compile(rule.when.text).groupindex) if rule.when.text else set()
+        groups = set(matching.compile_pattern(rule.when.text).groupindex) if rule.when.text else set()
         _check_script(rule.script, ("rules", r, "script"), set(template.BUILTIN_VARS) | groups, problems)
     if scenario.fallback:
         _check_script(scenario.fallback, ("fallback",), set(template.BUILTIN_VARS), problems)

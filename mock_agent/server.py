@@ -75,6 +75,7 @@ class _QuietDrops(logging.Filter):
         return True
 
 
+log = logging.getLogger("a2a-mock")
 _quiet = _QuietDrops()
 logging.getLogger("uvicorn.error").addFilter(_quiet)
 
@@ -199,8 +200,10 @@ class MockServer:
             routes += [Route(path, endpoint, methods=["POST"])
                        for path in ("/v1/agent-systems/{system}/a2a", "/v1/agents/{system}/a2a")]
         if self.rest_dialects:
-            routes.append(Route(REST_PREFIX + "/{route:path}", _Endpoint(self.handle_rest),
-                                methods=["GET", "POST", "DELETE"]))
+            # Every verb reaches handle_rest: one the route does not take (PUT, PATCH)
+            # is answered there as a google.rpc.Status, like the binding's other errors,
+            # not with Starlette's plain-text 405.
+            routes.append(Route(REST_PREFIX + "/{route:path}", _Endpoint(self.handle_rest)))
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
@@ -334,10 +337,15 @@ class MockServer:
         if notify:
             await self._no_content(send)
             return
-        encoded = dialect.encode_result(req.method, result)
-        if self.profile is not None and self.profile.shape_task is not None and type(result) is m.Task:
-            encoded = self.profile.shape_task(encoded)
-        await _send_body(send, 200, framing.result_envelope(call.rid, framing.dumps(encoded)))
+        try:
+            encoded = dialect.encode_result(req.method, result)
+            if self.profile is not None and self.profile.shape_task is not None and type(result) is m.Task:
+                encoded = self.profile.shape_task(encoded)
+            body = framing.result_envelope(call.rid, framing.dumps(encoded))
+        except Exception as exc:  # MemoryError included: an answer, not a traceback
+            await self._error(send, dialect, self._unsent(exc, "answer"), rid)
+            return
+        await _send_body(send, 200, body)
 
     async def _read_json(self, receive: Any, send: Any, dialect: Dialect, length: int | None) -> Any:
         """The request's body as parsed JSON, or _HANDLED once the client has had its
@@ -432,7 +440,12 @@ class MockServer:
             await self._rest_error(send, self._shaped(err))
             return
         if encoded is not _HANDLED:
-            await _send_body(send, 200, framing.dumps(encoded), _REST_JSON[name])
+            try:
+                body = framing.dumps(encoded)
+            except Exception as exc:  # MemoryError included: an answer, not a traceback
+                await self._rest_error(send, self._unsent(exc, "answer"))
+                return
+            await _send_body(send, 200, body, _REST_JSON[name])
 
     def rest_request(self, name: str, found: rest.RouteMatch, route: str, query: list[tuple[str, str]],
                      obj: Any, version: str | None) -> RpcRequest:
@@ -823,11 +836,25 @@ class MockServer:
                     if frames:
                         await self._write(call, frames, True)
                     raise _Dropped(item if kind is HttpFault else None)
-                frames.append(self._frame(call, item))
+                try:
+                    frames.append(self._frame(call, item))
+                except Exception as exc:  # MemoryError included
+                    # Escaping the app would have uvicorn cut the stream wherever its
+                    # writes had got to, with a traceback and no word to the client: end
+                    # at this event's boundary with an error event instead.
+                    frames.append(self._frame(call, RpcFault(self._unsent(exc))))
+                    return True
                 ended = kind is RpcFault
             if ended or queue.empty():
                 return ended
             item = queue.get_nowait()
+
+    @staticmethod
+    def _unsent(exc: BaseException, what: str = "event") -> JsonRpcError:
+        why = (f"a2a-mock: could not send the next event ({type(exc).__name__}: {exc}); the stream ends here"
+               if what == "event" else f"a2a-mock: could not encode the answer ({type(exc).__name__}: {exc})")
+        log.warning("%s", why)
+        return JsonRpcError(-32603, why)
 
     async def _write(self, call: _Call, frames: list[Any], more: bool) -> None:
         """Send ``frames`` (SSE events and comments) as the framer cuts them; the last
