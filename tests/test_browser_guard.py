@@ -280,7 +280,7 @@ def test_allow_host_values_are_checked(capsys: pytest.CaptureFixture[str]) -> No
     ([(b"host", b"127.0.0.1:8000"), (b"host", b"evil.example:8000")], False),  # which one would the app read?
     ([(b"origin", b"http://127.0.0.1:8000"), (b"origin", EVIL.encode())], False),
     ([(b"host", b"127.0.0.1:8000@evil.example")], False),
-    ([(b"host", b"127.0.0.1")], False),  # port 80 is not this server's
+    ([(b"host", b"127.0.0.1")], True),  # no port: no browser sends that to this port (curl by hand does)
     ([(b"origin", b"http://127.0.0.1")], False),
     ([(b"origin", b"ftp://127.0.0.1:8000")], False),
     ([(b"origin", b"http://127.0.0.1:8000/path")], False),

@@ -99,7 +99,9 @@ class BrowserGuard:
         if (name, None) in self.allowed or (name, port) in self.allowed:
             return True
         own_port = server[1] if server else None
-        if own_port is not None and port != own_port and not (port is None and own_port == 80):
+        # A Host without a port names no other server of ours (HTTP/1.1 clients written
+        # by hand send just the address); a rebinding page's Host still carries its name.
+        if own_port is not None and port is not None and port != own_port:
             return False
         # The address the connection came in on is ours whatever it is (a server bound
         # beyond loopback with --allow-public); a rebinding page cannot spell an address.
