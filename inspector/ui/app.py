@@ -285,7 +285,8 @@ class InspectorApp(App[int]):
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
-                               secret_names=tuple(self.settings.redact_headers), binding=binding)
+                               secret_names=tuple(self.settings.redact_headers),
+                               plain_names=tuple(self.settings.plain_headers), binding=binding)
         conn.saved_as = saved.name if saved else None
         conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)
