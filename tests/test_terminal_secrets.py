@@ -168,3 +168,17 @@ def test_a_huge_error_message_is_shown_as_its_start_and_recorded_whole(cli: Cli,
     assert "-32603" in r.err and "EEEE" in r.err and "5.0 M more characters; --record keeps it whole" in r.err
     bodies = [e.data.get("body") or "" for e in load_recording(rec).session.events]
     assert any("E" * HUGE in body for body in bodies)
+
+
+def test_finding_urls_in_an_agents_text_stays_linear() -> None:
+    # URLs of any scheme are looked for in what is printed: "a.a.a.…" is a possible
+    # scheme from every dot, and an unbounded scheme made 16 KB of it take 2 s (4 MB:
+    # hours). In a subprocess, so that a regression fails on the timeout, not hangs.
+    import subprocess
+    import sys
+
+    code = ("from inspector.session.redact import Redaction\n"
+            "text = 'a.' * 2_000_000 + ' grpc://ada:PW-s3cret-11@h/?token=TK-s3cret-12'\n"
+            "print(Redaction().shown(text)[-60:])\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip().endswith("grpc://ada:%5Bredacted%5D@h/?token=[redacted]"), done.stdout
