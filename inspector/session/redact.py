@@ -68,9 +68,10 @@ SECRET_PARAMS = frozenset({"api_key", "apikey", "api-key", "x-api-key", "key", "
 CREDENTIAL_WORDS = ("token", "auth", "key", "secret", "session", "cookie", "password", "passwd", "credential")
 _CREDENTIAL_NAME = re.compile(r"token|auth(?!ority)|key|secret|session|cookie|passw(?:or)?d|credential", re.I)
 #: Names the words match that carry no secret: a challenge naming the scheme to use, the
-#: WebSocket handshake's nonce, a page cursor.
-PLAIN_NAMES = frozenset({"www-authenticate", "proxy-authenticate", "sec-websocket-key", "pagetoken", "page_token",
-                         "nextpagetoken", "next_page_token"})
+#: WebSocket handshake's nonce, CORS's yes or no, a page cursor.
+PLAIN_NAMES = frozenset({"www-authenticate", "proxy-authenticate", "sec-websocket-key",
+                         "access-control-allow-credentials", "pagetoken", "page_token", "nextpagetoken",
+                         "next_page_token"})
 
 # Keys under which dialects nest a push notification config: 0.1 ``pushNotification``
 # (send params), 0.2+ ``pushNotificationConfig``, 1.0 ``taskPushNotificationConfig``.
