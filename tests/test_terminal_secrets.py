@@ -182,3 +182,38 @@ def test_finding_urls_in_an_agents_text_stays_linear() -> None:
             "print(Redaction().shown(text)[-60:])\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip().endswith("grpc://ada:%5Bredacted%5D@h/?token=[redacted]"), done.stdout
+
+
+async def test_hub_ndjson_redacts_an_agents_handshake_credentials(cli: Cli) -> None:
+    import subprocess
+
+    from websockets.asyncio.client import connect
+
+    from test_hub_cli import Lines
+
+    proc = cli.start("hub", "--headless", "--port", "0", "-o", "ndjson")
+    out = Lines(proc)
+    lines: list[str] = []
+    try:
+        # With -o ndjson the hub's first line is its listening note, naming the socket's URL.
+        while True:
+            lines.append(out.next())
+            if '"hub-listening"' in lines[-1]:
+                ws_url = json.loads(lines[-1])["ws"]
+                break
+        async with connect(ws_url, additional_headers={"Authorization": "Bearer HUB-s3cret-0001",
+                                                        "X-Auth-Token": "HUB-s3cret-0002"}):
+            while '"op": "open"' not in lines[-1]:
+                lines.append(out.next())
+    finally:
+        proc.send_signal(subprocess.signal.SIGINT)
+        try:
+            assert proc.wait(WAIT) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    printed = "".join(lines) + out.rest()
+    opened = json.loads(lines[-1])
+    assert opened["headers"]["authorization"] == "Bearer [redacted]", opened
+    assert opened["headers"]["x-auth-token"] == "[redacted]"
+    assert "HUB-s3cret" not in printed
