@@ -105,6 +105,9 @@ class Settings:
     theme: str = "a2a-dark"
     #: Header names redacted in recordings besides the built-in ones.
     redact_headers: list[str] = field(default_factory=list)
+    #: Header (and query parameter) names that look like a credential's but are not
+    #: (an X-Session-Id that is a trace id): recorded and shown as sent.
+    plain_headers: list[str] = field(default_factory=list)
     redact: bool = True
     #: Where recordings go when no file is named.
     recordings: str | None = None

@@ -58,6 +58,23 @@ def visible(text: str, *, single_line: bool = False) -> str:
     return pattern.sub(_escape, text)
 
 
+#: Characters of one message put on a terminal or in a dialog: an agent's 50 MB error
+#: message would bury a terminal (and a CI log), and takes seconds to lay out in the TUI.
+SHOWN_LIMIT = 4096
+
+
+def clip(text: str, limit: int = SHOWN_LIMIT, whole: str = "", *, size: int | None = None) -> str:
+    """The first ``limit`` characters of ``text``, then how many more there were and
+    (``whole``) where they all are. ``size``: the length of the whole when ``text`` is
+    already a cut of it."""
+    size = len(text) if size is None else size
+    if size <= limit:
+        return text
+    more = size - limit
+    count = f"{more / 1048576:.1f} M" if more >= 1048576 else f"{more:,}"
+    return f"{text[:limit]}… ({count} more characters{'; ' + whole if whole else ''})"
+
+
 def shorten(text: str, width: int) -> str:
     """One visible line of at most ``width`` characters."""
     line = visible(text, single_line=True)

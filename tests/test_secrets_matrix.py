@@ -1,9 +1,10 @@
 """Every way a secret can be given x every place it can land: the secret is absent.
 
 Ways: bearer, basic, API key under the default and a custom header name, -H with a
-secret name (Authorization, X-API-Key, Cookie), --secret-header, a URL query parameter,
-a user:password in the URL, a push notification token. Places: the recording, the notes in it, the HAR, curl and
-scenario exports, the dialect cache. Each way runs the real CLI twice against a real
+secret name (Authorization, X-API-Key, Cookie, and a name that only looks like a
+credential's: X-Auth-Token), --secret-header, a URL query parameter, a user:password in
+the URL, a push notification token. Places: the recording, the notes in it, the HAR, curl and
+scenario exports, the dialect cache, and what the commands printed (CI logs keep it). Each way runs the real CLI twice against a real
 loopback agent (the second run takes the dialect from the cache, whose note names the
 agent's URL) and exports the first recording. The agent echoes every request it gets
 (headers, URL, body) in its answer, so a secret that is redacted only where it is named
@@ -102,6 +103,7 @@ WAYS = [
     Way("header-x-api-key", "HKEY-s3cret-0006", ("-H", "X-API-Key: {secret}")),
     Way("secret-header", "SHDR-s3cret-0007", ("--secret-header", "X-Tenant-Pass: {secret}")),
     Way("cookie", "COOKIE-s3cret-0008", ("-H", "Cookie: theme=dark; session={secret}")),
+    Way("header-credential-looking", "HTOK-s3cret-0012", ("-H", "X-Auth-Token: {secret}")),
     Way("url-query", "QUERY-s3cret-0009", query="?v=2&token={secret}"),
     Way("push-token", "PUSH-s3cret-0010", push=True),
     Way("url-userinfo", "USERINFO-s3cret-0011", userinfo="ada:{secret}@", wire=_b64("ada:USERINFO-s3cret-0011")),
@@ -128,6 +130,7 @@ def landed(request: pytest.FixtureRequest, agent: tuple[str, Any],
     url = f"{base}/{way.query.format(secret=way.secret)}".replace("://", "://" + way.userinfo.format(secret=way.secret))
     extra = [a.format(secret=way.secret) for a in way.args]
     out = Landed(way, home)
+    printed = []
     for run in (1, 2):
         rec = home / f"run{run}.jsonl"
         if way.push:
@@ -136,6 +139,7 @@ def landed(request: pytest.FixtureRequest, agent: tuple[str, Any],
             words = ["send", url, "hello"]
         r = cli(*words, *extra, "--record", str(rec))
         assert r.code == 0, r
+        printed.append(r.out + r.err)
         out.files[f"recording {run}"] = rec
     # The secret really went over the wire (else absence below would prove nothing).
     wire = way.wire or way.secret
@@ -146,10 +150,12 @@ def landed(request: pytest.FixtureRequest, agent: tuple[str, Any],
     assert r.code == 0, r
     out.files.update(exports)
     out.files["dialect cache"] = cli.dialect_cache
+    out.files["terminal"] = home / "printed.txt"
+    out.files["terminal"].write_text("".join(printed), encoding="utf-8")
     return out
 
 
-PLACES = ["recording 1", "recording 2", "har", "curl", "scenario", "dialect cache"]
+PLACES = ["recording 1", "recording 2", "har", "curl", "scenario", "dialect cache", "terminal"]
 
 
 @pytest.mark.parametrize("place", PLACES)
@@ -189,6 +195,8 @@ def test_the_agents_echo_is_redacted_where_it_is_not_named(landed: Landed) -> No
 
 def test_everything_written_is_private(landed: Landed) -> None:
     for place, path in landed.files.items():
+        if place == "terminal":
+            continue  # the test's own copy of what was printed
         want = 0o700 if place == "curl" else 0o600
         assert stat.S_IMODE(path.stat().st_mode) == want, place
 

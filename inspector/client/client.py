@@ -230,11 +230,13 @@ class A2AClient:
         method_names: Mapping[Method | str, str] | None = None,
         secret_names: Iterable[str] = (),
         limits: Limits | None = None,
+        plain_names: Iterable[str] = (),
         binding: str = AUTO,
     ) -> None:
         """``method_names`` sends a method under another spelling its dialect knows,
         e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
-        ``secret_names``: more header and query parameter names that carry secrets.
+        ``secret_names``: more header and query parameter names that carry secrets;
+        ``plain_names``: names that look like a credential's but are not.
         ``limits``: how much the agent may send (limits.Limits; its defaults when None).
         ``binding``: auto (the card's first interface this client speaks), jsonrpc, rest
         or grpc; a ``grpc://host:port`` URL means grpc."""
@@ -281,7 +283,7 @@ class A2AClient:
         #: client writes itself (the dialect cache's key, notes naming the agent's URL).
         self.redaction = Redaction.for_connection(
             extra_names=secret_names, credentials=auth.headers() if auth else None, headers=self.headers,
-            urls=(url, card_url, endpoint))
+            urls=(url, card_url, endpoint), plain_names=plain_names)
         self.timeouts = timeouts or Timeouts()
         self.limits = limits or Limits()
         self._own_http = http is None

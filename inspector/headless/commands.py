@@ -86,7 +86,27 @@ def redaction_for(args: argparse.Namespace, settings: Any, url: str | None) -> A
     return Redaction.for_connection(
         enabled=settings.redact and not args.no_redact, extra_names=settings.redact_headers,
         credentials=auth.headers() if auth else None, headers=_headers(args.header),
-        urls=(url, getattr(args, "card_url", None)), values=(getattr(args, "token", None),))
+        urls=(url, getattr(args, "card_url", None)), values=(getattr(args, "token", None),),
+        plain_names=settings.plain_headers)
+
+
+def terminal_redaction(args: argparse.Namespace) -> Any:
+    """What a command's stdout and stderr are spared (CI logs keep them): what a
+    recording is, whatever ``--no-redact`` or the settings' ``redact`` say of recordings."""
+    from .. import store
+    from ..session.redact import Redaction
+
+    settings = store.load_settings()[0]
+    try:
+        auth = _auth(args)
+        headers = _headers(getattr(args, "header", None) or [])
+    except (AttributeError, UsageError):  # a command without them; a mistake said later
+        auth, headers = None, {}
+    urls = [getattr(args, name, None) for name in ("url", "card_url", "against")]
+    return Redaction.for_connection(
+        extra_names=settings.redact_headers, credentials=auth.headers() if auth else None, headers=headers,
+        urls=[u for u in urls if isinstance(u, str)], values=(getattr(args, "token", None),),
+        plain_names=settings.plain_headers)
 
 
 def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | None:
@@ -124,10 +144,12 @@ def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | Non
     return recorder
 
 
-def _secret_names() -> list[str]:
+def _names() -> tuple[list[str], list[str]]:
+    """The settings' secret and plain header names."""
     from .. import store
 
-    return store.load_settings()[0].redact_headers
+    settings = store.load_settings()[0]
+    return settings.redact_headers, settings.plain_headers
 
 
 def client_bounds(args: argparse.Namespace) -> tuple[Timeouts, Limits]:
@@ -184,13 +206,15 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
             urlsplit(given or "").port
         except ValueError as exc:  # urllib's own words: "Invalid IPv6 URL", "Port out of range"
             raise UsageError(f"not a usable URL: {given!r} ({exc})") from None
+    secret_names, plain_names = _names()
     try:
         async with max_time(args, session):
             try:
                 client = A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
                                    headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
                                    method_names=_method_names(getattr(args, "method_name", None) or []),
-                                   secret_names=_secret_names(), limits=limits, binding=binding)
+                                   secret_names=secret_names, plain_names=plain_names, limits=limits,
+                                   binding=binding)
             except ValueError as exc:  # an unknown method, or a spelling no dialect has
                 raise UsageError(f"--method-name: {exc}") from None
             async with client:

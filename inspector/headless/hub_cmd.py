@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compose import UsageError
-from .listening import run_listening, say, serve_until_stopped, start_recorder
+from .listening import run_listening, say, serve_until_stopped, start_recorder, terminal_redaction
 
 
 @dataclass
@@ -68,7 +68,7 @@ async def _serve(options: HubOptions, output: str) -> int:
 
     hub = Hub(limits=options.limits, http_agents=options.routes)
     recorder = start_recorder(hub.session, options, "hub")
-    printer = _Printer(output)
+    printer = _Printer(output, terminal_redaction())
     hub.session.subscribe(printer)
     server = HubServer(hub, port=options.port, ws_path=options.ws_path, allow_hosts=options.allow_hosts)
 
@@ -82,15 +82,19 @@ async def _serve(options: HubOptions, output: str) -> int:
 class _Printer:
     """One line per event: text (heartbeats aside) or the event's JSON."""
 
-    def __init__(self, output: str) -> None:
+    def __init__(self, output: str, redaction: Any = None) -> None:
         self.output = output
+        #: session.redact.Redaction: an agent's socket opens with its credentials in
+        #: the handshake's headers; ndjson prints them as a recording holds them.
+        self.redaction = redaction
         self._beats: set[tuple[Any, Any]] = set()
 
     def __call__(self, event: Any) -> None:
         from ..textsafe import visible
 
         if self.output == "ndjson":
-            say(json.dumps(event.to_json(), ensure_ascii=False, default=str))
+            doc = self.redaction.event_json(event) if self.redaction is not None else event.to_json()
+            say(json.dumps(doc, ensure_ascii=False, default=str))
             return
         line = self.line(event)
         if line is not None:

@@ -15,11 +15,27 @@ from .compose import UsageError
 
 O = TypeVar("O")
 
+#: What ``say`` redacts (session.redact.Redaction): the settings' names and the URLs'
+#: secrets; set when the command starts, since the settings are read then.
+_shown: Any = None
+
+
+def terminal_redaction() -> Any:
+    """The redaction of every line a listening command prints: the built-in names, the
+    settings' secret and plain names, always on (``--no-redact`` is about recordings)."""
+    from .. import store
+    from ..session.redact import Redaction
+
+    settings = store.load_settings()[0]
+    return Redaction.for_connection(extra_names=settings.redact_headers, plain_names=settings.plain_headers)
+
 
 def run_listening(args: argparse.Namespace, options_for: Callable[[argparse.Namespace], O],
                   serve: Callable[[O, str], Coroutine[Any, Any, int]]) -> int:
     from .run import fail
 
+    global _shown
+    _shown = terminal_redaction()
     try:
         # Agent text goes to a terminal that may not take every character.
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
@@ -28,19 +44,22 @@ def run_listening(args: argparse.Namespace, options_for: Callable[[argparse.Name
     try:
         options = options_for(args)
     except UsageError as exc:
-        return fail(str(exc), 2)
+        return fail(str(exc), 2, redaction=_shown)
     try:
         return asyncio.run(serve(options, args.output))
     except UsageError as exc:
-        return fail(str(exc), 2)
+        return fail(str(exc), 2, redaction=_shown)
     except OSError as exc:
         port = getattr(options, "port", 0)
-        return fail(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}", 1)
+        return fail(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}", 1, redaction=_shown)
     except KeyboardInterrupt:
         return 0
 
 
 def say(text: str) -> None:
+    """One line on stdout, its secrets redacted."""
+    if _shown is not None:
+        text = _shown.shown(text)
     try:
         print(text, flush=True)
     except BrokenPipeError:  # pragma: no cover - the reader went away; the server goes on
@@ -103,7 +122,7 @@ def start_recorder(session: Any, options: Any, name: str) -> Any:
         except OSError as exc:
             raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
     redaction = Redaction.for_connection(enabled=settings.redact and options.redact,
-                                         extra_names=settings.redact_headers)
+                                         extra_names=settings.redact_headers, plain_names=settings.plain_headers)
     try:
         return Recorder.attach(session, path, redact=redaction, append=options.append)
     except FileExistsError:

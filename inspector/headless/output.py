@@ -49,16 +49,26 @@ class PipeClosed(Exception):
 
 
 class Out:
-    def __init__(self, stream: TextIO | None = None) -> None:
+    """``redaction`` (session.redact.Redaction): what is printed has its secrets
+    redacted as a recording has them (URLs, the values the user gave)."""
+
+    def __init__(self, stream: TextIO | None = None, redaction: Any = None) -> None:
         self.stream = stream or sys.stdout
+        self.redaction = redaction
 
     def line(self, text: str = "") -> None:
+        if self.redaction is not None:
+            text = self.redaction.shown(text)
         self._write(text + "\n")
 
     def json_line(self, obj: Any) -> None:
+        if self.redaction is not None:
+            obj = self.redaction.shown_json(obj)
         self._write(_json_text(json.dumps(obj, ensure_ascii=False, separators=(",", ":"))) + "\n")
 
     def json_doc(self, obj: Any) -> None:
+        if self.redaction is not None:
+            obj = self.redaction.shown_json(obj)
         self._write(_json_text(json.dumps(obj, ensure_ascii=False, indent=2)) + "\n")
 
     def _write(self, text: str) -> None:

@@ -3,8 +3,9 @@
 Text lines: each exchange's request (which client, which method, dialect and binding),
 its answer, each stream event, the stream's end, the proxy's notes (injected faults
 among them) and every violation, the agent's or the client's, as it is found.
-``-o ndjson`` prints every event of the session as the recording holds it (secrets
-redacted). The first line says where clients connect, so that a script can read the
+``-o ndjson`` prints every event of the session as a recording holds it, its secrets
+redacted as the settings say (with the settings' ``redact_headers`` and ``plain_headers``,
+whatever ``--no-redact`` says of the recording). The first line says where clients connect, so that a script can read the
 port when it asked for port 0.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .compose import UsageError
-from .listening import run_listening, say, serve_until_stopped, start_recorder
+from .listening import run_listening, say, serve_until_stopped, start_recorder, terminal_redaction
 
 
 @dataclass
@@ -104,11 +105,10 @@ def run_proxy(args: argparse.Namespace) -> int:
 
 async def _serve(options: ProxyOptions, output: str) -> int:
     from ..proxy import ProxyServer
-    from ..session.redact import Redaction
 
     proxy = build_proxy(options)
     recorder = start_recorder(proxy.session, options, "proxy")
-    printer = Printer(output, proxy.tracker, Redaction.for_connection(enabled=options.redact))
+    printer = Printer(output, proxy.tracker, terminal_redaction())
     server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream,
                          allow_hosts=options.allow_hosts)
 
@@ -134,14 +134,14 @@ class Printer:
         self._judged = 0
 
     def __call__(self, event: Any) -> None:
-        from ..textsafe import visible
+        from ..textsafe import clip, visible
 
         if self.output == "ndjson":
             say(json.dumps(self.redaction.event_json(event), ensure_ascii=False, default=str))
         else:
             line = describe(event)
             if line is not None:
-                say(visible(line, single_line=True))
+                say(visible(clip(self.redaction.shown(line)), single_line=True))
         # The tracker subscribed first: what this event showed is in already.
         found = self.tracker.violations[self._judged:]
         self._judged = len(self.tracker.violations)

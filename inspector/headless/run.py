@@ -5,21 +5,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import Any
 
 from . import exitcodes
 from .compose import UsageError
 from .output import Out, PipeClosed
 
 
-def fail(message: str, code: int, hint: str | None = None) -> int:
-    """Say ``message`` (and ``hint``) on stderr, a line each after ``a2a-inspect:``;
-    returns ``code``."""
-    from ..textsafe import visible
+def fail(message: str, code: int, hint: str | None = None, redaction: Any = None) -> int:
+    """Say ``message`` (and ``hint``) on stderr, a line each after ``a2a-inspect:``,
+    its secrets redacted (``redaction``: the command's; else the built-in names) and
+    its length bounded; returns ``code``."""
+    from ..session.redact import Redaction
+    from ..textsafe import clip, visible
 
+    redaction = redaction or Redaction()
     try:
-        print(f"a2a-inspect: {visible(message, single_line=True)}", file=sys.stderr)
-        if hint:
-            print(f"a2a-inspect: {visible(hint, single_line=True)}", file=sys.stderr)
+        for text in (message, hint):
+            if text:
+                shown = clip(redaction.shown(text), whole="--record keeps it whole")
+                print(f"a2a-inspect: {visible(shown, single_line=True)}", file=sys.stderr)
     except BrokenPipeError:  # pragma: no cover - stderr closed too
         pass
     return code
@@ -35,14 +40,16 @@ def run_command(args: argparse.Namespace) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     except (AttributeError, ValueError):  # pragma: no cover - stdout replaced or closed
         pass
-    out = Out()
-    try:
-        from .commands import COMMANDS
+    from .commands import COMMANDS, terminal_redaction
 
+    # CI logs keep what a command prints: its secrets go as they go from a recording.
+    shown = terminal_redaction(args)
+    out = Out(redaction=shown)
+    try:
         handler = COMMANDS[args.command]
         return asyncio.run(handler(args, out))
     except UsageError as exc:
-        return fail(str(exc), exitcodes.USAGE)
+        return fail(str(exc), exitcodes.USAGE, redaction=shown)
     except PipeClosed:
         return exitcodes.OK
     except KeyboardInterrupt:
@@ -52,11 +59,11 @@ def run_command(args: argparse.Namespace) -> int:
         if exc.code == -32601 and getattr(args, "dialect", "auto") != "auto":
             # The usual cause: the agent does not speak the dialect the user forced.
             text += f" (does the agent speak A2A {args.dialect}? try --dialect auto)"
-        return fail(text, exitcodes.TRANSPORT, getattr(exc, "hint", None))
+        return fail(text, exitcodes.TRANSPORT, getattr(exc, "hint", None), redaction=shown)
     except ProtocolError as exc:
-        return fail(f"invalid response from the agent: {exc}", exitcodes.TRANSPORT)
+        return fail(f"invalid response from the agent: {exc}", exitcodes.TRANSPORT, redaction=shown)
     except TransportError as exc:
-        return fail(str(exc), exitcodes.TRANSPORT, getattr(exc, "hint", None))
+        return fail(str(exc), exitcodes.TRANSPORT, getattr(exc, "hint", None), redaction=shown)
     except UnsupportedMethod as exc:
         # Nothing was sent: the request cannot be made in this dialect at all.
-        return fail(f"{exc} (choose another --dialect, or another command)", exitcodes.USAGE)
+        return fail(f"{exc} (choose another --dialect, or another command)", exitcodes.USAGE, redaction=shown)

@@ -8,20 +8,28 @@ What is replaced with ``[redacted]``:
   * headers, by name, case-insensitively, in requests, responses and push notifications:
     Authorization and Proxy-Authorization keep their scheme ("Bearer [redacted]") because
     which scheme was used is often the bug; X-API-Key, Api-Key, Cookie, Set-Cookie,
-    X-A2A-Notification-Token and any names the user adds are replaced whole;
-  * URL query parameters with the usual secret names (api_key, access_token, ...) and any
-    user-added names, and the password of a ``user:password@`` URL, in request and push URLs;
+    X-A2A-Notification-Token, any names the user adds, and any name that looks like a
+    credential's (holding token, auth, key, secret, session, cookie, password or
+    credential: X-Auth-Token, X-Session-Id) are replaced whole, unless the user listed
+    the name as plain;
+  * URL query parameters with the usual secret names (api_key, access_token, ...), any
+    user-added names and any name that looks like a credential's, and the password of a
+    ``user:password@`` URL, in request and push URLs;
   * push notification secrets inside JSON bodies (requests and non-streamed responses,
     since push set/get answers echo them): ``token`` and ``authentication.credentials``
     of any push notification config, whichever dialect spelled it.
 
-  * URLs inside the tool's own free-text NOTE and ERROR lines ("dialect 1.0 remembered
-    for http://...?token=..."), by the same query parameter names;
+  * URLs (of any scheme: http, grpc, ws...) inside the tool's own free-text NOTE and
+    ERROR lines ("dialect 1.0 remembered for http://...?token=..."), by the same query
+    parameter names and their ``user:password@``;
   * every occurrence of a secret *value* the user gave (a token, a key, a password, a
     secret header's or query parameter's value, at least ``MIN_VALUE`` characters long)
     in any string written: an agent that echoes a token back, a note quoting it.
 
 A body is rewritten only when it held such a secret; every other body stays byte-exact.
+
+What reaches a terminal (the CLI's stdout and stderr, which CI logs keep) goes through
+``Redaction.shown``: the URLs in it and the secret values, as in a recording.
 """
 
 from __future__ import annotations
@@ -40,6 +48,11 @@ from .events import Event, Kind
 
 REDACTED = "[redacted]"
 _REDACTED_USERINFO = "%5Bredacted%5D"
+#: What a screen shows in place of a secret until the user asks to see it.
+MASK = "••••••"
+#: Characters a masked secret keeps at its end (of one this long at least), to tell two
+#: tokens apart; a shorter one is masked whole.
+MASK_KEEPS, MASK_KEEPS_FROM = 4, 20
 
 #: Headers whose value is replaced, but whose auth scheme (first word) is kept.
 SCHEME_HEADERS = frozenset({"authorization", "proxy-authorization"})
@@ -47,6 +60,18 @@ SCHEME_HEADERS = frozenset({"authorization", "proxy-authorization"})
 SECRET_HEADERS = frozenset({"x-api-key", "api-key", "cookie", "set-cookie", "x-a2a-notification-token"})
 #: Query parameters whose value is replaced.
 SECRET_PARAMS = frozenset({"api_key", "apikey", "api-key", "x-api-key", "key", "access_token", "token"})
+#: A header or query parameter whose name holds one of these words is taken for a
+#: credential, whatever the service called it (X-Auth-Token, X-Goog-Api-Key, sessionKey):
+#: a custom credential header is the usual way agents are secured, and the user should
+#: not have to list each one before a recording can be shared. ``:authority`` (gRPC's
+#: Host) is no credential.
+CREDENTIAL_WORDS = ("token", "auth", "key", "secret", "session", "cookie", "password", "passwd", "credential")
+_CREDENTIAL_NAME = re.compile(r"token|auth(?!ority)|key|secret|session|cookie|passw(?:or)?d|credential", re.I)
+#: Names the words match that carry no secret: a challenge naming the scheme to use, the
+#: WebSocket handshake's nonce, CORS's yes or no, a page cursor.
+PLAIN_NAMES = frozenset({"www-authenticate", "proxy-authenticate", "sec-websocket-key",
+                         "access-control-allow-credentials", "pagetoken", "page_token", "nextpagetoken",
+                         "next_page_token"})
 
 # Keys under which dialects nest a push notification config: 0.1 ``pushNotification``
 # (send params), 0.2+ ``pushNotificationConfig``, 1.0 ``taskPushNotificationConfig``.
@@ -61,7 +86,9 @@ _TEXT_KINDS = (Kind.NOTE, Kind.ERROR)
 MIN_VALUE = 8
 
 # A URL in free text: up to whitespace or a quote; trailing punctuation is the sentence's.
-_URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+", re.IGNORECASE)
+# The scheme is bounded: unbounded, "a.a.a.…://" in an agent's text is a scan from every
+# dot to the end (quadratic: 16 KB took 2 s).
+_URL_IN_TEXT = re.compile(r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s\"'<>]+", re.IGNORECASE)
 _TRAILING = ".,;:!?)]}"
 _USERINFO = re.compile(r"//([^/:@?#]*):[^/@?#]*@")
 _PARAM = re.compile(r"(?<=[?&])([^=&#]+)=([^&#]*)")
@@ -77,7 +104,11 @@ class Redaction:
     extra_names: tuple[str, ...] = ()
     #: Secret values to replace wherever they occur (see MIN_VALUE).
     values: tuple[str, ...] = ()
+    #: Names that look like a credential's but are not (the settings' ``plain_headers``):
+    #: shown as sent. The built-in and user-added secret names stay secret.
+    plain_names: tuple[str, ...] = ()
     _headers: frozenset[str] = field(init=False, repr=False, compare=False)
+    _plain: frozenset[str] = field(init=False, repr=False, compare=False)
     _params: frozenset[str] = field(init=False, repr=False, compare=False)
     #: (value, its form inside a JSON string as the recorder writes it), longest first.
     _values: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
@@ -86,6 +117,7 @@ class Redaction:
         extra = frozenset(n.strip().lower() for n in self.extra_names if n.strip())
         object.__setattr__(self, "_headers", (SECRET_HEADERS | extra) - SCHEME_HEADERS)
         object.__setattr__(self, "_params", SECRET_PARAMS | extra)
+        object.__setattr__(self, "_plain", PLAIN_NAMES | {n.strip().lower() for n in self.plain_names if n.strip()})
         kept = sorted({v for v in self.values if isinstance(v, str) and len(v) >= MIN_VALUE and v != REDACTED},
                       key=len, reverse=True)
         object.__setattr__(self, "_values", tuple((v, json.dumps(v)[1:-1]) for v in kept))
@@ -93,16 +125,19 @@ class Redaction:
     @classmethod
     def for_connection(cls, *, enabled: bool = True, extra_names: Iterable[str] = (),
                        credentials: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None,
-                       urls: Iterable[str | None] = (), values: Iterable[str | None] = ()) -> "Redaction":
+                       urls: Iterable[str | None] = (), values: Iterable[str | None] = (),
+                       plain_names: Iterable[str] = ()) -> "Redaction":
         """What to redact for one agent connection. ``credentials``: headers the user
         gave as credentials (--bearer, --api-key under any name, --secret-header...): their
         names become secret names and their values secret values. ``headers``: the user's
         other headers, whose values are secret when their names are. ``urls``: the URLs
         the user gave, whose secret query parameters' values are secret. ``values``:
-        other secrets the user gave (a push notification token)."""
+        other secrets the user gave (a push notification token). ``plain_names``: names
+        that look like a credential's but are not."""
         credentials = dict(credentials or {})
         names = tuple(extra_names) + tuple(credentials)
-        probe = cls(True, names)
+        plain = tuple(plain_names)
+        probe = cls(True, names, plain_names=plain)
         secrets = [v for v in values if v]
         for name, value in [*credentials.items(), *(headers or {}).items()]:
             if name in credentials or probe.is_secret_header(name):
@@ -113,16 +148,24 @@ class Redaction:
                 password = parts.password
             except ValueError:  # not a URL: whoever sends to it will say so
                 continue
-            secrets += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() in probe._params]
+            secrets += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if probe.is_secret_param(k)]
             if password:
                 # Sent as Basic credentials: the password, and the token they make.
                 pair = f"{unquote(parts.username or '')}:{unquote(password)}"
                 secrets += [unquote(password), base64.b64encode(pair.encode()).decode("ascii")]
-        return cls(enabled, names, tuple(secrets))
+        return cls(enabled, names, tuple(secrets), plain)
 
     def is_secret_header(self, name: str) -> bool:
         low = name.lower()
-        return low in SCHEME_HEADERS or low in self._headers
+        if low in SCHEME_HEADERS or low in self._headers:
+            return True
+        return low not in self._plain and _CREDENTIAL_NAME.search(low) is not None
+
+    def is_secret_param(self, name: str) -> bool:
+        low = name.lower()
+        if low in self._params:
+            return True
+        return low not in self._plain and _CREDENTIAL_NAME.search(low) is not None
 
     def settings(self) -> dict[str, Any]:
         """What a recording's header says about how it was redacted."""
@@ -134,6 +177,8 @@ class Redaction:
             "scheme_headers": sorted(SCHEME_HEADERS),
             "headers": sorted(self._headers),
             "query_params": sorted(self._params),
+            "names_holding": list(CREDENTIAL_WORDS),
+            "plain_names": sorted(self._plain),
             "body_fields": ["push notification config token", "push notification config authentication.credentials"],
             "text": "URLs in notes and errors",
             # How many, never which: the values themselves are what must not be written.
@@ -200,7 +245,7 @@ class Redaction:
         if low in SCHEME_HEADERS:
             scheme, sep, _ = value.strip().partition(" ")
             return f"{scheme} {REDACTED}" if sep else REDACTED
-        if low in self._headers:
+        if self.is_secret_header(low):
             return REDACTED
         return value
 
@@ -212,6 +257,43 @@ class Redaction:
             return self.url(url[: len(url) - tail]) + url[len(url) - tail:]
 
         return _URL_IN_TEXT.sub(one, text)
+
+    def shown(self, text: str, mask: str = REDACTED) -> str:
+        """Text for a terminal: the URLs in it redacted, and every secret value (as
+        ``mask``)."""
+        if not self.enabled:
+            return text
+        if "://" in text:
+            text = self.text(text)
+            if mask != REDACTED:
+                text = text.replace(_REDACTED_USERINFO, mask).replace(REDACTED, mask)
+        for value, _escaped in self._values:
+            if value in text:
+                text = text.replace(value, mask)
+        return text
+
+    def masked_header(self, name: str, value: str) -> str:
+        """A header's value as a screen shows it: a secret one as MASK (its scheme kept,
+        and the last few characters of a long one), any other as it is."""
+        if not self.enabled or not self.is_secret_header(name):
+            return self.shown(value, MASK)
+        scheme, sep, secret = value.strip().partition(" ")
+        if not (sep and name.lower() in SCHEME_HEADERS):
+            scheme, secret = "", value.strip()
+        tail = secret[-MASK_KEEPS:] if len(secret) >= MASK_KEEPS_FROM else ""
+        return f"{scheme} {MASK}{tail}" if scheme else MASK + tail
+
+    def shown_json(self, node: Any) -> Any:
+        """A JSON value for a terminal: ``shown`` applied to every string in it."""
+        if not self.enabled:
+            return node
+        if isinstance(node, str):
+            return self.shown(node)
+        if isinstance(node, dict):
+            return {self.shown_json(k): self.shown_json(v) for k, v in node.items()}
+        if isinstance(node, (list, tuple)):
+            return [self.shown_json(v) for v in node]
+        return node
 
     def line(self, line: str, obj: Any, source: str | None = None) -> str:
         """A recorded line (``obj`` serialised with ensure_ascii) with every secret value
@@ -257,7 +339,7 @@ class Redaction:
         except ValueError:
             # Not a URL urllib can read (a bracket in the host part): replace by pattern.
             url = _USERINFO.sub(rf"//\1:{_REDACTED_USERINFO}@", url)
-            return _PARAM.sub(lambda mt: f"{mt[1]}={REDACTED}" if mt[1].lower() in self._params else mt[0], url)
+            return _PARAM.sub(lambda mt: f"{mt[1]}={REDACTED}" if self.is_secret_param(mt[1]) else mt[0], url)
 
     def _url(self, url: str) -> str:
         parts = urlsplit(url)
@@ -274,11 +356,11 @@ class Redaction:
         # Piece by piece, the others left as written: decoding and encoding the query
         # again would turn %20 into +, and the recorded URL would not be the one sent.
         pieces = parts.query.split("&")
-        names = [unquote_plus(piece.partition("=")[0]).lower() for piece in pieces]
-        if not any(name in self._params for name in names):
+        secret = [self.is_secret_param(unquote_plus(piece.partition("=")[0])) for piece in pieces]
+        if not any(secret):
             return url
-        query = "&".join(f"{piece.partition('=')[0]}={REDACTED}" if name in self._params else piece
-                         for piece, name in zip(pieces, names))
+        query = "&".join(f"{piece.partition('=')[0]}={REDACTED}" if hidden else piece
+                         for piece, hidden in zip(pieces, secret))
         return urlunsplit(parts._replace(query=query))
 
 

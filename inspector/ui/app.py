@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 FRAME = 1 / 30
 #: How long an error's toast stays up (ctrl+e lists every error for longer).
 ERROR_TOAST_SECONDS = 8
+#: Characters of one error's detail ctrl+e shows (the traffic view has the whole body).
+ERROR_DETAIL_LIMIT = 8192
 
 #: What takes the keys when a view is shown (F2-F6): the first of these selectors
 #: that is on screen. Typing after F3 lands in the composer's text box.
@@ -285,7 +287,8 @@ class InspectorApp(App[int]):
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
-                               secret_names=tuple(self.settings.redact_headers), binding=binding)
+                               secret_names=tuple(self.settings.redact_headers),
+                               plain_names=tuple(self.settings.plain_headers), binding=binding)
         conn.saved_as = saved.name if saved else None
         conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)
@@ -422,21 +425,35 @@ class InspectorApp(App[int]):
 
     def report_error(self, title: str, exc: BaseException) -> None:
         from ..protocol.errors import JsonRpcError, describe_rpc_error
-        from ..textsafe import visible
+        from ..session.redact import Redaction
+        from ..textsafe import clip, visible
 
+        client = self.active.client if self.active else None
+        # A URL in an error ("cannot connect to http://...?token=...") loses its secrets,
+        # as it does in a recording: people share screenshots too.
+        redaction = getattr(client, "redaction", None) or Redaction()
         # The title may name the agent's data too ("cancel <task id> failed"): made
         # visible like the rest (a toast's title is drawn as it is, never as markup).
-        title = visible(title, single_line=True)
-        dialect = self.active.client.dialect if self.active and self.active.client else None
+        def bounded(text: str, limit: int, whole: str = "") -> str:
+            # Redacted a little past the cut, so that a secret across it is still caught,
+            # and no further: a 50 MB message took seconds to scan.
+            head = redaction.shown(text[: limit + 4096])
+            return clip(head[:limit], limit, whole, size=len(text) - len(text[:limit + 4096]) + len(head))
+
+        title = visible(bounded(title, 200), single_line=True)
+        dialect = client.dialect if client else None
         summary = describe_rpc_error(exc, dialect) if isinstance(exc, JsonRpcError) else str(exc)
         detail = summary
         if isinstance(exc, JsonRpcError) and exc.data is not None:
-            # The error's data is often the only clue to what went wrong: in full, here.
+            # The error's data is often the only clue to what went wrong: shown here, up
+            # to a bound (an agent's 50 MB message took seconds to lay out).
             import json
 
             detail += "\ndata: " + json.dumps(exc.data, indent=2, ensure_ascii=False, default=str)
+        detail = bounded(detail, ERROR_DETAIL_LIMIT, "the traffic view has it whole")
         self.errors.append((time.time(), title, visible(detail)))
-        self.notify(f"{visible(summary, single_line=True)[:200]}\n(ctrl+e: details)", title=title,
+        summary = bounded(summary, 200)
+        self.notify(f"{visible(summary, single_line=True)}\n(ctrl+e: details)", title=title,
                     severity="error", timeout=ERROR_TOAST_SECONDS, markup=False)
 
     def _conn_worker(self, conn: AgentConnection, coro: Awaitable[Any], name: str) -> Any:

@@ -63,7 +63,8 @@ class AgentConnection:
                  auth: Auth | None = None, timeouts: Timeouts | None = None,
                  session: Session | None = None, dialect_cache: Any = None,
                  read_only: bool = False, secret_names: tuple[str, ...] = (),
-                 limits: Limits | None = None, binding: str = "auto", client: Any = None) -> None:
+                 limits: Limits | None = None, binding: str = "auto", client: Any = None,
+                 plain_names: tuple[str, ...] = ()) -> None:
         """``client``: one that is not an HTTP A2AClient (a hub's ws-agent: see
         inspector.hub.client.HubClient); it has the same calls, and its own dialect.
         ``binding``: auto, jsonrpc or rest (see A2AClient's)."""
@@ -85,6 +86,7 @@ class AgentConnection:
         self.read_only = read_only
         self._dialect_cache = dialect_cache
         self.secret_names = secret_names
+        self.plain_names = plain_names
         #: The client is not an HTTP one (a ws-agent at a hub): no dialect to switch.
         self.fixed_client = client is not None
         self.client: A2AClient | None = client if client is not None else (
@@ -110,7 +112,7 @@ class AgentConnection:
             kwargs["dialect_cache"] = self._dialect_cache
         return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
                          headers=self.headers, auth=self.auth, timeouts=self.timeouts,
-                         secret_names=self.secret_names, limits=self.limits,
+                         secret_names=self.secret_names, plain_names=self.plain_names, limits=self.limits,
                          binding=self.requested_binding, **kwargs)
 
     # ------------------------------------------------------------------ facts for views
@@ -261,7 +263,7 @@ class AgentConnection:
         redaction = Redaction.for_connection(
             enabled=redact, extra_names=extra_secret_headers,
             credentials=self.auth.headers() if self.auth else None, headers=self.headers,
-            urls=(self.url, self.card_url))
+            urls=(self.url, self.card_url), plain_names=self.plain_names)
         self.recorder = Recorder.attach(self.session, path, redact=redaction, append=append)
         return self.recorder
 

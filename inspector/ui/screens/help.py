@@ -92,6 +92,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
         ("TrafficView", "exchange_step(1)", "next event of the same exchange"),
         ("TrafficView", "only_exchange", "only the selected event's exchange (again: back)"),
         ("TrafficView", "follow", "follow the newest event"),
+        ("TrafficView", "toggle_secrets", "show the secrets the detail masks; again: mask them"),
         ("TrafficView", "focus_list", "filter: back to the list"),
         ("TrafficList", "choose", "the selected event in full"),
         ("TrafficDetail", "back", "back to the list"),

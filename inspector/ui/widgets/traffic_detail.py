@@ -4,6 +4,11 @@ A Line API view: a 5 MB body pretty-prints once into lines and only the visible 
 are coloured, so a large artifact scrolls as smoothly as a small one. Everything shown
 comes from the agent, so it is rendered as plain segments (never markup) after
 ``textsafe.visible`` has made control characters and bidi overrides visible.
+
+Secrets are masked until asked for (``v`` on the traffic view): the values of secret
+headers (``Bearer ••••••``), the secret query parameters of URLs, and the connection's
+own credentials wherever they occur (an agent echoing a token). Screens are shared too:
+in screenshots, in a screen share, over a shoulder.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from ...protocol.errors import JsonRpcError, ProtocolError
 from ...safejson import loads
 from ...protocol.sizes import format_size
 from ...session import Event, Kind
+from ...session.redact import MASK, Redaction
 from ...textsafe import visible
 from .base import ComponentStyles
 from .scrolling import set_virtual_size
@@ -87,6 +93,8 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
     | left / right | scroll sideways (long lines) |
     | escape | back to the list |
 
+    Secrets are masked until ``toggle_secrets`` (the traffic view's ``v``) shows them.
+
     COMPONENT_CLASSES: ``traffic-detail--heading``, ``--name`` (header names, field
     labels), ``--dim``, ``--key``, ``--string``, ``--number``, ``--literal``, ``--punct``.
     """
@@ -125,6 +133,11 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         #: (kind, text[, label]) per line.
         self.lines: list[tuple[str, str, str]] = []
         self.event: Event | None = None
+        self._index: TrafficIndex | None = None
+        #: Which headers, URL parameters and values are secret (the connection's).
+        self.redaction = Redaction()
+        #: The secrets shown as they are (``v``), until the same key hides them again.
+        self.revealed = False
         self._strips: LRUCache[int, list[Segment]] = LRUCache(256)
         self._styles: dict[str, Style] = {}
 
@@ -134,12 +147,30 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         if event is self.event and event is not None:
             return
         self.event = event
-        self.lines = self._describe(event, index) if event is not None else [
+        self._index = index
+        self._build()
+        self.scroll_to(0, 0, animate=False, force=True)
+
+    def set_redaction(self, redaction: Redaction) -> None:
+        """The connection's secrets (a new connection: masked again)."""
+        self.redaction = redaction
+        self.revealed = False
+        self._build()
+
+    def toggle_secrets(self) -> bool:
+        """Show the masked secrets, or mask them again; True when they are shown."""
+        self.revealed = not self.revealed
+        self._build()
+        return self.revealed
+
+    def _build(self) -> None:
+        event = self.event
+        hide = None if self.revealed else self.redaction
+        self.lines = self._describe(event, self._index, hide) if event is not None else [
             (DIM, "no event selected", "")]
         self._strips.clear()
         width = min(LINE_LIMIT, max((len(t) + len(label) for _, t, label in self.lines), default=0)) + 2
         set_virtual_size(self, Size(width, len(self.lines)))
-        self.scroll_to(0, 0, animate=False, force=True)
         self.refresh()
 
     def text(self) -> str:
@@ -147,8 +178,10 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         return "\n".join(f"{label}{t}" for _, t, label in self.lines)
 
     @staticmethod
-    def _describe(event: Event, index: TrafficIndex | None) -> list[tuple[str, str, str]]:
+    def _describe(event: Event, index: TrafficIndex | None,
+                  hide: Redaction | None = None) -> list[tuple[str, str, str]]:
         out = _Lines()
+        out.hide = hide
         out.title(event, index)
         for label, value in _FIELDS.get(event.kind, _no_fields)(event.data, event.exchange):
             out.field(label, value)
@@ -177,7 +210,7 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         out.headers(data.get("headers"), "metadata" if data.get("content_type") == "application/grpc" else "headers")
         if data.get("grpc_details"):
             out.heading("status details (google.rpc.Status)")
-            out.extend((JSON, visible(line), "") for line in
+            out.extend((JSON, visible(out.masked(line)), "") for line in
                        json.dumps(data["grpc_details"], indent=2, ensure_ascii=False, default=str).split("\n"))
         trailers = data.get("trailers")
         out.headers(trailers, "trailers")
@@ -240,12 +273,18 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
 
 
 class _Lines(list[tuple[str, str, str]]):
-    """The detail's lines as they are built: (kind, text, label) each."""
+    """The detail's lines as they are built: (kind, text, label) each. ``hide``: the
+    secrets to mask (None: shown as they are)."""
+
+    hide: Redaction | None = None
+
+    def masked(self, text: str) -> str:
+        return text if self.hide is None else self.hide.shown(text, MASK)
 
     def field(self, label: str, value: Any) -> None:
         if value is None or value == "":
             return
-        for i, line in enumerate(visible(str(value)).split("\n")):
+        for i, line in enumerate(visible(self.masked(str(value))).split("\n")):
             self.append((FIELD, line, f"{label}: " if i == 0 else " " * (len(label) + 2)))
 
     def heading(self, text: str) -> None:
@@ -285,7 +324,7 @@ class _Lines(list[tuple[str, str, str]]):
             return
         lines = pretty_json(text) if len(text) <= PRETTY_LIMIT else None
         if lines is not None:
-            self.extend((JSON, visible(line), "") for line in lines)
+            self.extend((JSON, visible(self.masked(line)), "") for line in lines)
             return
         if len(text) > PRETTY_LIMIT:
             self.append((DIM, f"{format_size(len(text))}: shown as received (too large to pretty-print); "
@@ -296,13 +335,16 @@ class _Lines(list[tuple[str, str, str]]):
         if len(text) > SHOW_LIMIT:
             self.append((DIM, f"the first {SHOW_LIMIT:,} of {len(text):,} characters", ""))
             text = text[:SHOW_LIMIT]
-        self.extend((TEXT, line.expandtabs(4), "") for line in visible(text).split("\n"))
+        self.extend((TEXT, self.masked(line).expandtabs(4), "") for line in visible(text).split("\n"))
 
     def headers(self, headers: Any, title: str = "headers") -> None:
         if isinstance(headers, dict) and headers:
             self.heading(title)
             for name, value in headers.items():
-                self.append((FIELD, visible(str(value), single_line=True), f"{visible(str(name), single_line=True)}: "))
+                name, value = str(name), str(value)
+                if self.hide is not None:
+                    value = self.hide.masked_header(name, value)
+                self.append((FIELD, visible(value, single_line=True), f"{visible(name, single_line=True)}: "))
 
     def clipped(self) -> list[tuple[str, str, str]]:
         return [(k, t if len(t) <= LINE_LIMIT else t[:LINE_LIMIT] + f"… ({len(t) - LINE_LIMIT} more characters)", label)

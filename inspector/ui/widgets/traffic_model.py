@@ -44,6 +44,11 @@ from ...protocol.models import (
     TextPart,
 )
 from ...session import Event, Kind, Session
+from ...session.redact import MASK, Redaction
+
+#: The list's rows show a URL's secret parameters and password masked, by the built-in
+#: and credential-looking names (the detail knows the connection's own).
+_SCREEN = Redaction()
 
 KIND_LABEL: dict[Kind, str] = {
     Kind.REQUEST: "req", Kind.RESPONSE: "resp", Kind.SSE: "sse", Kind.COMMENT: "beat",
@@ -581,7 +586,10 @@ class TrafficIndex:
         data = event.data
         kind = event.kind
         if kind is Kind.REQUEST:
-            line = f"{data.get('method', '')} {data.get('url', '')}"
+            url = data.get("url", "")
+            if isinstance(url, str) and ("?" in url or "@" in url):
+                url = _SCREEN.shown(url, MASK)  # the detail shows it whole on request (v)
+            line = f"{data.get('method', '')} {url}"
             if data.get("client"):
                 # Intercepted by a2a-inspect proxy: whose request it was.
                 agent = data.get("user_agent")

@@ -84,6 +84,7 @@ class TrafficView(ConnectionView, Vertical):
     | [ / ] | previous / next event of the same exchange |
     | x | show only the selected event's exchange (again: the previous filter) |
     | f | follow: jump to the newest event and stay there |
+    | v | show the secrets the detail masks (Bearer ••••••); again: mask them |
     | enter | open the selected event's detail (escape: back) |
     """
 
@@ -94,6 +95,7 @@ class TrafficView(ConnectionView, Vertical):
         Binding("right_square_bracket", "exchange_step(1)", "Next in ex."),
         Binding("x", "only_exchange", "Only this exchange", show=False),
         Binding("f", "follow", "Follow new events", show=False),
+        Binding("v", "toggle_secrets", "Secrets"),
         Binding("escape", "focus_list", "Back to list", show=False),
     ]
 
@@ -149,6 +151,7 @@ class TrafficView(ConnectionView, Vertical):
         self.detail.show_event(None)
         if self.connection is not None:
             self.traffic_list.set_index(self.index)
+            self.detail.set_redaction(self._redaction(self.connection))
             self._advance()
         elif getattr(self.app, "active", None) is not None:
             self.show_connection(self.app.active)
@@ -169,7 +172,18 @@ class TrafficView(ConnectionView, Vertical):
             return
         self.traffic_list.set_index(self.index)
         self.detail.show_event(None)
+        self.detail.set_redaction(self._redaction(conn))
         self._advance()
+
+    @staticmethod
+    def _redaction(conn: AgentConnection | None) -> Any:
+        """The connection's secrets (its client knows the credentials it was given); the
+        built-in and credential-looking names for one without a client (a replay, a proxy)."""
+        from ...session.redact import Redaction
+
+        client = getattr(conn, "client", None)
+        redaction = getattr(client, "redaction", None)
+        return redaction if isinstance(redaction, Redaction) else Redaction()
 
     def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
         if conn is not self.connection:
@@ -308,6 +322,11 @@ class TrafficView(ConnectionView, Vertical):
         self.app.copy_to_clipboard(text)
         self.app.notify(f"copied {what} of #{event.seq} ({format_size(len(text.encode('utf-8', 'replace')))})",
                         title="clipboard", markup=False)
+
+    def action_toggle_secrets(self) -> None:
+        shown = self.detail.toggle_secrets()
+        self.app.notify("secrets shown in the detail (v: mask them)" if shown else "secrets masked",
+                        title="traffic", markup=False)
 
     def action_exchange_step(self, step: int) -> None:
         lst = self.traffic_list
