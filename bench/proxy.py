@@ -52,13 +52,13 @@ PACE = 0.002
 def serve_proxy(upstream: str, grpc_upstream: str | None = None) -> None:
     from inspector import gcpolicy
     from inspector.proxy import Proxy, ProxyServer, Route
-    from inspector.session import Session
 
     gcpolicy.install()
 
     async def run() -> None:
-        # As the TUI runs it: a bounded session, the proxy's tracker folding every event.
-        proxy = Proxy([Route("", upstream)], session=Session(keep=1_000_000))
+        # As the TUI runs it: the proxy's own bounded session (spilling), its tracker
+        # folding every event.
+        proxy = Proxy([Route("", upstream)])
         server = ProxyServer(proxy, port=0, grpc_upstream=grpc_upstream)
         await server.start()
         if grpc_upstream:

@@ -7,6 +7,10 @@ among them) and every violation, the agent's or the client's, as it is found.
 redacted as the settings say (with the settings' ``redact_headers`` and ``plain_headers``,
 whatever ``--no-redact`` says of the recording). The first line says where clients connect, so that a script can read the
 port when it asked for port 0.
+
+What it holds stays flat however long it runs: as ``a2a-inspect send`` does, it prints
+(and records) each event as it comes and lets it go, keeping only what the tracker
+folds, with each task's newest messages in memory (older ones on disk).
 """
 
 from __future__ import annotations
@@ -92,11 +96,22 @@ def proxy_options(args: argparse.Namespace) -> ProxyOptions:
                         allow_hosts=list(getattr(args, "allow_host", None) or ()))
 
 
-def build_proxy(options: ProxyOptions, session: Any = None) -> Any:
+#: Messages of each task's history the headless proxy holds in memory (as the CLI's
+#: commands do; the rest wait on disk).
+MESSAGES_KEPT = 1000
+#: Text of the events printed and not yet let go, at most about (the session frees them
+#: in batches: a batch of big messages would otherwise be held whole).
+HEADLESS_BYTES_KEPT = 4 * 1024 * 1024
+
+
+def build_proxy(options: ProxyOptions, session: Any = None, messages_kept: int | None = None) -> Any:
+    """The proxy for ``options``, on ``session`` (None: the proxy's own bounded one);
+    ``messages_kept`` as Proxy takes it (None: the proxy's default)."""
     from ..proxy import Proxy, load_rules
 
     rules = load_rules(options.faults) if options.faults else None
-    return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port)
+    extra = {"messages_kept": messages_kept} if messages_kept is not None else {}
+    return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port, **extra)
 
 
 def run_proxy(args: argparse.Namespace) -> int:
@@ -105,8 +120,11 @@ def run_proxy(args: argparse.Namespace) -> int:
 
 async def _serve(options: ProxyOptions, output: str) -> int:
     from ..proxy import ProxyServer
+    from ..session import Session
 
-    proxy = build_proxy(options)
+    # Printed and recorded as they come, then let go: nothing here reads an old event.
+    proxy = build_proxy(options, session=Session(keep=0, store=None, keep_bytes=HEADLESS_BYTES_KEPT),
+                        messages_kept=MESSAGES_KEPT)
     recorder = start_recorder(proxy.session, options, "proxy")
     printer = Printer(output, proxy.tracker, terminal_redaction())
     server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream,

@@ -50,6 +50,15 @@ HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-author
                  "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"})
 #: The largest request a client may send: an HTTP body, or one gRPC message.
 MAX_REQUEST = 16 * 1024 * 1024
+#: What a proxy's session holds in memory unless given one: the newest events (older
+#: ones in a private spill file, read back when asked) and each task's newest messages,
+#: as a TUI session does (ui/connection.py). A proxy runs for days: holding every
+#: relayed event cost about 4.5 KB an event until it ran out of memory.
+EVENTS_KEPT = 10_000
+MESSAGES_KEPT = 10_000
+#: ... and at most about this much of their text (Session's ``keep_bytes``): ten
+#: thousand relayed messages of a megabyte each would be ten gigabytes.
+BYTES_KEPT = 32 * 1024 * 1024
 
 
 @dataclass
@@ -85,17 +94,21 @@ def _headers(scope: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
 
 
 class Proxy:
-    """Relays to ``routes`` (longest prefix first) and logs into ``session``."""
+    """Relays to ``routes`` (longest prefix first) and logs into ``session`` (by
+    default one that holds its newest EVENTS_KEPT events, BYTES_KEPT of text, in
+    memory); its tracker holds
+    ``messages_kept`` messages of each task's history in memory (None: all)."""
 
     def __init__(self, routes: list[Route], *, session: Session | None = None, rules: Rules | None = None,
                  limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0,
-                 grpc_port: int = 0, max_request: int = MAX_REQUEST) -> None:
+                 grpc_port: int = 0, max_request: int = MAX_REQUEST,
+                 messages_kept: int | None = MESSAGES_KEPT) -> None:
         if not routes:
             raise ValueError("a proxy needs at least one upstream")
         self.routes = sorted(routes, key=lambda r: len(r.prefix), reverse=True)
-        self.session = session if session is not None else Session()
+        self.session = session if session is not None else Session(keep=EVENTS_KEPT, keep_bytes=BYTES_KEPT)
         #: The tasks as the traffic tells them: continuations and call chains look here.
-        self.tracker = TaskTracker(self.session)
+        self.tracker = TaskTracker(self.session, messages_kept=messages_kept)
         self.rules = rules if rules is not None else Rules()
         self.limits = limits or Limits()
         #: Bytes of one request (an HTTP body, a gRPC message) from a client; more is refused.
@@ -615,10 +628,11 @@ class _Relay:
         await self._release_held(state)
         return "eof"
 
-    def _log_item(self, item: Any, codec: Any, added: float) -> Any:
+    def _log_item(self, item: Any, codec: Any, added: float, lazy: Any) -> Any:
         """Log one parsed SSE item; its decoded payload (_COMMENT for a comment). Runs
         once per event of every relayed stream: the usual event takes the codec's
-        shortcut (as the client's stream loop does), the rest the general path."""
+        shortcut (as the client's stream loop does), the rest the general path. The
+        event keeps its data only: ``lazy`` derives the payload again when asked."""
         if item.__class__ is SSEComment:
             self.session.append(Kind.COMMENT, {"text": item.text}, exchange=self.number)
             return _COMMENT
@@ -635,7 +649,7 @@ class _Relay:
             if item.incomplete:
                 data["incomplete"] = True
             payload = payloads.sse_payload(codec, data)
-        self.session.append(Kind.SSE, data, exchange=self.number, payload=payload)
+        self.session.append_lazy(Kind.SSE, data, payload, lazy, self.number)
         return payload
 
     async def _send_item(self, item: Any, text: str | None = None) -> None:
@@ -704,6 +718,7 @@ class _StreamLog:
         limits = relay.proxy.limits
         self.relay = relay
         self.codec = payloads.codec_for(info.get("dialect"), info.get("binding"))
+        self.lazy = payloads.SSECodec(self.codec)
         self.parser = SSEParser(limits.max_event)
         self.decoder = BodyDecoder(resp.headers.get("content-encoding"))
         self.backlog = _Backlog()
@@ -756,9 +771,9 @@ class _StreamLog:
     def _log(self, items: list[Any], added: float) -> list[tuple[Any, Any]]:
         out = []
         log_item = self.relay._log_item
-        codec = self.codec
+        codec, lazy = self.codec, self.lazy
         for item in items:
-            payload = log_item(item, codec, added)
+            payload = log_item(item, codec, added, lazy)
             if payload is not _COMMENT:
                 self.events += 1
                 if not self.final and settles(payload):

@@ -5,6 +5,9 @@ for hours, or streams millions of tokens, would otherwise grow without end. Olde
 go to an ``EventStore`` (a private spill file, the recording being replayed, or nowhere
 for a CLI command that has printed them already) and ``session.events`` reads them back
 from there when asked, by position, as if they had never left.
+
+A count alone does not bound memory when events are large (a proxy relaying megabyte
+messages): ``keep_bytes`` bounds the text the held events carry as well.
 """
 
 from __future__ import annotations
@@ -26,6 +29,19 @@ PAGE = 512
 #: Pages of older events held, the most recently read: a view reading old events and,
 #: for each, its exchange's request (another page) must not read both pages every time.
 PAGES = 4
+
+
+def held_size(event: Event) -> int:
+    """About what ``event`` holds in memory: the length of its text (its raw block, or
+    the strings of its data: a body, a message's JSON), not its small fields."""
+    data = event._data
+    if data.__class__ is str:
+        return len(data)
+    size = 0
+    for value in data.values():
+        if value.__class__ is str:
+            size += len(value)
+    return size
 
 
 class EventGone(IndexError):
@@ -164,11 +180,14 @@ class Session:
     ``keep``: how many events to hold in memory (None: all). Past that, the oldest go to
     ``store`` in batches: a ``SpillStore`` (a private temporary file) by default, or
     None to let them go (a command that has printed them and needs only what the
-    projections fold). ``len(session)`` and ``session.events`` still count them all."""
+    projections fold). ``len(session)`` and ``session.events`` still count them all.
+
+    ``keep_bytes`` (with ``keep``): at most about this much text held (``held_size``);
+    past it, the oldest events go too, until the newest held carry half of it."""
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic,
                  wall_clock: Callable[[], float] = time.time, keep: int | None = None,
-                 store: EventStore | None | str = "spill") -> None:
+                 store: EventStore | None | str = "spill", keep_bytes: int | None = None) -> None:
         self._clock = clock
         self._wall_clock = wall_clock
         self._t0 = clock()
@@ -178,6 +197,9 @@ class Session:
 
             store = SpillStore() if keep is not None else None
         self.keep = keep
+        self.keep_bytes = keep_bytes if keep is not None else None
+        #: held_size of the events in memory, counted while keep_bytes is set.
+        self._held = 0
         self.store: EventStore | None = store  # type: ignore[assignment]
         self.events = EventLog(self.store)
         self._listeners: list[Listener] = []
@@ -226,8 +248,11 @@ class Session:
             listener(event)
         event._payload = _LAZY
         keep = self.keep
-        if keep is not None and len(mem) >= keep + EVICT_BATCH:
-            self._evict(len(mem) - keep)
+        if keep is not None:
+            if len(mem) >= keep + EVICT_BATCH:
+                self._evict(len(mem) - keep)
+            if self.keep_bytes is not None:
+                self._count_held(event)
         return event
 
     def append_lazy(self, kind: Kind, data: dict[str, Any], payload: Any, codec: Callable[[Event], Any],
@@ -257,12 +282,35 @@ class Session:
         for listener in self._listeners:
             listener(event)
         keep = self.keep
-        if keep is not None and len(mem) >= keep + EVICT_BATCH:
-            self._evict(len(mem) - keep)
+        if keep is not None:
+            if len(mem) >= keep + EVICT_BATCH:
+                self._evict(len(mem) - keep)
+            if self.keep_bytes is not None:
+                self._count_held(event)
 
-    def _evict(self, count: int) -> None:
+    def _count_held(self, event: Event) -> None:
+        self._held += held_size(event)
+        if self._held <= self.keep_bytes:  # type: ignore[operator]
+            return
+        # Over: hold the newest events that carry half the budget (at most ``keep``), so
+        # that the walk back over them is paid once per half a budget of new text.
+        mem = self.events._mem
+        room = self.keep_bytes // 2  # type: ignore[operator]
+        held = count = 0
+        for kept in reversed(mem):
+            size = held_size(kept)
+            if held + size > room or count >= self.keep:  # type: ignore[operator]
+                break
+            held += size
+            count += 1
+        self._evict(len(mem) - count, counted=False)
+        self._held = held
+
+    def _evict(self, count: int, *, counted: bool = True) -> None:
         log = self.events
         gone = log._mem[:count]
+        if counted and self.keep_bytes is not None:
+            self._held -= sum(map(held_size, gone))
         if self.store is not None:
             self.store.add(log._base, gone)
         del log._mem[:count]

@@ -164,6 +164,20 @@ class MessageCodec:
         return message_payload(self.codec, event.data)
 
 
+class SSECodec:
+    """Derives a relayed SSE event's payload again (an Event's ``codec``): the proxy
+    logs each event with its own fields (``added_ms``), so not in the compact form, and
+    holds no decoded payload for it past the listeners (a payload costs kilobytes)."""
+
+    __slots__ = ("codec",)
+
+    def __init__(self, codec: Any) -> None:
+        self.codec = codec
+
+    def __call__(self, event: Any) -> Any:
+        return sse_payload(self.codec, event.data)
+
+
 def sse_payload(dialect: Dialect | str | None, data: dict[str, Any]) -> Any:
     """What one SSE event decodes to: a stream event, a JsonRpcError, a ProtocolError,
     or None for a block without data (``id:`` alone, say), which is not decoded.

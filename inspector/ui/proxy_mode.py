@@ -12,11 +12,12 @@ from .connection import EVENTS_KEPT, AgentConnection
 async def start_proxy(app: Any, options: Any) -> None:
     from ..headless.proxy_cmd import build_proxy
     from ..proxy import ProxyServer, RulesError
+    from ..proxy.core import BYTES_KEPT
     from ..session import Session
     from .listening import start_listening
 
     try:
-        proxy = build_proxy(options, session=Session(keep=EVENTS_KEPT))
+        proxy = build_proxy(options, session=Session(keep=EVENTS_KEPT, keep_bytes=BYTES_KEPT))
     except (RulesError, ValueError) as exc:
         app.report_error("the proxy cannot start", exc)
         return
