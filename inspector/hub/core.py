@@ -34,6 +34,12 @@ AgentListener = Callable[[str, AgentEntry], None]
 _UNSET: Any = object()
 #: Events of a socket kept until it registers (then copied to the agent's session).
 EARLY_KEPT = 64
+#: The hub's sessions hold their newest events in memory, as the TUI's do, and at most
+#: this much of their text (a frame may be 4 MiB); older ones go to a private spill file.
+EVENTS_KEPT = 10_000
+TEXT_KEPT = 32 * 1024 * 1024
+#: Messages of each task's history held in memory (older ones: on disk, read back).
+MESSAGES_KEPT = 1_000
 #: Search results at most.
 MAX_RESULTS = 50
 
@@ -46,8 +52,8 @@ class Hub:
         reach. ``clock``: the monotonic clock for heartbeats and flood limits (tests
         pass their own). ``requester``: who the hub says sends the tasks it relays for
         its own callers (Society AI's ``metadata.requester``)."""
-        self.session = session if session is not None else Session()
-        self.tracker = TaskTracker(self.session)
+        self.session = session if session is not None else _session()
+        self.tracker = TaskTracker(self.session, messages_kept=MESSAGES_KEPT)
         self.limits = limits or HubLimits()
         self.clock = clock
         self.http_agents = dict(http_agents or {})
@@ -101,14 +107,14 @@ class Hub:
 
     def _append(self, kind: Kind, data: dict[str, Any], exchange: int, payload: Any,
                 sock: AgentSocket | None, name: str | None = None) -> None:
-        self.session.append(kind, data, exchange=exchange, payload=payload)
+        _log(self.session, kind, data, exchange, payload)
         if not self.agent_sessions:
             return
         name = name or (sock.name if sock is not None else None)
         if name is not None:
             entry = self.agents.get(name)
             if entry is not None and entry.session is not None:
-                entry.session.append(kind, data, exchange=exchange, payload=payload)
+                _log(entry.session, kind, data, exchange, payload)
         elif sock is not None:
             early = self._early.setdefault(sock.number, [])
             if len(early) < EARLY_KEPT:
@@ -252,7 +258,7 @@ class Hub:
         if entry is None:
             entry = self.agents[name] = AgentEntry(name, sock)
             if self.agent_sessions:
-                entry.session = Session()
+                entry.session = _session()
         entry.socket = sock
         entry.card, entry.card_raw, entry.card_error = reg.card, reg.card_raw, reg.card_error
         entry.registered_at = entry.last_seen = now
@@ -263,8 +269,7 @@ class Hub:
         sock.name = name
         if first and entry.session is not None:
             for kind, data, exchange, payload in self._early.pop(sock.number, []):
-                entry.session.append(kind, {**data, "agent": name} if kind is Kind.WS else data,
-                                     exchange=exchange, payload=payload)
+                _log(entry.session, kind, {**data, "agent": name} if kind is Kind.WS else data, exchange, payload)
         again = "" if new else " again"
         card = "" if reg.card is not None else (
             f" with a card that does not decode ({reg.card_error})" if reg.card_error else " without a card")
@@ -446,6 +451,23 @@ class Hub:
         from .delegate import delegate
 
         await delegate(self, sock, frame, exchange)
+
+
+def _session() -> Session:
+    return Session(keep=EVENTS_KEPT, keep_bytes=TEXT_KEPT)
+
+
+def _frame_payload(event: Any) -> Any:
+    return ws_payload(event.data)
+
+
+def _log(session: Session, kind: Kind, data: dict[str, Any], exchange: int, payload: Any) -> None:
+    """A frame's decoded payload is held only while the session's listeners run, as a
+    client's SSE event's is: decoded again when asked, never a second copy of the frame."""
+    if kind is Kind.WS and payload is not None:
+        session.append_lazy(kind, data, payload, _frame_payload, exchange)
+    else:
+        session.append(kind, data, exchange=exchange, payload=payload)
 
 
 def _now() -> str:

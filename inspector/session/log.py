@@ -164,11 +164,16 @@ class Session:
     ``keep``: how many events to hold in memory (None: all). Past that, the oldest go to
     ``store`` in batches: a ``SpillStore`` (a private temporary file) by default, or
     None to let them go (a command that has printed them and needs only what the
-    projections fold). ``len(session)`` and ``session.events`` still count them all."""
+    projections fold). ``len(session)`` and ``session.events`` still count them all.
+
+    ``keep_bytes`` (with ``keep``): the most text the events held in memory may carry
+    (their data's strings, in characters). A count alone does not bound memory when
+    the peer picks each event's size: 10,000 WebSocket frames of 4 MiB are 40 GiB.
+    Past it, the oldest go to the store until half of it is left."""
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic,
                  wall_clock: Callable[[], float] = time.time, keep: int | None = None,
-                 store: EventStore | None | str = "spill") -> None:
+                 store: EventStore | None | str = "spill", keep_bytes: int | None = None) -> None:
         self._clock = clock
         self._wall_clock = wall_clock
         self._t0 = clock()
@@ -178,6 +183,9 @@ class Session:
 
             store = SpillStore() if keep is not None else None
         self.keep = keep
+        self.keep_bytes = keep_bytes if keep is not None else None
+        #: What the events in memory carry, counted while ``keep_bytes`` is set.
+        self._held = 0
         self.store: EventStore | None = store  # type: ignore[assignment]
         self.events = EventLog(self.store)
         self._listeners: list[Listener] = []
@@ -226,8 +234,11 @@ class Session:
             listener(event)
         event._payload = _LAZY
         keep = self.keep
-        if keep is not None and len(mem) >= keep + EVICT_BATCH:
-            self._evict(len(mem) - keep)
+        if keep is not None:
+            if self.keep_bytes is not None:
+                self._weigh(event)
+            if len(mem) >= keep + EVICT_BATCH:
+                self._evict(len(mem) - keep)
         return event
 
     def append_lazy(self, kind: Kind, data: dict[str, Any], payload: Any, codec: Callable[[Event], Any],
@@ -257,14 +268,33 @@ class Session:
         for listener in self._listeners:
             listener(event)
         keep = self.keep
-        if keep is not None and len(mem) >= keep + EVICT_BATCH:
-            self._evict(len(mem) - keep)
+        if keep is not None:
+            if self.keep_bytes is not None:
+                self._weigh(event)
+            if len(mem) >= keep + EVICT_BATCH:
+                self._evict(len(mem) - keep)
+
+    def _weigh(self, event: Event) -> None:
+        self._held += _weight(event)
+        budget = self.keep_bytes
+        assert budget is not None
+        if self._held <= budget:
+            return
+        mem = self.events._mem
+        left = self._held
+        count = 0
+        while count < len(mem) and left > budget // 2:
+            left -= _weight(mem[count])
+            count += 1
+        self._evict(count)
 
     def _evict(self, count: int) -> None:
         log = self.events
         gone = log._mem[:count]
         if self.store is not None:
             self.store.add(log._base, gone)
+        if self.keep_bytes is not None:
+            self._held -= sum(_weight(event) for event in gone)
         del log._mem[:count]
         log._base += count
 
@@ -285,3 +315,12 @@ class Session:
 
     def __len__(self) -> int:
         return len(self.events)
+
+
+def _weight(event: Event) -> int:
+    """About what an event holds in memory: its raw text, or its data's strings (a
+    frame's text, a body); nested values are small (headers)."""
+    data = event._data
+    if data.__class__ is str:
+        return len(data)
+    return sum(len(value) for value in data.values() if value.__class__ is str)

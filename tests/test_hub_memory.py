@@ -1,0 +1,138 @@
+"""The hub's memory stays flat however much its agents send: its sessions hold their
+newest events (and at most so much of their text) in memory, older ones in a spill file,
+and a frame's decoded form is not kept beside its text. Measured in a real
+``a2a-inspect hub --headless`` process (its peak RSS, /proc VmHWM)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cli_helpers import Cli
+from hub_helpers import RawAgent
+from inspector.session import Kind, Session
+
+#: Generous: only stops a broken test from hanging the suite.
+WAIT = 30.0
+#: Frames of about FRAME characters each, half of them relayed to the bridge's caller.
+FRAMES = 80
+FRAME = 3_800_000
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    return Cli(tmp_path)
+
+
+def _peak_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM in /proc")
+
+
+class _HubProcess:
+    """``a2a-inspect hub --headless`` with its output drained by a thread."""
+
+    def __init__(self, cli: Cli) -> None:
+        self.proc = cli.start("hub", "--headless", "--port", "0")
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        first = self.lines.get(timeout=WAIT)
+        assert first is not None and first.startswith("a2a-inspect hub: agents connect to ws://127.0.0.1:"), first
+        self.ws_url = first.rsplit(" ", 1)[1].strip()
+        self.base = self.ws_url.replace("ws://", "http://").rsplit("/", 1)[0]
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            self.lines.put(raw.decode("utf-8", "replace"))
+        self.lines.put(None)
+
+    def stop(self) -> str:
+        if self.proc.poll() is None:
+            self.proc.send_signal(subprocess.signal.SIGINT)
+        try:
+            code = self.proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
+        err = self.proc.stderr.read().decode("utf-8", "replace") if self.proc.stderr else ""
+        assert code == 0, err
+        return err
+
+
+def _doc(method: str, params: Any) -> str:
+    return json.dumps({"jsonrpc": "2.0", "method": method, "params": params})
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the hub's peak memory from /proc")
+async def test_300_mb_of_big_frames_leave_the_hubs_memory_flat(cli: Cli) -> None:
+    hub = _HubProcess(cli)
+    try:
+        async with RawAgent(hub.ws_url) as agent, httpx.AsyncClient(timeout=WAIT) as http:
+            assert "result" in await agent.register("chatty")
+            idle = _peak_kib(hub.proc.pid)
+            received = asyncio.Queue[dict[str, Any]]()
+
+            async def caller() -> None:
+                body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/sendSubscribe", "params": {
+                    "id": "t-big", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}}
+                async with http.stream("POST", f"{hub.base}/agents/chatty", json=body) as resp:
+                    async for line in resp.aiter_lines():
+                        if line.startswith("data:"):
+                            received.put_nowait(json.loads(line[5:]))
+
+            calling = asyncio.ensure_future(caller())
+            request = await agent.next_request()
+            task_id = request["params"]["id"]
+            await agent.send({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}})
+            sent = 0
+            for i in range(FRAMES):
+                pad = f"{i:04d}" + "x" * FRAME
+                if i % 2:
+                    # A heartbeat carrying the agent's own diagnostics: logged, not relayed.
+                    await agent.send(_doc("heartbeat", {"diagnostics": pad}))
+                    continue
+                # Progress with a big trace in its metadata: relayed to the caller.
+                await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "working"},
+                                                      "metadata": {"trace": pad}}))
+                sent += len(pad)
+                # One frame in flight at a time: the caller's pace is not what is measured.
+                event = await asyncio.wait_for(received.get(), WAIT)
+                assert event["result"]["metadata"]["trace"][:4] == f"{i:04d}"
+            await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "completed"}, "final": True}))
+            await asyncio.wait_for(calling, WAIT)
+            last = received.get_nowait()
+            assert last["result"]["status"]["state"] == "completed" and last["result"]["final"] is True
+            assert sent > 150_000_000
+        grown_mib = (_peak_kib(hub.proc.pid) - idle) / 1024
+        # Every frame held (text and decoded form) grew it by ~620 MiB; the newest ones'
+        # text held (at most 32 MiB) and a few frames in flight stay well under this.
+        assert grown_mib < 160, f"the hub's peak RSS grew by {grown_mib:.0f} MiB for {FRAMES} frames"
+    finally:
+        err = hub.stop()
+    assert "Traceback" not in err, err
+
+
+def test_a_session_with_a_text_budget_spills_big_events_and_reads_them_back() -> None:
+    session = Session(keep=10_000, keep_bytes=1_000_000)
+    whole = Session()
+    session.subscribe(whole.extend)
+    for i in range(40):
+        session.append(Kind.WS, {"conn": 1, "dir": "in", "op": "text", "text": f"{i:02d}" + "y" * 99_998})
+    # Far fewer than the count allows: the text budget decides.
+    held = session.events._mem
+    assert session.bounded and len(held) <= 10
+    assert sum(len(e.data["text"]) for e in held) <= 1_000_000
+    assert len(session) == 40 and list(session.events) == list(whole.events)
+    assert session.events[3].data["text"][:2] == "03"
+    session.close()
