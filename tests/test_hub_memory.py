@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import re
 import subprocess
 import threading
 from pathlib import Path
@@ -22,6 +23,8 @@ from inspector.session import Kind, Session
 
 #: Generous: only stops a broken test from hanging the suite.
 WAIT = 30.0
+#: The hub working through 300 MB of frames on a loaded machine: as generous.
+SLOW = 120.0
 #: Frames of about FRAME characters each, half of them relayed to the bridge's caller.
 FRAMES = 80
 FRAME = 3_800_000
@@ -78,45 +81,47 @@ def _doc(method: str, params: Any) -> str:
 async def test_300_mb_of_big_frames_leave_the_hubs_memory_flat(cli: Cli) -> None:
     hub = _HubProcess(cli)
     try:
-        async with RawAgent(hub.ws_url) as agent, httpx.AsyncClient(timeout=WAIT) as http:
+        async with RawAgent(hub.ws_url) as agent, httpx.AsyncClient(timeout=SLOW) as http:
             assert "result" in await agent.register("chatty")
             idle = _peak_kib(hub.proc.pid)
-            received = asyncio.Queue[dict[str, Any]]()
-
-            async def caller() -> None:
-                body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/sendSubscribe", "params": {
-                    "id": "t-big", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}}
-                async with http.stream("POST", f"{hub.base}/agents/chatty", json=body) as resp:
-                    async for line in resp.aiter_lines():
-                        if line.startswith("data:"):
-                            received.put_nowait(json.loads(line[5:]))
-
-            calling = asyncio.ensure_future(caller())
-            request = await agent.next_request()
-            task_id = request["params"]["id"]
-            await agent.send({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}})
-            sent = 0
-            for i in range(FRAMES):
-                pad = f"{i:04d}" + "x" * FRAME
-                if i % 2:
-                    # A heartbeat carrying the agent's own diagnostics: logged, not relayed.
-                    await agent.send(_doc("heartbeat", {"diagnostics": pad}))
-                    continue
-                # Progress with a big trace in its metadata: relayed to the caller.
-                await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "working"},
-                                                      "metadata": {"trace": pad}}))
-                sent += len(pad)
-                # One frame in flight at a time: the caller's pace is not what is measured.
-                event = await asyncio.wait_for(received.get(), WAIT)
-                assert event["result"]["metadata"]["trace"][:4] == f"{i:04d}"
-            await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "completed"}, "final": True}))
-            await asyncio.wait_for(calling, WAIT)
-            last = received.get_nowait()
-            assert last["result"]["status"]["state"] == "completed" and last["result"]["final"] is True
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/sendSubscribe", "params": {
+                "id": "t-big", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}}
+            async with http.stream("POST", f"{hub.base}/agents/chatty", json=body) as resp:
+                request = await agent.next_request()
+                task_id = request["params"]["id"]
+                await agent.send({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}})
+                sent = 0
+                for i in range(FRAMES):
+                    pad = f"{i:04d}" + "x" * FRAME
+                    if i % 2:
+                        # A heartbeat carrying the agent's own diagnostics: logged, not relayed.
+                        await agent.send(_doc("heartbeat", {"diagnostics": pad}))
+                        continue
+                    # Progress with a big trace in its metadata: relayed to the caller.
+                    await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "working"},
+                                                          "metadata": {"trace": pad}}))
+                    sent += len(pad)
+                await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "completed"},
+                                                      "final": True}))
+                # The hub has read every frame (it answers in order) while the caller
+                # read none of its stream: the agent is never held back by its caller.
+                await agent.send({"jsonrpc": "2.0", "id": "last", "method": "heartbeat", "params": {}})
+                while json.loads(await asyncio.wait_for(agent.ws.recv(), SLOW)).get("id") != "last":
+                    pass
+                traces = []
+                last: dict[str, Any] = {}
+                async for line in resp.aiter_lines():
+                    if line.startswith("data:"):
+                        last = json.loads(line[5:])["result"]
+                        if "metadata" in last:
+                            traces.append(last["metadata"]["trace"][:4])
+            assert traces == [f"{i:04d}" for i in range(0, FRAMES, 2)]
+            assert last["status"]["state"] == "completed" and last["final"] is True
             assert sent > 150_000_000
         grown_mib = (_peak_kib(hub.proc.pid) - idle) / 1024
-        # Every frame held (text and decoded form) grew it by ~620 MiB; the newest ones'
-        # text held (at most 32 MiB) and a few frames in flight stay well under this.
+        # Every frame held (its text and decoded form), and every relayed one again for
+        # the caller, grew it by ~750 MiB; the newest frames' text (at most 32 MiB) and
+        # the caller's next ones in memory (the rest on disk) stay well under this.
         assert grown_mib < 160, f"the hub's peak RSS grew by {grown_mib:.0f} MiB for {FRAMES} frames"
     finally:
         err = hub.stop()
@@ -136,3 +141,27 @@ def test_a_session_with_a_text_budget_spills_big_events_and_reads_them_back() ->
     assert len(session) == 40 and list(session.events) == list(whole.events)
     assert session.events[3].data["text"][:2] == "03"
     session.close()
+
+
+async def test_a_relays_backlog_past_its_lead_waits_on_disk_and_comes_back_in_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspector.hub import backlog as backlog_mod
+    from inspector.protocol import hub as proto
+
+    monkeypatch.setattr(backlog_mod, "AHEAD", 4)
+    backlog = backlog_mod.Backlog()
+    items = [proto.decode_frame(_doc("task.artifact", {"id": "t", "artifact": {
+        "index": 0, "append": i > 0, "parts": [{"type": "text", "text": f"chunk {i} “é”"}]}})).item
+        for i in range(11)]
+    for item in items[:6]:
+        backlog.put(item)
+    assert backlog.on_disk == 2
+    assert [await backlog.get() for _ in range(3)] == items[:3]
+    for item in items[6:]:
+        backlog.put(item)  # behind those on disk, so on disk too
+    end = object()
+    backlog.put(end)  # not a model: kept in memory, after everything before it
+    got = [await backlog.get() for _ in range(8)]
+    assert got == items[3:] and got[0] is items[3] and got[-1] is not items[-1]
+    assert await backlog.get() is end and len(backlog) == 0 and backlog.on_disk == 0
+    backlog.close()

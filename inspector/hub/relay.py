@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError
 from ..protocol.states import INTERRUPTED, TERMINAL
+from ..session import Kind
+from .backlog import Backlog
 
 if TYPE_CHECKING:
     from .core import Hub
@@ -56,8 +58,10 @@ class TaskRelay:
         self.exchange = exchange
         self.rpc_id = rpc_id
         self.t0 = time.perf_counter()
-        #: Items the agent sent (status and artifact updates, tasks, a message), in order.
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        #: Items the agent sent (status and artifact updates, tasks, a message), in
+        #: order, for a stream's reader (a blocking call's caller waits for the
+        #: outcome alone: its relay holds none).
+        self._queue = Backlog()
         self.events = 0
         self.done = False
         #: The item that settled the task (None: it has not, or the relay failed).
@@ -73,7 +77,12 @@ class TaskRelay:
         if self.done:
             return
         self.events += 1
-        self._queue.put_nowait(item)
+        if self.stream:
+            # The frame that carried the item is the one the hub logged last.
+            last = self.hub.session.last
+            data = last.data if last is not None and last.kind is Kind.WS else None
+            size = data.get("size") if data is not None else None
+            self._queue.put(item, size if size.__class__ is int else 0)
         if settles(item):
             self.last = item
             self.end(reason, terminal=True)
@@ -93,7 +102,7 @@ class TaskRelay:
         if self.done:
             return
         self.failure = failure
-        self._queue.put_nowait(failure)
+        self._queue.put(failure)
         self.end(failure.reason, terminal=False)
 
     def end(self, reason: str, terminal: bool) -> None:
@@ -102,7 +111,7 @@ class TaskRelay:
             return
         self.done = True
         self.hub._relay_ended(self, reason, terminal)
-        self._queue.put_nowait(_END)
+        self._queue.put(_END)
         if not self._settled.done():
             self._settled.set_result(None)
 
@@ -118,9 +127,10 @@ class TaskRelay:
 
     async def items(self) -> AsyncIterator[Any]:
         """The agent's items as they come; raises RelayFailed when it fails."""
+        queue = self._queue
         try:
             while True:
-                item = await self._queue.get()
+                item = await queue.get()
                 if item is _END:
                     return
                 if isinstance(item, RelayFailed):
@@ -128,6 +138,7 @@ class TaskRelay:
                 yield item
         finally:
             self.close()
+            queue.close()
 
     async def outcome(self, timeout: float | None = None) -> Any:
         """The item that settled the task (a Task, a status update, a Message); raises
