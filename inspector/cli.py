@@ -273,6 +273,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest frame an agent may send (default 4M); a larger one closes its socket")
     p.add_argument("--heartbeat-timeout", type=_seconds, metavar="SECONDS",
                    help="silence after which an agent is marked stale (default 45)")
+    p.add_argument("--max-stream-events", type=_count, metavar="N",
+                   help="most frames one task call may bring, as a client's option (default: 10000000)")
+    p.add_argument("--max-stream-body", type=_size, metavar="SIZE",
+                   help="most bytes of frames one task call may bring, as a client's option (default: 4G)")
     _proxy_parser(command)
     return parser
 

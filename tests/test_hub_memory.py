@@ -165,3 +165,67 @@ async def test_a_relays_backlog_past_its_lead_waits_on_disk_and_comes_back_in_or
     assert got == items[3:] and got[0] is items[3] and got[-1] is not items[-1]
     assert await backlog.get() is end and len(backlog) == 0 and backlog.on_disk == 0
     backlog.close()
+
+
+async def test_a_task_past_the_stream_limits_is_cut_with_a_clear_message() -> None:
+    from hub_helpers import running_hub, until
+
+    from inspector.hub import HubLimits
+    from inspector.session import Kind
+
+    async def chunks(agent: RawAgent, task_id: str, n: int, text: str) -> None:
+        for i in range(n):
+            await agent.notify("task.artifact", {"id": task_id, "artifact": {
+                "index": 0, "append": i > 0, "parts": [{"type": "text", "text": text}]}})
+        await agent.notify("task.status", {"id": task_id, "status": {"state": "completed"}, "final": True})
+
+    limits = HubLimits(max_stream_events=5, max_stream_body=20_000)
+    async with running_hub(limits=limits) as (hub, server), RawAgent(server.ws_url) as agent, \
+            httpx.AsyncClient(timeout=WAIT) as http:
+        await agent.register("helper")
+        url = f"{server.base_url}/agents/helper"
+        message = {"role": "user", "parts": [{"type": "text", "text": "go"}]}
+        # A stream: five events go through, then the caller is told why it ends.
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/sendSubscribe", "params": {"id": "t-many",
+                                                                                       "message": message}}
+        async with http.stream("POST", url, json=body) as resp:
+            request = await agent.next_request()
+            await agent.send({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}})
+            await chunks(agent, "t-many", 8, "x")
+            events = [json.loads(line[5:]) async for line in resp.aiter_lines() if line.startswith("data:")]
+        assert [("artifact" in e.get("result", {})) for e in events] == [True] * 5 + [False]
+        assert events[-1]["error"]["data"]["reason"] == (
+            "ws-agent helper sent more than 5 events (--max-stream-events) for task t-many: the hub stopped "
+            "relaying it")
+        # A blocking call past the size limit gets the same kind of answer.
+        body = {"jsonrpc": "2.0", "id": 2, "method": "tasks/send", "params": {"id": "t-big", "message": message}}
+        sending = asyncio.ensure_future(http.post(url, json=body))
+        request = await agent.next_request()
+        await agent.send({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}})
+        await chunks(agent, "t-big", 4, "y" * 8_000)
+        answer = (await asyncio.wait_for(sending, WAIT)).json()
+        assert answer["error"]["data"]["reason"] == (
+            "ws-agent helper sent more than 19.5 KiB of frames (--max-stream-body) for task t-big: the hub "
+            "stopped relaying it")
+        # Both are in the session as the hub's notes and as cut streams: a limit of the
+        # hub's, not a fault of the agent's.
+        await until(lambda: len([e for e in hub.session.events if e.kind is Kind.STREAM_END]) == 2, "two ends")
+        ends = [e.data for e in hub.session.events if e.kind is Kind.STREAM_END]
+        assert [(d["reason"], d["limit"]) for d in ends] == [
+            ("limit", "more than 5 events (--max-stream-events)"),
+            ("limit", "more than 19.5 KiB of frames (--max-stream-body)")]
+        assert [e.data["code"] for e in hub.session.events if e.data.get("code") == "hub-stream-limit"] == [
+            "hub-stream-limit"] * 2
+        assert hub.tracker.violations == []
+
+
+def test_the_hubs_stream_limits_are_options_with_the_clients_defaults() -> None:
+    from inspector.cli import build_parser
+    from inspector.client import Limits
+    from inspector.headless.hub_cmd import hub_options
+
+    given = hub_options(build_parser().parse_args(["hub", "--max-stream-events", "7", "--max-stream-body", "1M"]))
+    assert (given.limits.max_stream_events, given.limits.max_stream_body) == (7, 1024 * 1024)
+    default = hub_options(build_parser().parse_args(["hub"])).limits
+    assert (default.max_stream_events, default.max_stream_body) == (Limits().max_stream_events,
+                                                                     Limits().max_stream_body)

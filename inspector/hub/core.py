@@ -367,9 +367,10 @@ class Hub:
         sock = relay.entry.socket
         if sock is not None:
             sock.settled(relay.rpc_id, relay.exchange)
-        self._agent_log(relay.entry.name, Kind.STREAM_END, {
-            "reason": reason, "events": relay.events, "elapsed_ms": relay.elapsed_ms(), "terminal": terminal},
-            relay.exchange)
+        end = {"reason": reason, "events": relay.events, "elapsed_ms": relay.elapsed_ms(), "terminal": terminal}
+        if relay.cut is not None:
+            end["limit"] = relay.cut
+        self._agent_log(relay.entry.name, Kind.STREAM_END, end, relay.exchange)
 
     def task(self, task_id: str, history_length: int | None = None) -> m.Task:
         """The task as the hub knows it from the frames (tasks/get)."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError
+from ..protocol.sizes import format_size
 from ..protocol.states import INTERRUPTED, TERMINAL
 from ..session import Kind
 from .backlog import Backlog
@@ -63,6 +64,10 @@ class TaskRelay:
         #: outcome alone: its relay holds none).
         self._queue = Backlog()
         self.events = 0
+        #: Bytes of the frames that brought the events.
+        self.bytes = 0
+        #: The limit the relay was stopped at, in words (None: it was not).
+        self.cut: str | None = None
         self.done = False
         #: The item that settled the task (None: it has not, or the relay failed).
         self.last: Any = None
@@ -77,15 +82,32 @@ class TaskRelay:
         if self.done:
             return
         self.events += 1
+        # The frame that carried the item is the one the hub logged last.
+        last = self.hub.session.last
+        data = last.data if last is not None and last.kind is Kind.WS else None
+        size = data.get("size") if data is not None else None
+        size = size if size.__class__ is int else 0
+        self.bytes += size
+        limits = self.hub.limits
+        if self.events > limits.max_stream_events or self.bytes > limits.max_stream_body:
+            self._over(limits)
+            return
         if self.stream:
-            # The frame that carried the item is the one the hub logged last.
-            last = self.hub.session.last
-            data = last.data if last is not None and last.kind is Kind.WS else None
-            size = data.get("size") if data is not None else None
-            self._queue.put(item, size if size.__class__ is int else 0)
+            self._queue.put(item, size)
         if settles(item):
             self.last = item
             self.end(reason, terminal=True)
+
+    def _over(self, limits: Any) -> None:
+        """Past a stream limit: the hub stops relaying the task, as a client stops
+        reading a stream, and says so to the caller and in the session."""
+        if self.events > limits.max_stream_events:
+            self.cut = f"more than {limits.max_stream_events} events (--max-stream-events)"
+        else:
+            self.cut = f"more than {format_size(limits.max_stream_body)} of frames (--max-stream-body)"
+        text = f"ws-agent {self.entry.name} sent {self.cut} for task {self.task_id}: the hub stopped relaying it"
+        self.hub.note(text, exchange=self.exchange, code="hub-stream-limit")
+        self.fail(RelayFailed(text, reason="limit"))
 
     def answered(self, item: Any) -> None:
         """The agent's answer to the request frame: a Task, a Message or an ack."""
