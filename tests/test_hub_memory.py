@@ -229,3 +229,22 @@ def test_the_hubs_stream_limits_are_options_with_the_clients_defaults() -> None:
     default = hub_options(build_parser().parse_args(["hub"])).limits
     assert (default.max_stream_events, default.max_stream_body) == (Limits().max_stream_events,
                                                                      Limits().max_stream_body)
+
+
+async def test_frames_before_registering_are_kept_for_the_agents_session_up_to_a_bound() -> None:
+    from hub_helpers import running_hub
+
+    from inspector.session import Kind
+
+    async with running_hub(agent_sessions=True) as (hub, server), RawAgent(server.ws_url) as agent:
+        for i in range(10):
+            await agent.call("heartbeat", {"pad": f"{i}" + "p" * 100_000})
+        await agent.register("late")
+        session = hub.agents["late"].session
+        assert session is not None
+        early = [e for e in session.events if e.kind is Kind.WS and e.data.get("rpc_method") == "heartbeat"]
+        # The agent's session holds the first of them (what fits in 256 KiB of text),
+        # the hub's own session every one.
+        assert 0 < len(early) < 10 and sum(len(e.data["text"]) for e in early) <= 256 * 1024
+        assert len([e for e in hub.session.events if e.data.get("rpc_method") == "heartbeat"
+                    and e.data.get("dir") == "in"]) == 10

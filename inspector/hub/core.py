@@ -32,8 +32,11 @@ from ..session.task_snapshot import task_from_view
 #: Listener(event, entry): "registered" | "stale" | "alive" | "offline" | "card".
 AgentListener = Callable[[str, AgentEntry], None]
 _UNSET: Any = object()
-#: Events of a socket kept until it registers (then copied to the agent's session).
+#: Events of a socket kept until it registers (then copied to the agent's session), and
+#: the most text they may hold: 400 sockets that never register must not hold 64 frames
+#: of 4 MiB each (the hub's own session has every one).
 EARLY_KEPT = 64
+EARLY_TEXT = 256 * 1024
 #: The hub's sessions hold their newest events in memory, as the TUI's do, and at most
 #: this much of their text (a frame may be 4 MiB); older ones go to a private spill file.
 EVENTS_KEPT = 10_000
@@ -117,7 +120,7 @@ class Hub:
                 _log(entry.session, kind, data, exchange, payload)
         elif sock is not None:
             early = self._early.setdefault(sock.number, [])
-            if len(early) < EARLY_KEPT:
+            if len(early) < EARLY_KEPT and sum(_text_size(e[1]) for e in early) + _text_size(data) <= EARLY_TEXT:
                 early.append((kind, data, exchange, payload))
 
     def _agent_log(self, name: str, kind: Kind, data: dict[str, Any], exchange: int = 0, payload: Any = None) -> None:
@@ -452,6 +455,11 @@ class Hub:
         from .delegate import delegate
 
         await delegate(self, sock, frame, exchange)
+
+
+def _text_size(data: dict[str, Any]) -> int:
+    text = data.get("text")
+    return len(text) if isinstance(text, str) else 0
 
 
 def _session() -> Session:
