@@ -274,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--heartbeat-timeout", type=_seconds, metavar="SECONDS",
                    help="silence after which an agent is marked stale (default 45)")
     _allow_host_option(p, "the bridge, and agents' sockets")
+    p.add_argument("--max-stream-events", type=_count, metavar="N",
+                   help="most frames one task call may bring, as a client's option (default: 10000000)")
+    p.add_argument("--max-stream-body", type=_size, metavar="SIZE",
+                   help="most bytes of frames one task call may bring, as a client's option (default: 4G)")
     _proxy_parser(command)
     return parser
 

@@ -51,6 +51,9 @@ def hub_options(args: argparse.Namespace) -> HubOptions:
         kwargs["max_frame"] = args.max_frame
     if args.heartbeat_timeout is not None:
         kwargs["heartbeat_timeout"] = args.heartbeat_timeout
+    for name in ("max_stream_events", "max_stream_body"):
+        if getattr(args, name, None) is not None:
+            kwargs[name] = getattr(args, name)
     path = args.ws_path if args.ws_path.startswith("/") else "/" + args.ws_path
     if path.startswith("/agents"):
         raise UsageError("--ws-path cannot be under /agents: the HTTP bridge is there")

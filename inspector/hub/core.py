@@ -32,8 +32,17 @@ from ..session.task_snapshot import task_from_view
 #: Listener(event, entry): "registered" | "stale" | "alive" | "offline" | "card".
 AgentListener = Callable[[str, AgentEntry], None]
 _UNSET: Any = object()
-#: Events of a socket kept until it registers (then copied to the agent's session).
+#: Events of a socket kept until it registers (then copied to the agent's session), and
+#: the most text they may hold: 400 sockets that never register must not hold 64 frames
+#: of 4 MiB each (the hub's own session has every one).
 EARLY_KEPT = 64
+EARLY_TEXT = 256 * 1024
+#: The hub's sessions hold their newest events in memory, as the TUI's do, and at most
+#: this much of their text (a frame may be 4 MiB); older ones go to a private spill file.
+EVENTS_KEPT = 10_000
+TEXT_KEPT = 32 * 1024 * 1024
+#: Messages of each task's history held in memory (older ones: on disk, read back).
+MESSAGES_KEPT = 1_000
 #: Search results at most.
 MAX_RESULTS = 50
 
@@ -46,8 +55,8 @@ class Hub:
         reach. ``clock``: the monotonic clock for heartbeats and flood limits (tests
         pass their own). ``requester``: who the hub says sends the tasks it relays for
         its own callers (Society AI's ``metadata.requester``)."""
-        self.session = session if session is not None else Session()
-        self.tracker = TaskTracker(self.session)
+        self.session = session if session is not None else _session()
+        self.tracker = TaskTracker(self.session, messages_kept=MESSAGES_KEPT)
         self.limits = limits or HubLimits()
         self.clock = clock
         self.http_agents = dict(http_agents or {})
@@ -101,17 +110,17 @@ class Hub:
 
     def _append(self, kind: Kind, data: dict[str, Any], exchange: int, payload: Any,
                 sock: AgentSocket | None, name: str | None = None) -> None:
-        self.session.append(kind, data, exchange=exchange, payload=payload)
+        _log(self.session, kind, data, exchange, payload)
         if not self.agent_sessions:
             return
         name = name or (sock.name if sock is not None else None)
         if name is not None:
             entry = self.agents.get(name)
             if entry is not None and entry.session is not None:
-                entry.session.append(kind, data, exchange=exchange, payload=payload)
+                _log(entry.session, kind, data, exchange, payload)
         elif sock is not None:
             early = self._early.setdefault(sock.number, [])
-            if len(early) < EARLY_KEPT:
+            if len(early) < EARLY_KEPT and sum(_text_size(e[1]) for e in early) + _text_size(data) <= EARLY_TEXT:
                 early.append((kind, data, exchange, payload))
 
     def _agent_log(self, name: str, kind: Kind, data: dict[str, Any], exchange: int = 0, payload: Any = None) -> None:
@@ -252,7 +261,7 @@ class Hub:
         if entry is None:
             entry = self.agents[name] = AgentEntry(name, sock)
             if self.agent_sessions:
-                entry.session = Session()
+                entry.session = _session()
         entry.socket = sock
         entry.card, entry.card_raw, entry.card_error = reg.card, reg.card_raw, reg.card_error
         entry.registered_at = entry.last_seen = now
@@ -263,8 +272,7 @@ class Hub:
         sock.name = name
         if first and entry.session is not None:
             for kind, data, exchange, payload in self._early.pop(sock.number, []):
-                entry.session.append(kind, {**data, "agent": name} if kind is Kind.WS else data,
-                                     exchange=exchange, payload=payload)
+                _log(entry.session, kind, {**data, "agent": name} if kind is Kind.WS else data, exchange, payload)
         again = "" if new else " again"
         card = "" if reg.card is not None else (
             f" with a card that does not decode ({reg.card_error})" if reg.card_error else " without a card")
@@ -362,9 +370,10 @@ class Hub:
         sock = relay.entry.socket
         if sock is not None:
             sock.settled(relay.rpc_id, relay.exchange)
-        self._agent_log(relay.entry.name, Kind.STREAM_END, {
-            "reason": reason, "events": relay.events, "elapsed_ms": relay.elapsed_ms(), "terminal": terminal},
-            relay.exchange)
+        end = {"reason": reason, "events": relay.events, "elapsed_ms": relay.elapsed_ms(), "terminal": terminal}
+        if relay.cut is not None:
+            end["limit"] = relay.cut
+        self._agent_log(relay.entry.name, Kind.STREAM_END, end, relay.exchange)
 
     def task(self, task_id: str, history_length: int | None = None) -> m.Task:
         """The task as the hub knows it from the frames (tasks/get)."""
@@ -446,6 +455,28 @@ class Hub:
         from .delegate import delegate
 
         await delegate(self, sock, frame, exchange)
+
+
+def _text_size(data: dict[str, Any]) -> int:
+    text = data.get("text")
+    return len(text) if isinstance(text, str) else 0
+
+
+def _session() -> Session:
+    return Session(keep=EVENTS_KEPT, keep_bytes=TEXT_KEPT)
+
+
+def _frame_payload(event: Any) -> Any:
+    return ws_payload(event.data)
+
+
+def _log(session: Session, kind: Kind, data: dict[str, Any], exchange: int, payload: Any) -> None:
+    """A frame's decoded payload is held only while the session's listeners run, as a
+    client's SSE event's is: decoded again when asked, never a second copy of the frame."""
+    if kind is Kind.WS and payload is not None:
+        session.append_lazy(kind, data, payload, _frame_payload, exchange)
+    else:
+        session.append(kind, data, exchange=exchange, payload=payload)
 
 
 def _now() -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..protocol.sizes import GiB
+
 #: Names are the ``NAME`` of ``ws-agent://NAME`` and a path segment of the bridge.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -36,6 +38,12 @@ class HubLimits:
     delegate_timeout: float = 300.0
     #: Tasks the hub keeps track of at once, per agent, still running.
     max_running: int = 1000
+    #: What one task call may bring, as a client bounds an agent's stream: its frames,
+    #: and their bytes. Past either the hub stops relaying it, and the caller gets an
+    #: error saying so. The client's defaults (inspector/client/limits.py; a test keeps
+    #: them equal), written out: importing the client would load httpx into every hub.
+    max_stream_events: int = 10_000_000
+    max_stream_body: int = 4 * GiB
 
     @property
     def heartbeat_interval(self) -> float:

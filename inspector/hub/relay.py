@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError
+from ..protocol.sizes import format_size
 from ..protocol.states import INTERRUPTED, TERMINAL
+from ..session import Kind
+from .backlog import Backlog
 
 if TYPE_CHECKING:
     from .core import Hub
@@ -56,9 +59,15 @@ class TaskRelay:
         self.exchange = exchange
         self.rpc_id = rpc_id
         self.t0 = time.perf_counter()
-        #: Items the agent sent (status and artifact updates, tasks, a message), in order.
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        #: Items the agent sent (status and artifact updates, tasks, a message), in
+        #: order, for a stream's reader (a blocking call's caller waits for the
+        #: outcome alone: its relay holds none).
+        self._queue = Backlog()
         self.events = 0
+        #: Bytes of the frames that brought the events.
+        self.bytes = 0
+        #: The limit the relay was stopped at, in words (None: it was not).
+        self.cut: str | None = None
         self.done = False
         #: The item that settled the task (None: it has not, or the relay failed).
         self.last: Any = None
@@ -73,10 +82,32 @@ class TaskRelay:
         if self.done:
             return
         self.events += 1
-        self._queue.put_nowait(item)
+        # The frame that carried the item is the one the hub logged last.
+        last = self.hub.session.last
+        data = last.data if last is not None and last.kind is Kind.WS else None
+        size = data.get("size") if data is not None else None
+        size = size if size.__class__ is int else 0
+        self.bytes += size
+        limits = self.hub.limits
+        if self.events > limits.max_stream_events or self.bytes > limits.max_stream_body:
+            self._over(limits)
+            return
+        if self.stream:
+            self._queue.put(item, size)
         if settles(item):
             self.last = item
             self.end(reason, terminal=True)
+
+    def _over(self, limits: Any) -> None:
+        """Past a stream limit: the hub stops relaying the task, as a client stops
+        reading a stream, and says so to the caller and in the session."""
+        if self.events > limits.max_stream_events:
+            self.cut = f"more than {limits.max_stream_events} events (--max-stream-events)"
+        else:
+            self.cut = f"more than {format_size(limits.max_stream_body)} of frames (--max-stream-body)"
+        text = f"ws-agent {self.entry.name} sent {self.cut} for task {self.task_id}: the hub stopped relaying it"
+        self.hub.note(text, exchange=self.exchange, code="hub-stream-limit")
+        self.fail(RelayFailed(text, reason="limit"))
 
     def answered(self, item: Any) -> None:
         """The agent's answer to the request frame: a Task, a Message or an ack."""
@@ -93,7 +124,7 @@ class TaskRelay:
         if self.done:
             return
         self.failure = failure
-        self._queue.put_nowait(failure)
+        self._queue.put(failure)
         self.end(failure.reason, terminal=False)
 
     def end(self, reason: str, terminal: bool) -> None:
@@ -102,7 +133,7 @@ class TaskRelay:
             return
         self.done = True
         self.hub._relay_ended(self, reason, terminal)
-        self._queue.put_nowait(_END)
+        self._queue.put(_END)
         if not self._settled.done():
             self._settled.set_result(None)
 
@@ -118,9 +149,10 @@ class TaskRelay:
 
     async def items(self) -> AsyncIterator[Any]:
         """The agent's items as they come; raises RelayFailed when it fails."""
+        queue = self._queue
         try:
             while True:
-                item = await self._queue.get()
+                item = await queue.get()
                 if item is _END:
                     return
                 if isinstance(item, RelayFailed):
@@ -128,6 +160,7 @@ class TaskRelay:
                 yield item
         finally:
             self.close()
+            queue.close()
 
     async def outcome(self, timeout: float | None = None) -> Any:
         """The item that settled the task (a Task, a status update, a Message); raises

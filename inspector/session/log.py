@@ -333,3 +333,4 @@ class Session:
 
     def __len__(self) -> int:
         return len(self.events)
+
