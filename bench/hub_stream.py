@@ -18,7 +18,9 @@ The hub's flood guard (a burst of 2,000 frames, then 500 a second, in main befor
 servers' 30 s request deadline (inspector/serving) wrote a 408 into an upgraded socket
 (item 1): while the measured code's flood guard would stop the stream, the hub runs as
 ``python -c`` with the guard and the deadline raised and the console script's own
-``main`` (the output says so), as bench/tui_stream.py does for the client's limits.
+``main`` (the output says so), as bench/tui_stream.py does for the client's limits. Since
+item 2 the guard counts only frames an agent sends unasked, and since item 1 no deadline
+applies to a socket: the console script runs as it is.
 
 Target (issue 26): 1,000,000 chunks through the hub peak at <= 250 MiB.
 """
@@ -80,9 +82,11 @@ def guard_stops(env: dict[str, str], home: Path, n: int) -> bool:
     """Whether the measured code's default flood guard would close a socket sending n
     frames as fast as it can."""
     out = subprocess.run([sys.executable, "-c", "from inspector.hub import HubLimits; l = HubLimits(); "
-                          "print(getattr(l, 'burst', 0), getattr(l, 'rate', 0))"], env=env, cwd=home,
-                         capture_output=True, text=True, check=True)
-    burst, rate = out.stdout.split()
+                          "print(getattr(l, 'burst', 0), getattr(l, 'rate', 0), hasattr(l, 'max_task_frames'))"],
+                         env=env, cwd=home, capture_output=True, text=True, check=True)
+    burst, rate, per_task = out.stdout.split()
+    if per_task == "True":  # the guard counts only frames sent unasked (issue 26, item 2)
+        return False
     return 0 < float(burst) < n + 10 and float(rate) < 1e8
 
 
