@@ -167,6 +167,29 @@ async def test_a_relays_backlog_past_its_lead_waits_on_disk_and_comes_back_in_or
     backlog.close()
 
 
+async def test_a_resubscriber_that_reads_nothing_waits_on_disk_not_in_the_hubs_memory(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A resubscribe (tasks/resubscribe through the bridge, or the UI following a task)
+    # whose caller reads nothing: what the agent says about the task must not pile up in
+    # the hub's memory, as it did in an unbounded asyncio.Queue per follower.
+    from inspector.hub import Hub
+    from inspector.hub import backlog as backlog_mod
+    from inspector.protocol import hub as proto
+
+    monkeypatch.setattr(backlog_mod, "AHEAD", 4)
+    hub = Hub()
+    follower = hub.follow_queue("t")
+    items = [proto.decode_frame(_doc("task.artifact", {"id": "t", "artifact": {
+        "index": 0, "append": i > 0, "parts": [{"type": "text", "text": f"chunk {i}"}]}})).item
+        for i in range(11)]
+    for item in items:
+        hub.tell("t", item)
+    assert follower.on_disk == 7
+    assert [await follower.get() for _ in range(11)] == items
+    hub.unfollow("t", follower)
+    assert "t" not in hub.followers
+
+
 async def test_a_task_past_the_stream_limits_is_cut_with_a_clear_message() -> None:
     from hub_helpers import running_hub, until
 

@@ -52,7 +52,9 @@ def split_target(endpoint: str) -> tuple[str, bool]:
         return endpoint.strip().rstrip("/"), False
     parts = urlsplit(endpoint)
     secure = parts.scheme.lower() in ("grpcs", "https")
-    netloc = parts.netloc
+    # grpcio has no use for a URL's user:password and puts the whole target in its
+    # errors (a password on the terminal): the target is the host and port only.
+    netloc = parts.netloc.rpartition("@")[2]
     if parts.port is None and parts.scheme.lower() in ("https", "http"):
         netloc = f"{netloc}:{443 if secure else 80}"
     return netloc, secure
@@ -148,6 +150,9 @@ class GrpcTransport:
         self.client = client
         self.endpoint = endpoint
         self.target, self.secure = split_target(endpoint)
+        if "://" in endpoint and "@" in urlsplit(endpoint).netloc:
+            client._note("a gRPC URL's user:password is not sent (gRPC has no URL credentials): "
+                         "give them with --basic USER:PASS")
         #: What the log names the agent by (``grpc://host:port``), and credentials are checked against.
         self.url = f"{'grpcs' if self.secure else 'grpc'}://{self.target}"
         #: Channels by the largest message they receive: gRPC bounds that per channel

@@ -23,6 +23,7 @@ from ..protocol import models as m
 from ..protocol.errors import JsonRpcError
 from ..protocol.methods import Method
 from ..session import Kind, Session, TaskTracker
+from .backlog import Backlog
 from .limits import HubLimits, name_problem
 from .registry import AgentEntry, matches
 from .relay import RelayFailed, TaskRelay
@@ -69,7 +70,7 @@ class Hub:
         #: Task id -> the agent it was sent to.
         self.task_agent: dict[str, str] = {}
         #: Task id -> queues of resubscribers (they get what the task's relays get).
-        self.followers: dict[str, list[asyncio.Queue[Any]]] = {}
+        self.followers: dict[str, list[Backlog]] = {}
         self.listeners: list[AgentListener] = []
         #: The HTTP bridge's base URL (http://127.0.0.1:P), once served.
         self.bridge: str | None = None
@@ -422,17 +423,31 @@ class Hub:
         # An acknowledgement: the task as the frames tell it now.
         return self.task(task_id)
 
+    def last_frame_size(self) -> int:
+        """The bytes of the frame the hub logged last: the one that carried the item
+        being handed on."""
+        last = self.session.last
+        data = last.data if last is not None and last.kind is Kind.WS else None
+        size = data.get("size") if data is not None else None
+        return size if size.__class__ is int else 0
+
     def tell(self, task_id: str, item: Any) -> None:
         """Hand ``item`` (what the agent said about ``task_id``) to its resubscribers."""
-        for queue in self.followers.get(task_id, ()):
-            queue.put_nowait(item)
+        queues = self.followers.get(task_id)
+        if queues:
+            size = self.last_frame_size()
+            for queue in queues:
+                queue.put(item, size)
 
-    def follow_queue(self, task_id: str) -> asyncio.Queue[Any]:
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+    def follow_queue(self, task_id: str) -> Backlog:
+        """A resubscriber's queue: like a relay's, a slow reader's items wait on disk
+        past a bound, and the agent is never held back."""
+        queue = Backlog()
         self.followers.setdefault(task_id, []).append(queue)
         return queue
 
-    def unfollow(self, task_id: str, queue: asyncio.Queue[Any]) -> None:
+    def unfollow(self, task_id: str, queue: Backlog) -> None:
+        queue.close()
         queues = self.followers.get(task_id)
         if queues is not None and queue in queues:
             queues.remove(queue)

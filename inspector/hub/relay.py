@@ -18,7 +18,6 @@ from ..protocol import models as m
 from ..protocol.errors import JsonRpcError
 from ..protocol.sizes import format_size
 from ..protocol.states import INTERRUPTED, TERMINAL
-from ..session import Kind
 from .backlog import Backlog
 
 if TYPE_CHECKING:
@@ -82,11 +81,7 @@ class TaskRelay:
         if self.done:
             return
         self.events += 1
-        # The frame that carried the item is the one the hub logged last.
-        last = self.hub.session.last
-        data = last.data if last is not None and last.kind is Kind.WS else None
-        size = data.get("size") if data is not None else None
-        size = size if size.__class__ is int else 0
+        size = self.hub.last_frame_size()
         self.bytes += size
         limits = self.hub.limits
         if self.events > limits.max_stream_events or self.bytes > limits.max_stream_body:
