@@ -129,6 +129,28 @@ def fmt_bytes(n: float) -> str:
 # ---------------------------------------------------------------------- output
 
 
+def memory_rows(results: Sequence[dict[str, Any]], idle_label: str, target_events: int,
+                target_mib: float) -> list[list[Any]]:
+    """The rows of a long-stream memory table (bench/tui_stream, bench/hub_stream): the
+    idle baseline, then per size its time, peak, per event above idle, slope from the
+    size before, rate, CPU, and the verdict at ``target_events``. Each result has n,
+    seconds, peak, idle (MiB) and cpu."""
+    rows: list[list[Any]] = [[idle_label, "-", f"{median([r['idle'] for r in results]):,.0f} MiB",
+                              "", "", "", "", ""]]
+    previous: dict[str, Any] | None = None
+    for r in results:
+        n = r["n"]
+        per = (r["peak"] - r["idle"]) * 2**20 / n
+        slope = "-" if previous is None else f"{(r['peak'] - previous['peak']) * 2**20 / (n - previous['n']):,.0f} B"
+        verdict = ""
+        if n == target_events:
+            verdict = f"<= {target_mib} MiB {'PASS' if r['peak'] <= target_mib else 'MISS'}"
+        rows.append([f"{n:,} chunks", f"{r['seconds']:.1f} s", f"{r['peak']:,.0f} MiB", f"{per:,.0f} B", slope,
+                     f"{n / r['seconds']:,.0f}/s", f"{r['cpu']:.1f} s", verdict])
+        previous = r
+    return rows
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str | None = None,
           file: Any = None) -> None:
     """Print a plain aligned table (first column left-aligned, the others right)."""

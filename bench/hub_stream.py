@@ -42,7 +42,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE)]
-from common import child_cpu_seconds, median, stop_child, table  # noqa: E402
+from common import child_cpu_seconds, median, memory_rows, stop_child, table  # noqa: E402
 
 TARGET_EVENTS = 1_000_000
 TARGET_MIB = 250
@@ -215,20 +215,7 @@ def main() -> int:
         except (Failure, AssertionError) as exc:
             print(f"hub_stream: {exc}", file=sys.stderr)
             return 1
-    rows: list[list[Any]] = []
-    idle = median([r["idle"] for r in results])
-    rows.append(["idle (agent registered)", "-", f"{idle:,.0f} MiB", "", "", "", "", ""])
-    previous: dict[str, Any] | None = None
-    for r in results:
-        n = r["n"]
-        per = (r["peak"] - r["idle"]) * 2**20 / n
-        slope = "-" if previous is None else f"{(r['peak'] - previous['peak']) * 2**20 / (n - previous['n']):,.0f} B"
-        verdict = ""
-        if n == TARGET_EVENTS:
-            verdict = f"<= {TARGET_MIB} MiB {'PASS' if r['peak'] <= TARGET_MIB else 'MISS'}"
-        rows.append([f"{n:,} chunks", f"{r['seconds']:.1f} s", f"{r['peak']:,.0f} MiB", f"{per:,.0f} B", slope,
-                     f"{n / r['seconds']:,.0f}/s", f"{r['cpu']:.1f} s", verdict])
-        previous = r
+    rows = memory_rows(results, "idle (agent registered)", TARGET_EVENTS, TARGET_MIB)
     table(["stream", "to completed", "hub peak RSS", "per event", "slope", "events/s", "hub CPU", "target"], rows,
           title=f"hub_stream: a ws-agent's stream through a2a-inspect hub --headless to a bridge client "
                 f"(per event: peak above the idle hub; {args.runs} run{'s' if args.runs != 1 else ''} each)")

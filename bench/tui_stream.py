@@ -44,7 +44,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT / "tests")]
-from common import median, stop_child, table  # noqa: E402
+from common import median, memory_rows, stop_child, table  # noqa: E402
 from terminal import Terminal, console_script  # noqa: E402
 
 SIZE = (120, 36)
@@ -241,20 +241,7 @@ def main() -> int:
         except (Failure, AssertionError) as exc:
             print(f"tui_stream: {exc}", file=sys.stderr)
             return 1
-    rows: list[list[Any]] = []
-    idle = median([r["idle"] for r in results])
-    rows.append(["idle (connected)", "-", f"{idle:,.0f} MiB", "", "", "", "", ""])
-    previous: dict[str, Any] | None = None
-    for r in results:
-        n = r["n"]
-        per = (r["peak"] - r["idle"]) * 2**20 / n
-        slope = "-" if previous is None else f"{(r['peak'] - previous['peak']) * 2**20 / (n - previous['n']):,.0f} B"
-        verdict = ""
-        if n == TARGET_EVENTS:
-            verdict = f"<= {TARGET_MIB} MiB {'PASS' if r['peak'] <= TARGET_MIB else 'MISS'}"
-        rows.append([f"{n:,} chunks", f"{r['seconds']:.1f} s", f"{r['peak']:,.0f} MiB", f"{per:,.0f} B", slope,
-                     f"{n / r['seconds']:,.0f}/s", f"{r['cpu']:.1f} s", verdict])
-        previous = r
+    rows = memory_rows(results, "idle (connected)", TARGET_EVENTS, TARGET_MIB)
     table(["stream", "to completed", "peak RSS", "per event", "slope", "events/s", "app CPU", "target"], rows,
           title=f"tui_stream: a2a-inspect URL in a {SIZE[0]}x{SIZE[1]} terminal, one stream to completed "
                 f"(per event: peak above the idle app; {args.runs} run{'s' if args.runs != 1 else ''} each)")
