@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compose import UsageError
-from .listening import run_listening, say, serve_until_stopped, start_recorder, terminal_redaction
+from .listening import line_redaction, run_listening, say, serve_until_stopped, start_recorder
 
 
 @dataclass
@@ -71,7 +71,7 @@ async def _serve(options: HubOptions, output: str) -> int:
 
     hub = Hub(limits=options.limits, http_agents=options.routes)
     recorder = start_recorder(hub.session, options, "hub")
-    printer = _Printer(output, terminal_redaction())
+    printer = _Printer(output, line_redaction())
     hub.session.subscribe(printer)
     server = HubServer(hub, port=options.port, ws_path=options.ws_path, allow_hosts=options.allow_hosts)
 

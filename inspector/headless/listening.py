@@ -56,10 +56,19 @@ def run_listening(args: argparse.Namespace, options_for: Callable[[argparse.Name
         return 0
 
 
+def line_redaction() -> Any:
+    """The redaction ``say`` applies, for printers that redact an event's line or JSON
+    themselves (before cutting it short) and print it with ``printed``."""
+    return _shown if _shown is not None else terminal_redaction()
+
+
 def say(text: str) -> None:
     """One line on stdout, its secrets redacted."""
-    if _shown is not None:
-        text = _shown.shown(text)
+    printed(_shown.shown(text) if _shown is not None else text)
+
+
+def printed(text: str) -> None:
+    """One line on stdout, as it is: already redacted."""
     try:
         print(text, flush=True)
     except BrokenPipeError:  # pragma: no cover - the reader went away; the server goes on

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .compose import UsageError
-from .listening import run_listening, say, serve_until_stopped, start_recorder, terminal_redaction
+from .listening import line_redaction, printed, run_listening, say, serve_until_stopped, start_recorder
 
 
 @dataclass
@@ -126,7 +126,7 @@ async def _serve(options: ProxyOptions, output: str) -> int:
     proxy = build_proxy(options, session=Session(keep=0, store=None, keep_bytes=HEADLESS_BYTES_KEPT),
                         messages_kept=MESSAGES_KEPT)
     recorder = start_recorder(proxy.session, options, "proxy")
-    printer = Printer(output, proxy.tracker, terminal_redaction())
+    printer = Printer(output, proxy.tracker, line_redaction())
     server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream,
                          allow_hosts=options.allow_hosts)
 
@@ -159,7 +159,7 @@ class Printer:
         else:
             line = describe(event)
             if line is not None:
-                say(visible(clip(self.redaction.shown(line)), single_line=True))
+                printed(visible(clip(self.redaction.shown(line)), single_line=True))
         # The tracker subscribed first: what this event showed is in already.
         found = self.tracker.violations[self._judged:]
         self._judged = len(self.tracker.violations)
