@@ -145,6 +145,21 @@ def pytest_configure(config: pytest.Config) -> None:
     from inspector import gcpolicy
 
     gcpolicy.install()
+    _install_js_peers(config)
+
+
+def _install_js_peers(config: pytest.Config) -> None:
+    # Once per run, in the process that starts the xdist workers (before they start), so
+    # workers never race on node_modules; they read the outcome from the environment.
+    if hasattr(config, "workerinput"):
+        return
+    from peers import js_peers
+
+    reason = js_peers.install()
+    if reason:
+        os.environ["A2A_INSPECT_JS_PEERS_MISSING"] = reason
+    else:
+        os.environ.pop("A2A_INSPECT_JS_PEERS_MISSING", None)
 
 
 # --- the agent of the screen tests (tests/screen_agent.yaml) --------------------------
