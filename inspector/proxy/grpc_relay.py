@@ -598,10 +598,10 @@ class _GrpcCall:
             data = self._head(await call.initial_metadata(), _ms(sent), streaming=False)
             data.update(status_fields(None, 0, await call.details(), trailing))
             self.log(Kind.RESPONSE, data)
-            await client.finish()
+            await client.finish(self._timeout())
             self.context.set_trailing_metadata(_trailers(trailing))
         except grpc.aio.AioRpcError as exc:
-            await client.finish()
+            await client.finish(self._timeout())
             await self._failed(exc, {}, _ms(sent), head_logged=False)
         finally:
             client.close()
@@ -619,11 +619,14 @@ class _ClientRequests:
 
     When the upstream ends the call first (an unknown method's UNIMPLEMENTED comes
     before the request was read), ``finish`` reads the rest and drops it until the client
-    half-closes, at most DRAIN seconds, before the status goes back: a gRPC client whose
+    half-closes (or goes away), and only then does the status go back: a gRPC client whose
     call ends while it is still sending can read INTERNAL ("Internal error from Core")
-    instead of the status passed on (seen for 4% of unary calls of an unknown method)."""
+    instead of the status passed on (seen for 4% of unary calls of an unknown method).
+    It waits for that event, not for a time: a fixed wait of one second was too short on
+    a loaded machine. Only a client that neither half-closes nor goes away is cut, at its
+    own deadline or after HOLD_MAX seconds, so it cannot hold the call open for ever."""
 
-    DRAIN = 1.0
+    HOLD_MAX = 30.0
 
     def __init__(self, requests: Any) -> None:
         self.queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=8)
@@ -641,11 +644,12 @@ class _ClientRequests:
         while (raw := await self.queue.get()) is not _END:
             yield raw
 
-    async def finish(self) -> None:
+    async def finish(self, deadline: float | None) -> None:
         self.dropping = True
         while not self.queue.empty():  # a reader held up by a full queue goes on
             self.queue.get_nowait()
-        await asyncio.wait((self.task,), timeout=self.DRAIN)
+        hold = self.HOLD_MAX if deadline is None else min(deadline, self.HOLD_MAX)
+        await asyncio.wait((self.task,), timeout=hold)
 
     def close(self) -> None:
         if not self.task.done():
