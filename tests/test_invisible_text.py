@@ -5,9 +5,12 @@ a zero-width joiner inside an emoji sequence stays, since it is seen as the join
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import unicodedata
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette
@@ -55,6 +58,48 @@ def test_every_invisible_cf_character_is_escaped_and_the_visible_ones_stay() -> 
             assert visible(ch) == ch, hex(code)
         else:
             assert ch not in visible(ch), hex(code)
+
+
+# Format controls that Unicode 15 added (Egyptian hieroglyphs): Python 3.11's own
+# Unicode 14 does not know them, 3.12's does; they are escaped on every Python.
+@pytest.mark.parametrize("ch", [chr(code) for code in range(0x13439, 0x13440)])
+def test_format_characters_newer_than_this_python_are_escaped(ch: str) -> None:
+    assert visible(f"a{ch}b") == f"a\\U{ord(ch):08x}b"
+    assert ch not in _json_text(json.dumps({"t": ch}, ensure_ascii=False))
+
+
+def _other_pythons() -> list[str]:
+    """Other CPython 3.x interpreters on this machine (PATH, pyenv), by their own version."""
+    found: dict[str, str] = {}
+    roots = [Path(p) for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+    roots += sorted(Path.home().glob(".pyenv/versions/3.*/bin"))
+    for root in roots:
+        for exe in sorted(root.glob("python3.1[0-9]")):
+            if exe.is_file() and os.access(exe, os.X_OK):
+                found.setdefault(exe.name, str(exe))
+    return [exe for name, exe in sorted(found.items()) if name != f"python3.{sys.version_info.minor}"]
+
+
+def test_every_format_character_any_python_knows_is_escaped() -> None:
+    """What each Python's unicodedata calls a format character or a line/paragraph
+    separator is escaped here, whichever Python runs the app (the set does not depend
+    on the running Python's Unicode version)."""
+    renders = {0x600, 0x601, 0x602, 0x603, 0x604, 0x605, 0x6DD, 0x70F, 0x890, 0x891, 0x8E2, 0x110BD, 0x110CD,
+               0x200D}  # the joiner: its own tests above
+    script = ("import sys, unicodedata; print(unicodedata.unidata_version); print(' '.join(str(c) for c in "
+              "range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ('Cf', 'Zl', 'Zp')))")
+    pythons = [sys.executable, *_other_pythons()]
+    versions = []
+    for exe in pythons:
+        done = subprocess.run([exe, "-c", script], capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            continue  # a broken interpreter on PATH is not ours to judge
+        version, codes = done.stdout.splitlines()
+        versions.append(version)
+        for code in map(int, codes.split()):
+            if code not in renders:
+                assert chr(code) not in visible(chr(code)), (exe, version, hex(code))
+    assert versions, pythons
 
 
 @pytest.mark.parametrize("emoji", [

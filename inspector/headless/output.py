@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from typing import Any, TextIO
+
+import regex
 
 from ..protocol import models as m
 from ..textsafe import INVISIBLE
@@ -29,7 +30,7 @@ FORMAT_VERSION = 1
 # Invisible format characters (zero-width joiner included) are escaped too: the value is
 # the same, and a reader sees them. A JSON escape is UTF-16, so one above U+FFFF is
 # written as its surrogate pair.
-_JSON_UNSAFE = re.compile(f"[\x7f-\x9f\u200d{INVISIBLE}]")
+_JSON_UNSAFE = regex.compile(f"[\x7f-\x9f\u200d{INVISIBLE}]", regex.VERSION1)
 
 
 def _json_escape(ch: str) -> str:

@@ -8,6 +8,8 @@ import re
 import unicodedata
 from pathlib import Path
 
+import regex
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -20,7 +22,7 @@ from ...protocol.models import FileContent
 from ...textsafe import INVISIBLE, visible
 from ..widgets.formatting import decode_base64, file_summary
 
-_RESERVED = re.compile(f'[<>:"|?*\\x00-\\x1f\\x7f-\\x9f\\u200d{INVISIBLE}]')
+_RESERVED = regex.compile(f'[<>:"|?*\\x00-\\x1f\\x7f-\\x9f\\u200d{INVISIBLE}]', regex.VERSION1)
 _WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
                     *(f"LPT{i}" for i in range(1, 10))}
 MAX_NAME = 150
