@@ -141,3 +141,41 @@ def test_usage_errors_are_one_line(cli: Cli, args: tuple[str, ...], needle: str)
     assert proc.returncode == 2, (out, err)
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], lines
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_mid_stream_stops_the_proxy_cleanly(cli: Cli, screen_agent: object, tmp_path: Path,
+                                                      sig: str) -> None:
+    """Ctrl-C or SIGTERM while a stream passes through: the proxy's own handler stops it
+    (uvicorn used to take the signal first and close the connections under the relay):
+    exit 0, no traceback, and the recording holds the exchange as far as it went."""
+    recording = tmp_path / "mid.jsonl"
+    proxy = ProxyProcess(cli, screen_agent.url, "--record", str(recording))
+    body = {"jsonrpc": "2.0", "id": 1, "method": "message/stream",
+            "params": {"message": {"role": "user", "messageId": "m1", "kind": "message",
+                                   "parts": [{"kind": "text", "text": "held on"}]}}}
+
+    async def stream_until_held() -> None:
+        async with httpx.AsyncClient(timeout=WAIT) as client:
+            async with client.stream("POST", proxy.url, json=body) as response:
+                lines = response.aiter_lines()
+                async for line in lines:
+                    if "waiting at the gate" in line:
+                        proxy.proc.send_signal(getattr(subprocess.signal, sig))
+                        break
+                try:
+                    async for _line in lines:
+                        pass
+                except httpx.HTTPError:
+                    pass  # the proxy went away mid-stream: expected
+
+    asyncio.run(asyncio.wait_for(stream_until_held(), WAIT))
+    code = proxy.proc.wait(WAIT)
+    rest = proxy.out.rest()
+    err = proxy.proc.stderr.read().decode(errors="replace") if proxy.proc.stderr else ""
+    assert code == 0, (code, err)
+    assert "Traceback" not in err + rest, err + rest
+    # The proxy cut the stream, not the agent: no violation blames the agent for it.
+    assert "ended: stopped" in rest and "stream-no-terminal" not in rest, rest
+    kinds = [e.kind for e in load_recording(recording).session.events]
+    assert Kind.REQUEST in kinds and Kind.SSE in kinds, kinds

@@ -125,6 +125,10 @@ class Proxy:
 
         #: The gRPC listeners (grpc_relay.py), opened when a card names a GRPC interface.
         self.grpc = GrpcFront(self, grpc_port)
+        #: The exchanges being relayed now, by their tasks: ended by stop_relays.
+        self.relaying: dict[asyncio.Task[Any], _Relay] = {}
+        #: Set once the proxy is stopping: an exchange cut now was cut by us, not the agent.
+        self.stopping = False
 
     # ------------------------------------------------------------------ plumbing
 
@@ -153,6 +157,19 @@ class Proxy:
                                            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
         return self._http
 
+    async def stop_relays(self, timeout: float = 5.0) -> None:
+        """End every exchange still being relayed (a held stream, an agent that has not
+        answered yet), each logged as stopped by the proxy, before the server stops:
+        uvicorn would otherwise wait for them, then cancel them mid-write."""
+        self.stopping = True
+        running = [task for task in self.relaying if not task.done()]
+        for task in running:
+            # One whose client has the whole answer is only logging the rest: let it.
+            if not self.relaying[task].ended:
+                task.cancel("the proxy is stopping")
+        if running:
+            await asyncio.wait(running, timeout=timeout)
+
     async def aclose(self) -> None:
         await self.grpc.aclose()
         if self._http is not None:
@@ -177,7 +194,14 @@ class Proxy:
                     return
         if kind != "http":
             return
-        await _Relay(self, scope, receive, send).run()
+        task = asyncio.current_task()
+        if task is None or self.stopping:  # pragma: no cover - uvicorn runs each request in a task
+            return
+        relay = self.relaying[task] = _Relay(self, scope, receive, send)
+        try:
+            await relay.run()
+        finally:
+            del self.relaying[task]
 
 
 class _ClientGone(Exception):
@@ -195,7 +219,9 @@ class _Relay:
         self.session = proxy.session
         self.number = 0
         self.gone = asyncio.Event()
+        #: The answer's head went to the client; its end too.
         self.started = False
+        self.ended = False
         self.fault: Fault | None = None
         self.injected: list[str] = []
         self.upstream: httpx.Response | None = None
@@ -214,6 +240,13 @@ class _Relay:
     async def send(self, message: dict[str, Any]) -> None:
         if self.gone.is_set():
             raise _ClientGone
+        await self._send_marked(message)
+
+    async def _send_marked(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        elif not message.get("more_body"):
+            self.ended = True
         await self._send(message)
 
     # ------------------------------------------------------------------ the request
@@ -306,16 +339,38 @@ class _Relay:
             await self._forward(verb, url, lower, spelled, body, parsed, arrived)
         except _ClientGone:
             pass
+        except asyncio.CancelledError:
+            if not self.proxy.stopping:
+                raise
+            await self._stopped()
         finally:
             watcher.cancel()
             self.proxy.chain.closed(self.number)
 
+    async def _stopped(self) -> None:
+        """The proxy stopped while this exchange was on its way: say so to the client
+        (an answer that had not started is a 503; a stream is ended where it was) and in
+        the log, and return normally so the server has nothing left to cancel."""
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        if self.gone.is_set():
+            return
+        try:
+            if not self.started:
+                self.log(Kind.ERROR, {"type": "stopped", "message": "the proxy stopped before the agent answered"})
+                await self._plain(503, "stopped before the agent answered")
+            elif not self.ended:
+                await self._send_marked({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:  # pragma: no cover - the client went away meanwhile
+            pass
+
     async def _plain(self, status: int, text: str) -> None:
         body = f"a2a-inspect proxy: {text}\n".encode("utf-8")
-        await self._send({"type": "http.response.start", "status": status,
-                          "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                      (b"content-length", str(len(body)).encode())]})
-        await self._send({"type": "http.response.body", "body": body})
+        await self._send_marked({"type": "http.response.start", "status": status,
+                                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                             (b"content-length", str(len(body)).encode())]})
+        await self._send_marked({"type": "http.response.body", "body": body})
 
     # ------------------------------------------------------------------ injected answers
 
@@ -575,6 +630,10 @@ class _Relay:
                 await self.send({"type": "http.response.body", "body": b"", "more_body": False})
         except _ClientGone:
             reason = "closed"
+        except asyncio.CancelledError:
+            if self.proxy.stopping:
+                reason = "stopped"
+            raise
         finally:
             log.finish()
             for text in log.errors:
@@ -585,6 +644,8 @@ class _Relay:
                    "terminal": log.final, "added_ms": round(log.added_total, 3), "added_max_ms": round(log.added_max, 3)}
             if self.gone.is_set():
                 end["closed_by"] = "client"
+            elif reason == "stopped":
+                end["closed_by"] = "proxy"
             if self.injected:
                 end["injected"] = " ".join(self.injected)
             self.log(Kind.STREAM_END, end)

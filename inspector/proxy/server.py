@@ -54,6 +54,7 @@ class ProxyServer:
         return {lst.url: lst.address for lst in self.proxy.grpc.listeners.values()}
 
     async def stop(self) -> None:
+        await self.proxy.stop_relays()
         await self._server.astop()
         await self.proxy.aclose()
 

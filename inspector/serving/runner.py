@@ -13,7 +13,7 @@ import contextlib
 import socket
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -46,8 +46,13 @@ def _config(app: Any, host: str, port: int, **kwargs: Any) -> uvicorn.Config:
 
 class _Server(uvicorn.Server):
     # Signal handlers belong to whoever owns the process (the CLI, pytest, the TUI).
-    def install_signal_handlers(self) -> None:  # pragma: no cover - trivial
-        pass
+    # uvicorn's serve() takes SIGINT/SIGTERM for itself while it runs in the main thread
+    # (capture_signals since 0.29; install_signal_handlers, overridden here before, is
+    # gone): the proxy's and the hub's own handler then never saw a Ctrl-C until uvicorn
+    # had shut its connections under the streams it was relaying.
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 def check_port(host: str, port: int) -> None:

@@ -36,7 +36,8 @@ class Kind(str, Enum):
     COMMENT = "comment"
     #: A stream closed. data: reason ("complete" | "eof" | "error" | "closed": the client
     #: stopped reading | "timeout": the agent went quiet too long | "limit": it sent more
-    #: than a limit allows), events, elapsed_ms; a gRPC stream's also its status and trailers
+    #: than a limit allows | "stopped": the proxy relaying it stopped), events, elapsed_ms;
+    #: a gRPC stream's also its status and trailers
     STREAM_END = "stream-end"
     #: A transport or protocol failure. data: type, message, [path]
     ERROR = "error"

@@ -122,7 +122,7 @@ PARENT_KEY = hub.PARENT_KEY
 #: ExchangeView.method of an agent.send_task (a delegation through the hub).
 DELEGATE = "delegate"
 #: Stream ends the client caused (see Kind.STREAM_END).
-_OURS = frozenset(("closed", "timeout", "limit"))
+_OURS = frozenset(("closed", "timeout", "limit", "stopped"))
 #: Those of them a limit caused (a count, a size, a read timeout), not the user.
 _CUT = frozenset(("timeout", "limit"))
 _SSE = Kind.SSE
