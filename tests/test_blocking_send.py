@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from cli_helpers import Cli, assert_one_error_line, cli  # noqa: F401 - cli is a fixture
 from inspector.client import A2AClient, TransportError
 from inspector.protocol import models as m
 from inspector.protocol.errors import JsonRpcError, ProtocolError
@@ -88,6 +89,38 @@ async def test_0_3_judges_only_an_explicit_blocking_true(errors_agent: MockAgent
     assert v.code == "blocking-not-final"
     assert v.message == ('blocking send answered with state working; A2A 0.3: blocking "true, the message '
                          'will be blocking until the task is completed"')
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+def test_the_cli_exits_3_on_it_and_0_when_it_asked_for_the_early_answer(cli: Cli, errors_agent: MockAgent,
+                                                                         binding: str) -> None:
+    url = url_for(errors_agent, binding)
+    r = cli("send", url, EARLY, "--dialect", "1.0", "--binding", binding)
+    assert r.code == 3, r
+    assert f"✗ blocking-not-final: blocking send answered with state working; {RULE_WORDS}" in r.out.splitlines(), r
+    assert "Traceback" not in r.err
+    doc = cli("send", url, EARLY, "--dialect", "1.0", "--binding", binding, "-o", "json").json()
+    assert doc["exitCode"] == 3 and [v["code"] for v in doc["violations"]] == ["blocking-not-final"]
+    assert doc["task"]["state"] == "working"
+
+    early = cli("send", url, EARLY, "--dialect", "1.0", "--binding", binding, "--return-immediately", "-o", "json")
+    assert early.code == 0, early
+    doc = early.json()
+    assert doc["violations"] == [] and doc["exitCode"] == 0
+    assert doc["task"]["state"] in ("submitted", "working")
+    assert doc["notice"].startswith(f"still running: the task is {doc['task']['state']}; follow it with "
+                                    f"a2a-inspect resubscribe {url} {doc['task']['id']} --dialect 1.0 "
+                                    f"--binding {binding}")
+
+
+def test_return_immediately_is_refused_where_the_dialect_has_no_such_option(cli: Cli) -> None:
+    with MockAgent("echo", dialect="0.1") as mock:
+        r = cli("send", mock.url, "hello", "--return-immediately")
+        assert_one_error_line(r, 2, "--return-immediately: the 0.1 draft's tasks/send has no option to answer early")
+        # Detection probes with empty params; no message went out.
+        assert [q for q in mock.requests if isinstance(q, dict) and (q.get("params") or {}).get("message")] == []
+    r = cli("send", "http://127.0.0.1:9", "hello", "--return-immediately", "--stream")
+    assert_one_error_line(r, 2, "--return-immediately is for a send without --stream")
 
 
 # --------------------------------------------------------------- well-behaved
