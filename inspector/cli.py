@@ -16,15 +16,19 @@ COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "rep
 
 EXIT_CODES_HELP = """\
 exit codes:
-  0  completed, or the agent replied with a message
+  0  completed, or the agent replied with a message; also a task still submitted
+     or working where the agent may leave it so (get, send --return-immediately,
+     a 0.2/0.3 send that did not ask to block), with a line on how to follow it
      (for cancel: the task ended canceled)
-  1  failed, canceled or rejected (card: a lint finding of severity error)
+  1  failed, canceled, rejected or unknown (card: a lint finding of severity
+     error); for cancel, any state but canceled: the agent did not cancel
   2  usage error (bad option, missing file, invalid JSON on the command line)
   3  transport or protocol error: unreachable, timeout (--max-time included), HTTP
      error, invalid JSON, wrong types, broken stream, over a size or count limit, or
      a JSON-RPC error from the agent; also any
      protocol violation of severity error (a malformed event, invalid UTF-8, a
-     wrong JSON-RPC id...), which outranks 0, 1 and 4 unless --lenient is given
+     wrong JSON-RPC id, a blocking send or a stream that left the task running...),
+     which outranks 0, 1 and 4 unless --lenient is given
   4  input-required or auth-required: the agent waits for the client
 """
 
@@ -194,8 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context-id", "--session-id", dest="context_id", metavar="ID",
                    help="context (0.1: session) to send in")
     p.add_argument("--history-length", type=int, metavar="N", help="history messages to return")
-    p.add_argument("--no-wait", action="store_true",
-                   help="ask the agent to return at once instead of blocking (0.2+)")
+    p.add_argument("--return-immediately", "--no-wait", dest="return_immediately", action="store_true",
+                   help="ask the agent to answer at once, with the task still running (1.0: "
+                        "returnImmediately; 0.2/0.3: blocking false; the 0.1 draft has no such option). "
+                        "Without it a 1.0 send must wait for the task to finish or ask for input")
     _common(p)
 
     p = command("get", "fetch a task")

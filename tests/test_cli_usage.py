@@ -135,7 +135,7 @@ def test_version_from_the_console_script() -> None:
 
 EXIT_CODE_LINES = [
     "  0  completed, or the agent replied with a message",
-    "  1  failed, canceled or rejected",
+    "  1  failed, canceled, rejected or unknown",
     "  2  usage error",
     "  3  transport or protocol error",
     "  4  input-required or auth-required",
@@ -162,7 +162,7 @@ def test_help_lists_the_commands_and_the_exit_codes(cli: Cli) -> None:
 
 @pytest.mark.parametrize(("command", "options"), [
     ("send", ("--stream", "--file", "--file-uri", "--data", "--metadata", "--task-id", "--context-id",
-              "--history-length", "--no-wait", "--dialect", "--output", "--record", "--bearer")),
+              "--history-length", "--return-immediately", "--no-wait", "--dialect", "--output", "--record", "--bearer")),
     ("get", ("--history-length", "--output")),
     ("card", ("--json", "--card-url")),
 ])

@@ -311,7 +311,8 @@ async def test_the_sdk_peer_in_every_flow_raises_nothing(mode: str, dialect: str
 #: Scenarios that script faults on purpose: what each trigger is meant to produce.
 DECLARED: dict[str, dict[str, set[str]]] = {
     "errors": {"malformed": {"decode-error"}, "drop": {"stream-no-terminal"},
-               "no final": {"stream-no-terminal"}},
+               # ... and a 1.0 send (blocking unless it says returnImmediately) answered working.
+               "no final": {"stream-no-terminal", "blocking-not-final"}},
     # Seeded random faults: a bad JSON body or event, a dropped stream.
     "flaky": {"*": {"decode-error", "stream-no-terminal"}},
 }

@@ -15,7 +15,7 @@ from ..protocol import models as m
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import Method
 from ..session import Kind, Recorder, Session, TaskTracker
-from ..textsafe import shorten
+from ..textsafe import shorten, visible
 from . import exitcodes
 from .compose import UsageError, build_message, load_json_arg
 from .output import FORMAT_VERSION, Out, event_json
@@ -335,25 +335,27 @@ def _progress(ev: Any, t: float, out: Out) -> None:
 
 async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task_id: str | None,
                   reply: m.Message | None, error: BaseException | None, *,
-                  streamed: bool, success_state: m.TaskState | None = None) -> int:
-    """Print the outcome of a send/get/cancel/resubscribe and return the exit code."""
+                  streamed: bool, command: str) -> int:
+    """Print the outcome of a send/get/cancel/resubscribe (``command``; a streamed send
+    is "stream") and return the exit code."""
     view = tracker.tasks.get(task_id) if task_id else None
     # Everything the agent got wrong in this command's session, its task's first.
     violations = list(view.violations) if view is not None else []
     violations += [v for v in tracker.violations if v not in violations]
     code = exitcodes.OK
+    notice = None
     if error is not None:
         code = exitcodes.TRANSPORT
-    elif view is not None:
-        code = exitcodes.for_state(view.state)
-        if success_state is not None and view.state == success_state:
-            code = exitcodes.OK
+    elif view is not None or command == "cancel":
+        state = view.state if view is not None else None
+        code = exitcodes.for_state(state, command)
+        notice = _notice(args, command, task_id, state)
     code = exitcodes.judged(code, violations, getattr(args, "lenient", False))
     if args.output == "json":
         doc = {"formatVersion": FORMAT_VERSION, "task": task_json(view) if view is not None else None,
                "message": event_json(reply) if reply is not None else None,
                "violations": [_violation_json(v) for v in violations],
-               "error": _error_json(error), "exitCode": code}
+               "error": _error_json(error), "notice": notice, "exitCode": code}
         out.json_doc(doc)
     elif args.output == "ndjson":
         for v in violations:
@@ -361,7 +363,9 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
         if error is not None:
             out.json_line({"kind": "error", **(_error_json(error) or {})})
         else:
-            _exit_line(out, violations, code)
+            if notice is not None:
+                out.json_line({"kind": "notice", "message": notice})
+            _exit_line(out, violations, code, notice is not None)
     else:
         if streamed and (view is not None or reply is not None):
             out.line()
@@ -371,15 +375,44 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
             for line in message_lines(reply):
                 out.line(line)
         violations_text(violations, out)
+        if notice is not None:
+            out.line(notice)
     if error is not None:
         raise error
     return code
 
 
-def _exit_line(out: Out, violations: list[Any], code: int) -> None:
-    # Only beside findings, where the code is news: a clean stream stays events only
-    # (and an "error" record already says why the code is 3).
-    if violations:
+def _notice(args: argparse.Namespace, command: str, task_id: str | None, state: m.TaskState | None) -> str | None:
+    """What a script cannot tell from the state alone: a cancel the agent did not carry
+    out, or a task still running after the command, and how to follow it."""
+    shown = state.value if state is not None else "in no state (the answer named no task)"
+    if command == "cancel":
+        if state is m.TaskState.CANCELED:
+            return None
+        later = f"; it may still end it: {_follow(args, 'get', task_id)}" if state in exitcodes.RUNNING else ""
+        return f"not canceled: the agent did not cancel the task, which is {shown}{later}"
+    if state in exitcodes.RUNNING and command != "get":
+        return (f"still running: the task is {shown}; follow it with {_follow(args, 'resubscribe', task_id)} "
+                f"(or {_follow(args, 'get', task_id)})")
+    return None
+
+
+def _follow(args: argparse.Namespace, command: str, task_id: str | None) -> str:
+    """The command line that follows the task (its id quoted for a shell; an id no shell
+    line should carry, an agent's control characters or a kilobyte of it, as TASK_ID)."""
+    import shlex
+
+    fits = task_id is not None and len(task_id) <= 200 and visible(task_id, single_line=True) == task_id
+    ident = shlex.quote(task_id) if fits and task_id is not None else "TASK_ID"
+    extra = [f"--{name} {getattr(args, name)}" for name in ("dialect", "binding")
+             if getattr(args, name, "auto") not in (None, "auto")]
+    return " ".join(["a2a-inspect", command, shlex.quote(args.url), ident, *extra])
+
+
+def _exit_line(out: Out, violations: list[Any], code: int, news: bool = False) -> None:
+    # Only beside findings or a notice, where the code is news: a clean stream stays
+    # events only (and an "error" record already says why the code is 3).
+    if violations or news:
         out.json_line({"kind": "exit", "exitCode": code})
 
 
@@ -500,21 +533,28 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
         if not isinstance(message_metadata, dict):
             raise UsageError("--message-metadata must be a JSON object")
         message.metadata = message_metadata
+    early = bool(getattr(args, "return_immediately", False))
+    if early and args.stream:
+        raise UsageError("--return-immediately is for a send without --stream: a stream shows the task "
+                         "as it runs")
     config = None
-    if args.history_length is not None or args.no_wait:
-        config = m.SendConfiguration(history_length=args.history_length,
-                                     blocking=False if args.no_wait else None)
+    if args.history_length is not None or early:
+        config = m.SendConfiguration(history_length=args.history_length, blocking=False if early else None)
     params = m.SendParams(message=message, configuration=config, metadata=metadata)
     async with connect(args) as (client, session, tracker):
         await client.resolve_dialect()
+        if early and client.dialect.name == "0.1":
+            # tasks/send has no such option: the agent would wait anyway, silently.
+            raise UsageError("--return-immediately: the 0.1 draft's tasks/send has no option to answer "
+                             "early (0.2/0.3 have blocking: false, 1.0 returnImmediately)")
         if args.stream:
             task_id, reply, error = await _consume(args, out, session, client, client.stream(params))
-            return await _finish(args, out, tracker, task_id, reply, error, streamed=True)
+            return await _finish(args, out, tracker, task_id, reply, error, streamed=True, command="stream")
         result, error = await _call(client, client.send(params))
         if args.output == "ndjson" and result is not None:
             out.json_line(event_json(result))
         task_id, reply = _single(result)
-        return await _finish(args, out, tracker, task_id, reply, error, streamed=False)
+        return await _finish(args, out, tracker, task_id, reply, error, streamed=False, command="send")
 
 
 async def cmd_get(args: argparse.Namespace, out: Out) -> int:
@@ -524,7 +564,7 @@ async def cmd_get(args: argparse.Namespace, out: Out) -> int:
         if args.output == "ndjson" and result is not None:
             out.json_line(event_json(result))
         task_id, reply = _single(result)
-        return await _finish(args, out, tracker, task_id, reply, error, streamed=False)
+        return await _finish(args, out, tracker, task_id, reply, error, streamed=False, command="get")
 
 
 async def cmd_cancel(args: argparse.Namespace, out: Out) -> int:
@@ -534,16 +574,17 @@ async def cmd_cancel(args: argparse.Namespace, out: Out) -> int:
         if args.output == "ndjson" and result is not None:
             out.json_line(event_json(result))
         task_id, reply = _single(result)
-        # The user asked for canceled: getting it is success, not a failed task.
-        return await _finish(args, out, tracker, task_id, reply, error, streamed=False,
-                             success_state=m.TaskState.CANCELED)
+        # The user asked for canceled: getting it is success, anything else is not.
+        return await _finish(args, out, tracker, task_id or args.task_id, reply, error, streamed=False,
+                             command="cancel")
 
 
 async def cmd_resubscribe(args: argparse.Namespace, out: Out) -> int:
     async with connect(args) as (client, session, tracker):
         await client.resolve_dialect()
         task_id, reply, error = await _consume(args, out, session, client, client.resubscribe(args.task_id))
-        return await _finish(args, out, tracker, task_id or args.task_id, reply, error, streamed=True)
+        return await _finish(args, out, tracker, task_id or args.task_id, reply, error, streamed=True,
+                             command="resubscribe")
 
 
 async def cmd_list(args: argparse.Namespace, out: Out) -> int:

@@ -7,8 +7,9 @@ from typing import Any
 
 from ..protocol.enums import TaskState
 
-OK = 0            # completed, or the agent replied with a Message
-TASK_FAILED = 1   # failed, canceled or rejected (for `card`: a lint error)
+OK = 0            # completed, or the agent replied with a Message (cancel: canceled)
+TASK_FAILED = 1   # failed, canceled, rejected or unknown (cancel: any state but canceled;
+                  # card: a lint error)
 USAGE = 2         # bad arguments, missing file, invalid JSON given on the command line
 TRANSPORT = 3     # unreachable, timeout, HTTP error, bad JSON, wrong types, broken stream, JSON-RPC error,
                   # or any protocol violation of severity error (unless --lenient)
@@ -22,12 +23,22 @@ _BY_STATE = {
     TaskState.REJECTED: TASK_FAILED,
     TaskState.INPUT_REQUIRED: NEEDS_INPUT,
     TaskState.AUTH_REQUIRED: NEEDS_INPUT,
+    # The agent cannot say what became of the task: a script must not read it as done.
+    TaskState.UNKNOWN: TASK_FAILED,
 }
 
+#: States in which the task is still running.
+RUNNING = frozenset((TaskState.SUBMITTED, TaskState.WORKING))
 
-def for_state(state: TaskState | None) -> int:
-    """Exit code for a task that ended (or paused) in ``state``. A task still submitted or
-    working (non-blocking send, get of a running task) is not a failure."""
+
+def for_state(state: TaskState | None, command: str = "send") -> int:
+    """Exit code for a task that ended (or paused) in ``state``, as ``command`` left it.
+    A task still submitted or working is not a failure of itself: a non-blocking send
+    or a get of a running task asked for no more (a blocking send answered so early, or
+    a stream that ended there, is a violation, judged apart). A cancel succeeds only
+    when the task is canceled: any other state means the agent did not cancel it."""
+    if command == "cancel":
+        return OK if state is TaskState.CANCELED else TASK_FAILED
     return _BY_STATE.get(state, OK) if state is not None else OK
 
 

@@ -114,6 +114,9 @@ class ResultDoc(Version):
     message: A2AObject | None = Field(description="A direct Message reply (A2A Message), if the agent sent one.")
     violations: list[Violation]
     error: Error | None
+    notice: str | None = Field(None, description=(
+        "What the state alone does not say: a cancel the agent did not carry out (exit 1), or a "
+        "task still submitted or working after the command, with the command line that follows it."))
     exit_code: int = Field(description="The command's exit code (README: exit codes).")
 
 

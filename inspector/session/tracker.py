@@ -87,7 +87,7 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
     "decode-error": (ERROR, "a response, stream event or push body that is not valid A2A"),
     "snapshot-mismatch": (WARNING, "a Task snapshot's artifact differs from what the chunks assembled"),
     "message-id-reused": (WARNING, "two different messages share one messageId"),
-    "blocking-not-final": (WARNING, "a blocking send returned a task that is still running"),
+    "blocking-not-final": (ERROR, "a blocking send (1.0's default) returned a task that is still running"),
     "id-mismatch": (ERROR, "a response or stream event whose JSON-RPC id is not its request's"),
     "duplicate-chunk": (WARNING, "an artifact chunk re-sent in the same stream (same SSE event id and data)"),
     "foreign-task-frame": (ERROR, "a ws-agent's frame about a task the hub did not send it (refused)"),
@@ -115,6 +115,13 @@ _SSE_ID_EVIDENCE = 3
 _SSE_IDS_KEPT = 8192
 
 _SETTLED = TERMINAL | INTERRUPTED
+#: blocking-not-final's rule in each dialect's words (1.0: SendMessageConfiguration's
+#: returnImmediately; 0.2/0.3: the gRPC/REST proto's ``blocking``, the JSON schema says less).
+_MUST_WAIT = {
+    "1.0": ('A2A 1.0: returnImmediately "false (default), the operation MUST wait until the task reaches '
+            'a terminal … or interrupted … state before returning"'),
+    "0.x": 'A2A 0.3: blocking "true, the message will be blocking until the task is completed"',
+}
 #: The hub's requests to an agent that are A2A operations, by wire method.
 _HUB_REQUESTS = {name: method.value for name, method in hub.A2A_METHODS.items()}
 _HUB_UPDATES = hub.TASK_UPDATES
@@ -340,7 +347,11 @@ class ExchangeView:
     #: The task this exchange concerns, once the request or the answer names one.
     task_id: str | None = None
     request_message: Message | None = None
+    #: Whether the send asked the agent to wait for the task to settle: the
+    #: configuration's own word, else the dialect's default (1.0: yes; 0.x: none).
     blocking: bool | None = None
+    #: The dialect of the send (which words blocking-not-final quotes).
+    dialect: str | None = None
     #: A direct Message answer (no task).
     reply: Message | None = None
     #: The JSON-RPC error the agent answered with.
@@ -505,9 +516,10 @@ class TaskTracker:
 
     def _on_request(self, event: Event) -> None:
         data = event.data
-        self._request(event, data.get("a2a_method"), data.get("rpc_id"), event.payload)
+        self._request(event, data.get("a2a_method"), data.get("rpc_id"), event.payload, data.get("dialect"))
 
-    def _request(self, event: Event, method: str | None, rpc_id: Any, params: Any) -> None:
+    def _request(self, event: Event, method: str | None, rpc_id: Any, params: Any,
+                 dialect: str | None = None) -> None:
         ex = self._exchange(event.exchange)
         if ex is None:
             return
@@ -517,9 +529,15 @@ class TaskTracker:
         if isinstance(params, SendParams):
             msg = params.message
             ex.request_message = msg
-            if params.configuration is not None:
-                ex.blocking = params.configuration.blocking
-                if params.configuration.push_notification_config is not None:
+            conf = params.configuration
+            blocking = conf.blocking if conf is not None else None
+            # 1.0's returnImmediately is false unless sent, and then the agent "MUST
+            # wait": a plain SendMessage is blocking. 0.2/0.3 give ``blocking`` no
+            # default (and 0.1 has none), so only an explicit true counts there.
+            ex.blocking = True if blocking is None and dialect == "1.0" else blocking
+            ex.dialect = dialect
+            if conf is not None:
+                if conf.push_notification_config is not None:
                     ex.push_config = True
                     if msg.task_id:
                         self._push_since[msg.task_id] = event.seq
@@ -626,7 +644,8 @@ class TaskTracker:
         if (isinstance(payload, Task) and ex is not None and ex.blocking
                 and ex.method == "send" and payload.status.state not in _SETTLED):
             self._flag(event, "blocking-not-final", payload.id,
-                       f"blocking send answered with state {payload.status.state.value}", ex)
+                       f"blocking send answered with state {payload.status.state.value}; "
+                       + _MUST_WAIT["1.0" if ex.dialect == "1.0" else "0.x"], ex)
 
     def _on_sse(self, event: Event, payload: Any) -> None:
         ex = self._exchange(event.exchange)
