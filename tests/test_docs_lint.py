@@ -126,6 +126,17 @@ def test_every_registered_code_has_one_row_in_the_docs() -> None:
     assert not stale, f"docs/lint.md documents {', '.join(stale)}, not in LINT_CODES"
 
 
+def test_every_row_names_the_spec_text_it_enforces() -> None:
+    # | code | severity | what it means | dialects | spec |: a rule says where it comes from,
+    # or that it is a2a-inspect's own advice ("a2a-inspect"), never nothing.
+    rows = [line for line in DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| `")]
+    assert rows
+    for row in rows:
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
+        assert len(cells) == 5, f"{cells[0]}: {len(cells)} cells, not code, severity, meaning, dialects, spec"
+        assert cells[4], f"{cells[0]}: the spec column is empty"
+
+
 def test_documented_severities_match_the_source() -> None:
     docs = documented()
     for code, severities in sorted(source_codes().items()):
