@@ -1059,12 +1059,10 @@ def no_modes(lint_as: str) -> set[tuple[str, str, str]]:
 def known_findings(scenario: str, served: str, lint_as: str) -> set[tuple[str, str, str]]:
     """Findings that are deliberate. The seed systems' cards are reproduced as they are:
     Society's has no version and a skill with neither description nor tags, Society AI's
-    no default modes (written as [] where a dialect requires them). The demo card's provider
-    has no url, so the TUI's card view has a lint error to show. (A compat card's security
+    no default modes (written as [] where a dialect requires them). Every other built-in,
+    the demo's included, lints without an error or a warning. (A compat card's security
     scheme carries both spellings, as a2a-sdk's does: that is no finding in either version.)"""
     out: set[tuple[str, str, str]] = set()
-    if scenario == "demo" and lint_as != "0.1":
-        out.add(("error", "$.provider.url", "missing-field"))
     if scenario == "society":
         out.add(("error", "$.version", "empty-version"))
         if lint_as != "0.1":
