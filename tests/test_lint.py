@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.protocol.card import DIALECTS, SCHEME_WRAPPERS, decode_card, encode_card
-from inspector.protocol.lint import Finding, infer_dialect, lint_card
+from inspector.protocol.lint import LINT_CODES, Finding, infer_dialect, lint_card
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CAPTURE = SHARED / "wire-captures" / "01_card_legacy_path.txt"
@@ -569,3 +569,20 @@ def test_empty_required_arrays_follow_each_version_s_own_rules() -> None:
 def test_credentials_as_a_string_or_absent_are_fine_in_0_1() -> None:
     for auth in ({"schemes": ["bearer"]}, {"schemes": ["bearer"], "credentials": "token-url"}):
         assert lint_card(card("0.1", authentication=auth)) == []
+
+
+#: Codes whose card that raises them is in a test of its own rather than a RULES row.
+RAISED_ELSEWHERE = {
+    "not-an-object": "test_not_an_object",
+    "relative-url": "test_relative_url_is_resolved_against_the_card_url",
+    "streaming-grpc-only": "test_streaming_over_grpc_only_is_information_not_an_error",
+    "push-notifications-grpc-only": "test_streaming_over_grpc_only_is_information_not_an_error",
+}
+
+
+def test_every_code_has_a_card_that_raises_it() -> None:
+    # The valid cards that must not raise them: the BASE cards above, the seeds' and the
+    # capture's, and the a2a-sdk and JS SDK cards of tests/test_lint_peers.py.
+    assert {r[4] for r in RULES} | set(RAISED_ELSEWHERE) == set(LINT_CODES)
+    for test in set(RAISED_ELSEWHERE.values()):
+        assert callable(globals().get(test)), test
