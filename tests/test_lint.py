@@ -190,6 +190,9 @@ RULES = [
      "$.supportedInterfaces", "no-interface-for-version"),
     ("1.0", put("0.3", "supportedInterfaces", 0, "protocolVersion"), "warning",
      "$.supportedInterfaces", "no-interface-for-version"),
+    # urlsplit refuses these (brackets around a host that is not an IP): a finding, not a crash.
+    ("0.3", put("http://[x", "url"), "error", "$.url", "non-http-url"),
+    ("1.0", grpc_at("grpc://[::1"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
     ("1.0", grpc_at("/grpc"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
     ("1.0", grpc_at("ws://a.example:443"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
     ("1.0", grpc_at("a.example:http"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),

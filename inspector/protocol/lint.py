@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 from .card import (
     CAPABILITY_KEYS,
@@ -337,7 +337,10 @@ class _Linter:
             return
         if name not in _BINDINGS:
             return
-        parts = urlsplit(url.strip())
+        parts = _split(url.strip())
+        if parts is None:
+            self.add("error", path, "non-http-url", f"{url!r} is not a URL (a host in brackets that is not an IP)")
+            return
         if parts.scheme.lower() == "ws-agent" and parts.netloc and self.dialect == "0.1":
             return  # a Society AI ws-agent (seed 001, a 0.1 system), reached through its hub
         if _HOST_PORT.fullmatch(url.strip()):
@@ -361,28 +364,24 @@ class _Linter:
         text = url.strip()
         if text.startswith(_GRPC_LOCAL):
             return
-        if "://" in text:
-            parts = urlsplit(text)
-            scheme = parts.scheme.lower()
-            if scheme not in _GRPC_SCHEMES:
-                self.add("error", path, "invalid-grpc-target",
-                         f"{scheme!r} is not a gRPC URL scheme; a GRPC interface is host:port, "
-                         "grpc(s)://host:port or http(s)://host:port")
-                return
-            # dns:///host:port keeps the target in the path (the authority is the resolver's).
-            target = parts.path.lstrip("/") if scheme == "dns" else parts.netloc.rpartition("@")[2]
-        else:
-            target = text
-        where = urlsplit("//" + target)
-        try:
-            where.port
-        except ValueError:
-            self.add("error", path, "invalid-grpc-target", f"{url!r} has a port that is not a number from 0 to 65535")
+        scheme = text.partition("://")[0].lower() if "://" in text else ""
+        if scheme and scheme not in _GRPC_SCHEMES:
+            self.add("error", path, "invalid-grpc-target",
+                     f"{scheme!r} is not a gRPC URL scheme; a GRPC interface is host:port, "
+                     "grpc(s)://host:port or http(s)://host:port")
             return
-        if not where.hostname:
+        if scheme == "dns":
+            # dns:///host:port keeps the target in the path (the authority is the resolver's).
+            text = "//" + text.split("://", 1)[1].lstrip("/").partition("/")[0]
+        elif not scheme:
+            text = "//" + text
+        parts = _split(text)
+        if parts is None or not parts.hostname:
             self.add("error", path, "invalid-grpc-target",
                      f"{url!r} names no host to dial; a GRPC interface is host:port, grpc(s)://host:port "
                      "or http(s)://host:port")
+        elif not _port_ok(parts):
+            self.add("error", path, "invalid-grpc-target", f"{url!r} has a port that is not a number from 0 to 65535")
 
     def binding_name(self, path: str, binding: str) -> None:
         if binding not in _BINDINGS:
@@ -845,6 +844,23 @@ class _Linter:
             if others:
                 self.add("info", child(path, key), "foreign-field",
                          f"{key} is an A2A {'/'.join(others)} field, not {self.dialect}")
+
+
+def _split(url: str) -> SplitResult | None:
+    """``urlsplit``, or None for what it refuses (``http://[x``: brackets around a host
+    that is not an IPv6 address): an agent's URL must not crash the linter."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
+def _port_ok(parts: SplitResult) -> bool:
+    try:
+        parts.port  # the property parses it: ValueError when not a number from 0 to 65535
+    except ValueError:
+        return False
+    return True
 
 
 def _known(binding: Any) -> bool:
