@@ -307,8 +307,17 @@ class _Linter:
                         self.add("error", child("$", key), f"missing-{key}",
                                  f"{key} is required by A2A {self.dialect}")
             elif isinstance(value, str) and not value.strip():
-                severity: Severity = "warning" if key == "description" else "error"
-                self.add(severity, child("$", key), f"empty-{key}", f"{key} is empty")
+                if key != "description":
+                    self.add("error", child("$", key), f"empty-{key}", f"{key} is empty")
+                elif self.v10:
+                    # 1.0's REQUIRED is the proto's: an empty string is its default, which
+                    # ProtoJSON leaves out, so to a 1.0 client the description is missing.
+                    self.add("error", "$.description", "empty-description",
+                             "description is empty; A2A 1.0 marks it REQUIRED, and an empty string is the proto "
+                             "default that 1.0 clients read as not set")
+                else:
+                    self.add("warning", "$.description", "empty-description",
+                             "description is empty: legal, but it tells a client nothing")
 
     # -------------------------------------------------------------- endpoints
 
@@ -440,6 +449,9 @@ class _Linter:
                          f"interface protocolBinding is missing{hint}")
             elif not isinstance(binding, str):
                 self.wrong_type(child(path, "protocolBinding"), binding, str)
+            elif not binding.strip():
+                self.add("error", child(path, "protocolBinding"), "interface-missing-protocol-binding",
+                         "interface protocolBinding is empty (1.0 marks it REQUIRED)")
             else:
                 self.binding_name(child(path, "protocolBinding"), binding)
             version = entry.get("protocolVersion")
