@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inspector.protocol.card import DIALECTS, SCHEME_WRAPPERS, decode_card, encode_card
-from inspector.protocol.lint import Finding, infer_dialect, lint_card
+from inspector.protocol.lint import LINT_CODES, Finding, infer_dialect, lint_card
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CAPTURE = SHARED / "wire-captures" / "01_card_legacy_path.txt"
@@ -86,8 +86,13 @@ def test_seed_cards() -> None:
     assert triples(lint_card(claude, "0.1")) == {("warning", "$.version", "missing-version")}
     assert ("error", "$.protocolVersion", "missing-protocol-version") in triples(lint_card(claude, "0.3"))
     research = seed_card("001_11a9c2fbb1af15dc.txt", '"name": "research-agent"')
-    # "credentials": null is how the page writes "no credentials"; the schema's string-or-absent is met.
-    assert lint_card(research) == []
+    # "credentials": null is how the page writes "no credentials": the draft's first schema
+    # allowed it, v0.1.0's wants a string or no key. Worth a warning, no more.
+    assert infer_dialect(research) == "0.1"
+    assert triples(lint_card(research)) == {("warning", "$.authentication.credentials", "null-credentials")}
+    review = seed_card("004_36ede42b19092461.txt", '"name": "Code Review Agent"')
+    assert infer_dialect(review) == "0.1"
+    assert lint_card(review) == []
 
 
 def test_lint_leaves_the_card_alone() -> None:
@@ -123,6 +128,10 @@ def put(value: Any, *path: str | int) -> Callable[[dict[str, Any]], None]:
     return change
 
 
+def grpc_at(url: str) -> Callable[[dict[str, Any]], None]:
+    return put([{"url": url, "protocolBinding": "GRPC", "protocolVersion": "1.0"}], "supportedInterfaces")
+
+
 RULES = [
     # (dialect, change, severity, path, code)
     ("0.3", put(3, "name"), "error", "$.name", "wrong-type"),
@@ -136,23 +145,30 @@ RULES = [
     ("0.3", drop("description"), "error", "$.description", "missing-description"),
     ("1.0", drop("description"), "error", "$.description", "missing-description"),
     ("0.3", put("", "description"), "warning", "$.description", "empty-description"),
+    ("1.0", put(" ", "description"), "error", "$.description", "empty-description"),
     ("0.1", drop("url"), "error", "$.url", "missing-url"),
     ("0.3", put("", "url"), "error", "$.url", "missing-url"),
     ("0.3", put("ws-agent://openclaw-abc123", "url"), "error", "$.url", "non-http-url"),
+    ("0.3", put("a.example:8080", "url"), "error", "$.url", "non-http-url"),
+    ("1.0", put("localhost:8080", "supportedInterfaces", 0, "url"), "error", "$.supportedInterfaces[0].url",
+     "non-http-url"),
     ("0.1", put("https:///rpc", "url"), "error", "$.url", "non-http-url"),
     ("1.0", put("ftp://a.example/", "supportedInterfaces", 0, "url"), "error", "$.supportedInterfaces[0].url", "non-http-url"),
     ("0.3", drop("protocolVersion"), "error", "$.protocolVersion", "missing-protocol-version"),
     ("0.3", put("latest", "protocolVersion"), "error", "$.protocolVersion", "invalid-protocol-version"),
-    ("0.3", put("1.0", "protocolVersion"), "warning", "$.protocolVersion", "protocol-version-mismatch"),
+    ("0.3", put("0.4", "protocolVersion"), "warning", "$.protocolVersion", "protocol-version-mismatch"),
+    ("0.3", put("1.0", "protocolVersion"), "error", "$.protocolVersion", "protocol-version-unreachable"),
     (
         "0.3",
         put([{"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}], "supportedInterfaces"),
         "warning", "$.protocolVersion", "protocol-version-mismatch",
     ),
     ("1.0", drop("supportedInterfaces"), "error", "$.supportedInterfaces", "missing-supported-interfaces"),
-    ("1.0", put([], "supportedInterfaces"), "error", "$.supportedInterfaces", "missing-supported-interfaces"),
+    ("1.0", put([], "supportedInterfaces"), "error", "$.supportedInterfaces", "empty-required-array"),
     ("1.0", drop("supportedInterfaces", 0, "url"), "error", "$.supportedInterfaces[0].url", "interface-missing-url"),
     ("1.0", drop("supportedInterfaces", 0, "protocolBinding"), "error",
+     "$.supportedInterfaces[0].protocolBinding", "interface-missing-protocol-binding"),
+    ("1.0", put("", "supportedInterfaces", 0, "protocolBinding"), "error",
      "$.supportedInterfaces[0].protocolBinding", "interface-missing-protocol-binding"),
     ("1.0", drop("supportedInterfaces", 0, "protocolVersion"), "error",
      "$.supportedInterfaces[0].protocolVersion", "interface-missing-protocol-version"),
@@ -172,11 +188,22 @@ RULES = [
     ("0.3", put([{"url": "https://a.example/rest", "transport": "HTTP+JSON"}], "additionalInterfaces"), "info",
      "$.additionalInterfaces", "main-interface-not-listed"),
     ("0.3", put("gRPC", "preferredTransport"), "warning", "$.preferredTransport", "unknown-protocol-binding"),
-    ("0.3", put("GRPC", "preferredTransport"), "warning", "$.preferredTransport", "no-jsonrpc-interface"),
-    ("1.0", put("GRPC", "supportedInterfaces", 0, "protocolBinding"), "warning",
-     "$.supportedInterfaces", "no-jsonrpc-interface"),
+    ("0.3", put("SOAP", "preferredTransport"), "warning", "$.preferredTransport", "no-interface-for-version"),
+    ("1.0", put("SOAP", "supportedInterfaces", 0, "protocolBinding"), "warning",
+     "$.supportedInterfaces", "no-interface-for-version"),
     ("1.0", put("0.3", "supportedInterfaces", 0, "protocolVersion"), "warning",
-     "$.supportedInterfaces", "no-jsonrpc-interface"),
+     "$.supportedInterfaces", "no-interface-for-version"),
+    # urlsplit refuses these (brackets around a host that is not an IP): a finding, not a crash.
+    ("0.3", put("http://[x", "url"), "error", "$.url", "non-http-url"),
+    ("1.0", grpc_at("grpc://[::1"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
+    ("1.0", grpc_at("/grpc"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
+    ("1.0", grpc_at("ws://a.example:443"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
+    ("1.0", grpc_at("a.example:http"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
+    ("1.0", grpc_at("grpc://:443"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
+    ("0.3", lambda raw: raw.update(preferredTransport="GRPC", url="ftp://a.example"), "error", "$.url",
+     "invalid-grpc-target"),
+    ("0.3", put([{"url": "/grpc", "transport": "GRPC"}], "additionalInterfaces"), "error",
+     "$.additionalInterfaces[0].url", "invalid-grpc-target"),
     ("0.3", drop("capabilities"), "error", "$.capabilities", "missing-capabilities"),
     ("0.1", drop("capabilities"), "error", "$.capabilities", "missing-capabilities"),
     ("1.0", put([{"description": "no uri"}], "capabilities", "extensions"), "error",
@@ -185,8 +212,12 @@ RULES = [
     ("1.0", drop("defaultOutputModes"), "error", "$.defaultOutputModes", "missing-default-output-modes"),
     ("0.3", put([], "defaultInputModes"), "warning", "$.defaultInputModes", "empty-default-input-modes"),
     ("0.1", put([], "defaultOutputModes"), "warning", "$.defaultOutputModes", "empty-default-output-modes"),
+    ("1.0", put([], "defaultInputModes"), "error", "$.defaultInputModes", "empty-required-array"),
+    ("1.0", put([], "defaultOutputModes"), "error", "$.defaultOutputModes", "empty-required-array"),
     ("0.1", drop("skills"), "error", "$.skills", "missing-skills"),
-    ("1.0", put([], "skills"), "info", "$.skills", "no-skills"),
+    ("0.3", put([], "skills"), "info", "$.skills", "no-skills"),
+    ("1.0", put([], "skills"), "error", "$.skills", "empty-required-array"),
+    ("1.0", put([], "skills", 0, "tags"), "error", "$.skills[0].tags", "empty-required-array"),
     ("0.1", drop("skills", 0, "id"), "error", "$.skills[0].id", "skill-missing-id"),
     ("0.3", put("", "skills", 0, "id"), "error", "$.skills[0].id", "skill-missing-id"),
     ("0.3", lambda raw: raw["skills"].append(dict(SKILL, name="again")), "error", "$.skills[1].id", "duplicate-skill-id"),
@@ -213,6 +244,8 @@ RULES = [
      "$.securitySchemes.k", "security-scheme-shape"),
     ("0.1", put({"schemes": "OAuth2"}, "authentication"), "warning", "$.authentication.schemes", "legacy-schemes-string"),
     ("0.1", put({"credentials": "x"}, "authentication"), "error", "$.authentication.schemes", "missing-auth-schemes"),
+    ("0.1", put({"schemes": ["bearer"], "credentials": None}, "authentication"), "warning",
+     "$.authentication.credentials", "null-credentials"),
     ("0.3", put({"organization": "Org"}, "provider"), "error", "$.provider.url", "missing-field"),
     ("0.1", put({"url": "https://org.example"}, "provider"), "error", "$.provider.organization", "missing-field"),
     ("1.0", put(True, "supportsAuthenticatedExtendedCard"), "info", "$.supportsAuthenticatedExtendedCard", "foreign-field"),
@@ -408,8 +441,22 @@ def test_findings_sort_by_severity_then_path() -> None:
         ({"name": "x", "url": "https://a", "securitySchemes": {}}, "0.3"),
         # A 1.0 card decoding cannot read still lints as 1.0.
         ({"supportedInterfaces": [{"url": 5}]}, "1.0"),
+        # Every interface counts, whatever its binding (it used to be JSON-RPC ones only):
+        # a 1.x entry makes a 1.0 card, other versions' keys are foreign fields on it.
         ({"supportedInterfaces": [{"url": "grpc:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
-          "authentication": {}}, "0.1"),
+          "authentication": {}}, "1.0"),
+        (card("1.0", put("HTTP+JSON", "supportedInterfaces", 0, "protocolBinding")), "1.0"),
+        (card("1.0", grpc_at("a.example:443")), "1.0"),
+        # 1.0's shape (endpoints only in supportedInterfaces) decides when no version parses ...
+        (card("1.0", put("latest", "supportedInterfaces", 0, "protocolVersion")), "1.0"),
+        (card("1.0", put([], "supportedInterfaces")), "1.0"),
+        # ... and a 1.x claim without supportedInterfaces or url is 1.0 too ...
+        ({"name": "x", "protocolVersion": "1.0"}, "1.0"),
+        # ... but a 1.x claim in 0.3's shape is a 0.3 card that claims too much.
+        (card("0.3", protocolVersion="1.0"), "0.3"),
+        (card("0.3", protocolVersion="1.0", preferredTransport="JSONRPC"), "0.3"),
+        (card("0.3", put([{"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}],
+                         "supportedInterfaces")), "0.3"),
     ],
 )
 def test_dialect_inference(raw: dict[str, Any], dialect: str) -> None:
@@ -476,3 +523,72 @@ def test_encoded_cards_lint_clean_in_their_dialect() -> None:
     })
     for dialect in DIALECTS:
         assert lint_card(encode_card(source, dialect), dialect) == [], dialect
+
+
+# ------------------------------------------------ issue 27: per binding, per version
+
+
+@pytest.mark.parametrize("binding, url", [("HTTP+JSON", "https://a.example/rest"), ("GRPC", "a.example:443"),
+                                           ("GRPC", "grpcs://a.example:443"), ("GRPC", "https://grpc.a.example/a2a"),
+                                           ("GRPC", "dns:///a.example:443"), ("GRPC", "unix:/run/a2a.sock")])
+def test_a_1_0_card_without_jsonrpc_is_judged_as_1_0(binding: str, url: str) -> None:
+    # Such a card is valid against the v1.0.1 schema; it used to be judged as 0.3 (auto),
+    # with missing-url and missing-protocol-version errors, because only JSON-RPC
+    # interfaces were read for the version.
+    raw = card("1.0", put([{"url": url, "protocolBinding": binding, "protocolVersion": "1.0"}], "supportedInterfaces"))
+    assert infer_dialect(raw) == "1.0"
+    assert [f for f in lint_card(raw) if f.severity != "info"] == []
+
+
+def test_an_unparsable_interface_version_is_judged_by_1_0_rules_and_named() -> None:
+    raw = card("1.0", put("latest", "supportedInterfaces", 0, "protocolVersion"))
+    findings = lint_card(raw)
+    assert triples(findings) == {("error", "$.supportedInterfaces[0].protocolVersion", "invalid-protocol-version")}
+    assert "'latest' is not a version number" in findings[0].message
+    assert "\"1.0\"" in findings[0].message
+
+
+def test_a_1_0_claim_in_the_0_3_shape_is_an_error_that_says_why() -> None:
+    raw = card("0.3", protocolVersion="1.0", preferredTransport="JSONRPC")
+    [finding] = lint_card(raw)  # auto: a 0.3 card by its shape
+    assert (finding.severity, finding.path, finding.code) == ("error", "$.protocolVersion", "protocol-version-unreachable")
+    assert "supportedInterfaces" in finding.message and "url, preferredTransport" in finding.message
+    # Listing the endpoint for 1.0 as well makes it a 1.0 card with 0.3 fields, as a2a-sdk serves.
+    raw["supportedInterfaces"] = [{"url": raw["url"], "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    assert [f for f in lint_card(raw) if f.severity != "info"] == []
+    assert [f for f in lint_card(raw, "0.3") if f.severity == "error"] == []
+
+
+def test_empty_required_arrays_follow_each_version_s_own_rules() -> None:
+    # 1.0 §5.7: arrays marked as required MUST contain at least one element. 0.3's schema
+    # sets no minimum (no minItems anywhere), 0.1's neither: legal there.
+    def empty(raw: dict[str, Any]) -> None:
+        raw.update(defaultInputModes=[], defaultOutputModes=[], skills=[dict(SKILL, tags=[])])
+    v10 = {t for t in triples(lint_card(card("1.0", empty))) if t[0] == "error"}
+    assert v10 == {("error", "$.defaultInputModes", "empty-required-array"),
+                   ("error", "$.defaultOutputModes", "empty-required-array"),
+                   ("error", "$.skills[0].tags", "empty-required-array")}
+    assert [f for f in lint_card(card("0.3", empty)) if f.severity == "error"] == []
+    assert [f for f in lint_card(card("0.1", empty)) if f.severity == "error"] == []
+
+
+def test_credentials_as_a_string_or_absent_are_fine_in_0_1() -> None:
+    for auth in ({"schemes": ["bearer"]}, {"schemes": ["bearer"], "credentials": "token-url"}):
+        assert lint_card(card("0.1", authentication=auth)) == []
+
+
+#: Codes whose card that raises them is in a test of its own rather than a RULES row.
+RAISED_ELSEWHERE = {
+    "not-an-object": "test_not_an_object",
+    "relative-url": "test_relative_url_is_resolved_against_the_card_url",
+    "streaming-grpc-only": "test_streaming_over_grpc_only_is_information_not_an_error",
+    "push-notifications-grpc-only": "test_streaming_over_grpc_only_is_information_not_an_error",
+}
+
+
+def test_every_code_has_a_card_that_raises_it() -> None:
+    # The valid cards that must not raise them: the BASE cards above, the seeds' and the
+    # capture's, and the a2a-sdk and JS SDK cards of tests/test_lint_peers.py.
+    assert {r[4] for r in RULES} | set(RAISED_ELSEWHERE) == set(LINT_CODES)
+    for test in set(RAISED_ELSEWHERE.values()):
+        assert callable(globals().get(test)), test

@@ -1048,25 +1048,31 @@ async def test_sdk_client_subscribe_to_a_running_task(dialect: str) -> None:
 # ---------------------------------------------------------------------- cards lint clean
 
 
-NO_MODES = {("warning", "$.defaultInputModes", "empty-default-input-modes"),
+def no_modes(lint_as: str) -> set[tuple[str, str, str]]:
+    """The modes a seed's card leaves out, served as [] where a dialect requires them: legal
+    but empty in 0.3, an empty REQUIRED array in 1.0 (§5.7)."""
+    if lint_as == "1.0":
+        return {("error", "$.defaultInputModes", "empty-required-array"),
+                ("error", "$.defaultOutputModes", "empty-required-array")}
+    return {("warning", "$.defaultInputModes", "empty-default-input-modes"),
             ("warning", "$.defaultOutputModes", "empty-default-output-modes")}
 
 
 def known_findings(scenario: str, served: str, lint_as: str) -> set[tuple[str, str, str]]:
     """Findings that are deliberate. The seed systems' cards are reproduced as they are:
-    Society's has no version and a skill without a description, Society AI's no default
-    modes (written as [] where a dialect requires them). The demo card's provider has no
-    url, so the TUI's card view has a lint error to show. (A compat card's security
+    Society's has no version and a skill with neither description nor tags, Society AI's
+    no default modes (written as [] where a dialect requires them). Every other built-in,
+    the demo's included, lints without an error or a warning. (A compat card's security
     scheme carries both spellings, as a2a-sdk's does: that is no finding in either version.)"""
     out: set[tuple[str, str, str]] = set()
-    if scenario == "demo" and lint_as != "0.1":
-        out.add(("error", "$.provider.url", "missing-field"))
     if scenario == "society":
         out.add(("error", "$.version", "empty-version"))
         if lint_as != "0.1":
             out.add(("error", "$.skills[0].description", "skill-missing-description"))
+        if lint_as == "1.0":
+            out.add(("error", "$.skills[0].tags", "empty-required-array"))
     if scenario in ("society", "society-ai") and served != "0.1":
-        out |= NO_MODES
+        out |= no_modes(lint_as)
     return out
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from inspector.protocol import models as m
+from inspector.safeyaml import load as load_yaml
 from inspector.session.events import Kind
 from inspector.ui.app import InspectorApp
 from inspector.ui.screens.dialect_menu import DialectMenu
@@ -19,6 +20,7 @@ from inspector.ui.widgets.card_view import CardView
 from inspector.ui.widgets.composer import Composer
 from inspector.ui.widgets.connection_bar import ConnectionBar
 from mock_agent import MockAgent
+from mock_agent.loader import builtin_dir
 from ui_helpers import preview, screen_text, wait_until
 
 SIZE = (120, 36)
@@ -60,8 +62,16 @@ async def show_card(pilot: Any, app: InspectorApp) -> CardView:
 # ----------------------------------------------------------------------------- card
 
 
+def demo_without_provider_url() -> dict[str, Any]:
+    """The demo scenario with the provider url left empty: a card with one lint error.
+    (The demo's own card has none: a mock should pass its own lint.)"""
+    scenario = load_yaml((builtin_dir() / "demo.yaml").read_text(encoding="utf-8"))
+    scenario["card"]["provider"]["url"] = ""
+    return scenario
+
+
 async def test_card_shows_identity_findings_beside_fields_and_raw_json() -> None:
-    async with MockAgent("demo", dialect="all") as mock:
+    async with MockAgent(demo_without_provider_url(), dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot, app)
@@ -72,7 +82,7 @@ async def test_card_shows_identity_findings_beside_fields_and_raw_json() -> None
             assert "Demo Agent" in text
             assert "lint: 1 error(s)" in text
             assert "A built-in mock agent. Try the examples on each skill." in text
-            # The demo card's provider has an empty url: the error sits right under that row.
+            # The provider has an empty url: the error sits right under that row.
             lines = lines_of(app)
             row = next(i for i, line in enumerate(lines) if "PROVIDER" in line)
             url_row = next(i for i in range(row, len(lines)) if lines[i].split("│")[-1].strip().startswith("url"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 from .card import (
     CAPABILITY_KEYS,
@@ -21,22 +21,27 @@ from .card import (
     DIALECTS,
     SCHEME_WRAPPERS,
     SKILL_KEYS,
-    card_dialects,
     child,
     decode_card,
     dialect_name,
     is_v03_version,
-    jsonrpc_url,
+    is_v10_version,
     version_tuple,
 )
 from .validation import type_name
 from .errors import ProtocolError
-from .models import AgentCard
 
 Severity = Literal["error", "warning", "info"]
 
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 _BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
+#: URL schemes a gRPC client dials (besides a bare ``host:port``); ``dns:///host:port`` is
+#: gRPC's own name syntax, ``https://host/path`` how the 1.0 spec's examples write one.
+_GRPC_SCHEMES = ("grpc", "grpcs", "http", "https", "dns")
+#: gRPC's local socket targets, which have no host.
+_GRPC_LOCAL = ("unix:", "unix-abstract:")
+#: ``host:port`` with nothing else: how gRPC interfaces are written, never an HTTP URL.
+_HOST_PORT = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[\w.-]+):\d+")
 _API_KEY_LOCATIONS = ("header", "query", "cookie")
 
 #: What each security scheme kind must name (0.3 spelling first, 1.0's where it differs).
@@ -95,20 +100,23 @@ LINT_CODES: dict[str, str] = {
     # URLs and interfaces
     "missing-url": "a 0.1/0.3 card has no url, or an empty one, so there is nowhere to send requests",
     "relative-url": "an endpoint URL has no scheme; clients need an absolute URL",
-    "non-http-url": "an endpoint URL is not http(s) or names no host",
+    "non-http-url": "a JSONRPC or HTTP+JSON endpoint URL is not http(s) or names no host",
+    "invalid-grpc-target": "a GRPC endpoint is not a target a gRPC client can dial",
     "unknown-protocol-binding": "a transport or protocolBinding is not JSONRPC, GRPC or HTTP+JSON",
     "interface-missing-url": "an additionalInterfaces or supportedInterfaces entry has no url",
     "interface-missing-transport": "an additionalInterfaces entry has no transport",
     "interface-missing-protocol-binding": "a supportedInterfaces entry has no protocolBinding",
     "interface-missing-protocol-version": "a supportedInterfaces entry has no protocolVersion",
-    "missing-supported-interfaces": "a 1.0 card has no supportedInterfaces entry",
+    "missing-supported-interfaces": "a 1.0 card has no supportedInterfaces",
     "duplicate-interface": "a supportedInterfaces entry repeats an earlier one",
     "main-interface-not-listed": "a 0.3 card's additionalInterfaces leaves out the main url and transport",
-    "no-jsonrpc-interface": "no endpoint of the card's version speaks JSON-RPC",
+    "no-interface-for-version": "no endpoint offers the card's version over a binding A2A defines",
     # protocol version
     "missing-protocol-version": "a 0.3 card has no protocolVersion",
     "invalid-protocol-version": "a protocolVersion does not look like a version number",
     "protocol-version-mismatch": "protocolVersion disagrees with the dialect or with supportedInterfaces",
+    "protocol-version-unreachable":
+        "protocolVersion claims 1.0 or later on a card with 0.3's shape and no interface for it",
     # capabilities and modes
     "missing-capabilities": "the card has no capabilities object",
     "streaming-grpc-only": "streaming is claimed but every endpoint is gRPC",
@@ -120,7 +128,8 @@ LINT_CODES: dict[str, str] = {
     "empty-default-output-modes": "defaultOutputModes is an empty list, so no output media type is offered",
     # skills
     "missing-skills": "the card has no skills list",
-    "no-skills": "the skills list is empty",
+    "no-skills": "the skills list is empty (0.1/0.3: legal)",
+    "empty-required-array": "a 1.0 card leaves an array 1.0 marks REQUIRED empty",
     "skill-missing-id": "a skill has no id, or an empty one",
     "skill-missing-name": "a skill has no name, or an empty one",
     "skill-missing-description": "a 0.3/1.0 skill has no description, or an empty one",
@@ -134,6 +143,7 @@ LINT_CODES: dict[str, str] = {
     "unknown-security-scheme": "a security requirement names a scheme securitySchemes does not declare",
     "missing-auth-schemes": "0.1's authentication object has no schemes",
     "legacy-schemes-string": "0.1's authentication.schemes is a string instead of a list",
+    "null-credentials": "0.1's authentication.credentials is null instead of a string or absent",
     # version mix-ups
     "foreign-field": "a field belongs to another A2A version's card",
     "mixed-dialect-card": "the card carries both 1.0 and 0.3 endpoint fields",
@@ -147,22 +157,33 @@ _LATER_KEYS = ("protocolVersion", "preferredTransport", "additionalInterfaces", 
                "supportsAuthenticatedExtendedCard", "signatures")
 
 
-def infer_dialect(raw: Any, card: AgentCard | None = None) -> str:
-    """The dialect to lint a card as when nobody said: what the card claims, best
-    first; else, by its shape, 0.1 for a card with 0.1's ``authentication`` or with
-    none of the keys that later versions added; else 0.3."""
-    if card is None and isinstance(raw, dict):
-        try:
-            card = decode_card(raw)
-        except ProtocolError:
-            card = None
-    if card is not None:
-        claimed = card_dialects(card)
-        if claimed:
-            return claimed[0]
-    elif isinstance(raw, dict) and raw.get("supportedInterfaces"):
+def infer_dialect(raw: Any) -> str:
+    """The dialect to lint a card as when nobody said, from the card's shape and every
+    interface it lists, whatever their binding:
+
+    - 1.0 when a ``supportedInterfaces`` entry says 1.x, or when the card names its
+      endpoints only there (no 0.3 ``url``, ``preferredTransport`` or
+      ``additionalInterfaces``), even if no entry's version parses;
+    - 0.3 when it says 0.2/0.3 (top-level ``protocolVersion``, an interface entry) or has
+      0.3's endpoint fields;
+    - 1.0 for a ``protocolVersion`` of 1.x with no ``url`` either;
+    - 0.1 for a card with 0.1's ``authentication`` or none of the keys later versions
+      added; else 0.3."""
+    if not isinstance(raw, dict):
+        return "0.3"
+    listed = raw.get("supportedInterfaces")
+    versions = [e.get("protocolVersion") for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
+    if any(is_v10_version(v) for v in versions):
         return "1.0"
-    if isinstance(raw, dict) and ("authentication" in raw or not any(k in raw for k in _LATER_KEYS)):
+    says_v03 = (is_v03_version(raw.get("protocolVersion"))
+                or "preferredTransport" in raw or "additionalInterfaces" in raw)
+    if isinstance(listed, list) and not raw.get("url") and not says_v03:
+        return "1.0"
+    if says_v03 or any(is_v03_version(v) for v in versions):
+        return "0.3"
+    if is_v10_version(raw.get("protocolVersion")) and not raw.get("url"):
+        return "1.0"
+    if "authentication" in raw or not any(k in raw for k in _LATER_KEYS):
         return "0.1"
     return "0.3"
 
@@ -173,13 +194,12 @@ def lint_card(raw: Any, dialect: str | None = None, *, card_url: str | None = No
     URLs are resolved against it in the messages."""
     if not isinstance(raw, dict):
         return [Finding("error", "$", f"expected an agent card object, got {type_name(raw)}", "not-an-object")]
-    card: AgentCard | None
     try:
-        card = decode_card(raw)
+        decode_card(raw)
         failure = None
     except ProtocolError as exc:
-        card, failure = None, exc
-    linter = _Linter(raw, dialect_name(dialect) if dialect else infer_dialect(raw, card), card, card_url)
+        failure = exc
+    linter = _Linter(raw, dialect_name(dialect) if dialect else infer_dialect(raw), card_url)
     linter.run()
     if failure is not None and not any(f.severity == "error" and f.path == failure.path for f in linter.findings):
         # Anything the rules below did not foresee still surfaces, where decoding stopped.
@@ -203,10 +223,9 @@ def _path_key(path: str) -> tuple[tuple[int, Any], ...]:
 
 
 class _Linter:
-    def __init__(self, raw: dict[str, Any], dialect: str, card: AgentCard | None, card_url: str | None) -> None:
+    def __init__(self, raw: dict[str, Any], dialect: str, card_url: str | None) -> None:
         self.raw = raw
         self.dialect = dialect
-        self.card = card
         self.card_url = card_url
         self.findings: list[Finding] = []
         self.v03 = dialect == "0.3"
@@ -288,8 +307,17 @@ class _Linter:
                         self.add("error", child("$", key), f"missing-{key}",
                                  f"{key} is required by A2A {self.dialect}")
             elif isinstance(value, str) and not value.strip():
-                severity: Severity = "warning" if key == "description" else "error"
-                self.add(severity, child("$", key), f"empty-{key}", f"{key} is empty")
+                if key != "description":
+                    self.add("error", child("$", key), f"empty-{key}", f"{key} is empty")
+                elif self.v10:
+                    # 1.0's REQUIRED is the proto's: an empty string is its default, which
+                    # ProtoJSON leaves out, so to a 1.0 client the description is missing.
+                    self.add("error", "$.description", "empty-description",
+                             "description is empty; A2A 1.0 marks it REQUIRED, and an empty string is the proto "
+                             "default that 1.0 clients read as not set")
+                else:
+                    self.add("warning", "$.description", "empty-description",
+                             "description is empty: legal, but it tells a client nothing")
 
     # -------------------------------------------------------------- endpoints
 
@@ -306,15 +334,29 @@ class _Linter:
             self.binding_name("$.preferredTransport", preferred)
         self.additional_interfaces()
         self.supported_interfaces()
-        self.jsonrpc_reachable()
+        self.interface_for_version()
 
     def endpoint_url(self, path: str, url: str, binding: Any) -> None:
-        if isinstance(binding, str) and binding.strip().upper() == "GRPC":
-            return  # a gRPC target is host:port, not an http URL
-        parts = urlsplit(url.strip())
+        """Judged by the rules of the interface's binding: a gRPC target, or an absolute
+        http(s) URL for JSONRPC and HTTP+JSON (also when the binding is missing, which
+        both versions read as JSONRPC). A binding no version defines has no rules here."""
+        name = "JSONRPC" if binding is None else binding.strip().upper() if isinstance(binding, str) else None
+        if name == "GRPC":
+            self.grpc_target(path, url)
+            return
+        if name not in _BINDINGS:
+            return
+        parts = _split(url.strip())
+        if parts is None:
+            self.add("error", path, "non-http-url", f"{url!r} is not a URL (a host in brackets that is not an IP)")
+            return
         if parts.scheme.lower() == "ws-agent" and parts.netloc and self.dialect == "0.1":
             return  # a Society AI ws-agent (seed 001, a 0.1 system), reached through its hub
-        if not parts.scheme:
+        if _HOST_PORT.fullmatch(url.strip()):
+            self.add("error", path, "non-http-url",
+                     f"{url!r} is a gRPC-style host:port target; a {name} interface needs an absolute "
+                     "http(s) URL")
+        elif not parts.scheme:
             where = (
                 f"; resolves to {urljoin(self.card_url, url)!r} against the card's URL"
                 if self.card_url else "; clients need an absolute URL"
@@ -324,6 +366,31 @@ class _Linter:
             self.add("error", path, "non-http-url", f"URL scheme {parts.scheme!r} is not http or https")
         elif not parts.netloc:
             self.add("error", path, "non-http-url", f"URL {url!r} names no host")
+
+    def grpc_target(self, path: str, url: str) -> None:
+        """``host:port``, ``grpc(s)://host:port``, ``http(s)://host[:port][/path]``,
+        ``dns:///host:port`` or a unix socket: what a gRPC client dials."""
+        text = url.strip()
+        if text.startswith(_GRPC_LOCAL):
+            return
+        scheme = text.partition("://")[0].lower() if "://" in text else ""
+        if scheme and scheme not in _GRPC_SCHEMES:
+            self.add("error", path, "invalid-grpc-target",
+                     f"{scheme!r} is not a gRPC URL scheme; a GRPC interface is host:port, "
+                     "grpc(s)://host:port or http(s)://host:port")
+            return
+        if scheme == "dns":
+            # dns:///host:port keeps the target in the path (the authority is the resolver's).
+            text = "//" + text.split("://", 1)[1].lstrip("/").partition("/")[0]
+        elif not scheme:
+            text = "//" + text
+        parts = _split(text)
+        if parts is None or not parts.hostname:
+            self.add("error", path, "invalid-grpc-target",
+                     f"{url!r} names no host to dial; a GRPC interface is host:port, grpc(s)://host:port "
+                     "or http(s)://host:port")
+        elif not _port_ok(parts):
+            self.add("error", path, "invalid-grpc-target", f"{url!r} has a port that is not a number from 0 to 65535")
 
     def binding_name(self, path: str, binding: str) -> None:
         if binding not in _BINDINGS:
@@ -367,10 +434,11 @@ class _Linter:
 
     def supported_interfaces(self) -> None:
         value = self.raw.get("supportedInterfaces")
-        if self.v10 and (value is None or value == []):
+        if self.v10 and value is None:
             self.add("error", "$.supportedInterfaces", "missing-supported-interfaces",
-                     "a 1.0 card needs at least one supportedInterfaces entry"
-                     + (" (it is empty)" if value == [] else ""))
+                     "supportedInterfaces is required by A2A 1.0: it is where a 1.0 client finds the endpoints")
+        elif self.v10 and value == []:
+            self.empty_required("$.supportedInterfaces", "supportedInterfaces")
         seen: dict[tuple[Any, ...], str] = {}
         for path, entry in self.interfaces("supportedInterfaces"):
             url = self.required(entry, "url", path, "interface-missing-url", "interface url")
@@ -381,6 +449,9 @@ class _Linter:
                          f"interface protocolBinding is missing{hint}")
             elif not isinstance(binding, str):
                 self.wrong_type(child(path, "protocolBinding"), binding, str)
+            elif not binding.strip():
+                self.add("error", child(path, "protocolBinding"), "interface-missing-protocol-binding",
+                         "interface protocolBinding is empty (1.0 marks it REQUIRED)")
             else:
                 self.binding_name(child(path, "protocolBinding"), binding)
             version = entry.get("protocolVersion")
@@ -391,7 +462,8 @@ class _Linter:
                 self.wrong_type(child(path, "protocolVersion"), version, str)
             elif version_tuple(version) is None:
                 self.add("error", child(path, "protocolVersion"), "invalid-protocol-version",
-                         f"{version!r} does not look like a version such as 1.0")
+                         f"{version!r} is not a version number: clients pick the dialect to speak at this "
+                         "interface from it; write the major.minor it serves, such as \"1.0\" or \"0.3\"")
             tenant = entry.get("tenant")
             if tenant is not None and not isinstance(tenant, str):
                 self.wrong_type(child(path, "tenant"), tenant, str)
@@ -402,17 +474,26 @@ class _Linter:
                 self.add("warning", path, "duplicate-interface", f"same interface as {seen[key]}")
             seen.setdefault(key, path)
 
-    def jsonrpc_reachable(self) -> None:
-        # Only once the card names an endpoint at all: missing ones are reported above.
-        if self.card is None or self.dialect == "0.1":
-            return
+    def interface_for_version(self) -> None:
+        """Some endpoint must offer the linted version over a binding A2A defines, or no
+        client of that version has anything to call. Raised only once the card names an
+        endpoint, and not over versions or bindings already reported as missing."""
         if self.v10:
-            if self.get("supportedInterfaces") and jsonrpc_url(self.card, "1.0") is None:
-                self.add("warning", "$.supportedInterfaces", "no-jsonrpc-interface",
-                         "no JSONRPC interface with protocolVersion 1.x")
-        elif self.get("url") and jsonrpc_url(self.card, "0.3") is None:
-            self.add("warning", "$.preferredTransport", "no-jsonrpc-interface",
-                     "neither the main url nor any additionalInterfaces entry speaks JSONRPC")
+            entries = [e for _, e in self.interfaces_quietly("supportedInterfaces")]
+            versions = [e.get("protocolVersion") for e in entries]
+            if not entries or any(version_tuple(v) is None for v in versions):
+                return
+            if not any(is_v10_version(e.get("protocolVersion")) and _known(e.get("protocolBinding")) for e in entries):
+                listed = ", ".join(f"{e.get('protocolBinding')} {e.get('protocolVersion')}" for e in entries)
+                self.add("warning", "$.supportedInterfaces", "no-interface-for-version",
+                         f"no entry offers A2A 1.x over JSONRPC, GRPC or HTTP+JSON (listed: {listed}); "
+                         "a 1.0 client finds nothing to call")
+        elif self.v03 and self.get("url"):
+            main = self.get("preferredTransport") or "JSONRPC"
+            others = [e.get("transport") for _, e in self.interfaces_quietly("additionalInterfaces")]
+            if not _known(main) and not any(_known(t) for t in others):
+                self.add("warning", "$.preferredTransport", "no-interface-for-version",
+                         "neither the main url nor any additionalInterfaces entry uses JSONRPC, GRPC or HTTP+JSON")
 
     # -------------------------------------------------------------- versions
 
@@ -425,9 +506,22 @@ class _Linter:
             return
         if not isinstance(value, str):
             return
-        if version_tuple(value) is None:
+        parsed = version_tuple(value)
+        if parsed is None:
             self.add("error", "$.protocolVersion", "invalid-protocol-version",
                      f"{value!r} does not look like a version such as 0.3.0")
+            return
+        major = parsed[0]
+        if self.v03 and major >= 1 and not any(
+            (version_tuple(e.get("protocolVersion")) or (0,))[0] == major
+            for _, e in self.interfaces_quietly("supportedInterfaces")
+        ):
+            shape = ", ".join(k for k in ("url", "preferredTransport", "additionalInterfaces") if k in self.raw)
+            self.add("error", "$.protocolVersion", "protocol-version-unreachable",
+                     f"protocolVersion {value} claims A2A {major}.x, but the card has 0.3's shape "
+                     f"({shape or 'no url'}) and no supportedInterfaces entry for {major}.x: a {major}.x client "
+                     "finds its endpoints only in supportedInterfaces, so none can reach this agent; list them "
+                     "there, or claim the 0.3 the card is written in (\"0.3.0\")")
             return
         if self.v03 and not is_v03_version(value):
             self.add("warning", "$.protocolVersion", "protocol-version-mismatch",
@@ -521,19 +615,32 @@ class _Linter:
             if not isinstance(value, list):
                 continue
             if self.strings(value, child("$", key)) is not None and not value:
-                self.add("warning", child("$", key), f"empty-{code}", f"{key} is empty: no media type is accepted")
+                if self.v10:
+                    self.empty_required(child("$", key), key)
+                else:
+                    # 0.2/0.3's schema sets no minimum: legal, and yet nothing is accepted.
+                    self.add("warning", child("$", key), f"empty-{code}", f"{key} is empty: no media type is accepted")
+
+    def empty_required(self, path: str, key: str) -> None:
+        self.add("error", path, "empty-required-array",
+                 f"{key} is empty; A2A 1.0 marks it REQUIRED, and arrays marked as required MUST contain "
+                 "at least one element (1.0 §5.7)")
 
     # -------------------------------------------------------------- skills
 
     def skills(self) -> None:
         value = self.raw.get("skills")
         if value is None:
-            self.add("error", "$.skills", "missing-skills", f"skills is required by A2A {self.dialect} (may be [])")
+            self.add("error", "$.skills", "missing-skills", f"skills is required by A2A {self.dialect}"
+                     + (" with at least one skill" if self.v10 else " (may be [])"))
             return
         if not isinstance(value, list):
             return
         if not value:
-            self.add("info", "$.skills", "no-skills", "the card lists no skills")
+            if self.v10:
+                self.empty_required("$.skills", "skills")
+            else:
+                self.add("info", "$.skills", "no-skills", "the card lists no skills")
         ids: dict[str, str] = {}
         full = self.dialect != "0.1"
         for i, skill in enumerate(value):
@@ -555,8 +662,8 @@ class _Linter:
                 if full:
                     self.add("error", child(path, "tags"), "skill-missing-tags",
                              f"skill tags are required by A2A {self.dialect}")
-            else:
-                self.strings(tags, child(path, "tags"))
+            elif self.strings(tags, child(path, "tags")) is not None and not tags and self.v10:
+                self.empty_required(child(path, "tags"), "tags")
             for key in ("examples", "inputModes", "outputModes"):
                 if skill.get(key) is not None:
                     self.strings(skill[key], child(path, key))
@@ -710,7 +817,13 @@ class _Linter:
         else:
             self.strings(schemes, "$.authentication.schemes")
         credentials = auth.get("credentials")
-        if credentials is not None and not isinstance(credentials, str):
+        if "credentials" in auth and credentials is None:
+            # Seed 001's page writes "no credentials" this way; the first draft's schema
+            # (April 2025) allowed it, v0.1.0's wants a string or no key.
+            self.add("warning", "$.authentication.credentials", "null-credentials",
+                     "credentials is null; the A2A 0.1 schema makes it an optional string: leave the key out "
+                     "when there are none (only the first draft, of April 2025, allowed null)")
+        elif credentials is not None and not isinstance(credentials, str):
             self.wrong_type("$.authentication.credentials", credentials, str)
 
     # -------------------------------------------------------------- provider
@@ -743,6 +856,29 @@ class _Linter:
             if others:
                 self.add("info", child(path, key), "foreign-field",
                          f"{key} is an A2A {'/'.join(others)} field, not {self.dialect}")
+
+
+def _split(url: str) -> SplitResult | None:
+    """``urlsplit``, or None for what it refuses (``http://[x``: brackets around a host
+    that is not an IPv6 address): an agent's URL must not crash the linter."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
+def _port_ok(parts: SplitResult) -> bool:
+    try:
+        parts.port  # the property parses it: ValueError when not a number from 0 to 65535
+    except ValueError:
+        return False
+    return True
+
+
+def _known(binding: Any) -> bool:
+    """Whether ``binding`` is one A2A defines (any case: clients match it loosely; the exact
+    spelling is unknown-protocol-binding's business)."""
+    return isinstance(binding, str) and binding.strip().upper() in _BINDINGS
 
 
 def _is(value: Any, expected: type | tuple[type, ...]) -> bool:
