@@ -121,3 +121,12 @@ def test_files_saved_by_older_versions_still_load(tmp_path: Any) -> None:
     agents = store.AgentStore(path)
     assert [(a.name, a.binding, a.secret) for a in agents.agents] == [("old", "auto", "s3cret")]
     assert "skipped saved agent #2" in (agents.problem or "")
+
+
+async def test_the_sidebar_footer_with_e_edit_fits_80_columns() -> None:
+    app = InspectorApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await focus_panel(pilot, app)
+        footer = await wait_until(pilot, lambda: (line := screen_text(app).splitlines()[-1]) and "e Edit" in line
+                                  and line, 3, "the sidebar's keys in the footer")
+        assert "s Save" in footer and "^o Connect" in footer, footer

@@ -93,7 +93,9 @@ class AgentsPanel(ConnectionView, Vertical):
         Binding("a", "add", "Add"),
         Binding("s", "save", "Save"),
         Binding("e", "edit", "Edit"),
-        Binding("r", "rename", "Rename"),
+        # Off the footer so that it fits 80 columns with e Edit: e does what r does for a
+        # saved agent, and F1 and the palette still list r.
+        Binding("r", "rename", "Rename", show=False),
         Binding("d", "remove", "Remove"),
         Binding("w", "close", "Close"),
     ]
