@@ -67,12 +67,19 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="extra HTTP header (repeatable)")
     g.add_argument("--secret-header", action="append", default=[], metavar="'NAME: VALUE'",
                    help="a header that is a credential: sent like -H, redacted wherever anything is "
-                        "written, and sent to the agent's origin only (repeatable)")
-    g.add_argument("--bearer", metavar="TOKEN", help="send Authorization: Bearer TOKEN")
-    g.add_argument("--api-key", metavar="KEY", help="send an API key header")
+                        "written, and sent to the agent's origin only (repeatable; VALUE @FILE reads it "
+                        "from FILE, @- from standard input)")
+    g.add_argument("--secret-header-env", action="append", default=[], metavar="'NAME: VAR'",
+                   help="a --secret-header whose value is the environment variable VAR's (repeatable)")
+    g.add_argument("--bearer", metavar="TOKEN|@FILE",
+                   help="send Authorization: Bearer TOKEN (@FILE reads it from FILE, @- from standard input)")
+    g.add_argument("--bearer-env", metavar="VAR", help="--bearer with the token in the environment variable VAR")
+    g.add_argument("--api-key", metavar="KEY|@FILE", help="send an API key header (@FILE, @-: read it)")
+    g.add_argument("--api-key-env", metavar="VAR", help="--api-key with the key in the environment variable VAR")
     g.add_argument("--api-key-header", default="X-API-Key", metavar="NAME",
                    help="header for --api-key (default: X-API-Key)")
-    g.add_argument("--basic", metavar="USER:PASSWORD", help="HTTP basic authentication")
+    g.add_argument("--basic", metavar="USER:PASSWORD|@FILE", help="HTTP basic authentication (@FILE, @-: read it)")
+    g.add_argument("--basic-env", metavar="VAR", help="--basic with USER:PASSWORD in the environment variable VAR")
     g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
                    help="wire dialect (default: detect from the card, then probe)")
     g.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
@@ -234,7 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("url")
     q.add_argument("task_id")
     q.add_argument("--url", dest="callback", required=True, metavar="CALLBACK")
-    q.add_argument("--token", metavar="T", help="token the agent sends back with each notification")
+    q.add_argument("--token", metavar="T|@FILE", help="token the agent sends back with each notification "
+                                                      "(@FILE reads it from FILE, @- from standard input)")
+    q.add_argument("--token-env", metavar="VAR", help="--token with the token in the environment variable VAR")
     q.add_argument("--config-id", metavar="ID", help="config id (0.3+, several per task)")
     _common(q)
     for action, help in (("get", "show a task's callback (1.0 without --config-id: list them all)"),
@@ -411,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
         args = build_parser().parse_args(argv)
+        if _secrets_unreadable(args):
+            return 2
         if args.command == "replay":
             if not args.against:
                 return _replay_in_tui(args.file)
@@ -447,6 +458,24 @@ def main(argv: list[str] | None = None) -> int:
     gcpolicy.install()
     gcpolicy.hold()  # until the first frame (the app resumes it): see gcpolicy.hold
     return _run_tui(args)
+
+
+def _secrets_unreadable(args: argparse.Namespace) -> bool:
+    """Read the secrets given as @FILE or --*-env into ``args``; True (said) when one
+    cannot be had."""
+    if not hasattr(args, "bearer") and not hasattr(args, "token"):
+        return False  # export, hub, proxy: no credential options
+    from .headless.compose import UsageError
+    from .headless.secret_args import resolve_secret_args
+
+    try:
+        resolve_secret_args(args)
+    except UsageError as exc:
+        from .headless.run import fail
+
+        fail(str(exc), 2)
+        return True
+    return False
 
 
 def _run_tui(args: argparse.Namespace) -> int:

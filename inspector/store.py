@@ -82,21 +82,63 @@ class SavedAgent:
     name: str
     url: str
     dialect: str = "auto"
+    #: "auto" | "jsonrpc" | "rest" | "grpc": the binding chosen (shift+F8) when saved.
+    binding: str = "auto"
     card_url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     #: "bearer" | "api-key" | "basic" | None; the secret lives in ``secret``.
     auth: str | None = None
     auth_header: str | None = None
-    secret: str | None = None
+    #: The secret itself, or ``{"env": "VAR"}``: read from the environment variable VAR
+    #: when the agent is opened, so the file holds no credential (see ``secret_value``).
+    secret: str | dict[str, str] | None = None
     #: Headers that are credentials (the form's "secret" flag): sent like ``headers``,
-    #: redacted like --secret-header wherever anything is written.
-    secret_headers: dict[str, str] = field(default_factory=dict)
+    #: redacted like --secret-header wherever anything is written. A value may be
+    #: ``{"env": "VAR"}`` too.
+    secret_headers: dict[str, str | dict[str, str]] = field(default_factory=dict)
+
+
+class MissingSecret(ValueError):
+    """A saved agent's secret names an environment variable that is not set."""
+
+
+def env_name(value: object) -> str | None:
+    """VAR of a stored ``{"env": "VAR"}``, else None."""
+    if type(value) is dict and len(value) == 1 and type(value.get("env")) is str and value["env"]:
+        return value["env"]
+    return None
+
+
+def secret_value(value: str | dict[str, str], what: str) -> str:
+    """A stored secret as sent: itself, or its environment variable's value."""
+    var = env_name(value)
+    if var is None:
+        return value if isinstance(value, str) else ""
+    found = os.environ.get(var)
+    if not found:
+        raise MissingSecret(f"{what}: the environment variable {var} is {'empty' if found == '' else 'not set'}")
+    return found
+
+
+def missing_secrets(agent: SavedAgent) -> list[str]:
+    """One line per environment variable the agent refers to that is not set (or empty)."""
+    stored = [(agent.secret, f"{agent.auth or 'auth'} secret")] if agent.auth and agent.secret is not None else []
+    stored += [(v, f"header {k}") for k, v in agent.secret_headers.items()]
+    out = []
+    for value, what in stored:
+        try:
+            secret_value(value, f"saved agent {agent.name!r}, {what}")
+        except MissingSecret as exc:
+            out.append(str(exc))
+    return out
 
 
 def _agent_json(agent: SavedAgent) -> dict[str, Any]:
     out = {k: v for k, v in asdict(agent).items() if v is not None}
     if not out.get("secret_headers"):
         out.pop("secret_headers", None)  # files of agents without them stay as they were
+    if out.get("binding") == "auto":
+        out.pop("binding")
     return out
 
 
@@ -163,6 +205,15 @@ def _plain(cls: type[_Stored], raw: Any) -> _Stored | None:
         if kind == "str" or kind == "str | None":
             if not (type(value) is str or (value is None and kind == "str | None")):
                 return None
+        elif kind == "str | dict[str, str] | None":
+            if not (value is None or type(value) is str or env_name(value) is not None):
+                return None
+            value = dict(value) if type(value) is dict else value
+        elif kind == "dict[str, str | dict[str, str]]":
+            if type(value) is not dict or any(type(k) is not str or not (type(v) is str or env_name(v) is not None)
+                                              for k, v in value.items()):
+                return None
+            value = {k: dict(v) if type(v) is dict else v for k, v in value.items()}
         elif kind == "bool":
             if type(value) is not bool:
                 return None
@@ -178,6 +229,12 @@ def _plain(cls: type[_Stored], raw: Any) -> _Stored | None:
             return None
         values[f.name] = value
     return cls(**values)
+
+
+def _refs_ok(agent: SavedAgent) -> bool:
+    """Every dict where a secret goes is an ``{"env": "VAR"}`` (pydantic takes any dict)."""
+    values = [agent.secret, *agent.secret_headers.values()]
+    return all(not isinstance(v, dict) or env_name(v) is not None for v in values)
 
 
 class StoreProblem(Exception):
@@ -218,7 +275,10 @@ class AgentStore:
         agents: list[SavedAgent] = []
         for i, item in enumerate(raw or []):
             try:
-                agents.append(validated(SavedAgent, item))
+                agent = validated(SavedAgent, item)
+                if not _refs_ok(agent):
+                    raise InvalidData(1)
+                agents.append(agent)
             except InvalidData:
                 self.problem = f"{self.path}: skipped saved agent #{i + 1}, it is not valid"
         self.agents = agents

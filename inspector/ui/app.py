@@ -267,28 +267,17 @@ class InspectorApp(App[int]):
 
     def open_url(self, url: str, *, dialect: str = "auto", name: str | None = None,
                  saved: store.SavedAgent | None = None, binding: str = "auto") -> AgentConnection:
-        from ..client import Auth
         from .connection import AgentConnection
+        from .saved_auth import saved_auth
 
-        auth = None
-        if saved is not None and saved.auth and saved.secret is not None:
-            if saved.auth == "bearer":
-                auth = Auth.bearer(saved.secret)
-            elif saved.auth == "api-key":
-                auth = Auth.api_key(saved.secret, header=saved.auth_header or "X-API-Key")
-            elif saved.auth == "basic":
-                user, _, password = saved.secret.partition(":")
-                auth = Auth.basic(user, password)
-        if saved is not None and saved.secret_headers:
-            # Credentials too: redacted by name and value, like --secret-header.
-            custom = Auth.custom(dict(saved.secret_headers))
-            auth = custom if auth is None else auth + custom
+        auth = saved_auth(saved) if saved is not None else None
         conn = AgentConnection(url, name=name or (saved.name if saved else None),
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
                                secret_names=tuple(self.settings.redact_headers),
-                               plain_names=tuple(self.settings.plain_headers), binding=binding)
+                               plain_names=tuple(self.settings.plain_headers),
+                               binding=saved.binding if saved is not None and binding == "auto" else binding)
         conn.saved_as = saved.name if saved else None
         conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)

@@ -1,8 +1,11 @@
-"""Add, save or rename a saved agent: name, URL, dialect, optional auth kind + secret,
-and custom headers (each may be marked secret: redacted like --secret-header)."""
+"""Add, save, edit or rename a saved agent: name, URL, dialect, binding, optional auth
+kind + secret, and custom headers (each may be marked secret: redacted like
+--secret-header). A secret written ``$VAR`` is not stored: it is read from the
+environment variable VAR each time the agent is opened."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import asdict
 from urllib.parse import urlsplit
@@ -14,9 +17,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select
 
-from ...store import SavedAgent, validated
+from ...store import SavedAgent, env_name, validated
 
 DIALECTS = ("auto", "0.1", "0.3", "1.0")
+BINDINGS_CHOSEN = ("auto", "jsonrpc", "rest", "grpc")
+#: ``$VAR``: a secret kept in the environment variable VAR, not in the file.
+ENV_REF = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 AUTH_KINDS = (("no auth", "none"), ("bearer token", "bearer"), ("API key header", "api-key"),
               ("basic (user:password)", "basic"))
 SECRET_HINTS = {"bearer": "token", "api-key": "key", "basic": "user:password"}
@@ -38,9 +44,21 @@ def validate_agent(name: str, url: str, auth: str, secret: str, *, taken: Iterab
         return "the URL must start with http:// or https:// and name a host"
     if auth != "none" and not secret:
         return f"{auth} auth needs its {SECRET_HINTS.get(auth, 'secret')}"
-    if auth == "basic" and ":" not in secret:
-        return "basic auth takes user:password"
+    if auth == "basic" and ":" not in secret and not ENV_REF.fullmatch(secret):
+        return "basic auth takes user:password (or $VAR: an environment variable holding it)"
     return None
+
+
+def shown_secret(value: object) -> str:
+    """What the form's field holds for a stored secret: ``$VAR`` for a variable."""
+    var = env_name(value)
+    return f"${var}" if var is not None else value if isinstance(value, str) else ""
+
+
+def stored_secret(text: str) -> str | dict[str, str]:
+    """What the file keeps for a field's text: ``{"env": "VAR"}`` for ``$VAR``."""
+    ref = ENV_REF.fullmatch(text.strip())
+    return {"env": ref.group(1)} if ref else text
 
 
 class AgentForm(ModalScreen[SavedAgent | None]):
@@ -90,6 +108,7 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         a = self.agent
         auth = a.auth if a is not None and a.auth in SECRET_HINTS else "none"
         dialect = a.dialect if a is not None and a.dialect in DIALECTS else "auto"
+        binding = a.binding if a is not None and a.binding in BINDINGS_CHOSEN else "auto"
         fixed = self.rename_only
         with VerticalScroll():
             yield Label(self.title_text, classes="form-title", markup=False)
@@ -106,6 +125,10 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                 yield Select([(d, d) for d in DIALECTS], value=dialect, allow_blank=False,
                              id="agent-dialect", compact=True, disabled=fixed)
             with Horizontal(classes="form-row"):
+                yield Label("binding", classes="form-label")
+                yield Select([(b, b) for b in BINDINGS_CHOSEN], value=binding, allow_blank=False,
+                             id="agent-binding", compact=True, disabled=fixed)
+            with Horizontal(classes="form-row"):
                 yield Label("auth", classes="form-label")
                 yield Select(AUTH_KINDS, value=auth, allow_blank=False, id="agent-auth", compact=True,
                              disabled=fixed)
@@ -115,12 +138,14 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                             compact=True, disabled=fixed)
             with Horizontal(classes="form-row", id="agent-secret-row"):
                 yield Label("secret", classes="form-label")
-                yield Input(a.secret if a and a.secret else "", password=True, id="agent-secret",
-                            placeholder=SECRET_HINTS.get(auth, "secret"), compact=True, disabled=fixed)
+                secret = shown_secret(a.secret) if a else ""
+                yield Input(secret, password=not ENV_REF.fullmatch(secret), id="agent-secret",
+                            placeholder=SECRET_HINTS.get(auth, "secret") + " or $VAR", compact=True,
+                            disabled=fixed)
             if self.card_asks:
                 yield Label(f"the card asks for: {self.card_asks}", id="agent-card-asks", markup=False)
             rows = [(k, v, False) for k, v in (a.headers if a else {}).items()]
-            rows += [(k, v, True) for k, v in (a.secret_headers if a else {}).items()]
+            rows += [(k, shown_secret(v), True) for k, v in (a.secret_headers if a else {}).items()]
             rows += [("", "", False)] * max(0, HEADER_ROWS - len(rows))
             for i, (name, value, secret) in enumerate(rows):
                 with Horizontal(classes="form-row form-header-row"):
@@ -128,11 +153,12 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                     yield Input(name, placeholder="Header-Name", id=f"agent-hname-{i}", compact=True,
                                 disabled=fixed)
                     yield Input(value, placeholder="value", id=f"agent-hvalue-{i}", compact=True,
-                                password=secret, disabled=fixed)
+                                password=secret and not ENV_REF.fullmatch(value), disabled=fixed)
                     yield Checkbox("secret", secret, id=f"agent-hsecret-{i}", compact=True, disabled=fixed)
             yield Label("", id="agent-error", markup=False)
             yield Label("ctrl+s / enter: save · escape: cancel · secrets (and secret headers) are "
-                        "stored in the config dir, readable by you only, and redacted in recordings",
+                        "stored in the config dir, readable by you only, and redacted in recordings; "
+                        "$VAR stores none: the environment variable VAR is read at each connect",
                         classes="form-hint", markup=False)
             with Horizontal(id="agent-buttons"):
                 yield Button("Cancel", id="agent-cancel", compact=True)
@@ -146,7 +172,7 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         auth = self.query_one("#agent-auth", Select).value
         self.query_one("#agent-header-row").display = auth == "api-key"
         self.query_one("#agent-secret-row").display = auth != "none"
-        self.query_one("#agent-secret", Input).placeholder = SECRET_HINTS.get(str(auth), "secret")
+        self.query_one("#agent-secret", Input).placeholder = SECRET_HINTS.get(str(auth), "secret") + " or $VAR"
 
     @on(Select.Changed, "#agent-auth")
     def _auth_changed(self) -> None:
@@ -162,12 +188,23 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         index = (event.checkbox.id or "").rpartition("-")[2]
         for value in self.query(f"#agent-hvalue-{index}"):
             if isinstance(value, Input):
-                value.password = event.value
+                value.password = event.value and not ENV_REF.fullmatch(value.value)
 
-    def headers(self) -> tuple[dict[str, str], dict[str, str], str | None]:
+    @on(Input.Changed)
+    def _value_changed(self, event: Input.Changed) -> None:
+        # $VAR names a variable: shown as typed, as it is no secret; anything else masked.
+        field_id = event.input.id or ""
+        if field_id == "agent-secret":
+            event.input.password = not ENV_REF.fullmatch(event.value)
+        elif field_id.startswith("agent-hvalue-"):
+            index = field_id.rpartition("-")[2]
+            marked = self.query_one(f"#agent-hsecret-{index}", Checkbox).value
+            event.input.password = marked and not ENV_REF.fullmatch(event.value)
+
+    def headers(self) -> tuple[dict[str, str], dict[str, str | dict[str, str]], str | None]:
         """(plain headers, secret headers, a problem) from the header rows."""
         plain: dict[str, str] = {}
-        secret: dict[str, str] = {}
+        secret: dict[str, str | dict[str, str]] = {}
         for i in range(len(self.query(".form-header-row"))):
             name = self.query_one(f"#agent-hname-{i}", Input).value.strip()
             value = self.query_one(f"#agent-hvalue-{i}", Input).value.strip()
@@ -175,7 +212,10 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                 continue
             if not name or any(c in name for c in ": \t") or not name.isascii():
                 return plain, secret, f"header {i + 1}: give a header name (no spaces or colons)"
-            (secret if self.query_one(f"#agent-hsecret-{i}", Checkbox).value else plain)[name] = value
+            if self.query_one(f"#agent-hsecret-{i}", Checkbox).value:
+                secret[name] = stored_secret(value)
+            else:
+                plain[name] = value
         return plain, secret, None
 
     @on(Button.Pressed, "#agent-save")
@@ -190,6 +230,7 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         name = self.query_one("#agent-name", Input).value.strip()
         url = self.query_one("#agent-url", Input).value.strip()
         dialect = str(self.query_one("#agent-dialect", Select).value)
+        binding = str(self.query_one("#agent-binding", Select).value)
         auth = str(self.query_one("#agent-auth", Select).value)
         secret = self.query_one("#agent-secret", Input).value
         header = self.query_one("#agent-header", Input).value.strip() or "X-API-Key"
@@ -200,10 +241,10 @@ class AgentForm(ModalScreen[SavedAgent | None]):
             self.query_one("#agent-error", Label).update(problem)
             return
         base = asdict(self.agent) if self.agent is not None else {}
-        base.update(name=name, url=url, dialect=dialect,
+        base.update(name=name, url=url, dialect=dialect, binding=binding,
                     auth=None if auth == "none" else auth,
                     auth_header=header if auth == "api-key" else None,
-                    secret=secret if auth != "none" else None,
+                    secret=stored_secret(secret) if auth != "none" else None,
                     headers=plain, secret_headers=secret_headers)
         if self.agent is not None and base.get("url") != self.agent.url:
             base["card_url"] = None  # a card URL belongs to the old address

@@ -43,6 +43,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
         ("AgentsPanel", "open", "sidebar: open the saved agent / show the open agent"),
         ("AgentsPanel", "add", "sidebar: add a saved agent (URL, dialect, auth, headers)"),
         ("AgentsPanel", "save", "sidebar: save the active agent, its auth prefilled from the card"),
+        ("AgentsPanel", "edit", "sidebar: edit a saved agent (URL, dialect, binding, auth, headers)"),
         ("AgentsPanel", "rename", "sidebar: rename"),
         ("AgentsPanel", "remove", "sidebar: remove a saved agent (asks first)"),
         ("AgentsPanel", "close", "sidebar: close a connection"),

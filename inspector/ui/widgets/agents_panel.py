@@ -3,6 +3,7 @@ saved agents (kept in the config dir between runs)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -67,7 +68,7 @@ def saved_from_connection(conn: AgentConnection) -> SavedAgent:
             # everywhere (a name with control characters could not be sent anyway).
             header = visible(way.header, single_line=True) if way.kind == "api-key" and way.header else None
     return SavedAgent(name=conn.saved_as or connection_label(conn), url=conn.url, dialect=conn.requested_dialect,
-                      card_url=conn.card_url, headers=dict(conn.headers), auth=auth,
+                      binding=conn.requested_binding, card_url=conn.card_url, headers=dict(conn.headers), auth=auth,
                       auth_header=header, secret=secret, secret_headers=secret_headers)
 
 
@@ -75,7 +76,8 @@ class AgentsPanel(ConnectionView, Vertical):
     """Open connections, then saved agents. A dot marks an inactive connection with news.
 
     BINDINGS: enter opens the highlighted saved agent / makes the highlighted connection
-    active; a adds a saved agent; s saves the active connection; r renames; d removes a
+    active; a adds a saved agent; s saves the active connection (its name, dialect and
+    binding as they are now); e edits a saved agent (every field); r renames; d removes a
     saved agent (asks first); w closes a connection. Up/down move through the list.
     """
 
@@ -90,7 +92,10 @@ class AgentsPanel(ConnectionView, Vertical):
         Binding("enter", "open", "Open", show=False),
         Binding("a", "add", "Add"),
         Binding("s", "save", "Save"),
-        Binding("r", "rename", "Rename"),
+        Binding("e", "edit", "Edit"),
+        # Off the footer so that it fits 80 columns with e Edit: e does what r does for a
+        # saved agent, and F1 and the palette still list r.
+        Binding("r", "rename", "Rename", show=False),
         Binding("d", "remove", "Remove"),
         Binding("w", "close", "Close"),
     ]
@@ -247,6 +252,14 @@ class AgentsPanel(ConnectionView, Vertical):
         if conn is not None:
             self.activate(conn)
             return
+        from ...store import missing_secrets
+
+        missing = missing_secrets(agent)
+        if missing:
+            # Said, not connected without them: a refusal would only say "unauthorized".
+            self.app.notify(f"{missing[0]}: set it and open the agent again (e edits it)",
+                            title="saved agents", severity="error", markup=False)
+            return
         self.app.open_url(agent.url, saved=agent)
 
     def action_add(self) -> None:
@@ -265,7 +278,9 @@ class AgentsPanel(ConnectionView, Vertical):
             self.app.notify("no live agent to save: connect first (ctrl+o)", severity="warning")
             return
         existing = self.store.find(conn.saved_as) if conn.saved_as else None
-        draft = existing or saved_from_connection(conn)
+        # What the connection talks now (a dialect or binding switched since it opened).
+        draft = (replace(existing, dialect=conn.requested_dialect, binding=conn.requested_binding)
+                 if existing is not None else saved_from_connection(conn))
         names = [a.name for a in self.store.agents if existing is None or a is not existing]
 
         def saved(agent: SavedAgent | None) -> None:
@@ -279,7 +294,11 @@ class AgentsPanel(ConnectionView, Vertical):
 
             if self._store_op(f"cannot save {agent.name!r}", op):
                 conn.saved_as = agent.name
+                # Shown under the name it was saved as (the card's, or the one typed),
+                # not the address it was opened with.
+                conn.name = agent.name
                 self.app.notify(f"saved {agent.name!r}", markup=False)
+                self.app.to_main(ConnectionChanged(conn))
                 self.refresh_list()
 
         from ...client.auth import card_auth
@@ -289,6 +308,43 @@ class AgentsPanel(ConnectionView, Vertical):
                          for w in ways)
         self.post_message(OpenModal("agent_form", "Save the active agent", draft, taken=names,
                                     card_asks=asks or None, done=saved))
+
+    def action_edit(self) -> None:
+        kind, item = self.highlighted()
+        agent: SavedAgent | None = item if kind == "saved" else (
+            self.store.find(item.saved_as) if kind == "conn" and item.saved_as else None)
+        if agent is None:
+            self.app.notify("highlight a saved agent to edit (s saves the active one)", severity="warning")
+            return
+        names = [a.name for a in self.store.agents if a is not agent]
+
+        def edited(new: SavedAgent | None) -> None:
+            if new is None:
+                return
+            old = agent.name
+
+            def op() -> None:
+                index = self.store.agents.index(agent)
+                if self.store.find(new.name) not in (None, agent):
+                    raise ValueError(f"an agent named {new.name!r} exists already")
+                self.store.agents[index] = new  # in its place in the list
+                self.store.save()
+
+            if not self._store_op(f"cannot save {new.name!r}", op):
+                return
+            conn = next((c for c in self._connections() if c.saved_as and c.saved_as.casefold() == old.casefold()),
+                        None)
+            changed = replace(new, name=agent.name) != agent
+            if conn is not None:
+                conn.saved_as = conn.name = new.name
+                self.app.to_main(ConnectionChanged(conn))
+            later = " (the open connection keeps its settings: w closes it, enter opens it again)"
+            self.app.notify(f"saved {new.name!r}{later if conn is not None and changed else ''}", markup=False)
+            self.refresh_list()
+            self._highlight(f"saved:{new.name}" if kind == "saved" else f"conn:{item.id}")
+
+        self.post_message(OpenModal("agent_form", f"Edit {shorten(agent.name, 40)}", agent, taken=names,
+                                    done=edited))
 
     def action_rename(self) -> None:
         kind, item = self.highlighted()
