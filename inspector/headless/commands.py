@@ -19,7 +19,7 @@ from ..textsafe import shorten
 from . import exitcodes
 from .compose import UsageError, build_message, load_json_arg
 from .metadata_text import metadata_lines
-from .method_hints import spelling_hint
+from .method_hints import no_stream_hint, no_stream_warning, spelling_hint
 from .output import FORMAT_VERSION, Out, event_json
 from .render import card_lines, message_lines, message_text, part_lines
 
@@ -498,6 +498,13 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
         return exitcodes.TASK_FAILED if errors else exitcodes.OK
 
 
+def _warn(text: str) -> None:
+    # Our own words (the card's facts are booleans): nothing to redact or make visible.
+    import sys
+
+    print(f"a2a-inspect: {text}", file=sys.stderr, flush=True)
+
+
 def _hint(error: BaseException | None, hint: str | None) -> None:
     """Give ``error`` the line said after it (run.fail), unless it has one already."""
     if error is not None and hint and not getattr(error, "hint", None):
@@ -524,7 +531,13 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
     async with connect(args) as (client, session, tracker):
         await client.resolve_dialect()
         if args.stream:
+            assert client.dialect is not None
+            spelled = client.method_names.get(Method.STREAM) or client.dialect.wire_method(Method.STREAM)
+            warning = no_stream_warning(client.card, spelled)
+            if warning:
+                _warn(warning)  # on stderr, before the stream's lines
             task_id, reply, error = await _consume(args, out, session, client, client.stream(params))
+            _hint(error, no_stream_hint(error, client.card))
             return await _finish(args, out, tracker, task_id, reply, error, streamed=True)
         result, error = await _call(client, client.send(params))
         if args.output == "ndjson" and result is not None:
