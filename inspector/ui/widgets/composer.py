@@ -356,7 +356,7 @@ class Composer(ConnectionView, Vertical):
         headers.update({k: v for k, v in conn.headers.items()})
         head = [f"{verb} {endpoint}  ({what})"]
         head += [f"{k}: {v}" for k, v in headers.items()]
-        head.append("(the id, and 0.1's new task id, are set when sent)")
+        head.append("(the id, and 0.1's new task and session ids, are set when sent)")
         return "\n".join(head), request
 
     def update_preview(self) -> None:
