@@ -136,6 +136,10 @@ def test_params_round_trip(dialect, method: Method, data) -> None:
         # The client picks the task id in 0.1: the codec made one up.
         uuid.UUID(request.params.message.task_id)
         want.message.task_id = request.params.message.task_id
+        if params.message.context_id is None:
+            # ... and, for a new task, the session (a 0.1 stream never names it).
+            uuid.UUID(request.params.message.context_id)
+            want.message.context_id = request.params.message.context_id
     assert request.params == want
     # Wire level: once through the codec, the wire form is a fixed point.
     assert dialect.encode_params(method, request.params) == wire.get("params")

@@ -206,6 +206,42 @@ def test_input_required_is_continued_on_the_same_task(cli: Cli, hub_and_agent) -
     assert done["artifacts"][0]["text"] == "sunny in Paris"
 
 
+def _sent_params(record: Path, a2a_method: str) -> dict:
+    """The params of the one ``a2a_method`` request a ``--record`` file holds."""
+    sent = [json.loads(line) for line in record.read_text().splitlines()]
+    bodies = [json.loads(e["body"]) for e in sent if e.get("kind") == "request" and e.get("a2a_method") == a2a_method]
+    assert len(bodies) == 1, bodies
+    return bodies[0]["params"]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "send"])
+def test_readmes_multi_turn_recipe_keeps_the_session(cli: Cli, hub_and_agent, tmp_path: Path,
+                                                      stream: bool) -> None:
+    """README's recipe: turn 2 passes turn 1's task and context ids read with jq -r. A
+    0.1 stream never names the session, so the bridge's answer had contextId null and
+    turn 2 sent sessionId "null"."""
+    hub, _mock = hub_and_agent
+    how = ["--stream"] if stream else []
+    asked = cli("send", hub.bridge(), "ask me", *how, "-o", "json", "--record", str(tmp_path / "turn1.jsonl"))
+    assert asked.code == 4, asked
+    turn1 = asked.json()["task"]
+    session = turn1["contextId"]
+    assert isinstance(session, str) and session and session != "null", turn1
+    assert _sent_params(tmp_path / "turn1.jsonl", "stream" if stream else "send")["sessionId"] == session
+
+    answered = cli("send", hub.bridge(), "Paris", *how, "--task-id", turn1["id"], "--context-id", session,
+                   "-o", "json", "--record", str(tmp_path / "turn2.jsonl"))
+    assert answered.code == 0, answered
+    turn2 = _sent_params(tmp_path / "turn2.jsonl", "stream" if stream else "send")
+    assert (turn2["id"], turn2["sessionId"]) == (turn1["id"], session)
+    done = answered.json()["task"]
+    assert (done["id"], done["contextId"], done["state"]) == (turn1["id"], session, "completed")
+    assert done["artifacts"][0]["text"] == "sunny in Paris"
+    # The agent got the same session on both turns.
+    got = [line for line in hub.lines if "sessionId" in line]
+    assert all(session in line for line in got), got
+
+
 def test_cancel_a_running_task(cli: Cli, hub_and_agent) -> None:
     hub, _mock = hub_and_agent
     stream = cli.start("send", hub.bridge(), "wait", "--stream", "-o", "ndjson")

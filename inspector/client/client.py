@@ -650,6 +650,7 @@ class A2AClient:
         return validate(model, dict(params) if isinstance(params, Mapping) else params, "$.params")
 
     async def _post(self, dialect: Dialect, method: Method, params: Any, *, stream: bool) -> tuple[Exchange, dict[str, Any]]:
+        params = dialect.with_client_ids(method, params)
         if self.binding == b.REST:
             return await self._send_rest(dialect, method, params, stream=stream)
         rpc_id = next(self._ids)

@@ -18,6 +18,8 @@ from ..session import Kind, Recorder, Session, TaskTracker
 from ..textsafe import shorten, visible
 from . import exitcodes
 from .compose import UsageError, build_message, load_json_arg
+from .metadata_text import metadata_lines
+from .method_hints import no_stream_hint, no_stream_warning, spelling_hint
 from .output import FORMAT_VERSION, Out, event_json
 from .render import card_lines, message_lines, message_text, part_lines
 
@@ -246,7 +248,7 @@ def _violation_json(v: Any) -> dict[str, Any]:
 def _artifact_json(a: Any) -> dict[str, Any]:
     return {"artifactId": a.artifact_id, "index": a.index, "name": a.name,
             "description": a.description, "parts": event_json(list(a.parts)), "text": a.text(),
-            "chunks": len(a.chunks), "closed": a.closed}
+            "chunks": len(a.chunks), "closed": a.closed, "metadata": a.metadata}
 
 
 def _remark_json(r: Any) -> dict[str, Any]:
@@ -270,6 +272,7 @@ def task_json(view: Any) -> dict[str, Any]:
         # the agent's latest word.
         "remarks": [_remark_json(r) for r in view.remarks],
         "error": _remark_json(view.error) if view.error is not None else None,
+        "metadata": view.metadata,
     }
 
 
@@ -296,16 +299,23 @@ def task_text(view: Any, out: Out) -> None:
             if not isinstance(part, m.TextPart):
                 for line in part_lines(part, "         "):
                     out.line(line)
+    _metadata_text(view.metadata, "metadata ", out)
     for a in view.artifacts.values():
         title = a.name or a.artifact_id or (f"#{a.index}" if a.index is not None else "artifact")
         extra = f", {len(a.chunks)} chunk{'s' if len(a.chunks) != 1 else ''}" if a.chunks else ""
         ident = f" ({shorten(a.artifact_id, 40)})" if a.artifact_id and a.name else ""
         out.line(f"artifact {shorten(title, 60)}{ident}{extra}")
+        _metadata_text(a.metadata, "  metadata ", out)
         # Chunks of one text split across parts read as one text; other parts stand alone.
         for run in a.parts.runs():
             part = m.TextPart(text=run) if isinstance(run, str) else run
             for line in part_lines(part):
                 out.line(line)
+
+
+def _metadata_text(metadata: Any, label: str, out: Out) -> None:
+    for i, line in enumerate(metadata_lines(metadata, " " * len(label))):
+        out.line(label + line[len(label):] if i == 0 else line)
 
 
 def violations_text(violations: list[Any], out: Out) -> None:
@@ -521,6 +531,19 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
         return exitcodes.TASK_FAILED if errors else exitcodes.OK
 
 
+def _warn(text: str) -> None:
+    # Our own words (the card's facts are booleans): nothing to redact or make visible.
+    import sys
+
+    print(f"a2a-inspect: {text}", file=sys.stderr, flush=True)
+
+
+def _hint(error: BaseException | None, hint: str | None) -> None:
+    """Give ``error`` the line said after it (run.fail), unless it has one already."""
+    if error is not None and hint and not getattr(error, "hint", None):
+        error.hint = hint  # type: ignore[attr-defined]
+
+
 async def cmd_send(args: argparse.Namespace, out: Out) -> int:
     message = build_message(args.text, files=args.file, file_uris=args.file_uri, data=args.data,
                             task_id=args.task_id, context_id=args.context_id)
@@ -548,7 +571,13 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
             raise UsageError("--return-immediately: the 0.1 draft's tasks/send has no option to answer "
                              "early (0.2/0.3 have blocking: false, 1.0 returnImmediately)")
         if args.stream:
+            assert client.dialect is not None
+            spelled = client.method_names.get(Method.STREAM) or client.dialect.wire_method(Method.STREAM)
+            warning = no_stream_warning(client.card, spelled)
+            if warning:
+                _warn(warning)  # on stderr, before the stream's lines
             task_id, reply, error = await _consume(args, out, session, client, client.stream(params))
+            _hint(error, no_stream_hint(error, client.card))
             return await _finish(args, out, tracker, task_id, reply, error, streamed=True, command="stream")
         result, error = await _call(client, client.send(params))
         if args.output == "ndjson" and result is not None:
@@ -583,6 +612,7 @@ async def cmd_resubscribe(args: argparse.Namespace, out: Out) -> int:
     async with connect(args) as (client, session, tracker):
         await client.resolve_dialect()
         task_id, reply, error = await _consume(args, out, session, client, client.resubscribe(args.task_id))
+        _hint(error, spelling_hint(error, client.dialect, Method.RESUBSCRIBE, client.method_names))
         return await _finish(args, out, tracker, task_id or args.task_id, reply, error, streamed=True,
                              command="resubscribe")
 

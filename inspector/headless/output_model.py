@@ -73,6 +73,8 @@ class Artifact(_Doc):
     text: str = Field(description="The text parts joined.")
     chunks: int = Field(description="How many chunks it arrived in (0: from a task snapshot).")
     closed: bool = Field(description="Whether its last chunk (lastChunk) arrived.")
+    metadata: dict[str, Any] | None = Field(
+        None, description="The artifact's metadata as the agent sent it (the latest chunk's or snapshot's).")
 
 
 class Transition(_Doc):
@@ -92,6 +94,9 @@ class Task(_Doc):
     timeline: list[Transition] = Field(description="Every state the task went through, in order.")
     remarks: list[Remark]
     error: Remark | None = Field(description="The agent's latest JSON-RPC error about the task, if any.")
+    metadata: dict[str, Any] | None = Field(
+        None, description="The task's metadata as the agent sent it in its latest Task (e.g. Society AI's "
+                          "requester, executor, skill_used, cost); null when no Task carried any.")
 
 
 class Error(_Doc):

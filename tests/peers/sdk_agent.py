@@ -26,6 +26,8 @@ Behaviour, keyed on the first word of the user's text (case-insensitive):
   ``hold``        like echo, but each chunk waits until a test releases it (see Gates):
                   the task stays working for as long as a test needs, whatever the load
   ``msg``         a single Message "echo: <text>" instead of a Task
+  ``meta``        like echo, but the task carries TASK_METADATA (Society AI's keys, seed
+                  001) and each artifact chunk ARTIFACT_METADATA
 Cancel of a running or input-required task ends it as canceled with CANCELED_TEXT.
 
 Test control (not A2A; only for ``hold`` tasks):
@@ -84,6 +86,9 @@ DONE_TEXT = "done"
 FAILED_TEXT = "failing as requested"
 CANCELED_TEXT = "canceled by request"
 ARTIFACT_NAME = "echo"
+TASK_METADATA = {"requester": {"name": "lead"}, "executor": {"name": AGENT_NAME},
+                 "skill_used": "echo", "cost": {"amount": 0.002, "currency": "USD"}}
+ARTIFACT_METADATA = {"source": "echo", "tokens": 3}
 
 CARD_PATH = "/.well-known/agent-card.json"
 LEGACY_CARD_PATH = "/.well-known/agent.json"
@@ -201,7 +206,7 @@ class EchoExecutor(AgentExecutor):
             await event_queue.enqueue_event(Task(
                 id=task_id, context_id=context_id,
                 status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
-                history=[context.message]))
+                history=[context.message], metadata=TASK_METADATA if keyword == "meta" else None))
 
         updater = TaskUpdater(event_queue, task_id, context_id)
 
@@ -226,7 +231,8 @@ class EchoExecutor(AgentExecutor):
                 await asyncio.sleep(delay)
             await updater.add_artifact(
                 _text(chunk), artifact_id=artifact_id_for(task_id), name=ARTIFACT_NAME,
-                append=i > 0, last_chunk=i == len(chunks) - 1)
+                append=i > 0, last_chunk=i == len(chunks) - 1,
+                metadata=ARTIFACT_METADATA if keyword == "meta" and not answering else None)
         await updater.complete(say(DONE_TEXT))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:

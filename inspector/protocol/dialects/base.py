@@ -119,6 +119,11 @@ class Dialect(ABC):
 
     # client side ---------------------------------------------------------------
 
+    def with_client_ids(self, method: Method, params: Any) -> Any:
+        """``params`` with the ids this dialect has the client pick filled in, so that
+        what the client logs is what it sends. Most dialects leave ids to the agent."""
+        return params
+
     def encode_request(self, method: Method, params: Any, id: m.JsonRpcId) -> dict[str, Any]:
         out: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": self.wire_method(method)}
         encoded = self.encode_params(method, params)

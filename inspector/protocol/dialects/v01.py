@@ -50,6 +50,18 @@ class V01Dialect(Dialect):
 
     # ------------------------------------------------------------------ params
 
+    def with_client_ids(self, method: Method, params: Any) -> Any:
+        # The client picks a new task's id and session: a 0.1 stream's events never name
+        # the session, so a caller that did not pick it never learns it (a hub bridge
+        # stream answered contextId null, and the next turn sent sessionId "null").
+        if method not in (Method.SEND, Method.STREAM) or not isinstance(params, m.SendParams):
+            return params
+        msg = params.message
+        if msg.task_id:
+            return params  # a later turn: its session is the one turn 1 named
+        ids = {"task_id": new_id(), "context_id": msg.context_id or new_id()}
+        return params.model_copy(update={"message": msg.model_copy(update=ids)})
+
     def encode_params(self, method: Method, params: Any) -> Any:
         self.wire_method(method)
         p = as_model(PARAMS[method], params)
@@ -356,10 +368,11 @@ def task_out(task: dict[str, Any]) -> dict[str, Any]:
 
 def _send_params_out(d: dict[str, Any]) -> dict[str, Any]:
     msg = d.pop("message")
-    task_id = msg.get("taskId") or new_id()
-    out: dict[str, Any] = {"id": task_id}
+    out: dict[str, Any] = {"id": msg.get("taskId") or new_id()}
     if msg.get("contextId") is not None:
         out["sessionId"] = msg["contextId"]
+    elif not msg.get("taskId"):
+        out["sessionId"] = new_id()  # see V01Dialect.with_client_ids
     out["message"] = message_out(msg)
     conf = d.pop("configuration", None) or {}
     if "acceptedOutputModes" in conf:

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...headless.metadata_text import metadata_lines
 from ...protocol.sizes import format_size
 from ...textsafe import visible
 from .base import ComponentStyles, LineBase
@@ -51,6 +52,10 @@ def _info(art: ArtifactView, cut: Remark | None = None) -> str:
     info = " · ".join(bits)
     if art.description:
         info += "\n" + visible(art.description)
+    # The agent's metadata, a row a key and cut short: a glance (-o json has it whole).
+    rows = metadata_lines(art.metadata, "  ", width=120)
+    if rows:
+        info += "\nmetadata\n" + "\n".join(rows)
     return info
 
 
@@ -90,7 +95,7 @@ class _Section:
 
     def sync(self, art: ArtifactView, cut: Remark | None = None) -> tuple[bool, bool]:
         """(changed, blocks added or removed); ``cut``: see _info."""
-        seen = (art.last_seq, len(art.parts), art.closed, art.name, cut)
+        seen = (art.last_seq, len(art.parts), art.closed, art.name, cut, art.metadata)
         if seen == self._seen:
             return False, False
         self._seen = seen

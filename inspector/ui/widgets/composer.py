@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Button, Label, Static, TextArea
 
+from ...headless.method_hints import no_streaming
 from ...protocol.states import INTERRUPTED
 from ...textsafe import shorten, visible
 from ..messages import ComposeText, OpenModal
@@ -102,6 +103,8 @@ class Composer(ConnectionView, Vertical):
         self.draft = Draft()
         self.stream = False
         self._stream_chosen = False
+        #: Connections already told that their card declares no streaming.
+        self._told_no_stream: set[int] = set()
         #: "new" or "continue" (the selected task).
         self.target = "new"
         self.selected: str | None = None
@@ -193,6 +196,7 @@ class Composer(ConnectionView, Vertical):
             if not self._stream_chosen:
                 caps = card.capabilities if card is not None else None
                 self.stream = bool(caps and caps.streaming)
+                self._say_why_send(conn, card)
         self._auto_target()
         self._refresh_all()
 
@@ -352,7 +356,7 @@ class Composer(ConnectionView, Vertical):
         headers.update({k: v for k, v in conn.headers.items()})
         head = [f"{verb} {endpoint}  ({what})"]
         head += [f"{k}: {v}" for k, v in headers.items()]
-        head.append("(the id, and 0.1's new task id, are set when sent)")
+        head.append("(the id, and 0.1's new task and session ids, are set when sent)")
         return "\n".join(head), request
 
     def update_preview(self) -> None:
@@ -498,9 +502,22 @@ class Composer(ConnectionView, Vertical):
     def action_add_data(self) -> None:
         self.edit_data(None)
 
+    def _say_why_send(self, conn: AgentConnection | None, card: Any) -> None:
+        """The composer sends instead of streaming when the card has no streaming: say
+        so, once per connection (the mode label alone does not say why)."""
+        why = no_streaming(card)
+        if conn is None or why is None or conn.id in self._told_no_stream:
+            return
+        self._told_no_stream.add(conn.id)
+        self.notify(f"{why}: messages are sent, not streamed (ctrl+t streams anyway)",
+                    title="send, not stream", markup=False)
+
     def action_toggle_stream(self) -> None:
         self.stream = not self.stream
         self._stream_chosen = True
+        why = no_streaming(self._card) if self.stream else None
+        if why:
+            self.notify(f"{why}: the agent may refuse the stream", severity="warning", title="stream", markup=False)
         self._refresh_head()
         self._schedule_preview(now=True)
 

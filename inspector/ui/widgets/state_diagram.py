@@ -16,7 +16,8 @@ from textual.widget import Widget
 from ...protocol.enums import TaskState
 from ...protocol.states import INTERRUPTED, TERMINAL
 from ...session.tracker import CUT
-from ...textsafe import visible
+from ...headless.metadata_text import MORE, metadata_rows
+from ...textsafe import shorten, visible
 from .base import ComponentStyles, ConnectionView, LineBase
 from .formatting import cut_limit, format_duration, format_offset, short_id
 
@@ -253,7 +254,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         else:
             shape = (task.id, min(len(task.timeline), MAX_TRANSITIONS + 1),
                      tuple(v.message for v in task.violations[:MAX_VIOLATIONS + 1]),
-                     min(len(task.remarks), MAX_REMARKS), task.error, task.cut)
+                     min(len(task.remarks), MAX_REMARKS), task.error, task.cut, task.metadata)
             key = (shape, len(task.timeline), len(task.violations), task.last_t)
         if not force and key == self._drawn:
             return
@@ -367,7 +368,28 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             lines.append(self._path_line(path))
         lines.extend(self._transitions(task, narrow=width < TABLE_WIDTH))
         lines.extend(self._violations(task))
+        lines.extend(self._metadata(task, width))
         return lines
+
+    def _metadata(self, task: TaskView, width: int) -> list[Text]:
+        """The task's metadata (Society AI's requester, executor, skill_used, cost, or
+        any agent's), a row a key, cut to the pane: a glance, -o json has it whole."""
+        rows = metadata_rows(task.metadata)
+        if not rows:
+            return []
+        dim = self._style("dim")
+        pad = max((len(key) for key, _ in rows if key != MORE), default=0)
+        room = max(8, width - 4 - pad)
+        out = [Text("metadata", style=dim + Style(bold=True))]
+        for key, value in rows:
+            row = Text("  ")
+            if key == MORE:
+                row.append(f"{key} {value}", style=dim)
+            else:
+                row.append(f"{key:<{pad}}  ", style=dim)
+                row.append(shorten(value, room))
+            out.append(row)
+        return out
 
     def _title(self, task: TaskView) -> Text:
         title = Text()
