@@ -217,8 +217,27 @@ class ReplayServer:
             text = raw.decode("utf-8")
             for origin in self.origins:
                 text = text.replace(origin, base).replace(origin.replace("/", "\\/"), base.replace("/", "\\/"))
+            text = self._grpc_card(text)
             raw = text.encode("utf-8")
         await _send(send, resp.get("status") or 200, b"" if head else raw, _headers(resp))
+
+    def _grpc_card(self, text: str) -> str:
+        """A card's GRPC interfaces pointed at this replay's gRPC server, when it serves
+        one: the recorded agent's gRPC address is gone, and a client that follows the
+        card (the SDKs' client factories do) must reach the replay."""
+        served = self.grpc_address
+        if served is None:
+            return text
+        try:
+            card = loads(text)
+        except ValueError:
+            return text
+        for url in _grpc_urls(card):
+            new = json.dumps(f"grpc://{served}" if url.startswith("grpc://") else served)
+            old = json.dumps(url)
+            # As JSON strings, in both spellings of a slash, so only those values change.
+            text = text.replace(old, new).replace(old.replace("/", "\\/"), new.replace("/", "\\/"))
+        return text
 
     # ------------------------------------------------------------------ JSON-RPC
 
@@ -345,6 +364,22 @@ class ReplayServer:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _grpc_urls(card: Any) -> set[str]:
+    """The urls of a card's gRPC interfaces: 1.0 supportedInterfaces, 0.3
+    additionalInterfaces, and a 0.3 card's main url when its preferred transport is gRPC."""
+    if not isinstance(card, dict):
+        return set()
+    found: set[str] = set()
+    for key, binding in (("supportedInterfaces", "protocolBinding"), ("additionalInterfaces", "transport")):
+        entries = card.get(key)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and str(entry.get(binding)).upper() == "GRPC" and isinstance(entry.get("url"), str):
+                found.add(entry["url"])
+    if str(card.get("preferredTransport")).upper() == "GRPC" and isinstance(card.get("url"), str):
+        found.add(card["url"])
+    return {u for u in found if u}
 
 
 def _answer(doc: Any, rewrite: Rewriter, rid: Any) -> Any:

@@ -1,7 +1,7 @@
 """The official JS SDK's client (@a2a-js/sdk 1.3.0, tests/peers/js/client.mjs) against
 a2a-mock: over each binding the mock serves (JSON-RPC, HTTP+JSON/REST, gRPC), in 1.0
 and in 0.3 (the SDK's legacy transports, chosen by its factories from the mock's 0.3
-card).
+card); and against recordings a2a-inspect made, served back by ``a2a-mock --replay``.
 
 Each call is a real node process on the SDK's own ClientFactory, talking to the mock
 over loopback. The tasks that must be live while the SDK acts on them (cancel,
@@ -11,11 +11,15 @@ resubscribe) wait at a scenario gate: the test goes on once the mock holds them 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
+from inspector.serving.runner import BackgroundServer
 from mock_agent import MockAgent
+from mock_agent.replay import ReplayServer
 from peers import js_client, js_peers
 from peers.js_client import TRANSPORTS, artifact_text
 
@@ -138,3 +142,54 @@ def test_resubscribe_then_cancel(mocks: dict[str, MockAgent], dialect: str, bind
     until_held(mock, 0)
     record = mock.task(held["id"])
     assert record is not None and record.task.status.state.value == "canceled"
+
+
+# ---------------------------------------------------------------------- a recording, served back
+
+
+def _record(cli: Cli, url: str, binding: str, path: Path) -> dict[str, Any]:
+    """a2a-inspect's own recording of a stream and a two-turn task, as a user makes it."""
+    # Exit 4: the task waits for input.
+    for args, code in ((("--stream", url, "hello js"), 0), ((url, "ask me"), 4)):
+        result = cli("send", *args, "--binding", binding, "--record", str(path), "--append", "-o", "json")
+        assert result.code == code, result
+    asked = result.json()
+    result = cli("send", url, "Oslo", "--task-id", asked["task"]["id"], "--context-id", asked["task"]["contextId"],
+                 "--binding", binding, "--record", str(path), "--append", "-o", "json")
+    assert result.code == 0, result
+    return asked
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_recording_served_by_replay_answers_the_js_client(cli: Cli, tmp_path: Path,  # noqa: F811
+                                                            dialect: str, binding: str) -> None:
+    """The JS SDK's requests are not a2a-inspect's (a text part's mediaType, empty
+    metadata, a 0.3 ``blocking: true``, an ``A2A-Version: 0.3`` header): the replay
+    must read them as the same requests, and its card must point the SDK's gRPC
+    transport at the replay's own gRPC server."""
+    js_peers.require()
+    path = tmp_path / "session.jsonl"
+    # The recorded agent is gone when the replay serves: nothing but the replay can answer.
+    with MockAgent(SCENARIO, dialect=dialect, grpc_port=0) as mock:
+        _record(cli, mock.base_url, binding, path)
+    server = ReplayServer([path], speed=0, grpc_port=0)
+    with BackgroundServer(server.app) as replay:
+        streamed = js_client.run(replay.url, binding, "stream", "hello js")
+        assert streamed.code == 0, streamed
+        assert streamed.transport == TRANSPORTS[dialect, binding]
+        assert_chunks(streamed, dialect, binding)
+        assert state(streamed.payloads("statusUpdate")[-1]) == "TASK_STATE_COMPLETED"
+
+        asked = js_client.run(replay.url, binding, "send", "ask me")
+        assert asked.code == 0, asked
+        assert state(asked.task) == "TASK_STATE_INPUT_REQUIRED"
+        answered = js_client.run(replay.url, binding, "send", "Oslo", task=asked.task["id"],
+                                 context=asked.task["contextId"]).task
+        # The recorded second turn, in the ids the replay gave this client.
+        assert answered["id"] == asked.task["id"] and state(answered) == "TASK_STATE_COMPLETED"
+        assert texts(answered["status"]["message"]) == "got Oslo"
+
+        # What the recording does not hold is still refused, and said.
+        other = js_client.run(replay.url, binding, "send", "something else")
+        assert other.code == 1 and "no recorded request matches" in other.error["message"], other
