@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from inspector.protocol import rest
+from inspector.protocol.dialects.base import check_envelope
 from inspector.protocol.errors import JsonRpcError
 from inspector.safejson import loads
 from inspector.serving.browser_guard import BrowserGuard
@@ -247,9 +248,14 @@ class ReplayServer:
         except (ValueError, UnicodeDecodeError) as exc:  # not JSON, or nested too deeply
             await self._error(send, None, -32700, "Parse error", {"why": f"the body is not JSON: {exc}"})
             return
-        if not isinstance(obj, dict) or not isinstance(obj.get("method"), str):
-            await self._error(send, obj.get("id") if isinstance(obj, dict) else None, -32600, "Invalid Request",
-                              {"why": "expected a JSON-RPC request object with a method"})
+        try:
+            check_envelope(obj)
+        except JsonRpcError as err:
+            # An id that is not one is answered with null (JSON-RPC 2.0 §5).
+            rid = obj.get("id") if isinstance(obj, dict) else None
+            valid = rid is None or (isinstance(rid, (str, int)) and not isinstance(rid, bool))
+            await self._error(send, rid if valid else None, -32600, "Invalid Request",
+                              {"why": f"not a JSON-RPC 2.0 request: {err.data.get('path', '$')} {err.data['reason']}"})
             return
         rid = obj.get("id")
         try:
