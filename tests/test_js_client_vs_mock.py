@@ -144,6 +144,19 @@ def test_resubscribe_then_cancel(mocks: dict[str, MockAgent], dialect: str, bind
     assert record is not None and record.task.status.state.value == "canceled"
 
 
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_auto_takes_the_cards_preference_and_a_missing_binding_is_one_error_line(dialect: str) -> None:
+    js_peers.require()
+    with MockAgent(SCENARIO, dialect=dialect) as mock:  # no gRPC: its card lists none
+        auto = js_client.run(mock.base_url, "auto", "send", "hi")
+        assert auto.code == 0 and auto.transport == TRANSPORTS[dialect, "jsonrpc"], auto
+        missing = js_client.run(mock.base_url, "grpc", "send", "hi")
+    assert missing.code == 1 and len(missing.lines) == 1, missing
+    assert "the card lists no GRPC interface" in missing.error["message"]
+    usage = js_client.run(mock.base_url, "carrier-pigeon", "send", "hi")
+    assert usage.code == 1 and usage.error["name"] == "UsageError" and "transport must be one of" in usage.error["message"]
+
+
 # ---------------------------------------------------------------------- a recording, served back
 
 
