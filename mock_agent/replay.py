@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from inspector.protocol import rest
+from inspector.protocol.dialects.base import check_envelope
 from inspector.protocol.errors import JsonRpcError
 from inspector.safejson import loads
 from inspector.serving.browser_guard import BrowserGuard
@@ -217,8 +218,27 @@ class ReplayServer:
             text = raw.decode("utf-8")
             for origin in self.origins:
                 text = text.replace(origin, base).replace(origin.replace("/", "\\/"), base.replace("/", "\\/"))
+            text = self._grpc_card(text)
             raw = text.encode("utf-8")
         await _send(send, resp.get("status") or 200, b"" if head else raw, _headers(resp))
+
+    def _grpc_card(self, text: str) -> str:
+        """A card's GRPC interfaces pointed at this replay's gRPC server, when it serves
+        one: the recorded agent's gRPC address is gone, and a client that follows the
+        card (the SDKs' client factories do) must reach the replay."""
+        served = self.grpc_address
+        if served is None:
+            return text
+        try:
+            card = loads(text)
+        except ValueError:
+            return text
+        for url in _grpc_urls(card):
+            new = json.dumps(f"grpc://{served}" if url.startswith("grpc://") else served)
+            old = json.dumps(url)
+            # As JSON strings, in both spellings of a slash, so only those values change.
+            text = text.replace(old, new).replace(old.replace("/", "\\/"), new.replace("/", "\\/"))
+        return text
 
     # ------------------------------------------------------------------ JSON-RPC
 
@@ -228,9 +248,14 @@ class ReplayServer:
         except (ValueError, UnicodeDecodeError) as exc:  # not JSON, or nested too deeply
             await self._error(send, None, -32700, "Parse error", {"why": f"the body is not JSON: {exc}"})
             return
-        if not isinstance(obj, dict) or not isinstance(obj.get("method"), str):
-            await self._error(send, obj.get("id") if isinstance(obj, dict) else None, -32600, "Invalid Request",
-                              {"why": "expected a JSON-RPC request object with a method"})
+        try:
+            check_envelope(obj)
+        except JsonRpcError as err:
+            # An id that is not one is answered with null (JSON-RPC 2.0 §5).
+            rid = obj.get("id") if isinstance(obj, dict) else None
+            valid = rid is None or (isinstance(rid, (str, int)) and not isinstance(rid, bool))
+            await self._error(send, rid if valid else None, -32600, "Invalid Request",
+                              {"why": f"not a JSON-RPC 2.0 request: {err.data.get('path', '$')} {err.data['reason']}"})
             return
         rid = obj.get("id")
         try:
@@ -345,6 +370,22 @@ class ReplayServer:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _grpc_urls(card: Any) -> set[str]:
+    """The urls of a card's gRPC interfaces: 1.0 supportedInterfaces, 0.3
+    additionalInterfaces, and a 0.3 card's main url when its preferred transport is gRPC."""
+    if not isinstance(card, dict):
+        return set()
+    found: set[str] = set()
+    for key, binding in (("supportedInterfaces", "protocolBinding"), ("additionalInterfaces", "transport")):
+        entries = card.get(key)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and str(entry.get(binding)).upper() == "GRPC" and isinstance(entry.get("url"), str):
+                found.add(entry["url"])
+    if str(card.get("preferredTransport")).upper() == "GRPC" and isinstance(card.get("url"), str):
+        found.add(card["url"])
+    return {u for u in found if u}
 
 
 def _answer(doc: Any, rewrite: Rewriter, rid: Any) -> Any:

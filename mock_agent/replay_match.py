@@ -1,9 +1,12 @@
 """Matching a new JSON-RPC request to a recorded one, and keeping ids consistent.
 
 A request matches a recorded exchange when it has the same JSON-RPC method, the same
-``A2A-Version`` header, the same content with every protocol id masked (or, looser, the
-same message for send/stream: a client that adds a configuration the recording's did
-not still matches), and ids that agree with the conversation so far.
+A2A version (an absent ``A2A-Version`` header is 0.3), the same content with every
+protocol id masked (or, looser, the same message for send/stream: a client that adds a
+configuration the recording's did not still matches), and ids that agree with the
+conversation so far. Content is compared without the fields a client may fill in with
+their default value (replay_defaults.py: a text part's ``mediaType: text/plain``, an
+empty ``metadata``, ...).
 
 Ids. The recording's agent assigned task, context and message ids; the new client
 sends and receives others. Two tables keep them straight:
@@ -43,6 +46,8 @@ from inspector.session.diff import (
     mask_ids,
 )
 from inspector.session.exchange import RecordedExchange, parse_body, request_text, sse_json
+
+from .replay_defaults import version_of, without_defaults
 
 Path = tuple[Any, ...]
 
@@ -137,7 +142,7 @@ class Book:
             body = ex.body_json
             if not ex.is_rpc:
                 continue
-            params = body.get("params")
+            params = without_defaults(body.get("params"))
             slots = []
             for path, value in id_slots(params):
                 slots.append((path, value, value not in seen))
@@ -202,7 +207,7 @@ class Book:
         """The recorded exchange answering ``obj`` (a JSON-RPC request; for a REST one,
         rest.as_jsonrpc of it) among those recorded over ``binding``."""
         wire = obj.get("method")
-        params = obj.get("params")
+        params = without_defaults(obj.get("params"))
         version = _version(version)
         # Only the ids this request holds: the tables grow with every request served.
         held = {v for _p, v in id_slots(params)} | set(_UUID_TEXT.findall(json.dumps(params, default=str)))
@@ -214,7 +219,7 @@ class Book:
         best: list[Candidate] = []
         best_tier = 0
         for c in self.candidates:
-            if c.wire_method != wire or c.version != version or c.ex.binding != binding:
+            if c.wire_method != wire or not _same_version(c.version, version) or c.ex.binding != binding:
                 continue
             score = self._score(c, masked, new_slots)
             if score.tier == 0:
@@ -337,8 +342,8 @@ class Book:
                         closest)
         closest = max(same_method, key=lambda c: (_similar(json.dumps(masked, sort_keys=True, default=str),
                                                             json.dumps(c.masked, sort_keys=True, default=str)),
-                                                   c.version == version))
-        if closest.version != version:
+                                                   _same_version(c.version, version)))
+        if not _same_version(closest.version, version):
             why = (f"the A2A-Version header differs: recorded {closest.version or 'none'}, "
                    f"this request {version or 'none'}")
         else:
@@ -348,6 +353,10 @@ class Book:
             else:
                 why = score.problem
         return Miss(-32602, "Invalid params", why, closest)
+
+
+def _same_version(recorded: str | None, got: str | None) -> bool:
+    return version_of(recorded) == version_of(got)
 
 
 def _starts(c: Candidate) -> bool:

@@ -28,7 +28,7 @@ from starlette.routing import Route
 from inspector.protocol import models as m
 from inspector.protocol import rest
 from inspector.protocol.dialects import DIALECTS
-from inspector.protocol.dialects.base import Dialect, RpcRequest
+from inspector.protocol.dialects.base import Dialect, RpcRequest, check_envelope
 from inspector.protocol.errors import JsonRpcError, ProtocolError
 from inspector.safejson import loads
 from inspector.protocol.methods import Method
@@ -370,6 +370,12 @@ class MockServer:
     def _decode(self, dialect: Dialect, obj: Any, version: str | None, scope: Any) -> RpcRequest:
         """``obj`` as a request of ``dialect``, checked as strictly as the mock is set to;
         raises the JsonRpcError to answer with."""
+        try:
+            # The envelope before anything else: a request that is not one is -32600,
+            # whatever its version header or params (JSON-RPC 2.0; a2a-sdk answers so).
+            check_envelope(obj)
+        except JsonRpcError as err:
+            raise self._shaped(err) from None
         self._check_version(dialect, obj, version)
         try:
             obj = check_request(dialect, obj, strict=self.strict)

@@ -171,17 +171,10 @@ class Dialect(ABC):
 
     def decode_request(self, obj: Any) -> RpcRequest:
         """A parsed JSON-RPC request -> RpcRequest, or JsonRpcError with the code to reply."""
-        if not isinstance(obj, dict):
-            raise JsonRpcError(-32600, "Invalid Request", {"reason": f"expected an object, got {type_name(obj)}"})
+        check_envelope(obj)
         has_id = "id" in obj
         rid = obj.get("id")
-        if obj.get("jsonrpc") != "2.0":
-            raise JsonRpcError(-32600, "Invalid Request", {"path": "$.jsonrpc", "reason": 'must be "2.0"'})
-        if isinstance(rid, bool) or (rid is not None and not isinstance(rid, (str, int))):
-            raise JsonRpcError(-32600, "Invalid Request", {"path": "$.id", "reason": "must be a string, a number or null"})
-        wire = obj.get("method")
-        if not isinstance(wire, str):
-            raise JsonRpcError(-32600, "Invalid Request", {"path": "$.method", "reason": "must be a string"})
+        wire = obj["method"]
         method = self.method_for(wire)
         if method is None:
             raise JsonRpcError(-32601, "Method not found", {"method": wire})
@@ -202,6 +195,27 @@ class Dialect(ABC):
 
     def __repr__(self) -> str:
         return f"<dialect {self.name}>"
+
+
+def check_envelope(obj: Any) -> None:
+    """Raise the -32600 Invalid Request a JSON-RPC 2.0 server answers when ``obj`` is no
+    request object: not an object, ``jsonrpc`` not "2.0", an ``id`` that is not a string,
+    an integer or null, a ``method`` that is not a string, ``params`` neither an object
+    nor an array (null is read as absent, as a2a-sdk reads it). Checked before anything
+    in the params: a request that is not one has no params to judge."""
+    if not isinstance(obj, dict):
+        raise JsonRpcError(-32600, "Invalid Request", {"reason": f"expected an object, got {type_name(obj)}"})
+    if obj.get("jsonrpc") != "2.0":
+        raise JsonRpcError(-32600, "Invalid Request", {"path": "$.jsonrpc", "reason": 'must be "2.0"'})
+    rid = obj.get("id")
+    if isinstance(rid, bool) or (rid is not None and not isinstance(rid, (str, int))):
+        raise JsonRpcError(-32600, "Invalid Request", {"path": "$.id", "reason": "must be a string, a number or null"})
+    if not isinstance(obj.get("method"), str):
+        raise JsonRpcError(-32600, "Invalid Request", {"path": "$.method", "reason": "must be a string"})
+    params = obj.get("params")
+    if params is not None and not isinstance(params, (dict, list)):
+        raise JsonRpcError(-32600, "Invalid Request",
+                           {"path": "$.params", "reason": f"must be an object or an array, got {type_name(params)}"})
 
 
 def decode_error(raw: Any) -> JsonRpcError:
