@@ -181,3 +181,21 @@ def test_builtin_cards_have_no_error_but_the_seeds_own(name: str, served: str) -
     assert infer_dialect(raw) == served
     errors = {f.code for f in lint_card(raw) if f.severity == "error"}
     assert errors == SEED_ERRORS.get((name, served), set())
+
+
+def test_a_card_whose_url_is_no_url_is_shown_with_its_finding(cli: Cli) -> None:
+    """``url: "http://[x"`` does not parse at all: ``card`` shows the card and the lint's
+    finding (exit 1), not a traceback."""
+    card = {**js_card("all-bindings"), "url": "http://[x", "protocolVersion": "0.3.0",
+            "preferredTransport": "JSONRPC"}
+    card.pop("supportedInterfaces", None)
+
+    async def serve(request: Request) -> Response:
+        return Response(json.dumps(card), media_type="application/json")
+
+    app = Starlette(routes=[Route(CARD_PATH, serve, methods=["GET"])])
+    with BackgroundServer(app) as srv:
+        result = cli("card", srv.url)
+    assert "Traceback" not in result.out + result.err, result
+    assert result.code == 1, result
+    assert "http://[x" in result.out

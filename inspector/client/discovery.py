@@ -138,7 +138,10 @@ def endpoint_for(card: AgentCard | None, card_raw: Any, dialect: str | None,
         # card names), else the address this card came from.
         bridge = card_raw.get("hubBridge") if isinstance(card_raw, dict) else None
         return bridge if isinstance(bridge, str) and bridge.startswith(("http://", "https://")) else base
-    return urljoin(card_url or base, url)
+    try:
+        return urljoin(card_url or base, url)
+    except ValueError:  # "http://[x": not a URL at all; the lint says so, the base still answers
+        return base
 
 
 #: The card ``url`` scheme of Society AI's WebSocket agents (seed 001).
