@@ -8,6 +8,7 @@ which binding and dialect a2a-inspect really spoke."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,12 @@ def test_input_required_then_the_follow_up_completes(inspect: Inspect) -> None:
     assert replied.code == 0, replied
     assert replied.json()["task"] is None
     assert [p["text"] for p in replied.json()["message"]["parts"]] == ["echo: msg hi there"]
+
+    # The same outcomes streamed: the stream ends where the blocking call returned.
+    for text, code, state in [("ask me", 4, "input-required"), ("fail", 1, "failed"), ("msg hi", 0, None)]:
+        streamed = inspect("send", "--stream", text)
+        assert streamed.code == code, streamed
+        assert (streamed.json()["task"] or {}).get("state") == state, streamed
     judged_clean(inspect)
 
 
@@ -162,6 +169,23 @@ def test_cancel_of_a_running_task(inspect: Inspect) -> None:
     got = inspect("get", task["id"])
     assert got.code == 1, got  # canceled
     assert got.json()["task"]["state"] == "canceled" and got.json()["task"]["artifacts"] == []
+    judged_clean(inspect)
+
+
+def test_cancel_ends_an_open_stream(inspect: Inspect) -> None:
+    args = inspect.args("send", "--stream", "-o", "ndjson", "hold then cancel")
+    streaming = inspect.cli.start(*args)
+    head = read_line(streaming)
+    task_id = json.loads(head)["id"]
+    js_agent.wait_parked(inspect.agent.base, task_id)
+
+    canceled = inspect("cancel", task_id)
+    assert canceled.code == 0 and canceled.json()["task"]["state"] == "canceled", canceled
+    ended = finish(streaming, tuple(args), already_read=head)
+    assert ended.code == 1, ended  # the streamed task ended canceled
+    events = ended.ndjson()
+    assert [e["kind"] for e in events] == ["task", "status-update", "status-update"]
+    assert [e["status"]["state"] for e in events[1:]] == ["working", "canceled"]
     judged_clean(inspect)
 
 
@@ -278,3 +302,27 @@ def test_the_agent_exits_when_its_stdin_closes() -> None:
     assert agent.process.poll() is None
     agent.stop()
     assert agent.process.returncode == 0
+
+
+# ---------------------------------------------------------------------- the terminal UI
+
+
+async def test_the_tui_streams_from_the_js_agent(js_agent_compat: JsAgent) -> None:
+    from inspector.ui.app import InspectorApp
+    from inspector.ui.widgets.artifacts_view import ArtifactsView
+    from test_ui_task import params, ready, selected_task
+    from ui_helpers import screen_text, wait_until
+
+    app = InspectorApp(url=js_agent_compat.base)
+    async with app.run_test(size=(120, 36)) as pilot:
+        conn = await ready(pilot)
+        assert (conn.binding_name, conn.dialect_name) == ("jsonrpc", "1.0")
+        app.send_message(conn, params("stream me please now"), stream=True)
+        task = await wait_until(pilot, lambda: (t := selected_task(app)) is not None and t.terminal and t, 15,
+                                "the streamed task to end")
+        artifacts = app.main.query_one(ArtifactsView)
+        await wait_until(pilot, lambda: artifacts.text_of(f"echo-{task.id[:8]}") == "echo: stream me please now",
+                         10, "the assembled artifact")
+        await wait_until(pilot, lambda: "echo: stream me please now" in screen_text(app), 5, "the text on screen")
+        assert task.state.value == "completed"
+        assert conn.tracker.violations == []
