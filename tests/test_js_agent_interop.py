@@ -154,6 +154,22 @@ def test_input_required_then_the_follow_up_completes(inspect: Inspect) -> None:
     judged_clean(inspect)
 
 
+def test_a_file_echoed_without_its_name_is_the_same_message(inspect: Inspect, tmp_path: Path) -> None:
+    """0.3's proto has no file name (v0.3.0's FilePart: uri or bytes, and mimeType): the
+    JS SDK's 0.3 REST and gRPC paths echo the user's file parts in the task's history
+    without it. The same message, not a messageId used for two (a false warning before)."""
+    attached = tmp_path / "notes.txt"
+    attached.write_text("a file for the agent\n")
+    sent = inspect("send", "--file", str(attached), "--file-uri", "https://example.invalid/chart.png",
+                   "--data", '{"n": 1}', "with attachments")
+    assert sent.code == 0, sent
+    doc = sent.json()
+    assert doc["violations"] == [], doc["violations"]
+    (asked,) = [m for m in doc["task"]["history"] if m["role"] == "user"]
+    assert [p["kind"] for p in asked["parts"]] == ["text", "file", "file", "data"]
+    judged_clean(inspect)
+
+
 def test_cancel_of_a_running_task(inspect: Inspect) -> None:
     started = inspect("send", "--no-wait", "hold for cancel")
     task = started.json()["task"]
