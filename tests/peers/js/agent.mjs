@@ -37,7 +37,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import { A2AService, grpcService, UserBuilder as GrpcUserBuilder } from '@a2a-js/sdk/server/grpc';
 import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 
 const AGENT_NAME = 'JS Echo Agent';
@@ -278,8 +278,11 @@ async function main() {
     app.use(REST_PATH, restHandler({ requestHandler: handler, userBuilder, legacyCompat }));
   }
   if (grpc) {
-    grpc.addService(A2AService, grpcService({ requestHandler: handler, userBuilder }));
-    if (options.compat) grpc.addService(LegacyA2AService, legacyGrpcService({ requestHandler: handler, userBuilder }));
+    const grpcUsers = GrpcUserBuilder.noAuthentication;
+    grpc.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: grpcUsers }));
+    if (options.compat) {
+      grpc.addService(LegacyA2AService, legacyGrpcService({ requestHandler: handler, userBuilder: grpcUsers }));
+    }
   }
 
   const http = await listen(app);
