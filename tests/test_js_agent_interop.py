@@ -274,6 +274,30 @@ def test_a_card_listing_one_binding_is_followed(cli: Cli, js_agents: Agents, tmp
     assert spoken(load_recording(record)) == {(binding, "1.0")}
 
 
+@ONE_WORKER
+def test_a_card_served_only_to_a_1_0_client_is_read(cli: Cli, js_agents: Agents, tmp_path: Path) -> None:
+    """The SDK's own compat sample lists only 1.0 interfaces with the 0.3 layer on: its card
+    handler answers a GET without A2A-Version (0.3, by the spec) 400 with -32009. Asked
+    again as 1.0, the card is there (before: "no agent card found", exit 3)."""
+    agent = js_agents.get(compat=True, list03=False)
+    shown = cli("card", agent.base, "-o", "json")
+    assert shown.code == 0, shown
+    doc = shown.json()
+    assert doc["card"]["name"] == js_agent.AGENT_NAME and doc["dialect"] == "1.0"
+    assert [f for f in doc["findings"] if f["severity"] == "error"] == []
+
+    record = tmp_path / "unlisted.jsonl"
+    sent = cli("send", "--stream", "-o", "json", "--record", str(record), agent.base, "asked as one")
+    assert sent.code == 0, sent
+    assert artifact_text(sent.json()) == "echo: asked as one" and sent.json()["violations"] == []
+    recording = load_recording(record)
+    cards = [e.data for e in recording.session.events if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "card"]
+    assert [c["headers"].get("A2A-Version") for c in cards] == [None, "1.0"]
+    notes = [e.data["text"] for e in recording.session.events if e.kind is Kind.NOTE]
+    assert any("without A2A-Version" in n and "asked again as 1.0" in n for n in notes), notes
+    assert spoken(recording) == {("jsonrpc", "1.0")}
+
+
 def test_the_pure_1_0_agent_on_every_binding(cli: Cli, js_agent_v10: JsAgent, tmp_path: Path) -> None:
     for binding in BINDINGS:
         inspect = Inspect(cli, js_agent_v10, binding, "1.0", tmp_path)

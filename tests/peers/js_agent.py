@@ -43,6 +43,9 @@ HOLD_TIMEOUT = 30.0
 class Config:
     bindings: tuple[str, ...] = BINDINGS
     compat: bool = True
+    #: With ``compat``: False lists the 1.0 interfaces only (the SDK's compat sample's
+    #: card), which the SDK then serves only to a request naming A2A-Version 1.0.
+    list03: bool = True
 
     def __post_init__(self) -> None:
         if not self.bindings or not set(self.bindings) <= set(BINDINGS):
@@ -50,7 +53,7 @@ class Config:
 
     @property
     def name(self) -> str:
-        return f"{'+'.join(self.bindings)}{'+0.3' if self.compat else ''}"
+        return f"{'+'.join(self.bindings)}{'+0.3' if self.compat else ''}{'' if self.list03 else '-unlisted'}"
 
 
 @dataclass
@@ -91,6 +94,8 @@ def start(config: Config = Config(), hold_timeout: float = HOLD_TIMEOUT) -> JsAg
     args = [node, str(SCRIPT), "--bindings", ",".join(config.bindings), "--hold-timeout", str(hold_timeout)]
     if config.compat:
         args.append("--compat")
+    if not config.list03:
+        args.append("--no-0.3-interfaces")
     # Files, not pipes: nobody reads the agent's output after its first line, and a
     # pipe left full would stall it.
     out = tempfile.TemporaryFile()
@@ -130,8 +135,8 @@ class Agents:
     def __init__(self) -> None:
         self._running: dict[Config, JsAgent] = {}
 
-    def get(self, bindings: tuple[str, ...] = BINDINGS, compat: bool = True) -> JsAgent:
-        config = Config(tuple(bindings), compat)
+    def get(self, bindings: tuple[str, ...] = BINDINGS, compat: bool = True, list03: bool = True) -> JsAgent:
+        config = Config(tuple(bindings), compat, list03)
         agent = self._running.get(config)
         if agent is None:
             agent = self._running[config] = start(config)

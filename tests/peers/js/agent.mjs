@@ -3,11 +3,16 @@
 // behaviour neither we nor the Python SDK wrote (Express JSON-RPC and REST, grpc-js, the
 // SDK's 0.3 compatibility layer).
 //
-//   node agent.mjs [--bindings jsonrpc,rest,grpc] [--compat] [--hold-timeout SECONDS]
+//   node agent.mjs [--bindings jsonrpc,rest,grpc] [--compat] [--no-0.3-interfaces] [--hold-timeout SECONDS]
 //
 // --bindings   which bindings are served, and listed on the card, in that order (any subset)
 // --compat     the 0.3 compatibility layer on every binding served (legacyCompat on the
-//              JSON-RPC, REST and card handlers; the 0.3 gRPC service beside the 1.0 one)
+//              JSON-RPC, REST and card handlers; the 0.3 gRPC service beside the 1.0 one);
+//              the card lists each interface under 1.0, then again under 0.3
+// --no-0.3-interfaces
+//              with --compat, the card lists the 1.0 interfaces only, as the SDK's own
+//              compat-v1-server sample does: its card handler then refuses a request
+//              without A2A-Version (read as 0.3) with -32009
 //
 // HTTP and gRPC listen on 127.0.0.1, port 0. When ready it prints one JSON line on stdout:
 //   {"base": "http://127.0.0.1:P", "card": ".../.well-known/agent-card.json",
@@ -52,10 +57,11 @@ const JSONRPC_PATH = '/a2a/jsonrpc';
 const REST_PATH = '/a2a/rest';
 
 function parseArgs(argv) {
-  const options = { bindings: ['jsonrpc', 'rest', 'grpc'], compat: false, holdTimeout: 30 };
+  const options = { bindings: ['jsonrpc', 'rest', 'grpc'], compat: false, list03: true, holdTimeout: 30 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--compat') options.compat = true;
+    else if (arg === '--no-0.3-interfaces') options.list03 = false;
     else if (arg === '--bindings') options.bindings = argv[++i].split(',').filter(Boolean);
     else if (arg === '--hold-timeout') options.holdTimeout = Number(argv[++i]);
     else throw new Error(`unknown argument ${arg}`);
@@ -205,7 +211,7 @@ class EchoExecutor {
 }
 
 function buildCard(options, httpBase, grpcPort) {
-  const versions = options.compat ? [A2A_PROTOCOL_VERSION, '0.3'] : [A2A_PROTOCOL_VERSION];
+  const versions = options.compat && options.list03 ? [A2A_PROTOCOL_VERSION, '0.3'] : [A2A_PROTOCOL_VERSION];
   const urls = { jsonrpc: `${httpBase}${JSONRPC_PATH}`, rest: `${httpBase}${REST_PATH}`, grpc: `127.0.0.1:${grpcPort}` };
   return {
     name: AGENT_NAME,
