@@ -27,6 +27,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -185,18 +186,29 @@ def _a_command(args: tuple[str, ...]) -> bool:
 
 
 def read_line(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> bytes:
-    """One line of a :meth:`Cli.start` process's stdout (the CLI flushes every line)."""
+    """One line of a :meth:`Cli.start` process's stdout (the CLI flushes every line).
+
+    Read from the pipe a byte at a time, not through ``proc.stdout``'s buffer: a buffered
+    readline takes in whatever arrived with the line too (the next event of a stream),
+    and :func:`finish`'s ``communicate()`` reads the pipe itself, never that buffer."""
     assert proc.stdout is not None
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    if not ready:
-        proc.kill()
-        raise AssertionError(f"no output from a2a-inspect within {timeout} s")
-    line = proc.stdout.readline()
-    if not line:
-        proc.wait(timeout)
-        err = proc.stderr.read() if proc.stderr else b""
-        raise AssertionError(f"a2a-inspect ended (exit {proc.returncode}) without output: {err!r}")
-    return line
+    fd = proc.stdout.fileno()
+    deadline = time.monotonic() + timeout
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            proc.kill()
+            raise AssertionError(f"no output from a2a-inspect within {timeout} s")
+        byte = os.read(fd, 1)
+        if not byte:
+            if line:
+                break
+            proc.wait(timeout)
+            err = proc.stderr.read() if proc.stderr else b""
+            raise AssertionError(f"a2a-inspect ended (exit {proc.returncode}) without output: {err!r}")
+        line += byte
+    return bytes(line)
 
 
 def finish(proc: subprocess.Popen[bytes], args: tuple[str, ...] = (), timeout: float = DEFAULT_TIMEOUT,

@@ -22,6 +22,7 @@ sys.dont_write_bytecode = False
 import pytest  # noqa: E402
 
 from inspector.serving.runner import BackgroundServer  # noqa: E402
+from peers.js_agent import Agents, JsAgent  # noqa: E402
 from peers.sdk_agent import MODES, build_app  # noqa: E402
 
 # --- user directories ----------------------------------------------------------------
@@ -133,6 +134,43 @@ def sdk_agent(request: pytest.FixtureRequest) -> tuple[str, str]:
     """``(mode, base_url)`` for each SDK agent mode ("compat", "v10")."""
     mode = request.param
     return mode, request.getfixturevalue(f"sdk_agent_{mode}")
+
+
+# --- the official JS SDK's agent (tests/peers/js/agent.mjs) ------------------------------
+#
+# One node process per configuration (bindings served, 0.3 compatibility on or off) for
+# the whole session, started when a test first asks for it; tests only touch tasks they
+# created themselves.
+
+
+@pytest.fixture(scope="session")
+def _js_agents() -> Iterator[Agents]:
+    agents = Agents()
+    yield agents
+    agents.stop()
+
+
+@pytest.fixture
+def js_agents(_js_agents: Agents) -> Agents:
+    """``get(bindings=("jsonrpc", "rest", "grpc"), compat=True)``: the JS SDK agent in that
+    configuration (a peers.js_agent.JsAgent), started once per session. Skips (fails
+    in CI) when node or the SDK is missing."""
+    from peers import js_peers
+
+    js_peers.require()
+    return _js_agents
+
+
+@pytest.fixture
+def js_agent_compat(js_agents: Agents) -> JsAgent:
+    """The JS SDK agent on every binding, speaking 1.0 and, through its compat layer, 0.3."""
+    return js_agents.get()
+
+
+@pytest.fixture
+def js_agent_v10(js_agents: Agents) -> JsAgent:
+    """The JS SDK agent on every binding, speaking 1.0 only."""
+    return js_agents.get(compat=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:

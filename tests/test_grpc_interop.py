@@ -67,6 +67,21 @@ async def test_sdk_agent_over_grpc(sdk_agent_grpc: tuple[str, str], dialect: str
     assert any(d["reason"] == "complete" and d["grpc_status"] == "OK" for d in ends)
 
 
+async def test_a_file_part_and_numbers_over_0_3_grpc_are_judged_the_same_message(
+        sdk_agent_grpc: tuple[str, str]) -> None:
+    """0.3's proto carries no file name and only double numbers: the agent's echo of the
+    user's message (no name, 1.0 for 1) is that message, not a messageId reused."""
+    _, target = sdk_agent_grpc
+    sent = m.SendParams(message=m.Message(role=m.Role.USER, message_id="m-files", parts=[
+        m.TextPart(text="with a file"),
+        m.FilePart(file=m.FileContent(name="chart.png", mime_type="image/png", uri="https://example.invalid/c.png")),
+        m.DataPart(data={"n": 1})]))
+    async with A2AClient(target, dialect="0.3") as client:
+        task = await client.send(sent)
+    assert task.status.state is m.TaskState.COMPLETED
+    assert [v.code for v in TaskTracker(client.session).violations] == []
+
+
 async def test_auto_binding_takes_the_cards_grpc_interface(sdk_agent_grpc: tuple[str, str]) -> None:
     base, target = sdk_agent_grpc
     async with A2AClient(base) as client:

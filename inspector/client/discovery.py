@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from ..protocol.card import jsonrpc_url
 from ..protocol.dialects import Dialect, get_dialect
+from ..protocol import rest
 from ..protocol.errors import ProtocolError
 from ..protocol.methods import Method
 from ..protocol.models import AgentCard
@@ -29,6 +30,9 @@ from .transport import Wire, describe_body, reason_phrase
 CARD_FILE = "agent-card.json"
 LEGACY_CARD_FILE = "agent.json"
 WELL_KNOWN = "/.well-known/"
+
+VERSION_HEADER = "A2A-Version"
+VERSION_NOT_SUPPORTED = -32009
 
 #: Statuses that mean "no card at this path, try the next".
 _NOT_HERE = frozenset({404, 405, 410})
@@ -88,15 +92,28 @@ async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
     where it was served from, after redirects. Connect and timeout failures raise: an
     agent that cannot be reached cannot be probed either."""
     result = CardResult()
-    for candidate in candidates:
+    queue = list(candidates)
+    asked: set[str] = set()
+    while queue:
+        candidate = queue.pop(0)
+        sent = {**headers, VERSION_HEADER: "1.0"} if candidate in asked else headers
         info = {"dialect": None, "a2a_method": payloads.CARD, "rpc_method": None, "rpc_id": None}
-        ex = await wire.send("GET", candidate, headers=headers, info=info, follow_redirects=True, bound=bound)
+        ex = await wire.send("GET", candidate, headers=sent, info=info, follow_redirects=True, bound=bound)
         url = ex.url
         raw = await ex.read()
         status = ex.response.status_code
         data = ex.response_data(raw)
         payload = payloads.response_payload(info, data)
         ex.log(Kind.RESPONSE, data, payload)
+        if not 200 <= status < 300 and candidate not in asked and _version_refused(sent, raw):
+            # An absent A2A-Version means 0.3; an agent whose card lists no 0.3 interface
+            # (@a2a-js/sdk with its 0.3 layer on, as in its own compat sample) refuses
+            # that with -32009 and serves its card to a 1.0 client only.
+            ex.note(f"the card at {url} was refused to a request without {VERSION_HEADER} (read as 0.3, "
+                    f"-32009): asked again as 1.0")
+            asked.add(candidate)
+            queue.insert(0, candidate)
+            continue
         if not 200 <= status < 300:
             result.misses.append((url, status))
             if status not in _NOT_HERE:
@@ -115,6 +132,24 @@ async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
             result.card = payload
         return result
     return result
+
+
+def _version_refused(sent: dict[str, str], raw: bytes) -> bool:
+    """The answer is -32009 (version not supported) to a request that named no version:
+    a JSON-RPC error object, bare or under ``error``, or 1.0's REST error."""
+    if any(name.lower() == VERSION_HEADER.lower() for name in sent):
+        return False
+    try:
+        body = parse_json(raw)
+    except ProtocolError:
+        return False
+    if not isinstance(body, dict):
+        return False
+    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    if error.get("code") == VERSION_NOT_SUPPORTED:
+        return True
+    decoded = rest.decode_error(body)
+    return decoded is not None and decoded.code == VERSION_NOT_SUPPORTED
 
 
 def no_card_error(result: CardResult) -> TransportError:

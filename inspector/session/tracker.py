@@ -1435,13 +1435,25 @@ def _size(parts: list[Any]) -> int:
     return sum(content_size(p) for p in parts)
 
 
+# A file's name is a label, not what was said, and 0.3's proto has no field for it
+# (v0.3.0's FilePart: uri or bytes, and mimeType): an agent echoing the user's message
+# over 0.3 REST or gRPC (@a2a-js/sdk; a2a-sdk over gRPC, where our codec drops it) loses it.
+_LABELS = {"file": {"name"}}
+
+
 def _content_key(msg: Message) -> tuple[Any, ...]:
-    return (msg.role, tuple(p.model_dump_json(exclude_none=True) for p in msg.parts))
+    return (msg.role, tuple(p.model_dump_json(exclude_none=True, exclude=_LABELS) for p in msg.parts))
 
 
 def _same_content(a: Message, b: Message) -> bool:
     # An agent echoing the user's message adds taskId/contextId; only what was said counts.
-    return a.role == b.role and (a.parts == b.parts or _content_key(a) == _content_key(b))
+    # Compared as Python values, not JSON text: gRPC's Struct carries every number as a
+    # double, so the data 1 the user sent comes back as 1.0, the same JSON number.
+    return a.role == b.role and (a.parts == b.parts or _said(a) == _said(b))
+
+
+def _said(msg: Message) -> list[dict[str, Any]]:
+    return [p.model_dump(exclude_none=True, exclude=_LABELS) for p in msg.parts]
 
 
 def _extends(short: list[Any], long: list[Any]) -> bool:
