@@ -234,14 +234,8 @@ def test_resubscribe_to_a_running_task(inspect: Inspect) -> None:
 
 CONFIGS = [(("jsonrpc", "rest", "grpc"), True), (("jsonrpc", "rest", "grpc"), False),
            (("rest",), True), (("rest",), False), (("grpc",), True), (("grpc",), False)]
-# A pure 1.0 card listing no JSON-RPC interface is linted as 0.3 today (missing-url,
-# missing-protocol-version): the compat cards pass only because they carry 0.3's url.
-LINT_DEFECT = pytest.mark.xfail(strict=True, reason="issue 27 item 1: lint infers the dialect from JSON-RPC "
-                                                    "interfaces only")
 #: The single-binding agents are started only for these tests: on one worker, not on each.
 ONE_WORKER = pytest.mark.xdist_group("js-agent-configs")
-CARD_CONFIGS = [pytest.param(c, marks=LINT_DEFECT) if c in ((("rest",), False), (("grpc",), False)) else c
-                for c in CONFIGS]
 
 
 def _config_id(config: tuple[tuple[str, ...], bool]) -> str:
@@ -249,7 +243,7 @@ def _config_id(config: tuple[tuple[str, ...], bool]) -> str:
 
 
 @ONE_WORKER
-@pytest.mark.parametrize("config", CARD_CONFIGS, ids=_config_id)
+@pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
 def test_card_of_every_configuration_is_clean(cli: Cli, js_agents: Agents,
                                              config: tuple[tuple[str, ...], bool]) -> None:
     agent = js_agents.get(*config)
