@@ -333,6 +333,36 @@ def test_the_proxy_between_a2a_inspect_and_the_js_agent(cli: Cli, js_agent_compa
     assert {t.state.value for t in tracker.tasks.values()} == {"completed"}
 
 
+@pytest.mark.parametrize("transport", BINDINGS)
+def test_the_proxy_between_the_js_client_and_the_js_agent(cli: Cli, js_agent_compat: JsAgent, tmp_path: Path,
+                                                          transport: str) -> None:
+    """Both ends written on the official JS SDK, a2a-inspect's proxy in between: the
+    client reads the card through the proxy (its interfaces moved to the proxy, gRPC
+    included), streams, and gets the artifact whole; the recording holds the exchange
+    on that binding and judges it clean."""
+    from peers import js_client
+
+    record = tmp_path / "js-both-ends.jsonl"
+    proxy = ProxyProcess(cli, js_agent_compat.base, "--record", str(record))
+    try:
+        streamed = js_client.run(proxy.url, transport, "stream", "through the proxy")
+        assert streamed.code == 0, streamed
+        chunks = streamed.payloads("artifactUpdate")
+        assert "".join(p["text"] for c in chunks for p in c["artifact"]["parts"]) == "echo: through the proxy"
+        assert streamed.payloads("statusUpdate")[-1]["status"]["state"] == "TASK_STATE_COMPLETED"
+        asked = js_client.run(proxy.url, transport, "send", "ask me").task
+        answered = js_client.run(proxy.url, transport, "send", "the answer", task=asked["id"],
+                                 context=asked["contextId"]).task
+        assert answered["status"]["state"] == "TASK_STATE_COMPLETED", answered
+    finally:
+        proxy.stop()
+    recording = load_recording(record)
+    assert {binding for binding, _dialect in spoken(recording)} == {transport}
+    tracker = TaskTracker(recording.session)
+    assert tracker.violations == [], [(v.code, v.message) for v in tracker.violations]
+    assert {t.state.value for t in tracker.tasks.values()} == {"completed"}
+
+
 def test_the_agent_exits_when_its_stdin_closes() -> None:
     from peers import js_peers
 
