@@ -45,6 +45,7 @@ from ..session.redact import Redaction
 from . import discovery
 from .auth import Auth
 from .dialect_cache import DialectCache, agent_key
+from .error_reason import body_reason
 from .errors import TransportError, UnsupportedMethod
 from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
 from .sse import EventTooLarge, SSEComment, SSEParser
@@ -740,8 +741,10 @@ class A2AClient:
             payload.http_status = status  # type: ignore[attr-defined]
             raise payload
         if not 200 <= status < 300:
-            raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} "
-                                  f"({describe_body(resp.headers.get('content-type'), raw)})")
+            ctype = resp.headers.get("content-type")
+            detail = body_reason(ctype, raw)
+            raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} ({describe_body(ctype, raw)})"
+                                  + (f": {detail}" if detail else ""), detail)
         if isinstance(payload, ProtocolError):
             ex.error("protocol", payload.reason, payload.path)
             raise payload

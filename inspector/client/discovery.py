@@ -23,6 +23,7 @@ from ..protocol.models import AgentCard
 from ..protocol.wire import parse_json
 from ..session import payloads
 from ..session.events import Kind
+from .error_reason import body_reason
 from .errors import TransportError
 from .transport import Wire, describe_body, reason_phrase
 
@@ -100,8 +101,10 @@ async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
         if not 200 <= status < 300:
             result.misses.append((url, status))
             if status not in _NOT_HERE:
+                ctype = ex.response.headers.get("content-type")
+                why = body_reason(ctype, raw)
                 ex.note(f"no agent card at {url}: HTTP {status} {reason_phrase(ex.response)} "
-                        f"({describe_body(ex.response.headers.get('content-type'), raw)})")
+                        f"({describe_body(ctype, raw)})" + (f": {why}" if why else ""))
             continue
         result.url = url
         try:

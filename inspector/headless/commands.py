@@ -441,7 +441,12 @@ def _error_json(error: BaseException | None) -> dict[str, Any] | None:
     if isinstance(error, ProtocolError):
         return {"type": "protocol", "message": str(error), "path": error.path}
     if isinstance(error, TransportError):
-        return {"type": getattr(error, "kind", "transport"), "message": str(error)}
+        doc = {"type": getattr(error, "kind", "transport"), "message": str(error)}
+        if error.kind == "http" and error.status is not None:
+            doc["httpStatus"] = error.status
+        if error.detail is not None:
+            doc["detail"] = error.detail
+        return doc
     return {"type": "error", "message": str(error)}
 
 
