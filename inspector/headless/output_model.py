@@ -111,6 +111,9 @@ class Error(_Doc):
         None, description="type http: what the error response's body says went wrong, as the agent wrote it: "
                           "its first lines, at most 240 characters, ending in … when cut (also at the end "
                           "of message). Absent when the body says nothing readable (empty, HTML, binary).")
+    hint: str | None = Field(
+        None, description="A likely cause, when a2a-inspect has one: the --binding or --dialect chosen is not "
+                          "in the card, so the endpoint was a guess.")
 
 
 class ResultDoc(Version):
