@@ -90,6 +90,15 @@ def test_a_hostile_body_is_shown_bounded_and_literal(cli: Cli, agent: str,
     assert len(detail) == REASON_CHARS + 1
 
 
+def test_a_card_that_fails_says_why(cli: Cli, agent: str) -> None:
+    # Under /detail/x the card's paths answer 500 with a reason; at the origin, 500 with
+    # Starlette's bare "Internal Server Error", which is the reason phrase again.
+    r = cli("card", f"{agent}/detail/x")
+    line = assert_one_error_line(r, 3, "no agent card found: tried ")
+    assert f"{agent}/detail/x/.well-known/agent-card.json (HTTP 500: model quota exhausted)" in line, line
+    assert f"{agent}/.well-known/agent-card.json (HTTP 500)" in line, line
+
+
 # ------------------------------------------------------------ the excerpt itself
 
 
@@ -110,6 +119,12 @@ def test_a_hostile_body_is_shown_bounded_and_literal(cli: Cli, agent: str,
 ])
 def test_body_reason(ctype: str, raw: bytes, reason: str | None) -> None:
     assert body_reason(ctype, raw) == reason
+
+
+def test_the_reason_phrase_again_is_not_a_reason() -> None:
+    assert body_reason("text/plain", b"Not Found", "Not Found") is None
+    assert body_reason("application/json", b'{"detail": "Not Found"}', "Not Found") is None
+    assert body_reason("application/json", b'{"detail": "no task t-1"}', "Not Found") == "no task t-1"
 
 
 def test_an_excerpt_is_bounded() -> None:

@@ -755,9 +755,7 @@ class A2AClient:
             raise payload
         if not 200 <= status < 300:
             ctype = resp.headers.get("content-type")
-            detail = body_reason(ctype, raw)
-            if detail is not None and detail.strip().lower() == reason_phrase(resp).lower():
-                detail = None  # "Not Found" once is enough
+            detail = body_reason(ctype, raw, reason_phrase(resp))
             raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} ({describe_body(ctype, raw)})"
                                   + (f": {detail}" if detail else ""), detail)
         if isinstance(payload, ProtocolError):

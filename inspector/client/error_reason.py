@@ -78,9 +78,17 @@ def _from_object(obj: Any) -> str | None:
     return None
 
 
-def body_reason(content_type: str | None, raw: bytes | bytearray) -> str | None:
+def body_reason(content_type: str | None, raw: bytes | bytearray, phrase: str | None = None) -> str | None:
     """A short excerpt of what the error body ``raw`` says, or None: no body, an HTML page
-    (its title is named already), bytes that are not text."""
+    (its title is named already), bytes that are not text, or the status's reason
+    ``phrase`` again ("Not Found" once is enough)."""
+    reason = _reason(content_type, raw)
+    if reason is not None and phrase and reason.strip().lower() == phrase.strip().lower():
+        return None
+    return reason
+
+
+def _reason(content_type: str | None, raw: bytes | bytearray) -> str | None:
     if not raw:
         return None
     ctype = (content_type or "").split(";")[0].strip().lower()
