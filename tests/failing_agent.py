@@ -66,6 +66,8 @@ def build_app() -> Starlette:
             shape = _first_word(await request.body())
         if shape == "hostile":
             return Response(json.dumps({"error": HOSTILE}), status_code=500, media_type="application/json")
+        if shape not in SHAPES:  # the origin's own paths: a bare 500, as many servers answer
+            return Response(b"Internal Server Error", status_code=500, media_type="text/plain")
         ctype, body, _reason = SHAPES[shape]
         return Response(body, status_code=500, media_type=ctype)
 

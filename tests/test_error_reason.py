@@ -92,7 +92,7 @@ def test_a_hostile_body_is_shown_bounded_and_literal(cli: Cli, agent: str,
 
 def test_a_card_that_fails_says_why(cli: Cli, agent: str) -> None:
     # Under /detail/x the card's paths answer 500 with a reason; at the origin, 500 with
-    # Starlette's bare "Internal Server Error", which is the reason phrase again.
+    # a bare "Internal Server Error", which is the reason phrase again.
     r = cli("card", f"{agent}/detail/x")
     line = assert_one_error_line(r, 3, "no agent card found: tried ")
     assert f"{agent}/detail/x/.well-known/agent-card.json (HTTP 500: model quota exhausted)" in line, line
