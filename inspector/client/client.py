@@ -44,7 +44,9 @@ from ..session.log import Session
 from ..session.redact import Redaction
 from . import discovery
 from .auth import Auth
+from .card_choice import NotInCard, not_in_card
 from .dialect_cache import DialectCache, agent_key
+from .error_reason import body_reason
 from .errors import TransportError, UnsupportedMethod
 from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
 from .sse import EventTooLarge, SSEComment, SSEParser
@@ -262,6 +264,11 @@ class A2AClient:
         self.binding_source: str | None = None
         #: Which binding, and why, in words (the NOTE's text).
         self.binding_reason: str | None = None
+        #: The user chose a binding or dialect the card lists no interface for: the
+        #: endpoint is a guess (card_choice.NotInCard), said in a NOTE and to on_warning.
+        self.not_in_card: NotInCard | None = None
+        #: Called with each warning this client has for a person (the CLI's stderr).
+        self.on_warning: Callable[[str], None] | None = None
         self.tenant: str | None = None
         #: The user's wire spellings, by method; applied where the chosen dialect knows them.
         self.method_names = self._spellings(method_names or {})
@@ -503,6 +510,13 @@ class A2AClient:
             self.endpoint = discovery.endpoint_for(self.card, self.card_raw, dialect.name, self.card_url,
                                                    discovery.agent_base(self.url))
         self._note(text, dialect=dialect.name, source=source, endpoint=self.endpoint)
+        self.not_in_card = not_in_card(self.card, dialect, self.binding, dialect_chosen=source == "user",
+                                       binding_chosen=self.binding_source == "user")
+        if self.not_in_card is not None:
+            warning = self.not_in_card.warning(self.endpoint)
+            self._note(warning)
+            if self.on_warning is not None:
+                self.on_warning(warning)
         # Said when there was a choice: the user made one, or the card offers more than
         # JSON-RPC for this dialect. (An agent that only speaks JSON-RPC needs no word.)
         listed = {i.binding for i in b.card_interfaces(self.card) if i.dialect == dialect.name} if self.card else set()
@@ -741,8 +755,10 @@ class A2AClient:
             payload.http_status = status  # type: ignore[attr-defined]
             raise payload
         if not 200 <= status < 300:
-            raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} "
-                                  f"({describe_body(resp.headers.get('content-type'), raw)})")
+            ctype = resp.headers.get("content-type")
+            detail = body_reason(ctype, raw, reason_phrase(resp))
+            raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} ({describe_body(ctype, raw)})"
+                                  + (f": {detail}" if detail else ""), detail)
         if isinstance(payload, ProtocolError):
             ex.error("protocol", payload.reason, payload.path)
             raise payload

@@ -176,11 +176,11 @@ class Exchange:
             data["path"] = path
         self.log(Kind.ERROR, data)
 
-    def fail(self, kind: str, message: str) -> TransportError:
+    def fail(self, kind: str, message: str, detail: str | None = None) -> TransportError:
         """Log a transport failure and return the exception to raise."""
         self.error(kind, message)
         status = self.response.status_code if self.response is not None else None
-        return TransportError(kind, message, status=status, url=self.url)
+        return TransportError(kind, message, status=status, url=self.url, detail=detail)
 
     def response_data(self, raw: bytes | bytearray | None, *, streaming: bool | None = None,
                       cut: bool = False) -> dict[str, Any]:

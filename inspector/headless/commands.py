@@ -219,6 +219,7 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
                                    binding=binding)
             except ValueError as exc:  # an unknown method, or a spelling no dialect has
                 raise UsageError(f"--method-name: {exc}") from None
+            client.on_warning = _warn(args)
             async with client:
                 try:
                     yield client, session, tracker
@@ -228,12 +229,39 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
 
                     status = getattr(exc, "status", None) or getattr(exc, "http_status", None)
                     hint = auth_hint(client.card, status) if not _auth_given(args) else None
+                    hint = hint or getattr(exc, "hint", None) or card_hint(client)
                     if hint:
                         exc.hint = hint  # type: ignore[union-attr]
                     raise
     finally:
         if recorder is not None:
             recorder.close()
+
+
+def _warn(args: argparse.Namespace) -> Callable[[str], None]:
+    """Say a warning on stderr, one line after ``a2a-inspect: warning:``, its secrets
+    redacted as the command's error lines are."""
+    import sys
+
+    from ..textsafe import clip, visible
+
+    def warn(text: str) -> None:
+        shown = clip(terminal_redaction(args).shown(text))
+        try:
+            print(f"a2a-inspect: warning: {visible(shown, single_line=True)}", file=sys.stderr, flush=True)
+        except BrokenPipeError:  # pragma: no cover - stderr closed
+            pass
+
+    return warn
+
+
+def card_hint(client: A2AClient) -> str | None:
+    """On a failure after a guess: that the card lists no such interface, and the way
+    back to one it lists."""
+    missing = client.not_in_card
+    if missing is None:
+        return None
+    return f"{missing.text}, so {client.endpoint} was a guess: --{missing.axis} auto uses one it lists"
 
 
 def _auth_given(args: argparse.Namespace) -> bool:
@@ -442,17 +470,25 @@ def _judge(args: argparse.Namespace, out: Out, tracker: TaskTracker, code: int) 
 def _error_json(error: BaseException | None) -> dict[str, Any] | None:
     if error is None:
         return None
+    hint = getattr(error, "hint", None)
     if isinstance(error, JsonRpcError):
         doc = {"type": "rpc", "code": error.code, "message": error.message, "data": error.data}
         if hasattr(error, "reason"):  # an HTTP+JSON error body, mapped to its JSON-RPC code
             doc.update({"httpStatus": getattr(error, "http_status", None), "status": getattr(error, "status", None),
                         "reason": error.reason})
-        return doc
-    if isinstance(error, ProtocolError):
-        return {"type": "protocol", "message": str(error), "path": error.path}
-    if isinstance(error, TransportError):
-        return {"type": getattr(error, "kind", "transport"), "message": str(error)}
-    return {"type": "error", "message": str(error)}
+    elif isinstance(error, ProtocolError):
+        doc = {"type": "protocol", "message": str(error), "path": error.path}
+    elif isinstance(error, TransportError):
+        doc = {"type": getattr(error, "kind", "transport"), "message": str(error)}
+        if error.kind == "http" and error.status is not None:
+            doc["httpStatus"] = error.status
+        if error.detail is not None:
+            doc["detail"] = error.detail
+    else:
+        doc = {"type": "error", "message": str(error)}
+    if isinstance(hint, str):
+        doc["hint"] = hint
+    return doc
 
 
 async def _consume(args: argparse.Namespace, out: Out, session: Session, client: A2AClient,
@@ -492,6 +528,9 @@ def _tag(client: A2AClient, exc: BaseException) -> BaseException:
     # which dialect the error came in so the message can name the code correctly.
     if isinstance(exc, JsonRpcError) and client.dialect is not None:
         exc.dialect = client.dialect  # type: ignore[attr-defined]
+    hint = card_hint(client)
+    if hint is not None and getattr(exc, "hint", None) is None:
+        exc.hint = hint  # type: ignore[attr-defined]
     return exc
 
 

@@ -289,7 +289,23 @@ class InspectorApp(App[int]):
     @work(group="connect", exit_on_error=False)
     async def connect(self, conn: AgentConnection) -> None:
         await self.call_agent(conn, f"connecting to {conn.name}", conn.connect())
+        self.warn_not_in_card(conn)
         self.to_main(ConnectionChanged(conn))
+
+    def warn_not_in_card(self, conn: AgentConnection) -> None:
+        """The binding or dialect asked for is one the card lists no interface for: the
+        endpoint is a guess. Said in a toast, never silently (issue 27 item 6b)."""
+        from ..textsafe import visible
+
+        client = conn.client
+        missing = getattr(client, "not_in_card", None)
+        if client is None or missing is None:
+            return
+        key = "shift+F8" if missing.axis == "binding" else "F8"
+        text = client.redaction.shown(missing.warning(client.endpoint))
+        self.notify(f"{visible(text, single_line=True)}\n({key}: choose one it lists)",
+                    title=f"{missing.axis} not in the card", severity="warning", timeout=ERROR_TOAST_SECONDS,
+                    markup=False)
 
     @work(exit_on_error=False)
     async def start_demo(self) -> None:
@@ -404,7 +420,7 @@ class InspectorApp(App[int]):
         try:
             return await call
         except call_errors() as exc:
-            self.report_error(f"{label} failed", exc)
+            self.report_error(f"{label} failed", exc, conn)
             return None
         except Exception as exc:  # a bug, or memory running out: reported, not a silent worker
             self.report_error(f"{label} failed", exc if isinstance(exc, UnexpectedFailure) else UnexpectedFailure(exc))
@@ -412,7 +428,9 @@ class InspectorApp(App[int]):
         finally:
             self.waiting.pop(wait_id, None)
 
-    def report_error(self, title: str, exc: BaseException) -> None:
+    def report_error(self, title: str, exc: BaseException, conn: AgentConnection | None = None) -> None:
+        """A toast, and the error in full in ctrl+e's list; ``conn``: the connection whose
+        call failed (its guesses are named as the likely cause)."""
         from ..protocol.errors import JsonRpcError, describe_rpc_error
         from ..session.redact import Redaction
         from ..textsafe import clip, visible
@@ -439,6 +457,11 @@ class InspectorApp(App[int]):
             import json
 
             detail += "\ndata: " + json.dumps(exc.data, indent=2, ensure_ascii=False, default=str)
+        guessed = conn.client if conn is not None else None
+        missing = getattr(guessed, "not_in_card", None)
+        if missing is not None:  # the endpoint was a guess: the likely cause
+            key = "shift+F8" if missing.axis == "binding" else "F8"
+            detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {key} chooses one it lists"
         detail = bounded(detail, ERROR_DETAIL_LIMIT, "the traffic view has it whole")
         self.errors.append((time.time(), title, visible(detail)))
         summary = bounded(summary, 200)
@@ -494,6 +517,7 @@ class InspectorApp(App[int]):
     @work(group="dialect", exclusive=True, exit_on_error=False)
     async def switch_dialect(self, conn: AgentConnection, dialect: str) -> None:
         await self.call_agent(conn, f"switching to dialect {dialect}", conn.switch_dialect(dialect))
+        self.warn_not_in_card(conn)
         self.to_main(ConnectionChanged(conn))
 
     @work(group="binding", exclusive=True, exit_on_error=False)
@@ -505,6 +529,7 @@ class InspectorApp(App[int]):
                         title="binding not switched", severity="warning", markup=False)
             return
         await self.call_agent(conn, f"switching to binding {binding}", conn.switch_binding(binding))
+        self.warn_not_in_card(conn)
         self.to_main(ConnectionChanged(conn))
 
     # ------------------------------------------------------------------ recording

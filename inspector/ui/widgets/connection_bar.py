@@ -79,7 +79,23 @@ def choose_dialect(app: Any) -> None:
         if choice is not None and app.active is conn:
             app.switch_dialect(conn, choice)
 
-    app.post_message(OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, done=chosen))
+    app.post_message(OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, card_lists(conn),
+                               done=chosen))
+
+
+def card_lists(conn: AgentConnection) -> str | None:
+    """The card's interfaces in a few words (made visible), for the menus; None
+    before there is a card, or when it names none."""
+    from ...client.card_choice import listed_text
+
+    card = conn.card
+    if card is None:
+        return None
+    client = conn.client
+    text = listed_text(card)
+    if client is not None and getattr(client, "redaction", None) is not None:
+        text = client.redaction.shown(text)
+    return visible(text, single_line=True) or None
 
 
 def choose_binding(app: Any) -> None:
@@ -98,7 +114,8 @@ def choose_binding(app: Any) -> None:
         if choice is not None and app.active is conn:
             app.switch_binding(conn, choice)
 
-    app.post_message(OpenModal("binding_menu", conn.requested_binding, conn.binding_name, done=chosen))
+    app.post_message(OpenModal("binding_menu", conn.requested_binding, conn.binding_name, card_lists(conn),
+                               done=chosen))
 
 
 #: Short names for the bar, which has little room (the tooltip says how it was chosen).
