@@ -570,13 +570,6 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
         return exitcodes.TASK_FAILED if errors else exitcodes.OK
 
 
-def _warn(text: str) -> None:
-    # Our own words (the card's facts are booleans): nothing to redact or make visible.
-    import sys
-
-    print(f"a2a-inspect: {text}", file=sys.stderr, flush=True)
-
-
 def _hint(error: BaseException | None, hint: str | None) -> None:
     """Give ``error`` the line said after it (run.fail), unless it has one already."""
     if error is not None and hint and not getattr(error, "hint", None):
@@ -614,7 +607,7 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
             spelled = client.method_names.get(Method.STREAM) or client.dialect.wire_method(Method.STREAM)
             warning = no_stream_warning(client.card, spelled)
             if warning:
-                _warn(warning)  # on stderr, before the stream's lines
+                _warn(args)(warning)  # on stderr, before the stream's lines
             task_id, reply, error = await _consume(args, out, session, client, client.stream(params))
             _hint(error, no_stream_hint(error, client.card))
             return await _finish(args, out, tracker, task_id, reply, error, streamed=True, command="stream")

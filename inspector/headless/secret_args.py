@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..protocol.sizes import format_size
 from .compose import UsageError
 
 #: The options whose value is a credential: (args attribute, option, its -env twin).
@@ -88,7 +89,7 @@ def from_file(path_text: str, option: str) -> str:
     except OSError as exc:
         raise UsageError(f"{option}: cannot read {where}: {exc.strerror or exc}") from None
     if len(data) > MAX_SECRET:
-        raise UsageError(f"{option}: {where} is over {MAX_SECRET // 1024} KiB: not a secret")
+        raise UsageError(f"{option}: {where} is over {format_size(MAX_SECRET)}: not a secret")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
