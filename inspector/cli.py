@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 
-COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub", "proxy")
+COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub", "proxy", "web")
 
 EXIT_CODES_HELP = """\
 exit codes:
@@ -294,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-stream-body", type=_size, metavar="SIZE",
                    help="most bytes of frames one task call may bring, as a client's option (default: 4G)")
     _proxy_parser(command)
+    _web_parser(command)
     return parser
 
 
@@ -318,6 +319,30 @@ def _proxy_parser(command: Any) -> None:
     p.add_argument("--append", action="store_true", help="with --record FILE: add to FILE if it exists")
     p.add_argument("--no-redact", action="store_true", help="record secrets as sent")
     _allow_host_option(p, "clients")
+
+
+def _web_parser(command: Any) -> None:
+    p = command("web", "the terminal UI in a browser tab: a loopback server with a one-time link", WEB_HELP)
+    p.add_argument("url", nargs="?", help="agent base URL or card URL")
+    p.add_argument("--demo", action="store_true", help="start the embedded mock agent and connect to it")
+    p.add_argument("--port", type=_port, default=8780, help="loopback port of the page "
+                                                            "(default 8780; 0 picks a free one)")
+    p.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
+    p.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
+                   help="protocol binding (default: the card's first interface a2a-inspect speaks)")
+
+
+WEB_HELP = """\
+Prints a link to http://127.0.0.1:PORT/ with a random token. The first browser that
+opens it gets a session cookie and the token is spent: anyone else on the machine who
+sees the link gets 403. Each tab runs its own a2a-inspect [URL|--demo]; closing the tab
+ends it. Needs the web extra: pip install 'a2a-inspect[web]'.
+
+exit codes:
+  0  stopped (Ctrl-C)
+  1  the port cannot be had
+  2  usage error, or textual-serve is not installed
+"""
 
 
 def _allow_host_option(p: argparse.ArgumentParser, who: str) -> None:
@@ -440,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_tui_hub(args)
         if args.command == "proxy":
             return _run_proxy(args)
+        if args.command == "web":
+            return _run_web(args)
         from . import gcpolicy
         from .headless.run import run_command
 
@@ -528,6 +555,24 @@ def _run_proxy(args: argparse.Namespace) -> int:
     except ImportError:
         return fail("the terminal UI is not available in this build; use --headless", exitcodes.USAGE)
     return launch_proxy(args, options)
+
+
+def _run_web(args: argparse.Namespace) -> int:
+    """``a2a-inspect web``: the arguments are checked here, where the user typed them,
+    rather than in each browser tab."""
+    if args.binding in ("grpc", "rest") and args.dialect == "0.1":
+        print(f"a2a-inspect: --binding {args.binding}: the 0.1 draft has no such binding", file=sys.stderr)
+        return 2
+    try:
+        from .web.server import run_web
+    except ImportError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing not in ("textual_serve", "aiohttp", "aiohttp_jinja2", "jinja2"):
+            raise
+        print(f"a2a-inspect web: needs the web extra ({missing} is missing): "
+              "pip install 'a2a-inspect[web]'", file=sys.stderr)
+        return 2
+    return run_web(args)
 
 
 def _replay_in_tui(path_text: str) -> int:
