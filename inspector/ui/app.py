@@ -193,7 +193,7 @@ class InspectorApp(App[int]):
         elif self.demo:
             self.start_demo()
         elif self.start_url:
-            self.open_url(self.start_url, dialect=self.start_dialect, binding=self.start_binding)
+            self.connect_to(self.start_url, dialect=self.start_dialect, binding=self.start_binding)
 
     async def on_unmount(self) -> None:
         for conn in self.connections:
@@ -265,8 +265,8 @@ class InspectorApp(App[int]):
         self.to_main(ConnectionChanged(conn))
         return conn
 
-    def open_url(self, url: str, *, dialect: str = "auto", name: str | None = None,
-                 saved: store.SavedAgent | None = None, binding: str = "auto") -> AgentConnection:
+    def connect_to(self, url: str, *, dialect: str = "auto", name: str | None = None,
+                   saved: store.SavedAgent | None = None, binding: str = "auto") -> AgentConnection:
         from .connection import AgentConnection
         from .saved_auth import saved_auth
 
@@ -317,7 +317,7 @@ class InspectorApp(App[int]):
         except Exception as exc:  # a broken embedded mock is reported, not a crash
             self.report_error("the demo agent did not start", exc)
             return
-        self.open_url(self._mock.url, name="demo agent")
+        self.connect_to(self._mock.url, name="demo agent")
 
     @work(exit_on_error=False)
     async def start_hub(self) -> None:
@@ -678,7 +678,7 @@ class InspectorApp(App[int]):
 
         def opened(url: str | None) -> None:
             if url:
-                self.open_url(url.strip())
+                self.connect_to(url.strip())
 
         self.push_screen(PromptScreen("Connect to agent", "http://127.0.0.1:8003",
                                       placeholder="agent base URL or card URL"), opened)

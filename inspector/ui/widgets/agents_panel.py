@@ -260,7 +260,7 @@ class AgentsPanel(ConnectionView, Vertical):
             self.app.notify(f"{missing[0]}: set it and open the agent again (e edits it)",
                             title="saved agents", severity="error", markup=False)
             return
-        self.app.open_url(agent.url, saved=agent)
+        self.app.connect_to(agent.url, saved=agent)
 
     def action_add(self) -> None:
         def added(agent: SavedAgent | None) -> None:
