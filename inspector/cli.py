@@ -89,6 +89,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--method-name", action="append", default=[], metavar="METHOD=NAME",
                    help="send METHOD under another spelling its dialect knows, e.g. "
                         "resubscribe=task/resubscribe for Society AI's agents (repeatable)")
+    _tls(p)
     _bounds(p)
     o = p.add_argument_group("output")
     o.add_argument("--output", "-o", default="text", choices=["text", "json", "ndjson"],
@@ -104,6 +105,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     o.add_argument("--lenient", action="store_true",
                    help="exit with the outcome's own code even when the agent broke the protocol "
                         "(violations are still printed)")
+
+
+def _tls(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("TLS (https://, grpcs://)")
+    g.add_argument("--cacert", metavar="FILE",
+                   help="trust the CA certificates in FILE (PEM) instead of the system's, as curl's --cacert")
+    g.add_argument("--cert", metavar="FILE",
+                   help="client certificate (PEM) for mutual TLS; its key with --key, or in FILE after it")
+    g.add_argument("--key", metavar="FILE", help="the private key (PEM) of --cert")
+    g.add_argument("-k", "--insecure", action="store_true",
+                   help="do not verify the agent's certificate (HTTP only): said on stderr and noted in "
+                        "the recording")
 
 
 def _bounds(p: argparse.ArgumentParser) -> None:

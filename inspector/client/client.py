@@ -51,7 +51,8 @@ from .errors import TransportError, UnsupportedMethod
 from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
 from .sse import EventTooLarge, SSEComment, SSEParser
 from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, describe_body, reason_phrase,
-                        same_origin, shared_tls_context, whole_chars)
+                        same_origin, whole_chars)
+from .tls import INSECURE_NOTE, TlsOptions, ssl_context
 
 AUTO = "auto"
 
@@ -234,6 +235,7 @@ class A2AClient:
         limits: Limits | None = None,
         plain_names: Iterable[str] = (),
         binding: str = AUTO,
+        tls: TlsOptions | None = None,
     ) -> None:
         """``method_names`` sends a method under another spelling its dialect knows,
         e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
@@ -241,7 +243,8 @@ class A2AClient:
         ``plain_names``: names that look like a credential's but are not.
         ``limits``: how much the agent may send (limits.Limits; its defaults when None).
         ``binding``: auto (the card's first interface this client speaks), jsonrpc, rest
-        or grpc; a ``grpc://host:port`` URL means grpc."""
+        or grpc; a ``grpc://host:port`` URL means grpc.
+        ``tls``: --cacert, --cert/--key, --insecure (tls.TlsOptions), for HTTP and gRPC alike."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
         self._binding_requested = b.get_binding(binding)
@@ -294,12 +297,14 @@ class A2AClient:
         self.timeouts = timeouts or Timeouts()
         self.limits = limits or Limits()
         self._own_http = http is None
+        self.tls = tls or TlsOptions()
         # Accept-Encoding: only what limits.BodyDecoder undoes under its bound.
         self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False),
-                                                                    verify=shared_tls_context(),
+                                                                    verify=ssl_context(self.tls),
                                                                     headers={"Accept-Encoding": ACCEPT_ENCODING})
         self.dialect_cache = dialect_cache if dialect_cache is not None else DialectCache()
         self._wire = Wire(self.http, self.session, self.timeouts, self.limits)
+        self._wire.client_cert = bool(self.tls.cert)
         self._ids = itertools.count(1)
         self._card_result: discovery.CardResult | None = None
         #: Endpoint URL -> whether credentials may go there (see _guard).
@@ -311,6 +316,10 @@ class A2AClient:
         #: For a grpc:// URL: the dialect whose A2AService answered the card RPC.
         self._grpc_dialect: Dialect | None = None
         self._closing: set[asyncio.Task[None]] = set()
+        if self.tls.insecure:
+            self._note(INSECURE_NOTE, code="tls-insecure")
+        elif not self.tls.default:
+            self._note(self.tls.describe(), code="tls")
 
     async def __aenter__(self) -> "A2AClient":
         return self

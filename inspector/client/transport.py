@@ -147,6 +147,26 @@ def _reason(exc: BaseException) -> str:
     return text[:1].lower() + text[1:] if text else type(exc).__name__
 
 
+def handshake_hint(exc: BaseException) -> str | None:
+    """Why a TLS handshake failed, with the option that helps, or None when ``exc`` (or
+    what caused it) is no TLS failure."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            break
+        text = str(seen)
+        if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in text:
+            why = getattr(seen, "verify_message", None) or "certificate verify failed"
+            return (f"the agent's TLS certificate is not trusted ({why}): give its CA with --cacert FILE "
+                    "(or --insecure to skip the check)")
+        if "CERTIFICATE_REQUIRED" in text or "certificate required" in text.lower():
+            return "the agent asks for a client certificate: give it with --cert FILE --key FILE"
+        if "WRONG_VERSION_NUMBER" in text:
+            return "the agent does not speak TLS here: use http:// (or grpc://)"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 class Exchange:
     """One request and its response (or failure), sharing one exchange id in the log."""
 
@@ -322,6 +342,9 @@ class Wire:
         self.session = session
         self.timeouts = timeouts
         self.limits = limits or Limits()
+        #: A client certificate is shown (--cert): an https agent that hangs up before
+        #: answering is then not one asking for it.
+        self.client_cert = False
 
     async def send(
         self,
@@ -394,9 +417,15 @@ class Wire:
             limit = self.timeouts.stream_read if stream else self.timeouts.read
             raise ex.fail("timeout", f"no response from {url} within {limit:g} s (read timeout)") from None
         except httpx.ConnectError as exc:
-            raise ex.fail("connect", f"cannot connect to {url}: {_reason(exc)}") from None
+            raise ex.fail("connect", f"cannot connect to {url}: {handshake_hint(exc) or _reason(exc)}") from None
         except httpx.HTTPError as exc:
-            raise ex.fail("connect", f"no response from {url}: {_reason(exc)}") from None
+            why = handshake_hint(exc) or _reason(exc)
+            if (isinstance(exc, httpx.RemoteProtocolError) and not self.client_cert
+                    and request.url.scheme == "https"):
+                # TLS 1.3 sends the refusal of a missing client certificate after the
+                # handshake, and Python often never reads it: only the hang-up is seen.
+                why += " (if it asks for a client certificate, give it with --cert FILE --key FILE)"
+            raise ex.fail("connect", f"no response from {url}: {why}") from None
         return ex
 
     @staticmethod

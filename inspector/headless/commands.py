@@ -209,6 +209,9 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
         except ValueError as exc:  # urllib's own words: "Invalid IPv6 URL", "Port out of range"
             raise UsageError(f"not a usable URL: {given!r} ({exc})") from None
     secret_names, plain_names = _names()
+    from .tls_args import tls_options
+
+    tls = tls_options(args)
     try:
         async with max_time(args, session):
             try:
@@ -216,7 +219,7 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
                                    headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
                                    method_names=_method_names(getattr(args, "method_name", None) or []),
                                    secret_names=secret_names, plain_names=plain_names, limits=limits,
-                                   binding=binding)
+                                   binding=binding, tls=tls)
             except ValueError as exc:  # an unknown method, or a spelling no dialect has
                 raise UsageError(f"--method-name: {exc}") from None
             client.on_warning = _warn(args)

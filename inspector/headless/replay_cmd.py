@@ -95,7 +95,9 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
     from .resend import diff_against
     from .commands import _auth, _headers, client_bounds, max_time, start_recorder
     from .output import FORMAT_VERSION
+    from .tls_args import tls_options
 
+    tls = tls_options(args)
     session = Session()
     recorder = start_recorder(session, args)
     dialect = None if args.dialect == "auto" else ("0.3" if args.dialect == "0.2" else args.dialect)
@@ -115,7 +117,7 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
         async with max_time(args, session):
             report = await diff_against(rec, args.against, session=session, dialect=dialect,
                                         card_url=args.card_url, headers=_headers(args.header), auth=_auth(args),
-                                        timeouts=timeouts, progress=progress, limits=limits,
+                                        timeouts=timeouts, progress=progress, limits=limits, tls=tls,
                                         binding=None if getattr(args, "binding", "auto") == "auto" else args.binding)
     finally:
         if recorder is not None:

@@ -96,12 +96,13 @@ async def diff_against(
     progress: Callable[[ExchangeDiff], None] | None = None,
     limits: Any = None,
     binding: str | None = None,
+    tls: Any = None,
 ) -> DiffReport:
     """Re-send ``recording``'s A2A requests to the agent at ``url`` and compare.
     ``binding`` (jsonrpc, rest, grpc) overrides the recorded one, as ``dialect`` does.
 
     ``session`` receives the live traffic (attach a Recorder to keep it); ``dialect``
-    overrides the recorded dialect; ``headers``/``auth`` are sent with every request
+    overrides the recorded dialect; ``tls``: client.tls.TlsOptions; ``headers``/``auth`` are sent with every request
     (the recording's own extra headers are sent too, except redacted ones)."""
     report = DiffReport(url)
     rec_session: Session = recording.session
@@ -121,7 +122,7 @@ async def diff_against(
 
     def new_client(name: str, over: str) -> A2AClient:
         return A2AClient(url, session=live, dialect=name, card_url=card_url, headers={**extra, **(headers or {})},
-                         auth=auth, timeouts=timeouts, limits=limits, binding=over)
+                         auth=auth, timeouts=timeouts, limits=limits, binding=over, tls=tls)
 
     resend = _Resend(report, rec_session, live, new_client, dialect, binding)
     await resend.send_all(targets)

@@ -1,0 +1,217 @@
+"""TLS as curl does it (issue 28 item 12): ``--cacert FILE``, ``--insecure`` (said on
+stderr, noted in the recording), ``--cert FILE --key FILE`` for mutual TLS, over HTTP and
+gRPC. The servers are real: the a2a-sdk Echo Agent under uvicorn with a certificate of a
+throwaway CA (trustme), and the same agent's gRPC service on a grpc.aio server with
+ssl_server_credentials, all on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trustme
+
+from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
+from inspector.serving.runner import BackgroundServer
+from peers.sdk_agent import EchoExecutor, build_app, build_card
+
+
+@dataclass
+class Pki:
+    ca: Path
+    server_cert: Path
+    server_key: Path
+    client_cert: Path
+    client_key: Path
+    #: A CA that signed nothing here: trusting it must not make the agent trusted.
+    other_ca: Path
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    home = tmp_path_factory.mktemp("pki")
+    ca = trustme.CA()
+    server = ca.issue_cert("127.0.0.1", "localhost")
+    client = ca.issue_cert("client@a2a-inspect.test")
+    paths = Pki(*(home / n for n in ("ca.pem", "server.pem", "server.key", "client.pem", "client.key", "other.pem")))
+    ca.cert_pem.write_to_path(str(paths.ca))
+    server.cert_chain_pems[0].write_to_path(str(paths.server_cert))
+    server.private_key_pem.write_to_path(str(paths.server_key))
+    client.cert_chain_pems[0].write_to_path(str(paths.client_cert))
+    client.private_key_pem.write_to_path(str(paths.client_key))
+    trustme.CA().cert_pem.write_to_path(str(paths.other_ca))
+    return paths
+
+
+def _https(srv: BackgroundServer) -> str:
+    return srv.url.replace("http://", "https://")
+
+
+@pytest.fixture(scope="module")
+def https_agent(pki: Pki) -> Iterator[str]:
+    with BackgroundServer(build_app("v10", echo_delay=0, slow_delay=0), ssl_certfile=str(pki.server_cert),
+                          ssl_keyfile=str(pki.server_key)) as srv:
+        yield _https(srv)
+
+
+@pytest.fixture(scope="module")
+def mtls_agent(pki: Pki) -> Iterator[str]:
+    with BackgroundServer(build_app("v10", echo_delay=0, slow_delay=0), ssl_certfile=str(pki.server_cert),
+                          ssl_keyfile=str(pki.server_key), ssl_ca_certs=str(pki.ca),
+                          ssl_cert_reqs=ssl.CERT_REQUIRED) as srv:
+        yield _https(srv)
+
+
+class _GrpcTls:
+    """The Echo Agent's 1.0 gRPC service behind TLS, on its own event loop in a thread."""
+
+    def __init__(self, pki: Pki, require_client: bool) -> None:
+        self.pki, self.require_client = pki, require_client
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="grpc-tls", daemon=True)
+        self.server: Any = None
+
+    async def _start(self) -> int:
+        import grpc
+        from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
+        from a2a.server.tasks import InMemoryTaskStore
+        from a2a.types import a2a_pb2_grpc
+
+        card = build_card("v10", "http://127.0.0.1", 0)
+        handler = DefaultRequestHandler(agent_executor=EchoExecutor(0, 0), task_store=InMemoryTaskStore(),
+                                        agent_card=card, extended_agent_card=card)
+        self.server = grpc.aio.server()
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), self.server)
+        pki = self.pki
+        credentials = grpc.ssl_server_credentials(
+            [(pki.server_key.read_bytes(), pki.server_cert.read_bytes())],
+            root_certificates=pki.ca.read_bytes() if self.require_client else None,
+            require_client_auth=self.require_client)
+        port = self.server.add_secure_port("127.0.0.1:0", credentials)
+        await self.server.start()
+        return port
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        port = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(timeout=30)
+        return f"grpcs://127.0.0.1:{port}"
+
+    def __exit__(self, *exc: Any) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.stop(0), self.loop).result(timeout=30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def grpcs_agent(pki: Pki) -> Iterator[str]:
+    with _GrpcTls(pki, require_client=False) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def grpcs_mtls_agent(pki: Pki) -> Iterator[str]:
+    with _GrpcTls(pki, require_client=True) as url:
+        yield url
+
+
+def _one_line_error(result: Any) -> str:
+    assert "Traceback" not in result.err, result
+    lines = [line for line in result.err_lines if line.strip()]
+    assert lines, result
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ HTTP
+
+
+def test_an_untrusted_certificate_is_one_line_naming_cacert(cli: Cli, https_agent: str, pki: Pki) -> None:
+    result = cli("card", https_agent)
+    assert result.code == 3, result
+    err = _one_line_error(result)
+    assert "not trusted" in err and "--cacert" in err, result
+    # A CA that did not sign the agent's certificate does not help.
+    other = cli("send", https_agent, "hi", "--cacert", str(pki.other_ca))
+    assert other.code == 3 and "--cacert" in _one_line_error(other), other
+
+
+def test_cacert_trusts_the_agent_for_card_send_and_get(cli: Cli, https_agent: str, pki: Pki) -> None:
+    assert cli("card", https_agent, "--cacert", str(pki.ca)).code == 0
+    sent = cli("send", https_agent, "hello over tls", "--cacert", str(pki.ca), "-o", "json")
+    assert sent.code == 0, sent
+    task_id = sent.json()["task"]["id"]
+    got = cli("get", https_agent, task_id, "--cacert", str(pki.ca), "-o", "json")
+    assert got.code == 0 and got.json()["task"]["state"] == "completed", got
+    assert "WARNING" not in sent.err + got.err
+
+
+def test_insecure_works_warns_on_stderr_and_notes_the_recording(cli: Cli, https_agent: str, tmp_path: Path) -> None:
+    record = tmp_path / "r.jsonl"
+    result = cli("send", https_agent, "hi", "--insecure", "--record", str(record))
+    assert result.code == 0, result
+    assert "WARNING: --insecure" in result.err, result
+    notes = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    texts = [e.get("text", "") for e in notes if e.get("kind") == "note"]
+    assert any("NOT verified" in t and "--insecure" in t for t in texts), texts
+
+
+def test_mutual_tls_fails_without_a_client_certificate_and_works_with_one(
+        cli: Cli, mtls_agent: str, pki: Pki) -> None:
+    without = cli("send", mtls_agent, "hi", "--cacert", str(pki.ca))
+    assert without.code == 3, without
+    assert "--cert FILE --key FILE" in _one_line_error(without), without
+    with_cert = cli("send", mtls_agent, "hi", "--cacert", str(pki.ca), "--cert", str(pki.client_cert),
+                    "--key", str(pki.client_key), "-o", "json")
+    assert with_cert.code == 0 and with_cert.json()["task"]["state"] == "completed", with_cert
+
+
+def test_replay_against_takes_the_tls_options(cli: Cli, https_agent: str, pki: Pki, tmp_path: Path) -> None:
+    record = tmp_path / "r.jsonl"
+    assert cli("send", https_agent, "hi", "--cacert", str(pki.ca), "--record", str(record)).code == 0
+    again = cli("replay", str(record), "--against", https_agent, "--cacert", str(pki.ca))
+    assert again.code == 0, again
+    assert cli("replay", str(record), "--against", https_agent).code == 3
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("--cacert", "/nonexistent/ca.pem"), "--cacert: cannot read /nonexistent/ca.pem"),
+    (("--key", "KEY"), "--key: give the client certificate with --cert too"),
+    (("--cert", "CA"), "do not load"),  # a certificate without its key
+])
+def test_an_unusable_tls_option_is_a_usage_error(cli: Cli, https_agent: str, pki: Pki, args: tuple[str, ...],
+                                                 says: str) -> None:
+    args = tuple(str(pki.ca) if a == "CA" else a for a in args)
+    result = cli("card", https_agent, *args)
+    assert result.code == 2 and says in _one_line_error(result), result
+
+
+# ------------------------------------------------------------------ gRPC
+
+
+def test_grpcs_untrusted_then_cacert(cli: Cli, grpcs_agent: str, pki: Pki) -> None:
+    untrusted = cli("send", grpcs_agent, "hi", "--dialect", "1.0")
+    assert untrusted.code == 3, untrusted
+    assert "--cacert" in _one_line_error(untrusted), untrusted
+    trusted = cli("send", grpcs_agent, "hi over grpcs", "--dialect", "1.0", "--cacert", str(pki.ca), "-o", "json")
+    assert trusted.code == 0 and trusted.json()["task"]["state"] == "completed", trusted
+
+
+def test_grpcs_insecure_is_refused_in_words(cli: Cli, grpcs_agent: str) -> None:
+    result = cli("send", grpcs_agent, "hi", "--dialect", "1.0", "--insecure")
+    assert result.code == 3, result
+    assert "not available for gRPC" in _one_line_error(result) and "--cacert" in result.err, result
+
+
+def test_grpcs_mutual_tls_without_then_with_a_client_certificate(cli: Cli, grpcs_mtls_agent: str, pki: Pki) -> None:
+    without = cli("send", grpcs_mtls_agent, "hi", "--dialect", "1.0", "--cacert", str(pki.ca))
+    assert without.code == 3, without
+    _one_line_error(without)
+    with_cert = cli("send", grpcs_mtls_agent, "hi", "--dialect", "1.0", "--cacert", str(pki.ca),
+                    "--cert", str(pki.client_cert), "--key", str(pki.client_key), "-o", "json")
+    assert with_cert.code == 0 and with_cert.json()["task"]["state"] == "completed", with_cert
