@@ -158,7 +158,7 @@ def handshake_hint(exc: BaseException) -> str | None:
         if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in text:
             why = getattr(seen, "verify_message", None) or "certificate verify failed"
             return (f"the agent's TLS certificate is not trusted ({why}): give its CA with --cacert FILE "
-                    "(or --insecure to skip the check)")
+                    "(a saved agent's CA file in the UI), or --insecure to skip the check")
         if "CERTIFICATE_REQUIRED" in text or "certificate required" in text.lower():
             return "the agent asks for a client certificate: give it with --cert FILE --key FILE"
         if "WRONG_VERSION_NUMBER" in text:

@@ -268,16 +268,18 @@ class InspectorApp(App[int]):
     def connect_to(self, url: str, *, dialect: str = "auto", name: str | None = None,
                    saved: store.SavedAgent | None = None, binding: str = "auto") -> AgentConnection:
         from .connection import AgentConnection
-        from .saved_auth import saved_auth
+        from .saved_auth import saved_auth, saved_tls
 
         auth = saved_auth(saved) if saved is not None else None
+        tls = saved_tls(saved) if saved is not None else None
         conn = AgentConnection(url, name=name or (saved.name if saved else None),
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
                                secret_names=tuple(self.settings.redact_headers),
                                plain_names=tuple(self.settings.plain_headers),
-                               binding=saved.binding if saved is not None and binding == "auto" else binding)
+                               binding=saved.binding if saved is not None and binding == "auto" else binding,
+                               tls=tls)
         conn.saved_as = saved.name if saved else None
         conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)
