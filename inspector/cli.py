@@ -80,6 +80,19 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="header for --api-key (default: X-API-Key)")
     g.add_argument("--basic", metavar="USER:PASSWORD|@FILE", help="HTTP basic authentication (@FILE, @-: read it)")
     g.add_argument("--basic-env", metavar="VAR", help="--basic with USER:PASSWORD in the environment variable VAR")
+    g.add_argument("--oauth2-client-id", metavar="ID",
+                   help="OAuth 2.0 client credentials: get a token from the card's client-credentials flow "
+                        "(its tokenUrl) and send it as a bearer token, renewed when it expires or on a 401")
+    g.add_argument("--oauth2-client-secret", metavar="SECRET|@FILE",
+                   help="the client secret of --oauth2-client-id (@FILE, @-: read it)")
+    g.add_argument("--oauth2-client-secret-env", metavar="VAR",
+                   help="--oauth2-client-secret from the environment variable VAR")
+    g.add_argument("--oauth2-scope", action="append", metavar="SCOPE",
+                   help="ask for these scopes (repeatable; default: those the card's security asks for, "
+                        "else all the flow lists)")
+    g.add_argument("--oauth2-token-url", metavar="URL",
+                   help="the token URL to use, whatever the card says (the card's must be https or on "
+                        "its own origin)")
     g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
                    help="wire dialect (default: detect from the card, then probe)")
     g.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],

@@ -17,6 +17,7 @@ very dicts that are logged, so a replayed recording decodes the same way.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import time
@@ -52,6 +53,7 @@ from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
 from .sse import EventTooLarge, SSEComment, SSEParser
 from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, describe_body, reason_phrase,
                         same_origin, whole_chars)
+from .oauth2 import ClientCredentials, TokenSource
 from .tls import INSECURE_NOTE, TlsOptions, ssl_context
 
 AUTO = "auto"
@@ -236,6 +238,7 @@ class A2AClient:
         plain_names: Iterable[str] = (),
         binding: str = AUTO,
         tls: TlsOptions | None = None,
+        oauth2: ClientCredentials | None = None,
     ) -> None:
         """``method_names`` sends a method under another spelling its dialect knows,
         e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
@@ -244,7 +247,9 @@ class A2AClient:
         ``limits``: how much the agent may send (limits.Limits; its defaults when None).
         ``binding``: auto (the card's first interface this client speaks), jsonrpc, rest
         or grpc; a ``grpc://host:port`` URL means grpc.
-        ``tls``: --cacert, --cert/--key, --insecure (tls.TlsOptions), for HTTP and gRPC alike."""
+        ``tls``: --cacert, --cert/--key, --insecure (tls.TlsOptions), for HTTP and gRPC alike.
+        ``oauth2``: client credentials; a token from the card's client-credentials flow
+        goes with every call after the card as a bearer token (oauth2.py)."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
         self._binding_requested = b.get_binding(binding)
@@ -316,6 +321,12 @@ class A2AClient:
         #: For a grpc:// URL: the dialect whose A2AService answered the card RPC.
         self._grpc_dialect: Dialect | None = None
         self._closing: set[asyncio.Task[None]] = set()
+        self._base_auth = auth
+        #: The OAuth 2.0 token source (--oauth2-client-id), if any.
+        self.oauth2: TokenSource | None = None
+        if oauth2 is not None:
+            self.oauth2 = TokenSource(oauth2, self.http, self._note, self.timeouts.connect + self.timeouts.read)
+            self.oauth2.on_token.append(self._took_token)
         if self.tls.insecure:
             self._note(INSECURE_NOTE, code="tls-insecure")
         elif not self.tls.default:
@@ -624,10 +635,35 @@ class A2AClient:
     def _note(self, text: str, **extra: Any) -> None:
         self.session.append(Kind.NOTE, {"text": text, **extra})
 
+    def _took_token(self, token: str) -> None:
+        bearer = Auth.bearer(token)
+        self.auth = self._base_auth + bearer if self._base_auth is not None else bearer
+        self.redaction = dataclasses.replace(self.redaction, values=(*self.redaction.values, token))
+
+    async def _authorize(self) -> None:
+        """With client credentials: a token that has not expired, fetched if need be."""
+        source = self.oauth2
+        if source is None or source.fresh():
+            return
+        if source.flow is None:
+            source.choose(self.card, self.card_url, (self.url, self._card_url_arg, self._endpoint_arg))
+        await source.fetch("expired" if source.token else "first call")
+
+    async def _renewed(self, ex: Exchange, info: dict[str, Any]) -> bool:
+        """After a 401 to a call that carried a token: the answer logged, a new token
+        fetched; True when the call should be sent again (once)."""
+        source = self.oauth2
+        if source is None or source.token is None or ex.response is None or ex.response.status_code != 401:
+            return False
+        self._log_body(ex, info, await ex.read())
+        await source.fetch("the agent answered 401")
+        return True
+
     async def _dialect_for(self, method: Method) -> Dialect:
         self._check(self.dialect or self._requested, method)
         dialect = await self.resolve_dialect()
         self._check(dialect, method)
+        await self._authorize()
         if self.binding == b.REST and not rest.has(dialect.name, method):
             raise UnsupportedMethod(dialect.label, method.value, f"the {dialect.label} HTTP+JSON/REST binding has "
                                                                  f"no {method.value} route")
@@ -783,6 +819,8 @@ class A2AClient:
         if self.binding == b.GRPC:
             return await self._grpc_transport().call(dialect, method, params)
         ex, info = await self._post(dialect, method, params, stream=False)
+        if await self._renewed(ex, info):
+            ex, info = await self._post(dialect, method, params, stream=False)
         raw = await ex.read()
         return self._outcome(ex, raw, self._log_body(ex, info, raw))
 
@@ -806,6 +844,8 @@ class A2AClient:
                     yield event
                 return
             ex, info = await self._post(dialect, method, params, stream=True)
+            if await self._renewed(ex, info):
+                ex, info = await self._post(dialect, method, params, stream=True)
             resp = ex.response
             assert resp is not None
             try:
