@@ -337,6 +337,7 @@ def _proxy_parser(command: Any) -> None:
     p.add_argument("--grpc-upstream", metavar="HOST:PORT", help="relay gRPC to this target from the start "
                    "(otherwise a gRPC listener opens when the agent's card names a GRPC interface)")
     p.add_argument("--faults", metavar="FILE", help="fault rules (YAML; see docs/proxy.md)")
+    _tls(p)
     p.add_argument("--headless", action="store_true", help="no UI: print a line per exchange and event")
     p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],
                    help="with --headless: text lines, or every event as a JSON line (secrets redacted)")

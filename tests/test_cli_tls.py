@@ -110,3 +110,18 @@ def test_grpcs_mutual_tls_without_then_with_a_client_certificate(cli: Cli, grpcs
     with_cert = cli("send", grpcs_mtls_agent, "hi", "--dialect", "1.0", "--cacert", str(pki.ca),
                     "--cert", str(pki.client_cert), "--key", str(pki.client_key), "-o", "json")
     assert with_cert.code == 0 and with_cert.json()["task"]["state"] == "completed", with_cert
+
+
+# ------------------------------------------------------------------ the proxy's upstream
+
+
+def test_the_proxy_relays_to_a_mutual_tls_upstream(cli: Cli, mtls_agent: str, pki: Pki) -> None:
+    from test_proxy_cli import ProxyProcess
+
+    proxy = ProxyProcess(cli, mtls_agent, "--cacert", str(pki.ca), "--cert", str(pki.client_cert),
+                         "--key", str(pki.client_key))
+    try:
+        sent = cli("send", proxy.url, "through the proxy", "-o", "json")
+        assert sent.code == 0 and sent.json()["task"]["state"] == "completed", sent
+    finally:
+        proxy.stop()
