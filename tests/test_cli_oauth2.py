@@ -197,11 +197,15 @@ def test_an_expired_token_is_fetched_again_before_the_call(peer: tuple[str, str,
 
 
 def test_a_plain_http_token_url_on_another_origin_gets_nothing(
-        cli: Cli, peer: tuple[str, str, Issuer], issuer: Issuer) -> None:
+        cli: Cli, peer: tuple[str, str, Issuer], issuer: Issuer, tmp_path: Path) -> None:
     url = f"{peer[0]}/far"
-    refused = cli("send", url, "hi", "--oauth2-client-id", CLIENT_ID, "--oauth2-client-secret", CLIENT_SECRET)
+    record = tmp_path / "r.jsonl"
+    refused = cli("send", url, "hi", "--oauth2-client-id", CLIENT_ID, "--oauth2-client-secret", CLIENT_SECRET,
+                  "--record", str(record))
     assert refused.code == 3, refused
     assert "clear text" in refused.err and "--oauth2-token-url" in refused.err, refused
+    notes = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    assert any(n.get("code") == "oauth2-failed" and "clear text" in n["text"] for n in notes), notes
     assert issuer.requests == [] and issuer.seen_tokens == []
     _nothing_secret(issuer, refused.out, refused.err)
     # Named by the user, the same URL is theirs to choose.

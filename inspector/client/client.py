@@ -645,9 +645,14 @@ class A2AClient:
         source = self.oauth2
         if source is None or source.fresh():
             return
-        if source.flow is None:
-            source.choose(self.card, self.card_url, (self.url, self._card_url_arg, self._endpoint_arg))
-        await source.fetch("expired" if source.token else "first call")
+        try:
+            if source.flow is None:
+                source.choose(self.card, self.card_url, (self.url, self._card_url_arg, self._endpoint_arg))
+            await source.fetch("expired" if source.token else "first call")
+        except TransportError as exc:
+            # The token exchange is not traffic in the log: its failure is said here.
+            self._note(str(exc), code="oauth2-failed")
+            raise
 
     async def _renewed(self, ex: Exchange, info: dict[str, Any]) -> bool:
         """After a 401 to a call that carried a token: the answer logged, a new token
