@@ -186,6 +186,7 @@ terminal UI:
   a2a-inspect --demo          start the embedded mock agent and connect to it
   options: --dialect auto|0.1|0.2|0.3|1.0, --binding auto|jsonrpc|rest|grpc,
            --record FILE (record the session),
+           --cacert FILE, --cert FILE --key FILE, --insecure (TLS, as for the commands),
            --push-port PORT (the push receiver's loopback port; default: any free one)
 
 shell completion:
@@ -421,6 +422,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
     parser.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
                         help="protocol binding (default: the card's first interface a2a-inspect speaks)")
+    _tls(parser)
     parser.add_argument("--push-port", type=_port, default=0, metavar="PORT",
                         help="the push receiver listens on this loopback port (default: any free "
                              "port), e.g. for an agent in a container that can only reach one")

@@ -77,3 +77,14 @@ async def test_a_missing_tls_file_is_named_instead_of_connecting(tmp_path: Any) 
         await wait_until(pilot, lambda: any("CA file: cannot read" in n and str(gone) in n
                                             for n in notifications(app)), 3, "the file named")
         assert not app.connections and app.is_running
+
+
+async def test_the_command_lines_tls_options_reach_the_agent_opened_with_the_ui(https_agent: str, pki: Pki) -> None:
+    from inspector.cli import build_tui_parser
+    from inspector.headless.tls_args import tls_options
+
+    args = build_tui_parser().parse_args([https_agent, "--cacert", str(pki.ca)])
+    app = InspectorApp(url=args.url, tls=tls_options(args))
+    async with app.run_test(size=SIZE) as pilot:
+        conn = await _settled(pilot, app)
+        assert conn.state == "ready", conn.error
