@@ -100,7 +100,9 @@ def build_peer(issuer: Issuer) -> Starlette:
         if scheme != "Bearer" or tok not in issuer.live:
             return JSONResponse({"error": "invalid_token"}, status_code=401,
                                 headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
-        echo = f"you sent Bearer {tok}"  # a careless agent: the token must still not be written
+        # A careless agent: the token must still not be written. ("quiet": the same
+        # answer each time, for a replay to compare.)
+        echo = "ok" if request.path_params["flavour"] == "quiet" else f"you sent Bearer {tok}"
         if request.path_params["flavour"] == "v10":
             result: Any = {"message": {"messageId": "m-1", "role": "ROLE_AGENT", "parts": [{"text": echo}]}}
         else:
@@ -225,3 +227,16 @@ def test_refused_credentials_are_one_line(cli: Cli, peer: tuple[str, str, Issuer
     # Without credentials, the refusal's hint names the options that get a token.
     bare = cli("send", f"{peer[0]}/v03", "hi")
     assert bare.code == 3 and "try --oauth2-client-id ID --oauth2-client-secret-env VAR" in bare.err, bare
+
+
+def test_replay_against_gets_its_own_token(cli: Cli, peer: tuple[str, str, Issuer], issuer: Issuer,
+                                           tmp_path: Path) -> None:
+    url, record, again = f"{peer[0]}/quiet", tmp_path / "r.jsonl", tmp_path / "again.jsonl"
+    creds = ("--oauth2-client-id", CLIENT_ID, "--oauth2-client-secret", CLIENT_SECRET)
+    assert cli("send", url, "hi", *creds, "--record", str(record)).code == 0
+    replayed = cli("replay", str(record), "--against", url, *creds, "--record", str(again))
+    assert replayed.code == 0, replayed
+    assert "redacted Authorization" not in replayed.err, replayed  # the token replaces it
+    assert len(issuer.issued) == 2 and issuer.seen_tokens == issuer.issued
+    _nothing_secret(issuer, record.read_text(encoding="utf-8"), again.read_text(encoding="utf-8"),
+                    replayed.out, replayed.err)
