@@ -36,6 +36,15 @@ def test_an_untrusted_certificate_is_one_line_naming_cacert(cli: Cli, https_agen
     assert other.code == 3 and "--cacert" in _one_line_error(other), other
 
 
+def test_a_certificate_for_another_name_is_said_so_not_blamed_on_the_ca(cli: Cli, https_agent: str,
+                                                                       pki: Pki) -> None:
+    other_name = https_agent.replace("127.0.0.1", "localhost")  # the same loopback server
+    result = cli("card", other_name, "--cacert", str(pki.ca))
+    assert result.code == 3, result
+    err = _one_line_error(result)
+    assert "is not for this host" in err and "--cacert" not in err, result
+
+
 def test_cacert_trusts_the_agent_for_card_send_and_get(cli: Cli, https_agent: str, pki: Pki) -> None:
     assert cli("card", https_agent, "--cacert", str(pki.ca)).code == 0
     sent = cli("send", https_agent, "hello over tls", "--cacert", str(pki.ca), "-o", "json")

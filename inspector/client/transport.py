@@ -150,20 +150,26 @@ def _reason(exc: BaseException) -> str:
 def handshake_hint(exc: BaseException) -> str | None:
     """Why a TLS handshake failed, with the option that helps, or None when ``exc`` (or
     what caused it) is no TLS failure."""
+    chain: list[BaseException] = []
     seen: BaseException | None = exc
-    for _ in range(10):
-        if seen is None:
-            break
-        text = str(seen)
-        if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in text:
-            why = getattr(seen, "verify_message", None) or "certificate verify failed"
-            return (f"the agent's TLS certificate is not trusted ({why}): give its CA with --cacert FILE "
-                    "(a saved agent's CA file in the UI), or --insecure to skip the check")
-        if "CERTIFICATE_REQUIRED" in text or "certificate required" in text.lower():
-            return "the agent asks for a client certificate: give it with --cert FILE --key FILE"
-        if "WRONG_VERSION_NUMBER" in text:
-            return "the agent does not speak TLS here: use http:// (or grpc://)"
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
         seen = seen.__cause__ or seen.__context__
+    verify = next((e for e in chain if isinstance(e, ssl.SSLCertVerificationError)), None)
+    texts = " ".join(str(e) for e in chain)
+    if verify is not None or "CERTIFICATE_VERIFY_FAILED" in texts:
+        said = (getattr(verify, "verify_message", None) or "").rstrip(". ")
+        why = f"certificate verify failed: {said}" if said else "certificate verify failed"
+        if "mismatch" in why.lower():
+            # Trusting another CA would not help: the certificate is for other names.
+            return (f"the agent's TLS certificate is not for this host ({why}): use a host name it "
+                    "lists, or --insecure to skip the check")
+        return (f"the agent's TLS certificate is not trusted ({why}): give its CA with --cacert FILE "
+                "(a saved agent's CA file in the UI), or --insecure to skip the check")
+    if "CERTIFICATE_REQUIRED" in texts or "certificate required" in texts.lower():
+        return "the agent asks for a client certificate: give it with --cert FILE --key FILE"
+    if "WRONG_VERSION_NUMBER" in texts:
+        return "the agent does not speak TLS here: use http:// (or grpc://)"
     return None
 
 
