@@ -115,7 +115,7 @@ def test_grpcs_insecure_is_refused_in_words(cli: Cli, grpcs_agent: str) -> None:
 def test_grpcs_mutual_tls_without_then_with_a_client_certificate(cli: Cli, grpcs_mtls_agent: str, pki: Pki) -> None:
     without = cli("send", grpcs_mtls_agent, "hi", "--dialect", "1.0", "--cacert", str(pki.ca))
     assert without.code == 3, without
-    _one_line_error(without)
+    assert "--cert FILE --key FILE" in _one_line_error(without), without
     with_cert = cli("send", grpcs_mtls_agent, "hi", "--dialect", "1.0", "--cacert", str(pki.ca),
                     "--cert", str(pki.client_cert), "--key", str(pki.client_key), "-o", "json")
     assert with_cert.code == 0 and with_cert.json()["task"]["state"] == "completed", with_cert

@@ -262,7 +262,13 @@ class GrpcTransport:
         if code is grpc.StatusCode.UNAVAILABLE and not initial and _NO_CONNECTION.search(details):
             # grpcio's own words for a target it never reached (an agent may answer
             # UNAVAILABLE itself: that is its status, below).
-            return ex.fail("connect", f"cannot connect to {self.target}: {handshake_hint(exc) or _first_line(details)}")
+            why = handshake_hint(exc) or _first_line(details)
+            tls = getattr(self.client, "tls", None)
+            if self.secure and "socket closed" in details.lower() and not getattr(tls, "cert", None):
+                # A server requiring a client certificate hangs up after the handshake:
+                # grpcio only reports the closed socket.
+                why += " (if it asks for a client certificate, give it with --cert FILE --key FILE)"
+            return ex.fail("connect", f"cannot connect to {self.target}: {why}")
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return ex.fail("timeout", f"no answer from {self.url} within {timeout or 0:g} s (deadline)")
         if stream and _own_limit(code, details):
