@@ -80,6 +80,19 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="header for --api-key (default: X-API-Key)")
     g.add_argument("--basic", metavar="USER:PASSWORD|@FILE", help="HTTP basic authentication (@FILE, @-: read it)")
     g.add_argument("--basic-env", metavar="VAR", help="--basic with USER:PASSWORD in the environment variable VAR")
+    g.add_argument("--oauth2-client-id", metavar="ID",
+                   help="OAuth 2.0 client credentials: get a token from the card's client-credentials flow "
+                        "(its tokenUrl) and send it as a bearer token, renewed when it expires or on a 401")
+    g.add_argument("--oauth2-client-secret", metavar="SECRET|@FILE",
+                   help="the client secret of --oauth2-client-id (@FILE, @-: read it)")
+    g.add_argument("--oauth2-client-secret-env", metavar="VAR",
+                   help="--oauth2-client-secret from the environment variable VAR")
+    g.add_argument("--oauth2-scope", action="append", metavar="SCOPE",
+                   help="ask for these scopes (repeatable; default: those the card's security asks for, "
+                        "else all the flow lists)")
+    g.add_argument("--oauth2-token-url", metavar="URL",
+                   help="the token URL to use, whatever the card says (the card's must be https or on "
+                        "its own origin)")
     g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
                    help="wire dialect (default: detect from the card, then probe)")
     g.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
@@ -89,6 +102,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--method-name", action="append", default=[], metavar="METHOD=NAME",
                    help="send METHOD under another spelling its dialect knows, e.g. "
                         "resubscribe=task/resubscribe for Society AI's agents (repeatable)")
+    _tls(p)
     _bounds(p)
     o = p.add_argument_group("output")
     o.add_argument("--output", "-o", default="text", choices=["text", "json", "ndjson"],
@@ -104,6 +118,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     o.add_argument("--lenient", action="store_true",
                    help="exit with the outcome's own code even when the agent broke the protocol "
                         "(violations are still printed)")
+
+
+def _tls(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("TLS (https://, grpcs://)")
+    g.add_argument("--cacert", metavar="FILE",
+                   help="trust the CA certificates in FILE (PEM) instead of the system's, as curl's --cacert")
+    g.add_argument("--cert", metavar="FILE",
+                   help="client certificate (PEM) for mutual TLS; its key with --key, or in FILE after it")
+    g.add_argument("--key", metavar="FILE", help="the private key (PEM) of --cert")
+    g.add_argument("-k", "--insecure", action="store_true",
+                   help="do not verify the agent's certificate (HTTP only): said on stderr and noted in "
+                        "the recording")
 
 
 def _bounds(p: argparse.ArgumentParser) -> None:
@@ -160,6 +186,7 @@ terminal UI:
   a2a-inspect --demo          start the embedded mock agent and connect to it
   options: --dialect auto|0.1|0.2|0.3|1.0, --binding auto|jsonrpc|rest|grpc,
            --record FILE (record the session),
+           --cacert FILE, --cert FILE --key FILE, --insecure (TLS, as for the commands),
            --push-port PORT (the push receiver's loopback port; default: any free one)
 
 shell completion:
@@ -311,6 +338,7 @@ def _proxy_parser(command: Any) -> None:
     p.add_argument("--grpc-upstream", metavar="HOST:PORT", help="relay gRPC to this target from the start "
                    "(otherwise a gRPC listener opens when the agent's card names a GRPC interface)")
     p.add_argument("--faults", metavar="FILE", help="fault rules (YAML; see docs/proxy.md)")
+    _tls(p)
     p.add_argument("--headless", action="store_true", help="no UI: print a line per exchange and event")
     p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],
                    help="with --headless: text lines, or every event as a JSON line (secrets redacted)")
@@ -394,6 +422,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
     parser.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
                         help="protocol binding (default: the card's first interface a2a-inspect speaks)")
+    _tls(parser)
     parser.add_argument("--push-port", type=_port, default=0, metavar="PORT",
                         help="the push receiver listens on this loopback port (default: any free "
                              "port), e.g. for an agent in a container that can only reach one")

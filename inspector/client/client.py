@@ -17,6 +17,7 @@ very dicts that are logged, so a replayed recording decodes the same way.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import time
@@ -51,7 +52,9 @@ from .errors import TransportError, UnsupportedMethod
 from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
 from .sse import EventTooLarge, SSEComment, SSEParser
 from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, describe_body, reason_phrase,
-                        same_origin, shared_tls_context, whole_chars)
+                        same_origin, whole_chars)
+from .oauth2 import ClientCredentials, TokenSource
+from .tls import INSECURE_NOTE, TlsOptions, ssl_context
 
 AUTO = "auto"
 
@@ -234,6 +237,8 @@ class A2AClient:
         limits: Limits | None = None,
         plain_names: Iterable[str] = (),
         binding: str = AUTO,
+        tls: TlsOptions | None = None,
+        oauth2: ClientCredentials | None = None,
     ) -> None:
         """``method_names`` sends a method under another spelling its dialect knows,
         e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
@@ -241,7 +246,10 @@ class A2AClient:
         ``plain_names``: names that look like a credential's but are not.
         ``limits``: how much the agent may send (limits.Limits; its defaults when None).
         ``binding``: auto (the card's first interface this client speaks), jsonrpc, rest
-        or grpc; a ``grpc://host:port`` URL means grpc."""
+        or grpc; a ``grpc://host:port`` URL means grpc.
+        ``tls``: --cacert, --cert/--key, --insecure (tls.TlsOptions), for HTTP and gRPC alike.
+        ``oauth2``: client credentials; a token from the card's client-credentials flow
+        goes with every call after the card as a bearer token (oauth2.py)."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
         self._binding_requested = b.get_binding(binding)
@@ -294,12 +302,14 @@ class A2AClient:
         self.timeouts = timeouts or Timeouts()
         self.limits = limits or Limits()
         self._own_http = http is None
+        self.tls = tls or TlsOptions()
         # Accept-Encoding: only what limits.BodyDecoder undoes under its bound.
         self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False),
-                                                                    verify=shared_tls_context(),
+                                                                    verify=ssl_context(self.tls),
                                                                     headers={"Accept-Encoding": ACCEPT_ENCODING})
         self.dialect_cache = dialect_cache if dialect_cache is not None else DialectCache()
         self._wire = Wire(self.http, self.session, self.timeouts, self.limits)
+        self._wire.client_cert = bool(self.tls.cert)
         self._ids = itertools.count(1)
         self._card_result: discovery.CardResult | None = None
         #: Endpoint URL -> whether credentials may go there (see _guard).
@@ -311,6 +321,16 @@ class A2AClient:
         #: For a grpc:// URL: the dialect whose A2AService answered the card RPC.
         self._grpc_dialect: Dialect | None = None
         self._closing: set[asyncio.Task[None]] = set()
+        self._base_auth = auth
+        #: The OAuth 2.0 token source (--oauth2-client-id), if any.
+        self.oauth2: TokenSource | None = None
+        if oauth2 is not None:
+            self.oauth2 = TokenSource(oauth2, self.http, self._note, self.timeouts.connect + self.timeouts.read)
+            self.oauth2.on_token.append(self._took_token)
+        if self.tls.insecure:
+            self._note(INSECURE_NOTE, code="tls-insecure")
+        elif not self.tls.default:
+            self._note(self.tls.describe(), code="tls")
 
     async def __aenter__(self) -> "A2AClient":
         return self
@@ -615,10 +635,40 @@ class A2AClient:
     def _note(self, text: str, **extra: Any) -> None:
         self.session.append(Kind.NOTE, {"text": text, **extra})
 
+    def _took_token(self, token: str) -> None:
+        bearer = Auth.bearer(token)
+        self.auth = self._base_auth + bearer if self._base_auth is not None else bearer
+        self.redaction = dataclasses.replace(self.redaction, values=(*self.redaction.values, token))
+
+    async def _authorize(self) -> None:
+        """With client credentials: a token that has not expired, fetched if need be."""
+        source = self.oauth2
+        if source is None or source.fresh():
+            return
+        try:
+            if source.flow is None:
+                source.choose(self.card, self.card_url, (self.url, self._card_url_arg, self._endpoint_arg))
+            await source.fetch("expired" if source.token else "first call")
+        except TransportError as exc:
+            # The token exchange is not traffic in the log: its failure is said here.
+            self._note(str(exc), code="oauth2-failed")
+            raise
+
+    async def _renewed(self, ex: Exchange, info: dict[str, Any]) -> bool:
+        """After a 401 to a call that carried a token: the answer logged, a new token
+        fetched; True when the call should be sent again (once)."""
+        source = self.oauth2
+        if source is None or source.token is None or ex.response is None or ex.response.status_code != 401:
+            return False
+        self._log_body(ex, info, await ex.read())
+        await source.fetch("the agent answered 401")
+        return True
+
     async def _dialect_for(self, method: Method) -> Dialect:
         self._check(self.dialect or self._requested, method)
         dialect = await self.resolve_dialect()
         self._check(dialect, method)
+        await self._authorize()
         if self.binding == b.REST and not rest.has(dialect.name, method):
             raise UnsupportedMethod(dialect.label, method.value, f"the {dialect.label} HTTP+JSON/REST binding has "
                                                                  f"no {method.value} route")
@@ -774,6 +824,8 @@ class A2AClient:
         if self.binding == b.GRPC:
             return await self._grpc_transport().call(dialect, method, params)
         ex, info = await self._post(dialect, method, params, stream=False)
+        if await self._renewed(ex, info):
+            ex, info = await self._post(dialect, method, params, stream=False)
         raw = await ex.read()
         return self._outcome(ex, raw, self._log_body(ex, info, raw))
 
@@ -797,6 +849,8 @@ class A2AClient:
                     yield event
                 return
             ex, info = await self._post(dialect, method, params, stream=True)
+            if await self._renewed(ex, info):
+                ex, info = await self._post(dialect, method, params, stream=True)
             resp = ex.response
             assert resp is not None
             try:

@@ -88,7 +88,8 @@ def redaction_for(args: argparse.Namespace, settings: Any, url: str | None) -> A
     return Redaction.for_connection(
         enabled=settings.redact and not args.no_redact, extra_names=settings.redact_headers,
         credentials=auth.headers() if auth else None, headers=_headers(args.header),
-        urls=(url, getattr(args, "card_url", None)), values=(getattr(args, "token", None),),
+        urls=(url, getattr(args, "card_url", None)),
+        values=(getattr(args, "token", None), getattr(args, "oauth2_client_secret", None)),
         plain_names=settings.plain_headers)
 
 
@@ -107,7 +108,8 @@ def terminal_redaction(args: argparse.Namespace) -> Any:
     urls = [getattr(args, name, None) for name in ("url", "card_url", "against")]
     return Redaction.for_connection(
         extra_names=settings.redact_headers, credentials=auth.headers() if auth else None, headers=headers,
-        urls=[u for u in urls if isinstance(u, str)], values=(getattr(args, "token", None),),
+        urls=[u for u in urls if isinstance(u, str)],
+        values=(getattr(args, "token", None), getattr(args, "oauth2_client_secret", None)),
         plain_names=settings.plain_headers)
 
 
@@ -209,6 +211,10 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
         except ValueError as exc:  # urllib's own words: "Invalid IPv6 URL", "Port out of range"
             raise UsageError(f"not a usable URL: {given!r} ({exc})") from None
     secret_names, plain_names = _names()
+    from .tls_args import tls_options
+
+    tls = tls_options(args)
+    oauth2 = oauth2_credentials(args)
     try:
         async with max_time(args, session):
             try:
@@ -216,10 +222,18 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
                                    headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
                                    method_names=_method_names(getattr(args, "method_name", None) or []),
                                    secret_names=secret_names, plain_names=plain_names, limits=limits,
-                                   binding=binding)
+                                   binding=binding, tls=tls, oauth2=oauth2)
             except ValueError as exc:  # an unknown method, or a spelling no dialect has
                 raise UsageError(f"--method-name: {exc}") from None
             client.on_warning = _warn(args)
+            if client.oauth2 is not None:
+                from .output import CURRENT
+
+                # The token is a secret from the moment it exists: the recording's and
+                # the terminal's redaction learn it then.
+                sinks = [recorder.add_secret if recorder is not None else None,
+                         getattr(CURRENT.get(), "add_secret", None)]
+                client.oauth2.on_token.extend(s for s in sinks if s is not None)
             async with client:
                 try:
                     yield client, session, tracker
@@ -265,7 +279,27 @@ def card_hint(client: A2AClient) -> str | None:
 
 
 def _auth_given(args: argparse.Namespace) -> bool:
-    return bool(args.bearer or args.api_key or args.basic or getattr(args, "secret_header", None))
+    return bool(args.bearer or args.api_key or args.basic or getattr(args, "secret_header", None)
+                or getattr(args, "oauth2_client_id", None))
+
+
+def oauth2_credentials(args: argparse.Namespace) -> Any:
+    """--oauth2-client-id and its secret (client.oauth2.ClientCredentials), or None."""
+    client_id = getattr(args, "oauth2_client_id", None)
+    secret = getattr(args, "oauth2_client_secret", None)
+    extra = [name for name in ("oauth2_scope", "oauth2_token_url") if getattr(args, name, None)]
+    if client_id is None:
+        if secret is not None or extra:
+            raise UsageError("--oauth2-client-secret, --oauth2-scope and --oauth2-token-url go with --oauth2-client-id")
+        return None
+    if not secret:
+        raise UsageError("--oauth2-client-id: give the client secret too (--oauth2-client-secret @FILE, "
+                         "or --oauth2-client-secret-env VAR)")
+    from ..client.oauth2 import ClientCredentials
+
+    scopes = getattr(args, "oauth2_scope", None)
+    return ClientCredentials(client_id, secret, tuple(s for given in scopes for s in given.split()) if scopes else None,
+                             getattr(args, "oauth2_token_url", None))
 
 
 def _violation_json(v: Any) -> dict[str, Any]:

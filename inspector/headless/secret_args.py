@@ -23,6 +23,7 @@ SECRET_OPTIONS = (
     ("api_key", "--api-key", "api_key_env"),
     ("basic", "--basic", "basic_env"),
     ("token", "--token", "token_env"),
+    ("oauth2_client_secret", "--oauth2-client-secret", "oauth2_client_secret_env"),
 )
 #: A secret is a token, a key or a password: anything longer is a wrong file.
 MAX_SECRET = 64 * 1024

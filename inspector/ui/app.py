@@ -91,9 +91,11 @@ class InspectorApp(App[int]):
                  record: str | None = None, settings: store.Settings | None = None,
                  agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
                  replay: Any = None, push_port: int = 0, record_append: bool = False,
-                 hub: Any = None, proxy: Any = None) -> None:
+                 hub: Any = None, proxy: Any = None, tls: Any = None) -> None:
         """``hub``: run a Society AI hub here (headless.hub_cmd.HubOptions); each agent
-        that registers opens as ``ws-agent://NAME`` (see ``start_hub``)."""
+        that registers opens as ``ws-agent://NAME`` (see ``start_hub``). ``tls``: how
+        ``url``'s certificate is checked (client.tls.TlsOptions: --cacert, --cert/--key,
+        --insecure)."""
         super().__init__()
         #: Keys handled one after the other, each against the focus it was aimed at.
         self.key_order = KeyOrder(self, super().on_event)
@@ -111,6 +113,7 @@ class InspectorApp(App[int]):
         self.start_url = url
         self.start_dialect = dialect
         self.start_binding = binding
+        self.start_tls = tls
         self.demo = demo
         self.demo_scenario = demo_scenario
         self.start_record = record
@@ -193,7 +196,7 @@ class InspectorApp(App[int]):
         elif self.demo:
             self.start_demo()
         elif self.start_url:
-            self.connect_to(self.start_url, dialect=self.start_dialect, binding=self.start_binding)
+            self.connect_to(self.start_url, dialect=self.start_dialect, binding=self.start_binding, tls=self.start_tls)
 
     async def on_unmount(self) -> None:
         for conn in self.connections:
@@ -266,18 +269,20 @@ class InspectorApp(App[int]):
         return conn
 
     def connect_to(self, url: str, *, dialect: str = "auto", name: str | None = None,
-                   saved: store.SavedAgent | None = None, binding: str = "auto") -> AgentConnection:
+                   saved: store.SavedAgent | None = None, binding: str = "auto", tls: Any = None) -> AgentConnection:
         from .connection import AgentConnection
-        from .saved_auth import saved_auth
+        from .saved_auth import saved_auth, saved_tls
 
         auth = saved_auth(saved) if saved is not None else None
+        tls = saved_tls(saved) if saved is not None else tls
         conn = AgentConnection(url, name=name or (saved.name if saved else None),
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
                                secret_names=tuple(self.settings.redact_headers),
                                plain_names=tuple(self.settings.plain_headers),
-                               binding=saved.binding if saved is not None and binding == "auto" else binding)
+                               binding=saved.binding if saved is not None and binding == "auto" else binding,
+                               tls=tls)
         conn.saved_as = saved.name if saved else None
         conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)

@@ -149,6 +149,10 @@ def binding_tooltip(conn: AgentConnection) -> str:
     return text + ("" if conn.read_only else "\nswitch binding (shift+F8)")
 
 
+#: Shown while the agent's TLS certificate is not checked (a saved agent's "insecure").
+INSECURE_MARK = "⚠ TLS UNVERIFIED"
+
+
 class ConnectionBar(ConnectionView, Horizontal):
     """One line: status, agent, URL, dialect (with how it was chosen), auth, recording, progress.
 
@@ -178,6 +182,7 @@ class ConnectionBar(ConnectionView, Horizontal):
         & > #bar-binding { color: $accent; }
         & > #bar-binding:hover { text-style: underline; }
         & > #bar-auth { color: $foreground-muted; }
+        & > #bar-tls { color: $error; text-style: bold; }
         & > #bar-rec { color: $error; text-style: bold; }
         & > #bar-progress { width: 1fr; color: $warning; text-align: right; padding-right: 0; }
     }
@@ -201,6 +206,7 @@ class ConnectionBar(ConnectionView, Horizontal):
         yield Label("", id="bar-dialect", markup=False)
         yield Label("", id="bar-binding", markup=False)
         yield Label("", id="bar-auth", markup=False)
+        yield Label("", id="bar-tls", markup=False)
         yield Label("", id="bar-rec", markup=False)
         yield Label("", id="bar-progress", markup=False)
 
@@ -220,13 +226,13 @@ class ConnectionBar(ConnectionView, Horizontal):
         for state in STATE_LABELS:
             status.remove_class(f"-{state}")
         labels = {name: self.query_one(f"#bar-{name}", Label)
-                  for name in ("name", "url", "dialect", "binding", "auth", "rec")}
+                  for name in ("name", "url", "dialect", "binding", "auth", "tls", "rec")}
         if conn is None:
             self._state = None
             status.update("○ no agent")
             status.add_class("-new")
             labels["name"].update("ctrl+o connects; the agents list opens saved ones")
-            for name in ("url", "dialect", "binding", "auth", "rec"):
+            for name in ("url", "dialect", "binding", "auth", "tls", "rec"):
                 labels[name].update("")
                 labels[name].display = False
             return
@@ -264,6 +270,11 @@ class ConnectionBar(ConnectionView, Horizontal):
         labels["binding"].display = True
         labels["auth"].update("" if conn.read_only else f"auth: {auth_summary(conn)}")
         labels["auth"].display = not conn.read_only
+        insecure = not conn.read_only and bool(getattr(getattr(conn, "tls", None), "insecure", False))
+        labels["tls"].update(INSECURE_MARK if insecure else "")
+        labels["tls"].display = insecure
+        labels["tls"].tooltip = "TLS certificates are not verified (insecure): anyone in between could answer" \
+            if insecure else None
         recording = conn.recording
         labels["rec"].update(f"⏺ REC {shorten(recording.name, 40)}" if recording else "")
         labels["rec"].display = recording is not None
