@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.widgets import Input
-
 from inspector.protocol import models as m
 from inspector.session import Kind
 from inspector.ui.app import InspectorApp
@@ -26,8 +24,8 @@ def tasks_shown(view: TrafficView) -> set[str | None]:
 
 
 async def test_a_task_prefix_filters_its_events_and_an_ambiguous_one_says_so() -> None:
-    async with MockAgent("echo", dialect="0.1") as mock:
-        app = InspectorApp(url=mock.url)
+    async with MockAgent("echo", dialect="0.1", time_scale=0.01) as mock:
+        app = InspectorApp(url=mock.url, dialect="0.1")
         async with app.run_test(size=(140, 40)) as pilot:
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
             conn = app.active
@@ -57,12 +55,8 @@ async def test_a_task_prefix_filters_its_events_and_an_ambiguous_one_says_so() -
                 assert tasks_shown(view) == expected, text
 
             # A prefix of two tasks: both are shown, and the bar says it is ambiguous.
-            box = view.query_one("#traffic-filter", Input)
-            box.focus()
-            box.value = ""
-            await pilot.press(*"task:beef", "enter")
-            await wait_until(pilot, lambda: view.index.filter.text == "task:beef" and view.index.done, 5,
-                             "the ambiguous filter")
+            view.apply_filter("task:beef")
+            await wait_until(pilot, lambda: view.index.done, 5, "the ambiguous filter")
             assert tasks_shown(view) == {"beef0001-first", "beef0002-second"}
             await pilot.pause(0.1)
             shown = screen_text(app)
