@@ -103,7 +103,7 @@ async def test_long_running_streams_end_with_their_final_state(binding: str, dia
 
 
 @pytest.mark.parametrize(("binding", "dialect"), [("jsonrpc", "0.1"), ("jsonrpc", "0.3"), ("jsonrpc", "1.0"),
-                                                  ("rest", "1.0"), ("grpc", "1.0")])
+                                                  ("rest", "0.3"), ("rest", "1.0"), ("grpc", "0.3"), ("grpc", "1.0")])
 async def test_an_answer_streams_what_the_agent_does_next(binding: str, dialect: str) -> None:
     async with MockAgent("input-required", grpc_port=0 if binding == "grpc" else None) as mock:
         url = mock.grpc_url if binding == "grpc" else mock.url
