@@ -231,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task-id", metavar="ID", help="continue this task")
     p.add_argument("--context-id", "--session-id", dest="context_id", metavar="ID",
                    help="context (0.1: session) to send in")
+    p.add_argument("--continue", dest="continue_waiting", action="store_true",
+                   help="answer this agent's last task waiting for input (input-required or auth-required), "
+                        "named on stderr")
     p.add_argument("--history-length", type=int, metavar="N", help="history messages to return")
     p.add_argument("--return-immediately", "--no-wait", dest="return_immediately", action="store_true",
                    help="ask the agent to answer at once, with the task still running (1.0: "

@@ -2,7 +2,8 @@
 
     config dir:  agents.json (saved agents), settings.json, themes/*.yaml (user themes)
     data dir:    recordings/*.jsonl
-    cache dir:   dialects.json (see inspector.client.dialect_cache)
+    cache dir:   dialects.json (see inspector.client.dialect_cache), waiting-tasks.json
+                 (see inspector.headless.waiting_tasks)
 
 Files are written atomically (temp file + rename) so a crash never leaves half a file,
 and a corrupt file is reported, set aside as ``*.corrupt``, and replaced by defaults:

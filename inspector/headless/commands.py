@@ -18,6 +18,7 @@ from ..session import Kind, Recorder, Session, TaskTracker
 from ..textsafe import shorten, visible
 from . import exitcodes
 from .compose import UsageError, build_message, load_json_arg
+from .waiting_tasks import WaitingTasks, continue_waiting
 from .metadata_text import metadata_lines
 from .method_hints import no_stream_hint, no_stream_warning, spelling_hint
 from .output import FORMAT_VERSION, Out, event_json
@@ -411,6 +412,8 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
     """Print the outcome of a send/get/cancel/resubscribe (``command``; a streamed send
     is "stream") and return the exit code."""
     view = tracker.tasks.get(task_id) if task_id else None
+    if view is not None:
+        WaitingTasks().note(args.url, view, terminal_redaction(args).shown)
     # Everything the agent got wrong in this command's session, its task's first.
     violations = list(view.violations) if view is not None else []
     violations += [v for v in tracker.violations if v not in violations]
@@ -611,6 +614,8 @@ def _hint(error: BaseException | None, hint: str | None) -> None:
 
 
 async def cmd_send(args: argparse.Namespace, out: Out) -> int:
+    if getattr(args, "continue_waiting", False):
+        continue_waiting(args)
     message = build_message(args.text, files=args.file, file_uris=args.file_uri, data=args.data,
                             task_id=args.task_id, context_id=args.context_id)
     metadata = load_json_arg(args.metadata, "--metadata") if args.metadata else None
