@@ -27,6 +27,7 @@ from urllib.parse import quote, urljoin
 
 import httpx
 
+from ..protocol.sizes import format_size
 from ..protocol.wire import parse_json
 from .errors import TransportError
 from .transport import same_origin
@@ -165,7 +166,7 @@ class TokenSource:
                     raw += piece
                     if len(raw) > MAX_TOKEN_RESPONSE:
                         raise TransportError("http", f"OAuth 2.0: {where} answered more than "
-                                                     f"{MAX_TOKEN_RESPONSE // 1024} KiB: not a token response")
+                                                     f"{format_size(MAX_TOKEN_RESPONSE)}: not a token response")
                 status = resp.status_code
         except httpx.HTTPError as exc:
             raise TransportError("http", f"OAuth 2.0: no token from {where}: {exc or type(exc).__name__}") from None
