@@ -1,0 +1,145 @@
+"""The tasks group: get (with and without history), cancel of a running and of a
+finished task, subscribe to a finished one, and unknown ids. Each probe makes its own
+tasks; none touches a task it did not create."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+
+from ..client import JsonRpcError, ProtocolError, TransportError
+from ..protocol import models as m
+from .context import ProbeContext, error_text, settled
+from .probe import Skipped, probe
+
+NOT_FOUND = (-32001,)
+#: What skips a probe that needs a finished task of its own.
+UNFINISHED = "the ordinary text (--text) is answered with a message, or leaves its task unfinished"
+
+
+def _unknown_id() -> str:
+    return f"a2a-inspect-check-unknown-{uuid.uuid4()}"
+
+
+@probe("tasks.get", "tasks", "a task of ours is returned by get, as it ended",
+       section="1.0 GetTask; 0.3 tasks/get; 0.1 tasks/get",
+       rule="1.0: \"Gets the latest state of a task.\" The task returned is the one asked for, in its "
+            "latest state.",
+       skips=f"{UNFINISHED}; 0.1 agents without tasks/get (-32601)")
+async def get(ctx: ProbeContext) -> None:
+    task = await ctx.finished_task()
+    got = await ctx.answered(ctx.client.get_task(task.id), "a get of the task")
+    if got.id != task.id:
+        raise ctx.fail(f"a get of task {task.id} returned task {got.id}")
+    if got.status.state is not task.status.state:
+        raise ctx.fail(f"a get of a task that had ended {task.status.state.value} says "
+                       f"{got.status.state.value}")
+
+
+@probe("tasks.get-history", "tasks", "get with historyLength 1 returns at most one message",
+       section="1.0 GetTaskRequest.history_length; 0.3 TaskQueryParams.historyLength; 0.1 TaskQueryParams",
+       rule="1.0: \"The server MUST NOT return more messages than the provided value, but MAY apply a "
+            "lower limit.\"",
+       skips=f"{UNFINISHED}; 0.1 agents without tasks/get (-32601)")
+async def get_history(ctx: ProbeContext) -> None:
+    task = await ctx.finished_task()
+    got = await ctx.answered(ctx.client.get_task(task.id, history_length=1), "a get with historyLength 1")
+    count = len(got.history or [])
+    if count > 1:
+        raise ctx.fail(f"a get with historyLength 1 returned {count} messages of history")
+
+
+@probe("tasks.unknown-id", "tasks", "get and cancel of an unknown task id are answered -32001",
+       section="1.0 TaskNotFoundError; 0.3 TaskNotFoundError; 0.1 TaskNotFoundError",
+       rule="-32001 TaskNotFoundError: \"An A2A-specific error indicating that the requested task ID was "
+            "not found.\"",
+       skips="0.1 agents without tasks/get and tasks/cancel (-32601)")
+async def unknown_id(ctx: ProbeContext) -> None:
+    await ctx.expect_error(ctx.client.get_task(_unknown_id()), NOT_FOUND, "a get of an unknown task id")
+    await ctx.expect_error(ctx.client.cancel(_unknown_id()), NOT_FOUND, "a cancel of an unknown task id")
+
+
+@probe("tasks.cancel-finished", "tasks", "a cancel of a finished task is answered -32002",
+       section="1.0 CancelTask, TaskNotCancelableError; 0.3 tasks/cancel; 0.1 tasks/cancel",
+       rule="-32002 TaskNotCancelableError: \"An A2A-specific error indicating that the task is in a state "
+            "where it cannot be canceled.\"",
+       skips=f"{UNFINISHED}; 0.1 agents without tasks/cancel (-32601)")
+async def cancel_finished(ctx: ProbeContext) -> None:
+    task = await ctx.finished_task()
+    await ctx.expect_error(ctx.client.cancel(task.id), (-32002,),
+                           f"a cancel of a task that had ended {task.status.state.value}")
+
+
+@probe("tasks.cancel-running", "tasks", "a cancel of a running task ends it canceled",
+       section="1.0 CancelTask; 0.3 tasks/cancel; 0.1 tasks/cancel",
+       rule="0.3: \"Cancel a task from the agent. If supported one should expect no more task updates for "
+            "the task.\" The answer is the task, canceled, or -32002 TaskNotCancelableError.",
+       skips="the task ended before the cancel reached it (--running-text names a message that keeps the "
+             "agent working); it is answered with a message; 0.1 agents without streaming or tasks/cancel")
+async def cancel_running(ctx: ProbeContext) -> None:
+    text = ctx.options.running_text or ctx.options.text
+    task_id, state, stream = await _running_task(ctx, text)
+    try:
+        if state is not None and settled(state):
+            raise Skipped(f"the task was {state.value} before the cancel could reach it; "
+                          "--running-text TEXT names a message that keeps the agent working")
+        try:
+            answer = await ctx.client.cancel(task_id)
+        except (JsonRpcError, ProtocolError, TransportError) as exc:
+            if isinstance(exc, JsonRpcError) and exc.code == -32002:
+                return  # the agent may refuse: the task is not cancelable
+            if isinstance(exc, JsonRpcError) and exc.code == -32601 and ctx.dialect == "0.1":
+                raise Skipped("the agent does not implement tasks/cancel (-32601), which the 0.1 draft "
+                              "leaves to it") from None
+            raise ctx.fail(f"the cancel of a running task was answered with {error_text(exc)}") from None
+        if answer.status.state is not m.TaskState.CANCELED:
+            again = await ctx.answered(ctx.client.get_task(task_id), "a get after the cancel")
+            if again.status.state is not m.TaskState.CANCELED:
+                raise ctx.fail(f"the cancel of a running task was answered with the task "
+                               f"{answer.status.state.value}, and a get after it says {again.status.state.value}")
+    finally:
+        if stream is not None:
+            with contextlib.suppress(JsonRpcError, ProtocolError, TransportError):
+                await stream.aclose()  # type: ignore[attr-defined]
+
+
+async def _running_task(ctx: ProbeContext, text: str) -> tuple[str, m.TaskState | None, object]:
+    """Start a task that should still be running: a send that does not wait (0.3, 1.0),
+    else a stream read up to its first event naming the task (the stream stays open)."""
+    if ctx.dialect != "0.1":
+        result = await ctx.send(text, blocking=False)
+        if not isinstance(result, m.Task):
+            raise Skipped("the agent answers with a message, not a task")
+        return result.id, result.status.state, None
+    caps = ctx.card.capabilities if ctx.card is not None else None
+    if not (caps and caps.streaming):
+        raise Skipped("the 0.1 draft has no send that does not wait, and the card declares no streaming")
+    stream = ctx.client.stream(ctx.params(ctx.message(text)))
+    try:
+        async with asyncio.timeout(ctx.options.probe_seconds / 2):
+            async for ev in stream:
+                if isinstance(ev, m.Message):
+                    raise Skipped("the agent answers with a message, not a task")
+                if isinstance(ev, m.Task):
+                    return ev.id, ev.status.state, stream
+                if isinstance(ev, m.TaskStatusUpdateEvent) and ev.task_id:
+                    return ev.task_id, ev.status.state, stream
+    except BaseException:
+        await stream.aclose()
+        raise
+    await stream.aclose()
+    raise ctx.fail("the stream ended without naming its task")
+
+
+@probe("tasks.subscribe-finished", "tasks", "a subscribe to a finished task is answered -32004",
+       section="1.0 SubscribeToTask, UnsupportedOperationError",
+       rule="1.0: \"Returns `UnsupportedOperationError` if the task is already in a terminal state "
+            "(completed, failed, canceled, rejected).\"",
+       dialects=("1.0",), needs="streaming",
+       skips="0.1 and 0.3 (they leave it open); a card without capabilities.streaming; the ordinary text "
+             "is answered with a message, or leaves its task unfinished")
+async def subscribe_finished(ctx: ProbeContext) -> None:
+    task = await ctx.finished_task()
+    await ctx.expect_error(ctx.client.resubscribe(task.id).drain(), (-32004,),
+                           f"a subscribe to a task that had ended {task.status.state.value}")
