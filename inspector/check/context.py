@@ -78,6 +78,8 @@ class ProbeContext:
         self.dialect = dialect
         self.binding = binding
         self.exchanges: list[int] = []
+        #: Exchange -> the seq of its request event (where the traffic view opens it).
+        self.request_seqs: dict[int, int] = {}
         #: Violation codes this probe leaves to another probe.
         self.ignored: set[str] = set()
         #: The body of the latest response the probe got (the session keeps none).
@@ -91,6 +93,7 @@ class ProbeContext:
 
     def listen(self) -> None:
         self.exchanges = []
+        self.request_seqs = {}
         self.ignored = set()
         if not self._listening:
             self.session.subscribe(self._seen)
@@ -104,6 +107,7 @@ class ProbeContext:
     def _seen(self, event: Any) -> None:
         if event.kind is Kind.REQUEST and event.exchange not in self.exchanges:
             self.exchanges.append(event.exchange)
+            self.request_seqs[event.exchange] = event.seq
         elif event.kind is Kind.RESPONSE:
             self.last_body = event.data.get("body")
 

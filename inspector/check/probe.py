@@ -87,8 +87,10 @@ class Result:
     reason: str = ""
     #: Session exchange numbers of the requests the probe sent (the traffic view's).
     exchanges: list[int] = field(default_factory=list)
-    #: The exchange that shows the failure, when one does.
+    #: The exchange that shows the failure, when one does, and the session event to
+    #: open it at (its request, or the event a violation names).
     exchange: int | None = None
+    seq: int | None = None
     seconds: float = 0.0
 
 

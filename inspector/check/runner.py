@@ -198,6 +198,9 @@ async def _run(p: Probe, ctx: ProbeContext, caps: dict[str, Any], deadline: floa
         else:
             result.outcome, result.reason = FAIL, said
             result.exchange = found[0].exchange or ctx.last_exchange
+        result.seq = found[0].seq
+    elif result.outcome == FAIL and result.exchange is not None:
+        result.seq = ctx.request_seqs.get(result.exchange)
     return result
 
 

@@ -114,7 +114,7 @@ def result_json(r: Any) -> dict[str, Any]:
     return {"probe": r.probe.id, "group": r.probe.group, "title": r.probe.title, "binding": r.binding,
             "dialect": r.dialect, "outcome": r.outcome, "reason": r.reason or None,
             "section": r.probe.section, "rule": r.probe.rule, "exchanges": r.exchanges,
-            "exchange": r.exchange, "seconds": round(r.seconds, 3)}
+            "exchange": r.exchange, "seq": r.seq, "seconds": round(r.seconds, 3)}
 
 
 def report_json(report: Any) -> dict[str, Any]:
