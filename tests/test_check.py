@@ -18,9 +18,10 @@ from mock_agent import MockAgent
 
 FIXTURES = Path(__file__).parent / "fixtures" / "check"
 
-# The peers' "hold" keeps a task working until it is canceled: the cancel of a running
-# task is then judged, not raced against the task's end.
-HOLD = ("--running-text", "hold")
+# The peers' "hold" keeps a task working until it is canceled: the cancel of (and the
+# subscribe to) a running task is then judged, not raced against the task's end. Their
+# "ask" asks for input: the multi-turn probe runs.
+HOLD = ("--running-text", "hold", "--ask", "ask")
 
 
 def check(capsys: pytest.CaptureFixture[str], url: str, *args: str) -> tuple[int, dict]:
@@ -54,13 +55,15 @@ def test_sdk_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], s
     code, doc = check(capsys, sdk_agent_grpc[0], "--dialect", dialect, *HOLD)
     assert_clean(code, doc)
     assert set(doc["bindings"]) == {"jsonrpc", "rest", "grpc"}
-    for probe in ("messages.send-text", "messages.stream-text", "messages.blocking", "tasks.cancel-running",
-                  "tasks.cancel-finished", "tasks.unknown-id", "tasks.get-history"):
+    for probe in ("messages.send-text", "messages.stream-text", "messages.blocking", "messages.file-uri",
+                  "tasks.cancel-running", "tasks.subscribe-running", "tasks.cancel-finished", "tasks.unknown-id",
+                  "tasks.get-history", "multi-turn.continue"):
         assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
     assert ran(doc, "errors.unknown-method") == {"jsonrpc"}
     assert ran(doc, "card.interfaces") == {None}
-    # A few dozen requests a binding at most.
-    assert doc["requests"] < 25 * len(doc["bindings"])
+    # A few requests a probe, a few dozen a binding.
+    assert max(len(r["exchanges"]) for r in doc["results"]) <= 8
+    assert doc["requests"] < 35 * len(doc["bindings"])
 
 
 def test_sdk_agent_pure_v10_passes(capsys: pytest.CaptureFixture[str], sdk_agent_v10: str) -> None:
@@ -84,7 +87,8 @@ def test_js_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], js
         doc["results"] = [r for r in doc["results"] if r["probe"] != "errors.wrong-envelope"]
         code = 0
     assert_clean(code, doc)
-    assert ran(doc, "tasks.cancel-running") == {"jsonrpc", "rest", "grpc"}
+    for probe in ("tasks.cancel-running", "tasks.subscribe-running", "multi-turn.continue"):
+        assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
 
 
 def test_js_agent_pure_v10(capsys: pytest.CaptureFixture[str], js_agent_v10: object) -> None:
@@ -95,16 +99,21 @@ def test_js_agent_pure_v10(capsys: pytest.CaptureFixture[str], js_agent_v10: obj
 
 @pytest.fixture(scope="module")
 def echo_mock() -> Iterator[MockAgent]:
-    with MockAgent("echo", grpc_port=0) as mock:
+    # Echoes in chunks; "hold" waits (until canceled), "ask" asks: as the peers do.
+    from proxy_helpers import MOCK_SCENARIO
+
+    with MockAgent(MOCK_SCENARIO, grpc_port=0) as mock:
         yield mock
 
 
 @pytest.mark.parametrize("dialect", ["1.0", "0.3"])
 def test_mock_passes_on_every_binding(capsys: pytest.CaptureFixture[str], echo_mock: MockAgent,
                                       dialect: str) -> None:
-    code, doc = check(capsys, echo_mock.base_url, "--dialect", dialect)
+    code, doc = check(capsys, echo_mock.base_url, "--dialect", dialect, *HOLD)
     assert_clean(code, doc)
     assert set(doc["bindings"]) == {"jsonrpc", "rest", "grpc"}
+    for probe in ("tasks.cancel-running", "tasks.subscribe-running", "multi-turn.continue"):
+        assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
 
 
 # ---------------------------------------------------------------- broken agents
@@ -120,7 +129,7 @@ def test_mock_passes_on_every_binding(capsys: pytest.CaptureFixture[str], echo_m
 def test_broken_mock_fails_where_broken_only(capsys: pytest.CaptureFixture[str], scenario: str, probe: str,
                                              dialect: str) -> None:
     with MockAgent(str(FIXTURES / f"{scenario}.yaml")) as mock:
-        code, doc = check(capsys, mock.base_url, "--dialect", dialect)
+        code, doc = check(capsys, mock.base_url, "--dialect", dialect, "--running-text", "hold")
     assert code == 1
     assert failures(doc) == {(probe, "jsonrpc"), (probe, "rest")}
     failed = next(r for r in doc["results"] if r["outcome"] == "fail")
@@ -129,10 +138,12 @@ def test_broken_mock_fails_where_broken_only(capsys: pytest.CaptureFixture[str],
 
 def test_blocking_send_answered_early_skips_what_needs_a_finished_task(capsys: pytest.CaptureFixture[str]) -> None:
     with MockAgent(str(FIXTURES / "blocking-early.yaml")) as mock:
-        _code, doc = check(capsys, mock.base_url, "--binding", "jsonrpc", "--only", "tasks")
+        _code, doc = check(capsys, mock.base_url, "--binding", "jsonrpc", "--only", "tasks",
+                           "--running-text", "hold")
     skipped = {r["probe"]: r["reason"] for r in doc["results"] if r["outcome"] == "skip"}
     assert "leaves the task working" in skipped["tasks.get"]
     assert failures(doc) == set()
+    assert ran(doc, "tasks.cancel-running") == ran(doc, "tasks.subscribe-running") == {"jsonrpc"}
 
 
 # ---------------------------------------------------------------- the 0.1 seeds
@@ -166,7 +177,7 @@ def test_text_report_quotes_the_rule_of_a_failure(capsys: pytest.CaptureFixture[
     assert code == 1
     assert "✗ messages.stream-text" in out
     assert "The stream should complete when the Task if in an interrupted or terminal state." in out
-    assert out.rstrip().endswith("1 failed, 0 skipped, 3 passed")
+    assert out.rstrip().endswith("1 failed, 0 skipped, 6 passed")
 
 
 def test_junit_has_a_test_case_a_probe(capsys: pytest.CaptureFixture[str], echo_mock: MockAgent) -> None:
@@ -234,3 +245,23 @@ async def test_proxy_fault_in_front_of_a_good_agent_fails_one_probe(tmp_path: Pa
     failed = [(r.probe.id, r.binding, r.reason) for r in report.results if r.outcome == "fail"]
     assert [(p, b) for p, b, _ in failed] == [("tasks.unknown-id", "jsonrpc")]
     assert "error -32603" in failed[0][2] and "not -32001" in failed[0][2]
+
+
+def test_record_holds_every_exchange_of_the_check(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from inspector.session.reader import load_recording
+
+    path = tmp_path / "check.jsonl"
+    with MockAgent(str(FIXTURES / "stream-no-final.yaml")) as mock:
+        code, doc = check(capsys, mock.base_url, "--binding", "jsonrpc", "--only", "messages",
+                          "--record", str(path))
+    assert code == 1
+    events = list(load_recording(path).session.events)
+    recorded = {e.exchange for e in events if e.kind.value == "request"}
+    failed = next(r for r in doc["results"] if r["outcome"] == "fail")
+    assert set(failed["exchanges"]) <= recorded
+    assert any(e.seq == failed["seq"] for e in events)
+
+
+def test_a_spelling_no_dialect_has_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "http://127.0.0.1:9", "--method-name", "get=tasks/fetch"]) == 2
+    assert "tasks/fetch" in capsys.readouterr().err

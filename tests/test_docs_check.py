@@ -16,7 +16,7 @@ def _rows() -> dict[str, tuple[str, ...]]:
     rows: dict[str, tuple[str, ...]] = {}
     group = None
     for line in DOC.splitlines():
-        heading = re.match(r"^### (\w+)$", line)
+        heading = re.match(r"^### ([\w-]+)$", line)
         if heading:
             group = heading.group(1)
         row = _ROW.match(line)
@@ -40,7 +40,7 @@ def test_every_probe_is_documented_as_registered() -> None:
 
 
 def test_groups_are_documented_in_order() -> None:
-    found = re.findall(r"^### (\w+)$", DOC, re.MULTILINE)
+    found = re.findall(r"^### ([\w-]+)$", DOC, re.MULTILINE)
     assert found == list(GROUPS)
 
 

@@ -46,26 +46,32 @@ class CheckOptions:
     text: str = "hello from a2a-inspect check"
     #: A message that keeps a task working a while (for cancel and subscribe of a running task).
     running_text: str | None = None
+    #: A message that makes the agent ask for input (multi-turn).
+    ask: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     auth: Any = None
     timeouts: Any = None
     limits: Any = None
     secret_names: tuple[str, ...] = ()
     plain_names: tuple[str, ...] = ()
+    #: --method-name: spellings of methods (Society AI's task/resubscribe).
+    method_names: dict[str, str] = field(default_factory=dict)
     #: The longest one probe may take, whatever it waits for.
     probe_seconds: float = 20.0
 
     def client(self, session: Session, dialect: str, binding: str) -> A2AClient:
         return A2AClient(self.url, session=session, dialect=dialect, binding=binding, card_url=self.card_url,
                          headers=self.headers, auth=self.auth, timeouts=self.timeouts, limits=self.limits,
-                         secret_names=self.secret_names, plain_names=self.plain_names)
+                         secret_names=self.secret_names, plain_names=self.plain_names,
+                         method_names=self.method_names)
 
 
     def client_at(self, session: Session, dialect: str, binding: str, endpoint: str) -> A2AClient:
         """A client that talks to ``endpoint`` itself (one interface of the card)."""
         return A2AClient(self.url, session=session, dialect=dialect, binding=binding, card_url=self.card_url,
                          endpoint=endpoint, headers=self.headers, auth=self.auth, timeouts=self.timeouts,
-                         limits=self.limits, secret_names=self.secret_names, plain_names=self.plain_names)
+                         limits=self.limits, secret_names=self.secret_names, plain_names=self.plain_names,
+                         method_names=self.method_names)
 
 
 class ProbeContext:

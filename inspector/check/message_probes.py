@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from ..client import JsonRpcError, ProtocolError, TransportError
@@ -75,3 +76,50 @@ async def stream_text(ctx: ProbeContext) -> None:
     if last_state is None or not settled(last_state):
         raise ctx.fail(f"the stream ended with the task {last_state.value if last_state else 'in no state'}, "
                        "not terminal or interrupted")
+
+
+PARTS_SECTION = "1.0 Part (text, raw, url, data); 0.3 TextPart, FilePart, DataPart; 0.1 Part"
+PARTS_RULE = ("A message may carry file (bytes or URI) and data parts beside text; the agent answers with a task "
+              "or a message, or refuses a type it does not take with -32005 ContentTypeNotSupportedError: "
+              "\"An A2A-specific error indicating an incompatibility between the requested content types "
+              "and the agent's capabilities.\" (0.3)")
+#: The type an agent may refuse a part with.
+CONTENT_TYPE = -32005
+#: A file URI no agent can fetch (.invalid never resolves): a check sends nothing anywhere else.
+NOWHERE = "https://a2a-inspect-check.invalid/hello.txt"
+
+
+async def _send_part(ctx: ProbeContext, part: Any, what: str) -> None:
+    ctx.ignore("blocking-not-final")  # messages.blocking's
+    msg = ctx.message(ctx.options.text, parts=[m.TextPart(text=ctx.options.text), part])
+    try:
+        await ctx.client.send(ctx.params(msg))
+    except JsonRpcError as exc:
+        if exc.code == CONTENT_TYPE:
+            return
+        raise ctx.fail(f"a message with {what} was answered with {error_text(exc)}, not a task, a message "
+                       f"or -32005") from None
+    except (ProtocolError, TransportError) as exc:
+        raise ctx.fail(f"a message with {what} was answered with {error_text(exc)}") from None
+
+
+@probe("messages.data-part", "messages", "a message with a data part is answered (or refused with -32005)",
+       section=PARTS_SECTION, rule=PARTS_RULE, skips="never")
+async def data_part(ctx: ProbeContext) -> None:
+    await _send_part(ctx, m.DataPart(data={"a2a-inspect": "check", "n": 1}), "a data part")
+
+
+@probe("messages.file-bytes", "messages", "a message with a file's bytes is answered (or refused with -32005)",
+       section=PARTS_SECTION, rule=PARTS_RULE, skips="never")
+async def file_bytes(ctx: ProbeContext) -> None:
+    part = m.FilePart(file=m.FileContent(name="hello.txt", mime_type="text/plain",
+                                         bytes=base64.b64encode(b"hello from a2a-inspect check\n").decode()))
+    await _send_part(ctx, part, "a file's bytes")
+
+
+@probe("messages.file-uri", "messages", "a message with a file URI is answered (or refused with -32005)",
+       section=PARTS_SECTION, rule=PARTS_RULE,
+       skips="never (the URI is on a .invalid host: an agent that fetches it reaches nothing)")
+async def file_uri(ctx: ProbeContext) -> None:
+    part = m.FilePart(file=m.FileContent(name="hello.txt", mime_type="text/plain", uri=NOWHERE))
+    await _send_part(ctx, part, "a file URI")

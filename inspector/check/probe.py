@@ -20,7 +20,7 @@ FAIL = "fail"
 SKIP = "skip"
 
 #: The groups, in the order they run and are reported.
-GROUPS = ("card", "messages", "errors", "tasks")
+GROUPS = ("card", "messages", "errors", "tasks", "multi-turn")
 
 #: Every binding, in the order a report lists them.
 ALL_BINDINGS = ("jsonrpc", "rest", "grpc")

@@ -10,6 +10,7 @@ import uuid
 
 from ..client import JsonRpcError, ProtocolError, TransportError
 from ..protocol import models as m
+from ..protocol.states import TERMINAL as TERMINAL_STATES
 from .context import ProbeContext, error_text, settled
 from .probe import Skipped, probe
 
@@ -104,6 +105,18 @@ async def cancel_running(ctx: ProbeContext) -> None:
                 await stream.aclose()  # type: ignore[attr-defined]
 
 
+async def _ended_first(ctx: ProbeContext, task_id: str) -> None:
+    """Skip when the task had ended by the time the call reached it (a race the agent
+    may win: a refusal then is the rule for a finished task, not a fault)."""
+    try:
+        task = await ctx.client.get_task(task_id)
+    except (JsonRpcError, ProtocolError, TransportError):
+        return
+    if task.status.state in TERMINAL_STATES:
+        raise Skipped(f"the task was {task.status.state.value} before the call could reach it; "
+                      "--running-text TEXT names a message that keeps the agent working")
+
+
 async def _running_task(ctx: ProbeContext, text: str) -> tuple[str, m.TaskState | None, object]:
     """Start a task that should still be running: a send that does not wait (0.3, 1.0),
     else a stream read up to its first event naming the task (the stream stays open)."""
@@ -143,3 +156,53 @@ async def subscribe_finished(ctx: ProbeContext) -> None:
     task = await ctx.finished_task()
     await ctx.expect_error(ctx.client.resubscribe(task.id).drain(), (-32004,),
                            f"a subscribe to a task that had ended {task.status.state.value}")
+
+
+@probe("tasks.subscribe-running", "tasks", "a subscribe to a running task follows it to its end",
+       section="1.0 SubscribeToTask; 0.3 tasks/resubscribe",
+       rule="1.0: \"Subscribes to task updates for tasks not in a terminal state.\" The stream names the "
+            "task, and ends when the task does (here: canceled by the probe).",
+       dialects=("0.3", "1.0"), needs="streaming",
+       skips="the task ended before the subscribe reached it (--running-text names a message that keeps "
+             "the agent working); it is answered with a message; an agent that does not cancel it")
+async def subscribe_running(ctx: ProbeContext) -> None:
+    text = ctx.options.running_text or ctx.options.text
+    task_id, state, _stream = await _running_task(ctx, text)
+    if state is not None and settled(state):
+        raise Skipped(f"the task was {state.value} before the subscribe could reach it; "
+                      "--running-text TEXT names a message that keeps the agent working")
+    stream = ctx.client.resubscribe(task_id)
+    named: set[str] = set()
+    last: m.TaskState | None = None
+    canceled = False
+    try:
+        async for ev in stream:
+            ident = ev.id if isinstance(ev, m.Task) else getattr(ev, "task_id", None)
+            if ident:
+                named.add(ident)
+            if isinstance(ev, m.Task | m.TaskStatusUpdateEvent):
+                last = ev.status.state
+            if not canceled:
+                canceled = True
+                try:
+                    await ctx.client.cancel(task_id)
+                except JsonRpcError as exc:
+                    if exc.code == -32002:
+                        raise Skipped("the agent does not cancel the task (-32002), so the subscription "
+                                      "cannot be followed to an end here") from None
+                    raise
+    except JsonRpcError as exc:
+        if not canceled:
+            await _ended_first(ctx, task_id)
+        raise ctx.fail(f"the subscribe to a running task was answered with {error_text(exc)}") from None
+    except (ProtocolError, TransportError) as exc:
+        raise ctx.fail(f"the subscribe to a running task broke: {error_text(exc)}") from None
+    finally:
+        await stream.aclose()
+    if not canceled:
+        raise ctx.fail("the subscribe to a running task ended without an event")
+    if named - {task_id}:
+        raise ctx.fail(f"the subscribe to task {task_id} named other tasks: {', '.join(sorted(named - {task_id}))}")
+    if last is None or last not in TERMINAL_STATES:
+        raise ctx.fail(f"the subscription ended with the task {last.value if last else 'in no state'}, after a "
+                       "cancel the agent accepted")

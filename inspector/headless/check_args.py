@@ -14,7 +14,7 @@ fail (with the spec's rule) or skipped (with why). Probes make only their own ta
 send a few requests each, and never go to another host than URL's. Every probe, its
 spec reference and what makes it skip: docs/check.md.
 
-groups: card, messages, errors, tasks
+groups: card, messages, errors, tasks, multi-turn
 
 examples:
   a2a-inspect check http://localhost:9999
@@ -47,4 +47,7 @@ def add_check_parser(command: Callable[..., argparse.ArgumentParser],
     p.add_argument("--running-text", default=None, metavar="TEXT",
                    help="a message that keeps the agent working a while, for the cancel of a running "
                         "task (default: --text; the probe is skipped when that task ends first)")
+    p.add_argument("--ask", default=None, metavar="TEXT",
+                   help="a message that makes the agent ask for input (input-required), for the "
+                        "multi-turn probe (without it, that probe is skipped)")
     common(p, ("text,json,junit", "text (default), one JSON document, or JUnit XML (a test case a probe)"))

@@ -33,7 +33,7 @@ async def _check(args: argparse.Namespace, out: Out) -> int:
     from .. import store
     from ..check import CheckOptions, run_check, selected
     from ..session import Session, TaskTracker
-    from .commands import _auth, _headers, client_bounds, start_recorder
+    from .commands import _auth, _headers, _method_names, client_bounds, start_recorder
 
     try:
         selected(args.only, args.skip)
@@ -45,12 +45,17 @@ async def _check(args: argparse.Namespace, out: Out) -> int:
     settings = store.load_settings()[0]
     options = CheckOptions(url=args.url, dialect="0.3" if args.dialect == "0.2" else args.dialect,
                            binding=args.binding, card_url=args.card_url, only=args.only, skip=args.skip,
-                           running_text=args.running_text, headers=_headers(args.header), auth=_auth(args),
-                           timeouts=timeouts, limits=limits, secret_names=tuple(settings.redact_headers),
-                           plain_names=tuple(settings.plain_headers))
+                           running_text=args.running_text, ask=args.ask, headers=_headers(args.header),
+                           auth=_auth(args), timeouts=timeouts, limits=limits, secret_names=tuple(settings.redact_headers),
+                           plain_names=tuple(settings.plain_headers),
+                           method_names=_method_names(args.method_name))
     if args.text:
         options.text = args.text
     session = Session(keep=0, store=None)
+    try:  # what the client refuses to be made with is the user's mistake: say it as one
+        await options.client(session, options.dialect, options.binding).aclose()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     tracker = TaskTracker(session, messages_kept=100)
     recorder = start_recorder(session, args)
     try:
