@@ -102,7 +102,8 @@ def echo_mock() -> Iterator[MockAgent]:
     # Echoes in chunks; "hold" waits (until canceled), "ask" asks: as the peers do.
     from proxy_helpers import MOCK_SCENARIO
 
-    with MockAgent(MOCK_SCENARIO, grpc_port=0) as mock:
+    card = {**MOCK_SCENARIO["card"], "capabilities": {"streaming": True, "pushNotifications": True}}
+    with MockAgent({**MOCK_SCENARIO, "card": card}, grpc_port=0) as mock:
         yield mock
 
 
@@ -112,7 +113,8 @@ def test_mock_passes_on_every_binding(capsys: pytest.CaptureFixture[str], echo_m
     code, doc = check(capsys, echo_mock.base_url, "--dialect", dialect, *HOLD)
     assert_clean(code, doc)
     assert set(doc["bindings"]) == {"jsonrpc", "rest", "grpc"}
-    for probe in ("tasks.cancel-running", "tasks.subscribe-running", "multi-turn.continue"):
+    for probe in ("tasks.cancel-running", "tasks.subscribe-running", "multi-turn.continue", "push.config",
+                  "push.notification"):
         assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
 
 
@@ -227,9 +229,17 @@ def test_max_time_bounds_the_whole_check(capsys: pytest.CaptureFixture[str]) -> 
 # ---------------------------------------------------------------- the proxy's faults
 
 
-async def test_proxy_fault_in_front_of_a_good_agent_fails_one_probe(tmp_path: Path, echo_mock: MockAgent) -> None:
-    # A wrong code for an unknown task, injected by the proxy's rules in front of a2a-mock
-    # (a rule's text matches a request body: JSON-RPC's): tasks.unknown-id fails, nothing else.
+@pytest.mark.parametrize(("rule", "probe"), [
+    # A wrong code for an unknown task (a rule's text matches a request body: JSON-RPC's).
+    ("{method: get, text: a2a-inspect-check-unknown}\n  fault: {error: {code: -32603, message: Internal error}}",
+     "tasks.unknown-id"),
+    # A card that declares push notifications, and an agent that refuses a config.
+    ("{method: push-set}\n  fault: {error: {code: -32003, message: Push notifications are not supported}}",
+     "push.config"),
+])
+async def test_proxy_fault_in_front_of_a_good_agent_fails_one_probe(tmp_path: Path, echo_mock: MockAgent,
+                                                                    rule: str, probe: str) -> None:
+    # The proxy's fault rules in front of a2a-mock: the one probe the fault breaks fails.
     from proxy_helpers import proxy_to
 
     from inspector.check import CheckOptions, run_check
@@ -237,14 +247,14 @@ async def test_proxy_fault_in_front_of_a_good_agent_fails_one_probe(tmp_path: Pa
     from inspector.session import Session, TaskTracker
 
     rules = tmp_path / "faults.yaml"
-    rules.write_text("- match: {method: get, text: a2a-inspect-check-unknown}\n"
-                     "  fault: {error: {code: -32603, message: Internal error}}\n", encoding="utf-8")
+    rules.write_text(f"- match: {rule}\n", encoding="utf-8")
     async with proxy_to(("/", echo_mock.base_url), rules=load_rules(rules)) as (_proxy, server):
         session = Session(keep=0, store=None)
-        report = await run_check(CheckOptions(url=server.base_url, binding="jsonrpc"), session, TaskTracker(session))
+        options = CheckOptions(url=server.base_url, binding="jsonrpc", running_text="hold")
+        report = await run_check(options, session, TaskTracker(session))
     failed = [(r.probe.id, r.binding, r.reason) for r in report.results if r.outcome == "fail"]
-    assert [(p, b) for p, b, _ in failed] == [("tasks.unknown-id", "jsonrpc")]
-    assert "error -32603" in failed[0][2] and "not -32001" in failed[0][2]
+    assert [(p, b) for p, b, _ in failed] == [(probe, "jsonrpc")]
+    assert "error -32603" in failed[0][2] or "error -32003" in failed[0][2]
 
 
 def test_record_holds_every_exchange_of_the_check(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

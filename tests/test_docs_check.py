@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from inspector.check import GROUPS, PROBES
+from inspector.check.probe import CARD_SPELLING
 
 DOC = (Path(__file__).resolve().parents[1] / "docs" / "check.md").read_text(encoding="utf-8")
 _ROW = re.compile(r"^\| `([a-z-]+\.[a-z-]+)` \| (.+?) \| (.+?) \| (.+?) \| (.+?) \|$", re.MULTILINE)
@@ -36,7 +37,7 @@ def test_every_probe_is_documented_as_registered() -> None:
             assert dialect in runs_on, p.id
         for binding in p.bindings if len(p.bindings) < 3 else ():
             assert binding in runs_on, p.id
-        assert (f"`capabilities.{p.needs}`" in runs_on) == bool(p.needs), p.id
+        assert (f"`capabilities.{CARD_SPELLING.get(p.needs or '')}`" in runs_on) == bool(p.needs), p.id
 
 
 def test_groups_are_documented_in_order() -> None:

@@ -20,11 +20,13 @@ FAIL = "fail"
 SKIP = "skip"
 
 #: The groups, in the order they run and are reported.
-GROUPS = ("card", "messages", "errors", "tasks", "multi-turn")
+GROUPS = ("card", "messages", "errors", "tasks", "multi-turn", "push")
 
 #: Every binding, in the order a report lists them.
 ALL_BINDINGS = ("jsonrpc", "rest", "grpc")
 ALL_DIALECTS = ("0.1", "0.3", "1.0")
+#: How a card spells the capabilities a probe may need.
+CARD_SPELLING = {"streaming": "streaming", "push_notifications": "pushNotifications"}
 
 
 class Failed(Exception):
@@ -72,7 +74,7 @@ class Probe:
         if not self.per_agent and binding not in self.bindings:
             return f"not on the {binding} binding (only {', '.join(self.bindings)})"
         if self.needs and not capabilities.get(self.needs):
-            return f"the card does not declare capabilities.{self.needs}"
+            return f"the card does not declare capabilities.{CARD_SPELLING.get(self.needs, self.needs)}"
         return None
 
 

@@ -80,7 +80,7 @@ async def cancel_finished(ctx: ProbeContext) -> None:
              "agent working); it is answered with a message; 0.1 agents without streaming or tasks/cancel")
 async def cancel_running(ctx: ProbeContext) -> None:
     text = ctx.options.running_text or ctx.options.text
-    task_id, state, stream = await _running_task(ctx, text)
+    task_id, state, stream = await running_task(ctx, text)
     try:
         if state is not None and settled(state):
             raise Skipped(f"the task was {state.value} before the cancel could reach it; "
@@ -117,7 +117,7 @@ async def _ended_first(ctx: ProbeContext, task_id: str) -> None:
                       "--running-text TEXT names a message that keeps the agent working")
 
 
-async def _running_task(ctx: ProbeContext, text: str) -> tuple[str, m.TaskState | None, object]:
+async def running_task(ctx: ProbeContext, text: str) -> tuple[str, m.TaskState | None, object]:
     """Start a task that should still be running: a send that does not wait (0.3, 1.0),
     else a stream read up to its first event naming the task (the stream stays open)."""
     if ctx.dialect != "0.1":
@@ -167,7 +167,7 @@ async def subscribe_finished(ctx: ProbeContext) -> None:
              "the agent working); it is answered with a message; an agent that does not cancel it")
 async def subscribe_running(ctx: ProbeContext) -> None:
     text = ctx.options.running_text or ctx.options.text
-    task_id, state, _stream = await _running_task(ctx, text)
+    task_id, state, _stream = await running_task(ctx, text)
     if state is not None and settled(state):
         raise Skipped(f"the task was {state.value} before the subscribe could reach it; "
                       "--running-text TEXT names a message that keeps the agent working")
