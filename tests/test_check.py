@@ -275,3 +275,42 @@ def test_record_holds_every_exchange_of_the_check(capsys: pytest.CaptureFixture[
 def test_a_spelling_no_dialect_has_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "http://127.0.0.1:9", "--method-name", "get=tasks/fetch"]) == 2
     assert "tasks/fetch" in capsys.readouterr().err
+
+
+async def test_a_binding_that_loses_tasks_fails_the_equivalence(tmp_path: Path, echo_mock: MockAgent) -> None:
+    # Through the proxy, JSON-RPC's tasks/get says "not found" (its body names the id;
+    # REST's GET has no body): the task made over one binding is not the same over both.
+    from proxy_helpers import proxy_to
+
+    from inspector.check import CheckOptions, run_check
+    from inspector.proxy.faults import load_rules
+    from inspector.session import Session, TaskTracker
+
+    rules = tmp_path / "faults.yaml"
+    rules.write_text("- match: {method: get, text: '\"id\"'}\n"
+                     "  fault: {error: {code: -32001, message: Task not found}}\n", encoding="utf-8")
+    async with proxy_to(("/", echo_mock.base_url), rules=load_rules(rules)) as (_proxy, server):
+        session = Session(keep=0, store=None)
+        report = await run_check(CheckOptions(url=server.base_url, only=("bindings",)), session, TaskTracker(session))
+    assert {"jsonrpc", "rest"} <= set(report.bindings)
+    (result,) = report.results
+    assert result.outcome == "fail" and "was answered over jsonrpc with error -32001" in result.reason
+
+
+def test_agent_text_in_a_report_is_shown_literally(capsys: pytest.CaptureFixture[str]) -> None:
+    # An agent's error message with terminal escapes and a line break: the text report
+    # shows them as visible escapes on one line, never as control bytes.
+    scenario = {"name": "escapes", "card": {
+        "name": "Escaping Agent", "description": "Says odd things.", "version": "1.0.0",
+        "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "x", "name": "X", "description": "X.", "tags": ["x"]}]},
+        "rules": [{"when": {"method": "stream"}, "script": [
+            {"error": {"code": -32004, "message": "\x1b]0;owned\x07\x1b[31mred\nsecond line"}}]}]}
+    with MockAgent(scenario) as mock:
+        code = main(["check", mock.base_url, "--binding", "jsonrpc", "--only", "messages.stream-text"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "\x1b" not in out and "\x07" not in out
+    reason = next(line for line in out.splitlines() if "-32004" in line)
+    assert "red" in reason and "second line" in reason

@@ -76,8 +76,13 @@ class CheckOptions:
 
 class ProbeContext:
     def __init__(self, options: CheckOptions, client: A2AClient, session: Session, tracker: TaskTracker,
-                 *, dialect: str, binding: str | None) -> None:
+                 *, dialect: str, binding: str | None, bindings: tuple[str, ...] = (),
+                 clients: dict[str, A2AClient] | None = None) -> None:
         self.options = options
+        #: Every binding the check runs on, and the client of each that could be used
+        #: (for the probes that compare them).
+        self.bindings = bindings
+        self.clients = clients or {}
         self.client = client
         self.session = session
         self.tracker = tracker

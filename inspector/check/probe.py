@@ -20,7 +20,7 @@ FAIL = "fail"
 SKIP = "skip"
 
 #: The groups, in the order they run and are reported.
-GROUPS = ("card", "messages", "errors", "tasks", "multi-turn", "push")
+GROUPS = ("card", "messages", "errors", "tasks", "multi-turn", "push", "bindings")
 
 #: Every binding, in the order a report lists them.
 ALL_BINDINGS = ("jsonrpc", "rest", "grpc")
@@ -64,6 +64,8 @@ class Probe:
     needs: str | None = None
     #: Run once for the agent (the card), not once per binding.
     per_agent: bool = False
+    #: A per-agent probe that runs after every binding's probes (it compares them).
+    last: bool = False
     #: What else makes it skip, for docs/check.md (beside dialect, binding and ``needs``).
     skips: str = ""
 

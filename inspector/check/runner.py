@@ -5,6 +5,7 @@ rules too. What comes out is data (a Report); headless and the UI render it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,8 +14,8 @@ from typing import Any
 from ..client import A2AClient, JsonRpcError, ProtocolError, TransportError, UnsupportedMethod
 from ..protocol import bindings as b
 from ..session import Session, TaskTracker
-from . import (card_probes, error_probes, message_probes, push_probes, task_probes,  # noqa: F401
-               turn_probes)  # (they register)
+from . import (binding_probes, card_probes, error_probes, message_probes, push_probes,  # noqa: F401
+               task_probes, turn_probes)  # (they register)
 from .card_probes import same_host
 from .context import CheckOptions, ProbeContext, error_text, quoted
 from .probe import FAIL, GROUPS, PASS, PROBES, SKIP, Failed, Probe, Result, Skipped
@@ -108,40 +109,53 @@ async def run_check(options: CheckOptions, session: Session, tracker: TaskTracke
             report.card_name = first.card.name if first.card is not None else None
             caps = _capabilities(first)
             report.bindings = _bindings(first, dialect, options.binding)
+            every = tuple(report.bindings)
             for p in probes:
-                if p.per_agent:
-                    ctx = ProbeContext(options, first, session, tracker, dialect=dialect, binding=None)
+                if p.per_agent and not p.last:
+                    ctx = ProbeContext(options, first, session, tracker, dialect=dialect, binding=None,
+                                       bindings=every)
                     add(await _run(p, ctx, caps, deadline, report))
-            for binding in report.bindings:
-                await _run_binding(options, session, tracker, dialect, binding, probes, caps, deadline,
-                                   report, add)
+            async with contextlib.AsyncExitStack() as stack:
+                # Each binding's client stays open for the probes that compare bindings.
+                clients: dict[str, A2AClient] = {}
+                for binding in report.bindings:
+                    client = await stack.enter_async_context(options.client(session, dialect, binding))
+                    if await _run_binding(options, client, session, tracker, dialect, binding, probes, caps,
+                                          deadline, report, add):
+                        clients[binding] = client
+                for p in probes:
+                    if p.per_agent and p.last:
+                        ctx = ProbeContext(options, first, session, tracker, dialect=dialect, binding=None,
+                                           bindings=every, clients=clients)
+                        add(await _run(p, ctx, caps, deadline, report))
     finally:
         report.requests = requests.close()
         report.seconds = time.monotonic() - started
     return report
 
 
-async def _run_binding(options: CheckOptions, session: Session, tracker: TaskTracker, dialect: str,
-                       binding: str, probes: list[Probe], caps: dict[str, Any], deadline: float | None,
-                       report: Report, add: Callable[[Result], None]) -> None:
+async def _run_binding(options: CheckOptions, client: A2AClient, session: Session, tracker: TaskTracker,
+                       dialect: str, binding: str, probes: list[Probe], caps: dict[str, Any],
+                       deadline: float | None, report: Report, add: Callable[[Result], None]) -> bool:
+    """Run the per-binding probes on ``client``; False when the binding cannot be used."""
     mine = [p for p in probes if not p.per_agent]
-    async with options.client(session, dialect, binding) as client:
-        why = None
-        try:
-            await client.resolve_dialect()
-            if client.endpoint and not same_host(options.url, client.endpoint):
-                why = f"the card's {binding} endpoint {quoted(client.endpoint)} is on another host than " \
-                      f"{quoted(options.url)}: a check does not follow the card there"
-        except (UnsupportedMethod, ValueError) as exc:
-            why = f"the {binding} binding cannot be used: {quoted(exc)}"
-        except (TransportError, ProtocolError, JsonRpcError) as exc:
-            why = f"the {binding} binding could not be reached: {error_text(exc)}"
-        for p in mine:
-            if why is not None:
-                add(Result(p, binding, dialect, SKIP, why))
-                continue
-            ctx = ProbeContext(options, client, session, tracker, dialect=dialect, binding=binding)
-            add(await _run(p, ctx, caps, deadline, report))
+    why = None
+    try:
+        await client.resolve_dialect()
+        if client.endpoint and not same_host(options.url, client.endpoint):
+            why = f"the card's {binding} endpoint {quoted(client.endpoint)} is on another host than " \
+                  f"{quoted(options.url)}: a check does not follow the card there"
+    except (UnsupportedMethod, ValueError) as exc:
+        why = f"the {binding} binding cannot be used: {quoted(exc)}"
+    except (TransportError, ProtocolError, JsonRpcError) as exc:
+        why = f"the {binding} binding could not be reached: {error_text(exc)}"
+    for p in mine:
+        if why is not None:
+            add(Result(p, binding, dialect, SKIP, why))
+            continue
+        ctx = ProbeContext(options, client, session, tracker, dialect=dialect, binding=binding)
+        add(await _run(p, ctx, caps, deadline, report))
+    return why is None
 
 
 async def _run(p: Probe, ctx: ProbeContext, caps: dict[str, Any], deadline: float | None,

@@ -14,7 +14,7 @@ fail (with the spec's rule) or skipped (with why). Probes make only their own ta
 send a few requests each, and never go to another host than URL's. Every probe, its
 spec reference and what makes it skip: docs/check.md.
 
-groups: card, messages, errors, tasks, multi-turn, push
+groups: card, messages, errors, tasks, multi-turn, push, bindings
 
 examples:
   a2a-inspect check http://localhost:9999

@@ -43,11 +43,11 @@ async def _check(args: argparse.Namespace, out: Out) -> int:
         raise UsageError(f"--binding {args.binding}: the 0.1 draft has JSON-RPC only")
     timeouts, limits = client_bounds(args)
     settings = store.load_settings()[0]
-    options = CheckOptions(url=args.url, dialect="0.3" if args.dialect == "0.2" else args.dialect,
-                           binding=args.binding, card_url=args.card_url, only=args.only, skip=args.skip,
-                           running_text=args.running_text, ask=args.ask, headers=_headers(args.header),
-                           auth=_auth(args), timeouts=timeouts, limits=limits, secret_names=tuple(settings.redact_headers),
-                           plain_names=tuple(settings.plain_headers),
+    dialect = "0.3" if args.dialect == "0.2" else args.dialect
+    options = CheckOptions(url=args.url, dialect=dialect, binding=args.binding, card_url=args.card_url,
+                           only=args.only, skip=args.skip, running_text=args.running_text, ask=args.ask,
+                           headers=_headers(args.header), auth=_auth(args), timeouts=timeouts, limits=limits,
+                           secret_names=tuple(settings.redact_headers), plain_names=tuple(settings.plain_headers),
                            method_names=_method_names(args.method_name))
     if args.text:
         options.text = args.text
