@@ -60,7 +60,8 @@ def test_sdk_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], s
                   "tasks.get-history", "multi-turn.continue"):
         assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
     assert ran(doc, "errors.unknown-method") == {"jsonrpc"}
-    assert ran(doc, "card.interfaces") == {None}
+    assert ran(doc, "errors.rest-invalid-json") == {"rest"}
+    assert ran(doc, "card.interfaces") == ran(doc, "bindings.same-task") == {None}
     # A few requests a probe, a few dozen a binding.
     assert max(len(r["exchanges"]) for r in doc["results"]) <= 8
     assert doc["requests"] < 35 * len(doc["bindings"])

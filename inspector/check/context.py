@@ -216,24 +216,27 @@ class ProbeContext:
         shown = f"a task in state {result.status.state.value}" if isinstance(result, m.Task) else "a result"
         raise self.fail(f"{what} was answered with {shown}, not error {_codes(codes)}")
 
-    async def post_raw(self, body: bytes, *, rpc_method: str | None = None) -> tuple[int, Any]:
-        """POST ``body`` as it is to the JSON-RPC endpoint, in the session like any
-        request; returns (HTTP status, the JSON answer or None when it is not JSON).
-        Credentials go only where the client would send them: the origin given."""
-        client = self.client
-        assert client.dialect is not None and client.endpoint is not None
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   **client.dialect.request_headers()}
+    async def post_raw(self, body: bytes, *, rpc_method: str | None = None, url: str | None = None,
+                       headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        """POST ``body`` as it is to the JSON-RPC endpoint (or ``url``, with ``headers``),
+        in the session like any request; returns (HTTP status, the JSON answer or None
+        when it is not JSON). Credentials and the user's own headers go only where the
+        client would send them: the origin given."""
         import httpx
 
-        if client.auth is not None and same_origin(httpx.URL(client.url), httpx.URL(client.endpoint)):
-            headers.update(client.auth.headers())
-            headers.update(client.headers)
+        client = self.client
+        assert client.dialect is not None and client.endpoint is not None
+        target = url or client.endpoint
+        sent = dict(headers) if headers is not None else {
+            "Content-Type": "application/json", "Accept": "application/json", **client.dialect.request_headers()}
+        if same_origin(httpx.URL(client.url), httpx.URL(target)):
+            sent.update(client.auth.headers() if client.auth is not None else {})
+            sent.update(client.headers)
         wire = Wire(client.http, self.session, client.timeouts, client.limits)
         info = {"dialect": client.dialect.name, "a2a_method": None, "rpc_method": rpc_method, "rpc_id": None,
                 "check": True}
         try:
-            ex = await wire.send("POST", client.endpoint, headers=headers, body=body, info=info)
+            ex = await wire.send("POST", target, headers=sent, body=body, info=info)
             raw = await ex.read()
         except TransportError as exc:
             raise self.fail(f"no answer: {error_text(exc)}") from None

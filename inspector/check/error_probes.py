@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import uuid
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+from ..protocol import rest
 from ..protocol.methods import Method
 from .context import ProbeContext, quoted
 from .probe import probe
@@ -82,3 +84,28 @@ async def invalid_params(ctx: ProbeContext) -> None:
     method = ctx.client.dialect.methods[Method.SEND]
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": 42}}).encode()
     await _expect_raw(ctx, body, codes, f"a {method} whose message is the number 42", rpc_method=method)
+
+
+@probe("errors.rest-invalid-json", "errors", "an HTTP+JSON send whose body is not JSON is answered HTTP 400",
+       section="1.0 HTTP+JSON/REST binding, error handling (google.rpc.Status); 0.3 HTTP+JSON/REST transport",
+       rule="A request the agent cannot parse is a client error: HTTP 400; in 1.0 the body is a "
+            "google.rpc.Status whose status is INVALID_ARGUMENT (the binding's mapping of -32700 and "
+            "-32602, as a2a-sdk and @a2a-js/sdk write it).",
+       bindings=("rest",), dialects=("0.3", "1.0"), skips="the JSON-RPC and gRPC bindings")
+async def rest_invalid_json(ctx: ProbeContext) -> None:
+    client = ctx.client
+    assert client.endpoint is not None
+    req = rest.encode_request(ctx.dialect, Method.SEND, ctx.params(ctx.message(ctx.options.text)), client.tenant)
+    base = urlsplit(client.endpoint)
+    url = urlunsplit((base.scheme, base.netloc, base.path.rstrip("/") + req.path, base.query, ""))
+    headers = rest.request_headers(ctx.dialect, True, False)
+    status, answer = await ctx.post_raw(b'{"message": ', url=url, headers=headers)
+    if status != 400:
+        raise ctx.fail(f"a send whose body is not JSON was answered with HTTP {status}, not 400")
+    if ctx.dialect == "1.0":
+        err = answer.get("error") if isinstance(answer, dict) else None
+        state = err.get("status") if isinstance(err, dict) else None
+        if state != "INVALID_ARGUMENT":
+            shown = f"status {quoted(state)}" if state else "a body that is not a google.rpc.Status"
+            raise ctx.fail(f"a send whose body is not JSON was answered HTTP 400 with {shown}, "
+                           "not INVALID_ARGUMENT")
