@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector.check.context import MAX_REQUESTS
 from inspector.cli import main
 from mock_agent import MockAgent
 
@@ -63,7 +64,7 @@ def test_sdk_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], s
     assert ran(doc, "errors.rest-invalid-json") == {"rest"}
     assert ran(doc, "card.interfaces") == ran(doc, "bindings.same-task") == {None}
     # A few requests a probe, a few dozen a binding.
-    assert max(len(r["exchanges"]) for r in doc["results"]) <= 8
+    assert max(len(r["exchanges"]) for r in doc["results"]) <= MAX_REQUESTS
     assert doc["requests"] < 35 * len(doc["bindings"])
 
 

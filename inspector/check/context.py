@@ -17,7 +17,8 @@ from ..session import Kind, Session, TaskTracker
 from ..textsafe import shorten, visible
 from .probe import Failed, Skipped
 
-#: The most requests one probe may send: a probe that needs more is a bug of ours.
+#: The most requests one probe sends (docs/check.md says so; tests/test_check.py holds
+#: every probe to it): a probe that needs more is a bug of ours.
 MAX_REQUESTS = 8
 #: The most of an agent's text a reason quotes.
 QUOTE = 200
@@ -64,7 +65,6 @@ class CheckOptions:
                          headers=self.headers, auth=self.auth, timeouts=self.timeouts, limits=self.limits,
                          secret_names=self.secret_names, plain_names=self.plain_names,
                          method_names=self.method_names)
-
 
     def client_at(self, session: Session, dialect: str, binding: str, endpoint: str) -> A2AClient:
         """A client that talks to ``endpoint`` itself (one interface of the card)."""

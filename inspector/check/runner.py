@@ -93,17 +93,20 @@ async def run_check(options: CheckOptions, session: Session, tracker: TaskTracke
     try:
         async with options.client(session, options.dialect, options.binding) as first:
             try:
-                await first.get_card()
-            except TransportError as exc:
-                if exc.kind != "http":
-                    report.unreachable = str(exc)
-                    return report
-            except ProtocolError:
-                pass  # card.lint says why
-            try:
-                dialect = (await first.resolve_dialect()).name
-            except TransportError as exc:
+                async with _until(deadline):
+                    try:
+                        await first.get_card()
+                    except ProtocolError:
+                        pass  # card.lint says why
+                    except TransportError as exc:
+                        if exc.kind != "http":
+                            raise
+                    dialect = (await first.resolve_dialect()).name
+            except (TransportError, UnsupportedMethod) as exc:
                 report.unreachable = str(exc)
+                return report
+            except TimeoutError:
+                report.unreachable = "no card and no dialect within --max-time"
                 return report
             report.dialect = dialect
             report.card_name = first.card.name if first.card is not None else None
@@ -141,7 +144,8 @@ async def _run_binding(options: CheckOptions, client: A2AClient, session: Sessio
     mine = [p for p in probes if not p.per_agent]
     why = None
     try:
-        await client.resolve_dialect()
+        async with _until(deadline):
+            await client.resolve_dialect()
         if client.endpoint and not same_host(options.url, client.endpoint):
             why = f"the card's {binding} endpoint {quoted(client.endpoint)} is on another host than " \
                   f"{quoted(options.url)}: a check does not follow the card there"
@@ -149,6 +153,8 @@ async def _run_binding(options: CheckOptions, client: A2AClient, session: Sessio
         why = f"the {binding} binding cannot be used: {quoted(exc)}"
     except (TransportError, ProtocolError, JsonRpcError) as exc:
         why = f"the {binding} binding could not be reached: {error_text(exc)}"
+    except TimeoutError:
+        why = report.stopped = "not run: --max-time ran out"
     for p in mine:
         if why is not None:
             add(Result(p, binding, dialect, SKIP, why))
@@ -217,6 +223,13 @@ async def _run(p: Probe, ctx: ProbeContext, caps: dict[str, Any], deadline: floa
     elif result.outcome == FAIL and result.exchange is not None:
         result.seq = ctx.request_seqs.get(result.exchange)
     return result
+
+
+def _until(deadline: float | None) -> Any:
+    """A timeout at ``deadline`` (time.monotonic()), or none."""
+    if deadline is None:
+        return contextlib.nullcontext()
+    return asyncio.timeout(max(0.0, deadline - time.monotonic()))
 
 
 class _RequestCount:
