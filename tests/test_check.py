@@ -56,8 +56,8 @@ def test_sdk_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], s
     code, doc = check(capsys, sdk_agent_grpc[0], "--dialect", dialect, *HOLD)
     assert_clean(code, doc)
     assert set(doc["bindings"]) == {"jsonrpc", "rest", "grpc"}
-    for probe in ("messages.send-text", "messages.stream-text", "messages.blocking", "messages.file-uri",
-                  "tasks.cancel-running", "tasks.subscribe-running", "tasks.cancel-finished", "tasks.unknown-id",
+    for probe in ("card.extended", "messages.send-text", "messages.stream-text", "messages.blocking",
+                  "messages.file-uri", "tasks.cancel-running", "tasks.subscribe-running", "tasks.cancel-finished", "tasks.unknown-id",
                   "tasks.get-history", "multi-turn.continue"):
         assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
     assert ran(doc, "errors.unknown-method") == {"jsonrpc"}
@@ -316,3 +316,18 @@ def test_agent_text_in_a_report_is_shown_literally(capsys: pytest.CaptureFixture
     assert "\x1b" not in out and "\x07" not in out
     reason = next(line for line in out.splitlines() if "-32004" in line)
     assert "red" in reason and "second line" in reason
+
+
+@pytest.mark.parametrize("dialect", ["1.0", "0.3"])
+def test_an_extended_card_declared_but_missing_fails_card_extended(capsys: pytest.CaptureFixture[str],
+                                                                    dialect: str) -> None:
+    # a2a-mock answers -32007 for an extended card its card declares but its scenario lacks.
+    from proxy_helpers import MOCK_SCENARIO
+
+    card = {**MOCK_SCENARIO["card"], "capabilities": {"streaming": True, "extendedAgentCard": True},
+            "supportsAuthenticatedExtendedCard": True}
+    with MockAgent({**MOCK_SCENARIO, "card": card}) as mock:
+        code, doc = check(capsys, mock.base_url, "--dialect", dialect, "--only", "card")
+    assert code == 1
+    assert failures(doc) == {("card.extended", "jsonrpc"), ("card.extended", "rest")}
+    assert all("-32007" in r["reason"] for r in doc["results"] if r["outcome"] == "fail")

@@ -84,3 +84,36 @@ async def card_interfaces(ctx: ProbeContext) -> None:
                            f"{error_text(exc)}") from None
     if not probed:
         raise Skipped("; ".join(problems))
+
+
+def _declares_extended(card: object) -> bool:
+    caps = getattr(card, "capabilities", None)
+    flag = getattr(caps, "extended_agent_card", None) if caps is not None else None
+    return bool(flag if flag is not None else getattr(card, "supports_authenticated_extended_card", None))
+
+
+@probe("card.extended", "card", "the extended card a card declares is served",
+       section="1.0 GetExtendedAgentCard, AgentCapabilities.extended_agent_card; 0.3 "
+               "agent/getAuthenticatedExtendedCard, supportsAuthenticatedExtendedCard",
+       rule="1.0: \"Indicates if the agent supports providing an extended agent card when authenticated.\" "
+            "\"Gets the extended agent card for the authenticated agent.\" Declared, it is served (-32007: "
+            "\"the agent does not have an Authenticated Extended Card configured\" contradicts the card).",
+       dialects=("0.3", "1.0"),
+       skips="a card that does not declare an extended card; an agent that wants credentials for it "
+             "(HTTP 401/403: give --bearer, --api-key... to check it)")
+async def extended(ctx: ProbeContext) -> None:
+    if ctx.card is None or not _declares_extended(ctx.card):
+        raise Skipped("the card does not declare an extended card")
+    try:
+        got = await ctx.client.extended_card()
+    except JsonRpcError as exc:
+        if getattr(exc, "http_status", None) in (401, 403):
+            raise Skipped(f"the agent wants credentials for its extended card (HTTP {exc.http_status})") from None
+        raise ctx.fail(f"the extended card the card declares was answered with {error_text(exc)}") from None
+    except (ProtocolError, TransportError) as exc:
+        status = getattr(exc, "status", None)
+        if status in (401, 403):
+            raise Skipped(f"the agent wants credentials for its extended card (HTTP {status})") from None
+        raise ctx.fail(f"the extended card the card declares was answered with {error_text(exc)}") from None
+    if not got.name:
+        raise ctx.fail("the extended card has no name")
