@@ -57,8 +57,8 @@ def test_sdk_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], s
     assert_clean(code, doc)
     assert set(doc["bindings"]) == {"jsonrpc", "rest", "grpc"}
     for probe in ("card.extended", "messages.send-text", "messages.stream-text", "messages.blocking",
-                  "messages.file-uri", "tasks.cancel-running", "tasks.subscribe-running", "tasks.cancel-finished", "tasks.unknown-id",
-                  "tasks.get-history", "multi-turn.continue"):
+                  "messages.file-uri", "tasks.cancel-running", "tasks.subscribe-running", "tasks.cancel-finished",
+                  "tasks.unknown-id", "tasks.get-history", "multi-turn.continue"):
         assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
     assert ran(doc, "errors.unknown-method") == {"jsonrpc"}
     assert ran(doc, "errors.rest-invalid-json") == {"rest"}
