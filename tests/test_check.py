@@ -65,7 +65,7 @@ def test_sdk_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], s
     assert ran(doc, "card.interfaces") == ran(doc, "bindings.same-task") == {None}
     # A few requests a probe, a few dozen a binding.
     assert max(len(r["exchanges"]) for r in doc["results"]) <= MAX_REQUESTS
-    assert doc["requests"] < 35 * len(doc["bindings"])
+    assert doc["requests"] < 40 * len(doc["bindings"])
 
 
 def test_sdk_agent_pure_v10_passes(capsys: pytest.CaptureFixture[str], sdk_agent_v10: str) -> None:
@@ -154,10 +154,12 @@ def test_blocking_send_answered_early_skips_what_needs_a_finished_task(capsys: p
 
 
 @pytest.mark.parametrize(("profile", "not_implemented"), [
+    # (society's tasks name no session: its tasks.list is skipped for that, before any list.)
     ("society", {"tasks.get", "tasks.get-history", "tasks.unknown-id", "tasks.cancel-finished"}),
+    # The draft has no tasks/list (Society AI's agents added it).
     ("society-ai", set()),
-    ("draft", set()),
-    ("orloj", set()),
+    ("draft", {"tasks.list"}),
+    ("orloj", set()),  # its tasks name no session either
 ])
 def test_seed_profiles_are_told_what_they_leave_out(capsys: pytest.CaptureFixture[str], profile: str,
                                                     not_implemented: set[str]) -> None:

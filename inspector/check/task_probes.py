@@ -206,3 +206,57 @@ async def subscribe_running(ctx: ProbeContext) -> None:
     if last is None or last not in TERMINAL_STATES:
         raise ctx.fail(f"the subscription ended with the task {last.value if last else 'in no state'}, after a "
                        "cancel the agent accepted")
+
+
+#: The answers that say an agent does not offer an operation at all.
+NOT_OFFERED = (-32601, -32004)
+
+
+@probe("tasks.list", "tasks", "list filtered by context pages through our two tasks, a page at a time",
+       section="1.0 ListTasks, ListTasksRequest, ListTasksResponse; 0.1 Society AI tasks/list",
+       rule="1.0 ListTasksRequest: \"Filter tasks by context ID to get tasks from a specific conversation or "
+            "session.\" page_size: \"The maximum number of tasks to return. The service may return fewer than "
+            "this value.\" next_page_token: \"A token to retrieve the next page of results, or empty if there "
+            "are no more results in the list.\"",
+       dialects=("0.1", "1.0"),
+       skips="0.3 (no list method); an agent that does not offer it (-32601, -32004); the ordinary text is "
+             "answered with a message, or leaves its task unfinished")
+async def list_tasks(ctx: ProbeContext) -> None:
+    first = await ctx.finished_task()
+    if not first.context_id:
+        raise Skipped("the agent's task names no context to filter by")
+    msg = ctx.message(ctx.options.text, context_id=first.context_id)
+    try:
+        again = await ctx.client.send(ctx.params(msg))
+    except (JsonRpcError, ProtocolError, TransportError) as exc:
+        raise ctx.fail(f"a second send in context {first.context_id} was answered with {error_text(exc)}") \
+            from None
+    if not isinstance(again, m.Task):
+        raise Skipped("the agent answered the second message with a message, not a task")
+    ours = {first.id, again.id}
+    seen: list[str] = []
+    token: str | None = None
+    for page in (1, 2):
+        try:
+            result = await ctx.client.list_tasks(m.ListTasksParams(context_id=first.context_id, page_size=1,
+                                                                   page_token=token))
+        except JsonRpcError as exc:
+            if exc.code in NOT_OFFERED and page == 1:
+                raise Skipped(f"the agent does not offer a task list ({exc.code})") from None
+            raise ctx.fail(f"page {page} of the list was answered with {error_text(exc)}") from None
+        except (ProtocolError, TransportError) as exc:
+            raise ctx.fail(f"page {page} of the list was answered with {error_text(exc)}") from None
+        if len(result.tasks) > 1:
+            raise ctx.fail(f"page {page} of a list with pageSize 1 held {len(result.tasks)} tasks")
+        others = [t.id for t in result.tasks if t.context_id and t.context_id != first.context_id]
+        if others:
+            raise ctx.fail(f"a list filtered by context {first.context_id} returned task {others[0]} of another "
+                           "context")
+        seen += [t.id for t in result.tasks]
+        token = result.next_page_token
+        if not token:
+            break
+    if not ours <= set(seen):
+        missing = ", ".join(sorted(ours - set(seen)))
+        raise ctx.fail(f"two pages of pageSize 1 in context {first.context_id} did not hold both tasks of ours "
+                       f"(missing {missing})")
