@@ -119,7 +119,7 @@ def child_tui(url: str, timeout: float) -> None:
 
         app = InspectorApp()
         async with app.run_test(size=(120, 36)) as pilot:
-            # As open_url does, with limits that let a stream of a million events through.
+            # As connect_to does, with limits that let a stream of a million events through.
             conn = AgentConnection(url, dialect="1.0", limits=Limits(max_body=1 << 40, max_stream_events=10**9))
             app.open_connection(conn)
             app.connect(conn)

@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 
-COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub", "proxy",
+COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub", "proxy", "web",
             "check")
 
 EXIT_CODES_HELP = """\
@@ -83,6 +83,19 @@ def _common(p: argparse.ArgumentParser, outputs: tuple[str, str] | None = None) 
                    help="header for --api-key (default: X-API-Key)")
     g.add_argument("--basic", metavar="USER:PASSWORD|@FILE", help="HTTP basic authentication (@FILE, @-: read it)")
     g.add_argument("--basic-env", metavar="VAR", help="--basic with USER:PASSWORD in the environment variable VAR")
+    g.add_argument("--oauth2-client-id", metavar="ID",
+                   help="OAuth 2.0 client credentials: get a token from the card's client-credentials flow "
+                        "(its tokenUrl) and send it as a bearer token, renewed when it expires or on a 401")
+    g.add_argument("--oauth2-client-secret", metavar="SECRET|@FILE",
+                   help="the client secret of --oauth2-client-id (@FILE, @-: read it)")
+    g.add_argument("--oauth2-client-secret-env", metavar="VAR",
+                   help="--oauth2-client-secret from the environment variable VAR")
+    g.add_argument("--oauth2-scope", action="append", metavar="SCOPE",
+                   help="ask for these scopes (repeatable; default: those the card's security asks for, "
+                        "else all the flow lists)")
+    g.add_argument("--oauth2-token-url", metavar="URL",
+                   help="the token URL to use, whatever the card says (the card's must be https or on "
+                        "its own origin)")
     g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
                    help="wire dialect (default: detect from the card, then probe)")
     g.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
@@ -92,6 +105,7 @@ def _common(p: argparse.ArgumentParser, outputs: tuple[str, str] | None = None) 
     g.add_argument("--method-name", action="append", default=[], metavar="METHOD=NAME",
                    help="send METHOD under another spelling its dialect knows, e.g. "
                         "resubscribe=task/resubscribe for Society AI's agents (repeatable)")
+    _tls(p)
     _bounds(p)
     o = p.add_argument_group("output")
     choices, help = outputs or ("text,json,ndjson", "text (default), one JSON document, or one JSON event per line")
@@ -107,6 +121,18 @@ def _common(p: argparse.ArgumentParser, outputs: tuple[str, str] | None = None) 
     o.add_argument("--lenient", action="store_true",
                    help="exit with the outcome's own code even when the agent broke the protocol "
                         "(violations are still printed)")
+
+
+def _tls(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("TLS (https://, grpcs://)")
+    g.add_argument("--cacert", metavar="FILE",
+                   help="trust the CA certificates in FILE (PEM) instead of the system's, as curl's --cacert")
+    g.add_argument("--cert", metavar="FILE",
+                   help="client certificate (PEM) for mutual TLS; its key with --key, or in FILE after it")
+    g.add_argument("--key", metavar="FILE", help="the private key (PEM) of --cert")
+    g.add_argument("-k", "--insecure", action="store_true",
+                   help="do not verify the agent's certificate (HTTP only): said on stderr and noted in "
+                        "the recording")
 
 
 def _bounds(p: argparse.ArgumentParser) -> None:
@@ -163,6 +189,7 @@ terminal UI:
   a2a-inspect --demo          start the embedded mock agent and connect to it
   options: --dialect auto|0.1|0.2|0.3|1.0, --binding auto|jsonrpc|rest|grpc,
            --record FILE (record the session),
+           --cacert FILE, --cert FILE --key FILE, --insecure (TLS, as for the commands),
            --push-port PORT (the push receiver's loopback port; default: any free one)
 
 shell completion:
@@ -207,6 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task-id", metavar="ID", help="continue this task")
     p.add_argument("--context-id", "--session-id", dest="context_id", metavar="ID",
                    help="context (0.1: session) to send in")
+    p.add_argument("--continue", dest="continue_waiting", action="store_true",
+                   help="answer this agent's last task waiting for input (input-required or auth-required), "
+                        "named on stderr")
     p.add_argument("--history-length", type=int, metavar="N", help="history messages to return")
     p.add_argument("--return-immediately", "--no-wait", dest="return_immediately", action="store_true",
                    help="ask the agent to answer at once, with the task still running (1.0: "
@@ -297,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-stream-body", type=_size, metavar="SIZE",
                    help="most bytes of frames one task call may bring, as a client's option (default: 4G)")
     _proxy_parser(command)
+    _web_parser(command)
     from .headless.check_args import add_check_parser  # light: argparse only
 
     add_check_parser(command, _common)
@@ -316,6 +347,7 @@ def _proxy_parser(command: Any) -> None:
     p.add_argument("--grpc-upstream", metavar="HOST:PORT", help="relay gRPC to this target from the start "
                    "(otherwise a gRPC listener opens when the agent's card names a GRPC interface)")
     p.add_argument("--faults", metavar="FILE", help="fault rules (YAML; see docs/proxy.md)")
+    _tls(p)
     p.add_argument("--headless", action="store_true", help="no UI: print a line per exchange and event")
     p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],
                    help="with --headless: text lines, or every event as a JSON line (secrets redacted)")
@@ -324,6 +356,30 @@ def _proxy_parser(command: Any) -> None:
     p.add_argument("--append", action="store_true", help="with --record FILE: add to FILE if it exists")
     p.add_argument("--no-redact", action="store_true", help="record secrets as sent")
     _allow_host_option(p, "clients")
+
+
+def _web_parser(command: Any) -> None:
+    p = command("web", "the terminal UI in a browser tab: a loopback server with a one-time link", WEB_HELP)
+    p.add_argument("url", nargs="?", help="agent base URL or card URL")
+    p.add_argument("--demo", action="store_true", help="start the embedded mock agent and connect to it")
+    p.add_argument("--port", type=_port, default=8780, help="loopback port of the page "
+                                                            "(default 8780; 0 picks a free one)")
+    p.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
+    p.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
+                   help="protocol binding (default: the card's first interface a2a-inspect speaks)")
+
+
+WEB_HELP = """\
+Prints a link to http://127.0.0.1:PORT/ with a random token. The first browser that
+opens it gets a session cookie and the token is spent: anyone else on the machine who
+sees the link gets 403. Each tab runs its own a2a-inspect [URL|--demo]; closing the tab
+ends it. Needs the web extra: pip install 'a2a-inspect[web]'.
+
+exit codes:
+  0  stopped (Ctrl-C)
+  1  the port cannot be had
+  2  usage error, or textual-serve is not installed
+"""
 
 
 def _allow_host_option(p: argparse.ArgumentParser, who: str) -> None:
@@ -375,6 +431,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
     parser.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
                         help="protocol binding (default: the card's first interface a2a-inspect speaks)")
+    _tls(parser)
     parser.add_argument("--push-port", type=_port, default=0, metavar="PORT",
                         help="the push receiver listens on this loopback port (default: any free "
                              "port), e.g. for an agent in a container that can only reach one")
@@ -446,6 +503,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_tui_hub(args)
         if args.command == "proxy":
             return _run_proxy(args)
+        if args.command == "web":
+            return _run_web(args)
         if args.command == "check":
             from .headless.check_cmd import run_check_command
 
@@ -538,6 +597,24 @@ def _run_proxy(args: argparse.Namespace) -> int:
     except ImportError:
         return fail("the terminal UI is not available in this build; use --headless", exitcodes.USAGE)
     return launch_proxy(args, options)
+
+
+def _run_web(args: argparse.Namespace) -> int:
+    """``a2a-inspect web``: the arguments are checked here, where the user typed them,
+    rather than in each browser tab."""
+    if args.binding in ("grpc", "rest") and args.dialect == "0.1":
+        print(f"a2a-inspect: --binding {args.binding}: the 0.1 draft has no such binding", file=sys.stderr)
+        return 2
+    try:
+        from .web.server import run_web
+    except ImportError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing not in ("textual_serve", "aiohttp", "aiohttp_jinja2", "jinja2"):
+            raise
+        print(f"a2a-inspect web: needs the web extra ({missing} is missing): "
+              "pip install 'a2a-inspect[web]'", file=sys.stderr)
+        return 2
+    return run_web(args)
 
 
 def _replay_in_tui(path_text: str) -> int:

@@ -2,7 +2,8 @@
 
     config dir:  agents.json (saved agents), settings.json, themes/*.yaml (user themes)
     data dir:    recordings/*.jsonl
-    cache dir:   dialects.json (see inspector.client.dialect_cache)
+    cache dir:   dialects.json (see inspector.client.dialect_cache), waiting-tasks.json
+                 (see inspector.headless.waiting_tasks)
 
 Files are written atomically (temp file + rename) so a crash never leaves half a file,
 and a corrupt file is reported, set aside as ``*.corrupt``, and replaced by defaults:
@@ -96,6 +97,12 @@ class SavedAgent:
     #: redacted like --secret-header wherever anything is written. A value may be
     #: ``{"env": "VAR"}`` too.
     secret_headers: dict[str, str | dict[str, str]] = field(default_factory=dict)
+    #: TLS as the CLI's --cacert, --cert, --key, --insecure: paths to the files, never
+    #: their contents (a key stays where its owner keeps it).
+    cacert: str | None = None
+    cert: str | None = None
+    key: str | None = None
+    insecure: bool = False
 
 
 class MissingSecret(ValueError):
@@ -139,6 +146,8 @@ def _agent_json(agent: SavedAgent) -> dict[str, Any]:
         out.pop("secret_headers", None)  # files of agents without them stay as they were
     if out.get("binding") == "auto":
         out.pop("binding")
+    if not out.get("insecure"):
+        out.pop("insecure", None)
     return out
 
 

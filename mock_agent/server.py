@@ -646,16 +646,17 @@ class MockServer:
     async def _follow_up(self, call: _Call, record: TaskRecord, msg: m.Message, method: str,
                          params: m.SendParams, notify: bool) -> Any:
         """A message to a task held at ``hold ... until: message``: the held run goes on.
-        A stream follows the run from the task as it now stands (as a resubscribe does);
-        a blocking send waits for the run's outcome."""
+        A stream carries what the run does next, and nothing it did before: the client
+        knows the task already, and a snapshot of it (still working) could reach it after
+        the run's final event on the task's first stream. A blocking send waits for the
+        run's outcome."""
         run = self.engine.follow_up(record, msg, method, call.dialect.name, params.metadata)
         if notify:
             return None
         if method == "stream":
             queue: asyncio.Queue[Any] = asyncio.Queue()
             record.subscribers.append(queue)
-            head = record.snapshot() if call.dialect.name != "0.1" else self._first_event(call.dialect, record)
-            await self._serve(call, record, queue, [self._frame(call, head)], live=True, start=True)
+            await self._serve(call, record, queue, [], live=True)
             return _HANDLED
         conf = params.configuration
         return await self._outcome(call, record, run, conf, conf.history_length if conf is not None else None)
@@ -698,7 +699,10 @@ class MockServer:
         queue: asyncio.Queue[Any] = asyncio.Queue()
         record.subscribers.append(queue)
         head = []
-        if self.profile is None or self.profile.initial_event:
+        # A new task is announced first; a continuation (an answer to a question) starts
+        # with what the agent does next, as a2a-sdk's agents do: the waiting state again
+        # would be a transition the agent never made.
+        if record.turn == 1 and (self.profile is None or self.profile.initial_event):
             head.append(self._frame(call, self._first_event(call.dialect, record)))
         run.start()
         await self._serve(call, record, queue, head, live=True)

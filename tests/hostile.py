@@ -260,12 +260,13 @@ def open_after_final(rid: Any) -> Response:
     return event_stream(gen())
 
 
-def orloj(rid: Any) -> Response:
+def orloj(rid: Any, task_id: Any = "a2a-task-xyz") -> Response:
     """Orloj (seed 003): ``event: status`` carrying whole 0.1 tasks, ``: heartbeat``
-    comments, no ``final`` flag (the terminal state ends the stream)."""
+    comments, no ``final`` flag (the terminal state ends the stream); the task is the
+    one the client named ("Client-provided task ID")."""
     async def gen() -> AsyncIterator[bytes]:
-        working = {"id": "a2a-task-xyz", "status": {"state": "working"}}
-        done = {"id": "a2a-task-xyz", "status": {"state": "completed", "message": {
+        working = {"id": task_id, "status": {"state": "working"}}
+        done = {"id": task_id, "status": {"state": "completed", "message": {
             "role": "agent", "parts": [{"type": "text", "text": "Done."}]}}, "artifacts": []}
         yield sse(ok(rid, working), event="status")
         yield b": heartbeat\n\n"
@@ -308,11 +309,19 @@ def build_app() -> Starlette:
         raw = await request.body()
         requests.append({"path": request.url.path, "headers": dict(request.headers), "body": raw})
         try:
-            rid = json.loads(raw).get("id")
+            doc = json.loads(raw)
+            rid = doc.get("id")
+            params = doc.get("params")
+            task_id = params.get("id") if isinstance(params, dict) else None
         except (ValueError, AttributeError):
-            rid = None
+            rid = task_id = None
         behaviour = BEHAVIOURS[request.path_params["behaviour"]]
-        response = behaviour(rid, request) if behaviour is slow else behaviour(rid)
+        if behaviour is slow:
+            response = behaviour(rid, request)
+        elif behaviour is orloj and isinstance(task_id, str):
+            response = orloj(rid, task_id)
+        else:
+            response = behaviour(rid)
         return await response if asyncio.iscoroutine(response) else response
 
     app = Starlette(routes=[Route("/{behaviour}", endpoint, methods=["POST"])])

@@ -479,11 +479,18 @@ def test_file_and_data_parts_reach_the_agent(cli: Cli, wire_peer: Peer, tmp_path
 @pytest.mark.parametrize("output", ["text", "json"])
 def test_pure_1_0_agent_with_dialect_0_3_is_a_clear_error(cli: Cli, sdk_agent_v10: str, output: str) -> None:
     r = cli("send", sdk_agent_v10, TEXT, "--dialect", "0.3", "-o", output)
-    assert_one_error_line(r, 3, "JSON-RPC error -32601", "Method not found", "A2A 0.3", "--dialect auto")
+    # Its card lists no 0.3 interface: said before the call, and again after the error.
+    assert r.code == 3, r
+    warning, error, hint = r.err_lines
+    assert warning.startswith("a2a-inspect: warning: the card lists no 0.2/0.3 interface (it lists: JSONRPC 1.0"), r
+    for needle in ("JSON-RPC error -32601", "Method not found", "A2A 0.3", "--dialect auto"):
+        assert needle in error, r
+    assert hint.startswith("a2a-inspect: the card lists no 0.2/0.3 interface, so "), r
     if output == "json":
         doc = r.json()
         assert doc["exitCode"] == 3 and doc["task"] is None
         assert doc["error"]["type"] == "rpc" and doc["error"]["code"] == -32601
+        assert doc["error"]["hint"] == hint.removeprefix("a2a-inspect: ")
     else:
         assert r.out == ""
 

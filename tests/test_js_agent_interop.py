@@ -206,6 +206,17 @@ def test_cancel_ends_an_open_stream(inspect: Inspect) -> None:
     judged_clean(inspect)
 
 
+def test_an_unknown_task_s_error_keeps_its_code(inspect: Inspect) -> None:
+    """The agent's own error code on every binding and dialect: the JS SDK's 0.3 REST
+    layer answers in the JSON-RPC error object's shape (``{"code", "message"}``), not as
+    a google.rpc.Status; its code was lost (shown as a bare HTTP 404)."""
+    got = inspect("get", "no-such-task-at-all")
+    assert got.code == 3, got
+    error = got.json()["error"]
+    assert error["code"] == -32001, error
+    assert "no-such-task-at-all" in error["message"], error
+
+
 def test_resubscribe_to_a_running_task(inspect: Inspect) -> None:
     started = inspect("send", "--no-wait", "hold these words")
     task_id = started.json()["task"]["id"]

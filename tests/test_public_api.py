@@ -162,3 +162,15 @@ def test_the_checks_see_what_they_look_for(tmp_path: Path) -> None:
         "from textual.widgets._footer import FooterKey", "import textual._compositor",
         "from httpx_sse._decoders import SSEDecoder"]
     assert {"_refresh_layout", "_compositor_refresh", "_handle_exception", "_compositor"} <= _textual_private_names()
+
+
+def test_the_app_keeps_textual_s_own_open_url() -> None:
+    """Textual's Markdown and Link widgets call ``App.open_url(url, new_tab=...)`` for a
+    clicked link; the inspector's "connect to an agent" is ``connect_to``, so such a click
+    opens the link instead of connecting to it as an agent."""
+    from textual.app import App
+
+    from inspector.ui.app import InspectorApp
+
+    assert InspectorApp.open_url is App.open_url
+    assert callable(InspectorApp.connect_to)

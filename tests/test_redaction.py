@@ -109,7 +109,7 @@ async def test_the_tui_recorder_redacts_its_connections_credentials(tmp_path: Pa
                                             secret="TUI-KEY-123456"))
         app = InspectorApp(agent_store=agents, settings=store.Settings())
         async with app.run_test(size=(120, 36)) as pilot:
-            conn = app.open_url(saved.url, saved=saved)
+            conn = app.connect_to(saved.url, saved=saved)
             conn._dialect_cache = MemoryDialectCache()
             app.start_recording(conn, tmp_path / "tui.jsonl")
             await wait_until(pilot, lambda: conn.state == "ready", 10, "connected")

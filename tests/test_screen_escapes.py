@@ -242,8 +242,9 @@ def test_a_task_and_its_artifacts_tasks_traffic_palette_and_push(agent: str) -> 
         term.press("tab", "tab")
         term.wait_for("f Next file")  # the artifacts have the keys
         term.press("home")
-        for tag in ("AN", "AI", "AD", "AT"):
+        for tag in ("AN", "AI", "AD"):
             wait_shown(term, tag)
+        seek(term, "AT", key="down", presses=20)  # below the task's metadata rows, which come first
         term.type("f")  # the first file part, and its neighbours
         wait_shown(term, "FN", literal("FN", "[bold"))  # the rest of its line: "s: save"
         wait_shown(term, "FM")

@@ -35,7 +35,7 @@ def test_stream_to_a_card_without_streaming_warns_and_says_why_it_failed(cli: Cl
     refused = cli("send", society.url, "hi", "--stream")
     assert refused.code == 3, refused
     lines = refused.err.splitlines()
-    assert lines[0] == f"a2a-inspect: {WARNING}, as --stream asks", lines
+    assert lines[0] == f"a2a-inspect: warning: {WARNING}, as --stream asks", lines
     assert "-32601" in lines[1], lines
     assert lines[2] == f"a2a-inspect: {HINT}", lines
     # Without --stream the same agent answers, and nothing is said about streaming.

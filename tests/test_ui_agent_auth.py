@@ -63,7 +63,7 @@ async def test_saving_prefills_auth_from_the_card_and_secret_headers_are_redacte
         app = InspectorApp()
         async with app.run_test(size=(120, 40)) as pilot:
             agent = replace(app.agent_store.agents[0], url=mock.url)
-            conn = app.open_url(agent.url, saved=agent)
+            conn = app.connect_to(agent.url, saved=agent)
             await ready(pilot, app)
             record = tmp_path / "r.jsonl"
             app.start_recording(conn, record)

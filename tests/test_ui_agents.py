@@ -156,7 +156,7 @@ async def test_several_connections_news_dot_switch_and_close() -> None:
             await preview(pilot, composer)  # the composer has heard the agent is ready
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: app.task_id, 10, "the story task")
-            b = app.open_url(second.url)
+            b = app.connect_to(second.url)
             await wait_until(pilot, lambda: b.state == "ready" and app.active is b, 10, "the second agent")
             p = panel(app)
             # the first keeps streaming in the background: a dot says it has news

@@ -200,7 +200,7 @@ async def test_two_agents_answering_the_same_message_side_by_side() -> None:
             old = await ready(pilot, app)
             await pilot.press(*"same question", "ctrl+s")
             await wait_until(pilot, lambda: len(old.tracker.tasks) == 1, 10, "the 0.3 task")
-            new = app.open_url(mock.url, dialect="1.0", name="one-oh")
+            new = app.connect_to(mock.url, dialect="1.0", name="one-oh")
             await wait_until(pilot, lambda: new.state == "ready" and app.active is new, 10, "the 1.0 agent")
             await pilot.press("f3", "ctrl+up", "ctrl+s")  # the same message again
             await wait_until(pilot, lambda: len(new.tracker.tasks) == 1 and app.task_id in new.tracker.tasks,

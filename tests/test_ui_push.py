@@ -148,7 +148,7 @@ async def test_push_port_goes_to_the_first_receiver_and_others_get_free_ports() 
             assert first.url.startswith(f"http://127.0.0.1:{port}/")
             assert f"127.0.0.1:{port}/" in screen_text(app)
 
-            second_conn = app.open_url(two.url)
+            second_conn = app.connect_to(two.url)
             app.connect(second_conn)
             await wait_until(pilot, lambda: second_conn.state == "ready", 10, "the second agent")
             panel.action_start_receiver()

@@ -152,7 +152,7 @@ async def test_tasks_of_every_connection_are_listed_with_their_agent() -> None:
         async with app.run_test(size=SIZE) as pilot:
             first = await ready(pilot)
             echo_task = await new_task(pilot, first, "hi")
-            second = app.open_url(two.url, name="the slow one")
+            second = app.connect_to(two.url, name="the slow one")
             await ready(pilot, second)
             assert app.active is second
             slow_task = await new_task(pilot, second, "wait", settled=False)

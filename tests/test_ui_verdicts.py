@@ -75,7 +75,9 @@ async def test_an_error_mid_stream_shows_as_the_tasks_latest_word() -> None:
             assert "error -32603" in shown.split("state ")[1] and "The demo agent failed on purpose." in shown
             app.action_view("tasks")
             tasks = view(app, TasksView)
-            await wait_until(pilot, lambda: "working · error -32603" in screen_text(app), 5, "the tasks list")
+            # The error ended the stream: nothing follows the task now (issue 28, item 6).
+            await wait_until(pilot, lambda: "working · ended on error -32603" in screen_text(app), 5,
+                             "the tasks list")
             assert tasks.row_keys and conn.tracker.violations == []
 
 

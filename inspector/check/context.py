@@ -57,6 +57,10 @@ class CheckOptions:
     plain_names: tuple[str, ...] = ()
     #: --method-name: spellings of methods (Society AI's task/resubscribe).
     method_names: dict[str, str] = field(default_factory=dict)
+    #: --cacert/--cert/--insecure (client.tls.TlsOptions) and --oauth2-client-id's
+    #: credentials (client.oauth2.ClientCredentials), as the other commands take them.
+    tls: Any = None
+    oauth2: Any = None
     #: The longest one probe may take, whatever it waits for.
     probe_seconds: float = 20.0
 
@@ -64,14 +68,14 @@ class CheckOptions:
         return A2AClient(self.url, session=session, dialect=dialect, binding=binding, card_url=self.card_url,
                          headers=self.headers, auth=self.auth, timeouts=self.timeouts, limits=self.limits,
                          secret_names=self.secret_names, plain_names=self.plain_names,
-                         method_names=self.method_names)
+                         method_names=self.method_names, tls=self.tls, oauth2=self.oauth2)
 
     def client_at(self, session: Session, dialect: str, binding: str, endpoint: str) -> A2AClient:
         """A client that talks to ``endpoint`` itself (one interface of the card)."""
         return A2AClient(self.url, session=session, dialect=dialect, binding=binding, card_url=self.card_url,
                          endpoint=endpoint, headers=self.headers, auth=self.auth, timeouts=self.timeouts,
                          limits=self.limits, secret_names=self.secret_names, plain_names=self.plain_names,
-                         method_names=self.method_names)
+                         method_names=self.method_names, tls=self.tls, oauth2=self.oauth2)
 
 
 class ProbeContext:

@@ -57,6 +57,10 @@ class Auth:
         return f"Auth({', '.join(sorted(self._headers))})"
 
 
+#: CardAuth.detail of an oauth2 scheme with a client-credentials flow (--oauth2-client-id).
+CLIENT_CREDENTIALS = "OAuth 2.0 client credentials"
+
+
 @dataclass(frozen=True)
 class CardAuth:
     """One way a card says to authenticate, in the terms the inspector's options use.
@@ -79,6 +83,8 @@ class CardAuth:
             if self.location != "header":
                 return f"the {self.location} parameter {self.header or '?'} (put it in the URL)"
             return f"--api-key KEY --api-key-header {self.header or 'X-API-Key'}"
+        if self.detail == CLIENT_CREDENTIALS:
+            return "--oauth2-client-id ID --oauth2-client-secret-env VAR"
         return "--bearer TOKEN"
 
 
@@ -98,6 +104,9 @@ def card_auth(card: object) -> list[CardAuth]:
                                 detail=scheme.bearer_format or http))
         elif kind == "apikey":
             out.append(CardAuth(name, "api-key", header=scheme.name, location=(scheme.location or "header").lower()))
+        elif kind == "oauth2" and isinstance(scheme.flows, dict) and \
+                any(k in scheme.flows for k in ("clientCredentials", "client_credentials")):
+            out.append(CardAuth(name, "other", detail=CLIENT_CREDENTIALS))
         else:
             out.append(CardAuth(name, "other", detail=scheme.type or ""))
     legacy = getattr(card, "authentication", None)
@@ -119,7 +128,8 @@ def auth_hint(card: object, status: int | None) -> str | None:
         return None
     first = ways[0]
     what = {"bearer": "a bearer token", "basic": "basic auth", "api-key": f"an API key ({first.header or '?'})",
-            "other": f"{first.detail or 'its own'} auth (a token from it goes as --bearer)"}[first.kind]
+            "other": f"{first.detail} (a token)" if first.detail == CLIENT_CREDENTIALS else
+            f"{first.detail or 'its own'} auth (a token from it goes as --bearer)"}[first.kind]
     more = f" (or {len(ways) - 1} more: see 'a2a-inspect card')" if len(ways) > 1 else ""
     refused = "refused (401)" if status == 401 else "forbidden (403)"
     return f"hint: {refused}; the card asks for {what} in scheme {first.name!r}: try {first.option()}{more}"

@@ -17,6 +17,7 @@ very dicts that are logged, so a replayed recording decodes the same way.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import time
@@ -44,12 +45,16 @@ from ..session.log import Session
 from ..session.redact import Redaction
 from . import discovery
 from .auth import Auth
+from .card_choice import NotInCard, not_in_card
 from .dialect_cache import DialectCache, agent_key
+from .error_reason import body_reason
 from .errors import TransportError, UnsupportedMethod
 from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
 from .sse import EventTooLarge, SSEComment, SSEParser
 from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, describe_body, reason_phrase,
-                        same_origin, shared_tls_context, whole_chars)
+                        same_origin, whole_chars)
+from .oauth2 import ClientCredentials, TokenSource
+from .tls import INSECURE_NOTE, TlsOptions, ssl_context
 
 AUTO = "auto"
 
@@ -232,6 +237,8 @@ class A2AClient:
         limits: Limits | None = None,
         plain_names: Iterable[str] = (),
         binding: str = AUTO,
+        tls: TlsOptions | None = None,
+        oauth2: ClientCredentials | None = None,
     ) -> None:
         """``method_names`` sends a method under another spelling its dialect knows,
         e.g. ``{"resubscribe": "task/resubscribe"}`` for Society AI's agents.
@@ -239,7 +246,10 @@ class A2AClient:
         ``plain_names``: names that look like a credential's but are not.
         ``limits``: how much the agent may send (limits.Limits; its defaults when None).
         ``binding``: auto (the card's first interface this client speaks), jsonrpc, rest
-        or grpc; a ``grpc://host:port`` URL means grpc."""
+        or grpc; a ``grpc://host:port`` URL means grpc.
+        ``tls``: --cacert, --cert/--key, --insecure (tls.TlsOptions), for HTTP and gRPC alike.
+        ``oauth2``: client credentials; a token from the card's client-credentials flow
+        goes with every call after the card as a bearer token (oauth2.py)."""
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
         self._binding_requested = b.get_binding(binding)
@@ -262,6 +272,11 @@ class A2AClient:
         self.binding_source: str | None = None
         #: Which binding, and why, in words (the NOTE's text).
         self.binding_reason: str | None = None
+        #: The user chose a binding or dialect the card lists no interface for: the
+        #: endpoint is a guess (card_choice.NotInCard), said in a NOTE and to on_warning.
+        self.not_in_card: NotInCard | None = None
+        #: Called with each warning this client has for a person (the CLI's stderr).
+        self.on_warning: Callable[[str], None] | None = None
         self.tenant: str | None = None
         #: The user's wire spellings, by method; applied where the chosen dialect knows them.
         self.method_names = self._spellings(method_names or {})
@@ -287,12 +302,14 @@ class A2AClient:
         self.timeouts = timeouts or Timeouts()
         self.limits = limits or Limits()
         self._own_http = http is None
+        self.tls = tls or TlsOptions()
         # Accept-Encoding: only what limits.BodyDecoder undoes under its bound.
         self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False),
-                                                                    verify=shared_tls_context(),
+                                                                    verify=ssl_context(self.tls),
                                                                     headers={"Accept-Encoding": ACCEPT_ENCODING})
         self.dialect_cache = dialect_cache if dialect_cache is not None else DialectCache()
         self._wire = Wire(self.http, self.session, self.timeouts, self.limits)
+        self._wire.client_cert = bool(self.tls.cert)
         self._ids = itertools.count(1)
         self._card_result: discovery.CardResult | None = None
         #: Endpoint URL -> whether credentials may go there (see _guard).
@@ -304,6 +321,16 @@ class A2AClient:
         #: For a grpc:// URL: the dialect whose A2AService answered the card RPC.
         self._grpc_dialect: Dialect | None = None
         self._closing: set[asyncio.Task[None]] = set()
+        self._base_auth = auth
+        #: The OAuth 2.0 token source (--oauth2-client-id), if any.
+        self.oauth2: TokenSource | None = None
+        if oauth2 is not None:
+            self.oauth2 = TokenSource(oauth2, self.http, self._note, self.timeouts.connect + self.timeouts.read)
+            self.oauth2.on_token.append(self._took_token)
+        if self.tls.insecure:
+            self._note(INSECURE_NOTE, code="tls-insecure")
+        elif not self.tls.default:
+            self._note(self.tls.describe(), code="tls")
 
     async def __aenter__(self) -> "A2AClient":
         return self
@@ -503,6 +530,13 @@ class A2AClient:
             self.endpoint = discovery.endpoint_for(self.card, self.card_raw, dialect.name, self.card_url,
                                                    discovery.agent_base(self.url))
         self._note(text, dialect=dialect.name, source=source, endpoint=self.endpoint)
+        self.not_in_card = not_in_card(self.card, dialect, self.binding, dialect_chosen=source == "user",
+                                       binding_chosen=self.binding_source == "user")
+        if self.not_in_card is not None:
+            warning = self.not_in_card.warning(self.endpoint)
+            self._note(warning)
+            if self.on_warning is not None:
+                self.on_warning(warning)
         # Said when there was a choice: the user made one, or the card offers more than
         # JSON-RPC for this dialect. (An agent that only speaks JSON-RPC needs no word.)
         listed = {i.binding for i in b.card_interfaces(self.card) if i.dialect == dialect.name} if self.card else set()
@@ -601,10 +635,40 @@ class A2AClient:
     def _note(self, text: str, **extra: Any) -> None:
         self.session.append(Kind.NOTE, {"text": text, **extra})
 
+    def _took_token(self, token: str) -> None:
+        bearer = Auth.bearer(token)
+        self.auth = self._base_auth + bearer if self._base_auth is not None else bearer
+        self.redaction = dataclasses.replace(self.redaction, values=(*self.redaction.values, token))
+
+    async def _authorize(self) -> None:
+        """With client credentials: a token that has not expired, fetched if need be."""
+        source = self.oauth2
+        if source is None or source.fresh():
+            return
+        try:
+            if source.flow is None:
+                source.choose(self.card, self.card_url, (self.url, self._card_url_arg, self._endpoint_arg))
+            await source.fetch("expired" if source.token else "first call")
+        except TransportError as exc:
+            # The token exchange is not traffic in the log: its failure is said here.
+            self._note(str(exc), code="oauth2-failed")
+            raise
+
+    async def _renewed(self, ex: Exchange, info: dict[str, Any]) -> bool:
+        """After a 401 to a call that carried a token: the answer logged, a new token
+        fetched; True when the call should be sent again (once)."""
+        source = self.oauth2
+        if source is None or source.token is None or ex.response is None or ex.response.status_code != 401:
+            return False
+        self._log_body(ex, info, await ex.read())
+        await source.fetch("the agent answered 401")
+        return True
+
     async def _dialect_for(self, method: Method) -> Dialect:
         self._check(self.dialect or self._requested, method)
         dialect = await self.resolve_dialect()
         self._check(dialect, method)
+        await self._authorize()
         if self.binding == b.REST and not rest.has(dialect.name, method):
             raise UnsupportedMethod(dialect.label, method.value, f"the {dialect.label} HTTP+JSON/REST binding has "
                                                                  f"no {method.value} route")
@@ -741,8 +805,10 @@ class A2AClient:
             payload.http_status = status  # type: ignore[attr-defined]
             raise payload
         if not 200 <= status < 300:
-            raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} "
-                                  f"({describe_body(resp.headers.get('content-type'), raw)})")
+            ctype = resp.headers.get("content-type")
+            detail = body_reason(ctype, raw, reason_phrase(resp))
+            raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} ({describe_body(ctype, raw)})"
+                                  + (f": {detail}" if detail else ""), detail)
         if isinstance(payload, ProtocolError):
             ex.error("protocol", payload.reason, payload.path)
             raise payload
@@ -758,6 +824,8 @@ class A2AClient:
         if self.binding == b.GRPC:
             return await self._grpc_transport().call(dialect, method, params)
         ex, info = await self._post(dialect, method, params, stream=False)
+        if await self._renewed(ex, info):
+            ex, info = await self._post(dialect, method, params, stream=False)
         raw = await ex.read()
         return self._outcome(ex, raw, self._log_body(ex, info, raw))
 
@@ -781,6 +849,8 @@ class A2AClient:
                     yield event
                 return
             ex, info = await self._post(dialect, method, params, stream=True)
+            if await self._renewed(ex, info):
+                ex, info = await self._post(dialect, method, params, stream=True)
             resp = ex.response
             assert resp is not None
             try:

@@ -24,6 +24,7 @@ from ..protocol.models import AgentCard
 from ..protocol.wire import parse_json
 from ..session import payloads
 from ..session.events import Kind
+from .error_reason import body_reason
 from .errors import TransportError
 from .transport import Wire, describe_body, reason_phrase
 
@@ -82,6 +83,8 @@ class CardResult:
     url: str | None = None
     #: (url, status) for each place tried that had no card.
     misses: list[tuple[str, int]] = field(default_factory=list)
+    #: What a miss's error body said, by URL (error_reason.body_reason), where it said anything.
+    reasons: dict[str, str] = field(default_factory=dict)
     error: ProtocolError | None = None
 
 
@@ -116,9 +119,13 @@ async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
             continue
         if not 200 <= status < 300:
             result.misses.append((url, status))
-            if status not in _NOT_HERE:
+            if status not in _NOT_HERE:  # a failure, not a path without a card: why, if it says
+                ctype = ex.response.headers.get("content-type")
+                why = body_reason(ctype, raw, reason_phrase(ex.response))
+                if why:
+                    result.reasons[url] = why
                 ex.note(f"no agent card at {url}: HTTP {status} {reason_phrase(ex.response)} "
-                        f"({describe_body(ex.response.headers.get('content-type'), raw)})")
+                        f"({describe_body(ctype, raw)})" + (f": {why}" if why else ""))
             continue
         result.url = url
         try:
@@ -153,7 +160,8 @@ def _version_refused(sent: dict[str, str], raw: bytes) -> bool:
 
 
 def no_card_error(result: CardResult) -> TransportError:
-    tried = ", ".join(f"{url} (HTTP {status})" for url, status in result.misses)
+    tried = ", ".join(f"{url} (HTTP {status}{': ' + result.reasons[url] if url in result.reasons else ''})"
+                      for url, status in result.misses)
     return TransportError("http", f"no agent card found: tried {tried}")
 
 

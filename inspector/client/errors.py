@@ -21,13 +21,17 @@ TRANSPORT_KINDS = ("connect", "timeout", "http", "stream", "limit")
 class TransportError(Exception):
     """One clear line saying what went wrong on the wire; ``kind`` is one of TRANSPORT_KINDS."""
 
-    def __init__(self, kind: str, message: str, *, status: int | None = None, url: str | None = None) -> None:
+    def __init__(self, kind: str, message: str, *, status: int | None = None, url: str | None = None,
+                 detail: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         #: The HTTP status, when there was a response.
         self.status = status
         self.url = url
+        #: What the error response's body says went wrong, an excerpt as the agent wrote
+        #: it (error_reason.body_reason; also at the end of ``message``), or None.
+        self.detail = detail
 
 
 class UnsupportedMethod(Exception):

@@ -30,7 +30,8 @@ from ..protocol.wire import capture
 from ..session import payloads
 from ..session.events import Kind
 from .errors import TransportError
-from .transport import Exchange
+from .tls import TlsError, grpc_credentials
+from .transport import Exchange, handshake_hint
 
 GRPC_SCHEMES = ("grpc", "grpcs")
 #: Metadata gRPC itself owns: a user's header of that name cannot travel as metadata.
@@ -176,11 +177,18 @@ class GrpcTransport:
 
             options = [("grpc.max_receive_message_length", limit), ("grpc.max_send_message_length", -1)]
             if self.secure:
-                channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
+                credentials = grpc_credentials(getattr(self.client, "tls", None))
+                channel = grpc.aio.secure_channel(self.target, credentials, options=options)
             else:
                 channel = grpc.aio.insecure_channel(self.target, options=options)
             self._channels[limit] = channel
         return channel
+
+    def _channel(self, ex: Exchange, limit: int | None = None) -> Any:
+        try:
+            return self.channel(limit)
+        except TlsError as exc:  # the request is logged: its failure goes beside it
+            raise ex.fail("connect", str(exc)) from None
 
     async def aclose(self) -> None:
         channels = list(self._channels.values())
@@ -254,7 +262,13 @@ class GrpcTransport:
         if code is grpc.StatusCode.UNAVAILABLE and not initial and _NO_CONNECTION.search(details):
             # grpcio's own words for a target it never reached (an agent may answer
             # UNAVAILABLE itself: that is its status, below).
-            return ex.fail("connect", f"cannot connect to {self.target}: {_first_line(details)}")
+            why = handshake_hint(exc) or _first_line(details)
+            tls = getattr(self.client, "tls", None)
+            if self.secure and "socket closed" in details.lower() and not getattr(tls, "cert", None):
+                # A server requiring a client certificate hangs up after the handshake:
+                # grpcio only reports the closed socket.
+                why += " (if it asks for a client certificate, give it with --cert FILE --key FILE)"
+            return ex.fail("connect", f"cannot connect to {self.target}: {why}")
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return ex.fail("timeout", f"no answer from {self.url} within {timeout or 0:g} s (deadline)")
         if stream and _own_limit(code, details):
@@ -277,7 +291,7 @@ class GrpcTransport:
         ex, rpc, data, metadata = self._request(dialect, method, params)
         timeouts = self.client.timeouts
         deadline = timeouts.connect + timeouts.read
-        call = self.channel().unary_unary(rpc.path)(data, metadata=metadata, timeout=deadline)
+        call = self._channel(ex).unary_unary(rpc.path)(data, metadata=metadata, timeout=deadline)
         try:
             raw = await call
             initial = await call.initial_metadata()
@@ -330,7 +344,7 @@ class GrpcTransport:
         response_class = grpc_schema.message_class(dialect.name, rpc.response)
         to_json = grpc_codec.stream_json
         number = ex.id
-        call = self.channel(limits.max_event).unary_stream(rpc.path)(data, metadata=metadata)
+        call = self._channel(ex, limits.max_event).unary_stream(rpc.path)(data, metadata=metadata)
         # The call's own async iterator, not call.read(): read() checks the call's state
         # and style around each message, a layer more per message of a long stream.
         step = call.__aiter__().__anext__

@@ -147,6 +147,32 @@ def _reason(exc: BaseException) -> str:
     return text[:1].lower() + text[1:] if text else type(exc).__name__
 
 
+def handshake_hint(exc: BaseException) -> str | None:
+    """Why a TLS handshake failed, with the option that helps, or None when ``exc`` (or
+    what caused it) is no TLS failure."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    verify = next((e for e in chain if isinstance(e, ssl.SSLCertVerificationError)), None)
+    texts = " ".join(str(e) for e in chain)
+    if verify is not None or "CERTIFICATE_VERIFY_FAILED" in texts:
+        said = (getattr(verify, "verify_message", None) or "").rstrip(". ")
+        why = f"certificate verify failed: {said}" if said else "certificate verify failed"
+        if "mismatch" in why.lower():
+            # Trusting another CA would not help: the certificate is for other names.
+            return (f"the agent's TLS certificate is not for this host ({why}): use a host name it "
+                    "lists, or --insecure to skip the check")
+        return (f"the agent's TLS certificate is not trusted ({why}): give its CA with --cacert FILE "
+                "(a saved agent's CA file in the UI), or --insecure to skip the check")
+    if "CERTIFICATE_REQUIRED" in texts or "certificate required" in texts.lower():
+        return "the agent asks for a client certificate: give it with --cert FILE --key FILE"
+    if "WRONG_VERSION_NUMBER" in texts:
+        return "the agent does not speak TLS here: use http:// (or grpc://)"
+    return None
+
+
 class Exchange:
     """One request and its response (or failure), sharing one exchange id in the log."""
 
@@ -176,11 +202,11 @@ class Exchange:
             data["path"] = path
         self.log(Kind.ERROR, data)
 
-    def fail(self, kind: str, message: str) -> TransportError:
+    def fail(self, kind: str, message: str, detail: str | None = None) -> TransportError:
         """Log a transport failure and return the exception to raise."""
         self.error(kind, message)
         status = self.response.status_code if self.response is not None else None
-        return TransportError(kind, message, status=status, url=self.url)
+        return TransportError(kind, message, status=status, url=self.url, detail=detail)
 
     def response_data(self, raw: bytes | bytearray | None, *, streaming: bool | None = None,
                       cut: bool = False) -> dict[str, Any]:
@@ -322,6 +348,9 @@ class Wire:
         self.session = session
         self.timeouts = timeouts
         self.limits = limits or Limits()
+        #: A client certificate is shown (--cert): an https agent that hangs up before
+        #: answering is then not one asking for it.
+        self.client_cert = False
 
     async def send(
         self,
@@ -394,9 +423,15 @@ class Wire:
             limit = self.timeouts.stream_read if stream else self.timeouts.read
             raise ex.fail("timeout", f"no response from {url} within {limit:g} s (read timeout)") from None
         except httpx.ConnectError as exc:
-            raise ex.fail("connect", f"cannot connect to {url}: {_reason(exc)}") from None
+            raise ex.fail("connect", f"cannot connect to {url}: {handshake_hint(exc) or _reason(exc)}") from None
         except httpx.HTTPError as exc:
-            raise ex.fail("connect", f"no response from {url}: {_reason(exc)}") from None
+            why = handshake_hint(exc) or _reason(exc)
+            if (isinstance(exc, httpx.RemoteProtocolError) and not self.client_cert
+                    and request.url.scheme == "https"):
+                # TLS 1.3 sends the refusal of a missing client certificate after the
+                # handshake, and Python often never reads it: only the hang-up is seen.
+                why += " (if it asks for a client certificate, give it with --cert FILE --key FILE)"
+            raise ex.fail("connect", f"no response from {url}: {why}") from None
         return ex
 
     @staticmethod

@@ -33,7 +33,8 @@ async def _check(args: argparse.Namespace, out: Out) -> int:
     from .. import store
     from ..check import CheckOptions, run_check, selected
     from ..session import Session, TaskTracker
-    from .commands import _auth, _headers, _method_names, client_bounds, start_recorder
+    from .commands import _auth, _headers, _method_names, client_bounds, oauth2_credentials, start_recorder
+    from .tls_args import tls_options
 
     try:
         selected(args.only, args.skip)
@@ -48,7 +49,8 @@ async def _check(args: argparse.Namespace, out: Out) -> int:
                            only=args.only, skip=args.skip, running_text=args.running_text, ask=args.ask,
                            headers=_headers(args.header), auth=_auth(args), timeouts=timeouts, limits=limits,
                            secret_names=tuple(settings.redact_headers), plain_names=tuple(settings.plain_headers),
-                           method_names=_method_names(args.method_name))
+                           method_names=_method_names(args.method_name), tls=tls_options(args),
+                           oauth2=oauth2_credentials(args))
     if args.text:
         options.text = args.text
     session = Session(keep=0, store=None)

@@ -18,6 +18,7 @@ from ..session import Kind, Recorder, Session, TaskTracker
 from ..textsafe import shorten, visible
 from . import exitcodes
 from .compose import UsageError, build_message, load_json_arg
+from .waiting_tasks import WaitingTasks, continue_waiting
 from .metadata_text import metadata_lines
 from .method_hints import no_stream_hint, no_stream_warning, spelling_hint
 from .output import FORMAT_VERSION, Out, event_json
@@ -88,7 +89,8 @@ def redaction_for(args: argparse.Namespace, settings: Any, url: str | None) -> A
     return Redaction.for_connection(
         enabled=settings.redact and not args.no_redact, extra_names=settings.redact_headers,
         credentials=auth.headers() if auth else None, headers=_headers(args.header),
-        urls=(url, getattr(args, "card_url", None)), values=(getattr(args, "token", None),),
+        urls=(url, getattr(args, "card_url", None)),
+        values=(getattr(args, "token", None), getattr(args, "oauth2_client_secret", None)),
         plain_names=settings.plain_headers)
 
 
@@ -107,7 +109,8 @@ def terminal_redaction(args: argparse.Namespace) -> Any:
     urls = [getattr(args, name, None) for name in ("url", "card_url", "against")]
     return Redaction.for_connection(
         extra_names=settings.redact_headers, credentials=auth.headers() if auth else None, headers=headers,
-        urls=[u for u in urls if isinstance(u, str)], values=(getattr(args, "token", None),),
+        urls=[u for u in urls if isinstance(u, str)],
+        values=(getattr(args, "token", None), getattr(args, "oauth2_client_secret", None)),
         plain_names=settings.plain_headers)
 
 
@@ -209,6 +212,10 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
         except ValueError as exc:  # urllib's own words: "Invalid IPv6 URL", "Port out of range"
             raise UsageError(f"not a usable URL: {given!r} ({exc})") from None
     secret_names, plain_names = _names()
+    from .tls_args import tls_options
+
+    tls = tls_options(args)
+    oauth2 = oauth2_credentials(args)
     try:
         async with max_time(args, session):
             try:
@@ -216,9 +223,18 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
                                    headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
                                    method_names=_method_names(getattr(args, "method_name", None) or []),
                                    secret_names=secret_names, plain_names=plain_names, limits=limits,
-                                   binding=binding)
+                                   binding=binding, tls=tls, oauth2=oauth2)
             except ValueError as exc:  # an unknown method, or a spelling no dialect has
                 raise UsageError(f"--method-name: {exc}") from None
+            client.on_warning = _warn(args)
+            if client.oauth2 is not None:
+                from .output import CURRENT
+
+                # The token is a secret from the moment it exists: the recording's and
+                # the terminal's redaction learn it then.
+                sinks = [recorder.add_secret if recorder is not None else None,
+                         getattr(CURRENT.get(), "add_secret", None)]
+                client.oauth2.on_token.extend(s for s in sinks if s is not None)
             async with client:
                 try:
                     yield client, session, tracker
@@ -228,6 +244,7 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
 
                     status = getattr(exc, "status", None) or getattr(exc, "http_status", None)
                     hint = auth_hint(client.card, status) if not _auth_given(args) else None
+                    hint = hint or getattr(exc, "hint", None) or card_hint(client)
                     if hint:
                         exc.hint = hint  # type: ignore[union-attr]
                     raise
@@ -236,8 +253,54 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
             recorder.close()
 
 
+def _warn(args: argparse.Namespace) -> Callable[[str], None]:
+    """Say a warning on stderr, one line after ``a2a-inspect: warning:``, its secrets
+    redacted as the command's error lines are."""
+    import sys
+
+    from ..textsafe import clip, visible
+
+    def warn(text: str) -> None:
+        shown = clip(terminal_redaction(args).shown(text))
+        try:
+            print(f"a2a-inspect: warning: {visible(shown, single_line=True)}", file=sys.stderr, flush=True)
+        except BrokenPipeError:  # pragma: no cover - stderr closed
+            pass
+
+    return warn
+
+
+def card_hint(client: A2AClient) -> str | None:
+    """On a failure after a guess: that the card lists no such interface, and the way
+    back to one it lists."""
+    missing = client.not_in_card
+    if missing is None:
+        return None
+    return f"{missing.text}, so {client.endpoint} was a guess: --{missing.axis} auto uses one it lists"
+
+
 def _auth_given(args: argparse.Namespace) -> bool:
-    return bool(args.bearer or args.api_key or args.basic or getattr(args, "secret_header", None))
+    return bool(args.bearer or args.api_key or args.basic or getattr(args, "secret_header", None)
+                or getattr(args, "oauth2_client_id", None))
+
+
+def oauth2_credentials(args: argparse.Namespace) -> Any:
+    """--oauth2-client-id and its secret (client.oauth2.ClientCredentials), or None."""
+    client_id = getattr(args, "oauth2_client_id", None)
+    secret = getattr(args, "oauth2_client_secret", None)
+    extra = [name for name in ("oauth2_scope", "oauth2_token_url") if getattr(args, name, None)]
+    if client_id is None:
+        if secret is not None or extra:
+            raise UsageError("--oauth2-client-secret, --oauth2-scope and --oauth2-token-url go with --oauth2-client-id")
+        return None
+    if not secret:
+        raise UsageError("--oauth2-client-id: give the client secret too (--oauth2-client-secret @FILE, "
+                         "or --oauth2-client-secret-env VAR)")
+    from ..client.oauth2 import ClientCredentials
+
+    scopes = getattr(args, "oauth2_scope", None)
+    return ClientCredentials(client_id, secret, tuple(s for given in scopes for s in given.split()) if scopes else None,
+                             getattr(args, "oauth2_token_url", None))
 
 
 def _violation_json(v: Any) -> dict[str, Any]:
@@ -349,6 +412,8 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
     """Print the outcome of a send/get/cancel/resubscribe (``command``; a streamed send
     is "stream") and return the exit code."""
     view = tracker.tasks.get(task_id) if task_id else None
+    if view is not None:
+        WaitingTasks().note(args.url, view, terminal_redaction(args).shown)
     # Everything the agent got wrong in this command's session, its task's first.
     violations = list(view.violations) if view is not None else []
     violations += [v for v in tracker.violations if v not in violations]
@@ -442,17 +507,25 @@ def _judge(args: argparse.Namespace, out: Out, tracker: TaskTracker, code: int) 
 def _error_json(error: BaseException | None) -> dict[str, Any] | None:
     if error is None:
         return None
+    hint = getattr(error, "hint", None)
     if isinstance(error, JsonRpcError):
         doc = {"type": "rpc", "code": error.code, "message": error.message, "data": error.data}
         if hasattr(error, "reason"):  # an HTTP+JSON error body, mapped to its JSON-RPC code
             doc.update({"httpStatus": getattr(error, "http_status", None), "status": getattr(error, "status", None),
                         "reason": error.reason})
-        return doc
-    if isinstance(error, ProtocolError):
-        return {"type": "protocol", "message": str(error), "path": error.path}
-    if isinstance(error, TransportError):
-        return {"type": getattr(error, "kind", "transport"), "message": str(error)}
-    return {"type": "error", "message": str(error)}
+    elif isinstance(error, ProtocolError):
+        doc = {"type": "protocol", "message": str(error), "path": error.path}
+    elif isinstance(error, TransportError):
+        doc = {"type": getattr(error, "kind", "transport"), "message": str(error)}
+        if error.kind == "http" and error.status is not None:
+            doc["httpStatus"] = error.status
+        if error.detail is not None:
+            doc["detail"] = error.detail
+    else:
+        doc = {"type": "error", "message": str(error)}
+    if isinstance(hint, str):
+        doc["hint"] = hint
+    return doc
 
 
 async def _consume(args: argparse.Namespace, out: Out, session: Session, client: A2AClient,
@@ -492,6 +565,9 @@ def _tag(client: A2AClient, exc: BaseException) -> BaseException:
     # which dialect the error came in so the message can name the code correctly.
     if isinstance(exc, JsonRpcError) and client.dialect is not None:
         exc.dialect = client.dialect  # type: ignore[attr-defined]
+    hint = card_hint(client)
+    if hint is not None and getattr(exc, "hint", None) is None:
+        exc.hint = hint  # type: ignore[attr-defined]
     return exc
 
 
@@ -531,13 +607,6 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
         return exitcodes.TASK_FAILED if errors else exitcodes.OK
 
 
-def _warn(text: str) -> None:
-    # Our own words (the card's facts are booleans): nothing to redact or make visible.
-    import sys
-
-    print(f"a2a-inspect: {text}", file=sys.stderr, flush=True)
-
-
 def _hint(error: BaseException | None, hint: str | None) -> None:
     """Give ``error`` the line said after it (run.fail), unless it has one already."""
     if error is not None and hint and not getattr(error, "hint", None):
@@ -545,6 +614,8 @@ def _hint(error: BaseException | None, hint: str | None) -> None:
 
 
 async def cmd_send(args: argparse.Namespace, out: Out) -> int:
+    if getattr(args, "continue_waiting", False):
+        continue_waiting(args)
     message = build_message(args.text, files=args.file, file_uris=args.file_uri, data=args.data,
                             task_id=args.task_id, context_id=args.context_id)
     metadata = load_json_arg(args.metadata, "--metadata") if args.metadata else None
@@ -575,7 +646,7 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
             spelled = client.method_names.get(Method.STREAM) or client.dialect.wire_method(Method.STREAM)
             warning = no_stream_warning(client.card, spelled)
             if warning:
-                _warn(warning)  # on stderr, before the stream's lines
+                _warn(args)(warning)  # on stderr, before the stream's lines
             task_id, reply, error = await _consume(args, out, session, client, client.stream(params))
             _hint(error, no_stream_hint(error, client.card))
             return await _finish(args, out, tracker, task_id, reply, error, streamed=True, command="stream")

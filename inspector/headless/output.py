@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextvars import ContextVar
+from dataclasses import replace
 from typing import Any, TextIO
 
 import regex
@@ -56,6 +58,11 @@ class Out:
     def __init__(self, stream: TextIO | None = None, redaction: Any = None) -> None:
         self.stream = stream or sys.stdout
         self.redaction = redaction
+
+    def add_secret(self, value: str) -> None:
+        """A secret learned on the way (an OAuth 2.0 token): redacted from now on."""
+        if self.redaction is not None:
+            self.redaction = replace(self.redaction, values=(*self.redaction.values, value))
 
     def line(self, text: str = "") -> None:
         if self.redaction is not None:
@@ -104,3 +111,7 @@ def event_json(obj: Any) -> Any:
     if isinstance(obj, list):
         return [event_json(x) for x in obj]
     return obj
+
+
+#: The command's Out, for whatever learns a secret after it was made (client.oauth2).
+CURRENT: ContextVar[Out | None] = ContextVar("a2a_inspect_out", default=None)

@@ -108,6 +108,17 @@ class Error(_Doc):
     code: int | None = Field(None, description="type rpc: the JSON-RPC error code.")
     data: Any = Field(None, description="type rpc: the JSON-RPC error data, as sent.")
     path: str | None = Field(None, description="type protocol: where in the document the problem is.")
+    http_status: int | None = Field(
+        None, description="type http, and type rpc from an HTTP+JSON error body: the response's HTTP status.")
+    status: str | None = Field(None, description="type rpc from an HTTP+JSON error body: its google.rpc.Code name.")
+    reason: str | None = Field(None, description="type rpc from an HTTP+JSON error body: its ErrorInfo reason.")
+    detail: str | None = Field(
+        None, description="type http: what the error response's body says went wrong, as the agent wrote it: "
+                          "its first lines, at most 240 characters, ending in … when cut (also at the end "
+                          "of message). Absent when the body says nothing readable (empty, HTML, binary).")
+    hint: str | None = Field(
+        None, description="A likely cause, when a2a-inspect has one: the --binding or --dialect chosen is not "
+                          "in the card, so the endpoint was a guess.")
 
 
 class ResultDoc(Version):

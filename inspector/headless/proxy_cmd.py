@@ -40,6 +40,8 @@ class ProxyOptions:
     grpc_upstream: str | None = None
     #: Host names clients may use besides loopback (--allow-host).
     allow_hosts: list[str] = field(default_factory=list)
+    #: The upstream's TLS (--cacert, --cert/--key, --insecure): client.tls.TlsOptions.
+    tls: Any = None
 
     def route_list(self) -> list[Any]:
         from ..proxy import Route
@@ -90,10 +92,12 @@ def proxy_options(args: argparse.Namespace) -> ProxyOptions:
             grpc_upstream.split("://", 1)[1].rpartition(":")
         if not sep or not host or not port.isdigit():
             raise UsageError(f"--grpc-upstream expects HOST:PORT (or grpc://HOST:PORT), got {grpc_upstream!r}")
+    from .tls_args import tls_options
+
     return ProxyOptions(upstream=upstream, port=args.port, routes=routes, record=args.record,
                         append=bool(args.append), redact=not args.no_redact, faults=args.faults,
                         grpc_port=getattr(args, "grpc_port", 0) or 0, grpc_upstream=grpc_upstream,
-                        allow_hosts=list(getattr(args, "allow_host", None) or ()))
+                        allow_hosts=list(getattr(args, "allow_host", None) or ()), tls=tls_options(args))
 
 
 #: Messages of each task's history the headless proxy holds in memory (as the CLI's
@@ -111,7 +115,8 @@ def build_proxy(options: ProxyOptions, session: Any = None, messages_kept: int |
 
     rules = load_rules(options.faults) if options.faults else None
     extra = {"messages_kept": messages_kept} if messages_kept is not None else {}
-    return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port, **extra)
+    return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port, tls=options.tls,
+                 **extra)
 
 
 def run_proxy(args: argparse.Namespace) -> int:

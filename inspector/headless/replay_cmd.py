@@ -93,9 +93,12 @@ def recording_file(path_text: str) -> Path | None:
 async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
     from ..session import Session
     from .resend import diff_against
-    from .commands import _auth, _headers, client_bounds, max_time, start_recorder
+    from .commands import _auth, _headers, client_bounds, max_time, oauth2_credentials, start_recorder
     from .output import FORMAT_VERSION
+    from .tls_args import tls_options
 
+    tls = tls_options(args)
+    oauth2 = oauth2_credentials(args)
     session = Session()
     recorder = start_recorder(session, args)
     dialect = None if args.dialect == "auto" else ("0.3" if args.dialect == "0.2" else args.dialect)
@@ -115,7 +118,9 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
         async with max_time(args, session):
             report = await diff_against(rec, args.against, session=session, dialect=dialect,
                                         card_url=args.card_url, headers=_headers(args.header), auth=_auth(args),
-                                        timeouts=timeouts, progress=progress, limits=limits,
+                                        timeouts=timeouts, progress=progress, limits=limits, tls=tls,
+                                        oauth2=oauth2, on_token=[s for s in (getattr(recorder, "add_secret", None),
+                                                                             out.add_secret) if s is not None],
                                         binding=None if getattr(args, "binding", "auto") == "auto" else args.binding)
     finally:
         if recorder is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..client import A2AClient, TransportError
@@ -96,13 +96,17 @@ async def diff_against(
     progress: Callable[[ExchangeDiff], None] | None = None,
     limits: Any = None,
     binding: str | None = None,
+    tls: Any = None,
+    oauth2: Any = None,
+    on_token: Iterable[Callable[[str], None]] = (),
 ) -> DiffReport:
     """Re-send ``recording``'s A2A requests to the agent at ``url`` and compare.
     ``binding`` (jsonrpc, rest, grpc) overrides the recorded one, as ``dialect`` does.
 
     ``session`` receives the live traffic (attach a Recorder to keep it); ``dialect``
-    overrides the recorded dialect; ``headers``/``auth`` are sent with every request
-    (the recording's own extra headers are sent too, except redacted ones)."""
+    overrides the recorded dialect; ``tls``: client.tls.TlsOptions; ``headers``/``auth`` are sent with every request
+    (the recording's own extra headers are sent too, except redacted ones); ``oauth2``:
+    client.oauth2.ClientCredentials, each token issued handed to ``on_token`` too."""
     report = DiffReport(url)
     rec_session: Session = recording.session
     all_exs = exchanges(rec_session.events)
@@ -113,6 +117,8 @@ async def diff_against(
                                 "an A2A request (JSON-RPC or REST)")
     extra, redacted = recorded_headers(targets)
     given = {k.lower() for k in (headers or {})} | {k.lower() for k in (auth.headers() if auth else {})}
+    if oauth2 is not None:
+        given.add("authorization")
     redacted = [name for name in redacted if name.lower() not in given]
     if redacted:
         report.notes.append("recorded with redacted " + ", ".join(redacted)
@@ -120,8 +126,11 @@ async def diff_against(
     live = session if session is not None else Session()
 
     def new_client(name: str, over: str) -> A2AClient:
-        return A2AClient(url, session=live, dialect=name, card_url=card_url, headers={**extra, **(headers or {})},
-                         auth=auth, timeouts=timeouts, limits=limits, binding=over)
+        client = A2AClient(url, session=live, dialect=name, card_url=card_url, headers={**extra, **(headers or {})},
+                           auth=auth, timeouts=timeouts, limits=limits, binding=over, tls=tls, oauth2=oauth2)
+        if client.oauth2 is not None:
+            client.oauth2.on_token.extend(on_token)
+        return client
 
     resend = _Resend(report, rec_session, live, new_client, dialect, binding)
     await resend.send_all(targets)

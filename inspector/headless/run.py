@@ -45,11 +45,14 @@ def run_command(args: argparse.Namespace) -> int:
     # CI logs keep what a command prints: its secrets go as they go from a recording.
     shown = terminal_redaction(args)
     out = Out(redaction=shown)
+    from .output import CURRENT
+
+    CURRENT.set(out)
     try:
         handler = COMMANDS[args.command]
         return asyncio.run(handler(args, out))
     except UsageError as exc:
-        return fail(str(exc), exitcodes.USAGE, redaction=shown)
+        return fail(str(exc), exitcodes.USAGE, redaction=out.redaction)
     except PipeClosed:
         return exitcodes.OK
     except KeyboardInterrupt:
@@ -59,11 +62,12 @@ def run_command(args: argparse.Namespace) -> int:
         if exc.code == -32601 and getattr(args, "dialect", "auto") != "auto":
             # The usual cause: the agent does not speak the dialect the user forced.
             text += f" (does the agent speak A2A {args.dialect}? try --dialect auto)"
-        return fail(text, exitcodes.TRANSPORT, getattr(exc, "hint", None), redaction=shown)
+        return fail(text, exitcodes.TRANSPORT, getattr(exc, "hint", None), redaction=out.redaction)
     except ProtocolError as exc:
-        return fail(f"invalid response from the agent: {exc}", exitcodes.TRANSPORT, redaction=shown)
+        return fail(f"invalid response from the agent: {exc}", exitcodes.TRANSPORT, redaction=out.redaction)
     except TransportError as exc:
-        return fail(str(exc), exitcodes.TRANSPORT, getattr(exc, "hint", None), redaction=shown)
+        return fail(str(exc), exitcodes.TRANSPORT, getattr(exc, "hint", None), redaction=out.redaction)
     except UnsupportedMethod as exc:
         # Nothing was sent: the request cannot be made in this dialect at all.
-        return fail(f"{exc} (choose another --dialect, or another command)", exitcodes.USAGE, redaction=shown)
+        return fail(f"{exc} (choose another --dialect, or another command)", exitcodes.USAGE,
+                    redaction=out.redaction)

@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..protocol.sizes import format_size
 from .compose import UsageError
 
 #: The options whose value is a credential: (args attribute, option, its -env twin).
@@ -22,6 +23,7 @@ SECRET_OPTIONS = (
     ("api_key", "--api-key", "api_key_env"),
     ("basic", "--basic", "basic_env"),
     ("token", "--token", "token_env"),
+    ("oauth2_client_secret", "--oauth2-client-secret", "oauth2_client_secret_env"),
 )
 #: A secret is a token, a key or a password: anything longer is a wrong file.
 MAX_SECRET = 64 * 1024
@@ -88,7 +90,7 @@ def from_file(path_text: str, option: str) -> str:
     except OSError as exc:
         raise UsageError(f"{option}: cannot read {where}: {exc.strerror or exc}") from None
     if len(data) > MAX_SECRET:
-        raise UsageError(f"{option}: {where} is over {MAX_SECRET // 1024} KiB: not a secret")
+        raise UsageError(f"{option}: {where} is over {format_size(MAX_SECRET)}: not a secret")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -418,6 +418,25 @@ def decode_error(obj: Any, http_status: int | None = None) -> RestError | None:
     return RestError(code, message, details, http_status=http_status or http, status=status, reason=reason)
 
 
+_BARE_KEYS = frozenset(("code", "message", "data"))
+
+
+def decode_bare_error(obj: Any, http_status: int) -> RestError | None:
+    """A 0.3 HTTP+JSON error in the JSON-RPC error object's own shape, ``{"code":
+    -32001, "message": "...", ["data": ...]}`` at an HTTP error status (0.3 names no
+    error body for this binding; the JS SDK's 0.3 layer answers this way): the code it
+    carries. None when ``obj`` is not exactly that, or its code is outside JSON-RPC's
+    reserved range (a code of some other scheme is the body's reason, not A2A's error)."""
+    if http_status < 400 or not isinstance(obj, dict) or not obj.keys() <= _BARE_KEYS:
+        return None
+    code, message = obj.get("code"), obj.get("message")
+    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
+        return None
+    if not -32768 <= code <= -32000:  # JSON-RPC's reserved range, where A2A's codes are
+        return None
+    return RestError(code, message, obj.get("data"), http_status=http_status)
+
+
 class RestCodec:
     """How a REST answer decodes, in the shape the decoding paths expect of a dialect
     codec (``decode_response``, ``decode_stream_event``, ``decode_sse_fast``)."""

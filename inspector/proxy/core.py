@@ -102,7 +102,7 @@ class Proxy:
     def __init__(self, routes: list[Route], *, session: Session | None = None, rules: Rules | None = None,
                  limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0,
                  grpc_port: int = 0, max_request: int = MAX_REQUEST,
-                 messages_kept: int | None = MESSAGES_KEPT) -> None:
+                 messages_kept: int | None = MESSAGES_KEPT, tls: Any = None) -> None:
         if not routes:
             raise ValueError("a proxy needs at least one upstream")
         self.routes = sorted(routes, key=lambda r: len(r.prefix), reverse=True)
@@ -116,6 +116,13 @@ class Proxy:
         self._timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout,
                                       pool=connect_timeout)
         self._http: httpx.AsyncClient | None = None
+        #: How the upstream's TLS is checked (client.tls.TlsOptions: --cacert, --cert/--key,
+        #: --insecure); None: as any client checks it.
+        self.tls = tls
+        if tls is not None and tls.insecure:
+            from ..client.tls import INSECURE_NOTE
+
+            self.session.append(Kind.NOTE, {"text": f"upstream: {INSECURE_NOTE}", "code": "tls-insecure"})
         #: Hooks called with each new exchange's (number, route, client).
         self.on_exchange: list[Any] = []
         from .chain import CallChain
@@ -150,10 +157,10 @@ class Proxy:
         if self._http is None:
             # Redirects are the client's to follow (its credentials, its decision);
             # no environment proxy: the upstream is the address the user gave.
-            from ..client.transport import shared_tls_context
+            from ..client.tls import ssl_context
 
             self._http = httpx.AsyncClient(follow_redirects=False, timeout=self._timeout, trust_env=False,
-                                           verify=shared_tls_context(),
+                                           verify=ssl_context(self.tls),
                                            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
         return self._http
 
@@ -437,7 +444,10 @@ class _Relay:
             await self._plain(504, f"the agent at {url} did not answer in time")
             return
         except httpx.HTTPError as exc:
-            self.log(Kind.ERROR, {"type": "connect", "message": f"cannot reach {url}: {exc or type(exc).__name__}"})
+            from ..client.transport import handshake_hint
+
+            why = handshake_hint(exc) or str(exc) or type(exc).__name__
+            self.log(Kind.ERROR, {"type": "connect", "message": f"cannot reach {url}: {why}"})
             await self._plain(502, f"cannot reach the agent at {url}")
             return
         resp = self.upstream

@@ -131,7 +131,13 @@ class GrpcListener:
         # The relay passes any size on; the log reads within the proxy's limits (_MessageLog).
         options = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
         if self.secure:
-            self.channel = grpc.aio.secure_channel(self.target, grpc.ssl_channel_credentials(), options=options)
+            from ..client.tls import TlsError, grpc_credentials
+
+            try:
+                credentials = grpc_credentials(getattr(self.proxy, "tls", None))
+            except TlsError as exc:  # said as any listener that cannot open is (a NOTE)
+                raise OSError(str(exc)) from None
+            self.channel = grpc.aio.secure_channel(self.target, credentials, options=options)
         else:
             self.channel = grpc.aio.insecure_channel(self.target, options=options)
         # A client's message past the proxy's request bound is refused by gRPC itself

@@ -103,6 +103,8 @@ def _rest_response(codec: Any, method: Method, body: bytes | str, status: Any) -
         return None  # google.protobuf.Empty may come as no body at all
     obj = parse_json(body)
     err = rest.decode_error(obj, status if isinstance(status, int) else None)
+    if err is None and codec.name == "0.3" and isinstance(status, int):
+        err = rest.decode_bare_error(obj, status)
     if err is not None:
         raise err
     return codec.decode_response(method, obj)

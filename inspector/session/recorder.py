@@ -20,6 +20,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,13 @@ class Recorder:
         rec._session = session
         session.subscribe(rec.record, replay=True)
         return rec
+
+    def add_secret(self, value: str) -> None:
+        """A secret learned after the recording began (an OAuth 2.0 token): redacted
+        from the next event on, wherever it appears."""
+        if self.redaction.enabled:
+            self.redaction = replace(self.redaction, values=(*self.redaction.values, value))
+            self._values = bool(self.redaction.values)
 
     @property
     def active(self) -> bool:

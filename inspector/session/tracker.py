@@ -109,6 +109,7 @@ AGENT_ERROR = "error"
 CUT = "cut"
 #: Methods whose JSON-RPC error is the agent's last word on the task's work.
 _WORK_METHODS = frozenset(("send", "stream", "resubscribe"))
+_STREAM_METHODS = frozenset(("stream", "resubscribe"))
 #: Events a stream's SSE ids must have been unique over before a repeat proves a re-send.
 _SSE_ID_EVIDENCE = 3
 #: SSE ids remembered per stream for that check (the newest).
@@ -302,6 +303,10 @@ class TaskView:
     #: remark), until the task is heard of again: from then on nothing of it is seen,
     #: whatever the agent goes on doing. Not a state either.
     cut: Remark | None = None
+    #: The stream that followed the task ended on a JSON-RPC error (that error's remark),
+    #: until the task is heard of again: nothing follows it since, though the agent may
+    #: have gone on with it (a get tells). Not a state either.
+    ended: Remark | None = None
     #: The exchange that created the task (a send or stream that named no task), when seen.
     origin: int = 0
     #: The task that delegated this one (its request's or snapshot's ``metadata.parent_task_id``,
@@ -1177,6 +1182,9 @@ class TaskTracker:
         cut = task.cut
         if cut is not None and (ex is None or ex.exchange != cut.exchange):
             task.cut = None  # heard of again (a resubscribe, a get, a push, a new turn)
+        ended = task.ended
+        if ended is not None and (ex is None or ex.exchange != ended.exchange):
+            task.ended = None
         if ex is not None:
             if ex.task_id is None:
                 ex.task_id = task_id
@@ -1260,6 +1268,8 @@ class TaskTracker:
         remark = Remark(AGENT_ERROR, event.seq, event.t, event.exchange, task.state, text, error)
         task.remarks.append(remark)
         task.error = remark
+        if ex.method in _STREAM_METHODS:
+            task.ended = remark  # the error ends the stream: nothing follows the task now
         task.last_seq, task.last_t = event.seq, event.t
         self._changed.add(task.id)
 

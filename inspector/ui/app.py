@@ -93,9 +93,11 @@ class InspectorApp(App[int]):
                  record: str | None = None, settings: store.Settings | None = None,
                  agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
                  replay: Any = None, push_port: int = 0, record_append: bool = False,
-                 hub: Any = None, proxy: Any = None) -> None:
+                 hub: Any = None, proxy: Any = None, tls: Any = None) -> None:
         """``hub``: run a Society AI hub here (headless.hub_cmd.HubOptions); each agent
-        that registers opens as ``ws-agent://NAME`` (see ``start_hub``)."""
+        that registers opens as ``ws-agent://NAME`` (see ``start_hub``). ``tls``: how
+        ``url``'s certificate is checked (client.tls.TlsOptions: --cacert, --cert/--key,
+        --insecure)."""
         super().__init__()
         #: Keys handled one after the other, each against the focus it was aimed at.
         self.key_order = KeyOrder(self, super().on_event)
@@ -113,6 +115,7 @@ class InspectorApp(App[int]):
         self.start_url = url
         self.start_dialect = dialect
         self.start_binding = binding
+        self.start_tls = tls
         self.demo = demo
         self.demo_scenario = demo_scenario
         self.start_record = record
@@ -195,7 +198,7 @@ class InspectorApp(App[int]):
         elif self.demo:
             self.start_demo()
         elif self.start_url:
-            self.open_url(self.start_url, dialect=self.start_dialect, binding=self.start_binding)
+            self.connect_to(self.start_url, dialect=self.start_dialect, binding=self.start_binding, tls=self.start_tls)
 
     async def on_unmount(self) -> None:
         for conn in self.connections:
@@ -267,19 +270,21 @@ class InspectorApp(App[int]):
         self.to_main(ConnectionChanged(conn))
         return conn
 
-    def open_url(self, url: str, *, dialect: str = "auto", name: str | None = None,
-                 saved: store.SavedAgent | None = None, binding: str = "auto") -> AgentConnection:
+    def connect_to(self, url: str, *, dialect: str = "auto", name: str | None = None,
+                   saved: store.SavedAgent | None = None, binding: str = "auto", tls: Any = None) -> AgentConnection:
         from .connection import AgentConnection
-        from .saved_auth import saved_auth
+        from .saved_auth import saved_auth, saved_tls
 
         auth = saved_auth(saved) if saved is not None else None
+        tls = saved_tls(saved) if saved is not None else tls
         conn = AgentConnection(url, name=name or (saved.name if saved else None),
                                dialect=saved.dialect if saved else dialect,
                                card_url=saved.card_url if saved else None,
                                headers=saved.headers if saved else None, auth=auth,
                                secret_names=tuple(self.settings.redact_headers),
                                plain_names=tuple(self.settings.plain_headers),
-                               binding=saved.binding if saved is not None and binding == "auto" else binding)
+                               binding=saved.binding if saved is not None and binding == "auto" else binding,
+                               tls=tls)
         conn.saved_as = saved.name if saved else None
         conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)
@@ -291,7 +296,23 @@ class InspectorApp(App[int]):
     @work(group="connect", exit_on_error=False)
     async def connect(self, conn: AgentConnection) -> None:
         await self.call_agent(conn, f"connecting to {conn.name}", conn.connect())
+        self.warn_not_in_card(conn)
         self.to_main(ConnectionChanged(conn))
+
+    def warn_not_in_card(self, conn: AgentConnection) -> None:
+        """The binding or dialect asked for is one the card lists no interface for: the
+        endpoint is a guess. Said in a toast, never silently (issue 27 item 6b)."""
+        from ..textsafe import visible
+
+        client = conn.client
+        missing = getattr(client, "not_in_card", None)
+        if client is None or missing is None:
+            return
+        key = "shift+F8" if missing.axis == "binding" else "F8"
+        text = client.redaction.shown(missing.warning(client.endpoint))
+        self.notify(f"{visible(text, single_line=True)}\n({key}: choose one it lists)",
+                    title=f"{missing.axis} not in the card", severity="warning", timeout=ERROR_TOAST_SECONDS,
+                    markup=False)
 
     @work(exit_on_error=False)
     async def start_demo(self) -> None:
@@ -303,7 +324,7 @@ class InspectorApp(App[int]):
         except Exception as exc:  # a broken embedded mock is reported, not a crash
             self.report_error("the demo agent did not start", exc)
             return
-        self.open_url(self._mock.url, name="demo agent")
+        self.connect_to(self._mock.url, name="demo agent")
 
     @work(exit_on_error=False)
     async def start_hub(self) -> None:
@@ -437,7 +458,7 @@ class InspectorApp(App[int]):
         try:
             return await call
         except call_errors() as exc:
-            self.report_error(f"{label} failed", exc)
+            self.report_error(f"{label} failed", exc, conn)
             return None
         except Exception as exc:  # a bug, or memory running out: reported, not a silent worker
             self.report_error(f"{label} failed", exc if isinstance(exc, UnexpectedFailure) else UnexpectedFailure(exc))
@@ -445,7 +466,9 @@ class InspectorApp(App[int]):
         finally:
             self.waiting.pop(wait_id, None)
 
-    def report_error(self, title: str, exc: BaseException) -> None:
+    def report_error(self, title: str, exc: BaseException, conn: AgentConnection | None = None) -> None:
+        """A toast, and the error in full in ctrl+e's list; ``conn``: the connection whose
+        call failed (its guesses are named as the likely cause)."""
         from ..protocol.errors import JsonRpcError, describe_rpc_error
         from ..session.redact import Redaction
         from ..textsafe import clip, visible
@@ -472,6 +495,11 @@ class InspectorApp(App[int]):
             import json
 
             detail += "\ndata: " + json.dumps(exc.data, indent=2, ensure_ascii=False, default=str)
+        guessed = conn.client if conn is not None else None
+        missing = getattr(guessed, "not_in_card", None)
+        if missing is not None:  # the endpoint was a guess: the likely cause
+            key = "shift+F8" if missing.axis == "binding" else "F8"
+            detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {key} chooses one it lists"
         detail = bounded(detail, ERROR_DETAIL_LIMIT, "the traffic view has it whole")
         self.errors.append((time.time(), title, visible(detail)))
         summary = bounded(summary, 200)
@@ -527,6 +555,7 @@ class InspectorApp(App[int]):
     @work(group="dialect", exclusive=True, exit_on_error=False)
     async def switch_dialect(self, conn: AgentConnection, dialect: str) -> None:
         await self.call_agent(conn, f"switching to dialect {dialect}", conn.switch_dialect(dialect))
+        self.warn_not_in_card(conn)
         self.to_main(ConnectionChanged(conn))
 
     @work(group="binding", exclusive=True, exit_on_error=False)
@@ -538,6 +567,7 @@ class InspectorApp(App[int]):
                         title="binding not switched", severity="warning", markup=False)
             return
         await self.call_agent(conn, f"switching to binding {binding}", conn.switch_binding(binding))
+        self.warn_not_in_card(conn)
         self.to_main(ConnectionChanged(conn))
 
     # ------------------------------------------------------------------ recording
@@ -686,7 +716,7 @@ class InspectorApp(App[int]):
 
         def opened(url: str | None) -> None:
             if url:
-                self.open_url(url.strip())
+                self.connect_to(url.strip())
 
         self.push_screen(PromptScreen("Connect to agent", "http://127.0.0.1:8003",
                                       placeholder="agent base URL or card URL"), opened)

@@ -64,10 +64,11 @@ class AgentConnection:
                  session: Session | None = None, dialect_cache: Any = None,
                  read_only: bool = False, secret_names: tuple[str, ...] = (),
                  limits: Limits | None = None, binding: str = "auto", client: Any = None,
-                 plain_names: tuple[str, ...] = ()) -> None:
+                 plain_names: tuple[str, ...] = (), tls: Any = None) -> None:
         """``client``: one that is not an HTTP A2AClient (a hub's ws-agent: see
         inspector.hub.client.HubClient); it has the same calls, and its own dialect.
-        ``binding``: auto, jsonrpc or rest (see A2AClient's)."""
+        ``binding``: auto, jsonrpc or rest (see A2AClient's). ``tls``: client.tls.TlsOptions
+        (a saved agent's CA file, client certificate, insecure)."""
         self.id = next(_ids)
         self.url = url
         self.name = name or display_name(url)
@@ -77,6 +78,7 @@ class AgentConnection:
         self.card_url = card_url
         self.headers = dict(headers or {})
         self.auth = auth
+        self.tls = tls
         self.timeouts = timeouts
         #: How much the agent may send (client.limits.Limits; None: its defaults).
         self.limits = limits
@@ -113,7 +115,7 @@ class AgentConnection:
         return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
                          headers=self.headers, auth=self.auth, timeouts=self.timeouts,
                          secret_names=self.secret_names, plain_names=self.plain_names, limits=self.limits,
-                         binding=self.requested_binding, **kwargs)
+                         binding=self.requested_binding, tls=self.tls, **kwargs)
 
     # ------------------------------------------------------------------ facts for views
 

@@ -16,9 +16,19 @@ def launch(args: argparse.Namespace) -> int:
         label = "gRPC" if binding == "grpc" else "HTTP+JSON/REST"
         print(f"a2a-inspect: --binding {binding}: the 0.1 draft has no {label} binding", file=sys.stderr)
         return 2
+    from ..headless.compose import UsageError
+    from ..headless.tls_args import tls_options
+
+    try:
+        tls = tls_options(args)
+    except UsageError as exc:
+        import sys
+
+        print(f"a2a-inspect: {exc}", file=sys.stderr)
+        return 2
     app = InspectorApp(url=args.url, dialect=dialect, binding=binding, demo=args.demo, record=args.record,
                        push_port=getattr(args, "push_port", 0) or 0,
-                       record_append=bool(getattr(args, "append", False)))
+                       record_append=bool(getattr(args, "append", False)), tls=tls)
     result = app.run()
     return result if isinstance(result, int) else 0
 

@@ -1,6 +1,7 @@
 """Add, save, edit or rename a saved agent: name, URL, dialect, binding, optional auth
-kind + secret, and custom headers (each may be marked secret: redacted like
---secret-header). A secret written ``$VAR`` is not stored: it is read from the
+kind + secret, custom headers (each may be marked secret: redacted like
+--secret-header), and TLS as the CLI's --cacert, --cert, --key, --insecure (paths to the
+files are stored, not their contents). A secret written ``$VAR`` is not stored: it is read from the
 environment variable VAR each time the agent is opened."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import asdict
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from textual import on
@@ -49,6 +51,18 @@ def validate_agent(name: str, url: str, auth: str, secret: str, *, taken: Iterab
     return None
 
 
+def validate_tls(cacert: str, cert: str, key: str, insecure: bool) -> str | None:
+    """What is wrong with the TLS fields, or None (the files are read when the agent opens)."""
+    if key and not cert:
+        return "a client key goes with its client certificate: give the cert file too"
+    if insecure and cacert:
+        return "insecure trusts any certificate: clear the CA file, or untick insecure"
+    for label, path in (("CA file", cacert), ("client cert", cert), ("client key", key)):
+        if path and not Path(path).expanduser().is_file():
+            return f"{label}: no such file: {path}"
+    return None
+
+
 def shown_secret(value: object) -> str:
     """What the form's field holds for a stored secret: ``$VAR`` for a variable."""
     var = env_name(value)
@@ -82,6 +96,7 @@ class AgentForm(ModalScreen[SavedAgent | None]):
     AgentForm .form-row { height: auto; }
     AgentForm .form-header-row Input { width: 1fr; }
     AgentForm .form-header-row Checkbox { width: auto; border: none; padding: 0; height: 1; }
+    AgentForm .form-tls-row Checkbox { width: auto; border: none; padding: 0; height: 1; }
     AgentForm #agent-card-asks { color: $warning; height: auto; }
     AgentForm .form-label { width: 10; padding-top: 0; color: $foreground-muted; }
     AgentForm Input, AgentForm Select { width: 1fr; }
@@ -155,6 +170,22 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                     yield Input(value, placeholder="value", id=f"agent-hvalue-{i}", compact=True,
                                 password=secret and not ENV_REF.fullmatch(value), disabled=fixed)
                     yield Checkbox("secret", secret, id=f"agent-hsecret-{i}", compact=True, disabled=fixed)
+            with Horizontal(classes="form-row"):
+                yield Label("CA file", classes="form-label")
+                yield Input((a.cacert or "") if a else "", placeholder="PEM file to trust (default: the system's CAs)",
+                            id="agent-cacert", compact=True, disabled=fixed)
+            with Horizontal(classes="form-row"):
+                yield Label("cert", classes="form-label")
+                yield Input((a.cert or "") if a else "", placeholder="client certificate for mutual TLS (PEM file)",
+                            id="agent-cert", compact=True, disabled=fixed)
+            with Horizontal(classes="form-row"):
+                yield Label("key", classes="form-label")
+                yield Input((a.key or "") if a else "", placeholder="its private key (PEM file)", id="agent-key",
+                            compact=True, disabled=fixed)
+            with Horizontal(classes="form-row form-tls-row"):
+                yield Label("TLS", classes="form-label")
+                yield Checkbox("insecure: do not verify the agent's certificate", bool(a and a.insecure),
+                               id="agent-insecure", compact=True, disabled=fixed)
             yield Label("", id="agent-error", markup=False)
             yield Label("ctrl+s / enter: save · escape: cancel · secrets (and secret headers) are "
                         "stored in the config dir, readable by you only, and redacted in recordings; "
@@ -236,7 +267,9 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         header = self.query_one("#agent-header", Input).value.strip() or "X-API-Key"
         problem = validate_agent(name, url, auth, secret, taken=self.taken)
         plain, secret_headers, header_problem = self.headers()
-        problem = problem or header_problem
+        cacert, cert, key = (self.query_one(f"#agent-{n}", Input).value.strip() for n in ("cacert", "cert", "key"))
+        insecure = self.query_one("#agent-insecure", Checkbox).value
+        problem = problem or header_problem or validate_tls(cacert, cert, key, insecure)
         if problem:
             self.query_one("#agent-error", Label).update(problem)
             return
@@ -245,7 +278,8 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                     auth=None if auth == "none" else auth,
                     auth_header=header if auth == "api-key" else None,
                     secret=stored_secret(secret) if auth != "none" else None,
-                    headers=plain, secret_headers=secret_headers)
+                    headers=plain, secret_headers=secret_headers, cacert=cacert or None, cert=cert or None,
+                    key=key or None, insecure=insecure)
         if self.agent is not None and base.get("url") != self.agent.url:
             base["card_url"] = None  # a card URL belongs to the old address
         self.dismiss(validated(SavedAgent, base))

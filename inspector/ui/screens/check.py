@@ -26,7 +26,7 @@ def options_for(conn: Any) -> Any:
     return CheckOptions(url=conn.url, dialect=conn.requested_dialect, binding=conn.requested_binding,
                         card_url=conn.card_url, headers=conn.headers, auth=conn.auth, timeouts=conn.timeouts,
                         limits=conn.limits, secret_names=tuple(conn.secret_names),
-                        plain_names=tuple(conn.plain_names))
+                        plain_names=tuple(conn.plain_names), tls=getattr(conn, "tls", None))
 
 
 class CheckScreen(ModalScreen["int | None"]):

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 
@@ -34,20 +34,27 @@ class ChoiceMenu(ModalScreen[str | None]):
         border: thick $primary; background: $surface;
     }
     ChoiceMenu Label { margin-bottom: 1; }
+    ChoiceMenu .card-lists { width: 100%; margin-bottom: 1; color: $text-muted; }
     ChoiceMenu OptionList { height: auto; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, requested: str = "auto", current: str | None = None) -> None:
+    def __init__(self, requested: str = "auto", current: str | None = None, listed: str | None = None) -> None:
+        """``listed``: what the card lists (its interfaces, in a few words): a value it
+        does not list is a guess, and the menu says so."""
         super().__init__()
         self.requested = requested
         self.current = current
+        self.listed = listed
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.styles.width = self.WIDTH
             now = f"now: {self.current or 'not chosen yet'} (asked for {self.requested})"
             yield Label(f"Switch {self.WHAT} — {now}", markup=False)
+            if self.listed:
+                yield Static(f"the card lists: {self.listed}; a {self.WHAT} it does not list is a guess",
+                             markup=False, id=f"{self.WHAT}-listed", classes="card-lists")
             options = []
             for value, meaning in self.CHOICES:
                 mark = "● " if value == self.requested else "  "

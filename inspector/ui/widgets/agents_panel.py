@@ -69,7 +69,15 @@ def saved_from_connection(conn: AgentConnection) -> SavedAgent:
             header = visible(way.header, single_line=True) if way.kind == "api-key" and way.header else None
     return SavedAgent(name=conn.saved_as or connection_label(conn), url=conn.url, dialect=conn.requested_dialect,
                       binding=conn.requested_binding, card_url=conn.card_url, headers=dict(conn.headers), auth=auth,
-                      auth_header=header, secret=secret, secret_headers=secret_headers)
+                      auth_header=header, secret=secret, secret_headers=secret_headers,
+                      **tls_fields(getattr(conn, "tls", None)))
+
+
+def tls_fields(tls: Any) -> dict[str, Any]:
+    """A connection's TLS options as a saved agent keeps them (paths only)."""
+    if tls is None:
+        return {}
+    return {"cacert": tls.cacert, "cert": tls.cert, "key": tls.key, "insecure": tls.insecure}
 
 
 class AgentsPanel(ConnectionView, Vertical):
@@ -260,7 +268,14 @@ class AgentsPanel(ConnectionView, Vertical):
             self.app.notify(f"{missing[0]}: set it and open the agent again (e edits it)",
                             title="saved agents", severity="error", markup=False)
             return
-        self.app.open_url(agent.url, saved=agent)
+        from ..saved_auth import tls_problem
+
+        problem = tls_problem(agent)
+        if problem:
+            self.app.notify(f"saved agent {agent.name!r}: {problem} (e edits it)", title="saved agents",
+                            severity="error", markup=False)
+            return
+        self.app.connect_to(agent.url, saved=agent)
 
     def action_add(self) -> None:
         def added(agent: SavedAgent | None) -> None:

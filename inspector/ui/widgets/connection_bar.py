@@ -79,7 +79,23 @@ def choose_dialect(app: Any) -> None:
         if choice is not None and app.active is conn:
             app.switch_dialect(conn, choice)
 
-    app.post_message(OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, done=chosen))
+    app.post_message(OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, card_lists(conn),
+                               done=chosen))
+
+
+def card_lists(conn: AgentConnection) -> str | None:
+    """The card's interfaces in a few words (made visible), for the menus; None
+    before there is a card, or when it names none."""
+    from ...client.card_choice import listed_text
+
+    card = conn.card
+    if card is None:
+        return None
+    client = conn.client
+    text = listed_text(card)
+    if client is not None and getattr(client, "redaction", None) is not None:
+        text = client.redaction.shown(text)
+    return visible(text, single_line=True) or None
 
 
 def choose_binding(app: Any) -> None:
@@ -98,7 +114,8 @@ def choose_binding(app: Any) -> None:
         if choice is not None and app.active is conn:
             app.switch_binding(conn, choice)
 
-    app.post_message(OpenModal("binding_menu", conn.requested_binding, conn.binding_name, done=chosen))
+    app.post_message(OpenModal("binding_menu", conn.requested_binding, conn.binding_name, card_lists(conn),
+                               done=chosen))
 
 
 #: Short names for the bar, which has little room (the tooltip says how it was chosen).
@@ -132,6 +149,10 @@ def binding_tooltip(conn: AgentConnection) -> str:
     return text + ("" if conn.read_only else "\nswitch binding (shift+F8)")
 
 
+#: Shown while the agent's TLS certificate is not checked (a saved agent's "insecure").
+INSECURE_MARK = "⚠ TLS UNVERIFIED"
+
+
 class ConnectionBar(ConnectionView, Horizontal):
     """One line: status, agent, URL, dialect (with how it was chosen), auth, recording, progress.
 
@@ -161,6 +182,7 @@ class ConnectionBar(ConnectionView, Horizontal):
         & > #bar-binding { color: $accent; }
         & > #bar-binding:hover { text-style: underline; }
         & > #bar-auth { color: $foreground-muted; }
+        & > #bar-tls { color: $error; text-style: bold; }
         & > #bar-rec { color: $error; text-style: bold; }
         & > #bar-progress { width: 1fr; color: $warning; text-align: right; padding-right: 0; }
     }
@@ -184,6 +206,7 @@ class ConnectionBar(ConnectionView, Horizontal):
         yield Label("", id="bar-dialect", markup=False)
         yield Label("", id="bar-binding", markup=False)
         yield Label("", id="bar-auth", markup=False)
+        yield Label("", id="bar-tls", markup=False)
         yield Label("", id="bar-rec", markup=False)
         yield Label("", id="bar-progress", markup=False)
 
@@ -203,13 +226,13 @@ class ConnectionBar(ConnectionView, Horizontal):
         for state in STATE_LABELS:
             status.remove_class(f"-{state}")
         labels = {name: self.query_one(f"#bar-{name}", Label)
-                  for name in ("name", "url", "dialect", "binding", "auth", "rec")}
+                  for name in ("name", "url", "dialect", "binding", "auth", "tls", "rec")}
         if conn is None:
             self._state = None
             status.update("○ no agent")
             status.add_class("-new")
             labels["name"].update("ctrl+o connects; the agents list opens saved ones")
-            for name in ("url", "dialect", "binding", "auth", "rec"):
+            for name in ("url", "dialect", "binding", "auth", "tls", "rec"):
                 labels[name].update("")
                 labels[name].display = False
             return
@@ -247,6 +270,11 @@ class ConnectionBar(ConnectionView, Horizontal):
         labels["binding"].display = True
         labels["auth"].update("" if conn.read_only else f"auth: {auth_summary(conn)}")
         labels["auth"].display = not conn.read_only
+        insecure = not conn.read_only and bool(getattr(getattr(conn, "tls", None), "insecure", False))
+        labels["tls"].update(INSECURE_MARK if insecure else "")
+        labels["tls"].display = insecure
+        labels["tls"].tooltip = "TLS certificates are not verified (insecure): anyone in between could answer" \
+            if insecure else None
         recording = conn.recording
         labels["rec"].update(f"⏺ REC {shorten(recording.name, 40)}" if recording else "")
         labels["rec"].display = recording is not None

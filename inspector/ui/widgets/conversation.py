@@ -11,7 +11,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ...protocol.enums import Role, TaskState
-from ...protocol.states import INTERRUPTED
+from ...protocol.states import INTERRUPTED, TERMINAL
+from ...textsafe import visible
 from .base import SelectedTaskView
 from .formatting import cut_words, short_id
 from .message_view import MessageView
@@ -28,6 +29,8 @@ EMPTY_NO_TASK = "No task yet: send a message from the composer below. Direct rep
 EMPTY_TASK = "No messages in this task yet."
 #: Below a task whose stream was cut at a limit: what it means, and how to follow it again.
 CUT_HINT = "a2a-inspect stopped reading; the task may go on at the agent (F4, r: resubscribe)"
+#: Below a task whose stream ended on a JSON-RPC error: nothing follows it any more.
+ENDED_HINT = "no stream follows the task now; the agent may have gone on with it (F4, g: get it)"
 
 #: Kinds of entry whose consecutive messages of one state join one StatusRun.
 RUN_KINDS = ("agent", "status", "question")
@@ -49,7 +52,8 @@ class Conversation(SelectedTaskView, VerticalScroll):
     move the task (the same state again) continues the agent's current entry.
 
     When the stream that followed the task was cut at one of the client's limits, the
-    last line says so, with the limit's words, until the task is heard of again.
+    last line says so, with the limit's words, until the task is heard of again; so it
+    does, with the error, when the stream ended on a JSON-RPC error (TaskView.ended).
 
     BINDINGS: the scrolling keys of a VerticalScroll (up/down, pageup/pagedown, home/end).
     A run takes focus (tab) and has its own keys (see StatusRun).
@@ -150,7 +154,8 @@ class Conversation(SelectedTaskView, VerticalScroll):
             added = self._sync_task(task) if task is not None else []
         if added:
             self.mount_all(added, before=self.query_one("#conversation-cut", Static))
-        cut = self._show_cut(task.cut if task is not None else None)
+        cut = self._show_cut(None if task is None else task.cut or (
+            task.ended if task.state not in TERMINAL else None))
         if added or cut or (self._views and isinstance(self._views[-1], StatusRun)):
             if at_end:
                 self.scroll_end(animate=False)
@@ -164,7 +169,13 @@ class Conversation(SelectedTaskView, VerticalScroll):
         self._cut = remark
         note = self.query_one("#conversation-cut", Static)
         note.display = remark is not None
-        if remark is not None:
+        if remark is not None and remark.error is not None:
+            error = remark.error
+            said = f" {visible(error.message, single_line=True)[:200]}" if error.message else ""
+            text = Text(f"✖ stream ended: error {error.code}{said}\n", style="bold")
+            text.append(ENDED_HINT, style="not bold")
+            note.update(text)
+        elif remark is not None:
             text = Text(f"✂ {cut_words(remark)}\n", style="bold")
             text.append(CUT_HINT, style="not bold")
             note.update(text)

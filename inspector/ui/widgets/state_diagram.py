@@ -140,7 +140,8 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
     the current state), a JSON-RPC error (``✖ error -32603``), which the title also
     shows as "working · then error -32603", and a stream the client stopped reading at
     one of its limits (``✂ stream cut`` and the limit's words; the title says "working ·
-    stream cut", and the running state's time stops there); then the protocol violations
+    stream cut", and the running state's time stops there; as it does when the stream
+    ended on a JSON-RPC error: "working · then error -32603 · stream ended"); then the protocol violations
     with code and message, coloured by severity.
     Narrower than 34 columns, or on a terminal shorter than 32 rows, the drawing is
     replaced by a one-line path.
@@ -207,6 +208,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         stream still follows the task (a cut one is not followed: its time stopped)."""
         task = self.task
         if (task is not None and task.state is not None and task.state not in TERMINAL and task.cut is None
+                and task.ended is None
                 and self._live()):
             self.refresh()
 
@@ -219,7 +221,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         the latest event for a recording or a task whose stream was cut (nothing is
         known of it since)."""
         conn = self._conn
-        if conn is None or conn.read_only or task.cut is not None:
+        if conn is None or conn.read_only or task.cut is not None or task.ended is not None:
             return task.last_t
         return max(task.last_t, self.clock() - conn.session.started_wall)
 
@@ -254,7 +256,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         else:
             shape = (task.id, min(len(task.timeline), MAX_TRANSITIONS + 1),
                      tuple(v.message for v in task.violations[:MAX_VIOLATIONS + 1]),
-                     min(len(task.remarks), MAX_REMARKS), task.error, task.cut, task.metadata)
+                     min(len(task.remarks), MAX_REMARKS), task.error, task.cut, task.ended, task.metadata)
             key = (shape, len(task.timeline), len(task.violations), task.last_t)
         if not force and key == self._drawn:
             return
@@ -401,6 +403,10 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             title.append(f" · then error {task.error.error.code}", style=self._style("error") + Style(bold=True))
         if task.cut is not None:
             title.append(" · stream cut", style=self._style("warning") + Style(bold=True))
+        elif task.ended is not None and task.state not in TERMINAL:
+            # The error ended the only stream following the task: its time stops here,
+            # and only a get can tell where the task is now.
+            title.append(" · stream ended", style=self._style("warning") + Style(bold=True))
         return title
 
     def _delegation(self, task: TaskView) -> list[Text]:
@@ -507,7 +513,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             elif state in TERMINAL:
                 took = "end"
             else:
-                took = format_duration(max(0.0, self._now(task) - change.t)) + ("" if task.cut is not None else "…")
+                took = format_duration(max(0.0, self._now(task) - change.t)) + ("" if task.cut is not None or task.ended is not None else "…")
             mark = "✖ " if change.seq in flagged else ("▸ " if change is last else "  ")
             row = Text()
             row.append(mark, style=self._style("error") if change.seq in flagged else self._style(state.value))

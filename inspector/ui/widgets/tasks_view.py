@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from ...protocol.models import TaskState
+from ...protocol.states import TERMINAL
 from ...session import Event
 from ...textsafe import shorten
 from ..connection import AgentConnection
@@ -279,9 +280,12 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
         state = task.state.value if task.state is not None else "—"
         violations = len(task.violations)
         state_cell = Text(state, style=self._style(state) if task.state is not None else dim)
+        ended = task.ended is not None and task.state not in TERMINAL
         if task.error is not None and task.error.error is not None:
-            # Not a state: the agent's latest word after it (see TaskView.error).
-            state_cell.append(f" · error {task.error.error.code}", style=self._style("violations"))
+            # Not a state: the agent's latest word after it (see TaskView.error); when it
+            # ended the stream (TaskView.ended), nothing follows the task: g gets it.
+            said = " · ended on error" if ended else " · error"
+            state_cell.append(f"{said} {task.error.error.code}", style=self._style("violations"))
         if task.cut is not None:
             # Nor is a stream the client cut at a limit (see TaskView.cut).
             state_cell.append(" · stream cut", style=self._style("violations"))

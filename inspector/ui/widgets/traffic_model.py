@@ -17,7 +17,9 @@ Filter syntax (terms are ANDed; ``-term`` negates; quote phrases with "..."):
     method:stream      the exchange's A2A or JSON-RPC method (substring)
     ex:12  ex:3-7      exchange numbers (also ``exchange:``, ``#12``)
     status:4xx         HTTP status, or the event's state/label (``status:working``)
-    task:abc           events of exchanges that concern a task (and pushes about it)
+    task:abc           events of exchanges that concern a task (and pushes about it): its
+                       id or any prefix of it (the 8 characters the views show); a prefix
+                       of several tasks' ids is said to be ambiguous
     client:ADDR        exchanges a proxied client made (its address or user agent, substring)
     anything else      text in the URL, body, SSE data, note or error (smart case)
 """
@@ -28,7 +30,7 @@ import shlex
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +47,7 @@ from ...protocol.models import (
 )
 from ...session import Event, Kind, Session
 from ...session.redact import MASK, Redaction
+from ...textsafe import shorten, visible
 
 #: The list's rows show a URL's secret parameters and password masked, by the built-in
 #: and credential-looking names (the detail knows the connection's own).
@@ -365,6 +368,24 @@ class Filter:
         return True
 
 
+def _ambiguous_tasks(flt: Filter, task_ids: Iterable[str]) -> str | None:
+    """What to say of ``task:`` terms whose prefix starts several known tasks' ids (the
+    events of all of them are shown)."""
+    prefixes = [t.value for t in flt.terms if t.field == "task"]
+    if not prefixes:
+        return None
+    ids = list(task_ids)
+    out = []
+    for prefix in prefixes:
+        hits = [i for i in ids if i.startswith(prefix)]
+        if len(hits) > 1 and prefix not in hits:
+            # Short: it shares the count's line (at most 60 columns).
+            shown = ", ".join(visible(i[: len(prefix) + 4], single_line=True) + "…" for i in hits[:2])
+            more = ", …" if len(hits) > 2 else ""
+            out.append(f"task:{shorten(prefix, 12)} is ambiguous: {shown}{more}")
+    return "; ".join(out) or None
+
+
 def _exchanges(value: str) -> list[tuple[int, int]] | None:
     out = []
     for part in value.split(","):
@@ -386,7 +407,8 @@ def _matches(term: _Term, event: Event, index: "TrafficIndex") -> bool:
     if f == "status":
         return index.status(event).lower().startswith(term.value.rstrip("x")) if term.value else True
     if f == "task":
-        return index.task_of(event) == term.value
+        task = index.task_of(event)
+        return task is not None and task.startswith(term.value)
     if f == "client":
         return term.value in index.client_of(event)
     return _text_hit(term.value, event, index)
@@ -420,10 +442,14 @@ class TrafficIndex:
     """Rows of a session's events that pass a filter, kept up to date incrementally."""
 
     def __init__(self, session: Session | None = None,
-                 task_of_exchange: Callable[[int], str | None] | None = None) -> None:
+                 task_of_exchange: Callable[[int], str | None] | None = None,
+                 task_ids: Callable[[], Iterable[str]] | None = None) -> None:
         self.session = session
         self.events: list[Event] = session.events if session is not None else []
         self.task_of_exchange = task_of_exchange
+        #: The ids of the tasks known so far, to tell a unique ``task:`` prefix from an
+        #: ambiguous one.
+        self.task_ids = task_ids
         self.filter = Filter()
         #: Positions in ``events`` that pass the filter, in order.
         self.rows = positions()
@@ -444,6 +470,10 @@ class TrafficIndex:
         return self.scanned >= len(self.events)
 
     def set_filter(self, flt: Filter) -> None:
+        if self.task_ids is not None:
+            ambiguous = _ambiguous_tasks(flt, self.task_ids())
+            if ambiguous:
+                flt.problem = "; ".join(p for p in (flt.problem, ambiguous) if p)
         self.filter = flt
         self.rows = positions()
         self.scanned = 0

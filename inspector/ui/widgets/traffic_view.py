@@ -165,7 +165,8 @@ class TrafficView(ConnectionView, Vertical):
         flt = self.index.filter
         tracker = conn.tracker if conn is not None else None
         self.index = TrafficIndex(conn.session if conn is not None else None,
-                                  tracker.exchange_task if tracker is not None else None)
+                                  tracker.exchange_task if tracker is not None else None,
+                                  tracker.tasks.keys if tracker is not None else None)
         self.index.set_filter(flt)
         self._shown_rows = -1
         if not self._ready:
