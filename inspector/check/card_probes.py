@@ -78,8 +78,6 @@ async def card_interfaces(ctx: ProbeContext) -> None:
         except UnsupportedMethod as exc:
             problems.append(f"{iface.describe()}: {exc}")
         except (ProtocolError, TransportError) as exc:
-            if isinstance(exc, TransportError) and ctx.body_error_code() is not None:
-                continue  # an A2A error in a form the client does not map: answered all the same
             raise ctx.fail(f"{iface.describe()} does not answer as {iface.spelled} {iface.dialect}: "
                            f"{error_text(exc)}") from None
     if not probed:

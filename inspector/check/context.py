@@ -97,8 +97,6 @@ class ProbeContext:
         self.request_seqs: dict[int, int] = {}
         #: Violation codes this probe leaves to another probe.
         self.ignored: set[str] = set()
-        #: The body of the latest response the probe got (the session keeps none).
-        self.last_body: Any = None
         self._listening = False
 
     # -------------------------------------------------------------- bookkeeping
@@ -123,21 +121,6 @@ class ProbeContext:
         if event.kind is Kind.REQUEST and event.exchange not in self.exchanges:
             self.exchanges.append(event.exchange)
             self.request_seqs[event.exchange] = event.seq
-        elif event.kind is Kind.RESPONSE:
-            self.last_body = event.data.get("body")
-
-    def body_error_code(self) -> int | None:
-        """The A2A error code in the latest HTTP error body when the client could not
-        map it: 0.3 agents on @a2a-js/sdk answer HTTP+JSON calls with the JSON-RPC error
-        object itself as the body (``{"code": -32001, "message": ...}``)."""
-        if not isinstance(self.last_body, str) or len(self.last_body) > 65536:
-            return None
-        try:
-            doc = safejson.loads(self.last_body)
-        except ValueError:
-            return None
-        code = doc.get("code") if isinstance(doc, dict) else None
-        return code if isinstance(code, int) and not isinstance(code, bool) and code < 0 else None
 
     @property
     def card(self) -> m.AgentCard | None:
@@ -212,9 +195,6 @@ class ProbeContext:
                               "leaves to it") from None
             raise self.fail(f"{what} was answered with {error_text(exc)}, not {_codes(codes)}") from None
         except (ProtocolError, TransportError) as exc:
-            code = self.body_error_code() if isinstance(exc, TransportError) else None
-            if code in codes:
-                return JsonRpcError(code, "")
             raise self.fail(f"{what} was answered with {error_text(exc)}, not an A2A error "
                             f"{_codes(codes)}") from None
         shown = f"a task in state {result.status.state.value}" if isinstance(result, m.Task) else "a result"
