@@ -12,7 +12,8 @@ from typing import Any, NoReturn
 
 from . import __version__
 
-COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub", "proxy", "web")
+COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub", "proxy", "web",
+            "check")
 
 EXIT_CODES_HELP = """\
 exit codes:
@@ -61,7 +62,9 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"a2a-inspect: {message} (see '{self.prog} --help')\n")
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, outputs: tuple[str, str] | None = None) -> None:
+    """The connection, limits and output options; ``outputs``: (choices, help) of -o
+    for a command whose output is not a task's (check)."""
     g = p.add_argument_group("connection")
     g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
                    help="extra HTTP header (repeatable)")
@@ -105,8 +108,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     _tls(p)
     _bounds(p)
     o = p.add_argument_group("output")
-    o.add_argument("--output", "-o", default="text", choices=["text", "json", "ndjson"],
-                   help="text (default), one JSON document, or one JSON event per line")
+    choices, help = outputs or ("text,json,ndjson", "text (default), one JSON document, or one JSON event per line")
+    o.add_argument("--output", "-o", default="text", choices=choices.split(","), help=help)
     o.add_argument("--record", metavar="FILE", nargs="?", const="",
                    help="record the session to FILE (JSONL); without FILE, to a new file in the "
                         "a2a-inspect data directory")
@@ -325,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="most bytes of frames one task call may bring, as a client's option (default: 4G)")
     _proxy_parser(command)
     _web_parser(command)
+    from .headless.check_args import add_check_parser  # light: argparse only
+
+    add_check_parser(command, _common)
     return parser
 
 
@@ -499,6 +505,10 @@ def main(argv: list[str] | None = None) -> int:
             return _run_proxy(args)
         if args.command == "web":
             return _run_web(args)
+        if args.command == "check":
+            from .headless.check_cmd import run_check_command
+
+            return run_check_command(args)
         from . import gcpolicy
         from .headless.run import run_command
 

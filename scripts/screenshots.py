@@ -49,7 +49,7 @@ def parse_args(argv: list[str] | None, screens: tuple[str, ...]) -> argparse.Nam
 
 #: Screens made outside the demo session (not snapshot-tested: a proxy's clients come
 #: from ports the OS picks).
-EXTRA = ("proxy",)
+EXTRA = ("proxy", "check")
 
 PROXY_SCENARIO = {
     "name": "proxied",
@@ -102,6 +102,27 @@ async def capture_proxy() -> str:
             return app.export_screenshot(title="a2a-inspect · proxy")
 
 
+async def capture_check() -> str:
+    """The Check view (F7) against a mock agent whose streams end without a final event,
+    the failure highlighted with its rule."""
+    from inspector.ui.app import InspectorApp
+    from inspector.ui.screens.check import CheckScreen
+    from mock_agent import MockAgent
+    from snapshot_app import SIZE
+
+    scenario = ROOT / "tests" / "fixtures" / "check" / "stream-no-final.yaml"
+    async with MockAgent(str(scenario)) as mock:
+        app = InspectorApp(url=mock.base_url)
+        async with app.run_test(size=SIZE) as pilot:
+            while app.active is None or app.active.state != "ready":
+                await pilot.pause(0.05)
+            await pilot.press("f7")
+            while not isinstance(app.screen, CheckScreen) or app.screen.report is None:
+                await pilot.pause(0.05)
+            await pilot.pause(0.3)
+            return app.export_screenshot(title="a2a-inspect · check")
+
+
 async def capture(screens: tuple[str, ...]) -> dict[str, str]:
     from snapshot_app import SIZE, deterministic, make_app, screenshots
 
@@ -114,6 +135,8 @@ async def capture(screens: tuple[str, ...]) -> dict[str, str]:
                 out.update(await screenshots(pilot, demo))
     if "proxy" in screens:
         out["proxy"] = await capture_proxy()
+    if "check" in screens:
+        out["check"] = await capture_check()
     return out
 
 

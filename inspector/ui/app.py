@@ -77,6 +77,8 @@ class InspectorApp(App[int]):
         Binding("f8", "choose_dialect", "Dialect", show=False),
         Binding("shift+f8", "choose_binding", "Binding", show=False),
         Binding("f10", "fault_rules", "Fault rules", show=False, priority=True),
+        # Priority: the composer's text box takes f7 (select all) otherwise.
+        Binding("f7", "check", "Check", show=False, priority=True),
     ]
 
     # Neither repaints the screen itself: the views hear of a change (ConnectionChanged,
@@ -356,6 +358,37 @@ class InspectorApp(App[int]):
         from .screens.fault_rules import FaultRulesScreen
 
         self.push_screen(FaultRulesScreen(self.proxy[0].rules))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A replay has no live agent to check, and its timeline has F7: let the key go to it.
+        if action == "check" and self.replay is not None:
+            return False
+        return super().check_action(action, parameters)
+
+    def action_check(self) -> None:
+        """The Check view: a2a-inspect check's probes against the active agent."""
+        conn = self.active
+        if conn is None or conn.read_only or conn.fixed_client or conn.client is None:
+            self.notify("a check needs a live HTTP or gRPC agent: connect to one first (ctrl+o)",
+                        severity="warning", markup=False)
+            return
+        from .screens.check import CheckScreen
+
+        self.push_screen(CheckScreen(conn), self._check_closed)
+
+    def _check_closed(self, seq: int | None) -> None:
+        if seq is None:
+            return
+        from .widgets.traffic_view import TrafficView
+
+        self.action_view("traffic")
+
+        def select() -> None:
+            for view in self.screen.query(TrafficView):
+                if view.select_seq(seq):
+                    return
+
+        self.call_after_refresh(select)
 
     def hub_connection(self, name: str) -> AgentConnection | None:
         from ..hub.client import HubClient

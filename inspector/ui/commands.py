@@ -109,6 +109,9 @@ class InspectorCommands(Provider):
         live = self._live()
 
         add(self._app_command("Connect to an agent URL…", "open a new connection (ctrl+o)", "open_url"))
+        if live is not None and not getattr(live, "fixed_client", False):
+            add(self._app_command("Check the agent against the spec", "a2a-inspect check's probes on every "
+                                  "binding the card lists (f7)", "check"))
         for view, what in VIEWS:
             add(self._app_command(f"Show {view} view", what, f"view({view!r})"))
 

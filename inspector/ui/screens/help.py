@@ -50,6 +50,8 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
         ("app", "choose_dialect", "talk another dialect (0.1, 0.3, 1.0) or detect again"),
         ("app", "choose_binding", "talk over another binding (JSON-RPC, HTTP+JSON/REST) or the card's first"),
         ("app", "fault_rules", "a2a-inspect proxy: its fault rules, each switched on or off live"),
+        ("app", "check", "check the agent against the spec: every probe, on every binding (enter: a failure's "
+                         "exchange in the traffic view)"),
     ]),
     ("Send a message (F3)", [
         ("Composer", "send", "send the message"),
