@@ -462,10 +462,20 @@ class InspectorApp(App[int]):
         if missing is not None:  # the endpoint was a guess: the likely cause
             key = "shift+F8" if missing.axis == "binding" else "F8"
             detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {key} chooses one it lists"
+        from .auth_hint import refused_hint
+
+        # A refusal says which credential the card asks for and where to set it, as the
+        # command line's hint does: "unauthorized" alone left the user guessing.
+        hint = refused_hint(conn, exc)
+        if hint:
+            detail += f"\nhint: {hint}"
         detail = bounded(detail, ERROR_DETAIL_LIMIT, "the traffic view has it whole")
         self.errors.append((time.time(), title, visible(detail)))
         summary = bounded(summary, 200)
-        self.notify(f"{visible(summary, single_line=True)}\n(ctrl+e: details)", title=title,
+        shown = visible(summary, single_line=True)
+        if hint:
+            shown += "\n" + visible(redaction.shown(hint), single_line=True)
+        self.notify(f"{shown}\n(ctrl+e: details)", title=title,
                     severity="error", timeout=ERROR_TOAST_SECONDS, markup=False)
 
     def _conn_worker(self, conn: AgentConnection, coro: Awaitable[Any], name: str) -> Any:
