@@ -150,8 +150,11 @@ class InspectorApp(App[int]):
         from .screens.main import MainScreen
         from .themes import register_themes
 
-        for problem in register_themes(self):
-            self.startup_problems.append(problem)
+        for problem, said_before in register_themes(self):
+            # ctrl+e always lists it; the toast is for the first start that finds it.
+            self.errors.append((time.time(), "theme not loaded", problem))
+            if not said_before:
+                self.startup_problems.append(f"{problem} (said once: ctrl+e lists it)")
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.main = MainScreen()
