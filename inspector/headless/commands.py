@@ -564,8 +564,11 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
                           "findings": [{"severity": f.severity, "code": f.code, "path": f.path,
                                         "message": f.message} for f in findings]})
         else:
-            for line in card_lines(client.card, findings, card_url=client.card_url,
-                                   dialect=dialect, endpoint=client.endpoint, binding=client.binding_reason):
+            # Cut to a terminal's width only on a terminal: piped, every value is whole.
+            isatty = getattr(out.stream, "isatty", None)
+            for line in card_lines(client.card, findings, card_url=client.card_url, dialect=dialect,
+                                   endpoint=client.endpoint, binding=client.binding_reason,
+                                   whole=not (callable(isatty) and isatty())):
                 out.line(line)
         return exitcodes.TASK_FAILED if errors else exitcodes.OK
 
