@@ -71,7 +71,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
     ("Edit JSON (data parts, metadata)", [
         ("JsonEditScreen", "save", "save (only valid JSON)"),
         ("JsonEditScreen", "cancel", "cancel"),
-        ("JsonEditScreen", "external", "edit in $EDITOR (or $VISUAL)"),
+        ("JsonEditScreen", "external", "edit in $VISUAL, else $EDITOR, else vi (as git does)"),
         ("JsonText", "select_all", "select everything"),
     ]),
     ("Follow a task", [
