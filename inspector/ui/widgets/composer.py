@@ -92,8 +92,10 @@ class Composer(ConnectionView, Vertical):
         # Named for what the key does: it switches the mode (shown above the text box).
         Binding("ctrl+t", "toggle_stream", "Stream on/off"),
         Binding("ctrl+n", "toggle_target", "New task/continue", show=False),
-        Binding("ctrl+f", "add_file", "+File"),
-        Binding("ctrl+g", "add_data", "+Data"),
+        # Off the footer (which must fit 80 columns): the buttons under the text box and
+        # its placeholder name them.
+        Binding("ctrl+f", "add_file", "+File", show=False),
+        Binding("ctrl+g", "add_data", "+Data", show=False),
         Binding("f9", "toggle_preview", "Preview", show=False),
         Binding("ctrl+up", "recall", "Recall last", show=False),
     ]
