@@ -261,7 +261,8 @@ def card_hint(client: A2AClient) -> str | None:
     missing = client.not_in_card
     if missing is None:
         return None
-    return f"{missing.text}, so {client.endpoint} was a guess: --{missing.axis} auto uses one it lists"
+    way = missing.way("--dialect {} uses it", f"--{missing.axis} auto uses one it lists")
+    return f"{missing.text}, so {client.endpoint} was a guess: {way}"
 
 
 def _auth_given(args: argparse.Namespace) -> bool:

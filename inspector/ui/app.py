@@ -306,7 +306,7 @@ class InspectorApp(App[int]):
             return
         key = "shift+F8" if missing.axis == "binding" else "F8"
         text = client.redaction.shown(missing.warning(client.endpoint))
-        self.notify(f"{visible(text, single_line=True)}\n({key}: choose one it lists)",
+        self.notify(f"{visible(text, single_line=True)}\n({missing.way('F8: choose {}', f'{key}: choose one it lists')})",
                     title=f"{missing.axis} not in the card", severity="warning", timeout=ERROR_TOAST_SECONDS,
                     markup=False)
 
@@ -464,7 +464,8 @@ class InspectorApp(App[int]):
         missing = getattr(guessed, "not_in_card", None)
         if missing is not None:  # the endpoint was a guess: the likely cause
             key = "shift+F8" if missing.axis == "binding" else "F8"
-            detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {key} chooses one it lists"
+            way = missing.way("F8 chooses {}", f"{key} chooses one it lists")
+            detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {way}"
         from .auth_hint import refused_hint
 
         # A refusal says which credential the card asks for and where to set it, as the
