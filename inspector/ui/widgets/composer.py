@@ -72,8 +72,11 @@ class Composer(ConnectionView, Vertical):
     Composer {
         height: auto;
         border-top: solid $panel-lighten-1;
-        /* Two lines when the target's warning needs them: it is never cut. */
-        & > #composer-head { height: auto; max-height: 3; }
+        & > #composer-head { height: 1; }
+        /* Continuing a finished task: the warning wraps to a second line rather than
+           being cut. Only then: the head changing height while a stream fills the
+           conversation above made where that stopped scrolling depend on timing. */
+        & > #composer-head.-final { height: auto; max-height: 3; }
         & #composer-mode { padding-right: 2; text-style: bold; color: $accent; }
         & #composer-mode:hover, & #composer-target:hover { text-style: underline; }
         & #composer-target { width: 1fr; height: auto; color: $foreground-muted; }
@@ -322,10 +325,13 @@ class Composer(ConnectionView, Vertical):
         task = self.selected_task()
         if self.target == "continue" and self.selected is not None:
             state = task.state.value if task is not None and task.state is not None else "?"
-            refuse = ": the agent may refuse" if self.selected_final_state() else ""
+            final = self.selected_final_state() is not None
+            refuse = ": the agent may refuse" if final else ""
             target.update(f"↺ continues {shorten(self.selected, 9)} ({state}){refuse} · ctrl+n: new task")
             target.add_class("-continue")
+            self.query_one("#composer-head").set_class(final, "-final")
         else:
+            self.query_one("#composer-head").remove_class("-final")
             hint = " · ctrl+n: continue the selected task" if self.selected is not None else ""
             target.update(f"new task{hint}")
             target.remove_class("-continue")
