@@ -47,12 +47,14 @@ GUESSES = [
      "HTTP 404 Not Found",
      "the card lists no HTTP+JSON/REST interface, so {url} was a guess: --binding auto uses one it lists"),
     ("mock_01", ("--binding", "grpc"),
-     "the card lists no gRPC interface (it lists: JSONRPC at {url}/, its url); trying {url} anyway",
+     "the card lists no gRPC interface (it lists: JSONRPC at {url}/, its url); trying {url} anyway"
+     " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
      "cannot connect to 127.0.0.1:",
      "the card lists no gRPC interface, so {url} was a guess: --binding auto uses one it lists"),
     ("mock_03", ("--binding", "grpc"),
      "the card lists no gRPC interface for 0.2/0.3 (it lists: JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at "
-     "{url}/rest); trying {url} anyway",
+     "{url}/rest); trying {url} anyway"
+     " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
      "cannot connect to 127.0.0.1:",
      "the card lists no gRPC interface for 0.2/0.3, so {url} was a guess: --binding auto uses one it lists"),
     ("mock_03", ("--dialect", "0.1"),
@@ -62,7 +64,8 @@ GUESSES = [
      "the card lists no 0.1 draft interface, so {url}/ was a guess: --dialect auto uses one it lists"),
     ("sdk_agent_compat", ("--binding", "grpc"),
      "the card lists no gRPC interface for 1.0 (it lists: JSONRPC 1.0 at {url}/, HTTP+JSON 1.0 at {url}/rest, "
-     "JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at {url}/rest); trying {url} anyway",
+     "JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at {url}/rest); trying {url} anyway"
+     " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
      "cannot connect to 127.0.0.1:",
      "the card lists no gRPC interface for 1.0, so {url} was a guess: --binding auto uses one it lists"),
     ("sdk_agent_compat", ("--dialect", "0.1"),
@@ -118,3 +121,47 @@ def test_a_choice_the_card_lists_says_nothing(cli: Cli, request: pytest.FixtureR
     r = cli("send", request.getfixturevalue(peer), "hi", *options)
     assert r.code == 0, r
     assert r.err == "", r
+
+
+@pytest.fixture(scope="module")
+def half_grpc() -> Iterator[str]:
+    """An agent whose card lists JSON-RPC for 1.0 and 0.3 but gRPC for 1.0 only: the
+    mock serves every call; a loopback server serves this card in front of it."""
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from inspector.serving.runner import BackgroundServer
+
+    with MockAgent("echo", dialect="all", grpc_port=0) as mock:
+        base = _base(mock.url)
+        card = {"name": "Half gRPC", "description": "gRPC for 1.0 only", "version": "1", "skills": [],
+                "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
+                "defaultOutputModes": ["text/plain"],
+                "supportedInterfaces": [
+                    {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                    {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+                    {"url": mock.grpc_address, "protocolBinding": "GRPC", "protocolVersion": "1.0"}]}
+
+        async def served(request: object) -> JSONResponse:
+            return JSONResponse(card)
+
+        with BackgroundServer(Starlette(routes=[Route("/.well-known/agent-card.json", served)])) as srv:
+            yield _base(srv.url)
+
+
+def test_grpc_listed_for_another_dialect_is_named_with_the_way_to_it(cli: Cli, half_grpc: str) -> None:
+    r = cli("send", half_grpc, "hi", "--dialect", "0.3", "--binding", "grpc", "--timeout", "10")
+    assert r.code == 3, r
+    warning, error, hint = r.err_lines
+    grpc_at = warning.split("gRPC only for 1.0 (at ")[1].split(")")[0]
+    assert grpc_at.startswith("127.0.0.1:"), r
+    assert warning.startswith(WARNING + f"the card lists gRPC only for 1.0 (at {grpc_at}), not for 0.2/0.3 (it "
+                              "lists: "), r
+    assert warning.endswith(f"trying {half_grpc} anyway (gRPC to an HTTP endpoint: expect an HTTP/2 error)"), r
+    assert "HTTP/2" in error, r
+    assert hint == (f"a2a-inspect: the card lists gRPC only for 1.0 (at {grpc_at}), not for 0.2/0.3, so "
+                    f"{half_grpc} was a guess: --dialect 1.0 uses it"), r
+    # What the hint says works: the card's gRPC interface, no warning.
+    ok = cli("send", half_grpc, "hi", "--dialect", "1.0", "--binding", "grpc", "--timeout", "10")
+    assert ok.code == 0 and ok.err == "", ok

@@ -14,6 +14,7 @@ import pytest
 from mock_agent import MockAgent
 from proxy_helpers import MOCK_SCENARIO, message, proxy_to, sdk_client, until
 
+from inspector.headless.proxy_cmd import describe
 from inspector.proxy import Rule, Rules, RulesError, load_rules
 from inspector.session import Kind
 
@@ -80,6 +81,10 @@ async def test_http_status_answers_instead_of_the_agent() -> None:
     response = [e for e in proxy.session.events if e.kind is Kind.RESPONSE][-1]
     assert response.data["status"] == 503 and response.data["injected"] == "http=503"
     assert agent_violations(proxy) == []
+    # The headless line says the proxy answered; it has no upstream or added time.
+    line = describe(response)
+    assert line is not None and line.endswith("(answered by the proxy, not relayed) [injected http=503]"), line
+    assert "None" not in line
 
 
 async def test_drop_after_ends_the_clients_stream_and_does_not_blame_the_agent() -> None:

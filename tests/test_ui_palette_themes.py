@@ -223,6 +223,28 @@ async def test_a_bad_theme_file_is_one_notification_naming_file_and_field(filena
         assert "fine" in app.available_themes and app.is_running
 
 
+async def test_a_broken_theme_is_a_toast_once_per_version_of_the_file_and_always_in_ctrl_e() -> None:
+    write_theme("broken.yaml", "name: broken\nprimary: [unclosed\n")
+
+    async def start() -> tuple[list[str], list[str]]:
+        async with InspectorApp().run_test(size=(120, 36)) as pilot:
+            app = pilot.app
+            return [n.message for n in app._notifications], [detail for _, _, detail in app.errors]
+
+    toasts, errors = await start()
+    assert len(toasts) == 1 and "broken.yaml" in toasts[0] and "said once" in toasts[0], toasts
+    assert len(errors) == 1 and "broken.yaml" in errors[0]
+    # The next start: no toast about the same file; ctrl+e still has it.
+    toasts, errors = await start()
+    assert toasts == [] and len(errors) == 1 and "broken.yaml" in errors[0], (toasts, errors)
+    # The file changed and is still broken: said again, once.
+    write_theme("broken.yaml", "name: broken\nprimary: '#12'\n")
+    toasts, _ = await start()
+    assert len(toasts) == 1 and "broken.yaml" in toasts[0], toasts
+    toasts, _ = await start()
+    assert toasts == []
+
+
 async def test_theme_switched_from_the_palette_persists_across_a_restart() -> None:
     async with InspectorApp().run_test(size=(120, 36)) as pilot:
         app = pilot.app

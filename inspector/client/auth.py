@@ -12,27 +12,38 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class Auth:
     _headers: dict[str, str] = field(default_factory=dict)
+    #: What each credential is, in words and never the secret ("api key in header
+    #: X-API-Key"): kept apart from the headers, which cannot tell an API key in a
+    #: custom header from any other secret header once two are combined.
+    _labels: tuple[str, ...] = ()
 
     @classmethod
     def bearer(cls, token: str) -> "Auth":
-        return cls({"Authorization": f"Bearer {token}"})
+        return cls({"Authorization": f"Bearer {token}"}, ("bearer",))
 
     @classmethod
     def api_key(cls, value: str, header: str = "X-API-Key") -> "Auth":
-        return cls({header: value})
+        return cls({header: value}, (f"api key in header {header}",))
 
     @classmethod
     def basic(cls, user: str, password: str) -> "Auth":
         token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
-        return cls({"Authorization": f"Basic {token}"})
+        return cls({"Authorization": f"Basic {token}"}, ("basic",))
 
     @classmethod
     def custom(cls, headers: dict[str, str]) -> "Auth":
         """Headers the user marked as credentials (``--secret-header``)."""
-        return cls(dict(headers))
+        names = ", ".join(sorted(headers))
+        return cls(dict(headers), (f"secret header{'s' if len(headers) > 1 else ''} {names}",) if headers else ())
 
     def __add__(self, other: "Auth") -> "Auth":
-        return Auth({**self._headers, **other._headers})
+        return Auth({**self._headers, **other._headers}, self._labels + other._labels)
+
+    @property
+    def description(self) -> str:
+        """What is sent, in words: ``bearer``, ``api key in header X-API-Key``, ``basic +
+        secret header X-Trace``... never the secret."""
+        return " + ".join(self._labels) if self._labels else self.kind
 
     def headers(self) -> dict[str, str]:
         return dict(self._headers)
@@ -119,17 +130,32 @@ def card_auth(card: object) -> list[CardAuth]:
     return out
 
 
-def auth_hint(card: object, status: int | None) -> str | None:
-    """One line for a 401/403 from an agent whose card declares how to authenticate."""
-    if status not in (401, 403) or card is None:
-        return None
-    ways = card_auth(card)
+def card_asks(card: object) -> tuple[str, CardAuth, int] | None:
+    """(what the card asks for first, in words; that way; how many ways it lists), or
+    None when the card declares no way to authenticate."""
+    ways = card_auth(card) if card is not None else []
     if not ways:
         return None
     first = ways[0]
     what = {"bearer": "a bearer token", "basic": "basic auth", "api-key": f"an API key ({first.header or '?'})",
             "other": f"{first.detail} (a token)" if first.detail == CLIENT_CREDENTIALS else
-            f"{first.detail or 'its own'} auth (a token from it goes as --bearer)"}[first.kind]
-    more = f" (or {len(ways) - 1} more: see 'a2a-inspect card')" if len(ways) > 1 else ""
-    refused = "refused (401)" if status == 401 else "forbidden (403)"
-    return f"hint: {refused}; the card asks for {what} in scheme {first.name!r}: try {first.option()}{more}"
+            f"{first.detail or 'its own'} auth"}[first.kind]
+    return f"the card asks for {what} in scheme {first.name!r}", first, len(ways)
+
+
+def refusal(status: int | None) -> str | None:
+    """``refused (401)`` or ``forbidden (403)``; None for any other status."""
+    return {401: "refused (401)", 403: "forbidden (403)"}.get(status or 0)
+
+
+def auth_hint(card: object, status: int | None) -> str | None:
+    """One line for a 401/403 from an agent whose card declares how to authenticate."""
+    refused = refusal(status)
+    asks = card_asks(card) if refused else None
+    if asks is None:
+        return None
+    what, first, count = asks
+    if first.kind == "other" and first.detail != CLIENT_CREDENTIALS:
+        what += " (a token from it goes as --bearer)"
+    more = f" (or {count - 1} more: see 'a2a-inspect card')" if count > 1 else ""
+    return f"hint: {refused}; {what}: try {first.option()}{more}"

@@ -276,7 +276,8 @@ def card_hint(client: A2AClient) -> str | None:
     missing = client.not_in_card
     if missing is None:
         return None
-    return f"{missing.text}, so {client.endpoint} was a guess: --{missing.axis} auto uses one it lists"
+    way = missing.way("--dialect {} uses it", f"--{missing.axis} auto uses one it lists")
+    return f"{missing.text}, so {client.endpoint} was a guess: {way}"
 
 
 def _auth_given(args: argparse.Namespace) -> bool:
@@ -601,8 +602,11 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
                           "findings": [{"severity": f.severity, "code": f.code, "path": f.path,
                                         "message": f.message} for f in findings]})
         else:
-            for line in card_lines(client.card, findings, card_url=client.card_url,
-                                   dialect=dialect, endpoint=client.endpoint, binding=client.binding_reason):
+            # Cut to a terminal's width only on a terminal: piped, every value is whole.
+            isatty = getattr(out.stream, "isatty", None)
+            for line in card_lines(client.card, findings, card_url=client.card_url, dialect=dialect,
+                                   endpoint=client.endpoint, binding=client.binding_reason,
+                                   whole=not (callable(isatty) and isatty())):
                 out.line(line)
         return exitcodes.TASK_FAILED if errors else exitcodes.OK
 

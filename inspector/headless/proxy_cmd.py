@@ -203,14 +203,14 @@ def describe(event: Any) -> str | None:
         extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
         injected = f" [injected {data['injected']}]" if data.get("injected") else ""
         return (f"{number}← gRPC {data.get('grpc_status') or 'OK'}{extra} "
-                f"({data.get('elapsed_ms')} ms upstream, +{data.get('added_ms')} ms proxy){injected}")
+                f"{_timing(data)}{injected}")
     if kind is Kind.MESSAGE:
         return f"{number}← {_gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
     if kind is Kind.RESPONSE:
         extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
         injected = f" [injected {data['injected']}]" if data.get("injected") else ""
         return (f"{number}← {data.get('status')} {data.get('reason') or ''}{extra} "
-                f"({data.get('elapsed_ms')} ms upstream, +{data.get('added_ms')} ms proxy){injected}")
+                f"{_timing(data)}{injected}")
     if kind is Kind.SSE:
         return f"{number}← {_gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
     if kind is Kind.COMMENT:
@@ -220,6 +220,14 @@ def describe(event: Any) -> str | None:
         return (f"{number}ended: {data.get('reason')} after {data.get('events')} events "
                 f"(+{data.get('added_ms')} ms proxy in all, {data.get('added_max_ms')} ms at most){injected}")
     return None
+
+
+def _timing(data: dict[str, Any]) -> str:
+    """Where an answer's time went. An answer the proxy made itself (a fault rule's
+    error or HTTP status) never went upstream: it has no upstream or added time."""
+    if data.get("added_ms") is None:
+        return "(answered by the proxy, not relayed)" if data.get("injected") else f"({data.get('elapsed_ms')} ms)"
+    return f"({data.get('elapsed_ms')} ms upstream, +{data['added_ms']} ms proxy)"
 
 
 def _gist(payload: Any) -> str:

@@ -7,7 +7,7 @@ Every agent-supplied string goes through ``visible``/``shorten``: markup such as
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..protocol import models as m
 from ..protocol.card_sections import SEVERITY_MARK, FindingPlacer
@@ -21,18 +21,27 @@ def _finding(f: Any) -> str:
             f"{visible(f.message, single_line=True)} [{f.code}]")
 
 
-def _val(value: Any) -> str:
+def _whole(text: str, width: int) -> str:
+    """``shorten`` without the cut: one visible line, all of it."""
+    return visible(text, single_line=True)
+
+
+def _val(value: Any, cut: Callable[[str, int], str] = shorten) -> str:
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
-        return ", ".join(shorten(str(v), 60) for v in value) or "-"
-    return shorten(str(value), 100)
+        return ", ".join(cut(str(v), 60) for v in value) or "-"
+    return cut(str(value), 100)
 
 
 def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | None,
-               dialect: str | None, endpoint: str | None, binding: str | None = None) -> list[str]:
+               dialect: str | None, endpoint: str | None, binding: str | None = None,
+               whole: bool = False) -> list[str]:
+    """``whole``: every value in full (output to a pipe or a file, where a cut URL or
+    description is lost for good); else values cut to fit a terminal's width."""
+    cut = _whole if whole else shorten
     placer = FindingPlacer(findings)
     findings = placer.findings
     out: list[str] = []
@@ -40,7 +49,7 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
     def section(name: str, rows: list[tuple[str, Any]]) -> None:
         out.append(name.upper())
         for label, value in rows:
-            out.append(f"  {label:<18} {_val(value)}")
+            out.append(f"  {label:<18} {_val(value, cut)}")
         out.extend(f"  {_finding(f)}" for f in placer.section(name))
         out.append("")
 
@@ -60,7 +69,7 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
     rows: list[tuple[str, Any]] = []
     for name, scheme in (card.security_schemes or {}).items():
         detail = scheme.scheme or scheme.location or scheme.open_id_connect_url or ""
-        rows.append((shorten(name, 18), f"{scheme.type}" + (f" ({detail}{' ' + scheme.name if scheme.name else ''})" if detail else "")))
+        rows.append((cut(name, 18), f"{scheme.type}" + (f" ({detail}{' ' + scheme.name if scheme.name else ''})" if detail else "")))
     if card.security:
         rows.append(("required", [" + ".join(req) or "(none)" for req in card.security]))
     if card.authentication:
@@ -71,21 +80,21 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
     rows = []
     # A label names the interface's binding, as the card spells it: cut and made visible.
     for itf in card.supported_interfaces or []:
-        rows.append((shorten(f"{itf.protocol_binding or '?'} {itf.protocol_version or ''}".strip(), 18), itf.url))
+        rows.append((cut(f"{itf.protocol_binding or '?'} {itf.protocol_version or ''}".strip(), 18), itf.url))
     if card.preferred_transport:
         rows.append(("preferred (0.3)", card.preferred_transport))
     for itf in card.additional_interfaces or []:
-        rows.append((shorten(f"{itf.protocol_binding or '?'} (0.3)", 18), itf.url))
+        rows.append((cut(f"{itf.protocol_binding or '?'} (0.3)", 18), itf.url))
     section("interfaces", rows or [("interfaces", None)])
     out.append(f"SKILLS ({len(card.skills or [])})")
     for i, skill in enumerate(card.skills or []):
-        out.append(f"  [{i}] {_val(skill.id)} — {_val(skill.name)}")
+        out.append(f"  [{i}] {_val(skill.id, cut)} — {_val(skill.name, cut)}")
         if skill.description:
-            out.append(f"      {shorten(skill.description, 100)}")
+            out.append(f"      {cut(skill.description, 100)}")
         if skill.tags:
-            out.append(f"      tags: {_val(skill.tags)}")
+            out.append(f"      tags: {_val(skill.tags, cut)}")
         for ex in skill.examples or []:
-            out.append(f"      e.g. {shorten(ex, 96)}")
+            out.append(f"      e.g. {cut(ex, 96)}")
         out.extend(f"      {_finding(f)}" for f in placer.take((f"$.skills[{i}]",)))
     out.extend(f"  {_finding(f)}" for f in placer.section("skills"))
     out.append("")

@@ -155,8 +155,11 @@ class InspectorApp(App[int]):
         from .screens.main import MainScreen
         from .themes import register_themes
 
-        for problem in register_themes(self):
-            self.startup_problems.append(problem)
+        for problem, said_before in register_themes(self):
+            # ctrl+e always lists it; the toast is for the first start that finds it.
+            self.errors.append((time.time(), "theme not loaded", problem))
+            if not said_before:
+                self.startup_problems.append(f"{problem} (said once: ctrl+e lists it)")
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         self.main = MainScreen()
@@ -310,7 +313,7 @@ class InspectorApp(App[int]):
             return
         key = "shift+F8" if missing.axis == "binding" else "F8"
         text = client.redaction.shown(missing.warning(client.endpoint))
-        self.notify(f"{visible(text, single_line=True)}\n({key}: choose one it lists)",
+        self.notify(f"{visible(text, single_line=True)}\n({missing.way('F8: choose {}', f'{key}: choose one it lists')})",
                     title=f"{missing.axis} not in the card", severity="warning", timeout=ERROR_TOAST_SECONDS,
                     markup=False)
 
@@ -499,11 +502,22 @@ class InspectorApp(App[int]):
         missing = getattr(guessed, "not_in_card", None)
         if missing is not None:  # the endpoint was a guess: the likely cause
             key = "shift+F8" if missing.axis == "binding" else "F8"
-            detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {key} chooses one it lists"
+            way = missing.way("F8 chooses {}", f"{key} chooses one it lists")
+            detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {way}"
+        from .auth_hint import refused_hint
+
+        # A refusal says which credential the card asks for and where to set it, as the
+        # command line's hint does: "unauthorized" alone left the user guessing.
+        hint = refused_hint(conn, exc)
+        if hint:
+            detail += f"\nhint: {hint}"
         detail = bounded(detail, ERROR_DETAIL_LIMIT, "the traffic view has it whole")
         self.errors.append((time.time(), title, visible(detail)))
         summary = bounded(summary, 200)
-        self.notify(f"{visible(summary, single_line=True)}\n(ctrl+e: details)", title=title,
+        shown = visible(summary, single_line=True)
+        if hint:
+            shown += "\n" + visible(redaction.shown(hint), single_line=True)
+        self.notify(f"{shown}\n(ctrl+e: details)", title=title,
                     severity="error", timeout=ERROR_TOAST_SECONDS, markup=False)
 
     def _conn_worker(self, conn: AgentConnection, coro: Awaitable[Any], name: str) -> Any:

@@ -33,7 +33,9 @@ class ReplayApp(InspectorApp):
 
     BINDINGS = [
         *InspectorApp.BINDINGS,
-        Binding("space", "replay('toggle')", "Play/Pause"),
+        # Off the footer, which must fit 80 columns beside each view's keys: the timeline's
+        # own footer (f7) and F1 show it.
+        Binding("space", "replay('toggle')", "Play/Pause", show=False),
         Binding("right", "replay('step', 1)", "Step", show=False),
         Binding("left", "replay('step', -1)", "Step back", show=False),
         Binding("shift+right", "replay('state', 1)", "Next state change", show=False),

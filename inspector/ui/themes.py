@@ -6,7 +6,9 @@ surface, panel, error, success, warning, foreground, dark; unknown sections such
 text_area or syntax are accepted and ignored) plus ``states``: a colour per task state,
 exposed to CSS as ``$state-<state>`` (e.g. ``$state-input-required``).
 
-A bad file never stops the app: it is skipped and reported as one notification.
+A bad file never stops the app: it is skipped and reported as one notification, the
+first time that version of the file is seen broken; after that, only ctrl+e's list has
+it (a toast at every start about a file you are not editing is noise).
 """
 
 from __future__ import annotations
@@ -213,13 +215,49 @@ def user_theme_files() -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml"))
 
 
-def register_themes(app: Any) -> list[str]:
+def register_themes(app: Any) -> list[tuple[str, bool]]:
     """Register shipped then user themes (a user theme may replace a shipped one of the
-    same name). Returns one problem line per bad file."""
-    problems: list[str] = []
+    same name). Returns (problem line, said before) per bad file: said before when this
+    very content of the file was found broken at an earlier start."""
+    problems: list[tuple[Path, str]] = []
     for path in [*shipped_theme_files(), *user_theme_files()]:
         try:
             app.register_theme(load_theme_file(path))
         except ThemeError as exc:
-            problems.append(str(exc))
-    return problems
+            problems.append((path, str(exc)))
+    return _said_before(problems)
+
+
+#: The broken theme files already reported: file path -> hash of the content found broken.
+TOLD_FILE = "broken-themes.json"
+
+
+def _fingerprint(path: Path) -> str:
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def _said_before(problems: list[tuple[Path, str]]) -> list[tuple[str, bool]]:
+    """Which problems were reported at an earlier start, and remember today's: a file
+    fixed and broken again differently is new again."""
+    import json
+
+    told_path = store.cache_dir() / TOLD_FILE
+    try:
+        told = json.loads(told_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        told = {}
+    if not isinstance(told, dict):
+        told = {}
+    now = {str(path): _fingerprint(path) for path, _ in problems}
+    if now != told:
+        try:
+            told_path.parent.mkdir(parents=True, exist_ok=True)
+            store.write_atomic(told_path, json.dumps(now))
+        except OSError:
+            pass  # then it is said again next time: no worse than before
+    return [(text, told.get(str(path)) == now[str(path)]) for path, text in problems]

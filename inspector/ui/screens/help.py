@@ -55,7 +55,8 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
     ]),
     ("Send a message (F3)", [
         ("Composer", "send", "send the message"),
-        ("Composer", "toggle_stream", "stream the reply (SSE) or not"),
+        ("Composer", "toggle_stream", "switch the mode: stream the reply (SSE) or send and wait for it "
+                                      "(the mode shows above the text box)"),
         ("Composer", "add_file", "add a file part"),
         ("Composer", "add_data", "add a data part (JSON editor)"),
         ("Composer", "toggle_preview", "show the request exactly as it will go on the wire"),
@@ -66,12 +67,13 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
     ]),
     ("Answer a question (input-required)", [
         (None, "(automatic)", "the composer continues a task that waits for input: type, send"),
-        ("Composer", "toggle_target", "new task, or continue the selected task"),
+        ("Composer", "toggle_target", "switch between a new task and the next turn of the selected task "
+                                      "(a finished one: said first; refused, the next message starts a new task)"),
     ]),
     ("Edit JSON (data parts, metadata)", [
         ("JsonEditScreen", "save", "save (only valid JSON)"),
         ("JsonEditScreen", "cancel", "cancel"),
-        ("JsonEditScreen", "external", "edit in $EDITOR (or $VISUAL)"),
+        ("JsonEditScreen", "external", "edit in $VISUAL, else $EDITOR, else vi (as git does)"),
         ("JsonText", "select_all", "select everything"),
     ]),
     ("Follow a task", [

@@ -47,11 +47,22 @@ def check_json(text: str, *, object_only: bool, allow_empty: bool) -> tuple[Any,
     return value, None, None
 
 
+#: The editor when neither $VISUAL nor $EDITOR is set: git's choice, on every Unix.
+FALLBACK_EDITOR = "vi"
+
+
 def editor_command() -> list[str] | None:
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor or not editor.strip():
-        return None
-    return shlex.split(editor)
+    """$VISUAL, else $EDITOR, else ``vi`` when it is on the PATH (as git does); None when
+    there is none to run."""
+    import shutil
+
+    editor = (os.environ.get("VISUAL") or "").strip() or (os.environ.get("EDITOR") or "").strip()
+    if editor:
+        try:
+            return shlex.split(editor) or None
+        except ValueError:  # an unclosed quote: taken as one program's path
+            return [editor]
+    return [FALLBACK_EDITOR] if shutil.which(FALLBACK_EDITOR) else None
 
 
 #: What a new data part starts as, and where the cursor goes in it: inside the braces.
@@ -109,7 +120,8 @@ class JsonEditScreen(ModalScreen[JsonEdited | None]):
     JsonEditScreen #json-status.-ok { color: $success; }
     JsonEditScreen #json-status.-bad { color: $error; }
     JsonEditScreen #json-error-line { color: $error; height: auto; }
-    JsonEditScreen .json-hint { color: $foreground-muted; }
+    /* The keys wrap in a narrow terminal instead of being cut. */
+    JsonEditScreen .json-hint { color: $foreground-muted; width: 100%; height: auto; }
     JsonEditScreen #json-buttons { height: auto; align-horizontal: right; }
     JsonEditScreen Button { margin-left: 1; }
     """
@@ -218,7 +230,8 @@ class JsonEditScreen(ModalScreen[JsonEdited | None]):
 
         command = editor_command()
         if command is None:
-            self.app.notify("set $EDITOR (or $VISUAL) to edit in your own editor", severity="warning")
+            self.app.notify(f"no editor: $VISUAL and $EDITOR are unset and {FALLBACK_EDITOR} is not on the PATH; "
+                            "set $EDITOR to edit in your own editor", severity="warning", markup=False)
             return
         fd, name = tempfile.mkstemp(prefix="a2a-inspect-", suffix=".json")
         path = Path(name)
@@ -230,6 +243,10 @@ class JsonEditScreen(ModalScreen[JsonEdited | None]):
                     result = subprocess.run([*command, str(path)], check=False)
             except SuspendNotSupported:
                 self.app.notify("this terminal cannot hand over to an editor", severity="error")
+                return
+            except FileNotFoundError:
+                self.app.report_error(f"cannot run {command[0]}",
+                                      OSError(f"{command[0]}: not found (check $VISUAL and $EDITOR)"))
                 return
             except OSError as exc:
                 self.app.report_error(f"cannot run {command[0]}", exc)

@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Label, Static, TextArea
 
 from ...headless.method_hints import no_streaming
-from ...protocol.states import INTERRUPTED
+from ...protocol.states import INTERRUPTED, TERMINAL
 from ...textsafe import shorten, visible
 from ..messages import ComposeText, OpenModal
 from .base import ConnectionView, hidden
@@ -58,9 +58,11 @@ class Draft:
 class Composer(ConnectionView, Vertical):
     """Compose and send a message to the active agent.
 
-    BINDINGS: ctrl+s sends; ctrl+t switches stream / send; ctrl+n switches new task /
-    continue the selected task (chosen automatically when that task is input-required
-    or auth-required); ctrl+f adds a file part; ctrl+g adds a data part (JSON); f9 shows
+    BINDINGS: ctrl+s sends; ctrl+t switches the mode between streaming and a plain send;
+    ctrl+n switches between a new task and the next turn of the selected task (chosen
+    automatically when that task is input-required or auth-required; a task in a final
+    state is continued only on request, with a warning, and a refusal ends it: the next
+    message starts a new task again); ctrl+f adds a file part; ctrl+g adds a data part (JSON); f9 shows
     the JSON-RPC request as it will go on the wire; ctrl+up brings back the last message
     sent (metadata included: metadata belongs to one message and clears after sending).
     In the parts list: enter edits, m edits a part's metadata, delete removes.
@@ -71,9 +73,13 @@ class Composer(ConnectionView, Vertical):
         height: auto;
         border-top: solid $panel-lighten-1;
         & > #composer-head { height: 1; }
+        /* Continuing a finished task: the warning wraps to a second line rather than
+           being cut. Only then: the head changing height while a stream fills the
+           conversation above made where that stopped scrolling depend on timing. */
+        & > #composer-head.-final { height: auto; max-height: 3; }
         & #composer-mode { padding-right: 2; text-style: bold; color: $accent; }
         & #composer-mode:hover, & #composer-target:hover { text-style: underline; }
-        & #composer-target { width: 1fr; color: $foreground-muted; }
+        & #composer-target { width: 1fr; height: auto; color: $foreground-muted; }
         & #composer-target.-continue { color: $warning; text-style: bold; }
         & > #composer-text-box, & > #composer-parts-box { height: auto; }
         & #composer-text { height: 6; }
@@ -86,10 +92,13 @@ class Composer(ConnectionView, Vertical):
     """
     BINDINGS = [
         Binding("ctrl+s", "send", "Send"),
-        Binding("ctrl+t", "toggle_stream", "Stream/Send"),
-        Binding("ctrl+n", "toggle_target", "New/Continue", show=False),
-        Binding("ctrl+f", "add_file", "+File"),
-        Binding("ctrl+g", "add_data", "+Data"),
+        # Named for what the key does: it switches the mode (shown above the text box).
+        Binding("ctrl+t", "toggle_stream", "Stream on/off"),
+        Binding("ctrl+n", "toggle_target", "New task/continue", show=False),
+        # Off the footer (which must fit 80 columns): the buttons under the text box and
+        # its placeholder name them.
+        Binding("ctrl+f", "add_file", "+File", show=False),
+        Binding("ctrl+g", "add_data", "+Data", show=False),
         Binding("f9", "toggle_preview", "Preview", show=False),
         Binding("ctrl+up", "recall", "Recall last", show=False),
     ]
@@ -114,6 +123,9 @@ class Composer(ConnectionView, Vertical):
         self._preview_timer: Timer | None = None
         #: Sent messages waiting for their task: message id -> exchange (once seen).
         self._pending: dict[str, int | None] = {}
+        #: Messages sent to a task in a final state: message id -> (task id, exchange
+        #: once seen). A refusal of one puts the composer back on "new task".
+        self._to_final: dict[str, tuple[str, int | None]] = {}
         self._last: tuple[str, Draft] | None = None
         self._shown_before = False
 
@@ -141,8 +153,8 @@ class Composer(ConnectionView, Vertical):
 
     def on_mount(self) -> None:
         self._live = True
-        self.query_one("#composer-mode").tooltip = "ctrl+t: stream or send"
-        self.query_one("#composer-target").tooltip = "ctrl+n: new task or continue the selected task"
+        self.query_one("#composer-mode").tooltip = "ctrl+t: switch between streaming and a plain send"
+        self.query_one("#composer-target").tooltip = "ctrl+n: switch between a new task and continuing the selected task"
         self.show_connection(getattr(self.app, "active", None))
 
     def on_show(self) -> None:
@@ -187,6 +199,7 @@ class Composer(ConnectionView, Vertical):
             self._conn = conn
             self._stream_chosen = False
             self._pending.clear()
+            self._to_final.clear()
             self.selected = getattr(self.app, "task_id", None)
             self._auto_key = None
             self._card = None
@@ -213,6 +226,8 @@ class Composer(ConnectionView, Vertical):
             return
         if self._pending:
             self._follow_pending(conn, events)
+        if self._to_final:
+            self._follow_refusals(conn, events)
         if self.selected is not None and self.selected in changed:
             # Only a change of the task's state matters here (it is shown beside the id).
             if self._auto_target():
@@ -246,6 +261,40 @@ class Composer(ConnectionView, Vertical):
                     # A direct reply: the conversation shows replies when no task is selected.
                     self.app.select_task(None)
 
+    def _follow_refusals(self, conn: AgentConnection, events: list[Event]) -> None:
+        """A message to a task in a final state that the agent refused (-32004 from most
+        agents): the next message starts a new task, not another refused one."""
+        from ...protocol import models as m
+        from ...session.events import Kind
+
+        sent = self._to_final
+        for event in events:
+            if event.kind is Kind.REQUEST and isinstance(event.payload, m.SendParams):
+                message_id = event.payload.message.message_id
+                if message_id in sent and sent[message_id][1] is None:
+                    sent[message_id] = (sent[message_id][0], event.exchange)
+        for message_id, (task_id, exchange) in list(sent.items()):
+            view = conn.tracker.exchanges.get(exchange) if exchange is not None else None
+            if view is None:
+                continue
+            if view.error is not None or view.failure:
+                del sent[message_id]
+                if self.target == "continue" and self.selected == task_id:
+                    self.target = "new"
+                    self._refresh_head()
+                    self._schedule_preview()
+                    self.app.notify(f"the agent refused a message to {shorten(task_id, 9)}, a task in a final "
+                                    "state: the next message starts a new task", title="new task",
+                                    severity="warning", markup=False)
+            elif view.ended or view.reply is not None or (not view.streaming and view.http_status is not None):
+                del sent[message_id]  # accepted: the agent may reopen its own tasks
+
+    def selected_final_state(self) -> str | None:
+        """The selected task's state when it is a final one (completed, failed...)."""
+        task = self.selected_task()
+        state = task.state if task is not None else None
+        return state.value if state in TERMINAL else None
+
     def _auto_target(self) -> bool:
         """New task, or continue the selected one when it waits for input. Re-decided when
         the selected task or its state changes (then True); the user's ctrl+n holds until then."""
@@ -276,9 +325,13 @@ class Composer(ConnectionView, Vertical):
         task = self.selected_task()
         if self.target == "continue" and self.selected is not None:
             state = task.state.value if task is not None and task.state is not None else "?"
-            target.update(f"↺ continues {shorten(self.selected, 9)} ({state}) · ctrl+n: new task")
+            final = self.selected_final_state() is not None
+            refuse = ": the agent may refuse" if final else ""
+            target.update(f"↺ continues {shorten(self.selected, 9)} ({state}){refuse} · ctrl+n: new task")
             target.add_class("-continue")
+            self.query_one("#composer-head").set_class(final, "-final")
         else:
+            self.query_one("#composer-head").remove_class("-final")
             hint = " · ctrl+n: continue the selected task" if self.selected is not None else ""
             target.update(f"new task{hint}")
             target.remove_class("-continue")
@@ -530,6 +583,11 @@ class Composer(ConnectionView, Vertical):
             return
         else:
             self.target = "continue"
+            final = self.selected_final_state()
+            if final:
+                self.app.notify(f"task {shorten(self.selected, 9)} is {final}: the agent may refuse a message to "
+                                "it (ctrl+n: back to a new task)", title="continue a finished task",
+                                severity="warning", markup=False)
         self._refresh_head()
         self._schedule_preview(now=True)
 
@@ -566,6 +624,8 @@ class Composer(ConnectionView, Vertical):
             return
         if self.target == "new":
             self._pending[self.message_id] = None
+        elif self.selected is not None and self.selected_final_state():
+            self._to_final[self.message_id] = (self.selected, None)
         self.app.send_message(conn, params, self.stream)
         d = self.draft
         self._last = (self.text, Draft(d.text_metadata, [p.model_copy(deep=True) for p in d.parts],

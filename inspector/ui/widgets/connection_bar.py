@@ -39,13 +39,11 @@ STATE_LABELS = {
 
 def auth_summary(conn: AgentConnection) -> str:
     """What credentials go with each request, without the secret: ``bearer``, ``basic``,
-    ``api-key X-API-Key``, ``none``; plus the number of extra headers."""
+    ``api key in header X-API-Key``, ``none``; plus the number of extra headers."""
     auth = conn.auth
     kind = "none"
     if auth is not None:
-        kind = auth.kind
-        if kind == "api-key":
-            kind += " " + ", ".join(sorted(auth.headers()))
+        kind = auth.description
     if conn.headers:
         kind += f" +{len(conn.headers)} header{'s' if len(conn.headers) > 1 else ''}"
     card = conn.card

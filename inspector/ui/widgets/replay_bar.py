@@ -33,6 +33,10 @@ HINT = "space play · ←→ step · shift+←→ state · +/- speed · home/end
 CLOCK_REDRAW = 0.1
 
 
+#: ``←`` and ``→`` share one footer entry.
+STEP = Binding.Group("Step", compact=True)
+
+
 class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
     """Position (n/N), recorded time, speed and play state, and one lane per task
     coloured by its state along the whole recording (dim past the cursor).
@@ -60,8 +64,9 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "command('toggle')", "Play/Pause"),
-        Binding("right", "command('step', 1)", "Step"),
-        Binding("left", "command('step', -1)", "Step back"),
+        # One footer entry for the pair, so that the footer fits 80 columns.
+        Binding("left", "command('step', -1)", "Step back", group=STEP),
+        Binding("right", "command('step', 1)", "Step", group=STEP),
         Binding("shift+right", "command('state', 1)", "Next state change", show=False),
         Binding("shift+left", "command('state', -1)", "Previous state change", show=False),
         Binding("plus,equals_sign", "command('faster')", "Faster", show=False, key_display="+"),

@@ -73,6 +73,10 @@ def raw_body(event: Event) -> tuple[str | None, str]:
     return json.dumps(data, ensure_ascii=False, indent=2, default=str), "event"
 
 
+#: ``[`` and ``]`` share one footer entry.
+EXCHANGE_STEP = Binding.Group("Prev/next in ex.", compact=True)
+
+
 class TrafficView(ConnectionView, Vertical):
     """The wire, event by event.
 
@@ -90,12 +94,14 @@ class TrafficView(ConnectionView, Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),
-        Binding("y", "copy_body", "Copy body"),
-        Binding("left_square_bracket", "exchange_step(-1)", "Prev in ex."),
-        Binding("right_square_bracket", "exchange_step(1)", "Next in ex."),
+        Binding("y", "copy_body", "Copy"),
+        # One footer entry for the pair, so that the footer fits 80 columns.
+        Binding("left_square_bracket", "exchange_step(-1)", "Prev in ex.", group=EXCHANGE_STEP),
+        Binding("right_square_bracket", "exchange_step(1)", "Next in ex.", group=EXCHANGE_STEP),
         Binding("x", "only_exchange", "Only this exchange", show=False),
         Binding("f", "follow", "Follow new events", show=False),
-        Binding("v", "toggle_secrets", "Secrets"),
+        # Off the footer (80 columns): F1 lists it, and its toast says how to undo it.
+        Binding("v", "toggle_secrets", "Secrets", show=False),
         Binding("escape", "focus_list", "Back to list", show=False),
     ]
 
