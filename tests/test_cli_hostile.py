@@ -254,7 +254,7 @@ def _shown(tag: str, upto: int = 40) -> str:
 # What each run must show of the agent's text, literally (markup and escapes as text).
 ESCAPING_RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # The card: a binding's name in the label column, a scheme's name in a finding's path.
-    "card": (("card", "{url}"), (_shown("IT", 17) + "…", f'$.securitySchemes["{_shown("SS")}', _shown("DS"))),
+    "card": (("card", "{url}"), (_shown("IT"), f'$.securitySchemes["{_shown("SS")}', _shown("DS"))),
     "send": (("send", "{url}", "hello"), (f"message  {_shown('SM')}", f"  {_shown('AT')}")),
     "stream": (("send", "--stream", "{url}", "hello"), (_shown("CK", 80),)),
     "rpc-error": (("send", "{url}", "boom"), (_shown("ER"),)),

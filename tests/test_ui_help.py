@@ -40,7 +40,8 @@ def _elsewhere(name: str, action: str, described: set[tuple[str | None, str]]) -
 
 async def test_help_is_organised_by_task_not_by_widget() -> None:
     app = InspectorApp()
-    async with app.run_test(size=(120, 50)) as pilot:
+    # Tall enough for the first four sections (the help scrolls for the rest).
+    async with app.run_test(size=(120, 60)) as pilot:
         assert resolve(app)  # every entry has its binding
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "help")
