@@ -14,7 +14,7 @@ import pytest
 from mock_agent import MockAgent
 from proxy_helpers import MOCK_SCENARIO, message, proxy_to, sdk_client, until
 
-from inspector.headless.proxy_cmd import describe
+from inspector.session.describe import proxy_line as describe
 from inspector.proxy import Rule, Rules, RulesError, load_rules
 from inspector.session import Kind
 

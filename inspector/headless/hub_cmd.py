@@ -106,6 +106,7 @@ class _Printer:
     def line(self, event: Any) -> str | None:
         from ..protocol import hub as proto
         from ..session import Kind
+        from ..session.describe import describe_frame, describe_ws
 
         data = event.data
         kind = event.kind
@@ -134,47 +135,4 @@ class _Printer:
             self._beats.discard(key)
             return None
         number = f"#{event.exchange} " if event.exchange else ""
-        return f"{number}{who} {arrow} {_describe(frame, method)}"
-
-
-def describe_ws(event: Any) -> str:
-    """One line on a ``ws`` event: a socket opening or closing, a binary frame, or what
-    a text frame says (the method and its gist). The traffic view shows the same."""
-    data = event.data
-    op = data.get("op")
-    if op == "open":
-        return f"socket opened from {data.get('peer') or 'unknown'}"
-    if op == "close":
-        why = f" ({data['reason']})" if data.get("reason") else ""
-        return f"close {data.get('code')}{why}"
-    if op == "binary":
-        return f"binary frame, {data.get('size')} bytes"
-    return _describe(event.payload, data.get("rpc_method"))
-
-
-def _describe(frame: Any, method: str | None) -> str:
-    from ..protocol import models as m
-    from ..protocol.errors import JsonRpcError, ProtocolError
-
-    if frame is None:
-        return method or "frame"
-    item = frame.item
-    if frame.role == "invalid":
-        return f"invalid frame: {item}"
-    if frame.role == "error" and isinstance(item, JsonRpcError):
-        return f"error {item.code} {item.message}"
-    head = method or frame.role
-    if isinstance(item, ProtocolError):
-        return f"{head}: invalid params: {item}"
-    if isinstance(item, m.TaskStatusUpdateEvent):
-        return f"{head} {item.task_id} {item.status.state.value}" + (" (final)" if item.final else "")
-    if isinstance(item, m.TaskArtifactUpdateEvent):
-        text = "".join(p.text for p in item.artifact.parts if isinstance(p, m.TextPart))
-        return f"{head} {item.task_id} {text[:60]!r}"
-    if isinstance(item, m.Task):
-        return f"{head} task {item.id} {item.status.state.value}"
-    if isinstance(item, m.SendParams):
-        text = "".join(p.text for p in item.message.parts if isinstance(p, m.TextPart))
-        return f"{head} task {item.message.task_id}: {text[:60]!r}"
-    name = getattr(item, "name", None) or getattr(item, "target", None)
-    return f"{head} {name}" if isinstance(name, str) else head
+        return f"{number}{who} {arrow} {describe_frame(frame, method)}"

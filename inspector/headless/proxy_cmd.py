@@ -157,12 +157,13 @@ class Printer:
         self._judged = 0
 
     def __call__(self, event: Any) -> None:
+        from ..session.describe import proxy_line
         from ..textsafe import clip, visible
 
         if self.output == "ndjson":
             say(json.dumps(self.redaction.event_json(event), ensure_ascii=False, default=str))
         else:
-            line = describe(event)
+            line = proxy_line(event)
             if line is not None:
                 printed(visible(clip(self.redaction.shown(line)), single_line=True))
         # The tracker subscribed first: what this event showed is in already.
@@ -175,76 +176,3 @@ class Printer:
             else:
                 side = "client" if v.code.startswith("client-") else "agent"
                 say(visible(f"#{v.exchange} {v.severity} ({side}) {v.code}: {v.message}", single_line=True))
-
-
-def describe(event: Any) -> str | None:
-    """One line on a proxy event (the TUI's traffic view shows the same facts)."""
-    from ..session import Kind
-
-    data = event.data
-    kind = event.kind
-    number = f"#{event.exchange} " if event.exchange else ""
-    if kind is Kind.NOTE:
-        if data.get("code") == "proxy-listening" or data.get("side") == "client":
-            return None  # the banner says it; client findings print as violations
-        return f"{number}note: {data.get('text', '')}"
-    if kind is Kind.ERROR:
-        return f"{number}error: {data.get('message', '')}"
-    if kind is Kind.REQUEST:
-        what = data.get("rpc_method") or data.get("route") or data.get("a2a_method") or ""
-        if data.get("a2a_method") == "card":
-            what = "card"
-        tags = " ".join(t for t in (data.get("dialect"), data.get("binding")) if t)
-        agent = f" ({data['user_agent']})" if data.get("user_agent") else ""
-        return (f"{number}{data.get('client') or 'client'}{agent} → {data.get('method')} "
-                f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}")
-    if kind is Kind.RESPONSE and data.get("grpc_status") is not None or kind is Kind.RESPONSE and \
-            data.get("content_type") == "application/grpc":
-        extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
-        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
-        return (f"{number}← gRPC {data.get('grpc_status') or 'OK'}{extra} "
-                f"{_timing(data)}{injected}")
-    if kind is Kind.MESSAGE:
-        return f"{number}← {_gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
-    if kind is Kind.RESPONSE:
-        extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
-        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
-        return (f"{number}← {data.get('status')} {data.get('reason') or ''}{extra} "
-                f"{_timing(data)}{injected}")
-    if kind is Kind.SSE:
-        return f"{number}← {_gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
-    if kind is Kind.COMMENT:
-        return None
-    if kind is Kind.STREAM_END:
-        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
-        return (f"{number}ended: {data.get('reason')} after {data.get('events')} events "
-                f"(+{data.get('added_ms')} ms proxy in all, {data.get('added_max_ms')} ms at most){injected}")
-    return None
-
-
-def _timing(data: dict[str, Any]) -> str:
-    """Where an answer's time went. An answer the proxy made itself (a fault rule's
-    error or HTTP status) never went upstream: it has no upstream or added time."""
-    if data.get("added_ms") is None:
-        return "(answered by the proxy, not relayed)" if data.get("injected") else f"({data.get('elapsed_ms')} ms)"
-    return f"({data.get('elapsed_ms')} ms upstream, +{data['added_ms']} ms proxy)"
-
-
-def _gist(payload: Any) -> str:
-    from ..protocol import models as m
-    from ..protocol.errors import JsonRpcError, ProtocolError
-
-    if isinstance(payload, m.TaskStatusUpdateEvent):
-        return f"status {payload.task_id} {payload.status.state.value}"
-    if isinstance(payload, m.TaskArtifactUpdateEvent):
-        text = "".join(p.text for p in payload.artifact.parts if isinstance(p, m.TextPart))
-        return f"artifact {payload.task_id} {text[:60]!r}"
-    if isinstance(payload, m.Task):
-        return f"task {payload.id} {payload.status.state.value}"
-    if isinstance(payload, m.Message):
-        return f"message {payload.message_id}"
-    if isinstance(payload, JsonRpcError):
-        return f"error {payload.code} {payload.message}"
-    if isinstance(payload, ProtocolError):
-        return f"invalid: {payload}"
-    return "event"

@@ -7,9 +7,10 @@ Every agent-supplied string goes through ``visible``/``shorten``: markup such as
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from ..protocol import models as m
+from ..protocol.card_rows import CardRow, card_rows, value_text
 from ..protocol.card_sections import SEVERITY_MARK, FindingPlacer
 from ..protocol.sizes import base64_size, format_size
 from ..textsafe import shorten, visible
@@ -21,19 +22,42 @@ def _finding(f: Any) -> str:
             f"{visible(f.message, single_line=True)} [{f.code}]")
 
 
-def _whole(text: str, width: int) -> str:
-    """``shorten`` without the cut: one visible line, all of it."""
-    return visible(text, single_line=True)
+#: A width no value reaches: ``whole`` output (to a pipe or a file) cuts nothing.
+_UNCUT = 1 << 62
 
 
-def _val(value: Any, cut: Callable[[str, int], str] = shorten) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(cut(str(v), 60) for v in value) or "-"
-    return cut(str(value), 100)
+def _val(value: Any, whole: bool = False) -> str:
+    if whole:
+        return value_text(value, width=_UNCUT, item_width=_UNCUT, multiline=False)
+    return value_text(value, width=100, item_width=60, multiline=False)
+
+
+def _cut(text: str, width: int, whole: bool) -> str:
+    return shorten(text, _UNCUT if whole else width)
+
+
+def _section(out: list[str], name: str, rows: list[CardRow], placer: FindingPlacer, whole: bool) -> None:
+    """A section's rows, each finding right under the row of its field, the section's
+    other findings at its end."""
+    out.append(name.upper())
+    for label, value, paths in rows:
+        # The label column is 18 wide here, a little narrower than the card view's.
+        out.append(f"  {_cut(label, 18, whole):<18} {_val(value, whole)}")
+        if paths:
+            out.extend(f"  {_finding(f)}" for f in placer.take(paths))
+    out.extend(f"  {_finding(f)}" for f in placer.section(name))
+    out.append("")
+
+
+def _skill_lines(i: int, skill: m.AgentSkill, placer: FindingPlacer, whole: bool) -> list[str]:
+    out = [f"  [{i}] {_val(skill.id, whole)} — {_val(skill.name, whole)}"]
+    if skill.description:
+        out.append(f"      {_cut(skill.description, 100, whole)}")
+    if skill.tags:
+        out.append(f"      tags: {_val(skill.tags, whole)}")
+    out.extend(f"      e.g. {_cut(ex, 96, whole)}" for ex in skill.examples or [])
+    out.extend(f"      {_finding(f)}" for f in placer.take((f"$.skills[{i}]",)))
+    return out
 
 
 def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | None,
@@ -41,61 +65,15 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
                whole: bool = False) -> list[str]:
     """``whole``: every value in full (output to a pipe or a file, where a cut URL or
     description is lost for good); else values cut to fit a terminal's width."""
-    cut = _whole if whole else shorten
     placer = FindingPlacer(findings)
-    findings = placer.findings
     out: list[str] = []
-
-    def section(name: str, rows: list[tuple[str, Any]]) -> None:
-        out.append(name.upper())
-        for label, value in rows:
-            out.append(f"  {label:<18} {_val(value, cut)}")
-        out.extend(f"  {_finding(f)}" for f in placer.section(name))
-        out.append("")
-
-    section("identity", [("name", card.name), ("description", card.description),
-                         ("version", card.version), ("url", card.url),
-                         ("protocol version", card.protocol_version),
-                         ("documentation", card.documentation_url),
-                         ("card url", card_url), ("dialect", dialect), ("binding", binding),
-                         ("endpoint", endpoint)])
-    p = card.provider
-    section("provider", [("organization", p.organization if p else None), ("url", p.url if p else None)])
-    c = card.capabilities or m.AgentCapabilities()
-    section("capabilities", [("streaming", c.streaming), ("push notifications", c.push_notifications),
-                             ("state history", c.state_transition_history),
-                             ("extended card", c.extended_agent_card or card.supports_authenticated_extended_card),
-                             ("extensions", [e.uri for e in c.extensions or []] or None)])
-    rows: list[tuple[str, Any]] = []
-    for name, scheme in (card.security_schemes or {}).items():
-        detail = scheme.scheme or scheme.location or scheme.open_id_connect_url or ""
-        rows.append((cut(name, 18), f"{scheme.type}" + (f" ({detail}{' ' + scheme.name if scheme.name else ''})" if detail else "")))
-    if card.security:
-        rows.append(("required", [" + ".join(req) or "(none)" for req in card.security]))
-    if card.authentication:
-        schemes = card.authentication.schemes
-        rows.append(("schemes (0.1)", schemes if isinstance(schemes, list) else [schemes]))
-    section("security", rows or [("schemes", None)])
-    section("modes", [("input", card.default_input_modes), ("output", card.default_output_modes)])
-    rows = []
-    # A label names the interface's binding, as the card spells it: cut and made visible.
-    for itf in card.supported_interfaces or []:
-        rows.append((cut(f"{itf.protocol_binding or '?'} {itf.protocol_version or ''}".strip(), 18), itf.url))
-    if card.preferred_transport:
-        rows.append(("preferred (0.3)", card.preferred_transport))
-    for itf in card.additional_interfaces or []:
-        rows.append((cut(f"{itf.protocol_binding or '?'} (0.3)", 18), itf.url))
-    section("interfaces", rows or [("interfaces", None)])
-    out.append(f"SKILLS ({len(card.skills or [])})")
-    for i, skill in enumerate(card.skills or []):
-        out.append(f"  [{i}] {_val(skill.id, cut)} — {_val(skill.name, cut)}")
-        if skill.description:
-            out.append(f"      {cut(skill.description, 100)}")
-        if skill.tags:
-            out.append(f"      tags: {_val(skill.tags, cut)}")
-        for ex in skill.examples or []:
-            out.append(f"      e.g. {cut(ex, 96)}")
-        out.extend(f"      {_finding(f)}" for f in placer.take((f"$.skills[{i}]",)))
+    for name, rows in card_rows(card, card_url=card_url, dialect=dialect, endpoint=endpoint,
+                                binding=binding or "-"):
+        _section(out, name, rows, placer, whole)
+    skills = card.skills or []
+    out.append(f"SKILLS ({len(skills)})")
+    for i, skill in enumerate(skills):
+        out.extend(_skill_lines(i, skill, placer, whole))
     out.extend(f"  {_finding(f)}" for f in placer.section("skills"))
     out.append("")
     rest = placer.rest()
@@ -103,7 +81,7 @@ def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | No
         out.append("OTHER FINDINGS")
         out.extend(f"  {_finding(f)}" for f in rest)
         out.append("")
-    counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")}
+    counts = {s: sum(1 for f in placer.findings if f.severity == s) for s in ("error", "warning", "info")}
     out.append(f"lint: {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)")
     return out
 

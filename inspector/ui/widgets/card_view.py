@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ...protocol import models as m
-from ...protocol.card import child
+from ...protocol.card_rows import LABEL_WIDTH, CardRow, card_rows, value_text
 from ...protocol.card_sections import SEVERITY_MARK, FindingPlacer
 from ...textsafe import shorten, visible
 from ..connection import AgentConnection
@@ -26,24 +26,12 @@ if TYPE_CHECKING:
     from ...protocol.lint import Finding
 
 SEVERITY_STYLE = {"error": "bold $error", "warning": "$warning", "info": "$accent"}
-LABEL_WIDTH = 20
-
-Row = tuple[str, Any, tuple[str, ...]]
+Row = CardRow
 
 
 def _text(value: Any, width: int = 400) -> str:
     """One field's value for display: literal, control characters made visible."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(shorten(str(v), 80) for v in value) or "-"
-    if isinstance(value, str):
-        if not value:
-            return '"" (empty)'
-        return visible(value) if len(value) <= width else shorten(value, width)
-    return shorten(str(value), width)
+    return value_text(value, width=width, item_width=80, multiline=True)
 
 
 def finding_line(f: Finding, indent: str = "    ") -> Content:
@@ -60,8 +48,8 @@ def section_content(title: str, rows: list[Row], findings: FindingPlacer) -> Con
     section's other findings at its end."""
     lines: list[Content] = [Content.styled(title.upper(), "bold $primary")]
     for label, value, paths in rows:
-        value_text = _text(value)
-        first, *more = value_text.split("\n") or [""]
+        text = _text(value)
+        first, *more = text.split("\n") or [""]
         lines.append(Content.assemble("  ", (f"{label:<{LABEL_WIDTH}}", "$foreground-muted"), first))
         lines.extend(Content(" " * (LABEL_WIDTH + 2) + line) for line in more)
         if paths:
@@ -73,66 +61,7 @@ def section_content(title: str, rows: list[Row], findings: FindingPlacer) -> Con
 def card_sections(card: m.AgentCard, *, card_url: str | None, dialect: str | None,
                   endpoint: str | None) -> list[tuple[str, list[Row]]]:
     """The card's fields in sections, each row with the JSON paths it stands for."""
-    c = card.capabilities or m.AgentCapabilities()
-    p = card.provider
-    sections: list[tuple[str, list[Row]]] = [
-        ("identity", [
-            ("name", card.name, ("$.name",)),
-            ("description", card.description, ("$.description",)),
-            ("version", card.version, ("$.version",)),
-            ("url", card.url, ("$.url",)),
-            ("protocol version", card.protocol_version, ("$.protocolVersion",)),
-            ("documentation", card.documentation_url, ("$.documentationUrl",)),
-            ("icon", card.icon_url, ("$.iconUrl",)),
-            ("card url", card_url, ()),
-            ("dialect", dialect, ()),
-            ("endpoint", endpoint, ()),
-        ]),
-        ("provider", [
-            ("organization", p.organization if p else None, ("$.provider.organization",)),
-            ("url", p.url if p else None, ("$.provider.url",)),
-        ]),
-        ("capabilities", [
-            ("streaming", c.streaming, ("$.capabilities.streaming",)),
-            ("push notifications", c.push_notifications, ("$.capabilities.pushNotifications",)),
-            ("state history", c.state_transition_history, ("$.capabilities.stateTransitionHistory",)),
-            ("extended card", c.extended_agent_card or card.supports_authenticated_extended_card,
-             ("$.capabilities.extendedAgentCard", "$.supportsAuthenticatedExtendedCard")),
-            ("extensions", [e.uri for e in c.extensions or []] or None, ("$.capabilities.extensions",)),
-        ]),
-    ]
-    rows: list[Row] = []
-    for name, scheme in (card.security_schemes or {}).items():
-        detail = scheme.scheme or scheme.location or scheme.open_id_connect_url or ""
-        if scheme.name:
-            detail = f"{detail} {scheme.name}".strip()
-        text = f"{scheme.type}" + (f" ({detail})" if detail else "")
-        if scheme.description:
-            text += f" — {scheme.description}"
-        rows.append((shorten(name, LABEL_WIDTH - 1), text, (child("$.securitySchemes", name),)))
-    if card.security:
-        rows.append(("required", [" + ".join(req) or "(none)" for req in card.security],
-                     ("$.security", "$.securityRequirements")))
-    if card.authentication:
-        schemes = card.authentication.schemes
-        rows.append(("schemes (0.1)", schemes if isinstance(schemes, list) else [schemes],
-                     ("$.authentication",)))
-    sections.append(("security", rows or [("schemes", "none declared", ())]))
-    sections.append(("modes", [
-        ("input", card.default_input_modes, ("$.defaultInputModes",)),
-        ("output", card.default_output_modes, ("$.defaultOutputModes",)),
-    ]))
-    rows = []
-    for i, itf in enumerate(card.supported_interfaces or []):
-        label = f"{itf.protocol_binding or '?'} {itf.protocol_version or ''}".strip()
-        rows.append((shorten(label, LABEL_WIDTH - 1), itf.url, (f"$.supportedInterfaces[{i}]",)))
-    if card.preferred_transport:
-        rows.append(("preferred (0.3)", card.preferred_transport, ("$.preferredTransport",)))
-    for i, itf in enumerate(card.additional_interfaces or []):
-        rows.append((shorten(f"{itf.protocol_binding or '?'} (0.3)", LABEL_WIDTH - 1), itf.url,
-                     (f"$.additionalInterfaces[{i}]",)))
-    sections.append(("interfaces", rows or [("interfaces", None, ())]))
-    return sections
+    return card_rows(card, card_url=card_url, dialect=dialect, endpoint=endpoint)
 
 
 def skill_content(i: int, skill: m.AgentSkill, findings: FindingPlacer) -> Content:

@@ -36,22 +36,14 @@ from typing import Any
 
 from ...protocol.errors import JsonRpcError, ProtocolError
 from ...protocol.models import (
-    DataPart,
-    FilePart,
-    ListTasksResult,
     Message,
     Task,
     TaskArtifactUpdateEvent,
     TaskStatusUpdateEvent,
-    TextPart,
 )
 from ...session import Event, Kind, Session
-from ...session.redact import MASK, Redaction
+from ...session.describe import event_summary
 from ...textsafe import shorten, visible
-
-#: The list's rows show a URL's secret parameters and password masked, by the built-in
-#: and credential-looking names (the detail knows the connection's own).
-_SCREEN = Redaction()
 
 KIND_LABEL: dict[Kind, str] = {
     Kind.REQUEST: "req", Kind.RESPONSE: "resp", Kind.SSE: "sse", Kind.COMMENT: "beat",
@@ -223,61 +215,6 @@ def payload_label(payload: Any) -> str:
         return f"rpc {payload.code}"
     if isinstance(payload, ProtocolError):
         return "invalid"
-    return ""
-
-
-def parts_text(parts: list[Any], limit: int = 200) -> str:
-    """A short plain rendering of message/artifact parts: text, [file name], [data]."""
-    out: list[str] = []
-    size = 0
-    for part in parts:
-        if isinstance(part, TextPart):
-            piece = part.text
-        elif isinstance(part, FilePart):
-            piece = f"[file {part.file.name or part.file.mime_type or ''}]".replace(" ]", "]")
-        elif isinstance(part, DataPart):
-            piece = "[data]"
-        else:
-            piece = "[part]"
-        out.append(piece)
-        size += len(piece)
-        if size > limit:
-            break
-    return "".join(out)
-
-
-def short_id(value: str) -> str:
-    return value if len(value) <= 12 else value[:8] + "…"
-
-
-def describe_payload(payload: Any) -> str:
-    """One line on what a decoded response, stream event or push says."""
-    if isinstance(payload, TaskStatusUpdateEvent):
-        status = payload.status
-        text = f"task {short_id(payload.task_id)} {status.state.value}"
-        if payload.final:
-            text += " (final)"
-        if status.message is not None:
-            text += ": " + parts_text(status.message.parts)
-        return text
-    if isinstance(payload, TaskArtifactUpdateEvent):
-        art = payload.artifact
-        name = art.name or art.artifact_id or (f"[{art.index}]" if art.index is not None else "artifact")
-        flags = ("+" if payload.append or art.append else "") + ("|" if payload.last_chunk or art.last_chunk else "")
-        return f"{name}{flags}: {parts_text(art.parts)}"
-    if isinstance(payload, Task):
-        text = f"task {short_id(payload.id)} {payload.status.state.value}"
-        if payload.status.message is not None:
-            text += ": " + parts_text(payload.status.message.parts)
-        return text
-    if isinstance(payload, Message):
-        return f"{payload.role.value}: {parts_text(payload.parts)}"
-    if isinstance(payload, JsonRpcError):
-        return f"error {payload.code} {payload.message}"
-    if isinstance(payload, ProtocolError):
-        return f"invalid: {payload}"
-    if isinstance(payload, ListTasksResult):
-        return f"{len(payload.tasks)} tasks"
     return ""
 
 
@@ -613,59 +550,7 @@ class TrafficIndex:
         return None
 
     def summary(self, event: Event) -> str:
-        data = event.data
-        kind = event.kind
-        if kind is Kind.REQUEST:
-            url = data.get("url", "")
-            if isinstance(url, str) and ("?" in url or "@" in url):
-                url = _SCREEN.shown(url, MASK)  # the detail shows it whole on request (v)
-            line = f"{data.get('method', '')} {url}"
-            if data.get("client"):
-                # Intercepted by a2a-inspect proxy: whose request it was.
-                agent = data.get("user_agent")
-                line = f"{data['client']}{' ' + agent if agent else ''} → {line}"
-            return line
-        if kind is Kind.RESPONSE:
-            described = describe_payload(event.payload)
-            status = data.get("status")
-            if status is None and data.get("grpc_status"):
-                status = f"gRPC {data['grpc_status']}"
-            if described:
-                return f"{status if status is not None else ''} {described}"
-            if data.get("streaming"):
-                return f"{data.get('reason') or ''} stream ({data.get('content_type') or 'no content type'})"
-            return f"{data.get('reason') or ''} {data.get('content_type') or ''}"
-        if kind is Kind.SSE:
-            described = describe_payload(event.payload)
-            added = data.get("added_ms")
-            if described:
-                # A proxied event says how long the proxy held it.
-                return described if added is None else f"{described} (+{added} ms proxy)"
-            name = data.get("event")
-            text = data.get("data")
-            if text is None:
-                text = data.get("raw") or ""
-            return f"{name}: {text}" if name else str(text)
-        if kind is Kind.MESSAGE:
-            return describe_payload(event.payload) or str(data.get("json") or data.get("error") or "")
-        if kind is Kind.COMMENT:
-            return f": {data.get('text', '')}"
-        if kind is Kind.STREAM_END:
-            n = data.get("events")
-            final = "terminal" if data.get("terminal") else "no final event"
-            grpc = f", gRPC {data['grpc_status']}" if data.get("grpc_status") else ""
-            return f"stream {data.get('reason')} after {n} event{'' if n == 1 else 's'}, {final}{grpc}"
-        if kind is Kind.ERROR:
-            return str(data.get("message", ""))
-        if kind is Kind.NOTE:
-            return str(data.get("text", ""))
-        if kind is Kind.PUSH:
-            return describe_payload(event.payload) or str(data.get("path") or data.get("url") or "")
-        if kind is Kind.WS:
-            from ...headless.hub_cmd import describe_ws
-
-            return describe_ws(event)
-        return ""
+        return event_summary(event)
 
     def client_of(self, event: Event) -> str:
         """The proxied client of the event's exchange: address and user agent, lower case."""

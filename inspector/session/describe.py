@@ -1,0 +1,247 @@
+"""One line on an event: what the traffic view's rows, the hub's console and a stream's
+events say (issue 30 item 3: these lived in a widget's model and in the hub command, and
+the UI imported the command for its rows). UI-free: plain text, made visible where shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.models import (
+    DataPart,
+    FilePart,
+    ListTasksResult,
+    Message,
+    SendParams,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from .events import Event, Kind
+from .redact import MASK, Redaction
+
+#: The rows show a URL's secret parameters and password masked, by the built-in and
+#: credential-looking names (the traffic view's detail knows the connection's own).
+_SCREEN = Redaction()
+
+
+def parts_text(parts: list[Any], limit: int = 200) -> str:
+    """A short plain rendering of message/artifact parts: text, [file name], [data]."""
+    out: list[str] = []
+    size = 0
+    for part in parts:
+        if isinstance(part, TextPart):
+            piece = part.text
+        elif isinstance(part, FilePart):
+            piece = f"[file {part.file.name or part.file.mime_type or ''}]".replace(" ]", "]")
+        elif isinstance(part, DataPart):
+            piece = "[data]"
+        else:
+            piece = "[part]"
+        out.append(piece)
+        size += len(piece)
+        if size > limit:
+            break
+    return "".join(out)
+
+
+def short_id(value: str) -> str:
+    return value if len(value) <= 12 else value[:8] + "…"
+
+
+def describe_payload(payload: Any) -> str:
+    """One line on what a decoded response, stream event or push says."""
+    if isinstance(payload, TaskStatusUpdateEvent):
+        status = payload.status
+        text = f"task {short_id(payload.task_id)} {status.state.value}"
+        if payload.final:
+            text += " (final)"
+        if status.message is not None:
+            text += ": " + parts_text(status.message.parts)
+        return text
+    if isinstance(payload, TaskArtifactUpdateEvent):
+        art = payload.artifact
+        name = art.name or art.artifact_id or (f"[{art.index}]" if art.index is not None else "artifact")
+        flags = ("+" if payload.append or art.append else "") + ("|" if payload.last_chunk or art.last_chunk else "")
+        return f"{name}{flags}: {parts_text(art.parts)}"
+    if isinstance(payload, Task):
+        text = f"task {short_id(payload.id)} {payload.status.state.value}"
+        if payload.status.message is not None:
+            text += ": " + parts_text(payload.status.message.parts)
+        return text
+    if isinstance(payload, Message):
+        return f"{payload.role.value}: {parts_text(payload.parts)}"
+    if isinstance(payload, JsonRpcError):
+        return f"error {payload.code} {payload.message}"
+    if isinstance(payload, ProtocolError):
+        return f"invalid: {payload}"
+    if isinstance(payload, ListTasksResult):
+        return f"{len(payload.tasks)} tasks"
+    return ""
+
+
+
+def event_summary(event: Event) -> str:
+    """One line on any event, as the traffic view's rows show it."""
+    data = event.data
+    kind = event.kind
+    if kind is Kind.REQUEST:
+        url = data.get("url", "")
+        if isinstance(url, str) and ("?" in url or "@" in url):
+            url = _SCREEN.shown(url, MASK)  # the detail shows it whole on request (v)
+        line = f"{data.get('method', '')} {url}"
+        if data.get("client"):
+            # Intercepted by a2a-inspect proxy: whose request it was.
+            agent = data.get("user_agent")
+            line = f"{data['client']}{' ' + agent if agent else ''} → {line}"
+        return line
+    if kind is Kind.RESPONSE:
+        described = describe_payload(event.payload)
+        status = data.get("status")
+        if status is None and data.get("grpc_status"):
+            status = f"gRPC {data['grpc_status']}"
+        if described:
+            return f"{status if status is not None else ''} {described}"
+        if data.get("streaming"):
+            return f"{data.get('reason') or ''} stream ({data.get('content_type') or 'no content type'})"
+        return f"{data.get('reason') or ''} {data.get('content_type') or ''}"
+    if kind is Kind.SSE:
+        described = describe_payload(event.payload)
+        added = data.get("added_ms")
+        if described:
+            # A proxied event says how long the proxy held it.
+            return described if added is None else f"{described} (+{added} ms proxy)"
+        name = data.get("event")
+        text = data.get("data")
+        if text is None:
+            text = data.get("raw") or ""
+        return f"{name}: {text}" if name else str(text)
+    if kind is Kind.MESSAGE:
+        return describe_payload(event.payload) or str(data.get("json") or data.get("error") or "")
+    if kind is Kind.COMMENT:
+        return f": {data.get('text', '')}"
+    if kind is Kind.STREAM_END:
+        n = data.get("events")
+        final = "terminal" if data.get("terminal") else "no final event"
+        grpc = f", gRPC {data['grpc_status']}" if data.get("grpc_status") else ""
+        return f"stream {data.get('reason')} after {n} event{'' if n == 1 else 's'}, {final}{grpc}"
+    if kind is Kind.ERROR:
+        return str(data.get("message", ""))
+    if kind is Kind.NOTE:
+        return str(data.get("text", ""))
+    if kind is Kind.PUSH:
+        return describe_payload(event.payload) or str(data.get("path") or data.get("url") or "")
+    if kind is Kind.WS:
+        return describe_ws(event)
+    return ""
+
+
+def describe_ws(event: Any) -> str:
+    """One line on a ``ws`` event: a socket opening or closing, a binary frame, or what
+    a text frame says (the method and its gist). The traffic view shows the same."""
+    data = event.data
+    op = data.get("op")
+    if op == "open":
+        return f"socket opened from {data.get('peer') or 'unknown'}"
+    if op == "close":
+        why = f" ({data['reason']})" if data.get("reason") else ""
+        return f"close {data.get('code')}{why}"
+    if op == "binary":
+        return f"binary frame, {data.get('size')} bytes"
+    return describe_frame(event.payload, data.get("rpc_method"))
+
+
+def describe_frame(frame: Any, method: str | None) -> str:
+    if frame is None:
+        return method or "frame"
+    item = frame.item
+    if frame.role == "invalid":
+        return f"invalid frame: {item}"
+    if frame.role == "error" and isinstance(item, JsonRpcError):
+        return f"error {item.code} {item.message}"
+    head = method or frame.role
+    if isinstance(item, ProtocolError):
+        return f"{head}: invalid params: {item}"
+    if isinstance(item, TaskStatusUpdateEvent):
+        return f"{head} {item.task_id} {item.status.state.value}" + (" (final)" if item.final else "")
+    if isinstance(item, TaskArtifactUpdateEvent):
+        text = "".join(p.text for p in item.artifact.parts if isinstance(p, TextPart))
+        return f"{head} {item.task_id} {text[:60]!r}"
+    if isinstance(item, Task):
+        return f"{head} task {item.id} {item.status.state.value}"
+    if isinstance(item, SendParams):
+        text = "".join(p.text for p in item.message.parts if isinstance(p, TextPart))
+        return f"{head} task {item.message.task_id}: {text[:60]!r}"
+    name = getattr(item, "name", None) or getattr(item, "target", None)
+    return f"{head} {name}" if isinstance(name, str) else head
+
+
+def proxy_line(event: Any) -> str | None:
+    """One line on a proxy event for the proxy's console (the traffic view's rows show
+    the same facts, laid out for their columns)."""
+    data = event.data
+    kind = event.kind
+    number = f"#{event.exchange} " if event.exchange else ""
+    if kind is Kind.NOTE:
+        if data.get("code") == "proxy-listening" or data.get("side") == "client":
+            return None  # the banner says it; client findings print as violations
+        return f"{number}note: {data.get('text', '')}"
+    if kind is Kind.ERROR:
+        return f"{number}error: {data.get('message', '')}"
+    if kind is Kind.REQUEST:
+        what = data.get("rpc_method") or data.get("route") or data.get("a2a_method") or ""
+        if data.get("a2a_method") == "card":
+            what = "card"
+        tags = " ".join(t for t in (data.get("dialect"), data.get("binding")) if t)
+        agent = f" ({data['user_agent']})" if data.get("user_agent") else ""
+        return (f"{number}{data.get('client') or 'client'}{agent} → {data.get('method')} "
+                f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}")
+    if kind is Kind.RESPONSE and data.get("grpc_status") is not None or kind is Kind.RESPONSE and \
+            data.get("content_type") == "application/grpc":
+        extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
+        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
+        return (f"{number}← gRPC {data.get('grpc_status') or 'OK'}{extra} "
+                f"{_timing(data)}{injected}")
+    if kind is Kind.MESSAGE:
+        return f"{number}← {gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
+    if kind is Kind.RESPONSE:
+        extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
+        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
+        return (f"{number}← {data.get('status')} {data.get('reason') or ''}{extra} "
+                f"{_timing(data)}{injected}")
+    if kind is Kind.SSE:
+        return f"{number}← {gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
+    if kind is Kind.COMMENT:
+        return None
+    if kind is Kind.STREAM_END:
+        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
+        return (f"{number}ended: {data.get('reason')} after {data.get('events')} events "
+                f"(+{data.get('added_ms')} ms proxy in all, {data.get('added_max_ms')} ms at most){injected}")
+    return None
+
+
+def _timing(data: dict[str, Any]) -> str:
+    """Where an answer's time went. An answer the proxy made itself (a fault rule's
+    error or HTTP status) never went upstream: it has no upstream or added time."""
+    if data.get("added_ms") is None:
+        return "(answered by the proxy, not relayed)" if data.get("injected") else f"({data.get('elapsed_ms')} ms)"
+    return f"({data.get('elapsed_ms')} ms upstream, +{data['added_ms']} ms proxy)"
+
+
+def gist(payload: Any) -> str:
+    if isinstance(payload, TaskStatusUpdateEvent):
+        return f"status {payload.task_id} {payload.status.state.value}"
+    if isinstance(payload, TaskArtifactUpdateEvent):
+        text = "".join(p.text for p in payload.artifact.parts if isinstance(p, TextPart))
+        return f"artifact {payload.task_id} {text[:60]!r}"
+    if isinstance(payload, Task):
+        return f"task {payload.id} {payload.status.state.value}"
+    if isinstance(payload, Message):
+        return f"message {payload.message_id}"
+    if isinstance(payload, JsonRpcError):
+        return f"error {payload.code} {payload.message}"
+    if isinstance(payload, ProtocolError):
+        return f"invalid: {payload}"
+    return "event"
