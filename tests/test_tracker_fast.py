@@ -250,3 +250,24 @@ def test_random_sessions(plan: list[tuple[Any, ...]]) -> None:
         else:
             s.end(ex, step[1])
     same_either_way(s.session.events)
+
+
+def test_add_next_folds_a_plain_text_chunk_and_its_parts_alike() -> None:
+    """ArtifactView.add_next, the one fold behind both shortcuts: a chunk given as its
+    text and the same chunk given as its parts leave the same artifact and chunks."""
+    from inspector.protocol import models as m
+    from inspector.session.tracker import ArtifactView
+
+    by_text, by_parts = ArtifactView("a", "a", None), ArtifactView("a", "a", None)
+    pieces = [("Hel", None), ("lo", False), ("!", True)]
+    for seq, (text, last) in enumerate(pieces, 1):
+        by_text.add_next(seq, seq / 2, 7, text, None, last, "story" if seq == 1 else None, None, None)
+        by_parts.add_next(seq, seq / 2, 7, None, [m.TextPart(text=text)], last,
+                          "story" if seq == 1 else None, None, None)
+    for view in (by_text, by_parts):
+        assert view.text() == "Hello!" and view.closed and view.chunked and view.name == "story"
+        assert [(c.seq, c.t, c.append, c.last_chunk, c.size, c.exchange, c.pos) for c in view.chunks] == [
+            (1, 0.5, True, None, 3, 7, 0), (2, 1.0, True, False, 2, 7, 1), (3, 1.5, True, True, 1, 7, 2)]
+        assert (view.last_seq, view.last_t) == (3, 1.5)
+    assert list(by_text.chunks) == list(by_parts.chunks)
+    assert list(by_text.parts) == list(by_parts.parts)

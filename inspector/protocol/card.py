@@ -452,12 +452,14 @@ def _security(card: AgentCard) -> tuple[dict[str, SecurityScheme] | None, list[d
     return schemes, card.security if card.security is not None else [{name: []} for name in schemes]
 
 
-def _scheme_v03(scheme: SecurityScheme) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": scheme.type}
+def _scheme_fields(scheme: SecurityScheme, out: dict[str, Any], location_key: str) -> bool:
+    """A scheme's fields as both dialects name them (but where an API key goes: 0.3's
+    ``in``, 1.0's ``location``), put into ``out``; False for a type without fields of
+    its own here (mutualTLS, or one we do not know)."""
     _put(out, "description", scheme.description)
     kind = scheme.type
     if kind == "apiKey":
-        out["in"] = scheme.location or "header"
+        out[location_key] = scheme.location or "header"
         out["name"] = scheme.name or ""
     elif kind == "http":
         out["scheme"] = scheme.scheme or ""
@@ -467,7 +469,14 @@ def _scheme_v03(scheme: SecurityScheme) -> dict[str, Any]:
         _put(out, "oauth2MetadataUrl", scheme.oauth2_metadata_url)
     elif kind == "openIdConnect":
         out["openIdConnectUrl"] = scheme.open_id_connect_url or ""
-    elif kind != "mutualTLS":
+    else:
+        return False
+    return True
+
+
+def _scheme_v03(scheme: SecurityScheme) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": scheme.type}
+    if not _scheme_fields(scheme, out, "in") and scheme.type != "mutualTLS":
         # A type we do not know: pass along whatever it set.
         wire = scheme.wire()
         for key in ("name", "scheme", "bearerFormat", "flows", "oauth2MetadataUrl", "openIdConnectUrl"):
@@ -482,19 +491,7 @@ def _scheme_v10(scheme: SecurityScheme) -> dict[str, Any] | None:
     if wrapper is None:
         return None
     inner: dict[str, Any] = {}
-    _put(inner, "description", scheme.description)
-    kind = scheme.type
-    if kind == "apiKey":
-        inner["location"] = scheme.location or "header"
-        inner["name"] = scheme.name or ""
-    elif kind == "http":
-        inner["scheme"] = scheme.scheme or ""
-        _put(inner, "bearerFormat", scheme.bearer_format)
-    elif kind == "oauth2":
-        inner["flows"] = scheme.flows or {}
-        _put(inner, "oauth2MetadataUrl", scheme.oauth2_metadata_url)
-    elif kind == "openIdConnect":
-        inner["openIdConnectUrl"] = scheme.open_id_connect_url or ""
+    _scheme_fields(scheme, inner, "location")
     inner.update(_extras(scheme, _SCHEME_KEYS))
     return {wrapper: inner}
 

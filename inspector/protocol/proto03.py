@@ -31,6 +31,18 @@ def _d(value: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _task(t: dict[str, Any], status: Any, message: Any, artifact: Any) -> dict[str, Any]:
+    """A task with its status, history and artifacts mapped (one way or the other)."""
+    out = dict(t)
+    if "status" in t:
+        out["status"] = status(t["status"])
+    if isinstance(t.get("history"), list):
+        out["history"] = [message(x) for x in t["history"]]
+    if isinstance(t.get("artifacts"), list):
+        out["artifacts"] = [artifact(x) for x in t["artifacts"]]
+    return out
+
+
 # ---------------------------------------------------------------------- 1.0 -> 0.3
 
 
@@ -91,16 +103,7 @@ def artifact_to03(art: Any) -> Any:
 
 def task_to03(task: Any) -> Any:
     t = _d(task)
-    if t is None:
-        return task
-    out = dict(t)
-    if "status" in t:
-        out["status"] = status_to03(t["status"])
-    if isinstance(t.get("history"), list):
-        out["history"] = [message_to03(x) for x in t["history"]]
-    if isinstance(t.get("artifacts"), list):
-        out["artifacts"] = [artifact_to03(x) for x in t["artifacts"]]
-    return out
+    return task if t is None else _task(t, status_to03, message_to03, artifact_to03)
 
 
 def event_to03(event: Any, final: bool | None = None) -> Any:
@@ -235,16 +238,7 @@ def artifact_from03(art: Any) -> Any:
 
 def task_from03(task: Any) -> Any:
     t = _d(task)
-    if t is None:
-        return task
-    out = dict(t)
-    if "status" in t:
-        out["status"] = status_from03(t["status"])
-    if isinstance(t.get("history"), list):
-        out["history"] = [message_from03(x) for x in t["history"]]
-    if isinstance(t.get("artifacts"), list):
-        out["artifacts"] = [artifact_from03(x) for x in t["artifacts"]]
-    return out
+    return task if t is None else _task(t, status_from03, message_from03, artifact_from03)
 
 
 def event_from03(event: Any) -> Any:

@@ -55,7 +55,7 @@ class ChunkLog:
 
     Appending is ``tail.extend((seq, flags, size, exchange, pos, count))`` and
     ``times.append(t)``, then ``settle()`` once the tail holds ``TAIL`` chunks (the
-    tracker inlines this for the commonest chunk)."""
+    tracker's ``ArtifactView.add_next`` inlines this for the commonest chunk)."""
 
     __slots__ = ("tail", "times", "_cols", "_settled", "_parts", "_source")
 

@@ -39,8 +39,8 @@ from ..safejson import loads
 from ..protocol.models import Message, Task, TaskStatusUpdateEvent
 from .decoding import ExchangeFacts
 from .events import Event, Kind
-from .reader import (_LINE_DEPTH, Problem, RecordingIterator, SessionStart, _reason, check_event, is_header,
-                     next_session)
+from .lines import LINE_DEPTH, LinesRead, RecordingLines, SessionStart, is_header
+from .reader import RecordingIterator
 from .spill import EventStore, event_from_line
 
 #: How much of the file the pass reads at a time (in the background: less at a time).
@@ -63,7 +63,7 @@ class StateMark:
     state: Any
 
 
-class RecordingIndex:
+class RecordingIndex(LinesRead):
     """Events of a recording by position; ``count`` grows as the pass goes (``done``)."""
 
     def __init__(self, path: str | Path) -> None:
@@ -71,8 +71,7 @@ class RecordingIndex:
         head = RecordingIterator(self.path, decode=False)
         self.header = head.header
         head.close()
-        #: Every session's header, the first one's first.
-        self.headers: list[dict[str, Any]] = [self.header]
+        self._lines = RecordingLines(self.header)
         #: The appended sessions (the second one's first), and the position of each one's
         #: NOTE (ascending): the only per-session data; none is kept per event.
         self.sessions: list[SessionStart] = []
@@ -88,8 +87,6 @@ class RecordingIndex:
         #: Bytes of the file the pass has read.
         self.scanned = 0
         self.done = False
-        self.problems: list[Problem] = []
-        self.truncated = False
         self.facts = ExchangeFacts()
         #: Every state change of every task, by position; per task; a task's first event.
         self.marks: list[StateMark] = []
@@ -98,13 +95,7 @@ class RecordingIndex:
         #: The agent's URL and card URL as the first requests name them.
         self.url: str | None = None
         self.card_url: str | None = None
-        self._line = 1  # the header
-        self._last_seq = 0
         self._high_t = 0.0
-        # What the next appended session is numbered after (as the reader counts them).
-        self._last_t = 0.0
-        self._max_exchange = 0
-        self._session: SessionStart | None = None
         self._pos = self._header_end()
         self._pending = b""
         self._tracker: Any = None
@@ -177,12 +168,12 @@ class RecordingIndex:
             return self.done
 
     def _index_line(self, buf: bytes, start: int, stop: int, base: int) -> None:
-        self._line += 1
+        lines = self._lines
+        lines.line += 1
         line = buf[start:stop]
         if not line.strip():
             return
-        complete = line.endswith(b"\n")
-        match = _TAIL.search(line, max(0, len(line) - 160)) if complete else None
+        match = _TAIL.search(line, max(0, len(line) - 160)) if line.endswith(b"\n") else None
         obj: Any = None
         if match is not None:
             seq, t, kind = int(match.group(1)), float(match.group(2)), _KINDS.get(match.group(3))
@@ -190,39 +181,21 @@ class RecordingIndex:
             if kind is None:
                 match = None
         if match is None or kind in _FOLDED:
-            try:
-                obj = loads(line, _LINE_DEPTH)
-            except ValueError as exc:
-                if not complete:
-                    self.truncated = True
-                    self._problem("incomplete last line: the recording was cut off (process killed?); "
-                                  "the event being written then is lost")
-                else:
-                    self._problem(f"not a valid event line ({_reason(exc)}); skipped")
+            obj = lines.parse(line)
+            if obj is None:
                 return
             if is_header(obj):
                 self._begin_session(obj, base + start, stop - start)
                 return
-            try:
-                check_event(obj)
-            except ValueError as exc:
-                self._problem(f"{exc}; skipped")
-                return
             seq, t, kind, exchange = obj["seq"], obj["t"], Kind(obj["kind"]), obj.get("exchange", 0)
-        session = self._session
+        session = lines.session
         if session is not None:
             seq += session.seq
             t += session.t
             if exchange:
                 exchange += session.exchange
-        if exchange > self._max_exchange:
-            self._max_exchange = exchange
-        if seq <= self._last_seq:
-            self._problem(f"seq {seq} does not follow seq {self._last_seq}")
-        self._last_seq = max(self._last_seq, seq)
+        lines.follow(seq, t, exchange)
         if t == t and abs(t) != float("inf"):  # finite
-            if t > self._last_t:
-                self._last_t = t
             self._high_t = max(self._high_t, t)
         self.offsets.append(base + start)
         self.lengths.append(stop - start)
@@ -233,11 +206,7 @@ class RecordingIndex:
 
     def _begin_session(self, header: dict[str, Any], offset: int, length: int) -> None:
         """An appended session's header line: the position of its NOTE."""
-        start, problem = next_session(self.headers, header, self._last_seq, self._last_t, self._max_exchange)
-        if problem is not None:
-            self._problem(problem)
-        self._session = start
-        self._last_seq = start.seq
+        start = self._lines.begin(header)
         if math.isfinite(start.t):
             self._high_t = max(self._high_t, start.t)
         # Published before the count that covers it (``read`` runs on other threads).
@@ -248,20 +217,15 @@ class RecordingIndex:
         self.times.append(self._high_t)
         self.count += 1
 
-    def _problem(self, message: str) -> None:
-        self.problems.append(Problem(self._line, message))
-
     def _fold(self, obj: Any, kind: Kind, line: bytes) -> None:
         """Note what decoding needs, and fold what may move a task into ``marks``."""
         facts = self.facts
         event = event_from_line(obj, facts)
-        if self._session is not None:
-            self._session.shift(event)
+        session = self._lines.session
+        if session is not None:
+            session.shift(event)
         facts.note(event)
-        if facts.notes:
-            for note in facts.notes:
-                self._problem(note)
-            facts.notes.clear()
+        self._lines.take_notes(facts)
         if kind is Kind.REQUEST:
             self._agent_url(event)
         if (kind is Kind.SSE or kind is Kind.MESSAGE) and b"state" not in line:
@@ -325,7 +289,7 @@ class RecordingIndex:
         if not positions or stop <= positions[0]:
             for i in range(start, stop):
                 at = offsets[i] - first
-                obj = loads(blob[at:at + lengths[i]], _LINE_DEPTH)
+                obj = loads(blob[at:at + lengths[i]], LINE_DEPTH)
                 out.append(event_from_line(obj, facts))
             return out
         # Several sessions: each event moved by the session it falls in; a session's
@@ -342,7 +306,7 @@ class RecordingIndex:
                 out.append(session.note())
                 continue
             at = offsets[i] - first
-            event = event_from_line(loads(blob[at:at + lengths[i]], _LINE_DEPTH), facts)
+            event = event_from_line(loads(blob[at:at + lengths[i]], LINE_DEPTH), facts)
             if session is not None:
                 session.shift(event)
             out.append(event)

@@ -102,16 +102,18 @@ class PartList:
     def append(self, part: Any) -> None:
         self.extend((part,))
 
-    def add_text(self, text: str) -> None:
+    def add_text(self, text: str) -> int:
         """Append a plain text part (no metadata, no keys of its own) given by its text:
-        the commonest chunk, without the checks extend makes."""
+        the commonest chunk, without the checks extend makes. Returns its position."""
         self._pending.append(text)
         n = len(text)
         self._length += n
         self._pending_size += n
         if self._pending_size > BLOCK:
             self._close_block()
-        self._ends.append(self._length)
+        ends = self._ends
+        ends.append(self._length)
+        return len(ends) - 1
 
     def _close_block(self) -> None:
         block = "".join(self._pending)
