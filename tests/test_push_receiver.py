@@ -152,3 +152,18 @@ def test_receiver_module_is_headless() -> None:
             "print(any(n == 'textual' or n.startswith('textual.') for n in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_a_start_cut_short_leaves_nothing_listening() -> None:
+    # The app cancels a start still under way when its connection closes.
+    receiver = PushReceiver(Session())
+    start = asyncio.ensure_future(receiver.start())
+    await asyncio.sleep(0)  # the start has made its server task and waits for it to listen
+    assert any(t.get_name() == "a2a-uvicorn" for t in asyncio.all_tasks())
+    start.cancel()
+    try:
+        await start
+    except asyncio.CancelledError:
+        pass
+    assert not receiver.running
+    assert not [t for t in asyncio.all_tasks() if t.get_name() == "a2a-uvicorn" and not t.done()]

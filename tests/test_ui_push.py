@@ -195,3 +195,89 @@ async def test_a_busy_push_port_is_a_notification_not_a_crash() -> None:
                 panel.action_start_receiver()
                 await wait_until(pilot, lambda: panel.receiver is not None and panel.receiver.running, 10,
                                  "a receiver on a free port")
+
+
+async def refuses(url: str) -> bool:
+    """Whether nothing listens at ``url`` any more (the connection is refused). A GET:
+    the receiver records every POST, and answers this one 405 without a trace."""
+    import httpx
+
+    try:
+        async with httpx.AsyncClient() as http:
+            await http.get(url)
+    except httpx.ConnectError:
+        return True
+    return False
+
+
+async def notify(receiver: Any, task_id: str) -> None:
+    import httpx
+
+    body = {"kind": "status-update", "taskId": task_id, "contextId": "c1", "status": {"state": "working"},
+            "final": False}
+    async with httpx.AsyncClient() as http:
+        assert (await http.post(receiver.url_for(task_id), json=body)).status_code == 200
+
+
+async def test_the_receiver_belongs_to_the_connection_not_to_the_push_view() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
+            conn = app.active
+            app.action_view("push")
+            panel = app.screen.query_one(PushPanel)
+            panel.action_start_receiver()
+            receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
+                                        else None, 10, "receiver running")
+            url = receiver.url_for("t1")
+
+            # Another view in front: the receiver goes on, and the panel lists what came meanwhile.
+            app.action_view("task")
+            await notify(receiver, "t1")
+            app.action_view("push")
+            await wait_until(pilot, lambda: panel.query_one(DataTable).row_count == 1, 5, "the first push listed")
+
+            # The panel gone: still listening; a new panel shows the same receiver and
+            # what it received, and starting again makes no second one.
+            pane = panel.parent
+            await panel.remove()
+            await pilot.pause()
+            assert receiver.running and not await refuses(url)
+            await notify(receiver, "t1")
+            again = PushPanel(id="push-panel")
+            await pane.mount(again)
+            table = await wait_until(pilot, lambda: next(iter(again.query(DataTable)), None), 5, "the new table")
+            await wait_until(pilot, lambda: table.row_count == 2, 5, "both pushes listed")
+            assert again.receiver is receiver
+            assert f"listening on {receiver.url}" in str(again.query_one("#push-status").content)
+            again.action_start_receiver()
+            await pilot.pause()
+            assert again.receiver is receiver and list(again.receivers.values()) == [receiver]
+            assert len(receiver.received) == 2
+
+            # Closing the connection stops its receiver: the port refuses.
+            await app.close_connection(conn)
+            assert not receiver.running
+            assert await refuses(url)
+
+
+async def test_closing_a_connection_that_is_not_shown_stops_its_receiver() -> None:
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
+            first = app.active
+            app.action_view("push")
+            panel = app.screen.query_one(PushPanel)
+            panel.action_start_receiver()
+            receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
+                                        else None, 10, "the first receiver")
+            url = receiver.url_for("t1")
+
+            second = app.connect_to(mock.url)
+            await wait_until(pilot, lambda: second.state == "ready" and app.active is second, 10, "the second agent")
+            await pilot.pause()
+            await app.close_connection(first)
+            await wait_until(pilot, lambda: not receiver.running, 5, "the closed connection's receiver to stop")
+            assert await refuses(url)

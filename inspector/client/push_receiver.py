@@ -136,7 +136,12 @@ class PushReceiver:
             # log_config=None: uvicorn must not reconfigure logging inside a running TUI.
             extra = {"request_timeout": self.request_timeout} if self.request_timeout else {}
             server = BackgroundServer(self._app(), host=self.host, port=self.port, log_config=None, **extra)
-            await server.astart()
+            try:
+                await server.astart()
+            except BaseException:
+                # A start cut short (its connection closing meanwhile) leaves nothing listening.
+                await server.astop()
+                raise
             self._server = server
         return self.url
 

@@ -110,7 +110,7 @@ class InspectorApp(App[int]):
         self.proxy: Any = None
         #: --append: --record adds this session to an existing recording.
         self.record_append = record_append
-        #: Loopback port for the push receiver (0: any free port); see PushPanel.
+        #: Loopback port for the push receiver (0: any free port); see ui/push_actions.py.
         self.push_port = push_port
         self.start_url = url
         self.start_dialect = dialect

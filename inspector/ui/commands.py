@@ -151,8 +151,7 @@ class InspectorCommands(Provider):
 
         # Push notifications.
         if live is not None:
-            panel = self._widget("#push-panel")
-            receiver = getattr(panel, "receiver", None)
+            receiver = live.push.receiver
             if receiver is not None and receiver.running:
                 add(self._widget_command("Stop the push receiver", f"stop listening on {receiver.url}",
                                          "#push-panel", "stop_receiver", "push"))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..protocol import models as m
 from ..session import Kind, Recorder, Session, TaskTracker
+from .connection_push import ConnectionPush
 
 _ids = itertools.count(1)
 
@@ -103,6 +104,8 @@ class AgentConnection:
         self.secret_headers: dict[str, str] = {}
         #: For a read-only connection: the card and dialect read from its session.
         self._recorded: RecordedFacts | None = None
+        #: The local push receiver and what the agent was asked to push to it.
+        self.push = ConnectionPush(self.session, lambda: self.dialect_name)
 
     def _new_client(self, dialect: str) -> "A2AClient":
         from ..client import A2AClient, Timeouts
@@ -253,6 +256,16 @@ class AgentConnection:
     async def set_push(self, task_id: str, config: m.PushNotificationConfig) -> Any:
         return await self._require().set_push(task_id, config)
 
+    async def register_push(self, task_id: str) -> m.PushNotificationConfig | None:
+        """Ask the agent to push ``task_id``'s updates to the running receiver
+        (``push.start`` first), under a fresh token; the config the agent accepted
+        (None if its answer was empty)."""
+        config = self.push.config_for(task_id)
+        if await self.set_push(task_id, config) is None:
+            return None
+        self.push.accepted(task_id, config)
+        return config
+
     # ------------------------------------------------------------------ recording
 
     def start_recording(self, path: Path, *, redact: bool = True,
@@ -277,11 +290,15 @@ class AgentConnection:
         return Path(rec.path)
 
     async def aclose(self) -> None:
-        self.stop_recording()
-        if self.client is not None:
-            await self.client.aclose()
-        self.session.close()
-        self.tracker.close()
+        try:
+            # First: a notification arriving now must not land in a closed session.
+            await self.push.stop()
+        finally:
+            self.stop_recording()
+            if self.client is not None:
+                await self.client.aclose()
+            self.session.close()
+            self.tracker.close()
 
 
 class RecordedFacts:

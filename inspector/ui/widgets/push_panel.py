@@ -2,9 +2,10 @@
 
 The receiver (``inspector.client.push_receiver``) is a small HTTP server on loopback; it
 appends every POST to the connection's session as a PUSH event, which the tracker
-applies to the task's timeline like any stream event. This panel starts and stops it
-and registers it with the agent, both through app workers (``app.run_worker`` +
-``app.call_agent``): the panel itself never waits on the network.
+applies to the task's timeline like any stream event. The connection owns it
+(``AgentConnection.push``): this panel asks the app to start, stop or register it
+(``ui.push_actions``, app workers) and draws what the connection holds, so switching
+views or mounting the panel again neither stops nor duplicates a receiver.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ...protocol import models as m
 from ...protocol.sizes import format_size
 from ...session import Event, Kind
 from ...textsafe import visible
+from .. import push_actions
 from ..connection import AgentConnection
 from .base import ConnectionView, leaving
 from .traffic_model import payload_label
@@ -78,11 +80,8 @@ class PushPanel(ConnectionView, Vertical):
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.connection: AgentConnection | None = None
-        #: One receiver per connection id (kept when another connection becomes active).
-        self.receivers: dict[int, PushReceiver] = {}
-        #: (connection id, task id) -> the config the agent accepted.
-        self.registered: dict[tuple[int, str], m.PushNotificationConfig] = {}
-        self._starting: set[int] = set()
+        #: The connection whose push state this panel listens to.
+        self._followed: AgentConnection | None = None
         self._ready = False
         self._rows = 0
 
@@ -103,13 +102,18 @@ class PushPanel(ConnectionView, Vertical):
         self._ready = True
         self.show_connection(self.connection or getattr(self.app, "active", None), force=True)
 
-    async def on_unmount(self) -> None:
-        for receiver in list(self.receivers.values()):
-            try:
-                await receiver.stop()
-            except Exception:  # quitting must not fail over a receiver
-                pass
-        self.receivers.clear()
+    def on_unmount(self) -> None:
+        # The receiver stays with its connection; only this panel stops listening to it.
+        self._follow(None)
+
+    def _follow(self, conn: AgentConnection | None) -> None:
+        old, self._followed = self._followed, conn
+        if old is conn:
+            return
+        if old is not None:
+            old.push.unsubscribe(self._status)
+        if conn is not None:
+            conn.push.subscribe(self._status)
 
     # ------------------------------------------------------------------ ConnectionView
 
@@ -118,9 +122,9 @@ class PushPanel(ConnectionView, Vertical):
             self._status()
             return
         self.connection = conn
-        self._stop_orphans()
         if not self._ready:
             return
+        self._follow(conn)
         table = self.query_one(DataTable)
         table.clear()
         self._rows = 0
@@ -145,7 +149,20 @@ class PushPanel(ConnectionView, Vertical):
     @property
     def receiver(self) -> PushReceiver | None:
         conn = self.connection
-        return self.receivers.get(conn.id) if conn is not None else None
+        return conn.push.receiver if conn is not None else None
+
+    def _connections(self) -> list[AgentConnection]:
+        return list(getattr(self.app, "connections", []))
+
+    @property
+    def receivers(self) -> dict[int, PushReceiver]:
+        """The open connections' receivers, by connection id (each connection owns its own)."""
+        return {c.id: c.push.receiver for c in self._connections() if c.push.receiver is not None}
+
+    @property
+    def registered(self) -> dict[tuple[int, str], m.PushNotificationConfig]:
+        """(connection id, task id) -> the config the agent accepted, of the open connections."""
+        return {(c.id, task): config for c in self._connections() for task, config in c.push.registered.items()}
 
     def _state_style(self, state: str) -> str:
         try:
@@ -189,7 +206,7 @@ class PushPanel(ConnectionView, Vertical):
             text = "no agent"
         elif conn.read_only:
             text = "a recording: notifications as received, no receiver"
-        elif conn.id in self._starting:
+        elif conn.push.starting:
             text = "receiver starting…"
         elif receiver is None or not receiver.running:
             text = "receiver stopped"
@@ -197,19 +214,12 @@ class PushPanel(ConnectionView, Vertical):
             text = f"listening on {receiver.url}"
         start.label = "Stop receiver" if receiver is not None and receiver.running else "Start receiver"
         if conn is not None:
-            tasks = [t for (cid, t) in self.registered if cid == conn.id]
+            tasks = list(conn.push.registered)
             if tasks:
                 shown = ", ".join(_short(t) for t in tasks[-3:])
                 text += f" · for {shown}"
             text += f" · {self._rows} received"
         self.query_one("#push-status", Static).update(text)
-
-    def _stop_orphans(self) -> None:
-        """Stop the receivers of connections that were closed."""
-        open_ids = {c.id for c in getattr(self.app, "connections", [])}
-        for cid in [cid for cid in self.receivers if cid not in open_ids]:
-            receiver = self.receivers.pop(cid)
-            self.app.run_worker(receiver.stop(), group="push-receiver", exit_on_error=False)
 
     # ------------------------------------------------------------------ actions
 
@@ -233,54 +243,15 @@ class PushPanel(ConnectionView, Vertical):
     def action_start_receiver(self) -> None:
         """Start the local receiver for the active connection (a no-op if it runs)."""
         conn = self._live()
-        if conn is None or conn.id in self._starting:
-            return
-        receiver = self.receivers.get(conn.id)
-        if receiver is not None and receiver.running:
-            self.app.notify(f"the push receiver is listening on {receiver.url}", markup=False)
-            return
-        self.app.run_worker(self._start(conn), group="push-receiver", exit_on_error=False)
-
-    async def _start(self, conn: AgentConnection) -> PushReceiver | None:
-        receiver = self.receivers.get(conn.id)
-        if receiver is None:
-            from ...client.push_receiver import PushReceiver
-
-            # The chosen port (--push-port) goes to the first receiver that asks; one
-            # port serves one receiver, so the others get free ports.
-            port = getattr(self.app, "push_port", 0) or 0
-            if any(r.port == port for r in self.receivers.values()):
-                port = 0
-            receiver = self.receivers[conn.id] = PushReceiver(conn.session, dialect=lambda: conn.dialect_name,
-                                                              port=port)
-        if receiver.running:
-            return receiver
-        self._starting.add(conn.id)
-        self._status()
-        try:
-            url = await receiver.start()
-        except Exception as exc:  # a port or server failure is a notification
-            self.receivers.pop(conn.id, None)
-            self.app.report_error("the push receiver did not start", exc)
-            return None
-        finally:
-            self._starting.discard(conn.id)
-            self._status()
-        self.app.notify(f"push receiver listening on {url}", title="push", markup=False)
-        return receiver
+        if conn is not None:
+            push_actions.start_receiver(self.app, conn)
 
     def action_stop_receiver(self) -> None:
         conn = self.connection
-        receiver = self.receivers.get(conn.id) if conn is not None else None
-        if receiver is None or not receiver.running:
+        if conn is None:
             self.app.notify("the push receiver is not running")
             return
-        self.app.run_worker(self._stop(receiver), group="push-receiver", exit_on_error=False)
-
-    async def _stop(self, receiver: PushReceiver) -> None:
-        await receiver.stop()
-        self._status()
-        self.app.notify("push receiver stopped", title="push")
+        push_actions.stop_receiver(self.app, conn)
 
     def _target_task(self, conn: AgentConnection) -> str | None:
         task_id = getattr(self.app, "task_id", None)
@@ -300,25 +271,7 @@ class PushPanel(ConnectionView, Vertical):
         if task_id is None:
             self.app.notify("no task yet: send a message first", severity="warning")
             return
-        self.app.run_worker(self._register(conn, task_id), group="push-register", exit_on_error=False)
-
-    async def _register(self, conn: AgentConnection, task_id: str) -> None:
-        receiver = await self._start(conn)
-        if receiver is None:
-            return
-        config = m.PushNotificationConfig(url=receiver.url_for(task_id), token=receiver.issue_token(task_id))
-        try:
-            result = await self.app.call_agent(conn, f"registering push for {task_id[:8]}",
-                                               conn.set_push(task_id, config))
-        except Exception as exc:  # e.g. the dialect has no push methods
-            self.app.report_error("registering the push receiver failed", exc)
-            return
-        if result is None:
-            return
-        self.registered[(conn.id, task_id)] = config
-        self._status()
-        self.app.notify(f"the agent will push task {visible(task_id, single_line=True)} to {config.url}",
-                        title="push", markup=False)
+        push_actions.register(self.app, conn, task_id)
 
     # ------------------------------------------------------------------ events
 
