@@ -198,20 +198,15 @@ def proxy_line(event: Any) -> str | None:
         agent = f" ({data['user_agent']})" if data.get("user_agent") else ""
         return (f"{number}{data.get('client') or 'client'}{agent} → {data.get('method')} "
                 f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}")
-    if kind is Kind.RESPONSE and data.get("grpc_status") is not None or kind is Kind.RESPONSE and \
-            data.get("content_type") == "application/grpc":
-        extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
-        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
-        return (f"{number}← gRPC {data.get('grpc_status') or 'OK'}{extra} "
-                f"{_timing(data)}{injected}")
-    if kind is Kind.MESSAGE:
-        return f"{number}← {gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
     if kind is Kind.RESPONSE:
         extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
         injected = f" [injected {data['injected']}]" if data.get("injected") else ""
-        return (f"{number}← {data.get('status')} {data.get('reason') or ''}{extra} "
-                f"{_timing(data)}{injected}")
-    if kind is Kind.SSE:
+        if data.get("grpc_status") is not None or data.get("content_type") == "application/grpc":
+            head = f"gRPC {data.get('grpc_status') or 'OK'}"
+        else:
+            head = f"{data.get('status')} {data.get('reason') or ''}"
+        return f"{number}← {head}{extra} {_timing(data)}{injected}"
+    if kind is Kind.MESSAGE or kind is Kind.SSE:
         return f"{number}← {gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
     if kind is Kind.COMMENT:
         return None
