@@ -160,9 +160,6 @@ class _NoDialectCache:
     def set(self, url: str, dialect: str) -> None:
         pass
 
-    def forget(self, url: str) -> None:
-        pass
-
 
 #: The clock of the current ``deterministic()`` block.
 CLOCK = VirtualClock()

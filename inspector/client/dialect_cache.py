@@ -11,12 +11,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from platformdirs import user_cache_dir
-
 from ..safejson import loads
 from ..session.redact import Redaction
+from ..store import cache_dir
 
-APP_NAME = "a2a-inspect"
 FILE_NAME = "dialects.json"
 _REDACT = Redaction()
 
@@ -34,7 +32,7 @@ def agent_key(url: str) -> str:
 
 class DialectCache:
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self.path = Path(path) if path is not None else Path(user_cache_dir(APP_NAME)) / FILE_NAME
+        self.path = Path(path) if path is not None else cache_dir() / FILE_NAME
 
     def get(self, url: str) -> str | None:
         value = self._load().get(agent_key(url))
@@ -47,11 +45,6 @@ class DialectCache:
             return
         entries[key] = dialect
         self._save(entries)
-
-    def forget(self, url: str) -> None:
-        entries = self._load()
-        if entries.pop(agent_key(url), None) is not None:
-            self._save(entries)
 
     def _load(self) -> dict[str, object]:
         try:

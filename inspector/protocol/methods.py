@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from . import models as m
 
@@ -42,17 +41,3 @@ PARAMS: dict[Method, type[m.A2AModel]] = {
     Method.EXTENDED_CARD: m.ExtendedCardParams,
 }
 
-#: What a successful result decodes to (streams: each event).
-RESULT: dict[Method, Any] = {
-    Method.SEND: m.SendResult,
-    Method.STREAM: m.StreamEvent,
-    Method.GET: m.Task,
-    Method.CANCEL: m.Task,
-    Method.RESUBSCRIBE: m.StreamEvent,
-    Method.PUSH_SET: m.TaskPushNotificationConfig,
-    Method.PUSH_GET: m.TaskPushNotificationConfig,
-    Method.PUSH_LIST: list[m.TaskPushNotificationConfig],
-    Method.PUSH_DELETE: type(None),
-    Method.LIST: m.ListTasksResult,
-    Method.EXTENDED_CARD: m.AgentCard,
-}

@@ -336,10 +336,4 @@ class AgentCard(A2AModel):
 # --------------------------------------------------------------------------- JSON-RPC
 
 
-class RpcError(A2AModel):
-    code: int
-    message: str = ""
-    data: Any = None
-
-
 JsonRpcId = Union[str, int, None]

@@ -26,13 +26,6 @@ LEGAL: dict[TaskState, frozenset[TaskState]] = {
     **{t: frozenset() for t in TERMINAL},
 }
 
-#: Order used when drawing the state machine (left to right, top to bottom).
-DIAGRAM_ORDER: tuple[TaskState, ...] = (
-    S.SUBMITTED, S.WORKING, S.INPUT_REQUIRED, S.AUTH_REQUIRED,
-    S.COMPLETED, S.FAILED, S.CANCELED, S.REJECTED, S.UNKNOWN,
-)
-
-
 def is_terminal(state: TaskState) -> bool:
     return state in TERMINAL
 

@@ -136,12 +136,6 @@ def set_path(obj: Any, path: Path, value: Any) -> None:
     obj[path[-1]] = value
 
 
-def get_path(obj: Any, path: Path) -> Any:
-    for key in path:
-        obj = obj[key]
-    return obj
-
-
 #: Ids shorter than this are replaced only where a whole string equals them; longer
 #: ones (UUIDs) also inside text ("task 1b2c... created", "tasks/1b2c...").
 LONG_ID = 12

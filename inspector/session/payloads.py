@@ -318,7 +318,3 @@ def _not_utf8(raw: bytes) -> ProtocolError:
     except UnicodeDecodeError as exc:
         return ProtocolError(f"event is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
     return ProtocolError("event is not UTF-8")
-
-
-def is_failure(payload: Any) -> bool:
-    return isinstance(payload, (JsonRpcError, ProtocolError))
