@@ -471,6 +471,7 @@ def completion_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from . import completion
+    from .pipeout import emit
 
     if argv is None:
         completion.complete_if_asked(completion_parser)
@@ -479,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(argv) != 2 or argv[1] not in completion.SHELLS:
             print(f"a2a-inspect: --completion takes one of {', '.join(completion.SHELLS)}", file=sys.stderr)
             return 2
-        print(completion.script("a2a-inspect", argv[1]), end="")
+        emit(completion.script("a2a-inspect", argv[1]))
         return 0
     if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
         args = build_parser().parse_args(argv)

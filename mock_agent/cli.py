@@ -20,6 +20,7 @@ from typing import Sequence
 
 from inspector import __version__
 from inspector.completion import SHELLS, complete_if_asked, script
+from inspector.pipeout import emit
 from inspector.serving.browser_guard import BrowserGuard, allowed_host
 from inspector.serving.runner import LOOPBACK, check_port, serve_until_interrupted
 
@@ -113,13 +114,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         complete_if_asked(build_parser)
     args = build_parser().parse_args(argv)
     if args.completion:
-        print(script("a2a-mock", args.completion), end="")
+        emit(script("a2a-mock", args.completion))
         return 0
     if args.command == "schema":
-        print(json.dumps(schema(), indent=2))
+        emit(json.dumps(schema(), indent=2) + "\n")
         return 0
     if args.list:
-        print_list()
+        emit(list_text())
         return 0
     if args.check:
         return check(args.scenario)
@@ -178,15 +179,14 @@ def schema() -> dict:
     return out
 
 
-def print_list() -> None:
+def list_text() -> str:
     names = builtins()
     width = max(map(len, [*names, *PROFILES])) + 2
-    print("Built-in scenarios (--scenario NAME):")
-    for name, description in names.items():
-        print(f"  {name:<{width}}{description}")
-    print("\nProfiles (--profile NAME):")
-    for name, profile in PROFILES.items():
-        print(f"  {name:<{width}}seed {profile.seeds}: {profile.summary}")
+    lines = ["Built-in scenarios (--scenario NAME):"]
+    lines += [f"  {name:<{width}}{description}" for name, description in names.items()]
+    lines += ["", "Profiles (--profile NAME):"]
+    lines += [f"  {name:<{width}}seed {profile.seeds}: {profile.summary}" for name, profile in PROFILES.items()]
+    return "\n".join(lines) + "\n"
 
 
 def check(spec: str | None) -> int:

@@ -109,6 +109,8 @@ class WsAgent:
         self._stopping = False
         self._stopped = asyncio.Event()
         self._drop = asyncio.Event()
+        #: The close begun by stop(): held so the loop cannot collect it half done.
+        self._closing: asyncio.Future[None] | None = None
 
     # ------------------------------------------------------------------ for tests
 
@@ -129,8 +131,8 @@ class WsAgent:
         self._stopping = True
         self._stopped.set()
         ws = self._ws
-        if ws is not None:
-            asyncio.ensure_future(ws.close())
+        if ws is not None and self._closing is None:
+            self._closing = asyncio.ensure_future(ws.close())
 
     # ------------------------------------------------------------------ the card
 

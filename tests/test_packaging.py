@@ -5,6 +5,7 @@ pytest plugin that costs nothing until its fixture is used."""
 from __future__ import annotations
 
 import configparser
+import os
 import subprocess
 import sys
 import tomllib
@@ -72,6 +73,37 @@ def test_completion_script_for_each_shell(command: str, shell: str, registers: s
     out = subprocess.run([str(BIN / command), "--completion", shell], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out
     assert registers in out.stdout and command in out.stdout
+
+
+@pytest.mark.parametrize("argv", [["a2a-inspect", "--completion", "bash"], ["a2a-mock", "--completion", "zsh"],
+                                  ["a2a-mock", "--list"], ["a2a-mock", "schema"]])
+def test_printing_to_a_reader_that_went_away_is_quiet(argv: list[str]) -> None:
+    # `... | head -1`, made deterministic: the pipe's read end is closed before the
+    # command writes, so its first write meets EPIPE.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        out = subprocess.run([str(BIN / argv[0]), *argv[1:]], stdout=write_end, stderr=subprocess.PIPE,
+                             text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert (out.returncode, out.stderr) == (0, ""), out
+
+
+def test_the_wheel_says_its_licence_version_and_links(wheel: zipfile.ZipFile) -> None:
+    from email.parser import Parser
+
+    from inspector import __version__
+
+    (name,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    meta = Parser().parsestr(wheel.read(name).decode())
+    assert meta["Version"] == __version__  # one source: inspector/__init__.py
+    assert meta["License-Expression"] == "Apache-2.0"
+    assert "LICENSE" in meta.get_all("License-File", [])
+    assert not [c for c in meta.get_all("Classifier", []) if c.startswith("License ::")]  # PEP 639
+    assert meta.get_all("Project-URL")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
 
 
 BASH_TAB = r'''

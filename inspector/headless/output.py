@@ -11,7 +11,6 @@ bidi overrides and invisible format characters.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from contextvars import ContextVar
 from dataclasses import replace
@@ -19,6 +18,7 @@ from typing import Any, TextIO
 
 import regex
 
+from ..pipeout import silence
 from ..protocol import models as m
 from ..textsafe import INVISIBLE
 
@@ -84,12 +84,7 @@ class Out:
             self.stream.write(text)
             self.stream.flush()
         except BrokenPipeError:
-            # Point stdout at devnull so the interpreter's final flush cannot raise again.
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, self.stream.fileno())
-            except (OSError, ValueError):
-                pass
+            silence(self.stream)
             raise PipeClosed from None
 
 
