@@ -88,7 +88,7 @@ def test_headless_proxy_records_an_ordinary_recording(cli: Cli, sdk_agent_compat
     text = "".join(proxy.lines) + rest
     assert got[0] == "echo: hello there inspector" and got[2] == "echo: stream me please now"
     assert "→ POST" in text and "SendStreamingMessage [1.0 jsonrpc]" in text and "card" in text
-    assert "← status" in text and "ms proxy" in text
+    assert "← task " in text and "ms proxy" in text
     assert "error (" not in text and "warning (" not in text  # no violation, either side
 
     rec = load_recording(record)

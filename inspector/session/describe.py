@@ -1,6 +1,8 @@
-"""One line on an event: what the traffic view's rows, the hub's console and a stream's
-events say (issue 30 item 3: these lived in a widget's model and in the hub command, and
-the UI imported the command for its rows). UI-free: plain text, made visible where shown.
+"""One line on an event: what the traffic view's rows, the proxy's console and the hub's
+console say. A payload (a task, a status or artifact event, a message, an error, a
+send's params) is put in words by one function, ``describe_payload``, whichever of the
+three shows it; the rest lays out what each place adds around it (the proxy's timing,
+the hub's frame method). UI-free: plain text, made visible where shown.
 """
 
 from __future__ import annotations
@@ -51,28 +53,26 @@ def short_id(value: str) -> str:
     return value if len(value) <= 12 else value[:8] + "…"
 
 
-def describe_payload(payload: Any) -> str:
-    """One line on what a decoded response, stream event or push says."""
+def describe_payload(payload: Any, *, full_ids: bool = False) -> str:
+    """One line on what a decoded request, response, stream event, push or frame says:
+    the one describer behind the traffic view's rows (ids shortened for their column)
+    and the proxy's and hub's consoles (``full_ids``: a console line is what a user
+    copies an id from). Empty when there is nothing A2A to say."""
+    ident = str if full_ids else short_id
     if isinstance(payload, TaskStatusUpdateEvent):
-        status = payload.status
-        text = f"task {short_id(payload.task_id)} {status.state.value}"
-        if payload.final:
-            text += " (final)"
-        if status.message is not None:
-            text += ": " + parts_text(status.message.parts)
-        return text
+        return _task_line(ident(payload.task_id), payload.status, " (final)" if payload.final else "")
     if isinstance(payload, TaskArtifactUpdateEvent):
         art = payload.artifact
         name = art.name or art.artifact_id or (f"[{art.index}]" if art.index is not None else "artifact")
         flags = ("+" if payload.append or art.append else "") + ("|" if payload.last_chunk or art.last_chunk else "")
         return f"{name}{flags}: {parts_text(art.parts)}"
     if isinstance(payload, Task):
-        text = f"task {short_id(payload.id)} {payload.status.state.value}"
-        if payload.status.message is not None:
-            text += ": " + parts_text(payload.status.message.parts)
-        return text
+        return _task_line(ident(payload.id), payload.status, "")
     if isinstance(payload, Message):
         return f"{payload.role.value}: {parts_text(payload.parts)}"
+    if isinstance(payload, SendParams):
+        task = f"task {ident(payload.message.task_id)} " if payload.message.task_id else ""
+        return f"{task}{payload.message.role.value}: {parts_text(payload.message.parts)}"
     if isinstance(payload, JsonRpcError):
         return f"error {payload.code} {payload.message}"
     if isinstance(payload, ProtocolError):
@@ -81,6 +81,12 @@ def describe_payload(payload: Any) -> str:
         return f"{len(payload.tasks)} tasks"
     return ""
 
+
+def _task_line(task_id: str, status: Any, final: str) -> str:
+    text = f"task {task_id} {status.state.value}{final}"
+    if status.message is not None:
+        text += ": " + parts_text(status.message.parts)
+    return text
 
 
 def event_summary(event: Event) -> str:
@@ -154,26 +160,20 @@ def describe_ws(event: Any) -> str:
 
 
 def describe_frame(frame: Any, method: str | None) -> str:
+    """A hub frame: its method (or role) and what its item says."""
     if frame is None:
         return method or "frame"
     item = frame.item
     if frame.role == "invalid":
         return f"invalid frame: {item}"
     if frame.role == "error" and isinstance(item, JsonRpcError):
-        return f"error {item.code} {item.message}"
+        return describe_payload(item)
     head = method or frame.role
     if isinstance(item, ProtocolError):
         return f"{head}: invalid params: {item}"
-    if isinstance(item, TaskStatusUpdateEvent):
-        return f"{head} {item.task_id} {item.status.state.value}" + (" (final)" if item.final else "")
-    if isinstance(item, TaskArtifactUpdateEvent):
-        text = "".join(p.text for p in item.artifact.parts if isinstance(p, TextPart))
-        return f"{head} {item.task_id} {text[:60]!r}"
-    if isinstance(item, Task):
-        return f"{head} task {item.id} {item.status.state.value}"
-    if isinstance(item, SendParams):
-        text = "".join(p.text for p in item.message.parts if isinstance(p, TextPart))
-        return f"{head} task {item.message.task_id}: {text[:60]!r}"
+    described = describe_payload(item, full_ids=True)
+    if described:
+        return f"{head} {described}"
     name = getattr(item, "name", None) or getattr(item, "target", None)
     return f"{head} {name}" if isinstance(name, str) else head
 
@@ -207,7 +207,8 @@ def proxy_line(event: Any) -> str | None:
             head = f"{data.get('status')} {data.get('reason') or ''}"
         return f"{number}← {head}{extra} {_timing(data)}{injected}"
     if kind is Kind.MESSAGE or kind is Kind.SSE:
-        return f"{number}← {gist(event.payload)} (+{data.get('added_ms', 0)} ms)"
+        said = describe_payload(event.payload, full_ids=True) or "event"
+        return f"{number}← {said} (+{data.get('added_ms', 0)} ms)"
     if kind is Kind.COMMENT:
         return None
     if kind is Kind.STREAM_END:
@@ -223,20 +224,3 @@ def _timing(data: dict[str, Any]) -> str:
     if data.get("added_ms") is None:
         return "(answered by the proxy, not relayed)" if data.get("injected") else f"({data.get('elapsed_ms')} ms)"
     return f"({data.get('elapsed_ms')} ms upstream, +{data['added_ms']} ms proxy)"
-
-
-def gist(payload: Any) -> str:
-    if isinstance(payload, TaskStatusUpdateEvent):
-        return f"status {payload.task_id} {payload.status.state.value}"
-    if isinstance(payload, TaskArtifactUpdateEvent):
-        text = "".join(p.text for p in payload.artifact.parts if isinstance(p, TextPart))
-        return f"artifact {payload.task_id} {text[:60]!r}"
-    if isinstance(payload, Task):
-        return f"task {payload.id} {payload.status.state.value}"
-    if isinstance(payload, Message):
-        return f"message {payload.message_id}"
-    if isinstance(payload, JsonRpcError):
-        return f"error {payload.code} {payload.message}"
-    if isinstance(payload, ProtocolError):
-        return f"invalid: {payload}"
-    return "event"
