@@ -7,6 +7,7 @@ the hub's frame method). UI-free: plain text, made visible where shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..protocol.errors import JsonRpcError, ProtocolError
@@ -91,57 +92,66 @@ def _task_line(task_id: str, status: Any, final: str) -> str:
 
 def event_summary(event: Event) -> str:
     """One line on any event, as the traffic view's rows show it."""
-    data = event.data
-    kind = event.kind
-    if kind is Kind.REQUEST:
-        url = data.get("url", "")
-        if isinstance(url, str) and ("?" in url or "@" in url):
-            url = _SCREEN.shown(url, MASK)  # the detail shows it whole on request (v)
-        line = f"{data.get('method', '')} {url}"
-        if data.get("client"):
-            # Intercepted by a2a-inspect proxy: whose request it was.
-            agent = data.get("user_agent")
-            line = f"{data['client']}{' ' + agent if agent else ''} → {line}"
-        return line
-    if kind is Kind.RESPONSE:
-        described = describe_payload(event.payload)
-        status = data.get("status")
-        if status is None and data.get("grpc_status"):
-            status = f"gRPC {data['grpc_status']}"
-        if described:
-            return f"{status if status is not None else ''} {described}"
-        if data.get("streaming"):
-            return f"{data.get('reason') or ''} stream ({data.get('content_type') or 'no content type'})"
-        return f"{data.get('reason') or ''} {data.get('content_type') or ''}"
-    if kind is Kind.SSE:
-        described = describe_payload(event.payload)
-        added = data.get("added_ms")
-        if described:
-            # A proxied event says how long the proxy held it.
-            return described if added is None else f"{described} (+{added} ms proxy)"
-        name = data.get("event")
-        text = data.get("data")
-        if text is None:
-            text = data.get("raw") or ""
-        return f"{name}: {text}" if name else str(text)
-    if kind is Kind.MESSAGE:
-        return describe_payload(event.payload) or str(data.get("json") or data.get("error") or "")
-    if kind is Kind.COMMENT:
-        return f": {data.get('text', '')}"
-    if kind is Kind.STREAM_END:
-        n = data.get("events")
-        final = "terminal" if data.get("terminal") else "no final event"
-        grpc = f", gRPC {data['grpc_status']}" if data.get("grpc_status") else ""
-        return f"stream {data.get('reason')} after {n} event{'' if n == 1 else 's'}, {final}{grpc}"
-    if kind is Kind.ERROR:
-        return str(data.get("message", ""))
-    if kind is Kind.NOTE:
-        return str(data.get("text", ""))
-    if kind is Kind.PUSH:
-        return describe_payload(event.payload) or str(data.get("path") or data.get("url") or "")
-    if kind is Kind.WS:
-        return describe_ws(event)
-    return ""
+    row = _ROWS.get(event.kind)
+    return row(event, event.data) if row is not None else ""
+
+
+def _request_row(event: Event, data: dict[str, Any]) -> str:
+    url = data.get("url", "")
+    if isinstance(url, str) and ("?" in url or "@" in url):
+        url = _SCREEN.shown(url, MASK)  # the detail shows it whole on request (v)
+    line = f"{data.get('method', '')} {url}"
+    if data.get("client"):
+        # Intercepted by a2a-inspect proxy: whose request it was.
+        agent = data.get("user_agent")
+        line = f"{data['client']}{' ' + agent if agent else ''} → {line}"
+    return line
+
+
+def _response_row(event: Event, data: dict[str, Any]) -> str:
+    described = describe_payload(event.payload)
+    status = data.get("status")
+    if status is None and data.get("grpc_status"):
+        status = f"gRPC {data['grpc_status']}"
+    if described:
+        return f"{status if status is not None else ''} {described}"
+    if data.get("streaming"):
+        return f"{data.get('reason') or ''} stream ({data.get('content_type') or 'no content type'})"
+    return f"{data.get('reason') or ''} {data.get('content_type') or ''}"
+
+
+def _sse_row(event: Event, data: dict[str, Any]) -> str:
+    described = describe_payload(event.payload)
+    added = data.get("added_ms")
+    if described:
+        # A proxied event says how long the proxy held it.
+        return described if added is None else f"{described} (+{added} ms proxy)"
+    name = data.get("event")
+    text = data.get("data")
+    if text is None:
+        text = data.get("raw") or ""
+    return f"{name}: {text}" if name else str(text)
+
+
+def _stream_end_row(event: Event, data: dict[str, Any]) -> str:
+    n = data.get("events")
+    final = "terminal" if data.get("terminal") else "no final event"
+    grpc = f", gRPC {data['grpc_status']}" if data.get("grpc_status") else ""
+    return f"stream {data.get('reason')} after {n} event{'' if n == 1 else 's'}, {final}{grpc}"
+
+
+_ROWS: dict[Kind, Callable[[Event, dict[str, Any]], str]] = {
+    Kind.REQUEST: _request_row,
+    Kind.RESPONSE: _response_row,
+    Kind.SSE: _sse_row,
+    Kind.MESSAGE: lambda e, d: describe_payload(e.payload) or str(d.get("json") or d.get("error") or ""),
+    Kind.COMMENT: lambda e, d: f": {d.get('text', '')}",
+    Kind.STREAM_END: _stream_end_row,
+    Kind.ERROR: lambda e, d: str(d.get("message", "")),
+    Kind.NOTE: lambda e, d: str(d.get("text", "")),
+    Kind.PUSH: lambda e, d: describe_payload(e.payload) or str(d.get("path") or d.get("url") or ""),
+    Kind.WS: lambda e, d: describe_ws(e),
+}
 
 
 def describe_ws(event: Any) -> str:
@@ -180,42 +190,62 @@ def describe_frame(frame: Any, method: str | None) -> str:
 
 def proxy_line(event: Any) -> str | None:
     """One line on a proxy event for the proxy's console (the traffic view's rows show
-    the same facts, laid out for their columns)."""
-    data = event.data
-    kind = event.kind
-    number = f"#{event.exchange} " if event.exchange else ""
-    if kind is Kind.NOTE:
-        if data.get("code") == "proxy-listening" or data.get("side") == "client":
-            return None  # the banner says it; client findings print as violations
-        return f"{number}note: {data.get('text', '')}"
-    if kind is Kind.ERROR:
-        return f"{number}error: {data.get('message', '')}"
-    if kind is Kind.REQUEST:
-        what = data.get("rpc_method") or data.get("route") or data.get("a2a_method") or ""
-        if data.get("a2a_method") == "card":
-            what = "card"
-        tags = " ".join(t for t in (data.get("dialect"), data.get("binding")) if t)
-        agent = f" ({data['user_agent']})" if data.get("user_agent") else ""
-        return (f"{number}{data.get('client') or 'client'}{agent} → {data.get('method')} "
-                f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}")
-    if kind is Kind.RESPONSE:
-        extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
-        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
-        if data.get("grpc_status") is not None or data.get("content_type") == "application/grpc":
-            head = f"gRPC {data.get('grpc_status') or 'OK'}"
-        else:
-            head = f"{data.get('status')} {data.get('reason') or ''}"
-        return f"{number}← {head}{extra} {_timing(data)}{injected}"
-    if kind is Kind.MESSAGE or kind is Kind.SSE:
-        said = describe_payload(event.payload, full_ids=True) or "event"
-        return f"{number}← {said} (+{data.get('added_ms', 0)} ms)"
-    if kind is Kind.COMMENT:
+    the same facts, laid out for their columns); None for what the console leaves out."""
+    line = _CONSOLE.get(event.kind)
+    if line is None:
         return None
-    if kind is Kind.STREAM_END:
-        injected = f" [injected {data['injected']}]" if data.get("injected") else ""
-        return (f"{number}ended: {data.get('reason')} after {data.get('events')} events "
-                f"(+{data.get('added_ms')} ms proxy in all, {data.get('added_max_ms')} ms at most){injected}")
-    return None
+    said = line(event, event.data)
+    return None if said is None else (f"#{event.exchange} " if event.exchange else "") + said
+
+
+def _console_note(event: Any, data: dict[str, Any]) -> str | None:
+    if data.get("code") == "proxy-listening" or data.get("side") == "client":
+        return None  # the banner says it; client findings print as violations
+    return f"note: {data.get('text', '')}"
+
+
+def _console_request(event: Any, data: dict[str, Any]) -> str:
+    what = data.get("rpc_method") or data.get("route") or data.get("a2a_method") or ""
+    if data.get("a2a_method") == "card":
+        what = "card"
+    tags = " ".join(t for t in (data.get("dialect"), data.get("binding")) if t)
+    agent = f" ({data['user_agent']})" if data.get("user_agent") else ""
+    return (f"{data.get('client') or 'client'}{agent} → {data.get('method')} "
+            f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}")
+
+
+def _console_response(event: Any, data: dict[str, Any]) -> str:
+    extra = " stream" if data.get("streaming") else f" {data.get('body_size') or 0} bytes"
+    if data.get("grpc_status") is not None or data.get("content_type") == "application/grpc":
+        head = f"gRPC {data.get('grpc_status') or 'OK'}"
+    else:
+        head = f"{data.get('status')} {data.get('reason') or ''}"
+    return f"← {head}{extra} {_timing(data)}{_injected(data)}"
+
+
+def _console_event(event: Any, data: dict[str, Any]) -> str:
+    said = describe_payload(event.payload, full_ids=True) or "event"
+    return f"← {said} (+{data.get('added_ms', 0)} ms)"
+
+
+def _console_stream_end(event: Any, data: dict[str, Any]) -> str:
+    return (f"ended: {data.get('reason')} after {data.get('events')} events "
+            f"(+{data.get('added_ms')} ms proxy in all, {data.get('added_max_ms')} ms at most){_injected(data)}")
+
+
+def _injected(data: dict[str, Any]) -> str:
+    return f" [injected {data['injected']}]" if data.get("injected") else ""
+
+
+_CONSOLE: dict[Kind, Callable[[Any, dict[str, Any]], str | None]] = {
+    Kind.NOTE: _console_note,
+    Kind.ERROR: lambda e, d: f"error: {d.get('message', '')}",
+    Kind.REQUEST: _console_request,
+    Kind.RESPONSE: _console_response,
+    Kind.MESSAGE: _console_event,
+    Kind.SSE: _console_event,
+    Kind.STREAM_END: _console_stream_end,
+}
 
 
 def _timing(data: dict[str, Any]) -> str:
