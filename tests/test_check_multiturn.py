@@ -75,3 +75,27 @@ def test_ask_given_is_used_and_examples_are_not(capsys: pytest.CaptureFixture[st
     (result,) = results(doc).values()
     assert result["outcome"] == "skip" and "the --ask text left the task completed" in result["reason"]
     assert len(result["exchanges"]) == 1  # the --ask send alone: no example tried
+
+
+async def test_an_example_that_hangs_uses_only_the_examples_time() -> None:
+    # The first example is held by the agent (a gate released after the check, never
+    # raced): it has half the probe's time, the next is not sent, and the probe skips
+    # saying so rather than failing for the time it ran out of.
+    from inspector.check import CheckOptions, run_check
+    from inspector.session import Session, TaskTracker
+
+    scenario = echoing(["hold on", "ask me"])
+    scenario["rules"] = [{"when": {"text": "^hold"}, "script": [{"status": "working"},
+                                                               {"hold": "examples", "timeout": 60},
+                                                               {"status": "completed"}]},
+                         *scenario["rules"]]
+    async with MockAgent(scenario) as mock:
+        session = Session(keep=0, store=None)
+        options = CheckOptions(url=mock.base_url, binding="jsonrpc", only=("multi-turn",), probe_seconds=1.0)
+        report = await run_check(options, session, TaskTracker(session))
+        mock.release("examples")
+    (result,) = report.results
+    assert result.outcome == "skip", result.reason
+    assert result.reason.endswith("made the agent ask: hold on was not answered in the examples' 0.5 s; "
+                                  "ask me was not sent (the examples' time ran out)")
+    assert len(result.exchanges) == 1

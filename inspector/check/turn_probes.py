@@ -10,8 +10,8 @@ from ..protocol import models as m
 from .context import ProbeContext, error_text, quoted
 from .probe import Skipped, probe
 
-#: The most skill examples tried for one that makes the agent ask: each is a send, and
-#: the probe shares its time among them and the follow-up.
+#: The most skill examples tried for one that makes the agent ask: each is a send.
+#: Together they have half the probe's time, the follow-up the other half.
 MAX_EXAMPLES = 3
 #: An example longer than this is not sent (a card's text is the agent's, and unbounded).
 MAX_EXAMPLE_CHARS = 2000
@@ -50,14 +50,21 @@ async def _asking_example(ctx: ProbeContext) -> m.Task:
         raise Skipped("no --ask TEXT, and the card's skills give no examples to try: give a message that "
                       "makes the agent ask for input")
     tried = examples[:MAX_EXAMPLES]
-    # Each example gets an equal share of the probe's time, one share left for the follow-up.
-    share = ctx.options.probe_seconds / (len(tried) + 1)
+    # A slow first example may use all the time the examples have (a busy machine, an
+    # agent that thinks): the ones after it are then not sent, and the skip says so.
+    loop = asyncio.get_running_loop()
+    budget = ctx.options.probe_seconds / 2
+    until = loop.time() + budget
     outcomes: list[str] = []
     for example in tried:
+        left = until - loop.time()
+        if left <= 0:
+            outcomes.append(f"{quoted(example)} was not sent (the examples' time ran out)")
+            continue
         try:
-            answer = await _ask(ctx, example, share)
+            answer = await _ask(ctx, example, left)
         except TimeoutError:
-            outcomes.append(f"{quoted(example)} was not answered within {share:g} s")
+            outcomes.append(f"{quoted(example)} was not answered in the examples' {budget:g} s")
             continue
         except (JsonRpcError, ProtocolError, TransportError) as exc:
             outcomes.append(f"{quoted(example)} was answered with {error_text(exc)}")
