@@ -141,7 +141,7 @@ async def _refusal(ctx: ProbeContext, media_type: str) -> JsonRpcError | None:
     return None
 
 
-@probe("errors.content-type", "errors", "a part refused for its media type is refused with -32005",
+@probe("errors.content-type", "errors", "a part refused for its media type is refused with -32005 (or -32602)",
        section="1.0 §3.3.2 ContentTypeNotSupportedError, §5.4 Error Code Mappings; 0.3 "
                "ContentTypeNotSupportedError",
        rule="1.0 §5.4: \"All A2A-specific errors defined in Section 3.3.2 MUST be mapped to binding-specific "
@@ -151,13 +151,13 @@ async def _refusal(ctx: ProbeContext, media_type: str) -> JsonRpcError | None:
             "for an unsupported content type. An agent may take any media type.",
        dialects=("0.3", "1.0"),
        skips="the 0.1 draft (its schema has no content-type error); an agent that takes a part of a media "
-             "type made up for the check (A2A lets it: nothing to judge); an agent that refuses the same file as text/plain too "
-             "(the refusal is not about the media type)")
+             "type made up for the check (A2A lets it: nothing to judge); an agent that refuses the same "
+             "file as text/plain too (the refusal is not about the media type)")
 async def content_type(ctx: ProbeContext) -> None:
     refused = await _refusal(ctx, UNSUPPORTED_TYPE)
     if refused is None:
-        raise Skipped(f"the agent takes a file part of {UNSUPPORTED_TYPE}, a type made up for the check: A2A lets "
-                      "an agent take any media type, so there is no refusal to judge")
+        raise Skipped(f"the agent takes a file part of {UNSUPPORTED_TYPE}, a type made up for the check: "
+                      "A2A lets an agent take any media type, so there is no refusal to judge")
     if refused.code in CONTENT_TYPE_CODES:
         return
     shown = ctx.last_exchange
