@@ -47,6 +47,15 @@ def ran(doc: dict, probe: str) -> set[str | None]:
     return {r["binding"] for r in doc["results"] if r["probe"] == probe and r["outcome"] == "pass"}
 
 
+def assert_takes_any_media_type(doc: dict) -> None:
+    """The peers take a part of any media type, which A2A allows: errors.content-type has
+    no refusal to judge on any binding, and says so."""
+    skipped = {r["binding"]: r["reason"] for r in doc["results"] if r["probe"] == "errors.content-type"
+               and r["outcome"] == "skip"}
+    assert set(skipped) == set(doc["bindings"])
+    assert all("takes a file part of application/x-a2a-inspect-unsupported" in why for why in skipped.values())
+
+
 # ---------------------------------------------------------------- well-behaved agents
 
 
@@ -62,6 +71,8 @@ def test_sdk_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], s
         assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
     assert ran(doc, "errors.unknown-method") == {"jsonrpc"}
     assert ran(doc, "errors.rest-invalid-json") == {"rest"}
+    assert ran(doc, "errors.grpc-unparsable") == ran(doc, "errors.grpc-unknown-method") == {"grpc"}
+    assert_takes_any_media_type(doc)
     assert ran(doc, "card.interfaces") == ran(doc, "bindings.same-task") == {None}
     # A few requests a probe, a few dozen a binding.
     assert max(len(r["exchanges"]) for r in doc["results"]) <= MAX_REQUESTS
@@ -91,6 +102,9 @@ def test_js_agent_passes_on_every_binding(capsys: pytest.CaptureFixture[str], js
     assert_clean(code, doc)
     for probe in ("tasks.cancel-running", "tasks.subscribe-running", "multi-turn.continue"):
         assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
+    # grpc-js answers bytes it cannot parse INTERNAL, a2a-sdk's grpcio UNKNOWN: both refuse.
+    assert ran(doc, "errors.grpc-unparsable") == ran(doc, "errors.grpc-unknown-method") == {"grpc"}
+    assert_takes_any_media_type(doc)
 
 
 def test_js_agent_pure_v10(capsys: pytest.CaptureFixture[str], js_agent_v10: object) -> None:
@@ -118,6 +132,8 @@ def test_mock_passes_on_every_binding(capsys: pytest.CaptureFixture[str], echo_m
     for probe in ("tasks.cancel-running", "tasks.subscribe-running", "multi-turn.continue", "push.config",
                   "push.notification"):
         assert ran(doc, probe) == {"jsonrpc", "rest", "grpc"}, probe
+    assert ran(doc, "errors.grpc-unparsable") == ran(doc, "errors.grpc-unknown-method") == {"grpc"}
+    assert_takes_any_media_type(doc)
 
 
 # ---------------------------------------------------------------- broken agents

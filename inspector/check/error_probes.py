@@ -5,15 +5,18 @@ error forms (an HTTP+JSON error body, a gRPC status) the client maps to these co
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..client import JsonRpcError, ProtocolError, TransportError
+from ..protocol import models as m
 from ..protocol import rest
 from ..protocol.methods import Method
-from .context import ProbeContext, quoted
-from .probe import probe
+from .context import ProbeContext, error_text, quoted
+from .probe import Failed, Skipped, probe
 
 JSONRPC_SECTION = "JSON-RPC 2.0 §5.1 Error object (A2A: the JSON-RPC binding's standard errors)"
 
@@ -109,3 +112,59 @@ async def rest_invalid_json(ctx: ProbeContext) -> None:
             shown = f"status {quoted(state)}" if state else "a body that is not a google.rpc.Status"
             raise ctx.fail(f"a send whose body is not JSON was answered HTTP 400 with {shown}, "
                            "not INVALID_ARGUMENT")
+
+
+#: A media type no agent declares: the part the content-type probe sends.
+UNSUPPORTED_TYPE = "application/x-a2a-inspect-unsupported"
+#: How a refusal for a part's media type may come: ContentTypeNotSupportedError (-32005;
+#: HTTP 415, gRPC INVALID_ARGUMENT with its reason), or the validation error 1.0 §3.3.2
+#: names for "unsupported content type" (-32602; HTTP 400; gRPC INVALID_ARGUMENT).
+CONTENT_TYPE_CODES = (-32005, -32602)
+
+
+def _file_part(media_type: str) -> m.FilePart:
+    data = base64.b64encode(b"hello from a2a-inspect check\n").decode()
+    return m.FilePart(file=m.FileContent(name="hello.bin", mime_type=media_type, bytes=data))
+
+
+async def _refusal(ctx: ProbeContext, media_type: str) -> JsonRpcError | None:
+    """The A2A error a message with a file part of ``media_type`` is refused with; None
+    when the agent takes it (a task or a message)."""
+    ctx.ignore("blocking-not-final")  # messages.blocking's
+    msg = ctx.message(ctx.options.text, parts=[m.TextPart(text=ctx.options.text), _file_part(media_type)])
+    try:
+        await ctx.client.send(ctx.params(msg))
+    except JsonRpcError as exc:
+        return exc
+    except (ProtocolError, TransportError) as exc:
+        raise ctx.fail(f"a message with a {media_type} file was answered with {error_text(exc)}") from None
+    return None
+
+
+@probe("errors.content-type", "errors", "a part refused for its media type is refused with -32005 (or -32602)",
+       section="1.0 §3.3.2 ContentTypeNotSupportedError, §5.4 Error Code Mappings; 0.3 "
+               "ContentTypeNotSupportedError",
+       rule="1.0 §5.4: \"All A2A-specific errors defined in Section 3.3.2 MUST be mapped to binding-specific "
+            "error representations\": ContentTypeNotSupportedError (\"A Media Type provided in the request's "
+            "message parts ... is not supported by the agent\") is -32005, gRPC INVALID_ARGUMENT, HTTP 415 "
+            "(0.3: -32005). §3.3.2 also allows a validation error (-32602, INVALID_ARGUMENT, HTTP 400) "
+            "for an unsupported content type. An agent may take any media type.",
+       dialects=("0.3", "1.0"),
+       skips="the 0.1 draft (its schema has no content-type error); an agent that takes a part of a media "
+             "type made up for the check (A2A lets it: nothing to judge); an agent that refuses the same "
+             "file as text/plain too (the refusal is not about the media type)")
+async def content_type(ctx: ProbeContext) -> None:
+    refused = await _refusal(ctx, UNSUPPORTED_TYPE)
+    if refused is None:
+        raise Skipped(f"the agent takes a file part of {UNSUPPORTED_TYPE}, a type made up for the check: "
+                      "A2A lets an agent take any media type, so there is no refusal to judge")
+    if refused.code in CONTENT_TYPE_CODES:
+        return
+    shown = ctx.last_exchange
+    # Refused, but was it the media type? The same file as text/plain tells.
+    if await _refusal(ctx, "text/plain") is not None:
+        raise Skipped(f"the agent refuses a message with a file part of any media type (text/plain too: "
+                      f"{error_text(refused)}): the refusal is not about the media type")
+    raise Failed(f"a file part of {UNSUPPORTED_TYPE} was refused with {error_text(refused)}, where the same "
+                 "file as text/plain was taken: a refusal for a media type is ContentTypeNotSupportedError "
+                 "(-32005) or a validation error (-32602)", shown)

@@ -14,8 +14,8 @@ from typing import Any
 from ..client import A2AClient, JsonRpcError, ProtocolError, TransportError, UnsupportedMethod
 from ..protocol import bindings as b
 from ..session import Session, TaskTracker
-from . import (binding_probes, card_probes, error_probes, message_probes, push_probes,  # noqa: F401
-               task_probes, turn_probes)  # (they register)
+from . import (binding_probes, card_probes, error_probes, grpc_error_probes, message_probes,  # noqa: F401
+               push_probes, task_probes, turn_probes)  # (they register)
 from .card_probes import same_host
 from .context import CheckOptions, ProbeContext, error_text, quoted
 from .probe import FAIL, GROUPS, PASS, PROBES, SKIP, Failed, Probe, Result, Skipped

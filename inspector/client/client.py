@@ -814,6 +814,12 @@ class A2AClient:
             raise payload
         return payload
 
+    async def grpc_raw_call(self, path: str, data: bytes) -> tuple[int, str]:
+        """Call the gRPC endpoint's ``path`` with ``data`` as the request's bytes, as they
+        are (GrpcTransport.raw_call): the status code (0 for OK) and its message."""
+        dialect = await self.resolve_dialect()
+        return await self._grpc_transport().raw_call(dialect, path, data)
+
     async def call(self, method: Method | str, params: Any = None) -> Any:
         """One non-streaming method; returns its decoded result."""
         method = Method(method)

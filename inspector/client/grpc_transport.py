@@ -321,6 +321,39 @@ class GrpcTransport:
             raise payload
         return payload
 
+    async def raw_call(self, dialect: Dialect, path: str, data: bytes) -> tuple[int, str]:
+        """Call ``path`` with ``data`` as the request's bytes, whatever they are (a
+        check's malformed calls): the status code the agent ended it with (0 for OK) and
+        its message. Logged like any call; a call that never reached the agent raises."""
+        import grpc
+
+        metadata = self.metadata(dialect)
+        info = {"dialect": dialect.name, "binding": "grpc", "a2a_method": None,
+                "rpc_method": path.rsplit("/", 1)[-1], "rpc_id": None, "grpc_path": path}
+        url = self.url + path
+        ex = Exchange(self.client._wire, url, info)
+        ex.log(Kind.REQUEST, {"method": "POST", "url": url, "headers": dict(metadata),
+                              "body": base64.b64encode(data).decode("ascii"), "body_encoding": "base64",
+                              "body_size": len(data), "content_type": "application/grpc", **info})
+        ex.t0 = time.perf_counter()
+        deadline = self.client.timeouts.connect + self.client.timeouts.read
+        call = self._channel(ex).unary_unary(path)(data, metadata=metadata, timeout=deadline)
+        try:
+            raw = await call
+            initial = await call.initial_metadata()
+            trailing = await call.trailing_metadata()
+            details = await call.details()
+        except grpc.aio.AioRpcError as exc:
+            failed = self._failure(ex, exc, dialect.name, timeout=deadline)
+            if isinstance(failed, TransportError) and failed.kind != "http":
+                raise failed from None
+            return exc.code().value[0], exc.details() or ""
+        head = self._head(ex, initial, streaming=False)
+        head.update(self._status(dialect.name, 0, details, trailing))
+        head.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64", body_size=len(raw))
+        ex.log(Kind.RESPONSE, head)
+        return 0, ""
+
     # ------------------------------------------------------------------ streams
 
     async def stream(self, dialect: Dialect, method: Method, params: Any, ends_stream: Any,

@@ -49,5 +49,5 @@ def add_check_parser(command: Callable[..., argparse.ArgumentParser],
                         "task (default: --text; the probe is skipped when that task ends first)")
     p.add_argument("--ask", default=None, metavar="TEXT",
                    help="a message that makes the agent ask for input (input-required), for the "
-                        "multi-turn probe (without it, that probe is skipped)")
+                        "multi-turn probe (without it, the card's skill examples are tried, at most 3)")
     common(p, ("text,json,junit", "text (default), one JSON document, or JUnit XML (a test case a probe)"))
