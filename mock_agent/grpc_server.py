@@ -164,8 +164,9 @@ class ServiceFront:
     def _handler(self, dialect: str, rpc: grpc_schema.Rpc, method: Method) -> Any:
         async def handle(request: Any, context: Any) -> Any:
             if isinstance(request, Undecodable):
-                # The client's bytes are at fault, not the mock: INVALID_ARGUMENT, as
-                # a2a-sdk's server answers, never UNKNOWN with the parser's class name.
+                # The client's bytes are at fault, not the mock: INVALID_ARGUMENT with
+                # the reason. (a2a-sdk's grpcio server answers UNKNOWN naming the parser's
+                # exception class, @a2a-js/sdk INTERNAL; gRPC's code table allows both.)
                 await context.abort(self._codes[grpc_errors.CODES["INVALID_ARGUMENT"]],
                                     f"the request is not a valid {rpc.request}: {request.reason}")
             return await self._call(dialect, rpc, method, request, context)

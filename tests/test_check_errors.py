@@ -90,6 +90,29 @@ async def test_a_wrong_code_for_a_media_type_fails_content_type_only(tmp_path: P
     assert exchanges and exchange == exchanges[0]
 
 
+@pytest.mark.parametrize(("code", "outcome"), [(-32602, "pass"), (-32005, "pass"), (-32603, "fail")])
+async def test_a_data_part_refused_as_a_validation_error_is_no_violation(tmp_path: Path, code: int,
+                                                                        outcome: str) -> None:
+    # 1.0 §3.3.2 names "unsupported content type" among -32602's examples: an agent that
+    # refuses a data part so is within the spec; an internal error is not a refusal.
+    from proxy_helpers import MOCK_SCENARIO, proxy_to
+
+    from inspector.proxy.faults import load_rules
+
+    rules = tmp_path / "faults.yaml"
+    rules.write_text("- match: {method: send, text: '\"n\":1'}\n"
+                     f"  fault: {{error: {{code: {code}, message: refused}}}}\n", encoding="utf-8")
+    with MockAgent(MOCK_SCENARIO) as mock:
+        async with proxy_to(("/", mock.base_url), rules=load_rules(rules)) as (_proxy, server):
+            session = Session(keep=0, store=None)
+            report = await run_check(CheckOptions(url=server.base_url, binding="jsonrpc", only=("messages",)),
+                                     session, TaskTracker(session))
+    results = {r.probe.id: r for r in report.results}
+    assert results["messages.data-part"].outcome == outcome, results["messages.data-part"].reason
+    assert [r.probe.id for r in report.results if r.outcome == "fail"] == (
+        ["messages.data-part"] if outcome == "fail" else [])
+
+
 # ---------------------------------------------------------------- gRPC malformed requests
 
 

@@ -82,9 +82,11 @@ PARTS_SECTION = "1.0 Part (text, raw, url, data); 0.3 TextPart, FilePart, DataPa
 PARTS_RULE = ("A message may carry file (bytes or URI) and data parts beside text; the agent answers with a task "
               "or a message, or refuses a type it does not take with -32005 ContentTypeNotSupportedError: "
               "\"An A2A-specific error indicating an incompatibility between the requested content types "
-              "and the agent's capabilities.\" (0.3)")
-#: The type an agent may refuse a part with.
-CONTENT_TYPE = -32005
+              "and the agent's capabilities.\" (0.3), or with the validation error 1.0 §3.3.2 names for an "
+              "unsupported content type (-32602)")
+#: The codes an agent may refuse a part with: ContentTypeNotSupportedError, and the
+#: validation error 1.0 §3.3.2 gives "unsupported content type" as an example of.
+PART_REFUSALS = (-32005, -32602)
 #: A file URI no agent can fetch (.invalid never resolves): a check sends nothing anywhere else.
 NOWHERE = "https://a2a-inspect-check.invalid/hello.txt"
 
@@ -95,21 +97,21 @@ async def _send_part(ctx: ProbeContext, part: Any, what: str) -> None:
     try:
         await ctx.client.send(ctx.params(msg))
     except JsonRpcError as exc:
-        if exc.code == CONTENT_TYPE:
+        if exc.code in PART_REFUSALS:
             return
-        raise ctx.fail(f"a message with {what} was answered with {error_text(exc)}, not a task, a message "
-                       f"or -32005") from None
+        raise ctx.fail(f"a message with {what} was answered with {error_text(exc)}, not a task, a message, "
+                       f"-32005 or -32602") from None
     except (ProtocolError, TransportError) as exc:
         raise ctx.fail(f"a message with {what} was answered with {error_text(exc)}") from None
 
 
-@probe("messages.data-part", "messages", "a message with a data part is answered (or refused with -32005)",
+@probe("messages.data-part", "messages", "a message with a data part is answered (or refused with -32005 or -32602)",
        section=PARTS_SECTION, rule=PARTS_RULE, skips="never")
 async def data_part(ctx: ProbeContext) -> None:
     await _send_part(ctx, m.DataPart(data={"a2a-inspect": "check", "n": 1}), "a data part")
 
 
-@probe("messages.file-bytes", "messages", "a message with a file's bytes is answered (or refused with -32005)",
+@probe("messages.file-bytes", "messages", "a message with a file's bytes is answered (or refused with -32005 or -32602)",
        section=PARTS_SECTION, rule=PARTS_RULE, skips="never")
 async def file_bytes(ctx: ProbeContext) -> None:
     part = m.FilePart(file=m.FileContent(name="hello.txt", mime_type="text/plain",
@@ -117,7 +119,7 @@ async def file_bytes(ctx: ProbeContext) -> None:
     await _send_part(ctx, part, "a file's bytes")
 
 
-@probe("messages.file-uri", "messages", "a message with a file URI is answered (or refused with -32005)",
+@probe("messages.file-uri", "messages", "a message with a file URI is answered (or refused with -32005 or -32602)",
        section=PARTS_SECTION, rule=PARTS_RULE,
        skips="never (the URI is on a .invalid host: an agent that fetches it reaches nothing)")
 async def file_uri(ctx: ProbeContext) -> None:
