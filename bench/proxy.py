@@ -354,8 +354,10 @@ def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
     cpu: dict[str, list[list[float]]] = {name: [] for name in ways}
     # Unary: SendMessage calls one after the other, direct and through the proxy.
     calls = max(100, count // 10)
-    unary_rates: dict[str, list[float]] = {"direct": [], "proxy": []}
-    trips: dict[str, list[float]] = {"direct": [], "proxy": []}
+    # (The bare reference relays unary-stream calls only.)
+    unary_ways = [name for name in ways if name != REFERENCES[0]]
+    unary_rates: dict[str, list[float]] = {name: [] for name in unary_ways}
+    trips: dict[str, list[float]] = {name: [] for name in unary_ways}
     for address, _relay in ways.values():
         asyncio.run(read_grpc(address))
     for name in unary_rates:
@@ -399,6 +401,9 @@ def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
     print(f"gRPC unary ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {'ok' if ratio >= TARGET else 'MISS'}")
     print(f"added by the proxy per call: median {(median(trips['proxy']) - median(trips['direct'])) * 1e3:.3f} ms, "
           f"p99 {(pct(trips['proxy'], 99) - pct(trips['direct'], 99)) * 1e3:.3f} ms")
+    if references:
+        name = REFERENCES[1]
+        print(f"  for reference, {name}: ratio {median(unary_rates[name]) / median(unary_rates['direct']):.2f}")
     for _address, relay in ways.values():
         if relay is not None:
             stop_child(relay)

@@ -222,3 +222,42 @@ async def test_the_recording_holds_every_message_of_a_fast_10k_stream_in_order(t
     texts = [json.loads(line["json"])["artifactUpdate"]["artifact"]["parts"][0]["text"]
              for line in lines if line["kind"] == "message"]
     assert texts == [f"part {i:05d}" for i in range(count)]
+
+
+async def test_a_log_that_falls_behind_the_relay_is_said_and_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past BACKLOG unlogged bytes the relay waits for its log (memory stays bounded);
+    it says so once (a NOTE, and the waits on the STREAM_END) rather than slowing the
+    stream silently. Here the bound is a byte: the relay waits after every message."""
+    from inspector.proxy import grpc_relay, relaying
+
+    monkeypatch.setattr(relaying, "BACKLOG", 1)
+    monkeypatch.setattr(grpc_relay, "BACKLOG", 1)
+    sent = [update(i) for i in range(20)]
+
+    async def stream(_request: bytes, _context: Any) -> Any:
+        for raw in sent:
+            yield raw
+
+    async with agent(stream) as upstream, relay(upstream) as (proxy, address):
+        got, failure = await read_all(address)
+        end = await until(lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END], "the stream's end")
+    assert failure is None and got == sent
+    notes = [e for e in proxy.session.events if e.kind is Kind.NOTE and e.data.get("code") == "proxy-log-behind"]
+    assert len(notes) == 1 and "behind the relay" in notes[0].data["text"]
+    assert end[0].data["log_waits"] >= 1 and end[0].data["log_wait_ms"] >= 0
+    assert [logged_text(e) for e in messages(proxy)] == [f"part {i:05d}" for i in range(20)]
+
+
+async def test_a_log_that_keeps_up_says_nothing() -> None:
+    sent = [update(i) for i in range(20)]
+
+    async def stream(_request: bytes, _context: Any) -> Any:
+        for raw in sent:
+            yield raw
+
+    async with agent(stream) as upstream, relay(upstream) as (proxy, address):
+        got, failure = await read_all(address)
+        end = await until(lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END], "the stream's end")
+    assert failure is None and got == sent
+    assert not [e for e in proxy.session.events if e.data.get("code") == "proxy-log-behind"]
+    assert "log_waits" not in end[0].data
