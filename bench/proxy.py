@@ -18,6 +18,9 @@ and this one, the client: httpx reading the raw stream and counting events.
   Printed too: each process's CPU time per message (steadier than rates under load).
   ``--grpc-references`` adds a bare grpc.aio relay (no log) and a prototype relaying
   the HTTP/2 bytes below grpcio (bench/_grpc_frame_relay.py), in the same run.
+  Then unary: N/10 SendMessage calls, INFLIGHT at a time (calls/s, ratio), and N/100
+  one after the other (round trip, what the proxy adds: median, p99); then a gRPC
+  stream of messages PACE apart, stamped as in the latency case (added per message).
 * latency: the agent sends one event every 2 ms, each stamped with the system's
   monotonic clock as it is written; the client subtracts the stamp on arrival. The
   added latency is the proxy run's figure minus the direct run's (median and p99).
@@ -175,7 +178,10 @@ def serve_grpc_bare(upstream: str) -> None:
                 await context.write(raw)
             await reader
 
-        await _serve_stream(stream)
+        async def unary(request: bytes, context: Any) -> bytes:
+            return await channel.unary_unary(GRPC_UNARY)(request)
+
+        await _serve_stream(stream, unary)
 
     asyncio.run(run())
 
@@ -354,8 +360,7 @@ def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
     cpu: dict[str, list[list[float]]] = {name: [] for name in ways}
     # Unary: SendMessage calls one after the other, direct and through the proxy.
     calls = max(100, count // 10)
-    # (The bare reference relays unary-stream calls only.)
-    unary_ways = [name for name in ways if name != REFERENCES[0]]
+    unary_ways = list(ways)
     unary_rates: dict[str, list[float]] = {name: [] for name in unary_ways}
     trips: dict[str, list[float]] = {name: [] for name in unary_ways}
     for address, _relay in ways.values():
@@ -401,8 +406,7 @@ def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
     print(f"gRPC unary ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {'ok' if ratio >= TARGET else 'MISS'}")
     print(f"added by the proxy per call: median {(median(trips['proxy']) - median(trips['direct'])) * 1e3:.3f} ms, "
           f"p99 {(pct(trips['proxy'], 99) - pct(trips['direct'], 99)) * 1e3:.3f} ms")
-    if references:
-        name = REFERENCES[1]
+    for name in REFERENCES if references else ():
         print(f"  for reference, {name}: ratio {median(unary_rates[name]) / median(unary_rates['direct']):.2f}")
     for _address, relay in ways.values():
         if relay is not None:
