@@ -18,6 +18,9 @@ and this one, the client: httpx reading the raw stream and counting events.
   Printed too: each process's CPU time per message (steadier than rates under load).
   ``--grpc-references`` adds a bare grpc.aio relay (no log) and a prototype relaying
   the HTTP/2 bytes below grpcio (bench/_grpc_frame_relay.py), in the same run.
+  Then unary: N/10 SendMessage calls, INFLIGHT at a time (calls/s, ratio), and N/100
+  one after the other (round trip, what the proxy adds: median, p99); then a gRPC
+  stream of messages PACE apart, stamped as in the latency case (added per message).
 * latency: the agent sends one event every 2 ms, each stamped with the system's
   monotonic clock as it is written; the client subtracts the stamp on arrival. The
   added latency is the proxy run's figure minus the direct run's (median and p99).
@@ -44,6 +47,8 @@ from common import child_cpu_seconds, fmt_rate, median, spread, stop_child, tabl
 
 TARGET = 0.8
 PACE = 0.002
+#: Unary calls in flight at once when measuring the rate.
+INFLIGHT = 16
 
 
 # ---------------------------------------------------------------------- children
@@ -111,24 +116,44 @@ def serve_paced(count: int) -> None:
 
 
 GRPC_PATH = "/lf.a2a.v1.A2AService/SendStreamingMessage"
+GRPC_UNARY = "/lf.a2a.v1.A2AService/SendMessage"
 
 
-def serve_grpc(count: int) -> None:
-    """A gRPC agent that answers any call with ``count`` artifact updates and a final status."""
+def serve_grpc(count: int, paced: bool = False) -> None:
+    """A gRPC agent: SendMessage answers one completed task; any other call answers
+    ``count`` artifact updates and a final status, as fast as it can or, ``paced``, one
+    every PACE seconds, each stamped with the monotonic clock as it is written."""
     from inspector.protocol import grpc_schema
 
     cls = grpc_schema.message_class("1.0", "StreamResponse")
-    chunk = cls(artifact_update={"task_id": "t", "context_id": "c", "append": True,
-                                 "artifact": {"artifact_id": "a", "parts": [{"text": "x" * 40}]}}).SerializeToString()
+
+    def update(text: str) -> bytes:
+        return cls(artifact_update={"task_id": "t", "context_id": "c", "append": True,
+                                    "artifact": {"artifact_id": "a", "parts": [{"text": text}]}}).SerializeToString()
+
+    chunk = update("x" * 40)
     final = cls(status_update={"task_id": "t", "context_id": "c",
                                "status": {"state": "TASK_STATE_COMPLETED"}}).SerializeToString()
+    # Not the streamed task "t": the tracker compares a snapshot's artifact with every
+    # chunk it folded for that task (the cost would grow run by run, not be the relay's).
+    answer = grpc_schema.message_class("1.0", "SendMessageResponse")(task={
+        "id": "u", "context_id": "c", "status": {"state": "TASK_STATE_COMPLETED"},
+        "artifacts": [{"artifact_id": "a", "parts": [{"text": "x" * 40}]}]}).SerializeToString()
 
     async def stream(request: bytes, context: Any) -> Any:
-        for _ in range(count):
-            yield chunk
+        if paced:
+            for _ in range(count):
+                yield update(str(time.monotonic_ns()))
+                await asyncio.sleep(PACE)
+        else:
+            for _ in range(count):
+                yield chunk
         yield final
 
-    asyncio.run(_serve_stream(stream))
+    async def unary(request: bytes, context: Any) -> bytes:
+        return answer
+
+    asyncio.run(_serve_stream(stream, unary))
 
 
 def serve_grpc_bare(upstream: str) -> None:
@@ -153,18 +178,24 @@ def serve_grpc_bare(upstream: str) -> None:
                 await context.write(raw)
             await reader
 
-        await _serve_stream(stream)
+        async def unary(request: bytes, context: Any) -> bytes:
+            return await channel.unary_unary(GRPC_UNARY)(request)
+
+        await _serve_stream(stream, unary)
 
     asyncio.run(run())
 
 
-async def _serve_stream(stream: Any) -> None:
+async def _serve_stream(stream: Any, unary: Any = None) -> None:
     """A loopback grpc.aio server answering any call with the unary-stream handler
-    ``stream``; prints its port (the parent reads it), then serves until killed."""
+    ``stream`` (SendMessage with ``unary`` when given); prints its port (the parent
+    reads it), then serves until killed."""
     import grpc
 
     class Handler(grpc.GenericRpcHandler):
         def service(self, details: Any) -> Any:
+            if unary is not None and details.method == GRPC_UNARY:
+                return grpc.unary_unary_rpc_method_handler(unary)
             return grpc.unary_stream_rpc_method_handler(stream)
 
     server = grpc.aio.server()
@@ -175,19 +206,54 @@ async def _serve_stream(stream: Any) -> None:
     await server.wait_for_termination()
 
 
-async def read_grpc(address: str) -> tuple[int, float]:
+def _grpc_request() -> bytes:
+    from inspector.protocol import grpc_schema
+
+    return grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
+        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+
+
+async def read_grpc(address: str, stamps: bool = False) -> tuple[int, float, list[float]]:
+    """(messages, seconds from the call to its end, latencies in seconds when stamped)."""
     import grpc
 
     from inspector.protocol import grpc_schema
 
-    request = grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
-        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+    parse = grpc_schema.message_class("1.0", "StreamResponse").FromString
+    lags: list[float] = []
     async with grpc.aio.insecure_channel(address) as channel:
         t0 = time.perf_counter()
         events = 0
-        async for _message in channel.unary_stream(GRPC_PATH)(request, metadata=(("a2a-version", "1.0"),)):
+        async for message in channel.unary_stream(GRPC_PATH)(_grpc_request(), metadata=(("a2a-version", "1.0"),)):
             events += 1
-        return events, time.perf_counter() - t0
+            if stamps:
+                now = time.monotonic_ns()
+                update = parse(message)
+                if update.HasField("artifact_update"):
+                    lags.append((now - int(update.artifact_update.artifact.parts[0].text)) / 1e9)
+        return events, time.perf_counter() - t0, lags
+
+
+async def call_grpc(address: str, calls: int, inflight: int = 1) -> tuple[float, list[float]]:
+    """``calls`` SendMessage calls on one channel, ``inflight`` at a time: (seconds, each
+    call's round trip in seconds)."""
+    import grpc
+
+    request = _grpc_request()
+    trips: list[float] = []
+    clock = time.perf_counter
+    async with grpc.aio.insecure_channel(address) as channel:
+        send = channel.unary_unary(GRPC_UNARY)
+
+        async def worker(n: int) -> None:
+            for _ in range(n):
+                began = clock()
+                await send(request, metadata=(("a2a-version", "1.0"),))
+                trips.append(clock() - began)
+
+        t0 = clock()
+        await asyncio.gather(*(worker(calls // inflight + (i < calls % inflight)) for i in range(inflight)))
+        return clock() - t0, trips
 
 
 def start(*args: str) -> tuple[subprocess.Popen[str], int]:
@@ -272,7 +338,8 @@ def throughput_case(me: str, count: int, runs: int, children: list[subprocess.Po
     return 0
 
 
-def grpc_case(me: str, count: int, runs: int, references: bool, children: list[subprocess.Popen[str]]) -> int:
+def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
+              children: list[subprocess.Popen[str]]) -> int:
     grpc_agent, grpc_port = start(me, "--serve-grpc", str(count))
     children.append(grpc_agent)
     upstream = f"127.0.0.1:{grpc_port}"
@@ -291,19 +358,31 @@ def grpc_case(me: str, count: int, runs: int, references: bool, children: list[s
     rates: dict[str, list[float]] = {name: [] for name in ways}
     # CPU seconds a message of the agent, the relay and this process (grpcio's threads in).
     cpu: dict[str, list[list[float]]] = {name: [] for name in ways}
+    # Unary: SendMessage calls one after the other, direct and through the proxy.
+    calls = max(100, count // 10)
+    unary_ways = list(ways)
+    unary_rates: dict[str, list[float]] = {name: [] for name in unary_ways}
+    trips: dict[str, list[float]] = {name: [] for name in unary_ways}
     for address, _relay in ways.values():
         asyncio.run(read_grpc(address))
+    for name in unary_rates:
+        asyncio.run(call_grpc(ways[name][0], 20))
     for _ in range(runs):
         for name, (address, relay) in ways.items():
             procs = [grpc_agent, relay]
             before = [child_cpu_seconds(p.pid) if p else 0.0 for p in procs] + [time.process_time()]
-            events, seconds = asyncio.run(read_grpc(address))
+            events, seconds, _lags = asyncio.run(read_grpc(address))
             after = [child_cpu_seconds(p.pid) if p else 0.0 for p in procs] + [time.process_time()]
             if events != count + 1:
                 print(f"FAIL: {name} gRPC stream had {events} messages, expected {count + 1}")
                 return 1
             rates[name].append(events / seconds)
             cpu[name].append([((b or 0.0) - (a or 0.0)) / events for a, b in zip(before, after)])
+        for name in unary_rates:
+            seconds, _trips = asyncio.run(call_grpc(ways[name][0], calls, INFLIGHT))
+            unary_rates[name].append(calls / seconds)
+            _seconds, got = asyncio.run(call_grpc(ways[name][0], calls // 10))
+            trips[name] += got
 
     def us(name: str, i: int) -> str:
         return f"{median([c[i] for c in cpu[name]]) * 1e6:.0f}"
@@ -314,15 +393,52 @@ def grpc_case(me: str, count: int, runs: int, references: bool, children: list[s
             us(name, 1) if ways[name][1] else "-", us(name, 2)] for name, r in rates.items()],
           title=f"gRPC: one 1.0 stream of {count:,} artifact messages")
     ratio = median(rates["proxy"]) / median(rates["direct"])
-    print(f"gRPC ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {'ok' if ratio >= TARGET else 'MISS'}")
+    print(f"gRPC stream ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {'ok' if ratio >= TARGET else 'MISS'}")
     for name in REFERENCES if references else ():
         print(f"  for reference, {name}: ratio {median(rates[name]) / median(rates['direct']):.2f}")
+    print()
+    table(["path", "calls/s (median)", "spread", "runs", "round trip median (ms)", "p99 (ms)"],
+          [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r), f"{median(trips[name]) * 1e3:.3f}",
+            f"{pct(trips[name], 99) * 1e3:.3f}"] for name, r in unary_rates.items()],
+          title=f"gRPC unary: {calls:,} SendMessage calls, {INFLIGHT} at a time (rate); "
+                f"{calls // 10:,} one after the other (round trip)")
+    ratio = median(unary_rates["proxy"]) / median(unary_rates["direct"])
+    print(f"gRPC unary ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {'ok' if ratio >= TARGET else 'MISS'}")
+    print(f"added by the proxy per call: median {(median(trips['proxy']) - median(trips['direct'])) * 1e3:.3f} ms, "
+          f"p99 {(pct(trips['proxy'], 99) - pct(trips['direct'], 99)) * 1e3:.3f} ms")
+    for name in REFERENCES if references else ():
+        print(f"  for reference, {name}: ratio {median(unary_rates[name]) / median(unary_rates['direct']):.2f}")
     for _address, relay in ways.values():
         if relay is not None:
             stop_child(relay)
             children.remove(relay)
     stop_child(grpc_agent)
     children.remove(grpc_agent)
+    return grpc_latency(me, runs, paced, children)
+
+
+def grpc_latency(me: str, runs: int, paced: int, children: list[subprocess.Popen[str]]) -> int:
+    """A gRPC stream's messages PACE apart, stamped by the agent: what the proxy adds."""
+    agent, agent_port = start(me, "--serve-grpc", str(paced), "--paced")
+    children.append(agent)
+    direct = f"127.0.0.1:{agent_port}"
+    proxy, proxy_grpc = start(me, "--serve-proxy", "http://127.0.0.1:9", "--grpc-upstream", direct)
+    children.append(proxy)
+    via = f"127.0.0.1:{proxy_grpc}"
+    lags: dict[str, list[float]] = {"direct": [], "proxy": []}
+    for _ in range(max(1, runs // 2)):
+        for name, address in (("direct", direct), ("proxy", via)):
+            _events, _seconds, got = asyncio.run(read_grpc(address, stamps=True))
+            lags[name] += got
+    print()
+    table(["path", "latency median (ms)", "p99 (ms)", "messages"],
+          [[name, f"{median(v) * 1e3:.3f}", f"{pct(v, 99) * 1e3:.3f}", len(v)] for name, v in lags.items()],
+          title=f"gRPC latency: stream messages {PACE * 1e3:g} ms apart, stamped by the agent")
+    print(f"added by the proxy per gRPC message: median {(median(lags['proxy']) - median(lags['direct'])) * 1e3:.3f} "
+          f"ms, p99 {(pct(lags['proxy'], 99) - pct(lags['direct'], 99)) * 1e3:.3f} ms")
+    for child in (agent, proxy):
+        stop_child(child)
+        children.remove(child)
     return 0
 
 
@@ -364,13 +480,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-paced", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--serve-grpc", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--serve-grpc-bare", help=argparse.SUPPRESS)
+    parser.add_argument("--paced", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--grpc-upstream", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_proxy:
         serve_proxy(args.serve_proxy, args.grpc_upstream)
         return 0
     if args.serve_grpc:
-        serve_grpc(args.serve_grpc)
+        serve_grpc(args.serve_grpc, args.paced)
         return 0
     if args.serve_grpc_bare:
         serve_grpc_bare(args.serve_grpc_bare)
@@ -387,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if "throughput" in cases and throughput_case(me, count, runs, children):
             return 1
-        if "grpc" in cases and grpc_case(me, count, runs, args.grpc_references, children):
+        if "grpc" in cases and grpc_case(me, count, runs, paced, args.grpc_references, children):
             return 1
         if "latency" in cases and latency_case(me, runs, paced, children):
             return 1

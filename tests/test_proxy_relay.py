@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
@@ -111,6 +112,31 @@ async def test_a_long_stream_is_relayed_whole_and_logged_whole() -> None:
     assert end.data["reason"] == "complete" and end.data["events"] == len(events)
     assert end.data["terminal"] is True  # the traffic row says "terminal", not "no final event"
     assert proxy.tracker.violations == []
+
+
+async def test_a_log_that_falls_behind_the_relay_is_said_and_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past BACKLOG unlogged bytes the relay waits for its log; it says so once (a NOTE,
+    and the waits on the STREAM_END). Here the bound is a byte: it waits every chunk."""
+    from mock_agent import MockAgent
+
+    from inspector.proxy import core, relaying
+
+    monkeypatch.setattr(relaying, "BACKLOG", 1)
+    monkeypatch.setattr(core, "BACKLOG", 1)
+    texts_sent = [f"piece {i:03d} " for i in range(50)]
+    scenario = {"name": "behind", "card": {**MOCK_SCENARIO["card"], "name": "Behind"}, "rules": [{"script": [
+        {"status": "working"}, {"chunks": {"id": "a", "name": "a", "texts": texts_sent}}, {"status": "completed"}]}]}
+    async with MockAgent(scenario, dialect="1.0") as mock, proxy_to(("", mock.base_url)) as (proxy, server):
+        async with sdk_client(server.base_url, streaming=True) as client:
+            events = [e async for e in client.send_message(message("go"))]
+    got = texts(p for e in events if e.WhichOneof("payload") == "artifact_update" for p in e.artifact_update.artifact.parts)
+    assert got == "".join(texts_sent)
+    notes = [e for e in proxy.session.events if e.kind is Kind.NOTE and e.data.get("code") == "proxy-log-behind"]
+    assert len(notes) == 1 and "behind the relay" in notes[0].data["text"]
+    (end,) = [e for e in proxy.session.events if e.kind is Kind.STREAM_END]
+    assert end.data["reason"] == "complete" and end.data["events"] == len(events) and end.data["log_waits"] >= 1
+    (task,) = proxy.tracker.tasks.values()
+    assert next(iter(task.artifacts.values())).text() == "".join(texts_sent)
 
 
 async def test_a_client_that_hangs_up_ends_the_stream_as_closed(sdk_agent_compat: str) -> None:

@@ -658,7 +658,11 @@ class _Relay:
                 end["closed_by"] = "proxy"
             if self.injected:
                 end["injected"] = " ".join(self.injected)
+            end.update(log.backlog.waited_fields())
             self.log(Kind.STREAM_END, end)
+
+    def _behind(self, text: str) -> None:
+        self.note(text, code="proxy-log-behind")
 
     async def _pass_through(self, resp: httpx.Response, log: "_StreamLog") -> str:
         """Relay each chunk as it comes; log it beside the relaying, not in its way.
@@ -675,7 +679,7 @@ class _Relay:
                 await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
                 backlog.put(chunk, _ms(got))
                 if backlog.size > BACKLOG:
-                    await backlog.drained()
+                    await backlog.drained(self._behind)
             # The client has it all: its stream ends now, whatever the log still has to do.
             await self.send({"type": "http.response.body", "body": b"", "more_body": False})
             return "sent"

@@ -278,6 +278,9 @@ class _GrpcCall:
     def log(self, kind: Kind, data: dict[str, Any], payload: Any = None) -> None:
         self.session.append(kind, data, exchange=self.number, payload=payload)
 
+    def behind(self, text: str) -> None:
+        self.log(Kind.NOTE, {"text": text, "code": "proxy-log-behind"})
+
     def mark(self, text: str) -> None:
         self.log(Kind.NOTE, {"text": f"injected by the proxy: {text}", "code": "proxy-injected",
                              "injected": " ".join(self.injected)})
@@ -511,7 +514,7 @@ class _GrpcCall:
                 if fault is None:
                     await self.context.write(raw)
                     if log.backlog.size > BACKLOG:
-                        await log.backlog.drained()
+                        await log.backlog.drained(self.behind)
                 else:
                     if holding or (fault.hold_working and log.leaves_working(raw)):
                         if not holding:
@@ -828,4 +831,5 @@ class _MessageLog:
             data["closed_by"] = "client"
         if injected:
             data["injected"] = " ".join(injected)
+        data.update(self.backlog.waited_fields())
         self.session.append(Kind.STREAM_END, data, exchange=number)

@@ -38,6 +38,11 @@ BACKLOG = 16 * 1024 * 1024
 SLICE = 0.0002
 
 
+#: Said once per stream, the first time its log is BACKLOG behind and the relay waits.
+BEHIND = ("the proxy's log of this stream fell {mib:g} MiB behind the relay: the relay waits for it from here "
+          "(the stream goes at the log's pace; nothing is dropped)")
+
+
 class Backlog:
     """Chunks relayed and waiting to be logged, with the time the proxy held each."""
 
@@ -45,6 +50,9 @@ class Backlog:
         self.items: deque[tuple[bytes, float]] = deque()
         self.size = 0
         self.closed = False
+        #: Times the relay waited for the log (drained), and for how long in all (s).
+        self.waits = 0
+        self.waited = 0.0
         self._more = asyncio.Event()
         self._less = asyncio.Event()
         self._linger: asyncio.Future[None] | None = None
@@ -85,10 +93,23 @@ class Backlog:
                 timer.cancel()
                 self._linger = None
 
-    async def drained(self) -> None:
+    async def drained(self, note: Any = None) -> None:
+        """Wait until the log is back to half of BACKLOG behind; the first wait of the
+        stream is said (``note(text)``), the waits counted for its STREAM_END."""
         self._less.clear()
         if self.size > BACKLOG // 2:
+            if not self.waits and note is not None:
+                note(BEHIND.format(mib=round(BACKLOG / 2**20, 3)))
+            began = time.perf_counter()
             await self._less.wait()
+            self.waits += 1
+            self.waited += time.perf_counter() - began
+
+    def waited_fields(self) -> dict[str, Any]:
+        """For the STREAM_END: how often and how long the relay waited for the log."""
+        if not self.waits:
+            return {}
+        return {"log_waits": self.waits, "log_wait_ms": round(self.waited * 1000, 3)}
 
 
 def _settle(waited: asyncio.Future[None]) -> None:
