@@ -271,3 +271,16 @@ def test_add_next_folds_a_plain_text_chunk_and_its_parts_alike() -> None:
         assert (view.last_seq, view.last_t) == (3, 1.5)
     assert list(by_text.chunks) == list(by_parts.chunks)
     assert list(by_text.parts) == list(by_parts.parts)
+
+
+def test_parts_compare_with_adjacent_texts_joined_once() -> None:
+    # A task snapshot's artifact is compared with the chunks it assembled; text runs are
+    # joined in one go (a `+=` per part made the comparison quadratic in the chunk count).
+    from inspector.protocol import models as m
+    from inspector.session.tracker import _normal
+
+    parts = [m.TextPart(text="a"), m.TextPart(text="b"), m.DataPart(data={"k": 1}),
+             m.TextPart(text="c"), m.TextPart(text="d"), m.TextPart(text="e")]
+    assert _normal(parts) == ["ab", {"kind": "data", "data": {"k": 1}}, "cde"]
+    many = [m.TextPart(text="x" * 45) for _ in range(100_000)]
+    assert _normal(many) == ["x" * 4_500_000]

@@ -1472,12 +1472,15 @@ def _extends(short: list[Any], long: list[Any]) -> bool:
 def _normal(parts: list[Any]) -> list[Any]:
     """Parts for comparison: adjacent text joined, since agents may merge text chunks."""
     out: list[Any] = []
+    run: list[str] = []  # joined once: `+=` on a list item copies the text each time
     for p in parts:
         if isinstance(p, TextPart):
-            if out and isinstance(out[-1], str):
-                out[-1] += p.text
-            else:
-                out.append(p.text)
-        else:
-            out.append(p.model_dump(mode="json", exclude_none=True))
+            run.append(p.text)
+            continue
+        if run:
+            out.append("".join(run))
+            run = []
+        out.append(p.model_dump(mode="json", exclude_none=True))
+    if run:
+        out.append("".join(run))
     return out
