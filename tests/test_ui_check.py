@@ -290,3 +290,29 @@ async def test_another_agent_never_shows_the_first_agents_results() -> None:
             await pilot.press("r")
             await finished(pilot, app)
             assert "Check of third · run 1" in screen_text(app) and "0 failed ·" in screen_text(app)
+
+
+MARKUP = "[bold red]boom[/] [link=http://example.invalid]here[/link]"
+#: An agent that answers every message with an error whose text is Rich markup.
+ERRING = {"name": "markup-errors",
+          "card": {"name": "Erring Agent", "description": "Errs.", "version": "1.0.0",
+                   "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
+                   "defaultOutputModes": ["text/plain"],
+                   "skills": [{"id": "err", "name": "Err", "description": "Errs", "tags": ["err"]}]},
+          "fallback": [{"error": {"code": -32603, "message": MARKUP}}]}
+
+
+async def test_the_agents_words_are_shown_literally() -> None:
+    with MockAgent(ERRING) as mock:
+        app = InspectorApp(url=mock.base_url, binding="jsonrpc")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            await pilot.press("f7")
+            screen = await finished(pilot, app)
+            failed = next(r for r in screen.results if r.probe.id == "messages.send-text")
+            assert failed.outcome == "fail" and MARKUP in failed.reason
+            tree = screen.query_one(CheckTree)
+            tree.move_cursor(next(n for n in tree.root.children if n.data[1] is failed))
+            await pilot.pause()
+            text = screen_text(app)
+            assert "[bold red]boom[/] [link=http://example.invalid]here[/link]" in text
