@@ -62,8 +62,8 @@ def outcome(screen: CheckScreen, probe: str) -> str:
 
 async def set_options(pilot: Any, app: InspectorApp, ask: str | None = None, running: str | None = None,
                       off: tuple[str, ...] = ()) -> None:
-    """o, then the form: the texts typed over what was there, the groups in ``off``
-    switched with space, ctrl+s to run."""
+    """o, then the form: the texts typed over what was there, every group but those in
+    ``off`` switched on (space), ctrl+s to run."""
     await pilot.press("o")
     form = await wait_until(pilot, lambda: app.screen if isinstance(app.screen, CheckOptionsScreen) else None,
                             5, "the options form")
@@ -74,8 +74,9 @@ async def set_options(pilot: Any, app: InspectorApp, ask: str | None = None, run
         await pilot.press("tab")
     from inspector.check import GROUPS
 
+    chosen = set(form.query_one("#check-groups").selected)
     for group in GROUPS:
-        if group in off:
+        if (group in chosen) == (group in off):
             await pilot.press("space")
         await pilot.press("down")
     await pilot.pause()
@@ -182,14 +183,17 @@ async def test_options_make_the_ask_and_running_probes_run_and_are_kept_for_the_
         await pilot.press("f7")
         screen = await finished(pilot, app)
         assert outcome(screen, "multi-turn.continue") == "skip"
-        # The ask text and the running text, typed in the form: the probes they enable run.
-        await set_options(pilot, app, ask="ask me", running="hold on")
+        # The ask text and the running text typed in the form, and two groups left on:
+        # the probes the texts enable run, and only those groups' probes.
+        await set_options(pilot, app, ask="ask me", running="hold on",
+                          off=("card", "messages", "errors", "push", "bindings"))
         screen = await finished(pilot, app, 2)
+        assert {r.probe.group for r in screen.results} == {"tasks", "multi-turn"}
         assert outcome(screen, "multi-turn.continue") == "pass"
         assert outcome(screen, "tasks.subscribe-running") == "pass"
         assert outcome(screen, "tasks.cancel-running") == "pass"
-        assert "ask: 'ask me' · running text: 'hold on' · groups: all" in screen_text(app)
-        # The groups: only multi-turn.
+        assert "ask: 'ask me' · running text: 'hold on' · groups: tasks, multi-turn" in screen_text(app)
+        # Only multi-turn now; the texts stay as they were (the form shows them).
         from inspector.check import GROUPS
 
         await set_options(pilot, app, off=tuple(g for g in GROUPS if g != "multi-turn"))
