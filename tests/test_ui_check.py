@@ -320,3 +320,22 @@ async def test_the_agents_words_are_shown_literally() -> None:
             await pilot.pause()
             text = screen_text(app)
             assert "[bold red]boom[/] [link=http://example.invalid]here[/link]" in text
+
+
+async def test_an_agent_gone_is_one_line_and_r_tries_again() -> None:
+    mock = MockAgent("echo").start()
+    try:
+        app = InspectorApp(url=mock.base_url, binding="jsonrpc")
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot, app)
+            mock.stop()
+            await pilot.press("f7")
+            screen = await finished(pilot, app)
+            assert screen.report.unreachable and screen.results == []
+            text = screen_text(app)
+            assert "the agent could not be reached: " in text and "Traceback" not in text
+            await pilot.press("r")
+            await finished(pilot, app, 2)
+            assert "· run 2" in screen_text(app) and "the agent could not be reached: " in screen_text(app)
+    finally:
+        mock.stop()
