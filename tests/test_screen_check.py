@@ -39,15 +39,20 @@ def test_f7_summary_failure_first_skips_grouped_options_and_enter_opens_the_fail
         read(term)
         term.type("s")
         term.wait_gone(re.compile(r"card\.extended  \[jsonrpc\]"))
-        # o: the ask text, ctrl+s: run 2, where the multi-turn probe runs (and passes).
+        # o: the ask text, and two groups (the failure's and multi-turn's) of the seven;
+        # ctrl+s: run 2, where the multi-turn probe runs (and passes).
         read(term)
         term.type("o")
         term.wait_for("Check options for")
         term.type("ask me")
         term.wait_for("ask me")
+        term.press("tab", "tab")  # past the running text, to the groups: card first
+        for key in ("space", "down", "down", "space", "down", "space", "down", "down", "space", "down", "space"):
+            term.press(key)  # card, errors, tasks, push, bindings off
         term.press("ctrl+s")
         term.wait_for(re.compile(r"· run 2 · 1\.0 · jsonrpc"))
         term.wait_for("ask: 'ask me'")
+        term.wait_for("groups: messages, multi-turn")
         term.wait_gone("no --ask TEXT")
         term.wait_for(re.compile(r"1 failed · \d+ passed"))
         read(term)
