@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 
 from .. import store
+from .check_runs import CheckMemory, checkable
 from .commands import InspectorCommands
 from .key_order import KeyOrder
 from .messages import ConnectionChanged, OpenModal, SessionAdvanced, TaskSelected
@@ -135,6 +136,8 @@ class InspectorApp(App[int]):
         self._wait_ids = 0
         self._mock: Any = None
         self.main: Any = None  # the MainScreen, once mounted
+        #: The Check view's options and last run, per agent (F7; ui/check_runs.py).
+        self.checks = CheckMemory()
 
     def to_main(self, message: Any) -> None:
         """Deliver a message to the main screen even while a modal is on top."""
@@ -371,12 +374,14 @@ class InspectorApp(App[int]):
     def action_check(self) -> None:
         """The Check view: a2a-inspect check's probes against the active agent."""
         conn = self.active
-        if conn is None or conn.read_only or conn.fixed_client or conn.client is None:
+        if not checkable(conn):
             self.notify("a check needs a live HTTP or gRPC agent: connect to one first (ctrl+o)",
                         severity="warning", markup=False)
             return
         from .screens.check import CheckScreen
 
+        if any(isinstance(screen, CheckScreen) for screen in self.screen_stack):
+            return  # open already (F7 from the view, or from its options)
         self.push_screen(CheckScreen(conn), self._check_closed)
 
     def _check_closed(self, seq: int | None) -> None:
@@ -438,6 +443,7 @@ class InspectorApp(App[int]):
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await worker.wait()
         self.pump.unwatch(conn)
+        self.checks.forget(conn)
         if conn in self.connections:
             self.connections.remove(conn)
         await conn.aclose()

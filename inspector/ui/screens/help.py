@@ -50,8 +50,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
         ("app", "choose_dialect", "talk another dialect (0.1, 0.3, 1.0) or detect again"),
         ("app", "choose_binding", "talk over another binding (JSON-RPC, HTTP+JSON/REST) or the card's first"),
         ("app", "fault_rules", "a2a-inspect proxy: its fault rules, each switched on or off live"),
-        ("app", "check", "check the agent against the spec: every probe, on every binding (enter: a failure's "
-                         "exchange in the traffic view)"),
+        ("app", "check", "check the agent against the spec: every probe, on every binding (the keys: below)"),
     ]),
     ("Send a message (F3)", [
         ("Composer", "send", "send the message"),
@@ -115,6 +114,16 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
         ("ReplayBar", "command('goto')", "replay: go to an event"),
         ("ReplayApp", "replay('focus')", "replay: the timeline takes the keys"),
     ]),
+    ("Check the agent against the spec (F7)", [
+        ("CheckTree", "select_cursor", "on a failure: its exchange in the traffic view; on a group: unfold / fold it"),
+        ("CheckScreen", "toggle_skips", "unfold / fold the skipped probes (grouped by reason)"),
+        ("CheckScreen", "toggle_passes", "unfold / fold the passed probes (one line)"),
+        ("CheckScreen", "run", "run the check again (the view shows the agent's last run)"),
+        ("CheckScreen", "options", "the --ask text, the --running-text and the groups, kept for the agent"),
+        ("CheckOptionsScreen", "apply", "options: run the check with them"),
+        ("CheckOptionsScreen", "cancel", "options: leave them as they were"),
+        ("CheckScreen", "dismiss_screen", "close the view (a run goes on: F7 shows it)"),
+    ]),
     ("When something fails", [
         ("app", "error_details", "the last errors in full (works from anywhere)"),
     ]),
@@ -137,6 +146,8 @@ def owners(app_class: type) -> dict[str, Any]:
     from ..widgets.traffic_detail import TrafficDetail
     from ..widgets.traffic_list import TrafficList
     from ..widgets.traffic_view import TrafficView
+    from .check import CheckScreen, CheckTree
+    from .check_options import CheckOptionsScreen
     from .json_edit import JsonEditScreen, JsonText
 
     apps = {cls.__name__: cls for cls in app_class.__mro__}
@@ -147,7 +158,8 @@ def owners(app_class: type) -> dict[str, Any]:
             "ArtifactDocument": ArtifactDocument, "ArtifactsView": ArtifactsView, "CardView": CardView,
             "Composer": Composer, "PartList": PartList, "PushPanel": PushPanel, "ReplayBar": ReplayBar,
             "TasksView": TasksView, "TrafficDetail": TrafficDetail, "TrafficList": TrafficList,
-            "TrafficView": TrafficView, "JsonEditScreen": JsonEditScreen, "JsonText": JsonText}
+            "TrafficView": TrafficView, "JsonEditScreen": JsonEditScreen, "JsonText": JsonText,
+            "CheckScreen": CheckScreen, "CheckTree": CheckTree, "CheckOptionsScreen": CheckOptionsScreen}
 
 
 def binding_for(owner: Any, action: str) -> Binding | None:
