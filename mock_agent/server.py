@@ -363,7 +363,8 @@ class MockServer:
             return _HANDLED
         self.requests.append(obj)
         if isinstance(obj, list):
-            await self._error(send, dialect, errors.error(-32600, "Batch requests are not supported"), None)
+            await self._error(send, dialect, self._recoded(errors.error(-32600, "Batch requests are not supported"),
+                                                           None), None)
             return _HANDLED
         return obj
 
@@ -378,13 +379,16 @@ class MockServer:
             check_envelope(obj)
         except JsonRpcError as err:
             raise self._recoded(self._shaped(err), None) from None
-        self._check_version(dialect, obj, version)
+        method = dialect.method_for(wire) if wire is not None else None
+        try:
+            self._check_version(dialect, obj, version)
+        except JsonRpcError as err:
+            raise self._recoded(err, method) from None
         try:
             obj = check_request(dialect, obj, strict=self.strict)
             req = dialect.decode_request(obj)
         except JsonRpcError as err:
-            raise self._recoded(self._shaped(err, method=wire),
-                                dialect.method_for(wire) if wire is not None else None) from None
+            raise self._recoded(self._shaped(err, method=wire), method) from None
         system = scope.get("path_params", {}).get("system")
         if system is not None and system not in self.systems:
             raise self.fail(-32003, data={"agent_system": system})

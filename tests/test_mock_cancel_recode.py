@@ -70,7 +70,7 @@ def test_the_default_cancel_ends_the_task_canceled() -> None:
 
 def test_recode_answers_the_mocks_own_errors_with_other_codes() -> None:
     recode = [{"code": -32001, "methods": ["get"], "as": {"code": -32603, "message": "Internal error"}},
-              {"code": -32601, "as": -32600}]
+              {"code": -32601, "as": -32600}, {"code": -32009, "as": -32602}]
     with MockAgent(scenario(recode=recode)) as mock:
         unknown = {"id": f"missing-{uuid.uuid4()}"}
         got = call(mock, "tasks/get", unknown)["error"]
@@ -79,6 +79,8 @@ def test_recode_answers_the_mocks_own_errors_with_other_codes() -> None:
         assert call(mock, "tasks/cancel", unknown)["error"]["code"] == -32001
         # A rule without methods covers a request that names no method the mock knows.
         assert call(mock, "tasks/frobnicate", {})["error"]["code"] == -32600
+        # A 1.0 method without its A2A-Version header (-32009), refused before dispatch.
+        assert call(mock, "GetTask", unknown)["error"]["code"] == -32602
 
 
 def test_faults_spelled_wrong_are_refused_by_name() -> None:
