@@ -583,7 +583,9 @@ class MockServer:
         """``err`` as the scenario's ``recode`` says this agent answers it (a wrong code,
         on purpose), else as it is."""
         for rule in self.scenario.recode:
-            if rule.code == err.code and (rule.methods is None or (method is not None and method.value in rule.methods)):
+            if rule.code != err.code:
+                continue
+            if rule.methods is None or (method is not None and method.value in rule.methods):
                 spec = rule.as_
                 return errors.error(spec.code, spec.message, spec.data)
         return err
