@@ -423,8 +423,8 @@ def test_an_extended_card_declared_but_missing_fails_card_extended(capsys: pytes
 
     card = {**MOCK_SCENARIO["card"], "capabilities": {"streaming": True, "extendedAgentCard": True},
             "supportsAuthenticatedExtendedCard": True}
-    with MockAgent({**MOCK_SCENARIO, "card": card}) as mock:
-        code, doc = check(capsys, mock.base_url, "--dialect", dialect, "--only", "card")
+    with MockAgent({**MOCK_SCENARIO, "card": card}, grpc_port=0) as mock:
+        code, doc = check(capsys, mock.base_url, "--dialect", dialect, *HOLD)
     assert code == 1
-    assert failures(doc) == {("card.extended", "jsonrpc"), ("card.extended", "rest")}
+    assert failures(doc) == {("card.extended", binding) for binding in EVERY_BINDING}
     assert all("-32007" in r["reason"] for r in doc["results"] if r["outcome"] == "fail")
