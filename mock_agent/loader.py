@@ -192,6 +192,8 @@ def _variants(key: str) -> set[str]:
     out = {key, snake, camel}
     if key == "for_":
         out |= {"for", "duration"}
+    if key == "as_":
+        out.add("as")
     if key == "artifact_id":
         out.add("id")
     if key == "uri":

@@ -384,6 +384,28 @@ class FramingSpec(BaseModel):
     comments: bool = False
 
 
+# --------------------------------------------------------------------------- faults outside scripts
+
+
+#: The methods an error may be recoded for (inspector.protocol.methods.Method's values).
+RecodeMethod = Literal["send", "stream", "get", "cancel", "resubscribe", "list", "push-set", "push-get",
+                       "push-list", "push-delete", "extended-card"]
+
+
+class Recode(BaseModel):
+    """Answer an error the mock raises itself (a task not found, not cancelable, a
+    request it refuses) with another code, as agents that map every failure to one
+    error do."""
+
+    model_config = _STRICT
+    #: The error the mock would answer ...
+    code: int
+    #: ... to one of these methods (default: any, and requests naming no known method).
+    methods: list[RecodeMethod] | None = Field(default=None, min_length=1)
+    #: ... is answered with this instead (an int is shorthand for ``{code: N}``).
+    as_: ErrorSpec = Field(validation_alias=AliasChoices("as"), alias="as")
+
+
 # --------------------------------------------------------------------------- rules
 
 
@@ -451,6 +473,12 @@ class Scenario(BaseModel):
     max_tasks: int | None = Field(default=None, ge=1, le=10_000_000)
     #: How streams are written: per event (default), buffered, or with framing faults.
     framing: FramingSpec | None = None
+    #: What a cancel of a running task does: ``cancel`` (default) ends it canceled;
+    #: ``ignore`` answers the task as it is and lets it go on; ``pretend`` answers it
+    #: canceled and lets it go on (its store, a get, a stream still say it runs).
+    cancel: Literal["cancel", "ignore", "pretend"] = "cancel"
+    #: Errors answered with another code (first match wins).
+    recode: list[Recode] = Field(default_factory=list)
 
 
 AskStep.model_rebuild()

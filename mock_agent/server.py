@@ -359,30 +359,36 @@ class MockServer:
         try:
             obj = loads(body)
         except ValueError as exc:  # not JSON, or nested too deeply (safejson.MAX_JSON_DEPTH)
-            await self._error(send, dialect, JsonRpcError(-32700, str(exc)), None)
+            await self._error(send, dialect, self._recoded(JsonRpcError(-32700, str(exc)), None), None)
             return _HANDLED
         self.requests.append(obj)
         if isinstance(obj, list):
-            await self._error(send, dialect, errors.error(-32600, "Batch requests are not supported"), None)
+            await self._error(send, dialect, self._recoded(errors.error(-32600, "Batch requests are not supported"),
+                                                           None), None)
             return _HANDLED
         return obj
 
     def _decode(self, dialect: Dialect, obj: Any, version: str | None, scope: Any) -> RpcRequest:
         """``obj`` as a request of ``dialect``, checked as strictly as the mock is set to;
         raises the JsonRpcError to answer with."""
+        wire = obj.get("method") if isinstance(obj, dict) else None
+        wire = wire if isinstance(wire, str) else None
         try:
             # The envelope before anything else: a request that is not one is -32600,
             # whatever its version header or params (JSON-RPC 2.0; a2a-sdk answers so).
             check_envelope(obj)
         except JsonRpcError as err:
-            raise self._shaped(err) from None
-        self._check_version(dialect, obj, version)
+            raise self._recoded(self._shaped(err), None) from None
+        method = dialect.method_for(wire) if wire is not None else None
+        try:
+            self._check_version(dialect, obj, version)
+        except JsonRpcError as err:
+            raise self._recoded(err, method) from None
         try:
             obj = check_request(dialect, obj, strict=self.strict)
             req = dialect.decode_request(obj)
         except JsonRpcError as err:
-            wire = obj.get("method") if isinstance(obj, dict) else None
-            raise self._shaped(err, method=wire if isinstance(wire, str) else None) from None
+            raise self._recoded(self._shaped(err, method=wire), method) from None
         system = scope.get("path_params", {}).get("system")
         if system is not None and system not in self.systems:
             raise self.fail(-32003, data={"agent_system": system})
@@ -458,6 +464,13 @@ class MockServer:
         """A REST request (the route matched, its query and parsed body) as the request
         to dispatch; raises the JsonRpcError to answer with. gRPC requests come here too,
         as the REST request their proto's HTTP annotation makes of them."""
+        try:
+            return self._rest_request(name, found, route, query, obj, version)
+        except JsonRpcError as err:
+            raise self._recoded(err, found.method) from None
+
+    def _rest_request(self, name: str, found: rest.RouteMatch, route: str, query: list[tuple[str, str]],
+                      obj: Any, version: str | None) -> RpcRequest:
         dialect = self.dialects[name]
         if name == "1.0" and version != "1.0":
             # As a2a-sdk 1.3.0 answers (wire capture 43).
@@ -566,7 +579,24 @@ class MockServer:
     def _shaped(self, err: JsonRpcError, *, method: str | None = None, task_id: str | None = None) -> JsonRpcError:
         return self.profile.error(err, method=method, task_id=task_id) if self.profile else err
 
+    def _recoded(self, err: JsonRpcError, method: Method | None) -> JsonRpcError:
+        """``err`` as the scenario's ``recode`` says this agent answers it (a wrong code,
+        on purpose), else as it is."""
+        for rule in self.scenario.recode:
+            if rule.code != err.code:
+                continue
+            if rule.methods is None or (method is not None and method.value in rule.methods):
+                spec = rule.as_
+                return errors.error(spec.code, spec.message, spec.data)
+        return err
+
     async def _dispatch(self, call: _Call, notify: bool) -> Any:
+        try:
+            return await self._dispatch_method(call, notify)
+        except JsonRpcError as err:
+            raise self._recoded(err, call.req.method) from None
+
+    async def _dispatch_method(self, call: _Call, notify: bool) -> Any:
         method = call.req.method
         if method is Method.SEND or method is Method.STREAM:
             return await self._on_send(call, notify)
@@ -895,10 +925,15 @@ class MockServer:
         record = self._task(task_id)
         if record.terminal:
             raise self.fail(-32002, task_id=task_id)
+        if self.scenario.cancel == "ignore":
+            return record.snapshot()
         message = new.Message(
             role=m.Role.AGENT, parts=[new.TextPart(kind="text", text="canceled by request", metadata=None)],
             message_id=str(uuid.uuid4()), task_id=record.task.id, context_id=record.task.context_id)
         status = new.TaskStatus(state=m.TaskState.CANCELED, message=message, timestamp=now())
+        if self.scenario.cancel == "pretend":
+            # Said, not done: the store (and so a get, a stream, the script) goes on.
+            return record.snapshot().model_copy(update={"status": status})
         record.pending = None
         if record.run is not None:
             record.run.cancel(status)

@@ -12,7 +12,7 @@ from ..client import JsonRpcError, ProtocolError, TransportError
 from ..protocol import models as m
 from ..protocol.states import TERMINAL as TERMINAL_STATES
 from .context import ProbeContext, error_text, settled
-from .probe import Skipped, probe
+from .probe import Failed, Skipped, probe
 
 NOT_FOUND = (-32001,)
 #: What skips a probe that needs a finished task of its own.
@@ -75,7 +75,9 @@ async def cancel_finished(ctx: ProbeContext) -> None:
 @probe("tasks.cancel-running", "tasks", "a cancel of a running task ends it canceled",
        section="1.0 CancelTask; 0.3 tasks/cancel; 0.1 tasks/cancel",
        rule="0.3: \"Cancel a task from the agent. If supported one should expect no more task updates for "
-            "the task.\" The answer is the task, canceled, or -32002 TaskNotCancelableError.",
+            "the task.\" 1.0 TASK_STATE_CANCELED: \"Indicates that a task was canceled before completion. "
+            "This is a terminal state.\" The answer is the task, canceled (and a get after it says so), or "
+            "-32002 TaskNotCancelableError.",
        skips="the task ended before the cancel reached it (--running-text names a message that keeps the "
              "agent working); it is answered with a message; 0.1 agents without streaming or tasks/cancel")
 async def cancel_running(ctx: ProbeContext) -> None:
@@ -99,10 +101,59 @@ async def cancel_running(ctx: ProbeContext) -> None:
             if again.status.state is not m.TaskState.CANCELED:
                 raise ctx.fail(f"the cancel of a running task was answered with the task "
                                f"{answer.status.state.value}, and a get after it says {again.status.state.value}")
+            return
+        # Said is not done: an agent may answer "canceled" and carry on with the task.
+        # Canceled is terminal, so a get after the answer must say canceled too.
+        after = await _state_after_cancel(ctx, task_id)
+        if after is not None and after is not m.TaskState.CANCELED:
+            ctx.ignore("transition-after-terminal")  # this failure says it, with the rule
+            raise ctx.fail(f"the cancel of a running task was answered with the task canceled, but a get after "
+                           f"it says {after.value}: the task went on")
     finally:
         if stream is not None:
             with contextlib.suppress(JsonRpcError, ProtocolError, TransportError):
                 await stream.aclose()  # type: ignore[attr-defined]
+
+
+async def _state_after_cancel(ctx: ProbeContext, task_id: str) -> m.TaskState | None:
+    """The task's state as a get tells it after a cancel the agent accepted; None from a
+    0.1 agent without tasks/get (the draft leaves it out, and the cancel's answer stands)."""
+    try:
+        return (await ctx.client.get_task(task_id)).status.state
+    except JsonRpcError as exc:
+        if exc.code == -32601 and ctx.dialect == "0.1":
+            return None
+        raise ctx.fail(f"a get after the cancel was answered with {error_text(exc)}") from None
+    except (ProtocolError, TransportError) as exc:
+        raise ctx.fail(f"a get after the cancel was answered with {error_text(exc)}") from None
+
+
+#: Why a subscription to a running task cannot be followed when its cancel fails.
+_NO_END = "so the subscription cannot be followed to an end here (tasks.cancel-running judges the cancel)"
+
+
+async def _cancel_to_end(ctx: ProbeContext, task_id: str) -> None:
+    """Cancel the task a subscription follows, so that it ends; skip when the cancel does
+    not end it (the subscription is then not to blame, and the cancel is judged by
+    tasks.cancel-running)."""
+    try:
+        await ctx.client.cancel(task_id)
+    except JsonRpcError as exc:
+        if exc.code == -32002:
+            raise Skipped("the agent does not cancel the task (-32002), so the subscription "
+                          "cannot be followed to an end here") from None
+        raise Skipped(f"the cancel was answered with {error_text(exc)}, {_NO_END}") from None
+    except (ProtocolError, TransportError) as exc:
+        raise Skipped(f"the cancel was answered with {error_text(exc)}, {_NO_END}") from None
+    # An accepted cancel the agent does not carry out leaves the task running, and the
+    # subscription with no end to follow.
+    try:
+        after = await _state_after_cancel(ctx, task_id)
+    except Failed as exc:
+        raise Skipped(f"{exc.text}, {_NO_END}") from None
+    if after is not None and after not in TERMINAL_STATES:
+        ctx.ignore("transition-after-terminal")
+        raise Skipped(f"the agent accepted a cancel but a get after it says {after.value}, {_NO_END}")
 
 
 async def _ended_first(ctx: ProbeContext, task_id: str) -> None:
@@ -164,7 +215,8 @@ async def subscribe_finished(ctx: ProbeContext) -> None:
             "task, and ends when the task does (here: canceled by the probe).",
        dialects=("0.3", "1.0"), needs="streaming",
        skips="the task ended before the subscribe reached it (--running-text names a message that keeps "
-             "the agent working); it is answered with a message; an agent that does not cancel it")
+             "the agent working); it is answered with a message; an agent that does not cancel it (-32002, "
+             "another error, or a cancel accepted but not carried out)")
 async def subscribe_running(ctx: ProbeContext) -> None:
     text = ctx.options.running_text or ctx.options.text
     task_id, state, _stream = await running_task(ctx, text)
@@ -184,13 +236,7 @@ async def subscribe_running(ctx: ProbeContext) -> None:
                 last = ev.status.state
             if not canceled:
                 canceled = True
-                try:
-                    await ctx.client.cancel(task_id)
-                except JsonRpcError as exc:
-                    if exc.code == -32002:
-                        raise Skipped("the agent does not cancel the task (-32002), so the subscription "
-                                      "cannot be followed to an end here") from None
-                    raise
+                await _cancel_to_end(ctx, task_id)
     except JsonRpcError as exc:
         if not canceled:
             await _ended_first(ctx, task_id)
