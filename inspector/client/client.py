@@ -22,7 +22,7 @@ import itertools
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 from pydantic import BaseModel
@@ -55,6 +55,9 @@ from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, descr
                         same_origin, whole_chars)
 from .oauth2 import ClientCredentials, TokenSource
 from .tls import INSECURE_NOTE, TlsOptions, ssl_context
+
+if TYPE_CHECKING:
+    from .grpc_transport import GrpcTransport
 
 AUTO = "auto"
 
@@ -317,7 +320,7 @@ class A2AClient:
         self._resolving = asyncio.Lock()
         self._streams: set[EventStream] = set()
         #: The gRPC transport, once the binding is grpc (grpc_transport.GrpcTransport).
-        self._grpc: Any = None
+        self._grpc: GrpcTransport | None = None
         #: For a grpc:// URL: the dialect whose A2AService answered the card RPC.
         self._grpc_dialect: Dialect | None = None
         self._closing: set[asyncio.Task[None]] = set()
@@ -427,7 +430,7 @@ class A2AClient:
         if card is None:
             self._card_result.misses.append((self.url, 0))
 
-    def _grpc_transport(self, endpoint: str | None = None) -> Any:
+    def _grpc_transport(self, endpoint: str | None = None) -> GrpcTransport:
         from .grpc_transport import GrpcTransport
 
         endpoint = endpoint or self.endpoint or self.url
