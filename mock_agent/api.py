@@ -31,7 +31,7 @@ from .store import TaskRecord
 class MockAgent:
     def __init__(
         self,
-        scenario: str | Path | dict | Scenario | None = None,
+        scenario: str | Path | dict[str, Any] | Scenario | None = None,
         *,
         dialect: str | None = None,
         profile: str | Profile | None = None,

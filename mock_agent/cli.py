@@ -16,7 +16,7 @@ import gc
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from inspector import __version__
 from inspector.completion import SHELLS, complete_if_asked, script
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     scenario = p.add_argument("--scenario", "-s", metavar="FILE|NAME",
                               help="a scenario file (YAML or JSON) or a built-in's name (default: echo, or "
                                    "the profile's)")
+    # argcomplete reads this attribute off the argparse action, which does not declare it.
     scenario.completer = _complete_scenario  # type: ignore[attr-defined]
     p.add_argument("--dialect", "-d", choices=DIALECT_CHOICES,
                    help="protocol dialect to speak; 'all' answers each request in its own (default: the "
@@ -171,7 +172,7 @@ def ws_agent(args: argparse.Namespace) -> int:
                    heartbeat=args.heartbeat, max_tasks=args.max_tasks, allow_public=args.allow_public)
 
 
-def schema() -> dict:
+def schema() -> dict[str, Any]:
     out = {"$schema": "https://json-schema.org/draft/2020-12/schema",
            "title": "a2a-mock scenario"}
     out.update(json_schema())

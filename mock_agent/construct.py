@@ -9,19 +9,22 @@ directly, leaving the instance as ``model_construct`` would.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel
 
 _setattr = object.__setattr__
 
+M = TypeVar("M", bound=BaseModel)
 
-def maker(cls: type[BaseModel]) -> Callable[..., Any]:
+
+def maker(cls: type[M]) -> Callable[..., M]:
     """``maker(Task)(id=..., status=...)``: keyword arguments are field names, not aliases."""
     defaults: dict[str, Any] = {}
     factories: dict[str, Callable[[], Any]] = {}
     for name, field in cls.model_fields.items():
         if field.default_factory is not None:
+            # (pydantic's other kind of factory, given the validated data, is not used here.)
             factories[name] = field.default_factory  # type: ignore[assignment]
         elif not field.is_required():
             defaults[name] = field.default
@@ -30,7 +33,7 @@ def maker(cls: type[BaseModel]) -> Callable[..., Any]:
     if cls.__pydantic_post_init__:  # pragma: no cover - none of the protocol models has one
         raise TypeError(f"{cls.__name__} needs model_construct")
 
-    def make(**values: Any) -> Any:
+    def make(**values: Any) -> M:
         obj = new(cls)
         data = dict(defaults)
         for name, factory in factories.items():

@@ -306,8 +306,8 @@ def compile_script(steps: list[Any]) -> list[Any]:
         elif isinstance(step, sc.DropStep):
             ops.append(DropOp())
         elif isinstance(step, sc.HeartbeatStep):
-            h = step.heartbeat
-            ops.append(HeartbeatOp(h.every, h.for_, h.comment))
+            beat = step.heartbeat
+            ops.append(HeartbeatOp(beat.every, beat.for_, beat.comment))
         elif isinstance(step, sc.EndStep):
             ops.append(EndOp())
         elif isinstance(step, sc.OneOfStep):
@@ -354,9 +354,9 @@ def message_vars(message: m.Message) -> tuple[dict[str, Any], set[str]]:
     for part in message.parts:
         kind = part.kind
         kinds.add(kind)
-        if kind == "text":
+        if isinstance(part, m.TextPart):
             texts.append(part.text)
-        elif kind == "file":
+        elif isinstance(part, m.FilePart):
             files.append(part.file.name or part.file.uri or "file")
         else:
             data.append(part.data)
@@ -579,7 +579,7 @@ class Run:
         if pushing or record.subscribers:
             event = new.TaskStatusUpdateEvent(task_id=record.task.id, context_id=record.task.context_id,
                                               status=status, final=final)
-            if pushing:
+            if pushing and listener is not None:  # (pushing says it is not None)
                 listener(record, event)
             if record.subscribers:
                 item = record.snapshot(frozen=True) if self.engine.full_task_events else event
@@ -614,15 +614,16 @@ class Run:
         pushing = listener is not None and bool(record.push)
         if not pushing and (not record.subscribers or self.engine.full_task_events):
             return  # nobody to tell: a blocking send reads the stored task at the end
+        wire_append: bool | None = append
         if record.dialect == "1.0":
             # a2a-sdk 1.x leaves false flags out, as ProtoJSON does; 0.x agents send them.
-            append = append or None
+            wire_append = append or None
             last_chunk = last_chunk or None
         artifact = new.Artifact(artifact_id=wire_id, index=wire_index, name=name, description=description,
                                 parts=parts, metadata=metadata)
         event = new.TaskArtifactUpdateEvent(task_id=record.task.id, context_id=record.task.context_id,
-                                            artifact=artifact, append=append, last_chunk=last_chunk)
-        if pushing:
+                                            artifact=artifact, append=wire_append, last_chunk=last_chunk)
+        if pushing and listener is not None:  # (pushing says it is not None)
             listener(record, event)
         if not self.engine.full_task_events:
             self._emit(event)

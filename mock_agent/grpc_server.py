@@ -34,6 +34,8 @@ from .call import HANDLED, Call, Dropped
 from .engine import HttpFault, Malformed
 
 if TYPE_CHECKING:  # pragma: no cover
+    import grpc.aio
+
     from .server import MockServer
 
 _NAME = re.compile(r"tasks/(?P<id>[^/]+)(?:/pushNotificationConfigs(?:/(?P<config>[^/]+))?)?")
@@ -287,7 +289,7 @@ def add_service(server: Any, dialect: str, handler_for: Any) -> None:
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
 
 
-async def listen(server: Any, host: str, port: int) -> int:
+async def listen(server: grpc.aio.Server, host: str, port: int) -> int:
     """Bind ``server`` to ``host:port`` and start it; the port bound (OSError if none)."""
     try:
         bound = server.add_insecure_port(f"{host}:{port}")
@@ -302,12 +304,14 @@ async def listen(server: Any, host: str, port: int) -> int:
 def status_bin(dialect: str, code: int, text: str, details: Any) -> bytes:
     """The ``grpc-status-details-bin`` trailer: a google.rpc.Status of ``code``, ``text``
     and the ProtoJSON ``details`` the schema knows (others left out)."""
-    status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
+    # Any: the class is built from the schema at run time, its fields unknown to the type checker.
+    status: Any = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
     for detail in details if isinstance(details, list) else ():
         packed = _detail(dialect, detail)
         if packed is not None:
             status.details.add().Pack(packed)
-    return status.SerializeToString()
+    wire: bytes = status.SerializeToString()
+    return wire
 
 
 def _detail(dialect: str, detail: Any) -> Any:

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from inspector.safeyaml import BoundedLoader, YAMLLimit, load as load_yaml
 
@@ -108,7 +109,7 @@ def load_builtin(name: str) -> Scenario:
     return load_text(entry.read_text(encoding="utf-8"), f"<built-in {name}>")
 
 
-def resolve(spec: str | Path | dict | Scenario) -> Scenario:
+def resolve(spec: str | Path | dict[str, Any] | Scenario) -> Scenario:
     """A Scenario, a dict, a file path, or a built-in's name -> Scenario."""
     if isinstance(spec, Scenario):
         return spec
@@ -141,6 +142,7 @@ def _parse(text: str, source: str) -> tuple[yaml.Node | None, Any]:
         document = loader.construct_document(root) if root is not None else None
     except YAMLLimit as exc:
         mark = exc.problem_mark
+        assert mark is not None  # raised at an event's mark
         raise ScenarioError([Problem(source, mark.line + 1, mark.column + 1, "", str(exc.problem))]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -239,7 +241,7 @@ def _field(loc: Iterable[Any]) -> str:
     return out
 
 
-def _message(err: dict[str, Any]) -> str:
+def _message(err: ErrorDetails) -> str:
     kind = err.get("type")
     value = err.get("input")
     loc = err.get("loc", ())
@@ -264,7 +266,7 @@ def _message(err: dict[str, Any]) -> str:
     return msg
 
 
-def _problem(err: dict[str, Any], root: yaml.Node | None, source: str) -> Problem:
+def _problem(err: ErrorDetails, root: yaml.Node | None, source: str) -> Problem:
     return _at(root, err.get("loc", ()), source, _message(err))
 
 

@@ -59,7 +59,7 @@ class Profile:
 
     def codec(self) -> Dialect:
         base = type(get_dialect(self.dialect))
-        cls = type(f"{base.__name__}_{self.name.replace('-', '_')}", (base,), {
+        cls: type[Dialect] = type(f"{base.__name__}_{self.name.replace('-', '_')}", (base,), {
             "methods": dict(self.methods),
             "method_aliases": {},
         })

@@ -111,7 +111,8 @@ class ReplayServer:
                 continue
             known = self.gets.get(ex.path)
             status = ex.response.data.get("status") or 0
-            if known is None or (200 <= status < 300 and not 200 <= (known.response.data.get("status") or 0) < 300):
+            if known is None or (200 <= status < 300 and known.response is not None
+                                 and not 200 <= (known.response.data.get("status") or 0) < 300):
                 self.gets[ex.path] = ex
         self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates if c.ex.binding == "jsonrpc")) or ["/"]
         #: The paths of the recorded HTTP+JSON/REST interfaces ("/rest"): requests under
@@ -119,7 +120,8 @@ class ReplayServer:
         self.rest_bases = sorted({urlsplit(str(ex.data.get("rest_base"))).path.rstrip("/")
                                   for ex in self.exchanges if ex.binding == "rest" and ex.data.get("rest_base")},
                                  key=len, reverse=True)
-        self.card_paths = [p for p, ex in self.gets.items() if 200 <= (ex.response.data.get("status") or 0) < 300]
+        self.card_paths = [p for p, ex in self.gets.items()
+                           if ex.response is not None and 200 <= (ex.response.data.get("status") or 0) < 300]
         self.origins = sorted({ex.origin for ex in self.exchanges if ex.origin}, key=len, reverse=True)
         spoken = {c.ex.dialect for c in self.book.candidates if c.ex.dialect and c.ex.a2a_method != "probe"}
         self.dialects = sorted(spoken or {c.ex.dialect for c in self.book.candidates if c.ex.dialect})
@@ -212,6 +214,7 @@ class ReplayServer:
                                   "recorded": sorted(self.gets)})
             await _send(send, 404, body, [(b"content-type", framing.JSON_TYPE)])
             return
+        assert ex.response is not None  # gets holds answered exchanges only
         resp = ex.response.data
         raw = body_bytes(resp) or b""
         if resp.get("body_encoding") != "base64":
@@ -353,6 +356,7 @@ class ReplayServer:
             clock.close()
 
     async def _stream(self, ex: RecordedExchange, rewrite: Rewriter, rid: Any, clock: "_Clock", send: Any) -> None:
+        assert ex.response is not None  # the caller read it: a streaming response
         await send({"type": "http.response.start", "status": ex.response.data.get("status") or 200,
                     "headers": _headers(ex.response.data)})
         eol = _eol(ex)
@@ -511,6 +515,6 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int, grpc_port:
         return [f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}",
                 *(f"  card: {base}{path}" for path in server.card_paths),
                 *([f"  gRPC ({', '.join(server.grpc.dialects)}): grpc://{server.grpc_address}"]
-                  if server.grpc_address else []), "  Ctrl-C to stop"]
+                  if server.grpc is not None and server.grpc_address else []), "  Ctrl-C to stop"]
 
     return serve_until_interrupted(BrowserGuard(server.app, allow_hosts), host, port, banner, "a2a-mock")

@@ -45,8 +45,8 @@ class ReplayGrpc(ServiceFront):
 
     def __init__(self, replay: ReplayServer, host: str, port: int) -> None:
         # The dialects served: those of the recorded gRPC exchanges (1.0 when none).
-        dialects = sorted({c.ex.dialect for c in replay.book.candidates
-                           if c.ex.binding == "grpc" and grpc_schema.supports(c.ex.dialect or "")}) or ["1.0"]
+        dialects = sorted({d for c in replay.book.candidates if c.ex.binding == "grpc"
+                           and (d := c.ex.dialect) is not None and grpc_schema.supports(d)}) or ["1.0"]
         super().__init__(host, port, dialects, replay.max_body)
         self.replay = replay
 

@@ -284,6 +284,7 @@ class Book:
     def _bind(self, c: Candidate, new_slots: dict[Path, _Slot]) -> dict[str, str]:
         table = {r: self.fwd[r] for r in c.mentions if r in self.fwd}
         group: dict[str, str] = {}
+        slot: _Slot | None
         for slot in new_slots.values():
             known = self.groups.get(slot.sent)
             if known is not None:

@@ -167,7 +167,8 @@ class _Walker:
         return out
 
     def _tagged(self, value: dict[str, Any], shape: Shape, path: str) -> Any:
-        tag = value.get(shape.tag)  # type: ignore[arg-type]
+        assert shape.tag is not None  # as the caller checked
+        tag = value.get(shape.tag)
         variant = shape.variants.get(tag) if isinstance(tag, str) else None
         if variant is None:
             if not self.strict:
@@ -269,7 +270,7 @@ def _is_unset(item: Any, spec: Field) -> bool:
     """ProtoJSON: a scalar at its default is not set (proto3 has no presence for it)."""
     kind = spec.type
     if kind is STRING:
-        return item == ""
+        return isinstance(item, str) and item == ""
     if type(kind) is Enum:
         return item in kind.unset and not isinstance(item, bool)
     if type(kind) is ListOf:

@@ -11,7 +11,7 @@ so a message names the field the user wrote, not pydantic's branch label.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
     AliasChoices,
@@ -343,6 +343,7 @@ _STEP_KEY_OF = {cls: key for key, cls in STEP_TYPES.items()}
 
 
 def _step_tag(value: Any) -> str | None:
+    key: str | None
     if isinstance(value, dict):
         for key in STEP_TYPES:
             if key in value:
@@ -352,14 +353,20 @@ def _step_tag(value: Any) -> str | None:
     return f"<{key}>" if key else None
 
 
-Step = Annotated[
-    Union[tuple(Annotated[cls, Tag(f"<{key}>")] for key, cls in STEP_TYPES.items())],  # type: ignore[misc]
-    Discriminator(
-        _step_tag,
-        custom_error_type="step",
-        custom_error_message="a step is a mapping with one of: " + ", ".join(STEP_TYPES),
-    ),
-]
+if TYPE_CHECKING:
+    # STEP_TYPES's classes spelled out: the type checker cannot read the union built
+    # below from the dict. Keep the two in step.
+    Step = Union[StatusStep, ArtifactStep, ChunksStep, DelayStep, HoldStep, AskStep, ReplyStep, ErrorStep,
+                 HttpStep, MalformedStep, DropStep, HeartbeatStep, EndStep, OneOfStep]
+else:
+    Step = Annotated[
+        Union[tuple(Annotated[cls, Tag(f"<{key}>")] for key, cls in STEP_TYPES.items())],
+        Discriminator(
+            _step_tag,
+            custom_error_type="step",
+            custom_error_message="a step is a mapping with one of: " + ", ".join(STEP_TYPES),
+        ),
+    ]
 
 
 def step_kind(step: BaseModel) -> str:
@@ -525,7 +532,8 @@ def template_problems(scenario: Scenario) -> list[tuple[tuple[Any, ...], str]]:
     return problems
 
 
-def _check_script(steps: list[Any], loc: tuple[Any, ...], known: set[str], out: list) -> None:
+def _check_script(steps: list[Any], loc: tuple[Any, ...], known: set[str],
+                  out: list[tuple[tuple[Any, ...], str]]) -> None:
     for i, step in enumerate(steps):
         here = loc + (i,)
         for sub, text in _templates(step):
@@ -567,6 +575,7 @@ def _templates(step: Any) -> list[tuple[tuple[Any, ...], str]]:
         return _content_templates(step.ask, ("ask",))
     if isinstance(step, ReplyStep):
         return _content_templates(step.reply, ("reply",))
+    spec: ArtifactSpec | ChunksSpec
     if isinstance(step, ArtifactStep):
         spec = step.artifact
         return (_content_templates(spec.text, ("artifact", "text"))

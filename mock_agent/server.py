@@ -18,6 +18,7 @@ import logging
 import re
 import uuid
 from collections import deque
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
@@ -123,7 +124,7 @@ class MockServer:
 
     def __init__(
         self,
-        scenario: str | Scenario | dict | Any = None,
+        scenario: str | Scenario | dict[str, Any] | Any = None,
         *,
         dialect: str | None = None,
         profile: str | Profile | None = None,
@@ -206,7 +207,7 @@ class MockServer:
             routes.append(Route(REST_PREFIX + "/{route:path}", _Endpoint(self.handle_rest)))
 
         @contextlib.asynccontextmanager
-        async def lifespan(app: Starlette):  # type: ignore[no-untyped-def]
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
             # gRPC runs in the HTTP server's event loop: one engine, one task store.
             if self.grpc is not None:
                 await self.grpc.start()
@@ -261,7 +262,7 @@ class MockServer:
             m.AgentInterface(url=where, protocol_binding=binding, protocol_version=v)
             for v in ("1.0", "0.3") if v in served
             for where, binding in ((url, "JSONRPC"), (rest_url, "HTTP+JSON"), (grpc_url, "GRPC"))
-            if binding == "JSONRPC" or (v in self.rest_dialects and where is not None)
+            if where is not None and (binding == "JSONRPC" or v in self.rest_dialects)
         ] or None
         if self.profile is None and self.scenario.mode_on_card is not False:
             # Say on the card how requests are checked: a client author reading it knows
@@ -763,7 +764,8 @@ class MockServer:
         kind = type(item)
         dialect = call.dialect
         if call.rest:
-            return self._rest_frame(call, item)
+            framed: bytes = self._rest_frame(call, item)  # a stream's: always framed
+            return framed
         if kind in _EVENTS:
             encoded = dialect.encode_event(item)
             if self.engine.full_task_events:
@@ -781,7 +783,7 @@ class MockServer:
             return self.framer.data(framing.dumps(dialect.encode_error(err, call.rid_value)), self.sse_event)
         raise TypeError(f"cannot frame {item!r}")  # pragma: no cover
 
-    async def _serve(self, call: _Call, record: TaskRecord, queue: asyncio.Queue | None, head: list[bytes],
+    async def _serve(self, call: _Call, record: TaskRecord, queue: asyncio.Queue[Any] | None, head: list[bytes],
                      live: bool, start: bool = False) -> None:
         """Stream ``head``, then the run's items from ``queue`` until the run ends.
 
@@ -823,7 +825,7 @@ class MockServer:
                 await write(call, frames, not ended)
                 if ended:
                     return
-                if timer is not None:
+                if timer is not None and heartbeat:  # (a timer runs only with a heartbeat)
                     timer.cancel()
                     timer = loop.call_later(heartbeat, queue.put_nowait, _TICK)
         finally:
@@ -855,7 +857,7 @@ class MockServer:
         # request came in) stale: the canceled status stands alone.
         return list(head) if kind is not RpcFault and kind is not Canceled else []
 
-    async def _take(self, call: _Call, item: Any, queue: asyncio.Queue, frames: list[bytes]) -> bool | None:
+    async def _take(self, call: _Call, item: Any, queue: asyncio.Queue[Any], frames: list[bytes]) -> bool | None:
         """Frame ``item`` and everything else the run has already produced into ``frames``
         (the framer decides how many writes carry them). True when the run ended, None when
         the client went away; a drop sends what came before it and raises _Dropped."""
@@ -1023,6 +1025,7 @@ class MockServer:
             raise self.fail(-32602, f"Invalid params: {what} for task {record.task.id}"
                             if named else f"Invalid params: {what} is set for task {record.task.id}")
         if method is Method.PUSH_DELETE:
+            assert config.id is not None  # stored with one (_add_push)
             del record.push[config.id]
             return None
         if call.dialect.name == "0.1":
@@ -1158,7 +1161,7 @@ async def _drop_blocking(send: Any) -> None:
     raise _Dropped()
 
 
-async def _watch(receive: Any, queue: asyncio.Queue) -> None:
+async def _watch(receive: Any, queue: asyncio.Queue[Any]) -> None:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":

@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import OrderedDict
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from inspector.protocol import models as m
 from inspector.protocol.states import INTERRUPTED, TERMINAL
 
 from . import construct as new
+
+if TYPE_CHECKING:
+    from .engine import Run
 
 #: The mock keeps the newest this many tasks (``--max-tasks``) and forgets older ones,
 #: so a benchmark that sends a million messages does not grow the mock without bound.
@@ -34,8 +37,8 @@ class TaskRecord:
         self.turn = 0
         #: (ops, vars) to run on the next message, left by an ``ask`` step.
         self.pending: tuple[Any, dict[str, Any]] | None = None
-        self.run: Any = None
-        self.subscribers: list[asyncio.Queue] = []
+        self.run: Run | None = None
+        self.subscribers: list[asyncio.Queue[Any]] = []
         self.push: OrderedDict[str, m.PushNotificationConfig] = OrderedDict()
         #: The first turn answered with a Message: the task is dropped when it ends.
         self.ephemeral = False
@@ -171,7 +174,7 @@ class TaskStore:
         are few (about one per request in flight), so the scan stays short."""
         tasks = self._tasks
         excess = len(tasks) - self.limit
-        victims = []
+        victims: list[str] = []
         for task_id, record in tasks.items():  # oldest first: dicts keep insertion order
             if len(victims) >= excess:
                 break

@@ -294,6 +294,7 @@ class WsAgent:
         record = self.store.get(task_id)
         held = False
         if record is None:
+            # society-ai's profile has a task_metadata (other profiles may not: it is optional).
             metadata = get_profile("society-ai").task_metadata(params, self.scenario.card)  # type: ignore[misc]
             record = self.store.create(task_id, msg.context_id or str(uuid.uuid4()), "0.1", metadata)
         elif record.run is not None:
@@ -384,7 +385,8 @@ class WsAgent:
             snapshot = record.snapshot()
             await self._answer(record.task.id, lambda rid: proto.result(rid, proto.encode_task(snapshot)))
 
-    async def _answer(self, task_id: str, make: Callable[[Any], Any]) -> None:
+    async def _answer(self, task_id: str, make: Callable[..., Any]) -> None:
+        # make(rid) -> the frame; "...": the callers' lambdas bind their values as defaults.
         for rid in self._waiting.pop(task_id, []):
             await self._send(make(rid))
 

@@ -22,7 +22,7 @@ import itertools
 import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 from pydantic import BaseModel
@@ -55,6 +55,9 @@ from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, descr
                         same_origin, whole_chars)
 from .oauth2 import ClientCredentials, TokenSource
 from .tls import INSECURE_NOTE, TlsOptions, ssl_context
+
+if TYPE_CHECKING:
+    from .grpc_transport import GrpcTransport
 
 AUTO = "auto"
 
@@ -317,7 +320,7 @@ class A2AClient:
         self._resolving = asyncio.Lock()
         self._streams: set[EventStream] = set()
         #: The gRPC transport, once the binding is grpc (grpc_transport.GrpcTransport).
-        self._grpc: Any = None
+        self._grpc: GrpcTransport | None = None
         #: For a grpc:// URL: the dialect whose A2AService answered the card RPC.
         self._grpc_dialect: Dialect | None = None
         self._closing: set[asyncio.Task[None]] = set()
@@ -397,6 +400,7 @@ class A2AClient:
             self._card_result = result
             self.card, self.card_raw = result.card, result.raw
             self.card_url = result.url or self._card_url_arg
+        assert self._card_result is not None  # each branch above sets it, if it was not
         result = self._card_result
         if result.card is not None:
             return result.card
@@ -426,7 +430,7 @@ class A2AClient:
         if card is None:
             self._card_result.misses.append((self.url, 0))
 
-    def _grpc_transport(self, endpoint: str | None = None) -> Any:
+    def _grpc_transport(self, endpoint: str | None = None) -> GrpcTransport:
         from .grpc_transport import GrpcTransport
 
         endpoint = endpoint or self.endpoint or self.url
@@ -476,6 +480,7 @@ class A2AClient:
         if not named and self.card is not None and self._binding_requested != b.JSONRPC:
             # A card listing only HTTP+JSON interfaces names its dialects there.
             named = list(dict.fromkeys(i.dialect for i in b.card_interfaces(self.card) if i.binding in (b.REST, b.GRPC)))
+        dialect: Dialect | None  # None: a cached name this version no longer knows
         if not named and self._grpc_dialect is not None:
             dialect = self._grpc_dialect
             self._choose(dialect, "probe", f"dialect {dialect.name}: its A2AService answered over gRPC")
@@ -569,6 +574,7 @@ class A2AClient:
                        else "the card lists no interface this client speaks" if listed else "the default")
                 return f"{label[b.JSONRPC]} ({why}{passed})"
             first = spoken[0]
+            assert first.binding is not None  # spoken: its binding is one of b.SPOKEN
             self.binding, self.binding_source = first.binding, "card"
             self._rest_endpoint(first)
             return (f"{label[first.binding]} at {self.endpoint}: the card's first {dialect.label} interface "
@@ -802,7 +808,7 @@ class A2AClient:
         assert resp is not None
         status = resp.status_code
         if isinstance(payload, JsonRpcError):
-            payload.http_status = status  # type: ignore[attr-defined]
+            payload.http_status = status
             raise payload
         if not 200 <= status < 300:
             ctype = resp.headers.get("content-type")
@@ -843,7 +849,7 @@ class A2AClient:
         self._check(self.dialect or self._requested, method)
         return EventStream(lambda stream: self._stream(method, params, stream), self)
 
-    async def _stream(self, method: Method, params: Any, stream: EventStream) -> AsyncIterator[Any]:
+    async def _stream(self, method: Method, params: Any, stream: EventStream) -> AsyncGenerator[Any, None]:
         # One generator from the request to the last event: every event of a long stream
         # passes through it, and each generator layer would cost a step per event.
         try:
@@ -928,7 +934,7 @@ class A2AClient:
                             yield event
                         if state.error is not None:
                             self._end(ex, state, "error")
-                            state.error.http_status = resp.status_code  # type: ignore[attr-defined]
+                            state.error.http_status = resp.status_code
                             raise state.error
                         if eof:
                             break
@@ -1078,18 +1084,20 @@ class A2AClient:
         ex.log(Kind.STREAM_END, data)
 
     # ------------------------------------------------------------------ conveniences
+    # call() answers with Any, as the result type depends on the method (methods.RESULT):
+    # each of these names its own method's.
 
     async def send(self, params: m.SendParams | Mapping[str, Any]) -> m.Task | m.Message:
-        return await self.call(Method.SEND, params)
+        return cast(m.Task | m.Message, await self.call(Method.SEND, params))
 
     def stream(self, params: m.SendParams | Mapping[str, Any]) -> EventStream:
         return self.stream_call(Method.STREAM, params)
 
     async def get_task(self, id: str, history_length: int | None = None) -> m.Task:
-        return await self.call(Method.GET, m.TaskQueryParams(id=id, history_length=history_length))
+        return cast(m.Task, await self.call(Method.GET, m.TaskQueryParams(id=id, history_length=history_length)))
 
     async def cancel(self, id: str) -> m.Task:
-        return await self.call(Method.CANCEL, m.TaskIdParams(id=id))
+        return cast(m.Task, await self.call(Method.CANCEL, m.TaskIdParams(id=id)))
 
     def resubscribe(self, id: str) -> EventStream:
         return self.stream_call(Method.RESUBSCRIBE, m.TaskIdParams(id=id))
@@ -1097,23 +1105,26 @@ class A2AClient:
     async def set_push(self, task_id: str, config: m.PushNotificationConfig | Mapping[str, Any]) -> m.TaskPushNotificationConfig:
         if not isinstance(config, m.PushNotificationConfig):
             config = validate(m.PushNotificationConfig, dict(config), "$.params.pushNotificationConfig")
-        return await self.call(Method.PUSH_SET, m.TaskPushNotificationConfig(task_id=task_id,
-                                                                             push_notification_config=config))
+        params = m.TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
+        return cast(m.TaskPushNotificationConfig, await self.call(Method.PUSH_SET, params))
 
     async def get_push(self, task_id: str, config_id: str | None = None) -> m.TaskPushNotificationConfig:
-        return await self.call(Method.PUSH_GET, m.PushConfigParams(id=task_id, push_notification_config_id=config_id))
+        params = m.PushConfigParams(id=task_id, push_notification_config_id=config_id)
+        return cast(m.TaskPushNotificationConfig, await self.call(Method.PUSH_GET, params))
 
     async def list_push(self, task_id: str) -> list[m.TaskPushNotificationConfig]:
-        return await self.call(Method.PUSH_LIST, m.PushConfigParams(id=task_id))
+        params = m.PushConfigParams(id=task_id)
+        return cast(list[m.TaskPushNotificationConfig], await self.call(Method.PUSH_LIST, params))
 
     async def delete_push(self, task_id: str, config_id: str) -> None:
-        return await self.call(Method.PUSH_DELETE, m.PushConfigParams(id=task_id, push_notification_config_id=config_id))
+        params = m.PushConfigParams(id=task_id, push_notification_config_id=config_id)
+        return cast(None, await self.call(Method.PUSH_DELETE, params))
 
     async def list_tasks(self, params: m.ListTasksParams | Mapping[str, Any] | None = None) -> m.ListTasksResult:
-        return await self.call(Method.LIST, params)
+        return cast(m.ListTasksResult, await self.call(Method.LIST, params))
 
     async def extended_card(self) -> m.AgentCard:
-        return await self.call(Method.EXTENDED_CARD, None)
+        return cast(m.AgentCard, await self.call(Method.EXTENDED_CARD, None))
 
 
 class _SSECodec:

@@ -104,6 +104,7 @@ async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
         ex = await wire.send("GET", candidate, headers=sent, info=info, follow_redirects=True, bound=bound)
         url = ex.url
         raw = await ex.read()
+        assert ex.response is not None  # as read() asserts: the head came first
         status = ex.response.status_code
         data = ex.response_data(raw)
         payload = payloads.response_payload(info, data)
@@ -152,7 +153,7 @@ def _version_refused(sent: dict[str, str], raw: bytes) -> bool:
         return False
     if not isinstance(body, dict):
         return False
-    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    error = inner if isinstance(inner := body.get("error"), dict) else body
     if error.get("code") == VERSION_NOT_SUPPORTED:
         return True
     decoded = rest.decode_error(body)
@@ -259,6 +260,7 @@ async def probe_dialect(
         info = {"dialect": dialect.name, "a2a_method": payloads.PROBE, "rpc_method": wire_name, "rpc_id": rpc_id}
         ex = await wire.send("POST", endpoint(dialect), headers=headers(dialect), body=body, info=info)
         raw = await ex.read()
+        assert ex.response is not None  # as read() asserts: the head came first
         data = ex.response_data(raw)
         ex.log(Kind.RESPONSE, data, payloads.response_payload(info, data))
         is_rpc, code = answer_code(raw)

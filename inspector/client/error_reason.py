@@ -54,8 +54,8 @@ def _text(value: Any) -> str | None:
 
 def _from_object(obj: Any) -> str | None:
     """The reason a decoded JSON error body names, or None when it names none."""
-    if _text(obj):
-        return obj
+    if text := _text(obj):
+        return text
     if not isinstance(obj, dict):
         return None
     error = obj.get("error")
@@ -68,13 +68,13 @@ def _from_object(obj: Any) -> str | None:
             status = _text(error.get("status"))
             return f"{status}: {message}" if status else message
     for key in _TEXT_KEYS:
-        if _text(obj.get(key)):
-            return obj[key]
+        if text := _text(obj.get(key)):
+            return text
     # FastAPI's validation errors, and the {"errors": [{"message": ...}]} of many APIs.
     for key, inner in (("detail", "msg"), ("errors", "message"), ("errors", "detail")):
         items = obj.get(key)
-        if isinstance(items, list) and items and isinstance(items[0], dict) and _text(items[0].get(inner)):
-            return items[0][inner]
+        if isinstance(items, list) and items and isinstance(items[0], dict) and (text := _text(items[0].get(inner))):
+            return text
     return None
 
 

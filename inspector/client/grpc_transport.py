@@ -17,7 +17,7 @@ import base64
 import json
 import re
 import time
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urlsplit
 
 from ..protocol import grpc_codec, grpc_errors, grpc_schema
@@ -37,13 +37,21 @@ GRPC_SCHEMES = ("grpc", "grpcs")
 #: Metadata gRPC itself owns: a user's header of that name cannot travel as metadata.
 _RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
                        "accept", "accept-encoding", "content-length", "keep-alive", "upgrade"))
-_JSON = {"ensure_ascii": False, "separators": (",", ":")}
+
+
+class _DumpsOptions(TypedDict):
+    # json.dumps's keywords as a TypedDict: spread with ** they keep their types.
+    ensure_ascii: bool
+    separators: tuple[str, str]
+
+
+_JSON: _DumpsOptions = {"ensure_ascii": False, "separators": (",", ":")}
 _NO_CONNECTION = re.compile(r"failed to connect|connection refused|dns resolution failed|name resolution|"
                             r"socket closed|connection reset|handshake|no route to host|unreachable", re.IGNORECASE)
 
 
 def is_grpc_url(url: str | None) -> bool:
-    return bool(url) and urlsplit(url).scheme.lower() in GRPC_SCHEMES  # type: ignore[arg-type]
+    return bool(url) and urlsplit(url).scheme.lower() in GRPC_SCHEMES
 
 
 def split_target(endpoint: str) -> tuple[str, bool]:

@@ -79,13 +79,13 @@ def card_flow(card: Any) -> Flow | None:
         url = flow.get("tokenUrl") or flow.get("token_url")
         if not isinstance(url, str) or not url:
             continue
-        offered = flow.get("scopes") if isinstance(flow.get("scopes"), Mapping) else {}
+        offered = scopes_in if isinstance(scopes_in := flow.get("scopes"), Mapping) else {}
         scopes = required.get(name) or [str(s) for s in offered]
         return Flow(name, url, tuple(s for s in scopes if isinstance(s, str)))
     return None
 
 
-def token_url_problem(token_url: str, card_url: str | None, given: Iterable[str]) -> str | None:
+def token_url_problem(token_url: str, card_url: str | None, given: Iterable[str | None]) -> str | None:
     """Why the client secret may not go to ``token_url``, named by the card served from
     ``card_url``, when the user named the URLs ``given``; None when it may."""
     try:
@@ -123,7 +123,7 @@ class TokenSource:
     def fresh(self) -> bool:
         return self.token is not None and (self._expires is None or time.monotonic() < self._expires)
 
-    def choose(self, card: Any, card_url: str | None, given: Iterable[str]) -> Flow:
+    def choose(self, card: Any, card_url: str | None, given: Iterable[str | None]) -> Flow:
         """Where to ask for a token: the user's --oauth2-token-url, else the card's flow,
         if the rule above lets the secret go there. Raises TransportError("http")."""
         found = card_flow(card) if card is not None else None

@@ -28,13 +28,16 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..protocol.sizes import format_size
 from ..session.events import Event, Kind
 from ..session.log import Session
 from ..session.payloads import push_payload
+
+if TYPE_CHECKING:
+    from ..serving.runner import BackgroundServer
 from .transport import body_text
 
 #: The header agents put the config's token in (a2a-sdk, the mock).
@@ -81,7 +84,7 @@ class PushReceiver:
         self.tokens: dict[str, str] = {}
         #: PUSH events recorded by this receiver, oldest first.
         self.received: list[Event] = []
-        self._server: Any = None
+        self._server: BackgroundServer | None = None
 
     # ------------------------------------------------------------------ addresses
 

@@ -33,7 +33,7 @@ import base64
 import re
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from ..protocol.errors import ProtocolError
 from ..protocol.sizes import format_size
@@ -180,9 +180,9 @@ class SSEParser:
             pieces = region.split(sep)[:-1]
             if crlf and not all(_all_crlf(block, b"\r", b"\n", b"\r\n") for block in pieces):
                 return -1
-            for block in pieces:
-                if block:
-                    self._block_bytes(block, out, False)
+            for raw in pieces:
+                if raw:
+                    self._block_bytes(raw, out, False)
             return cut
         # The piece after the last separator holds only line breaks (blank lines).
         blocks = text.split("\r\n\r\n" if crlf else "\n\n")
@@ -275,7 +275,11 @@ _FAST_PENDING = 1 << 16
 _HEAD_BYTES = frozenset(b"\r\n:")
 
 
-def _all_crlf(piece: Any, cr: Any, lf: Any, crlf: Any) -> bool:
+@overload
+def _all_crlf(piece: bytes | bytearray, cr: bytes, lf: bytes, crlf: bytes) -> bool: ...
+@overload
+def _all_crlf(piece: str, cr: str, lf: str, crlf: str) -> bool: ...
+def _all_crlf(piece: str | bytes | bytearray, cr: Any, lf: Any, crlf: Any) -> bool:
     """Every CR and LF of ``piece`` (bytes or text) is part of a CRLF."""
     n = piece.count(cr)
     return n == piece.count(lf) == piece.count(crlf)

@@ -66,7 +66,7 @@ def shared_tls_context() -> ssl.SSLContext:
     return ctx
 
 
-def body_text(raw: bytes) -> tuple[str, str]:
+def body_text(raw: bytes | bytearray) -> tuple[str, str]:
     """Bytes -> (text, encoding) for the log: UTF-8 when it is, else base64, so nothing is lost."""
     try:
         return raw.decode("utf-8"), "utf-8"
@@ -132,7 +132,7 @@ def _reason(exc: BaseException) -> str:
 
     httpx (via anyio) wraps the OS error: "All connection attempts failed" hides the
     "connection refused" underneath."""
-    chain = []
+    chain: list[BaseException] = []
     seen: BaseException | None = exc
     while seen is not None and len(chain) < 10:
         chain.append(seen)

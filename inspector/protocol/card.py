@@ -166,10 +166,11 @@ def _array(value: Any, path: str) -> list[Any]:
 
 
 def _strings(value: Any, path: str) -> list[str]:
-    for i, item in enumerate(_array(value, path)):
+    items = _array(value, path)
+    for i, item in enumerate(items):
         if not isinstance(item, str):
             raise ProtocolError(f"expected a string, got {type_name(item)}", child(path, i))
-    return value
+    return items
 
 
 # --------------------------------------------------------------------------- decode

@@ -63,6 +63,9 @@ class JsonRpcError(Exception):
     """A JSON-RPC error object: one the agent sent us (client side), or one the mock is
     about to send (server side). ``code``/``message``/``data`` as on the wire."""
 
+    #: The HTTP status of the response that carried it, once the client has seen one.
+    http_status: int | None = None
+
     def __init__(self, code: int, message: str = "", data: Any = None) -> None:
         super().__init__(f"{code} {message}".strip())
         self.code = code
@@ -72,7 +75,8 @@ class JsonRpcError(Exception):
     def __reduce__(self) -> Any:
         # Rebuilt from its attributes, not by calling __init__ again with ``args`` (one
         # string): a subclass's own keyword-only fields survive copy and pickle too.
-        return (copyreg.__newobj__, (type(self), *self.args), self.__dict__)
+        # copyreg.__newobj__ is what pickle's protocol 2 itself uses; typeshed leaves it out.
+        return (copyreg.__newobj__, (type(self), *self.args), self.__dict__)  # type: ignore[attr-defined]
 
     def to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message}

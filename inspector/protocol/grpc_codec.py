@@ -15,7 +15,8 @@ the client reads with it); the proto packages are grpc_schema.py's.
 from __future__ import annotations
 
 from json.encoder import encode_basestring as _quote
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias, cast
 
 from . import models as m
 from . import grpc_errors, proto03, rest
@@ -88,7 +89,7 @@ def encode_request(dialect: str, method: Method, params: Any, tenant: str | None
             wire["tenant"] = tenant
         return wire
     if method in (Method.SEND, Method.STREAM):
-        return proto03.send_to03(wire)
+        return cast(dict[str, Any], proto03.send_to03(wire))  # a dict in, a dict out
     if method is Method.GET:
         out: dict[str, Any] = {"name": f"tasks/{wire.get('id', '')}"}
         if wire.get("historyLength") is not None:
@@ -248,7 +249,12 @@ _PLAIN_FIELDS = {
 }
 
 
-def plain_chunk_reader(dialect: str) -> Any:
+#: A plain chunk's facts, in TextChunk's order: task, context and artifact ids, name,
+#: description, text, last chunk.
+ChunkFacts: TypeAlias = tuple[str, str | None, str, str | None, str | None, str, bool | None]
+
+
+def plain_chunk_reader(dialect: str) -> Callable[[Any], tuple[str, ChunkFacts] | None] | None:
     """The reader of a 1.0 StreamResponse that is the plain next chunk of a text artifact
     (what protocol/lean.py reads lean from the HTTP+JSON form), or None for a dialect
     without one. The reader gives (the ProtoJSON text of stream_json's dict, the
@@ -267,7 +273,7 @@ def plain_chunk_reader(dialect: str) -> Any:
     return _plain_chunk
 
 
-def _plain_chunk(message: Any) -> tuple[str, tuple[Any, ...]] | None:
+def _plain_chunk(message: Any) -> tuple[str, ChunkFacts] | None:
     if message.WhichOneof("payload") != "artifact_update":
         return None
     update = message.artifact_update

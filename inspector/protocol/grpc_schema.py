@@ -14,7 +14,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
 
 #: The proto package of each dialect that has a gRPC binding.
 PACKAGES = {"1.0": "lf.a2a.v1", "0.3": "a2a.v1"}
@@ -56,7 +59,7 @@ def pool(dialect: str) -> Any:
 
 
 @functools.cache
-def message_class(dialect: str, name: str) -> type:
+def message_class(dialect: str, name: str) -> type[Message]:
     """The message class for ``name`` (short, e.g. ``Task``, or full, e.g. ``google.rpc.Status``)."""
     from google.protobuf import message_factory
 

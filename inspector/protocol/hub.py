@@ -25,10 +25,11 @@ from typing import Any
 from . import models as m
 from .dialects import v01 as _CODEC
 from .shape import check, fail, obj, string
-from .dialects.base import decode_error, type_name
+from .dialects.base import decode_error
 from .dialects.v01 import artifact_in, message_in, status_in, task_in, task_out
 from .errors import JsonRpcError, ProtocolError
 from .methods import Method
+from .validation import type_name
 from .wire import parse_json
 
 #: A registered agent's card ``url``: ``ws-agent://NAME``.
@@ -436,18 +437,19 @@ def encode_task(task: m.Task) -> dict[str, Any]:
 
 
 def encode_message(message: m.Message) -> dict[str, Any]:
-    return _CODEC.encode_event(message)
+    out: dict[str, Any] = _CODEC.encode_event(message)
+    return out
 
 
 def status_params(event: m.TaskStatusUpdateEvent) -> dict[str, Any]:
-    out = _CODEC.encode_event(event)
+    out: dict[str, Any] = _CODEC.encode_event(event)
     if event.context_id is not None:
         out = {"id": out.pop("id"), "sessionId": event.context_id, **out}
     return out
 
 
 def artifact_params(event: m.TaskArtifactUpdateEvent) -> dict[str, Any]:
-    out = _CODEC.encode_event(event)
+    out: dict[str, Any] = _CODEC.encode_event(event)
     if event.context_id is not None:
         out = {"id": out.pop("id"), "sessionId": event.context_id, **out}
     return out

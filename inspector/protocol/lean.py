@@ -140,6 +140,7 @@ def lean_reader(codec: Any) -> Any:
     """A function of an SSE event's data for ``codec``'s events: a TextChunk for the
     plain next chunk of an artifact, else what ``wire.decode_sse_data`` gives (which
     raises as it does). A codec without a lean form gets ``decode_sse_data`` itself."""
+    # A codec with no lean attribute looks up None, which no form is keyed by.
     form = _FORMS.get(getattr(codec, "lean", None))  # type: ignore[arg-type]
     fast = codec.decode_sse_fast
     general = codec.decode_stream_event

@@ -16,7 +16,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic.alias_generators import to_camel
 
-from .enums import Role, TaskState
+# Re-exported: the codecs and the UI name the enums through the models.
+from .enums import Role as Role, TaskState as TaskState
 
 
 class A2AModel(BaseModel):

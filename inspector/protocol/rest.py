@@ -28,9 +28,10 @@ from urllib.parse import quote, unquote
 from . import models as m
 from . import proto03
 from .dialects import get_dialect
-from .dialects.base import Dialect, type_name
+from .dialects.base import Dialect
 from .errors import JsonRpcError, ProtocolError
 from .methods import Method
+from .validation import type_name
 
 #: The media type the 1.0 spec names for HTTP+JSON bodies (0.3 used application/json).
 MEDIA_TYPE = "application/a2a+json"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any, Union
+from typing import Any, TypeAlias, Union
 
 from pydantic import ValidationError
 
@@ -21,11 +21,11 @@ from .validation import M, type_name
 #: A JSON path, built lazily: ``"$.result"`` or ``(parent, key)``. Decoders pass one
 #: down for every object they visit, but only render it when something is wrong, so a
 #: well-formed event costs a few tuples instead of a few formatted strings.
-Path = Union[str, tuple]
+Path: TypeAlias = Union[str, tuple["Path", str | int]]
 
 
 def render(path: Path) -> str:
-    keys = []
+    keys: list[str | int] = []
     while isinstance(path, tuple):
         path, key = path
         keys.append(key)

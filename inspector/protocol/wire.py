@@ -7,6 +7,7 @@ way whether it just arrived or was loaded from a file.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic_core import from_json
@@ -76,7 +77,7 @@ def decode_sse_data(dialect: Dialect, data: str) -> Any:
     return dialect.decode_stream_event(parse_json(data))
 
 
-def capture(fn, *args: Any) -> Any:
+def capture(fn: Callable[..., Any], *args: Any) -> Any:
     """Run a decoder and return its result, or the JsonRpcError/ProtocolError it raised.
 
     Events keep what decoding produced, failures included, as their payload."""

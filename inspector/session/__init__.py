@@ -5,10 +5,10 @@ Headless by rule: nothing here imports textual.
 
 from .chunks import Chunk
 from .events import Event, Kind
+from .lines import Problem
 from .log import Listener, Session
 from .reader import (
     PayloadDecoder,
-    Problem,
     Recording,
     RecordingError,
     RecordingIterator,

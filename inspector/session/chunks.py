@@ -193,7 +193,7 @@ class ChunkLog:
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method
 
     def __repr__(self) -> str:
         return f"<ChunkLog of {len(self)} chunks>"

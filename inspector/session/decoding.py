@@ -73,7 +73,7 @@ class ExchangeFacts:
         if kind is Kind.SSE:
             request = self.requests.get(event.exchange)
             name = self.usable(request.get("dialect")) if request is not None else None
-            if name is not None and request.get("binding"):
+            if name is not None and request is not None and request.get("binding"):
                 return payloads.sse_payload(payloads.codec_for(name, request["binding"]), event.data)
             return payloads.sse_payload(name, event.data)
         if kind is Kind.MESSAGE:

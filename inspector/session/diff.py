@@ -24,12 +24,12 @@ from typing import Any
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError, ProtocolError
 from .events import Event, Kind
-from .exchange import EventRefs, RecordedExchange
+from .exchange import EventRefs, EventsByPosition, RecordedExchange
 from .hub_bridge import bridge_exchanges
 from .parts import PartList
 
 # ---------------------------------------------------------------------- exchanges
-def exchanges(events: Sequence[Event]) -> list[RecordedExchange]:
+def exchanges(events: EventsByPosition) -> list[RecordedExchange]:
     """The recording's HTTP exchanges, in the order their requests were sent."""
     out: dict[int, RecordedExchange] = {}
     ws: set[int] | None = None

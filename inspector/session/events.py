@@ -93,6 +93,7 @@ class Event:
     def sse(cls, seq: int, t: float, exchange: int, raw: str, wall: float = 0.0,
             codec: Callable[["Event"], Any] | None = None) -> "Event":
         """A complete, UTF-8 SSE event kept as its raw block text alone."""
+        # The raw text stands in for the data dict (the compact form __init__ does not offer).
         event = cls(seq, t, Kind.SSE, exchange, raw, wall, _LAZY, codec=codec)  # type: ignore[arg-type]
         return event
 
@@ -101,7 +102,8 @@ class Event:
         data = self._data
         if data.__class__ is str:
             return sse_data(data)
-        return data
+        kept: dict[str, Any] = data
+        return kept
 
     @data.setter
     def data(self, value: dict[str, Any]) -> None:
@@ -126,11 +128,14 @@ class Event:
         """An SSE event's ``id`` field. A compact event of one line is a lone data line
         (an event with data; a lone ``id:`` line has none): no id, and no dict built."""
         data = self._data
+        sid: str | None  # as the agent sent it
         if data.__class__ is str:
             if "\n" not in data and "\r" not in data and data.startswith("data:"):
                 return None
-            return sse_data(data)["id"]
-        return data.get("id")
+            sid = sse_data(data)["id"]
+            return sid
+        sid = data.get("id")
+        return sid
 
     @property
     def payload(self) -> Any:
@@ -160,11 +165,11 @@ class Event:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Event:
             return NotImplemented
-        return (self.seq == other.seq and self.t == other.t and self.kind is other.kind  # type: ignore[attr-defined]
-                and self.exchange == other.exchange and self.wall == other.wall  # type: ignore[attr-defined]
-                and self.data == other.data)  # type: ignore[attr-defined]
+        return (self.seq == other.seq and self.t == other.t and self.kind is other.kind
+                and self.exchange == other.exchange and self.wall == other.wall
+                and self.data == other.data)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method
 
     def __repr__(self) -> str:
         return (f"Event(seq={self.seq!r}, t={self.t!r}, kind={self.kind!r}, exchange={self.exchange!r}, "

@@ -10,9 +10,9 @@ from __future__ import annotations
 import base64
 import binascii
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from ..safejson import loads
@@ -125,13 +125,22 @@ class RecordedExchange:
         return request_text(params)
 
 
+class EventsByPosition(Protocol):
+    """A log's events, read by position: a list of them, or a session's EventLog (not a
+    Sequence: it reads the events it no longer holds from its store)."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> Event: ...
+    def __iter__(self) -> Iterator[Event]: ...
+
+
 class EventRefs:
     """Events of a log by position (8 bytes each): a long stream's events are read from
     the log when gone through, not held (the log may keep them on disk)."""
 
     __slots__ = ("_log", "_positions")
 
-    def __init__(self, log: Sequence[Event]) -> None:
+    def __init__(self, log: EventsByPosition) -> None:
         self._log = log
         self._positions = array("q")
 

@@ -351,9 +351,10 @@ def write_scenario(session: Session, out: TextIO, *, name: str | None = None, so
     probe: list[str] = []  # the rules' text since the last check
     steps = 0
     number = 0
+    opening: str | None  # the rule's head, until it goes into probe
     for number, (rule_head, ex) in enumerate(rules, 1):
         # At the columns the whole document has them, so long strings fold alike.
-        opening: str | None = dump_yaml({"rules": [rule_head]}).removeprefix("rules:\n") + "  script:\n"
+        opening = dump_yaml({"rules": [rule_head]}).removeprefix("rules:\n") + "  script:\n"
         out.write(opening)
         reopen = opening  # a piece checked on its own starts with its rule's head
         for step in _steps(ex):

@@ -107,7 +107,7 @@ class MessageLog:
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method
 
     def __repr__(self) -> str:
         return f"MessageLog({list(self)!r})"

@@ -186,7 +186,7 @@ class _Rebuilder:
         self.out.append(RecordedExchange(number, request, response))
 
     def _start(self, event: Event, frame: proto.Frame) -> None:
-        method = _METHODS[frame.method]  # type: ignore[index]
+        method = _METHODS[frame.method]  # type: ignore[index]  # a frame with one of these methods (see the caller)
         try:
             params = json.loads(event.data.get("text") or "{}").get("params")
         except (ValueError, AttributeError):
@@ -231,7 +231,7 @@ class _Rebuilder:
         if not relay.items:
             if end is None:
                 return  # the recording ends before the answer
-            item: Any = JsonRpcError(-32603, "Internal error", {
+            item = JsonRpcError(-32603, "Internal error", {
                 "reason": f"the relay ended ({end.data.get('reason')}) without the task settling"})
             at = end
         else:

@@ -202,6 +202,7 @@ class RecordingIndex(LinesRead):
         self.times.append(self._high_t)
         self.count += 1
         if obj is not None:
+            assert kind is not None  # the pattern's, known, or the parsed line's
             self._fold(obj, kind, line)
 
     def _begin_session(self, header: dict[str, Any], offset: int, length: int) -> None:

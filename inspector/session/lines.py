@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..safejson import MAX_JSON_DEPTH, loads
 from .decoding import ExchangeFacts
@@ -91,7 +91,8 @@ class RecordingLines:
         except ValueError as exc:
             self.problem(f"{exc}; skipped")
             return None
-        return obj
+        event: dict[str, Any] = obj  # as check_event found it
+        return event
 
     def begin(self, header: dict[str, Any]) -> SessionStart:
         """An appended session's header: the events after it are renumbered by the
@@ -178,12 +179,12 @@ def next_session(headers: list[dict[str, Any]], header: dict[str, Any], last_seq
     return SessionStart(number, last_seq + 1, max_exchange, offset, wall, text), problem
 
 
-def is_header(obj: Any) -> bool:
+def is_header(obj: Any) -> TypeGuard[dict[str, Any]]:
     """``obj`` (a parsed line) is a session's header, not an event."""
     return obj.__class__ is dict and obj.get("format") == FORMAT and "seq" not in obj
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -19,7 +19,8 @@ from typing import Any, overload
 from .events import _LAZY, Event, Kind
 from .spill import EventStore
 
-Listener = Callable[[Event], None]
+#: What a listener returns is not read (the tracker returns the tasks it changed).
+Listener = Callable[[Event], object]
 
 #: How many events beyond ``keep`` pile up before the oldest go to the store in one batch.
 EVICT_BATCH = 4096
@@ -117,7 +118,7 @@ class EventLog:
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method
 
     def __repr__(self) -> str:
         return f"<EventLog of {len(self)} events, {len(self._mem)} in memory>"
@@ -200,7 +201,7 @@ class Session:
         self.keep_bytes = keep_bytes if keep is not None else None
         #: held_size of the events in memory, counted while keep_bytes is set.
         self._held = 0
-        self.store: EventStore | None = store  # type: ignore[assignment]
+        self.store: EventStore | None = store  # type: ignore[assignment]  # "spill" is the one string taken
         self.events = EventLog(self.store)
         self._listeners: list[Listener] = []
         self._exchanges = 0
@@ -238,6 +239,7 @@ class Session:
         """A complete, UTF-8 SSE event in its compact form: only ``raw`` is kept, and
         ``payload`` only while the listeners run (``codec`` derives it again)."""
         self._seq += 1
+        # raw stands in for the data dict: the compact form, as in Event.sse.
         event = Event(self._seq, self._clock() - self._t0, _SSE, exchange, raw, self._wall_clock(),  # type: ignore[arg-type]
                       payload, codec)
         # _publish, inlined: this runs once per event of every stream.
@@ -290,16 +292,17 @@ class Session:
 
     def _count_held(self, event: Event) -> None:
         self._held += held_size(event)
-        if self._held <= self.keep_bytes:  # type: ignore[operator]
+        assert self.keep_bytes is not None and self.keep is not None  # called only with both set
+        if self._held <= self.keep_bytes:
             return
         # Over: hold the newest events that carry half the budget (at most ``keep``), so
         # that the walk back over them is paid once per half a budget of new text.
         mem = self.events._mem
-        room = self.keep_bytes // 2  # type: ignore[operator]
+        room = self.keep_bytes // 2
         held = count = 0
         for kept in reversed(mem):
             size = held_size(kept)
-            if held + size > room or count >= self.keep:  # type: ignore[operator]
+            if held + size > room or count >= self.keep:
                 break
             held += size
             count += 1

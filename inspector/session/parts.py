@@ -17,12 +17,13 @@ text were 92 MB as strings; as UTF-8, about 55.
 
 from __future__ import annotations
 
+import builtins
 import json
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from ..protocol.models import DataPart, FilePart, TextPart
 
@@ -126,10 +127,11 @@ class PartList:
         """Block ``index`` as a string."""
         block = self._blocks[index]
         if block.__class__ is str:
-            return block  # type: ignore[return-value]
+            return block
         decoded = self._decoded
         if decoded is None or decoded[0] is not block:
-            decoded = self._decoded = (block, block.decode("utf-8", "surrogatepass"))  # type: ignore[arg-type, union-attr]
+            utf8 = cast(bytes, block)  # not a str: _compact's UTF-8
+            decoded = self._decoded = (utf8, utf8.decode("utf-8", "surrogatepass"))
         return decoded[1]
 
     def text(self) -> str:
@@ -143,7 +145,7 @@ class PartList:
             blocks[:] = ["".join([self._block(i) for i in range(len(blocks))])]
             self._starts[:] = [0]
             self._decoded = None
-        return blocks[0] if blocks else ""  # type: ignore[return-value]
+        return cast(str, blocks[0]) if blocks else ""  # joined just above: one block, a str
 
     def slice(self, a: int, b: int) -> str:
         """``text()[a:b]``, without joining the whole text: what is new since the last
@@ -201,7 +203,7 @@ class PartList:
     def __getitem__(self, index: int) -> Any: ...
 
     @overload
-    def __getitem__(self, index: slice) -> list[Any]: ...
+    def __getitem__(self, index: builtins.slice) -> list[Any]: ...
 
     def __getitem__(self, index: Any) -> Any:
         n = len(self._ends)
@@ -270,7 +272,7 @@ class PartList:
             return all(a == b for a, b in zip(self, other))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method
 
     def __repr__(self) -> str:
         return f"PartList({list(self)!r})"
@@ -313,7 +315,7 @@ class PartRange:
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method
 
     def __repr__(self) -> str:
         return repr(list(self))

@@ -32,7 +32,7 @@ CUT_EVENT = "event cut at the size limit: only its start was kept, not decoded"
 
 def body_bytes(data: dict[str, Any]) -> bytes | None:
     """A REQUEST/RESPONSE body as the bytes on the wire."""
-    body = data.get("body")
+    body: str | None = data.get("body")
     if body is None:
         return None
     if data.get("body_encoding") == "base64":
@@ -45,7 +45,8 @@ def _body_for_decoding(data: dict[str, Any]) -> bytes | str:
     # decoder can say which byte is not UTF-8.
     if data.get("body_encoding") == "base64":
         return base64.b64decode(data["body"])
-    return data["body"]
+    body: str = data["body"]
+    return body
 
 
 def response_payload(request: dict[str, Any], response: dict[str, Any]) -> Any:

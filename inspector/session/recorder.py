@@ -137,9 +137,9 @@ class Recorder:
         obj = dict(obj)
         token = f"\x00{uuid.uuid4().hex}\x00"
         for i, key in enumerate(big):
-            obj[key], big[i] = f"{token}{i}", obj[key]  # type: ignore[call-overload]
+            obj[key], big[i] = f"{token}{i}", obj[key]
         rest = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=_jsonable)
-        encode = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+        encode = json.encoder.encode_basestring_ascii
         try:
             for i, value in enumerate(big):
                 before, rest = rest.split(encode(f"{token}{i}"), 1)

@@ -120,7 +120,7 @@ class SpillStore(EventStore):
             t, wall = event.t, event.wall
             if (event.compact and t.__class__ is float and wall.__class__ is float and t - t == 0 and wall - wall == 0
                     and event.seq.__class__ is int and event.exchange.__class__ is int):
-                raw = event.raw.encode("utf-8", "surrogatepass")  # type: ignore[union-attr]
+                raw = event.raw.encode("utf-8", "surrogatepass")  # type: ignore[union-attr]  # compact: raw is set
                 # Floats as json.dumps writes them (repr): read back exactly.
                 data = b"[%d,%s,%s,%d,%d]\n%s\n" % (event.seq, repr(t).encode(), repr(wall).encode(), event.exchange,
                                                    len(raw), raw)

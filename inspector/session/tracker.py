@@ -36,6 +36,7 @@ receiver, a ``tasks/get``. Two rules keep the picture (and the verdicts) true:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -470,6 +471,7 @@ class TaskTracker:
 
     def apply(self, event: Event) -> set[str]:
         """Fold one event in; returns the ids of the tasks it changed."""
+        changed: set[str]
         self._changed = changed = set()
         kind = event.kind
         if kind is _SSE or kind is _MESSAGE:
@@ -1119,7 +1121,8 @@ class TaskTracker:
             # apply (a snapshot in the middle of another live stream of this artifact).
             adoptable = not self._fed_elsewhere(view, ex)
             finished = view.closed or task.state in TERMINAL
-            assembled = told = None
+            assembled: list[Any] = []
+            told: list[Any] = []  # read only where computed below
             if adoptable or finished:
                 assembled, told = _normal(view.parts), _normal(art.parts)
             if adoptable and _extends(assembled, told):
@@ -1231,6 +1234,7 @@ class TaskTracker:
             self._flag(event, "transition-after-terminal", task.id,
                        f"{before.value} -> {state.value}: the task had already ended", ex)
         elif not is_legal(before, state):
+            assert before is not None  # is_legal holds for a new task
             flagged = True
             self._flag(event, "illegal-transition", task.id,
                        f"{before.value} -> {state.value} is not a legal transition", ex)
@@ -1469,7 +1473,7 @@ def _extends(short: list[Any], long: list[Any]) -> bool:
     return last == other or (isinstance(last, str) and isinstance(other, str) and other.startswith(last))
 
 
-def _normal(parts: list[Any]) -> list[Any]:
+def _normal(parts: Iterable[Any]) -> list[Any]:
     """Parts for comparison: adjacent text joined, since agents may merge text chunks."""
     out: list[Any] = []
     run: list[str] = []  # joined once: `+=` on a list item copies the text each time

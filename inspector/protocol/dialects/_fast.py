@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from pydantic import ValidationError
 from pydantic_core import SchemaValidator, core_schema as cs
@@ -34,7 +34,8 @@ def _tau_schema(parts: str) -> dict[str, Any]:
     """TaskArtifactUpdateEvent's core schema with the artifact's parts validated as
     ``parts`` says: "kind" (the ``kind`` tag selects the model, as Part's discriminator
     does for a dict) or "text" (every part must be a TextPart, tag or no tag)."""
-    schema = copy.deepcopy(m.TaskArtifactUpdateEvent.__pydantic_core_schema__)
+    # Walked and rebuilt by key as plain dicts: the CoreSchema TypedDicts do not narrow by "type".
+    schema = cast(dict[str, Any], copy.deepcopy(m.TaskArtifactUpdateEvent.__pydantic_core_schema__))
     defs = schema["definitions"] if schema["type"] == "definitions" else []
     model = schema["schema"] if schema["type"] == "definitions" else schema
     artifact = model["schema"]["fields"]["artifact"]["schema"]

@@ -7,12 +7,12 @@ the input to remove them first. Parts keep ``kind``: it is the model's discrimin
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
-from ..validation import validate
+from ..validation import M, validate
 from ._fast import ValidationError, envelope_decoder
 from ..shape import arr, drop_tag, implied_final, new_id, obj
 from .base import TASK_ERRORS, Dialect
@@ -20,7 +20,7 @@ from .base import TASK_ERRORS, Dialect
 # {"result": <artifact-update>}: parts chosen by their kind tag, as Part does.
 _fast_artifact = envelope_decoder(None, "kind")
 
-_EVENT_KINDS = {
+_EVENT_KINDS: dict[str, type[m.A2AModel]] = {
     "task": m.Task,
     "message": m.Message,
     "status-update": m.TaskStatusUpdateEvent,
@@ -139,7 +139,7 @@ class V03Dialect(Dialect):
         if '"artifact-update"' not in data:
             return None
         try:
-            event = _fast_artifact(data)["result"]
+            event: m.TaskArtifactUpdateEvent = _fast_artifact(data)["result"]
         except ValidationError:
             return None
         extra = event.__pydantic_extra__
@@ -175,6 +175,7 @@ def as_event(value: Any) -> Any:
 def decode_event(raw: Any, path: str) -> m.StreamEvent:
     data = obj(raw, path)
     kind = data.get("kind")
+    model: type[m.A2AModel] | None
     if kind is None:
         model = _guess_kind(data, path)
     else:
@@ -186,12 +187,12 @@ def decode_event(raw: Any, path: str) -> m.StreamEvent:
     event = validate_lenient(model, data, path)
     if model is m.Message:
         drop_tag(event, "message")
-    elif model is m.TaskStatusUpdateEvent:
+    elif isinstance(event, m.TaskStatusUpdateEvent):  # (model is m.TaskStatusUpdateEvent)
         drop_tag(event, "status-update")
         drop_tag(event.status.message, "message")
     else:
         drop_tag(event, "artifact-update")
-    return event
+    return cast(m.StreamEvent, event)  # model is one of _EVENT_KINDS
 
 
 def _tagged(kind: str, out: dict[str, Any]) -> dict[str, Any]:
@@ -234,7 +235,7 @@ def _guess_kind(data: dict[str, Any], path: str) -> type[m.A2AModel]:
     raise ProtocolError("cannot tell what this is: no kind, and none of status, artifact, role or parts", path)
 
 
-def validate_lenient(model: type[m.A2AModel], raw: Any, path: str) -> Any:
+def validate_lenient(model: type[M], raw: Any, path: str) -> M:
     """Validate; if that fails and some part is tagged ``type`` instead of ``kind`` (as
     0.1 clients send and a2a-sdk accepts), retag those parts and try once more."""
     try:

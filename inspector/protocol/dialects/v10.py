@@ -257,7 +257,7 @@ class V10Dialect(Dialect):
         if '"artifactUpdate"' not in data:
             return None
         try:
-            event = _fast_artifact(data)["result"]["artifactUpdate"]
+            event: m.TaskArtifactUpdateEvent = _fast_artifact(data)["result"]["artifactUpdate"]
         except ValidationError:
             return None
         art = event.__dict__["artifact"]  # (a pydantic attribute read is slower)
