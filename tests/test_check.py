@@ -343,12 +343,7 @@ async def test_proxy_fault_in_front_of_a_good_agent_fails_its_probes_only(
     rules.write_text(f"- match: {rule}\n", encoding="utf-8")
     async with proxy_to(("/", echo_mock.base_url), rules=load_rules(rules)) as (_proxy, server):
         session = Session(keep=0, store=None)
-        # Left out: the proxy's gRPC relay answers a call of a method the service lacks
-        # INTERNAL "Internal error from Core" instead of the agent's UNIMPLEMENTED, about
-        # one call in three on a loaded machine (a race in inspector/proxy/grpc_relay.py's
-        # passthrough, not a fault rule: no rule matches a method that is not A2A's).
-        options = CheckOptions(url=server.base_url, running_text="hold", ask="ask",
-                               skip=("errors.grpc-unknown-method",))
+        options = CheckOptions(url=server.base_url, running_text="hold", ask="ask")
         report = await run_check(options, session, TaskTracker(session))
     assert set(report.bindings) == EVERY_BINDING
     failed = {(r.probe.id, r.binding): r.reason for r in report.results if r.outcome == "fail"}

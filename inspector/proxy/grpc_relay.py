@@ -592,8 +592,17 @@ class _GrpcCall:
         self.begin(None)
         sent = time.perf_counter()
         client = _ClientRequests(requests)
-        call = self.listener.channel.stream_stream(self.path)(client.messages(), metadata=self.metadata,
-                                                              timeout=self._timeout())
+        only = await client.only_message(_ClientRequests.PEEK)
+        if only is not None:
+            # One message and the half-close: sent upstream as one batch, as the client
+            # sent it. Written message by message, grpcio could find the agent's status
+            # (an unknown method's UNIMPLEMENTED) come in under a write and report its own
+            # INTERNAL ("Internal error from Core") in place of the agent's status.
+            call = self.listener.channel.unary_stream(self.path)(only, metadata=self.metadata,
+                                                                 timeout=self._timeout())
+        else:
+            call = self.listener.channel.stream_stream(self.path)(client.messages(), metadata=self.metadata,
+                                                                  timeout=self._timeout())
         started = False
         try:
             async for raw in call:
@@ -636,11 +645,29 @@ class _ClientRequests:
     own deadline or after HOLD_MAX seconds, so it cannot hold the call open for ever."""
 
     HOLD_MAX = 30.0
+    #: How long a call's first message, then its half-close, is waited for to tell a
+    #: call of one message (unary, server streaming: both come in the same HTTP/2
+    #: frames, so at once) from a streaming client's, which then goes on as a stream.
+    PEEK = 0.2
 
     def __init__(self, requests: Any) -> None:
         self.queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=8)
+        self.held: deque[Any] = deque()  # read by only_message(), for messages() first
         self.dropping = False
         self.task = asyncio.ensure_future(self._read(requests))
+
+    async def only_message(self, wait: float) -> bytes | None:
+        """The client's message when it sent one and half-closed within ``wait`` seconds
+        (each); None otherwise, and what was read is kept for ``messages()``."""
+        for _ in range(2):
+            try:
+                raw = await asyncio.wait_for(self.queue.get(), wait)
+            except TimeoutError:
+                return None
+            self.held.append(raw)
+            if raw is _END:
+                break
+        return self.held[0] if len(self.held) == 2 and self.held[1] is _END else None
 
     async def _read(self, requests: Any) -> None:
         async for raw in requests:
@@ -650,6 +677,10 @@ class _ClientRequests:
             await self.queue.put(_END)
 
     async def messages(self) -> Any:
+        while self.held:
+            if (raw := self.held.popleft()) is _END:
+                return
+            yield raw
         while (raw := await self.queue.get()) is not _END:
             yield raw
 
