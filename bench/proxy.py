@@ -237,7 +237,7 @@ async def read_stream(url: str, stamps: bool) -> tuple[int, float, list[float]]:
 
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 CASES = ("throughput", "grpc", "latency")
@@ -303,7 +303,7 @@ def grpc_case(me: str, count: int, runs: int, references: bool, children: list[s
                 print(f"FAIL: {name} gRPC stream had {events} messages, expected {count + 1}")
                 return 1
             rates[name].append(events / seconds)
-            cpu[name].append([((b or 0.0) - (a or 0.0)) / events for a, b in zip(before, after)])
+            cpu[name].append([((b or 0.0) - (a or 0.0)) / events for a, b in zip(before, after, strict=True)])
 
     def us(name: str, i: int) -> str:
         return f"{median([c[i] for c in cpu[name]]) * 1e6:.0f}"

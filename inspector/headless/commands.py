@@ -208,7 +208,7 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
         raise UsageError(f"--binding {binding}: {args.url} is a gRPC URL (use --binding grpc or auto)")
     for given in (args.url, args.card_url):
         try:
-            urlsplit(given or "").port
+            urlsplit(given or "").port  # noqa: B018 - the property parses the port, raising ValueError
         except ValueError as exc:  # urllib's own words: "Invalid IPv6 URL", "Port out of range"
             raise UsageError(f"not a usable URL: {given!r} ({exc})") from None
     secret_names, plain_names = _names()

@@ -153,8 +153,8 @@ class TaskArtifactUpdateEvent(A2AModel):
     metadata: dict[str, Any] | None = None
 
 
-StreamEvent = Union[Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent]
-SendResult = Union[Task, Message]
+StreamEvent = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+SendResult = Task | Message
 
 
 # ------------------------------------------------------------------ push notifications
@@ -336,4 +336,4 @@ class AgentCard(A2AModel):
 # --------------------------------------------------------------------------- JSON-RPC
 
 
-JsonRpcId = Union[str, int, None]
+JsonRpcId = str | int | None

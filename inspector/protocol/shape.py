@@ -21,7 +21,7 @@ from .validation import M, type_name
 #: A JSON path, built lazily: ``"$.result"`` or ``(parent, key)``. Decoders pass one
 #: down for every object they visit, but only render it when something is wrong, so a
 #: well-formed event costs a few tuples instead of a few formatted strings.
-Path = Union[str, tuple]
+Path = str | tuple
 
 
 def render(path: Path) -> str:

@@ -267,7 +267,7 @@ class PartList:
         if isinstance(other, (list, PartList, PartRange)):
             if len(self) != len(other):
                 return False
-            return all(a == b for a, b in zip(self, other))
+            return all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -310,7 +310,7 @@ class PartRange:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, PartList, PartRange)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]

@@ -251,17 +251,17 @@ class InspectorApp(App[int]):
 
     def _flush_frame(self) -> None:
         # Not "_flush": textual.App._flush(stderr=...) flushes captured print output.
-        for conn, events in self.pump.drain():
+        for conn, batch in self.pump.drain():
             changed: set[str] = set()
             tracker = conn.tracker
-            for event in events:
+            for event in batch:
                 task = tracker.exchange_task(event.exchange) if event.exchange else None
                 if task is None and event.kind.value == "push":
                     # A push belongs to no exchange: the task it updates is named in its body.
                     task = getattr(event.payload, "task_id", None) or getattr(event.payload, "id", None)
                 if isinstance(task, str) and task:
                     changed.add(task)
-            self.to_main(SessionAdvanced(conn, events, changed))
+            self.to_main(SessionAdvanced(conn, batch, changed))
 
     # ------------------------------------------------------------------ connections
 

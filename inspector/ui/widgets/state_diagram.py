@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Self
 
 from rich.segment import Segment
@@ -118,7 +119,7 @@ def taken_edges(path: list[TaskState]) -> dict[str, TaskState]:
     """The drawing's edge marks lit by a path of states, each with the state it led to
     (the latest time it was taken)."""
     edges: dict[str, TaskState] = {}
-    for before, after in zip(path, path[1:]):
+    for before, after in pairwise(path):
         mark = _EDGES.get((_tier(before), _tier(after)))
         if mark is not None:
             edges[mark] = after

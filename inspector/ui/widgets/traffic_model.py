@@ -185,7 +185,7 @@ class Positions:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (Positions, list, array, range)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -299,10 +299,7 @@ class Filter:
         return any(t.field == "ex" and not t.negate and t.value == [(number, number)] for t in self.terms)
 
     def match(self, event: Event, index: "TrafficIndex") -> bool:
-        for term in self.terms:
-            if _matches(term, event, index) == term.negate:
-                return False
-        return True
+        return all(_matches(term, event, index) != term.negate for term in self.terms)
 
 
 def _ambiguous_tasks(flt: Filter, task_ids: Iterable[str]) -> str | None:
@@ -435,8 +432,8 @@ class TrafficIndex:
         return self.done
 
     def _index_to(self, end: int) -> None:
-        i = self.indexed
-        if i >= end:
+        start = self.indexed
+        if start >= end:
             return
         events = self.events
         requests = self.requests
@@ -444,8 +441,8 @@ class TrafficIndex:
         request = Kind.REQUEST
         # A stream's events come one after the other: each run of one exchange is
         # added at once.
-        run_number, run_start = 0, i
-        for i in range(i, end):
+        run_number, run_start = 0, start
+        for i in range(start, end):
             event = events[i]
             number = event.exchange
             if number != run_number:
