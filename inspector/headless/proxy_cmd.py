@@ -114,7 +114,7 @@ def build_proxy(options: ProxyOptions, session: Any = None, messages_kept: int |
     from ..proxy import Proxy, load_rules
 
     rules = load_rules(options.faults) if options.faults else None
-    extra = {"messages_kept": messages_kept} if messages_kept is not None else {}
+    extra: dict[str, Any] = {"messages_kept": messages_kept} if messages_kept is not None else {}
     return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port, tls=options.tls,
                  **extra)
 

@@ -500,7 +500,7 @@ class InspectorApp(App[int]):
             detail += "\ndata: " + json.dumps(exc.data, indent=2, ensure_ascii=False, default=str)
         guessed = conn.client if conn is not None else None
         missing = getattr(guessed, "not_in_card", None)
-        if missing is not None:  # the endpoint was a guess: the likely cause
+        if missing is not None and guessed is not None:  # the endpoint was a guess: the likely cause
             key = "shift+F8" if missing.axis == "binding" else "F8"
             way = missing.way("F8 chooses {}", f"{key} chooses one it lists")
             detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {way}"

@@ -43,6 +43,7 @@ from ...protocol.models import (
 )
 from ...session import Event, Kind, Session
 from ...session.describe import event_summary
+from ...session.log import EventLog
 from ...textsafe import shorten, visible
 
 KIND_LABEL: dict[Kind, str] = {
@@ -55,7 +56,7 @@ DIRECTION: dict[Kind, str] = {
     Kind.STREAM_END: "←", Kind.PUSH: "←", Kind.ERROR: "·", Kind.NOTE: "·", Kind.MESSAGE: "←",
 }
 #: A WebSocket frame's direction at the hub: to the agent, from it, the hub's own word.
-WS_DIRECTION = {"out": "→", "in": "←", "hub": "·"}
+WS_DIRECTION: dict[str | None, str] = {"out": "→", "in": "←", "hub": "·"}
 KIND_WORDS: dict[str, Kind] = {
     "request": Kind.REQUEST, "req": Kind.REQUEST, "response": Kind.RESPONSE, "resp": Kind.RESPONSE,
     "res": Kind.RESPONSE, "sse": Kind.SSE, "event": Kind.SSE, "comment": Kind.COMMENT,
@@ -379,7 +380,7 @@ class TrafficIndex:
                  task_of_exchange: Callable[[int], str | None] | None = None,
                  task_ids: Callable[[], Iterable[str]] | None = None) -> None:
         self.session = session
-        self.events: list[Event] = session.events if session is not None else []
+        self.events: EventLog | list[Event] = session.events if session is not None else []
         self.task_of_exchange = task_of_exchange
         #: The ids of the tasks known so far, to tell a unique ``task:`` prefix from an
         #: ambiguous one.
