@@ -159,7 +159,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str |
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
 
     def line(row: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
 
     if title:
         print(title, file=out)

@@ -56,6 +56,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -332,7 +333,7 @@ def check_ours(stream: c.Stream, n: int, session: Any, tracker: Any) -> None:
             if len(text) != want:
                 problems.append(f"artifact text is {len(text):,} characters, the chunks sum to {want:,}")
             elif text != stream.text:
-                at = next(i for i, (a, b) in enumerate(zip(text, stream.text)) if a != b)
+                at = next(i for i, (a, b) in enumerate(zip(text, stream.text, strict=True)) if a != b)
                 problems.append(f"artifact text differs from the chunks joined at character {at}")
             if len(view.chunks) != stream.chunks:
                 problems.append(f"artifact has {len(view.chunks)} chunks, expected {stream.chunks}")
@@ -479,10 +480,10 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
         if stages:
             # The session's own stages, on what it logged (GC off: their own CPU cost).
             inputs = stage_inputs(logged, dialect)
-            t, _s = c.timed_nogc(lambda: stage_log(inputs), clock=CLOCK)
+            t, _s = c.timed_nogc(partial(stage_log, inputs), clock=CLOCK)
             runs["log"].append(t)
             del _s
-            _t, _tr = c.timed_nogc(lambda: stage_tracker(inputs), clock=CLOCK)
+            _t, _tr = c.timed_nogc(partial(stage_tracker, inputs), clock=CLOCK)
             runs["tracker"].append(_tr.seconds)
             del _tr, inputs
         del logged
@@ -520,7 +521,7 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
                               f"expected {n} and {stream.comments} comments")
         datas = [e.data for e in events]
         del items, events, others
-        t, _p = c.timed_nogc(lambda: stage_decode(dialect, datas), clock=CLOCK)
+        t, _p = c.timed_nogc(partial(stage_decode, dialect, datas), clock=CLOCK)
         runs["decode"].append(t)
         del _p
         if not hits:
@@ -530,7 +531,7 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
         runs["b_sse"].append(t)
         bdatas = [s.data for s in sses]
         del sses
-        t, _o = c.timed_nogc(lambda: baseline_stage_json(bdatas), clock=CLOCK)
+        t, _o = c.timed_nogc(partial(baseline_stage_json, bdatas), clock=CLOCK)
         runs["b_json"].append(t)
         del _o, bdatas, datas
         runs["httpx_text"].append(_run_nogc(loop, httpx_only_once(URL, transport, True)))
@@ -570,7 +571,7 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
           + " | baseline " + " ".join(f"{t / n * 1e6:.1f}" for t in runs["base"])
           + " | gc " + " ".join(f"{t / n * 1e6:.1f}" for t in runs["ours_gc"]))
     # A median hides the run that paid for a whole-heap collection: name those runs.
-    full = [(i + 1, t, g) for i, (t, g, k) in enumerate(zip(runs["ours"], runs["ours_gc"], runs["ours_full"])) if k]
+    full = [(i + 1, t, g) for i, (t, g, k) in enumerate(zip(runs["ours"], runs["ours_gc"], runs["ours_full"], strict=True)) if k]
     if full:
         print("   runs with a full (gen 2) collection: " + ", ".join(
             f"run {i}: {t / n * 1e6:.1f} µs/event, of which gc {g / n * 1e6:.1f}" for i, t, g in full)
@@ -703,10 +704,11 @@ def main(argv: list[str] | None = None) -> int:
         gcpolicy.install()  # what inspector.cli and the TUI do at start-up
     gc_note = ("GC: the app's policy (inspector.gcpolicy)" if args.gc == "app"
                else "GC: CPython's defaults (--gc default)")
+    consuming = "drains the stream, as the TUI does" if CONSUME == "drain" else "iterates its events, as the CLI does"
     print(f"ingest: {args.events:,} SSE events per stream, {', '.join(dialects)}, medians of {args.runs} runs "
           f"(Python {sys.version.split()[0]}, httpx {httpx.__version__}, httpx-sse "
           f"{getattr(httpx_sse, '__version__', '?')}, pydantic {pydantic.VERSION}, {os.cpu_count()} CPUs; "
-          f"{gc_note}; ours {'drains the stream, as the TUI does' if CONSUME == 'drain' else 'iterates its events, as the CLI does'})")
+          f"{gc_note}; ours {consuming})")
     print()
     started = time.perf_counter()
     streams = {d: c.make_stream(d, args.events, heartbeats=args.heartbeats, seed=args.seed,

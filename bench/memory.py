@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +208,7 @@ def _mb(value: float) -> str:
 
 def _slopes(points: list[tuple[int, float]]) -> list[str]:
     out = ["-"]
-    for (n0, p0), (n1, p1) in zip(points, points[1:]):
+    for (n0, p0), (n1, p1) in pairwise(points):
         out.append(f"{(p1 - p0) * 2**20 / (n1 - n0):,.0f} B" if p1 == p1 and p0 == p0 else "-")
     return out
 
@@ -227,7 +228,7 @@ def run_cli(sizes: dict[str, list[int]], timeout: float) -> list[list[Any]]:
         for n in ns:
             agent = Agent(workload, n)
             try:
-                rc, peak, seconds, tail = _peak_of([PY, "-m", "inspector.cli", "send", "--stream", "-o", "ndjson",
+                rc, peak, _secs, tail = _peak_of([PY, "-m", "inspector.cli", "send", "--stream", "-o", "ndjson",
                                                     "--dialect", "1.0", *BIG, agent.url, "go"], timeout)
                 brc, base, _bs, btail = _peak_of([PY, "-c", BASELINE_CLIENT, agent.url], timeout)
             finally:
@@ -238,7 +239,7 @@ def run_cli(sizes: dict[str, list[int]], timeout: float) -> list[list[Any]]:
                 print(f"memory: baseline {workload} {n}: exit {brc}: {btail}", file=sys.stderr)
             points.append((n, peak))
             base_points.append(base)
-        for (n, peak), base, slope in zip(points, base_points, _slopes(points)):
+        for (n, peak), base, slope in zip(points, base_points, _slopes(points), strict=True):
             per = (peak - base) * 1024 / n if peak == peak and base == base else float("nan")
             rows.append([f"cli {workload}", f"{n:,}", _mb(peak), _mb(base), f"{per:.2f}", slope,
                          _verdict(f"cli {workload}", n, peak)])
@@ -265,7 +266,7 @@ def run_tui(sizes: dict[str, list[int]], timeout: float) -> list[list[Any]]:
             peak = figures.get("peak", float("nan"))
             points.append((n, peak))
             results.append(figures)
-        for (n, peak), figures, slope in zip(points, results, _slopes(points)):
+        for (n, peak), figures, slope in zip(points, results, _slopes(points), strict=True):
             idle = figures.get("idle", float("nan"))
             per = (peak - idle) * 1024 / n if figures else float("nan")
             note = "" if figures.get("done") else " (did not finish)"
@@ -327,7 +328,7 @@ def run_export(sizes: list[int], timeout: float) -> list[list[Any]]:
                     print(f"memory: export --{fmt} {n}: exit {rc}: {tail}", file=sys.stderr)
                 points.append((n, peak))
                 seconds.append(secs)
-            for i, ((n, peak), secs, slope) in enumerate(zip(points, seconds, _slopes(points))):
+            for i, ((n, peak), secs, slope) in enumerate(zip(points, seconds, _slopes(points), strict=True)):
                 verdict = ""
                 if i:
                     per = (peak - points[i - 1][1]) * 2**20 / (n - points[i - 1][0])

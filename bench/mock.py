@@ -450,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         loop = asyncio.new_event_loop()
         try:
             # Warm-up: imports, first-request paths, the handler's caches.
-            for kind, child in children.items():
+            for child in children.values():
                 loop.run_until_complete(run_phase(child, "sends", 50, 4, args.send_chunks, "warm"))
                 loop.run_until_complete(run_phase(child, "streams", 20, 4, args.chunks, "warm"))
             for r in range(args.runs):

@@ -303,7 +303,7 @@ async def read_stream(url: str, stamps: bool) -> tuple[int, float, list[float]]:
 
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 CASES = ("throughput", "grpc", "latency")
@@ -377,7 +377,7 @@ def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
                 print(f"FAIL: {name} gRPC stream had {events} messages, expected {count + 1}")
                 return 1
             rates[name].append(events / seconds)
-            cpu[name].append([((b or 0.0) - (a or 0.0)) / events for a, b in zip(before, after)])
+            cpu[name].append([((b or 0.0) - (a or 0.0)) / events for a, b in zip(before, after, strict=True)])
         for name in unary_rates:
             seconds, _trips = asyncio.run(call_grpc(ways[name][0], calls, INFLIGHT))
             unary_rates[name].append(calls / seconds)

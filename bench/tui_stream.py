@@ -7,8 +7,9 @@ by a VT100 emulator), as a user runs it: default options, empty XDG directories.
 the bar says ready, the composer gets ``go`` and ctrl+s streams it; the agent answers
 with one artifact in N chunks of about 45 characters. The run ends when the screen shows
 the diagram at ``completed``, the artifacts' summary row counting N chunks, the last
-chunk's text at the end of the artifact and no spinner in the bar; the app's peak resident set is then read from /proc (VmHWM),
-and ctrl+q must end it with status 0 and the terminal restored.
+chunk's text at the end of the artifact and no spinner in the bar; the app's peak
+resident set is then read from /proc (VmHWM), and ctrl+q must end it with status 0 and
+the terminal restored.
 
 Baseline, in the same run: the same app connected and idle (VmHWM 1 s after ready,
 before anything is sent). ``per event`` is (peak - idle) / N; ``slope`` what one more

@@ -79,7 +79,7 @@ def code_root() -> Path:
     if spec is None or not spec.submodule_search_locations:
         sys.path.append(str(HERE.parent))
         return HERE.parent
-    return Path(list(spec.submodule_search_locations)[0]).resolve().parent
+    return Path(next(iter(spec.submodule_search_locations))).resolve().parent
 
 
 ROOT = code_root()
@@ -490,7 +490,7 @@ class Workload:
         if len(text) != len(self.expected):
             raise Failure(f"the view shows {len(text):,} characters, not {len(self.expected):,}")
         if text != self.expected:
-            at = next(i for i, (a, b) in enumerate(zip(text, self.expected)) if a != b)
+            at = next(i for i, (a, b) in enumerate(zip(text, self.expected, strict=True)) if a != b)
             raise Failure(f"the view's text differs from the stream at character {at:,}")
 
 

@@ -174,7 +174,7 @@ def install(*, gen0: int = GEN0, growth: float = GROWTH, budget: float = BUDGET,
     if gen0 < 1 or growth < 1 or not 0 < budget <= 1 or max_cpu < 0 or sample < 1:
         raise ValueError("need gen0 >= 1, growth >= 1, 0 < budget <= 1, max_cpu >= 0 and sample >= 1")
     if _state is None:
-        _state = _Policy(gc.get_threshold())  # type: ignore[arg-type]
+        _state = _Policy(gc.get_threshold())
         gc.callbacks.append(_state)
     _state.growth, _state.budget, _state.max_cpu, _state.sample = growth, budget, max_cpu, sample
     _, gen1, gen2 = _state.saved

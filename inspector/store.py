@@ -20,7 +20,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from functools import cache
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 from urllib.parse import urlsplit
@@ -191,11 +190,18 @@ def validated(cls: type[_Stored], raw: Any) -> _Stored:
         raise InvalidData(exc.error_count()) from None
 
 
-@cache
-def _adapter(cls: type) -> Any:
-    from pydantic import TypeAdapter
+_adapters: dict[type, Any] = {}
 
-    return TypeAdapter(cls)
+
+def _adapter(cls: type) -> Any:
+    # A dict, not functools.cache: its typed __call__ wants Hashable, which mypy does not
+    # see a pydantic model's class as.
+    adapter = _adapters.get(cls)
+    if adapter is None:
+        from pydantic import TypeAdapter
+
+        adapter = _adapters[cls] = TypeAdapter(cls)
+    return adapter
 
 
 def _plain(cls: type[_Stored], raw: Any) -> _Stored | None:

@@ -15,11 +15,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .api import MockAgent
-    from .loader import ScenarioError, builtins, load_file, load_text, resolve
-    from .profiles import PROFILES
-    from .scenario import Scenario
-    from .server import MockServer
+    from .api import MockAgent as MockAgent
+    from .loader import ScenarioError as ScenarioError
+    from .loader import builtins as builtins
+    from .loader import load_file as load_file
+    from .loader import load_text as load_text
+    from .loader import resolve as resolve
+    from .profiles import PROFILES as PROFILES
+    from .scenario import Scenario as Scenario
+    from .server import MockServer as MockServer
 
 _WHERE = {
     "MockAgent": ".api", "MockServer": ".server", "PROFILES": ".profiles", "Scenario": ".scenario",

@@ -214,7 +214,7 @@ class Book:
         to_recorded = Rewriter({k: self.back[k] for k in held if k in self.back})
         view = to_recorded(params)
         new_slots = {path: _Slot(value, sent) for (path, value), (_p, sent)
-                     in zip(id_slots(view), id_slots(params))}
+                     in zip(id_slots(view), id_slots(params), strict=True)}
         masked = mask_ids(view, OPTIONAL_IDS)
         best: list[Candidate] = []
         best_tier = 0
@@ -396,7 +396,7 @@ def _first_difference(recorded: Any, got: Any, path: str = "$.params") -> str:
                 return _first_difference(recorded[key], got[key], f"{path}.{key}")
         return f"{path} differs"
     if isinstance(recorded, list) and isinstance(got, list):
-        for i, (a, b) in enumerate(zip(recorded, got)):
+        for i, (a, b) in enumerate(zip(recorded, got, strict=False)):
             if a != b:
                 return _first_difference(a, b, f"{path}[{i}]")
         return f"{path} has {len(got)} items, recorded {len(recorded)}"

@@ -505,7 +505,7 @@ def json_schema() -> dict[str, Any]:
         entry = defs.get(cls.__name__)
         if entry is None:
             continue
-        for name, info in cls.model_fields.items():
+        for info in cls.model_fields.values():
             alias = info.validation_alias
             if not isinstance(alias, AliasChoices):
                 continue

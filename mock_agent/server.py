@@ -102,8 +102,8 @@ def _merge_card(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         if isinstance(mine, dict) and isinstance(value, dict):
             _merge_card(mine, value)
         elif (isinstance(mine, list) and isinstance(value, list) and len(mine) == len(value)
-              and all(isinstance(a, dict) and isinstance(b, dict) for a, b in zip(mine, value))):
-            for a, b in zip(mine, value):
+              and all(isinstance(a, dict) and isinstance(b, dict) for a, b in zip(mine, value, strict=True))):
+            for a, b in zip(mine, value, strict=True):
                 _merge_card(a, b)
         else:
             old[key] = value

@@ -440,8 +440,8 @@ async def run_agent(url: str, name: str, scenario: Any, *, time_scale: float = 1
         print(f"a2a-mock: {exc}", file=sys.stderr)
         return 1
     except (OSError, TimeoutError) as exc:
-        print(f"a2a-mock: cannot reach the hub at {url}: {exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}",
-              file=sys.stderr)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"a2a-mock: cannot reach the hub at {url}: {reason}", file=sys.stderr)
         return 1
     except Exception as exc:  # the websockets library's handshake errors, say: one line
         print(f"a2a-mock: the hub at {url}: {exc}", file=sys.stderr)

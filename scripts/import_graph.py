@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 import grimp
 
@@ -129,7 +130,7 @@ def private_names(graph: grimp.ImportGraph) -> list[str]:
         spec = importlib.util.find_spec(module)
         if spec is None or not spec.origin or not spec.origin.endswith(".py"):
             continue
-        tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
         package = module if spec.submodule_search_locations else module.rpartition(".")[0]
         for node in ast.walk(tree):
             if not isinstance(node, ast.ImportFrom):

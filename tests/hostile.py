@@ -78,6 +78,10 @@ def event_stream(chunks: AsyncIterator[bytes]) -> StreamingResponse:
     return StreamingResponse(chunks, media_type="text/event-stream")
 
 
+async def one_chunk(chunk: bytes) -> AsyncIterator[bytes]:
+    yield chunk
+
+
 # --------------------------------------------------------------------- behaviours
 # Each takes the request's JSON-RPC id and returns a response.
 
@@ -396,11 +400,9 @@ def dialect_agent(
                 return json_response(err(rid, -32001, f"Task {params.id} not found"))
             accepted.append(wire)
             if method is Method.STREAM:
-                async def gen() -> AsyncIterator[bytes]:
-                    event = m.TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", final=True,
-                                                    status=m.TaskStatus(state=m.TaskState.COMPLETED))
-                    yield sse(dialect.encode_stream_event(event, rid))
-                return event_stream(gen())
+                event = m.TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", final=True,
+                                                status=m.TaskStatus(state=m.TaskState.COMPLETED))
+                return event_stream(one_chunk(sse(dialect.encode_stream_event(event, rid))))
             return json_response(dialect.encode_response(Method.SEND, done, rid))
         return json_response(err(rid, -32601, "Method not found"))
 

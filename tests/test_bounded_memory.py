@@ -64,7 +64,7 @@ async def test_a_session_keeping_few_events_reads_the_rest_back_as_they_were(
     # Read back from the spill file: equal events, payloads derived again alike.
     again = list(bounded.events)
     assert again == list(whole.events)
-    for old, new in zip(whole.events, again):
+    for old, new in zip(whole.events, again, strict=True):
         assert new.payload == old.payload, new.seq
     assert bounded.events[3] == whole.events[3] and bounded.events[-1] is whole.events[-1]
     assert bounded.events[2:6] == whole.events[2:6]

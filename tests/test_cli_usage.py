@@ -64,7 +64,8 @@ USAGE_ERRORS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("get", URL, "t-1", "--method-name", "get"), ("--method-name expects METHOD=NAME",)),
     (("get", URL, "t-1", "--method-name", "fetch=tasks/get"), ("--method-name: no method 'fetch'; methods: send,",)),
     (("resubscribe", URL, "t-1", "--dialect", "0.3", "--method-name", "resubscribe=task/resubscribe"),
-     ("--method-name: 'task/resubscribe' is not how the 0.2/0.3 dialect spells resubscribe; known: tasks/resubscribe",)),
+     ("--method-name: 'task/resubscribe' is not how the 0.2/0.3 dialect spells resubscribe; "
+      "known: tasks/resubscribe",)),
 ]
 
 

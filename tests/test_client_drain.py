@@ -267,7 +267,7 @@ def test_a_drained_grpc_stream_folds_its_chunks_lean_and_as_an_iterated_one_does
             if drain:
                 last = await client.stream(params).drain()
             else:
-                async for last in client.stream(params):
+                async for last in client.stream(params):  # noqa: B007 - the loop keeps the last event
                     pass
         assert isinstance(last, m.TaskStatusUpdateEvent) and last.status.state is m.TaskState.COMPLETED
         return tracker, session, kept

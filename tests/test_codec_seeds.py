@@ -430,7 +430,8 @@ def test_002_structured_output() -> None:
                         "parts": [
                             {
                                 "type": "text",
-                                "text": '[{"ticketNumber":"REQ12312","description":"request for VPN access"},{"ticketNumber":"REQ23422","description":"Add to DL - team-gcp-onboarding"}]',
+                                "text": '[{"ticketNumber":"REQ12312","description":"request for VPN access"},'
+                                        '{"ticketNumber":"REQ23422","description":"Add to DL - team-gcp-onboarding"}]',
                             }
                         ],
                         "metadata": {},

@@ -84,8 +84,7 @@ def state(task: dict[str, Any]) -> str:
 
 
 def artifact_text(task: dict[str, Any], dialect: str = "1.0") -> str:
-    key = "parts" if dialect == "1.0" else "parts"
-    return "".join(p.get("text", "") for a in task.get("artifacts", []) for p in a.get(key, []))
+    return "".join(p.get("text", "") for a in task.get("artifacts", []) for p in a.get("parts", []))
 
 
 @pytest.fixture

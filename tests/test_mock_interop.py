@@ -1011,7 +1011,8 @@ async def test_sdk_client_multi_turn_and_cancel(pool: Pool, dialect: str, stream
         users = [sdk_texts(h.parts) for h in done.history if h.role == 1]
         assert users == ["ask me something", "bananas"]
         # cancel: a waiting task ends canceled; a finished one is refused.
-        waiting = [r async for r in client.send_message(sdk_message("ask again"))][0].task
+        replies = [r async for r in client.send_message(sdk_message("ask again"))]
+        waiting = replies[0].task
         canceled = await client.cancel_task(CancelTaskRequest(id=waiting.id))
         assert canceled.status.state == TaskState.TASK_STATE_CANCELED
         assert sdk_texts(canceled.status.message.parts) == CANCELED_TEXT

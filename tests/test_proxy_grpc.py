@@ -113,7 +113,7 @@ async def test_every_call_over_grpc_through_the_proxy_to_the_sdk_agent(sdk_agent
     assert end["reason"] == "complete" and end["grpc_code"] == 0 and end["terminal"] is True
     assert "added_ms" in end
     (missing,) = [e for e in calls if e.data["a2a_method"] == "get"]
-    answer = [e for e in events_of(proxy, missing.exchange) if e.kind is Kind.RESPONSE][0]
+    answer = next(e for e in events_of(proxy, missing.exchange) if e.kind is Kind.RESPONSE)
     assert answer.data["grpc_status"] == "NOT_FOUND"
     assert any(str(d.get("@type", "")).endswith("ErrorInfo") for d in answer.data["grpc_details"])
     assert answer.payload.code == -32001
@@ -193,7 +193,7 @@ async def test_fault_rules_over_grpc_to_a2a_mock() -> None:
     assert "corrupt_chunk=2" in injected("corrupt me")
     assert "delay=0.01s" in injected("slow me")
     assert injected("plain") == "" and injected("plain stream") == ""
-    answer = [e for e in events_of(proxy, calls["err please"]) if e.kind is Kind.RESPONSE][0]
+    answer = next(e for e in events_of(proxy, calls["err please"]) if e.kind is Kind.RESPONSE)
     assert answer.data["grpc_status"] == "NOT_FOUND" and answer.payload.code == -32001
     # The agent's messages are logged as it sent them: the corrupted one whole.
     corrupt_msgs = [e for e in events_of(proxy, calls["corrupt me"]) if e.kind is Kind.MESSAGE]

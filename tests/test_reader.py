@@ -181,7 +181,7 @@ def test_round_trip_gives_the_same_events_payloads_and_projection(tmp_path: Path
     rec = load_recording(record(original, tmp_path / "r.jsonl", redact=False))
     assert rec.problems == [] and not rec.truncated
     assert [wire_facts(e) for e in rec.session.events] == [wire_facts(e) for e in original.events]
-    for before, after in zip(original.events, rec.session.events):
+    for before, after in zip(original.events, rec.session.events, strict=True):
         assert same_payload(before.payload, after.payload), (before.seq, before.payload, after.payload)
     assert projection(TaskTracker(rec.session)) == projection(TaskTracker(original))
     assert rec.session.started_wall == pytest.approx(original.started_wall)
@@ -396,7 +396,7 @@ async def test_live_client_session_replays_identically(sdk_agent_compat: str, di
     rec = load_recording(path)
     assert rec.problems == [] and not rec.truncated
     assert [wire_facts(e) for e in rec.session.events] == [wire_facts(e) for e in session.events]
-    for before, after in zip(session.events, rec.session.events):
+    for before, after in zip(session.events, rec.session.events, strict=True):
         assert same_payload(before.payload, after.payload), (before.kind, before.payload, after.payload)
     assert projection(TaskTracker(rec.session)) == projection(live)
     assert live.violations == []

@@ -161,7 +161,7 @@ async def test_an_earlier_clients_task_keeps_its_own_context(tmp_path: Path) -> 
             # first one's context when the first one continues.
             for client in clients:
                 await client.send(message("ask me"))
-            for client, session in zip(clients, sessions):
+            for client, session in zip(clients, sessions, strict=True):
                 task = task_of(session)
                 done = await client.send(message("the answer", task.id))
                 assert (done.id, done.context_id) == (task.id, task.context_id)

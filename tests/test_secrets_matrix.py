@@ -4,9 +4,10 @@ Ways: bearer, basic, API key under the default and a custom header name, -H with
 secret name (Authorization, X-API-Key, Cookie, and a name that only looks like a
 credential's: X-Auth-Token), --secret-header, a URL query parameter, a user:password in
 the URL, a push notification token. Places: the recording, the notes in it, the HAR, curl and
-scenario exports, the dialect cache, and what the commands printed (CI logs keep it). Each way runs the real CLI twice against a real
-loopback agent (the second run takes the dialect from the cache, whose note names the
-agent's URL) and exports the first recording. The agent echoes every request it gets
+scenario exports, the dialect cache, and what the commands printed (CI logs keep it). Each
+way runs the real CLI twice against a real loopback agent (the second run takes the
+dialect from the cache, whose note names the agent's URL) and exports the first
+recording. The agent echoes every request it gets
 (headers, URL, body) in its answer, so a secret that is redacted only where it is named
 would still show: redaction by value must catch it.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -265,7 +266,7 @@ def reference(stream: bytes) -> list[tuple]:
     if stream.startswith(BOM):
         stream = stream[3:]
     pieces = _TERM.split(stream)
-    lines = list(zip(pieces[0::2], pieces[1::2] + [b""]))  # (line, its terminator)
+    lines = list(zip(pieces[0::2], [*pieces[1::2], b""], strict=True))  # (line, its terminator)
     out: list[tuple] = []
     block: list[tuple[bytes, bytes]] = []
 
@@ -344,7 +345,7 @@ def test_parser_agrees_with_the_reference_however_the_stream_is_chunked(lines, u
     want = reference(stream)
     assert keys(parse(stream)) == want
     points = sorted({c % (len(stream) + 1) for c in cuts} | {0, len(stream)})
-    chunks = [stream[a:b] for a, b in zip(points, points[1:])]
+    chunks = [stream[a:b] for a, b in pairwise(points)]
     assert keys(parse(*chunks)) == want
 
 

@@ -300,7 +300,7 @@ def test_multi_turn_input_required_on_the_same_task() -> None:
     assert texts(view.history) == ["book a table", "for how many?", "four", "what time?", "eight", "booked"]
     assert states(view) == [S.SUBMITTED, S.INPUT_REQUIRED, S.WORKING, S.INPUT_REQUIRED, S.WORKING, S.COMPLETED]
     durations = view.durations()
-    assert [d for _, d in durations[:-1]] == [c2.t - c1.t for c1, c2 in zip(view.timeline, view.timeline[1:])]
+    assert [d for _, d in durations[:-1]] == [c2.t - c1.t for c1, c2 in itertools.pairwise(view.timeline)]
     assert all(d > 0 for _, d in durations[:-1])
     assert durations[-1] == (S.COMPLETED, None)
     assert view.timeline[-1].duration(now=view.timeline[-1].t + 2) == 2

@@ -220,9 +220,7 @@ def test_random_sessions(plan: list[tuple[Any, ...]]) -> None:
     s = tt.Script("0.3")
     ex = s.call(Method.STREAM, tt.send("go"))
     s.open(ex)
-    n = 0
-    for step in plan:
-        n += 1
+    for n, step in enumerate(plan, 1):
         kind = step[0]
         if kind == "chunk":
             _, tid, aid, append, last, ctx, nparts = step

@@ -242,7 +242,7 @@ def test_event_ids_that_do_not_name_events_prove_nothing(ids: list[str]) -> None
     s.event(ex, task("t", "working"))
     results = [chunk("t", "a", "ha"), chunk("t", "a", "ha", append=True), chunk("t", "a", "ha", append=True),
                chunk("t", "a", "ha", append=True), chunk("t", "a", "ha", append=True, last=True)]
-    for sse_id, result in zip(ids, results):
+    for sse_id, result in zip(ids, results, strict=True):
         s.event(ex, result, sse_id=sse_id)
     assert s.tracker.task("t").artifacts["a"].text() == "ha" * 5
     assert s.tracker.violations == []
@@ -290,7 +290,7 @@ def test_append_to_an_unknown_artifact_is_not_judged_for_a_late_joiner() -> None
 def test_an_error_mid_stream_is_the_tasks_last_word_until_it_says_more() -> None:
     s = Script("0.3")
     ex, _ = s.stream(send("go"), task("t", "submitted"), status("t", "working"))
-    err = s.event(ex, raw='{"jsonrpc": "2.0", "id": %d, "error": {"code": -32603, "message": "boom"}}' % ex)
+    err = s.event(ex, raw=f'{{"jsonrpc": "2.0", "id": {ex}, "error": {{"code": -32603, "message": "boom"}}}}')
     s.end(ex, "error")
     view = s.tracker.task("t")
     assert view.state is S.WORKING and states(view) == [S.SUBMITTED, S.WORKING]

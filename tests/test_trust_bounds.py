@@ -510,7 +510,7 @@ def test_the_push_receiver_refuses_an_oversized_body_unread(announced: bool) -> 
 
 LAUGHS = "card: {name: lol}\nlol:\n" + "".join(
     f"  {name}: &{name} [{', '.join([f'*{prev}'] * 9 if prev else ['lol'] * 9)}]\n"
-    for prev, name in zip([None, *"abcdefgh"], "abcdefghi"))
+    for prev, name in zip([None, *"abcdefgh"], "abcdefghi", strict=True))
 
 
 @pytest.mark.parametrize(("text", "line", "needle"), [

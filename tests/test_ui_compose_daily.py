@@ -174,17 +174,17 @@ async def test_the_running_states_time_ticks_while_the_agent_is_silent() -> None
             now = [1000.0]
             diagram.clock = lambda: now[0]  # type: ignore[method-assign]
             await pilot.press(*"wait", "ctrl+s")
-            await wait_until(pilot, lambda: diagram.task is not None and diagram.task.state is not None
-                             and diagram.task.state.value == "working", 10, "working")
+            await wait_until(pilot, lambda: diagram.task_view is not None and diagram.task_view.state is not None
+                             and diagram.task_view.state.value == "working", 10, "working")
             session = app.active.session
 
             def shows(seconds: float) -> bool:
                 # The running state's time, from the injected clock: now minus its start.
-                now[0] = session.started_wall + diagram.task.timeline[-1].t + seconds
+                now[0] = session.started_wall + diagram.task_view.timeline[-1].t + seconds
                 return f"{format_duration(seconds)}…" in diagram.render().plain
 
             assert shows(12.0), diagram.render().plain
-            assert diagram.task.state.value == "working"
+            assert diagram.task_view.state.value == "working"
             assert shows(72.5), diagram.render().plain
             # On screen too, with nothing new from the agent: the widget's own tick redraws it.
             await wait_until(pilot, lambda: "1m12s…" in screen_text(app), 5, "the tick on screen")

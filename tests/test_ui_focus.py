@@ -53,7 +53,7 @@ async def test_each_view_key_shows_its_view_and_gives_it_the_keys(size: tuple[in
             # Twice round, from every view to every other (and to itself).
             for key, view, widget in VIEW_KEYS * 2:
                 await pilot.press(key)
-                await wait_until(pilot, lambda: focused_id(app) == widget, 5, f"{widget} focused after {key}")
+                await wait_until(pilot, lambda widget=widget: focused_id(app) == widget, 5, f"{widget} focused after {key}")
                 assert tabs.active == view
             # From the agents sidebar too: F3 takes the keys back to the composer.
             await pilot.press("ctrl+b")
@@ -129,7 +129,7 @@ async def test_end_in_the_tasks_table_keeps_the_keys_there() -> None:
             conn = await ready(pilot, app)
             for text in ("one", "two", "three"):
                 await pilot.press(*text, "ctrl+s")
-                await wait_until(pilot, lambda: len(conn.tracker.tasks) >= ["one", "two", "three"].index(text) + 1,
+                await wait_until(pilot, lambda text=text: len(conn.tracker.tasks) >= ["one", "two", "three"].index(text) + 1,
                                  10, "the task")
             await pilot.press("f4")
             table = app.screen.query_one("#tasks-table", DataTable)

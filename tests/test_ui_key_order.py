@@ -52,7 +52,7 @@ async def test_send_then_a_view_key_sends_then_shows_the_view() -> None:
             _one_read(app, [*"hi there", "ctrl+s", "f5"])
             await wait_until(pilot, lambda: conn.tracker.tasks, 10, "the message to be sent")
             task = conn.tracker.task(next(iter(conn.tracker.tasks)))
-            assert [p.text for m in task.history for p in m.parts if getattr(p, "text", None)][0] == "hi there"
+            assert next(p.text for m in task.history for p in m.parts if getattr(p, "text", None)) == "hi there"
             await wait_until(pilot, lambda: app.screen.query_one("#views").active == "traffic", 10, "the traffic view")
 
 

@@ -81,7 +81,7 @@ async def test_view_keys_switch_from_every_focusable_of_every_view() -> None:
             pairs: dict[str, list[tuple[object, str]]] = {}
             for source, key in keys.items():
                 await pilot.press(key)
-                await wait_until(pilot, lambda: tabs.active == source, 5, f"the {source} tab")
+                await wait_until(pilot, lambda source=source: tabs.active == source, 5, f"the {source} tab")
                 pane = tabs.get_pane(source)
                 focusables = [w for w in app.screen.focus_chain if pane in w.ancestors]
                 assert focusables, f"nothing to focus on the {source} tab"
@@ -134,7 +134,7 @@ async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the
             await wait_until(pilot, lambda: not isinstance(app.screen, ErrorsScreen), 5, "back")
             # The traffic view names the code on the event that carried it.
             await pilot.press("f5")
-            view = app.screen.query_one(TrafficView)
+            app.screen.query_one(TrafficView)
             await wait_until(pilot, lambda: "rpc -32603" in screen_text(app), 5, "the error code on screen, whole")
 
 

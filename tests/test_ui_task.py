@@ -181,7 +181,7 @@ async def test_artifact_text_grows_while_streaming() -> None:
             artifacts = view(app, ArtifactsView)
             app.send_message(conn, params("go"), stream=True)
             for shown in ("one ", "one two "):
-                await wait_until(pilot, lambda: artifacts.text_of("a") == shown and mock.held("next") == 1,
+                await wait_until(pilot, lambda shown=shown: artifacts.text_of("a") == shown and mock.held("next") == 1,
                                  10, f"{shown!r} on screen, the agent waiting")
                 task = selected_task(app)
                 assert task is not None and not task.terminal

@@ -331,7 +331,7 @@ async def _turn(c: A2AClient, text: str, stream: bool, pushed: m.PushNotificatio
         p.configuration = m.SendConfiguration(push_notification_config=pushed)
     last = None
     if stream:
-        async for last in c.stream(p):
+        async for last in c.stream(p):  # noqa: B007 - the loop keeps the last event
             pass
     else:
         last = await c.send(p)

@@ -64,13 +64,16 @@ async def card_interfaces(ctx: ProbeContext) -> None:
     problems: list[str] = []
     probed = 0
     for iface in listed:
-        url = iface.url if iface.binding == b.GRPC else urljoin(base, iface.url)
+        binding = iface.binding
+        if binding is None:  # not one a2a-inspect speaks: listed has none of those
+            continue
+        url = iface.url if binding == b.GRPC else urljoin(base, iface.url)
         if not same_host(ctx.options.url, url):
             problems.append(f"{iface.describe()}: on another host than {ctx.options.url}, not probed")
             continue
         probed += 1
         try:
-            async with ctx.options.client_at(ctx.session, iface.dialect, iface.binding, url) as other:
+            async with ctx.options.client_at(ctx.session, iface.dialect, binding, url) as other:
                 try:
                     await other.get_task(f"a2a-inspect-check-{uuid.uuid4()}")
                 except JsonRpcError:

@@ -61,9 +61,7 @@ async def stream_text(ctx: ProbeContext) -> None:
             events.append(type(ev).__name__)
             if isinstance(ev, m.Message):
                 return
-            if isinstance(ev, m.Task):
-                last_state = ev.status.state
-            elif isinstance(ev, m.TaskStatusUpdateEvent):
+            if isinstance(ev, (m.Task, m.TaskStatusUpdateEvent)):
                 last_state = ev.status.state
             if len(events) > 10_000:
                 raise ctx.fail("the stream went on past 10,000 events")

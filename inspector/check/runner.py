@@ -14,8 +14,9 @@ from typing import Any
 from ..client import A2AClient, JsonRpcError, ProtocolError, TransportError, UnsupportedMethod
 from ..protocol import bindings as b
 from ..session import Session, TaskTracker
+# Imported for what importing does: each probe module registers its probes.
 from . import (binding_probes, card_probes, error_probes, grpc_error_probes, message_probes,  # noqa: F401
-               push_probes, task_probes, turn_probes)  # (they register)
+               push_probes, task_probes, turn_probes)
 from .card_probes import same_host
 from .context import CheckOptions, ProbeContext, error_text, quoted
 from .probe import FAIL, GROUPS, PASS, PROBES, SKIP, Failed, Probe, Result, Skipped

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,7 +24,8 @@ from .method_hints import no_stream_hint, no_stream_warning, spelling_hint
 from .output import FORMAT_VERSION, Out, event_json
 from .render import card_lines, message_lines, message_text, part_lines
 
-Handler = Callable[[argparse.Namespace, Out], Awaitable[int]]
+# A coroutine, not any awaitable: the CLI hands it to asyncio.run.
+Handler = Callable[[argparse.Namespace, Out], Coroutine[Any, Any, int]]
 
 #: Messages of a task's history a command holds in memory; older ones wait on disk
 #: for the summary (an agent streaming tokens as status messages sends thousands).
@@ -208,7 +209,7 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
         raise UsageError(f"--binding {binding}: {args.url} is a gRPC URL (use --binding grpc or auto)")
     for given in (args.url, args.card_url):
         try:
-            urlsplit(given or "").port
+            urlsplit(given or "").port  # noqa: B018 - the property parses the port, raising ValueError
         except ValueError as exc:  # urllib's own words: "Invalid IPv6 URL", "Port out of range"
             raise UsageError(f"not a usable URL: {given!r} ({exc})") from None
     secret_names, plain_names = _names()
@@ -586,14 +587,15 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
     from ..protocol.lint import lint_card
 
     async with connect(args) as (client, _session, _tracker):
-        await client.get_card()
+        card = await client.get_card()
         dialect = None
         try:
             dialect = (await client.resolve_dialect()).name
         except (JsonRpcError, ProtocolError, TransportError):
             dialect = None
-        findings = lint_card(client.card_raw, None if args.dialect == "auto" else client.dialect.name,
-                             card_url=client.card_url)
+        # A dialect given by the user is the client's from the start.
+        forced = None if args.dialect == "auto" or client.dialect is None else client.dialect.name
+        findings = lint_card(client.card_raw, forced, card_url=client.card_url)
         errors = any(f.severity == "error" for f in findings)
         if args.json or args.output == "json":
             out.json_doc({"formatVersion": FORMAT_VERSION, "cardUrl": client.card_url, "dialect": dialect,
@@ -604,7 +606,7 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
         else:
             # Cut to a terminal's width only on a terminal: piped, every value is whole.
             isatty = getattr(out.stream, "isatty", None)
-            for line in card_lines(client.card, findings, card_url=client.card_url, dialect=dialect,
+            for line in card_lines(card, findings, card_url=client.card_url, dialect=dialect,
                                    endpoint=client.endpoint, binding=client.binding_reason,
                                    whole=not (callable(isatty) and isatty())):
                 out.line(line)
@@ -640,8 +642,8 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
         config = m.SendConfiguration(history_length=args.history_length, blocking=False if early else None)
     params = m.SendParams(message=message, configuration=config, metadata=metadata)
     async with connect(args) as (client, session, tracker):
-        await client.resolve_dialect()
-        if early and client.dialect.name == "0.1":
+        resolved = await client.resolve_dialect()
+        if early and resolved.name == "0.1":
             # tasks/send has no such option: the agent would wait anyway, silently.
             raise UsageError("--return-immediately: the 0.1 draft's tasks/send has no option to answer "
                              "early (0.2/0.3 have blocking: false, 1.0 returnImmediately)")
@@ -721,12 +723,12 @@ async def cmd_list(args: argparse.Namespace, out: Out) -> int:
 
 async def cmd_push(args: argparse.Namespace, out: Out) -> int:
     async with connect(args) as (client, _session, tracker):
-        await client.resolve_dialect()
+        resolved = await client.resolve_dialect()
         action = args.push_command
         if action == "set":
             config = m.PushNotificationConfig(url=args.callback, token=args.token, id=args.config_id)
             result: Any = await client.set_push(args.task_id, config)
-        elif action == "get" and args.config_id is None and client.dialect.name == "1.0":
+        elif action == "get" and args.config_id is None and resolved.name == "1.0":
             # 1.0's GetTaskPushNotificationConfig needs a config id: without one, the
             # task's configs are listed (ListTaskPushNotificationConfigs) instead.
             result = await client.list_push(args.task_id)
@@ -735,9 +737,10 @@ async def cmd_push(args: argparse.Namespace, out: Out) -> int:
         elif action == "list":
             result = await client.list_push(args.task_id)
         else:
-            if args.config_id is None and client.dialect.name != "0.1":
+            if args.config_id is None and resolved.name != "0.1":
                 raise UsageError("push delete needs --config-id")
-            result = await client.delete_push(args.task_id, args.config_id)
+            await client.delete_push(args.task_id, args.config_id)
+            result = None
         if args.output in ("json", "ndjson"):
             doc = event_json(result)
             out.json_doc(doc) if args.output == "json" else out.json_line(doc)

@@ -8,6 +8,7 @@ import mimetypes
 import sys
 import uuid
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -90,8 +91,8 @@ def load_json_arg(value: str, what: str) -> Any:
         raise UsageError(f"{what}: invalid JSON: {exc}") from None
 
 
-def build_message(text: str | None, *, files: list[str] = (), file_uris: list[str] = (),
-                  data: list[str] = (), task_id: str | None = None,
+def build_message(text: str | None, *, files: Sequence[str] = (), file_uris: Sequence[str] = (),
+                  data: Sequence[str] = (), task_id: str | None = None,
                   context_id: str | None = None) -> m.Message:
     parts: list[Any] = []
     if text == "-":

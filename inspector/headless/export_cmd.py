@@ -33,7 +33,7 @@ def run_export(args: argparse.Namespace) -> int:
     if sum(1 for _f, out in targets if out == "-") > 1:
         _say("only one format can go to stdout (-)")
         return exitcodes.USAGE
-    for fmt, out in targets:
+    for _fmt, out in targets:
         if out != "-" and Path(out).exists() and not args.force:
             _say(f"{out} exists; pass --force to replace it")
             return exitcodes.USAGE

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from .compose import UsageError
 
-O = TypeVar("O")
+Options = TypeVar("Options")
 
 #: What ``say`` redacts (session.redact.Redaction): the settings' names and the URLs'
 #: secrets; set when the command starts, since the settings are read then.
@@ -30,8 +30,8 @@ def terminal_redaction() -> Any:
     return Redaction.for_connection(extra_names=settings.redact_headers, plain_names=settings.plain_headers)
 
 
-def run_listening(args: argparse.Namespace, options_for: Callable[[argparse.Namespace], O],
-                  serve: Callable[[O, str], Coroutine[Any, Any, int]]) -> int:
+def run_listening(args: argparse.Namespace, options_for: Callable[[argparse.Namespace], Options],
+                  serve: Callable[[Options, str], Coroutine[Any, Any, int]]) -> int:
     from .run import fail
 
     global _shown

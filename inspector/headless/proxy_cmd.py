@@ -5,8 +5,8 @@ its answer, each stream event, the stream's end, the proxy's notes (injected fau
 among them) and every violation, the agent's or the client's, as it is found.
 ``-o ndjson`` prints every event of the session as a recording holds it, its secrets
 redacted as the settings say (with the settings' ``redact_headers`` and ``plain_headers``,
-whatever ``--no-redact`` says of the recording). The first line says where clients connect, so that a script can read the
-port when it asked for port 0.
+whatever ``--no-redact`` says of the recording). The first line says where clients
+connect, so that a script can read the port when it asked for port 0.
 
 What it holds stays flat however long it runs: as ``a2a-inspect send`` does, it prints
 (and records) each event as it comes and lets it go, keeping only what the tracker
@@ -114,7 +114,7 @@ def build_proxy(options: ProxyOptions, session: Any = None, messages_kept: int |
     from ..proxy import Proxy, load_rules
 
     rules = load_rules(options.faults) if options.faults else None
-    extra = {"messages_kept": messages_kept} if messages_kept is not None else {}
+    extra: dict[str, Any] = {"messages_kept": messages_kept} if messages_kept is not None else {}
     return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port, tls=options.tls,
                  **extra)
 

@@ -99,7 +99,8 @@ def part_lines(part: Any, indent: str = "  ") -> list[str]:
         f = part.file
         size = format_size(base64_size(f.bytes)) if f.bytes else None
         where = shorten(f.uri, 80) if f.uri else size
-        return [f"{indent}[file] {shorten(f.name or '(unnamed)', 60)} {shorten(f.mime_type or '', 40)} {where or ''}".rstrip()]
+        name, mime = shorten(f.name or "(unnamed)", 60), shorten(f.mime_type or "", 40)
+        return [f"{indent}[file] {name} {mime} {where or ''}".rstrip()]
     return [indent + shorten(repr(part), 100)]
 
 

@@ -17,6 +17,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from ..client import A2AClient, TransportError
@@ -181,7 +182,7 @@ class _Resend:
                 task = asyncio.create_task(self.run(ex, method, self.client_for(codec.name, over), params, slot))
                 self.runs[ex.number] = (slot, task)
                 # Let it reach the wire before the next one is considered.
-                await _until(lambda s=slot, t=task: s[0] is not None or t.done(), _PATIENCE)
+                await _until(partial(_on_wire, slot, task), _PATIENCE)
                 if task.done():
                     failure = self.unreached(slot[0], ex)
                     if failure is not None:
@@ -216,8 +217,7 @@ class _Resend:
                 await task
             else:
                 seen = sum(1 for e in earlier.stream if e.kind in (Kind.SSE, Kind.MESSAGE) and e.t <= ex.request.t)
-                await _until(lambda n=number, s=seen: self.live_events(n) >= s or self.runs[n][1].done(),
-                             _PATIENCE)
+                await _until(partial(self.caught_up, number, seen), _PATIENCE)
 
     def prepare(self, ex: RecordedExchange) -> tuple[Dialect, Method, Any] | None:
         """The codec, method and params to send ``ex`` again with (its ids rewritten to
@@ -294,6 +294,10 @@ class _Resend:
             if rex.reply is not None and lex.reply is not None and rex.reply.context_id and lex.reply.context_id:
                 learned[rex.reply.context_id] = lex.reply.context_id
 
+    def caught_up(self, number: int, events: int) -> bool:
+        """The live exchange of recorded ``number`` has had ``events`` events, or ended."""
+        return self.live_events(number) >= events or self.runs[number][1].done()
+
     def live_events(self, number: int) -> int:
         slot = self.runs[number][0]
         if slot[0] is None:
@@ -354,6 +358,11 @@ def _session_failures(live: Session) -> list[str]:
             if isinstance(kind, str) and kind not in out:
                 out.append(kind)
     return out
+
+
+def _on_wire(slot: list[int | None], task: asyncio.Task[Any]) -> bool:
+    """The run has sent its request (its live exchange number is in ``slot``), or ended."""
+    return slot[0] is not None or task.done()
 
 
 async def _until(ready: Callable[[], bool], limit: float) -> None:

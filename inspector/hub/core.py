@@ -165,7 +165,7 @@ class Hub:
             return
         entry.socket = None
         words = close_words(code, reason)
-        for task_id, relays in list(self.relays.items()):
+        for relays in list(self.relays.values()):
             for relay in list(relays):
                 if relay.entry is entry and not relay.done:
                     self._drop(relay, words)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from .bridge import Bridge
@@ -36,7 +36,7 @@ class _Transport:
         await self.ws.close(code=code, reason=reason)
 
 
-def _headers(scope: dict[str, Any]) -> dict[str, str]:
+def _headers(scope: Mapping[str, Any]) -> dict[str, str]:
     out: dict[str, str] = {}
     for key, value in scope.get("headers") or ():
         name = key.decode("latin-1")
@@ -75,7 +75,7 @@ def build_app(hub: Hub, *, ws_path: str = WS_PATH, sweep_every: float | None = N
                 sock.disconnected(POLICY, "did not register", ours=True)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Any):  # type: ignore[no-untyped-def]
+    async def lifespan(app: Any) -> AsyncIterator[None]:
         task = asyncio.get_running_loop().create_task(sweeper())
         try:
             yield

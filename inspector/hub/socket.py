@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import hub as proto
@@ -95,7 +96,7 @@ class AgentSocket:
         self._tokens -= 1
         return self._tokens < 0
 
-    async def received(self, message: dict[str, Any]) -> bool:
+    async def received(self, message: Mapping[str, Any]) -> bool:
         """One ASGI websocket message; False once the socket is done."""
         kind = message.get("type")
         if kind == "websocket.disconnect":

@@ -115,8 +115,9 @@ LINT_CODES: dict[str, str] = {
     "missing-protocol-version": "a 0.3 card has no protocolVersion",
     "invalid-protocol-version": "a protocolVersion does not look like a version number",
     "protocol-version-mismatch": "protocolVersion disagrees with the dialect or with supportedInterfaces",
-    "protocol-version-unreachable":
-        "protocolVersion claims 1.0 or later on a card with 0.3's shape and no interface for it",
+    "protocol-version-unreachable": (
+        "protocolVersion claims 1.0 or later on a card with 0.3's shape and no interface for it"
+    ),
     # capabilities and modes
     "missing-capabilities": "the card has no capabilities object",
     "streaming-grpc-only": "streaming is claimed but every endpoint is gRPC",
@@ -869,7 +870,7 @@ def _split(url: str) -> SplitResult | None:
 
 def _port_ok(parts: SplitResult) -> bool:
     try:
-        parts.port  # the property parses it: ValueError when not a number from 0 to 65535
+        parts.port  # noqa: B018 - the property parses it: ValueError when not a number from 0 to 65535
     except ValueError:
         return False
     return True

@@ -154,8 +154,8 @@ class TaskArtifactUpdateEvent(A2AModel):
     metadata: dict[str, Any] | None = None
 
 
-StreamEvent = Union[Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent]
-SendResult = Union[Task, Message]
+StreamEvent = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+SendResult = Task | Message
 
 
 # ------------------------------------------------------------------ push notifications
@@ -337,4 +337,4 @@ class AgentCard(A2AModel):
 # --------------------------------------------------------------------------- JSON-RPC
 
 
-JsonRpcId = Union[str, int, None]
+JsonRpcId = str | int | None

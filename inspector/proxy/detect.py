@@ -69,12 +69,11 @@ def classify(verb: str, path: str, headers: dict[str, str], body: bytes,
     if found is not None:
         dialect, match, base = found
         obj, problem = _json(body)
-        info = {"dialect": dialect, "binding": REST, "a2a_method": match.method.value, "rpc_method": None,
+        info: dict[str, Any] = {"dialect": dialect, "binding": REST, "a2a_method": match.method.value, "rpc_method": None,
                 "rpc_id": None, "route": f"{verb} {rest.route(dialect, match.method)[1]}", "rest_base": base}
         return Parsed(info, obj, problem)
     obj, problem = _json(body)
-    info: dict[str, Any] = {"dialect": None, "binding": JSONRPC, "a2a_method": None, "rpc_method": None,
-                            "rpc_id": None}
+    info = {"dialect": None, "binding": JSONRPC, "a2a_method": None, "rpc_method": None, "rpc_id": None}
     if verb == "POST" and isinstance(obj, dict):
         wire = obj.get("method")
         rid = obj.get("id")

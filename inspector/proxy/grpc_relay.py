@@ -43,7 +43,7 @@ from .detect import Parsed
 
 #: How long the stream's log waits, once woken, for more messages to log in one go (s).
 _LINGER = 0.002
-_JSON = {"ensure_ascii": False, "separators": (",", ":")}
+_JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 #: Metadata gRPC owns (as the client's transport keeps it from its calls).
 _RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
                        "accept", "accept-encoding", "content-length", "keep-alive", "upgrade"))
@@ -92,7 +92,8 @@ def error_status(dialect: str, err: JsonRpcError) -> tuple[int, str, bytes]:
     code, message, a google.rpc.Status with ErrorInfo for grpc-status-details-bin)."""
     code = grpc_errors.status_for_rpc_code(err.code)
     text = grpc_errors.message_03(err.code, err.message) if dialect == "0.3" else err.message
-    status = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
+    # Built from the descriptor pool: the checker knows a Message, not its fields.
+    status: Any = grpc_schema.message_class(dialect, "google.rpc.Status")(code=code, message=text)
     for detail in rest.encode_error(err)[1]["error"].get("details") or ():
         if isinstance(detail, dict) and isinstance(detail.get("@type"), str):
             try:
@@ -265,6 +266,11 @@ class _GrpcCall:
         self.session = self.proxy.session
         self.path = path
         self.context = context
+        # All None for a call passed through unread (a path of no A2A method): what reads
+        # them runs only for a known one.
+        self.dialect: Any
+        self.rpc: Any
+        self.method: Any
         self.dialect, self.rpc, self.method = found if found is not None else (None, None, None)
         self.number = 0
         self.injected: list[str] = []
@@ -352,6 +358,7 @@ class _GrpcCall:
             await asyncio.sleep(fault.delay)
         if not fault.answers:
             return
+        trailing: tuple[tuple[str, bytes], ...]
         if fault.error is not None:
             err = fault.error.error()
             self.injected.append(f"error={err.code}")

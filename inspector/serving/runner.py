@@ -140,12 +140,12 @@ class BackgroundServer:
 
     def start(self, timeout: float = 10.0) -> "BackgroundServer":
         check_port(self.host, self.port)
-        self._server = _Server(_config(self.app, self.host, self.port, **self._kwargs))
+        server = self._server = _Server(_config(self.app, self.host, self.port, **self._kwargs))
         failed: list[BaseException] = []
 
         def run() -> None:
             try:
-                self._server.run()
+                server.run()
             except BaseException as exc:  # surfaced to the starting thread below
                 failed.append(exc)
 

@@ -190,7 +190,7 @@ class ChunkLog:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, ChunkLog)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method

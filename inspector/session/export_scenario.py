@@ -273,7 +273,8 @@ def _plan(session: Session) -> tuple[list[RecordedExchange], dict[str, int], lis
         key = (text, turn, None)
         method_key = (text, turn, ex.a2a_method)
         if key in seen or method_key in seen:
-            notes.append(f"exchange #{ex.number} sends the same text at the same turn as #{seen.get(method_key, seen.get(key))}; "
+            first = seen.get(method_key, seen.get(key))
+            notes.append(f"exchange #{ex.number} sends the same text at the same turn as #{first}; "
                          "only the first is scripted")
             continue
         seen[key] = seen[method_key] = ex.number

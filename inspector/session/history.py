@@ -104,7 +104,7 @@ class MessageLog:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, MessageLog)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method

@@ -267,7 +267,7 @@ def as_stream_events(item: Any, streamed: set[Any]) -> list[Any]:
         art = item.artifact
         streamed.add(art.artifact_id if art.artifact_id is not None else art.index)
         return [item]
-    if isinstance(item, m.Message) or isinstance(item, JsonRpcError) or not isinstance(item, m.Task):
+    if isinstance(item, (m.Message, JsonRpcError)) or not isinstance(item, m.Task):
         return [item] if item is not None else []
     out: list[Any] = []
     for pos, art in enumerate(item.artifacts or ()):

@@ -115,7 +115,7 @@ class EventLog:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, EventLog)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method

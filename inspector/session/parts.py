@@ -269,7 +269,7 @@ class PartList:
         if isinstance(other, (list, PartList, PartRange)):
             if len(self) != len(other):
                 return False
-            return all(a == b for a, b in zip(self, other))
+            return all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method
@@ -312,7 +312,7 @@ class PartRange:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, PartList, PartRange)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method

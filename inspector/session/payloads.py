@@ -90,7 +90,7 @@ def codec_for(dialect: Dialect | str | None, binding: str | None) -> Any:
     if not dialect:
         return None
     d = get_dialect(dialect) if isinstance(dialect, str) else dialect
-    if binding == REST or binding == GRPC:
+    if binding in (REST, GRPC):
         # A gRPC message is read as its ProtoJSON: what the HTTP+JSON binding carries.
         try:
             return rest.codec(d)

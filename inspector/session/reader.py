@@ -71,7 +71,7 @@ class RecordingIterator(LinesRead):
     def __init__(self, path: str | Path, *, decode: bool = True) -> None:
         self.path = Path(path)
         self._facts = ExchangeFacts() if decode else None
-        self._file = open(self.path, "rb")
+        self._file = open(self.path, "rb")  # noqa: SIM115 - read as the iterator advances; close() closes it
         try:
             self.header = self._read_header()
         except BaseException:

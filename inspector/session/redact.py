@@ -360,7 +360,7 @@ class Redaction:
         if not any(secret):
             return url
         query = "&".join(f"{piece.partition('=')[0]}={REDACTED}" if hidden else piece
-                         for piece, hidden in zip(pieces, secret))
+                         for piece, hidden in zip(pieces, secret, strict=True))
         return urlunsplit(parts._replace(query=query))
 
 

@@ -29,8 +29,8 @@ class SpillFile:
 
     def write(self, data: bytes) -> int:
         if self._file is None:
-            # TemporaryFile: mode 0600, and no name on disk once created (POSIX).
-            self._file = tempfile.TemporaryFile(prefix="a2a-inspect-spill-", dir=self._directory)
+            # TemporaryFile: mode 0600, and no name on disk once created (POSIX). Open until close().
+            self._file = tempfile.TemporaryFile(prefix="a2a-inspect-spill-", dir=self._directory)  # noqa: SIM115
         at = self.end
         os.pwrite(self._file.fileno(), data, at)
         self.end = at + len(data)

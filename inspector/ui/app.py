@@ -254,17 +254,17 @@ class InspectorApp(App[int]):
 
     def _flush_frame(self) -> None:
         # Not "_flush": textual.App._flush(stderr=...) flushes captured print output.
-        for conn, events in self.pump.drain():
+        for conn, batch in self.pump.drain():
             changed: set[str] = set()
             tracker = conn.tracker
-            for event in events:
+            for event in batch:
                 task = tracker.exchange_task(event.exchange) if event.exchange else None
                 if task is None and event.kind.value == "push":
                     # A push belongs to no exchange: the task it updates is named in its body.
                     task = getattr(event.payload, "task_id", None) or getattr(event.payload, "id", None)
                 if isinstance(task, str) and task:
                     changed.add(task)
-            self.to_main(SessionAdvanced(conn, events, changed))
+            self.to_main(SessionAdvanced(conn, batch, changed))
 
     # ------------------------------------------------------------------ connections
 
@@ -506,7 +506,7 @@ class InspectorApp(App[int]):
             detail += "\ndata: " + json.dumps(exc.data, indent=2, ensure_ascii=False, default=str)
         guessed = conn.client if conn is not None else None
         missing = getattr(guessed, "not_in_card", None)
-        if missing is not None:  # the endpoint was a guess: the likely cause
+        if missing is not None and guessed is not None:  # the endpoint was a guess: the likely cause
             key = "shift+F8" if missing.axis == "binding" else "F8"
             way = missing.way("F8 chooses {}", f"{key} chooses one it lists")
             detail += f"\n{missing.text}, so {guessed.endpoint} was a guess: {way}"

@@ -101,7 +101,8 @@ class AgentConnection:
         #: Name under which this agent is saved, if it is.
         self.saved_as: str | None = None
         #: Headers the user marked secret (part of ``auth``, kept apart to be saved again).
-        self.secret_headers: dict[str, str] = {}
+        #: As SavedAgent.secret_headers: a value may be ``{"env": "VAR"}``.
+        self.secret_headers: dict[str, str | dict[str, str]] = {}
         #: For a read-only connection: the card and dialect read from its session.
         self._recorded: RecordedFacts | None = None
         #: The local push receiver and what the agent was asked to push to it.

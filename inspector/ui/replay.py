@@ -118,7 +118,7 @@ class ReplayController:
         #: Called with (old, new) after a backward move built a new connection.
         self.on_swap: Callable[[AgentConnection, AgentConnection], None] | None = None
         #: Called after any change the timeline should redraw (cursor, play state, speed).
-        self.on_change: Callable[[], None] | None = None
+        self.on_change: Callable[[], object] | None = None
         #: Called when events moving forward changed what the connection knows of the
         #: agent (its card, its dialect): live, the client announces that the same way.
         self.on_facts: Callable[[AgentConnection], None] | None = None

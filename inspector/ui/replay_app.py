@@ -88,9 +88,10 @@ class ReplayApp(InspectorApp):
         self.record_problems(recording.path, recording)
 
     def _started(self) -> None:
-        if self.index_in_background:
+        recording = self.replay_controller.recording
+        if self.index_in_background and isinstance(recording, RecordingIndex):
             # After the first frame: the index must not hold it back.
-            self.call_after_refresh(self.replay_controller.recording.start)
+            self.call_after_refresh(recording.start)
         # After InspectorApp.on_mount: the main screen is up to show these.
         for title, text in self.replay_problems:
             self.notify(text, title=title, severity="warning", timeout=10, markup=False)

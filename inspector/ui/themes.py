@@ -183,7 +183,8 @@ def load_theme_file(path: Path) -> Theme:
     except (OSError, UnicodeDecodeError) as exc:
         raise ThemeError(f"theme {path.name}: cannot read it ({exc})") from None
     except YAMLLimit as exc:  # an alias bomb, a cycle, too deep
-        raise ThemeError(f"theme {path.name}: line {exc.problem_mark.line + 1}: {exc.problem}") from None
+        where = f" line {exc.problem_mark.line + 1}:" if exc.problem_mark is not None else ""
+        raise ThemeError(f"theme {path.name}:{where} {exc.problem}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

@@ -98,8 +98,8 @@ def start(config: Config = Config(), hold_timeout: float = HOLD_TIMEOUT) -> JsAg
         args.append("--no-0.3-interfaces")
     # Files, not pipes: nobody reads the agent's output after its first line, and a
     # pipe left full would stall it.
-    out = tempfile.TemporaryFile()
-    err = tempfile.TemporaryFile()
+    out = tempfile.TemporaryFile()  # noqa: SIM115 - closed below once the first line is read
+    err = tempfile.TemporaryFile()  # noqa: SIM115 - the agent's: closed when it stops
     proc = subprocess.Popen(args, cwd=JS_DIR, stdin=subprocess.PIPE, stdout=out, stderr=err)
     try:
         ready = _first_line(proc, out, err)

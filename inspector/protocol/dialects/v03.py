@@ -254,14 +254,14 @@ _PART_HOLDERS = ("message", "status", "history", "artifacts", "artifact")
 def _retag(value: Any) -> Any:
     if isinstance(value, list):
         new = [_retag(v) for v in value]
-        return value if all(a is b for a, b in zip(new, value)) else new
+        return value if all(a is b for a, b in zip(new, value, strict=True)) else new
     if not isinstance(value, dict):
         return value
     out = None
     parts = value.get("parts")
     if isinstance(parts, list):
         fixed = [_retag_part(p) for p in parts]
-        if any(a is not b for a, b in zip(fixed, parts)):
+        if any(a is not b for a, b in zip(fixed, parts, strict=True)):
             out = dict(value)
             out["parts"] = fixed
     for key in _PART_HOLDERS:

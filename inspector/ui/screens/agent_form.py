@@ -162,14 +162,14 @@ class AgentForm(ModalScreen[SavedAgent | None]):
             rows = [(k, v, False) for k, v in (a.headers if a else {}).items()]
             rows += [(k, shown_secret(v), True) for k, v in (a.secret_headers if a else {}).items()]
             rows += [("", "", False)] * max(0, HEADER_ROWS - len(rows))
-            for i, (name, value, secret) in enumerate(rows):
+            for i, (name, value, is_secret) in enumerate(rows):
                 with Horizontal(classes="form-row form-header-row"):
                     yield Label("headers" if i == 0 else "", classes="form-label")
                     yield Input(name, placeholder="Header-Name", id=f"agent-hname-{i}", compact=True,
                                 disabled=fixed)
                     yield Input(value, placeholder="value", id=f"agent-hvalue-{i}", compact=True,
-                                password=secret and not ENV_REF.fullmatch(value), disabled=fixed)
-                    yield Checkbox("secret", secret, id=f"agent-hsecret-{i}", compact=True, disabled=fixed)
+                                password=is_secret and not ENV_REF.fullmatch(value), disabled=fixed)
+                    yield Checkbox("secret", is_secret, id=f"agent-hsecret-{i}", compact=True, disabled=fixed)
             with Horizontal(classes="form-row"):
                 yield Label("CA file", classes="form-label")
                 yield Input((a.cacert or "") if a else "", placeholder="PEM file to trust (default: the system's CAs)",

@@ -35,5 +35,5 @@ class ErrorsScreen(ModalScreen[None]):
                 yield Static(Text(f"{stamp}  {title}"), classes="error-title")
                 yield Static(Text(detail), classes="error-detail")
 
-    def action_dismiss(self) -> None:
+    async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

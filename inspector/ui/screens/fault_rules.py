@@ -34,7 +34,7 @@ class FaultRulesScreen(ModalScreen[None]):
     FaultRulesScreen DataTable { height: auto; max-height: 20; }
     """
     BINDINGS = [
-        Binding("space,enter", "toggle", "On/off"),
+        Binding("space,enter", "toggle_rule", "On/off"),
         Binding("escape", "dismiss_screen", "Close"),
     ]
 
@@ -65,7 +65,7 @@ class FaultRulesScreen(ModalScreen[None]):
         if self.rules.rules:
             table.move_cursor(row=min(max(row, 0), len(self.rules.rules) - 1))
 
-    def action_toggle(self) -> None:
+    def action_toggle_rule(self) -> None:
         table = self.query_one(DataTable)
         if not self.rules.rules:
             return

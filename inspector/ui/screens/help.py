@@ -215,5 +215,5 @@ class HelpScreen(ModalScreen[None]):
                     table.add_row(Text(key), Text(text))
                 yield Static(table)
 
-    def action_dismiss(self) -> None:
+    async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, TextArea
 
 from ...textsafe import shorten
+from ..typed_app import InspectorAppNode
 
 
 @dataclass
@@ -99,7 +100,7 @@ class JsonText(TextArea):
             self.text = ""
 
 
-class JsonEditScreen(ModalScreen[JsonEdited | None]):
+class JsonEditScreen(InspectorAppNode, ModalScreen[JsonEdited | None]):
     """Dismisses with JsonEdited, or None on escape.
 
     ``object_only``: the value must be an object (metadata). ``allow_empty``: empty text

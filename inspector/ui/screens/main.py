@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widget import AwaitMount
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
@@ -21,6 +21,7 @@ from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
 from textual.screen import Screen
 
+from ..typed_app import InspectorAppNode
 from .toast_repaint import repaint_where_toasts_leave
 
 
@@ -33,9 +34,10 @@ NARROW_SCREEN = 140
 #: The tabs not shown at start: their views mount after the first frame (see
 #: MainScreen.mount_view).
 HIDDEN_TABS = ("card", "tasks", "traffic", "push")
+ViewWidget = TypeVar("ViewWidget", bound=Widget)
 
 
-def hidden_tab_view(name: str) -> ConnectionView:
+def hidden_tab_view(name: str) -> Widget:
     """The view of hidden tab ``name``. Its module is imported here, when it mounts:
     the first frame does without those modules (and the classes' CSS)."""
     if name == "card":
@@ -57,12 +59,12 @@ def hidden_tab_view(name: str) -> ConnectionView:
     raise KeyError(name)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(InspectorAppNode, Screen[None]):
     """The agents sidebar and the views. At start the composer's text box has the keys
     (typing goes into a message, never into a panel's one-letter commands); the
     sidebar starts hidden on a terminal narrower than ``SIDEBAR_MIN_WIDTH``."""
 
-    AUTO_FOCUS = "#composer-text"
+    AUTO_FOCUS: ClassVar[str | None] = "#composer-text"
     #: How many ConnectionViews compose made (some mount after the first frame).
     _composed_views = 0
     _view_cache: list[ConnectionView] | None = None
@@ -70,7 +72,7 @@ class MainScreen(Screen[None]):
     #: Hidden tabs whose view has not mounted yet.
     _unmounted: set[str] = set()
 
-    def _view(self, view: ConnectionView) -> ConnectionView:
+    def _view(self, view: ViewWidget) -> ViewWidget:
         self._composed_views += 1
         return view
 
@@ -82,7 +84,8 @@ class MainScreen(Screen[None]):
         self.set_class(size.width < NARROW_SCREEN, "-narrow")
         replay = getattr(self.app, "replay_controller", None)
         if replay is not None:  # no composer: the conversation takes the keys
-            self.AUTO_FOCUS = "#conversation"
+            # Textual reads AUTO_FOCUS on the instance: this one's depends on the app.
+            self.AUTO_FOCUS = "#conversation"  # type: ignore[misc]
         view = self._view
         yield view(ConnectionBar(id="connection-bar"))
         with Horizontal(id="body"):
@@ -159,7 +162,7 @@ class MainScreen(Screen[None]):
             event.refresh_styles = False
 
     def _auto_focus_done(self) -> None:
-        self.AUTO_FOCUS = None
+        self.AUTO_FOCUS = None  # type: ignore[misc]  # see compose
 
     def on_resize(self, event: Any) -> None:
         self._fit(event.size.height)

@@ -141,8 +141,9 @@ class AgentsPanel(ConnectionView, Vertical):
         key = agent.name.casefold()
         return next((c for c in self._connections() if c.saved_as and c.saved_as.casefold() == key), None)
 
-    def highlighted(self) -> tuple[str, Any] | tuple[None, None]:
-        """("conn", AgentConnection) | ("saved", SavedAgent) | (None, None)."""
+    def highlighted(self) -> tuple[str | None, Any]:
+        """("conn", AgentConnection) | ("saved", SavedAgent) | (None, None): the caller
+        knows the item's type from the kind, which the checker cannot follow."""
         option = self.option_list.highlighted_option
         if option is None or option.id is None:
             return None, None

@@ -24,6 +24,7 @@ from .wrap import WINDOW, WrappedText, cells
 
 if TYPE_CHECKING:
     from ...protocol.models import FilePart
+    from ...session.parts import PartList
     from ...session.tracker import ArtifactView, Remark, TaskView
 
 FILE_MARK = "▤ "
@@ -80,7 +81,7 @@ class _Section:
         self.title = _Block("title", _title(art))
         self.info = _Block("info", _info(art))
         self.blocks: list[_Block] = []
-        self._parts: list[Any] | None = None
+        self._parts: PartList | None = None
         self._count = 0
         self._seen: tuple[Any, ...] | None = None
         self._text: _Block | None = None
@@ -160,17 +161,18 @@ class _Section:
     def _flush(self, pending: list[str], parts: Any) -> bool:
         if not pending:
             return False
-        created = self._text is None
-        if created:
+        text = self._text
+        created = text is None
+        if text is None:
             from ...session.parts import PartList
 
-            self._text = _Block("text", base=self._raw)
+            text = self._text = _Block("text", base=self._raw)
             if isinstance(parts, PartList):
-                self._text.body.follow(parts.slice, self._raw)
-            self.blocks.append(self._text)
+                text.body.follow(parts.slice, self._raw)
+            self.blocks.append(text)
         joined = "".join(pending)
         self._raw += len(joined)
-        self._text.body.append(joined)
+        text.body.append(joined)
         return created
 
 
@@ -398,6 +400,8 @@ class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
                 self.notify(f"{len(files)} file parts: f selects the next one, s saves the selected one.")
                 return
             self.select_file(files[0].part)
+        if self._selected is None:  # (select_file selects the block of the part it is given)
+            return
         part = self._selected.part
         file = part.file
         if file.bytes is None:

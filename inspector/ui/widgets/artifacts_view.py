@@ -75,7 +75,8 @@ class ArtifactsView(SelectedTaskView, Vertical):
     # ------------------------------------------------------------------ state
 
     @property
-    def task(self) -> TaskView | None:
+    def task_view(self) -> TaskView | None:
+        """The task shown (Textual's ``task`` is the widget's asyncio task)."""
         if self._conn is None or self._task_id is None:
             return None
         return self._conn.tracker.task(self._task_id)
@@ -104,7 +105,7 @@ class ArtifactsView(SelectedTaskView, Vertical):
         self._sync()
 
     def _sync(self) -> None:
-        task = self.task
+        task = self.task_view
         if task is not None:
             self.document.sync(task)
             if self.showing_chunks:
@@ -140,12 +141,12 @@ class ArtifactsView(SelectedTaskView, Vertical):
         showing = not self.showing_chunks
         self.set_class(showing, "-chunks")
         if showing:
-            self.chunk_table.sync(self.task)
+            self.chunk_table.sync(self.task_view)
             self.chunk_table.focus()
         else:
             self.document.focus()
         self._summary_key = None
-        self._summarise(self.task)
+        self._summarise(self.task_view)
 
     def action_save(self) -> None:
         if self.showing_chunks:

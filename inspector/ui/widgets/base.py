@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style
 
+from ..typed_app import InspectorAppNode
+
 if TYPE_CHECKING:
     from ...session import Event
     from ..connection import AgentConnection
@@ -24,7 +26,7 @@ def leaving(widget: Any) -> bool:
     return not widget.is_attached or (not widget.display and widget.styles.display != "none")
 
 
-class ConnectionView:
+class ConnectionView(InspectorAppNode):
     """Mixin for widgets showing (part of) the active connection."""
 
     def show_connection(self, conn: AgentConnection | None) -> None:
@@ -46,7 +48,7 @@ class SelectedTaskView(ConnectionView):
     _task_id: str | None
 
     def show_connection(self, conn: AgentConnection | None) -> None:
-        task_id = self.app.task_id if conn is not None else None  # type: ignore[attr-defined]
+        task_id = self.app.task_id if conn is not None else None
         if conn is self._conn and task_id == self._task_id and conn is not None:
             self._sync()
             return

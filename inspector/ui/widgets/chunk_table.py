@@ -261,7 +261,7 @@ class ChunkTable(LineBase, ComponentStyles, ScrollView, can_focus=True):
 
     def _segments(self, cells: list[str], style: Style, dim: Style, true: Style) -> list[Segment]:
         segments = [Segment(" ", style)]
-        for i, (cell, width) in enumerate(zip(cells, self._widths())):
+        for i, (cell, width) in enumerate(zip(cells, self._widths(), strict=True)):
             if i:
                 segments.append(Segment(" " * GAP, style))
             cell = self._fit(cell, width)

@@ -393,7 +393,8 @@ class Composer(ConnectionView, Vertical):
             raise ValueError(f"the {dialect.label} dialect has no {method.value} method")
         params = self.build_params()
         client = conn.client
-        if callable(getattr(client, "wire_preview", None)) and getattr(client, "dialect", None) is dialect \
+        if client is not None and callable(getattr(client, "wire_preview", None)) \
+                and getattr(client, "dialect", None) is dialect \
                 and getattr(client, "endpoint", None):
             # The client knows the binding too: REST or JSON-RPC, as it will send it.
             verb, endpoint, headers, request, what = client.wire_preview(method, params, stream=self.stream)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -21,6 +22,7 @@ from .status_run import StatusRun
 if TYPE_CHECKING:
     from ...protocol.models import Message
     from ...session import Event
+    from ...session.history import MessageLog
     from ...session.tracker import TaskView
     from ..connection import AgentConnection
 
@@ -72,7 +74,7 @@ class Conversation(SelectedTaskView, VerticalScroll):
         self._conn: AgentConnection | None = None
         self._task_id: str | None = None
         # What is on screen: the history list it came from, how many messages, the views.
-        self._history: list[Message] | None = None
+        self._history: MessageLog | None = None
         self._views: list[MessageView | StatusRun] = []
         #: History messages shown (a run holds many).
         self._shown = 0
@@ -148,6 +150,7 @@ class Conversation(SelectedTaskView, VerticalScroll):
             return
         at_end = self.is_vertical_scroll_end or self.max_scroll_y == 0
         task = conn.tracker.task(self._task_id) if self._task_id is not None else None
+        added: Sequence[Widget]
         if self._task_id is None:
             added = self._sync_replies(conn)
         else:
@@ -200,7 +203,7 @@ class Conversation(SelectedTaskView, VerticalScroll):
         self._mark_waiting(task)
         return added
 
-    def _group(self, history: list[Message], start: int, end: int) -> list[Widget]:
+    def _group(self, history: MessageLog, start: int, end: int) -> list[Widget]:
         """Entries for ``history[start:end]``: new widgets to mount (the views and keys
         are updated here); a message that continues the last entry joins it."""
         added: list[Widget] = []
@@ -283,11 +286,11 @@ class Conversation(SelectedTaskView, VerticalScroll):
             waiting.set_waiting(True)
         self._waiting = waiting
 
-    def _sync_replies(self, conn: AgentConnection) -> list[Widget]:
+    def _sync_replies(self, conn: AgentConnection) -> list[MessageView]:
         tracker = conn.tracker
         self._replies_seen = len(tracker.replies)
         shown = set(self._reply_exchanges)
-        added: list[Widget] = []
+        added: list[MessageView] = []
         for number, ex in tracker.exchanges.items():
             if number in shown or ex.reply is None or ex.task_id is not None:
                 continue

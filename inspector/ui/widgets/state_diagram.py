@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Self
 
 from rich.segment import Segment
@@ -118,7 +119,7 @@ def taken_edges(path: list[TaskState]) -> dict[str, TaskState]:
     """The drawing's edge marks lit by a path of states, each with the state it led to
     (the latest time it was taken)."""
     edges: dict[str, TaskState] = {}
-    for before, after in zip(path, path[1:]):
+    for before, after in pairwise(path):
         mark = _EDGES.get((_tier(before), _tier(after)))
         if mark is not None:
             edges[mark] = after
@@ -206,7 +207,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
     def _tick(self) -> None:
         """The running state's time goes on while the agent says nothing, as long as a
         stream still follows the task (a cut one is not followed: its time stopped)."""
-        task = self.task
+        task = self.task_view
         if (task is not None and task.state is not None and task.state not in TERMINAL and task.cut is None
                 and task.ended is None
                 and self._live()):
@@ -229,7 +230,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
 
     def show_connection(self, conn: AgentConnection | None) -> None:
         self._conn = conn
-        self._task_id = self.app.task_id if conn is not None else None  # type: ignore[attr-defined]
+        self._task_id = self.app.task_id if conn is not None else None
         self._update(force=True)
 
     def show_task(self, conn: AgentConnection | None, task_id: str | None) -> None:
@@ -241,7 +242,8 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             self._update()
 
     @property
-    def task(self) -> TaskView | None:
+    def task_view(self) -> TaskView | None:
+        """The task shown (Textual's ``task`` is the widget's asyncio task)."""
         if self._conn is None or self._task_id is None:
             return None
         return self._conn.tracker.task(self._task_id)
@@ -249,7 +251,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
     def _update(self, force: bool = False, timed: bool = False) -> None:
         """Redraw when the task changed; lay out again only when the height may have.
         When only the running state's time moved, redraw a few times a second."""
-        task = self.task
+        task = self.task_view
         if task is None:
             shape: tuple[Any, ...] | None = None
             key: tuple[Any, ...] | None = None
@@ -358,7 +360,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         return Text("\n").join(self._lines(width or DRAWING_WIDTH, self._tall()))
 
     def _lines(self, width: int, tall: bool) -> list[Text]:
-        task = self.task
+        task = self.task_view
         if task is None:
             text = "No task selected." if self._conn is not None else "No agent connected."
             return [Text(text, style=self._style("dim"))]
@@ -460,7 +462,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         edges = taken_edges(path)
         dim = self._style("dim")
         edge = self._style("edge")
-        styles: dict[str, Style] = {}
+        styles: dict[str | None, Style] = {}  # None: past the end of a row's mask
         for mark, state in _LABEL.items():
             if state == current:
                 styles[mark] = self._style(state.value) + Style(bold=True, reverse=True)
@@ -478,12 +480,13 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         out = []
         for drawing, mask in DRAWING:
             line = Text()
-            run_start, run_mark = 0, mask[0]
+            run_start = 0
+            run_mark: str | None = mask[0]
             for col in range(1, len(drawing) + 1):
-                mark = mask[col] if col < len(mask) else None
-                if mark != run_mark:
+                col_mark = mask[col] if col < len(mask) else None
+                if col_mark != run_mark:
                     line.append(drawing[run_start:col], style=styles.get(run_mark, dim))
-                    run_start, run_mark = col, mark
+                    run_start, run_mark = col, col_mark
             out.append(line)
         if current == S.UNKNOWN:
             out.append(Text("current state: unknown (the agent did not say)",

@@ -20,6 +20,7 @@ from .wrap import WrappedText, cells
 
 if TYPE_CHECKING:
     from ...protocol.models import Message
+    from ...session.history import MessageLog
 
 #: How many of the run's latest messages are searched for the question being waited on.
 WAITING_SEARCH = 64
@@ -72,7 +73,7 @@ class StatusRun(LineBase, ComponentStyles, ScrollView, can_focus=True):
     STYLE_PREFIX = "status-run"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,e", "toggle", "Each update / joined"),
+        Binding("enter,e", "toggle_updates", "Each update / joined"),
     ]
 
     COMPONENT_CLASSES = {"status-run--label", "status-run--meta"}
@@ -99,7 +100,7 @@ class StatusRun(LineBase, ComponentStyles, ScrollView, can_focus=True):
     }
     """
 
-    def __init__(self, history: list[Message], start: int, label: str, kind: str) -> None:
+    def __init__(self, history: MessageLog, start: int, label: str, kind: str) -> None:
         super().__init__(classes=f"-{kind}")
         self.label = label
         self.kind = kind
@@ -182,7 +183,7 @@ class StatusRun(LineBase, ComponentStyles, ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ keys
 
-    def action_toggle(self) -> None:
+    def action_toggle_updates(self) -> None:
         expanding = not self.expanded
         if expanding and self._each is None:
             self._each = WrappedText(self._numbered(0, [message_text(m) for m in self.messages]))

@@ -158,7 +158,7 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
     # ------------------------------------------------------------------ ConnectionView
 
     def show_connection(self, conn: AgentConnection | None) -> None:
-        connections: list[AgentConnection] = list(self.app.connections)  # type: ignore[attr-defined]
+        connections: list[AgentConnection] = list(self.app.connections)
         live = {c.id for c in connections}
         gone = [k for k, row in self._rows.items() if row.conn.id not in live]
         if gone:
@@ -180,11 +180,11 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
         self._active = conn
         if switched and conn is not None:
             self._replies[conn.id] = len(conn.tracker.replies)
-            if self.app.task_id is None:  # type: ignore[attr-defined]
+            if self.app.task_id is None:
                 chosen = self._chosen.get(conn.id)
                 if self._pinned.get(conn.id) and chosen in conn.tracker.tasks:
                     # Back on a connection: the task picked there before comes back.
-                    self.app.select_task(chosen)  # type: ignore[attr-defined]
+                    self.app.select_task(chosen)
                 else:
                     self._follow(conn, conn.tracker.tasks)
 
@@ -203,7 +203,7 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
                 self.table.move_cursor(row=self._order.index(key), animate=False)
 
     def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
-        if conn not in self.app.connections:  # type: ignore[attr-defined]
+        if conn not in self.app.connections:
             return
         new = self._add_new(conn)
         tracker = conn.tracker
@@ -213,13 +213,13 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             task = tracker.task(task_id)
             if row is not None and task is not None:
                 self._update_row(key, row, task)
-        if conn is self.app.active and not self._pinned.get(conn.id):  # type: ignore[attr-defined]
+        if conn is self.app.active and not self._pinned.get(conn.id):
             replies = len(tracker.replies)
             if new:
                 self._follow(conn, new)
-            elif replies > self._replies.get(conn.id, 0) and self.app.task_id is not None:  # type: ignore[attr-defined]
+            elif replies > self._replies.get(conn.id, 0) and self.app.task_id is not None:
                 self._auto = (conn.id, None)
-                self.app.select_task(None)  # type: ignore[attr-defined]
+                self.app.select_task(None)
             self._replies[conn.id] = replies
 
     # ------------------------------------------------------------------ following
@@ -231,10 +231,10 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             task = conn.tracker.task(task_id)
             if task is not None and (newest is None or task.first_seq >= newest.first_seq):
                 newest = task
-        if newest is None or newest.id == self.app.task_id:  # type: ignore[attr-defined]
+        if newest is None or newest.id == self.app.task_id:
             return
         self._auto = (conn.id, newest.id)
-        self.app.select_task(newest.id)  # type: ignore[attr-defined]
+        self.app.select_task(newest.id)
 
     # ------------------------------------------------------------------ rows
 
@@ -380,4 +380,4 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             self.notify(f"{row.conn.name} is a recording: it cannot {action}.", severity="warning",
                         markup=False)
             return
-        self.app.task_action(row.conn, action, row.task_id)  # type: ignore[attr-defined]
+        self.app.task_action(row.conn, action, row.task_id)

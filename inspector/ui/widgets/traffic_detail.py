@@ -406,7 +406,8 @@ def _note_fields(data: dict[str, Any], exchange: int) -> Fields:
 
 
 def _ws_fields(data: dict[str, Any], exchange: int) -> Fields:
-    where = {"in": "from the agent", "out": "to the agent", "hub": "the hub's own word (not on the wire)"}
+    where: dict[str | None, str] = {"in": "from the agent", "out": "to the agent",
+                                    "hub": "the hub's own word (not on the wire)"}
     return [("frame", f"{data.get('op', '')} {where.get(data.get('dir'), '')}".strip()),
             ("agent", data.get("agent")),
             ("socket", f"#{data.get('conn')}" if data.get("conn") is not None else None),

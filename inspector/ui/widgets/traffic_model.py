@@ -43,6 +43,7 @@ from ...protocol.models import (
 )
 from ...session import Event, Kind, Session
 from ...session.describe import event_summary
+from ...session.log import EventLog
 from ...textsafe import shorten, visible
 
 KIND_LABEL: dict[Kind, str] = {
@@ -55,7 +56,7 @@ DIRECTION: dict[Kind, str] = {
     Kind.STREAM_END: "←", Kind.PUSH: "←", Kind.ERROR: "·", Kind.NOTE: "·", Kind.MESSAGE: "←",
 }
 #: A WebSocket frame's direction at the hub: to the agent, from it, the hub's own word.
-WS_DIRECTION = {"out": "→", "in": "←", "hub": "·"}
+WS_DIRECTION: dict[str | None, str] = {"out": "→", "in": "←", "hub": "·"}
 KIND_WORDS: dict[str, Kind] = {
     "request": Kind.REQUEST, "req": Kind.REQUEST, "response": Kind.RESPONSE, "resp": Kind.RESPONSE,
     "res": Kind.RESPONSE, "sse": Kind.SSE, "event": Kind.SSE, "comment": Kind.COMMENT,
@@ -185,7 +186,7 @@ class Positions:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (Positions, list, array, range)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -299,10 +300,7 @@ class Filter:
         return any(t.field == "ex" and not t.negate and t.value == [(number, number)] for t in self.terms)
 
     def match(self, event: Event, index: "TrafficIndex") -> bool:
-        for term in self.terms:
-            if _matches(term, event, index) == term.negate:
-                return False
-        return True
+        return all(_matches(term, event, index) != term.negate for term in self.terms)
 
 
 def _ambiguous_tasks(flt: Filter, task_ids: Iterable[str]) -> str | None:
@@ -382,7 +380,7 @@ class TrafficIndex:
                  task_of_exchange: Callable[[int], str | None] | None = None,
                  task_ids: Callable[[], Iterable[str]] | None = None) -> None:
         self.session = session
-        self.events: list[Event] = session.events if session is not None else []
+        self.events: EventLog | list[Event] = session.events if session is not None else []
         self.task_of_exchange = task_of_exchange
         #: The ids of the tasks known so far, to tell a unique ``task:`` prefix from an
         #: ambiguous one.
@@ -435,8 +433,8 @@ class TrafficIndex:
         return self.done
 
     def _index_to(self, end: int) -> None:
-        i = self.indexed
-        if i >= end:
+        start = self.indexed
+        if start >= end:
             return
         events = self.events
         requests = self.requests
@@ -444,8 +442,8 @@ class TrafficIndex:
         request = Kind.REQUEST
         # A stream's events come one after the other: each run of one exchange is
         # added at once.
-        run_number, run_start = 0, i
-        for i in range(i, end):
+        run_number, run_start = 0, start
+        for i in range(start, end):
             event = events[i]
             number = event.exchange
             if number != run_number:
