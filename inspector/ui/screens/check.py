@@ -19,6 +19,7 @@ from textual.widgets import Footer, Label, Tree
 
 from ...textsafe import shorten, visible
 from ..check_runs import OPTION_PROBES, CheckRun, CheckSettings, checkable, outline
+from ..typed_app import InspectorAppNode
 
 #: Keys of the tree's rows, kept across redraws (what is open, where the cursor is).
 PASSED, FAILED = "passed", "failed"
@@ -41,7 +42,7 @@ class CheckTree(Tree[tuple[str, Any]]):
     BINDINGS = [Binding("enter", "select_cursor", "Open")]
 
 
-class CheckScreen(ModalScreen["int | None"]):
+class CheckScreen(InspectorAppNode, ModalScreen["int | None"]):
     """BINDINGS: r runs the check again; o sets its options; s unfolds / folds the
     skips; p the passes; escape closes. Dismissed with the event seq of the failure to
     open in the traffic view, or None."""
