@@ -25,7 +25,9 @@ or ``MODALS``.
 Two more apps, on the same clock: ``make_replay_app`` opens the demo session as recorded
 (``DEMO_RECORDING``, made by ``record_demo``); ``make_proxy_app`` runs ``a2a-inspect proxy``
 inside ``in_process_proxy()``, where the proxy answers at a fixed URL without a socket
-and relays to a mock's ASGI app, and ``drive_proxy`` has two clients call it.
+and relays to a mock's ASGI app, and ``drive_proxy`` has two clients call it;
+``make_hub_app`` runs ``a2a-inspect hub`` inside ``in_process_hub()`` the same way, and
+``connect_agent`` plays a2a-mock's ws-agent on it through an in-memory WebSocket.
 """
 
 from __future__ import annotations
@@ -795,9 +797,9 @@ def make_proxy_app() -> Any:
 
 
 async def drive_proxy(pilot: Any) -> None:
-    """Two clients call the proxy: a2a-inspect's own client streams a story (the first
-    fault rule repeats its third event), and a hand-written client forgets the 1.0
-    A2A-Version header, which the proxy judges."""
+    """Two clients call the proxy: a2a-inspect's own client (as "story-reader/1.0")
+    streams a story (the first fault rule repeats its third event), and a hand-written
+    client forgets the 1.0 A2A-Version header, which the proxy judges."""
     import httpx
 
     from inspector.client import A2AClient
@@ -812,7 +814,9 @@ async def drive_proxy(pilot: Any) -> None:
                                  **kwargs)
 
     CLOCK.advance(1.5)
-    async with A2AClient(PROXY_URL, dialect="1.0", http=client("inspector")) as a2a:
+    # A user agent of its own: httpx's names httpx's version, which an upgrade changes.
+    async with A2AClient(PROXY_URL, dialect="1.0",
+                         http=client("inspector", headers={"User-Agent": "story-reader/1.0"})) as a2a:
         params = m.SendParams(message=m.Message(role=m.Role.USER, message_id="m-1",
                                                 parts=[m.TextPart(text="tell me a story")]))
         [e async for e in a2a.stream(params)]
@@ -855,6 +859,189 @@ async def proxy_screenshots(pilot: Any) -> dict[str, str]:
     await settle(pilot, "the fault rules")
     out["faults"] = app.export_screenshot(title="a2a-inspect · faults")
     return out
+
+
+
+# ---------------------------------------------------------------------- hub
+
+#: Where the hub seems to listen (nothing does), and the agent's socket's address.
+HUB_URL = "http://127.0.0.1:8791"
+HUB_AGENT_PEER = "127.0.0.1:40980"
+HUB_AGENT = "helper"
+#: What the user asks the ws-agent (tests/hub_scenario.py streams a story for it).
+HUB_TURN = "stream it"
+
+
+class _AgentEnd:
+    """The agent's end of an in-memory WebSocket: what WsAgent needs of a websockets
+    connection (send, async iteration, close); what it sends waits in ``to_hub``."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.to_hub: Any = asyncio.Queue()
+        self.inbox: Any = asyncio.Queue()
+
+    async def send(self, text: str) -> None:
+        self.to_hub.put_nowait({"type": "websocket.receive", "text": text})
+
+    def __aiter__(self) -> "_AgentEnd":
+        return self
+
+    async def __anext__(self) -> str:
+        text = await self.inbox.get()
+        if text is None:
+            raise StopAsyncIteration
+        return text
+
+    async def close(self) -> None:
+        self.to_hub.put_nowait({"type": "websocket.disconnect", "code": 1000, "reason": ""})
+
+
+class _HubEnd:
+    """The hub's end: what AgentSocket needs of a Starlette WebSocket."""
+
+    def __init__(self, agent: _AgentEnd) -> None:
+        self.agent = agent
+
+    async def send_text(self, text: str) -> None:
+        self.agent.inbox.put_nowait(text)
+
+    async def close_socket(self, code: int, reason: str) -> None:
+        self.agent.inbox.put_nowait(None)
+
+
+@contextlib.contextmanager
+def in_process_hub() -> Iterator[None]:
+    """``a2a-inspect hub`` as the app starts it (``start_hub``), with no socket: the hub
+    answers at ``HUB_URL`` without listening (``connect_agent`` plays an agent on it), its
+    sessions, task ids and timestamps on the virtual clock. Inside ``deterministic()``."""
+    import inspector.hub as hub_package
+    import inspector.hub.core as hub_core
+    import inspector.hub.relay as hub_relay
+    from inspector.hub import Hub, HubServer
+    from inspector.session import Session
+
+    clock = CLOCK
+
+    class _NoSocket:
+        def __init__(self, app: Any) -> None:
+            self.app = app
+            self.url = HUB_URL
+            self.host, self.port = "127.0.0.1", int(HUB_URL.rsplit(":", 1)[1])
+
+        async def astart(self) -> None:
+            pass
+
+        async def astop(self) -> None:
+            pass
+
+    class InProcessHubServer(HubServer):
+        def __init__(self, hub: Any, **kwargs: Any) -> None:
+            super().__init__(hub, **kwargs)
+            self._server = _NoSocket(self._server.app)
+
+    class VirtualHub(Hub):
+        def __init__(self, **kwargs: Any) -> None:
+            kwargs.setdefault("clock", clock.tick)
+            super().__init__(**kwargs)
+
+    class VirtualSession(Session):
+        def __init__(self, **kwargs: Any) -> None:
+            kwargs.setdefault("clock", clock.tick)
+            kwargs.setdefault("wall_clock", clock.wall)
+            super().__init__(**kwargs)
+
+    fake_time = SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if not name.startswith("_")})
+    fake_time.perf_counter = clock.tick
+    patches: list[tuple[Any, str, Any]] = [
+        (hub_package, "HubServer", InProcessHubServer),
+        (hub_package, "Hub", VirtualHub),
+        (hub_core, "Session", VirtualSession),
+        (hub_core, "uuid", _SeededUuid(6)),
+        (hub_core, "_now", clock.iso),
+        (hub_relay, "time", fake_time),
+    ]
+    saved = [(obj, name, obj.__dict__[name]) for obj, name, _ in patches]
+    try:
+        for obj, name, value in patches:
+            setattr(obj, name, value)
+        yield
+    finally:
+        for obj, name, value in saved:
+            setattr(obj, name, value)
+
+
+def make_hub_app() -> Any:
+    """The inspector as ``a2a-inspect hub`` (call inside ``deterministic()`` and
+    ``in_process_hub()``)."""
+    from inspector import store
+    from inspector.headless.hub_cmd import HubOptions
+    from inspector.ui.app import InspectorApp
+
+    class _NoAgents(store.AgentStore):
+        def __init__(self) -> None:
+            super().__init__(Path("/nonexistent/a2a-inspect-snapshot/agents.json"))
+
+    app = InspectorApp(hub=HubOptions(port=0), settings=store.Settings(), agent_store=_NoAgents())
+    app.animation_level = "none"
+    return app
+
+
+async def connect_agent(pilot: Any) -> Any:
+    """a2a-mock's ws-agent (tests/hub_scenario.py, no heartbeats) on the hub, through an
+    in-memory socket; the agent, once the inspector has it open and ready."""
+    import asyncio
+
+    from hub_scenario import SCENARIO
+    from mock_agent.ws_agent import WsAgent
+
+    app = pilot.app
+    await _wait(pilot, lambda: app.hub is not None, "the hub to start")
+    hub = app.hub[0]
+    agent_end = _AgentEnd()
+    sock = hub.open_socket(_HubEnd(agent_end), HUB_AGENT_PEER, "/ws",
+                           {"host": HUB_URL.split("//", 1)[1], "user-agent": "a2a-mock"})
+
+    async def hub_side() -> None:  # the hub server's receive loop
+        while await sock.received(await agent_end.to_hub.get()):
+            pass
+
+    agent = WsAgent(HUB_URL.replace("http", "ws") + "/ws", HUB_AGENT, SCENARIO, time_scale=0, heartbeat=0)
+    agent._ws = agent_end
+    app.snapshot_tasks = [asyncio.ensure_future(hub_side()), asyncio.ensure_future(agent._serve(agent_end))]
+    await _wait(pilot, lambda: agent.registered.is_set(), "the ws-agent to register")
+    await _wait(pilot, lambda: (conn := app.hub_connection(HUB_AGENT)) is not None and conn.state == "ready",
+                "the ws-agent's connection to be ready")
+    return agent
+
+
+async def hub_screenshot(pilot: Any) -> str:
+    """The agent registers; the user streams ``HUB_TURN`` from the composer; the
+    traffic view then shows every frame, the answer's last one selected: the SVG."""
+    from inspector.ui.widgets.traffic_list import TrafficList
+
+    app = pilot.app
+    await connect_agent(pilot)
+    CLOCK.advance(1.5)
+    await settle(pilot, "the agent's card")
+    await say(pilot, HUB_TURN)
+    conn = app.active
+    await _wait(pilot, lambda: any(t.terminal for t in conn.tracker.tasks.values()), "the story told")
+    app.clear_notifications()
+    app.set_focus(None)
+    app.action_view("traffic")
+    await pilot.pause()
+    traffic = app.main.query_one(TrafficList)
+    traffic.focus()
+    await _wait(pilot, lambda: len(traffic.index.rows) == len(conn.session.events), "every frame in the list")
+    await settle(pilot, "the hub screen")
+    freeze(app)
+    await pilot.pause()
+    shot = app.export_screenshot(title="a2a-inspect · hub")
+    for task in app.snapshot_tasks:
+        task.cancel()
+    return shot
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ of ``SCREENS`` is shown and exported as SVG, and compared with its baseline in
 from the same session.
 
 The modals (agent form new and edit, JSON editor, file picker, errors) are opened over
-the same session; the replay (of tests/fixtures/recordings/demo.jsonl) and the proxy
-(its traffic, and its fault rules) are apps of their own, driven once per size.
+the same session; the replay (of tests/fixtures/recordings/demo.jsonl), the proxy
+(its traffic, and its fault rules) and the hub are apps of their own, driven once per
+size.
 
 The session is played once per size for the whole module, not once per screen:
 ``snap_compare`` would run the app again for each screen. The comparison
@@ -32,8 +33,9 @@ from typing import Any
 
 import pytest
 from pytest_textual_snapshot import SVGImageExtension
-from snapshot_app import (MODALS, PROXY_SCREENS, SCREENS, SIZE, deterministic, in_process_proxy, make_app,
-                          make_proxy_app, make_replay_app, proxy_screenshots, screenshots, show_replay)
+from snapshot_app import (MODALS, PROXY_SCREENS, SCREENS, SIZE, deterministic, hub_screenshot, in_process_hub,
+                          in_process_proxy, make_app, make_hub_app, make_proxy_app, make_replay_app,
+                          proxy_screenshots, screenshots, show_replay)
 
 # One worker takes them all (pyproject's --dist loadgroup): the session above is played
 # once per worker that runs any of them.
@@ -44,8 +46,9 @@ SIZED = {(80, 24): ("task", "card", "tasks", "traffic", "push", "help", "split",
          (200, 50): ("task", "card", "tasks", "traffic", "push", "split", *MODALS)}
 #: Screens of other apps than the demo's, at every size: the replay of the demo's
 #: recording (tests/fixtures/recordings/demo.jsonl); the proxy's traffic and its fault
-#: rules (F10), two clients having called it (snapshot_app.drive_proxy).
-OTHERS = ("replay", *PROXY_SCREENS)
+#: rules (F10), two clients having called it (snapshot_app.drive_proxy); the hub's
+#: frames, a ws-agent having streamed a story (snapshot_app.hub_screenshot).
+OTHERS = ("replay", *PROXY_SCREENS, "hub")
 SIZED_SCREENS = [f"{screen}@{w}x{h}" for (w, h), screens in SIZED.items() for screen in (*screens, *OTHERS)]
 
 
@@ -64,6 +67,10 @@ async def _capture() -> dict[str, str]:
             app = make_proxy_app()
             async with app.run_test(size=size) as pilot:
                 shots.update(await proxy_screenshots(pilot))
+        with deterministic(), in_process_hub():
+            app = make_hub_app()
+            async with app.run_test(size=size) as pilot:
+                shots["hub"] = await hub_screenshot(pilot)
         suffix = "" if size == SIZE else f"@{size[0]}x{size[1]}"
         out.update({f"{name}{suffix}": svg for name, svg in shots.items()})
     return out
