@@ -47,59 +47,22 @@ def parse_args(argv: list[str] | None, screens: tuple[str, ...]) -> argparse.Nam
     return args
 
 
-#: Screens made outside the demo session (not snapshot-tested: a proxy's clients come
-#: from ports the OS picks).
+#: Screens made outside the demo session. The proxy's is the proxy snapshot's
+#: (tests/snapshot_app.py: an in-process proxy, two clients, the virtual clock); the
+#: check view's is not snapshot-tested (a live mock agent on a free port).
 EXTRA = ("proxy", "check")
-
-PROXY_SCENARIO = {
-    "name": "proxied",
-    "card": {"name": "Story Agent", "description": "Tells short stories.", "version": "1.0.0",
-             "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
-             "defaultOutputModes": ["text/plain"],
-             "skills": [{"id": "story", "name": "Story", "description": "A short story.", "tags": ["story"]}]},
-    "rules": [{"script": [
-        {"status": "working", "message": "writing..."},
-        {"chunks": {"id": "story", "name": "story.txt", "delay": 0.05, "texts": [
-            "Once upon a time, ", "a proxy sat between ", "two agents ", "and saw everything."]}},
-        {"status": "completed", "message": "done"}]}],
-}
 
 
 async def capture_proxy() -> str:
-    """``a2a-inspect proxy`` in front of a mock agent: a2a-inspect's own client streams a
-    story through it and a hand-written client forgets the A2A-Version header."""
-    import httpx
+    """``a2a-inspect proxy`` in front of a mock agent, as the proxy snapshot shows it:
+    a2a-inspect's own client streamed a story through it (a fault rule repeated one
+    event) and a hand-written client forgot the A2A-Version header."""
+    from snapshot_app import SIZE, deterministic, in_process_proxy, make_proxy_app, proxy_screenshots
 
-    from inspector.client import A2AClient
-    from inspector.headless.proxy_cmd import ProxyOptions
-    from inspector.protocol import models as m
-    from inspector.ui.app import InspectorApp
-    from mock_agent import MockAgent
-    from snapshot_app import SIZE
-
-    async with MockAgent(PROXY_SCENARIO, dialect="1.0") as mock:
-        app = InspectorApp(proxy=ProxyOptions(upstream=mock.base_url.rstrip("/"), port=0))
+    with deterministic(), in_process_proxy():
+        app = make_proxy_app()
         async with app.run_test(size=SIZE) as pilot:
-            while app.proxy is None:
-                await pilot.pause(0.05)
-            base = app.proxy[1].base_url
-            async with A2AClient(base, dialect="1.0") as client:
-                params = m.SendParams(message=m.Message(role=m.Role.USER, message_id="m-1",
-                                                        parts=[m.TextPart(text="tell me a story")]))
-                [e async for e in client.stream(params)]
-            async with httpx.AsyncClient(headers={"User-Agent": "orchestrator/2.1"}) as http:
-                await http.post(base + "/", json={"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {
-                    "message": {"messageId": "o-1", "role": "ROLE_USER", "parts": [{"text": "another"}]}}})
-            conn = app.active
-            # The story told, and the forgetful client judged.
-            for _ in range(200):
-                if any(t.terminal for t in conn.tracker.tasks.values()) and conn.tracker.violations:
-                    break
-                await pilot.pause(0.05)
-            app.set_focus(None)
-            app.action_view("traffic")
-            await pilot.pause(0.3)
-            return app.export_screenshot(title="a2a-inspect · proxy")
+            return (await proxy_screenshots(pilot))["proxy"]
 
 
 async def capture_check() -> str:

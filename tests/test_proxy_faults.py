@@ -134,6 +134,44 @@ async def test_duplicate_chunk_sends_one_event_twice() -> None:
     assert agent_violations(proxy) == []
 
 
+async def test_per_event_faults_count_events_when_one_chunk_carries_several() -> None:
+    """A fast agent's events reach the proxy several to a read. drop_after and
+    duplicate_chunk numbered each event by the count of the whole read: with a stream
+    in one piece, duplicate_chunk=3 never fired and drop_after=2 let every event through.
+    The upstream here is the mock's ASGI app, whose stream httpx hands over in one piece."""
+    import re
+
+    import httpx
+
+    from inspector.proxy import Proxy, Route
+    from mock_agent import MockServer
+
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
+        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "stream this"}]}}}
+
+    async def events(fault: dict[str, Any] | None) -> tuple[list[str], Any]:
+        upstream = MockServer(MOCK_SCENARIO, dialect="1.0", time_scale=0)
+        found = rules({"match": {"method": "SendStreamingMessage"}, "fault": fault}) if fault else None
+        proxy = Proxy([Route("", "http://agent")], rules=found)
+        proxy._http = httpx.AsyncClient(transport=httpx.ASGITransport(app=upstream.app))
+        try:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=proxy)) as http:
+                resp = await http.post("http://127.0.0.1/", json=body, headers={"A2A-Version": "1.0"})
+        finally:
+            await proxy.aclose()
+        blocks = re.split(r"(?:\r?\n){2}", resp.text.replace("\r\n", "\n"))
+        return [block for block in blocks if block.strip()], proxy
+
+    plain, _ = await events(None)
+    assert len(plain) >= 4
+    doubled, proxy = await events({"duplicate_chunk": 3})
+    assert len(doubled) == len(plain) + 1 and doubled[2] == doubled[3]
+    assert injected_notes(proxy) == ["duplicate_chunk=3"]
+    dropped, proxy = await events({"drop_after": 2})
+    assert len(dropped) == 2
+    assert injected_notes(proxy) == ["drop_after=2"]
+
+
 async def test_hold_working_keeps_the_task_working_until_the_rule_is_switched_off() -> None:
     from a2a.types import a2a_pb2 as pb
 

@@ -8,8 +8,13 @@ of ``SCREENS`` is shown and exported as SVG, and compared with its baseline in
 ``__snapshots__/test_snapshots/``. scripts/screenshots.py makes the README's pictures
 from the same session.
 
-The session is played once for the whole module (about 10 s), not once per screen:
-``snap_compare`` would run the app again for each of the eight screens. The comparison
+The modals (agent form new and edit, JSON editor, file picker, errors) are opened over
+the same session; the replay (of tests/fixtures/recordings/demo.jsonl), the proxy
+(its traffic, and its fault rules) and the hub are apps of their own, driven once per
+size.
+
+The session is played once per size for the whole module, not once per screen:
+``snap_compare`` would run the app again for each screen. The comparison
 is the one ``snap_compare`` makes (pytest-textual-snapshot's SVG extension for syrupy),
 and a mismatch lands in its HTML report (``snapshot_report.html``) the same way.
 
@@ -23,29 +28,49 @@ from __future__ import annotations
 import asyncio
 import pickle
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pytest_textual_snapshot import SVGImageExtension
-from snapshot_app import SCREENS, SIZE, deterministic, make_app, screenshots
+from snapshot_app import (MODALS, PROXY_SCREENS, SCREENS, SIZE, deterministic, hub_screenshot, in_process_hub,
+                          in_process_proxy, make_app, make_hub_app, make_proxy_app, make_replay_app,
+                          proxy_screenshots, screenshots, show_replay)
 
 # One worker takes them all (pyproject's --dist loadgroup): the session above is played
 # once per worker that runs any of them.
 pytestmark = pytest.mark.xdist_group("snapshots")
 
 #: Other sizes, and the screens taken at each (named "screen@WxH").
-SIZED = {(80, 24): ("task", "card", "tasks", "traffic", "push", "help", "split"),
-         (200, 50): ("task", "card", "tasks", "traffic", "push", "split")}
-SIZED_SCREENS = [f"{screen}@{w}x{h}" for (w, h), screens in SIZED.items() for screen in screens]
+SIZED = {(80, 24): ("task", "card", "tasks", "traffic", "push", "help", "split", *MODALS),
+         (200, 50): ("task", "card", "tasks", "traffic", "push", "split", *MODALS)}
+#: Screens of other apps than the demo's, at every size: the replay of the demo's
+#: recording (tests/fixtures/recordings/demo.jsonl); the proxy's traffic and its fault
+#: rules (F10), two clients having called it (snapshot_app.drive_proxy); the hub's
+#: frames, a ws-agent having streamed a story (snapshot_app.hub_screenshot).
+OTHERS = ("replay", *PROXY_SCREENS, "hub")
+SIZED_SCREENS = [f"{screen}@{w}x{h}" for (w, h), screens in SIZED.items() for screen in (*screens, *OTHERS)]
 
 
 async def _capture() -> dict[str, str]:
     out: dict[str, str] = {}
-    for size, screens in [(SIZE, SCREENS), *SIZED.items()]:
+    for size, screens in [(SIZE, SCREENS + MODALS), *SIZED.items()]:
         with deterministic():
             app = make_app()
             async with app.run_test(size=size) as pilot:
                 shots = await screenshots(pilot, screens)
+        with deterministic():
+            app = make_replay_app()
+            async with app.run_test(size=size) as pilot:
+                shots["replay"] = await show_replay(pilot)
+        with deterministic(), in_process_proxy():
+            app = make_proxy_app()
+            async with app.run_test(size=size) as pilot:
+                shots.update(await proxy_screenshots(pilot))
+        with deterministic(), in_process_hub():
+            app = make_hub_app()
+            async with app.run_test(size=size) as pilot:
+                shots["hub"] = await hub_screenshot(pilot)
         suffix = "" if size == SIZE else f"@{size[0]}x{size[1]}"
         out.update({f"{name}{suffix}": svg for name, svg in shots.items()})
     return out
@@ -79,7 +104,7 @@ def _report(request: pytest.FixtureRequest, snapshot: Any, passed: bool, actual:
     node_to_report_path(request.node).write_bytes(pickle.dumps(data))
 
 
-@pytest.mark.parametrize("screen", [*SCREENS, *SIZED_SCREENS])
+@pytest.mark.parametrize("screen", [*SCREENS, *MODALS, *OTHERS, *SIZED_SCREENS])
 def test_screen(screen: str, svgs: dict[str, str], snapshot: Any, request: pytest.FixtureRequest) -> None:
     """task: a streamed story with its two artifacts and the question that follows;
     card; tasks; traffic with the question's SSE event in the detail pane; push; help (F1);
@@ -88,3 +113,24 @@ def test_screen(screen: str, svgs: dict[str, str], snapshot: Any, request: pytes
     passed = snapshot == svgs[screen]
     _report(request, snapshot, passed, svgs[screen])
     assert passed, f"the {screen} screen changed: see snapshot_report.html"
+
+
+#: The README's pictures (screenshots/NAME.svg, made by scripts/screenshots.py), each
+#: from the same state as a snapshot: name -> that snapshot's screen. check.svg has none.
+README_PICTURES = {"task": "task", "card": "card", "tasks": "tasks", "traffic": "traffic", "push": "push",
+                   "help": "help", "palette": "palette", "task-light": "light", "split": "split",
+                   "proxy": "proxy"}
+
+
+@pytest.mark.parametrize("picture", README_PICTURES)
+def test_the_readme_picture_is_the_snapshot(picture: str) -> None:
+    """A picture the README shows is what the snapshot of its screen holds: a UI change
+    that updates the snapshots and forgets scripts/screenshots.py fails here (the PNG is
+    made from the SVG by the same run)."""
+    from pytest_textual_snapshot import normalize_svg
+
+    root = Path(__file__).resolve().parents[1]
+    shown = root / "screenshots" / f"{picture}.svg"
+    baseline = root / "tests" / "__snapshots__" / "test_snapshots" / f"test_screen[{README_PICTURES[picture]}].svg"
+    assert normalize_svg(shown.read_text(encoding="utf-8")) == normalize_svg(baseline.read_text(encoding="utf-8")), \
+        f"screenshots/{picture}.svg is not the {README_PICTURES[picture]} snapshot: run scripts/screenshots.py"

@@ -59,3 +59,27 @@ async def test_no_editor_at_all_is_one_clear_warning(monkeypatch: Any, tmp_path:
         await wait_until(pilot, lambda: app.errors, 5, "the error")
         assert app.errors[-1][2] == f"{tmp_path / 'no-such-editor'}: not found (check $VISUAL and $EDITOR)"
         assert screen.text_area.text == '{"kept": true}'
+
+
+
+
+def shown_in(app: InspectorApp, selector: str) -> str:
+    """The words on screen inside the region of the widget ``selector`` (of the screen on top)."""
+    region = app.screen.query_one(selector).region
+    lines = screen_text(app).split("\n")[region.y:region.bottom]
+    return " ".join(" ".join(line[region.x:region.right] for line in lines).split())
+
+
+async def test_the_problem_and_its_line_wrap_whole_at_80_columns() -> None:
+    """At 80x24 the parser's message ran past the dialog's edge and was cut ("...enclosed
+    in double quo"), and so did the line it blames. Both wrap now, every word on screen."""
+    app = InspectorApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_editor(pilot, app)
+        long_line = '"a key long enough to reach the edge of the dialog": 1 "and": "another"'
+        for text, blamed in (('{\n  "city": "Lisbon",\n}', "3 │ }"), ("{\n  " + long_line + "\n}", f"2 │ {long_line}")):
+            screen.text_area.text = text
+            await wait_until(pilot, lambda: screen.problem is not None, 5, "the problem")
+            await pilot.pause()
+            assert shown_in(app, "#json-status") == f"✗ {screen.problem}"
+            assert shown_in(app, "#json-error-line") == blamed

@@ -159,3 +159,25 @@ async def test_proxied_grpc_rows_in_the_traffic_view_and_the_bar(sdk_agent_grpc:
         index.catch_up(budget=10)
         assert len(index.rows) == 2  # the card GET (HTTP) and the gRPC stream
         assert conn.tracker.violations == []
+
+
+async def test_f10_s_rules_wrap_whole_at_80_columns(tmp_path: Any) -> None:
+    """At 80x24 the rules table cut each rule at the dialog's edge, and with it the
+    fault (the rule said "→ duplicate" and "→ http=5"). The rule column wraps now."""
+    from pathlib import Path
+
+    from inspector.proxy import load_rules
+    from inspector.ui.screens.fault_rules import FaultRulesScreen, rule_text
+
+    rules = load_rules(Path(__file__).parent / "fixtures" / "proxy" / "faults.yaml")
+    app = InspectorApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(FaultRulesScreen(rules))
+        await wait_until(pilot, lambda: isinstance(app.screen, FaultRulesScreen), 5, "the fault rules")
+        await pilot.pause()
+        await pilot.pause()
+        region = app.screen.query_one("#fault-rules-table").region
+        lines = screen_text(app).split("\n")[region.y:region.bottom]
+        shown = " ".join(" ".join(line[region.x:region.right] for line in lines).split())
+        for i, rule in enumerate(rules.rules):
+            assert " ".join(rule_text(i, rule).split()) in shown

@@ -688,18 +688,24 @@ class _Relay:
             await asyncio.shield(logger)
 
     async def _event_by_event(self, resp: httpx.Response, log: "_StreamLog", state: "_FaultState") -> str:
+        # Each event's own number: one chunk can carry several events (a fast agent, TCP
+        # coalescing), and log.events has counted them all by the time they are relayed.
+        n = 0
         async for chunk in resp.aiter_raw():
             got = time.perf_counter()
             for item, payload in log.feed(chunk, _ms(got)):
                 if payload is _COMMENT:
                     await self._send_item(item)
-                elif not await self._faulted(state, item, payload, log.events):
+                    continue
+                n += 1
+                if not await self._faulted(state, item, payload, n):
                     return "closed"
             if log.failed:
                 return log.failed
         for item, payload in log.close():
             if payload is not _COMMENT:
-                await self._faulted(state, item, payload, log.events)
+                n += 1
+                await self._faulted(state, item, payload, n)
         await self._release_held(state)
         return "eof"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -51,17 +52,25 @@ class FaultRulesScreen(ModalScreen[None]):
             yield DataTable(id="fault-rules-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("on", "rule")
         self._fill()
-        table.focus()
+        self.query_one(DataTable).focus()
+        # The rule column's width is known once the dialog is laid out.
+        self.call_after_refresh(self._fill)
+
+    def on_resize(self) -> None:
+        self._fill()
 
     def _fill(self) -> None:
         table = self.query_one(DataTable)
         row = table.cursor_row
-        table.clear()
+        table.clear(columns=True)
+        table.add_column("on", key="on")
+        # A rule wraps in the room the table has: cut, a narrow terminal lost its fault,
+        # the part that says what the rule does. (9: the on/off column and both cells' padding.)
+        room = table.scrollable_content_region.width - 9
+        table.add_column("rule", key="rule", width=room if room >= 20 else None)
         for i, rule in enumerate(self.rules.rules):
-            table.add_row("● on" if rule.enabled else "○ off", rule_text(i, rule), key=str(i))
+            table.add_row("● on" if rule.enabled else "○ off", Text(rule_text(i, rule)), key=str(i), height=None)
         if self.rules.rules:
             table.move_cursor(row=min(max(row, 0), len(self.rules.rules) - 1))
 

@@ -117,10 +117,12 @@ class JsonEditScreen(InspectorAppNode, ModalScreen[JsonEdited | None]):
     }
     JsonEditScreen .json-title { text-style: bold; }
     JsonEditScreen TextArea { height: 1fr; }
-    JsonEditScreen #json-status { height: auto; margin-top: 1; }
+    /* The parser's message and the line it blames wrap in a narrow terminal: cut, the
+       message lost what it expected (80 columns ended "in double quo"). */
+    JsonEditScreen #json-status { width: 100%; height: auto; margin-top: 1; }
     JsonEditScreen #json-status.-ok { color: $success; }
     JsonEditScreen #json-status.-bad { color: $error; }
-    JsonEditScreen #json-error-line { color: $error; height: auto; }
+    JsonEditScreen #json-error-line { color: $error; width: 100%; height: auto; }
     /* The keys wrap in a narrow terminal instead of being cut. */
     JsonEditScreen .json-hint { color: $foreground-muted; width: 100%; height: auto; }
     JsonEditScreen #json-buttons { height: auto; align-horizontal: right; }
