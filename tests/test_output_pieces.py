@@ -37,12 +37,13 @@ def test_a_lazy_document_prints_the_characters_of_the_whole_one() -> None:
     rng = random.Random(3)
     alphabet = ["tok ", "naïve ", "“q” ", "\n", "\t", "\x1b[2J", "\u202e", "\u200d", "🙂", "\ud800", '"', "\\",
                 "http://x.test/?token=abc ", SECRET[:7], SECRET[7:], "\x85"]
-    for trial in range(40):
+    for trial in range(60):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
         cut = _pieces(text, [rng.randint(0, 9) for _ in range(rng.randint(0, 30))])
         parts = [{"kind": "text", "text": piece} for piece in cut] + [{"kind": "data", "data": {"k": [1, text[:5]]}}]
         parts = parts[:rng.randint(0, len(parts))]
-        redaction = [None, Redaction(), Redaction(values=(SECRET,)), Redaction(enabled=False)][trial % 4]
+        redaction = [None, Redaction(), Redaction(values=(SECRET,)), Redaction(enabled=False),
+                     Redaction(values=(SECRET, "line one\nline two"))][trial % 5]
 
         def doc(lazy: bool) -> dict[str, object]:
             artifact = {"parts": LazyList(lambda: iter(parts)) if lazy else parts,
@@ -56,13 +57,14 @@ def test_a_lazy_document_prints_the_characters_of_the_whole_one() -> None:
 
 
 def test_a_secret_or_a_url_across_two_pieces_of_the_text_is_redacted_as_in_one_string() -> None:
-    redaction = Redaction(values=(SECRET,))
-    text = f"say {SECRET} and see https://u:pw@x.test/a?token=zzz done"
-    for at in range(len(text) + 1):
-        cut = [text[:at], text[at:]]
-        lazy = _printed({"text": LazyText(lambda: iter(cut))}, redaction)
-        assert lazy == _printed({"text": text}, redaction)
-        assert SECRET not in lazy and "zzz" not in lazy and "pw@" not in lazy
+    lines = "many lines\nof a secret"
+    for redaction in (Redaction(values=(SECRET,)), Redaction(values=(SECRET, lines))):
+        text = f"say {SECRET} and see\nhttps://u:pw@x.test/a?token=zzz.\ndone {lines}!"
+        for at in range(len(text) + 1):
+            cut = [text[:at], text[at:]]
+            lazy = _printed({"text": LazyText(lambda: iter(cut))}, redaction)
+            assert lazy == _printed({"text": text}, redaction)
+            assert SECRET not in lazy and "zzz" not in lazy and "pw@" not in lazy
 
 
 def test_text_lines_are_the_lines_of_the_joined_pieces() -> None:

@@ -149,10 +149,17 @@ class Out:
         if node.__class__ is LazyText:
             yield '"'
             if shown is not None and shown.may_change(node.pieces()):
-                # A URL or a secret in it: redacted as one string, as a string would be.
-                whole = shown.shown("".join(node.pieces()))
-                for at in range(0, len(whole), WRITE):
-                    yield _escaped(whole[at:at + WRITE])
+                if any("\n" in value for value in shown.values):
+                    # A secret across lines: redacted as one string, as a string would be.
+                    whole = shown.shown("".join(node.pieces()))
+                    for at in range(0, len(whole), WRITE):
+                        yield _escaped(whole[at:at + WRITE])
+                else:
+                    from .render import text_lines
+
+                    # A line at a time: no URL (it ends at whitespace) nor secret spans two.
+                    for i, line in enumerate(text_lines(node.pieces())):
+                        yield _escaped(("\n" if i else "") + shown.shown(line))
             else:
                 for piece in node.pieces():
                     yield _escaped(piece)
