@@ -21,8 +21,8 @@ from .compose import UsageError, build_message, load_json_arg
 from .waiting_tasks import WaitingTasks, continue_waiting
 from .metadata_text import metadata_lines
 from .method_hints import no_stream_hint, no_stream_warning, spelling_hint
-from .output import FORMAT_VERSION, Out, event_json
-from .render import card_lines, message_lines, message_text, part_lines
+from .output import FORMAT_VERSION, LazyList, LazyText, Out, event_json
+from .render import card_lines, message_lines, message_text, part_lines, text_lines
 
 # A coroutine, not any awaitable: the CLI hands it to asyncio.run.
 Handler = Callable[[argparse.Namespace, Out], Coroutine[Any, Any, int]]
@@ -195,9 +195,10 @@ async def max_time(args: argparse.Namespace, session: Session) -> AsyncIterator[
 async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Session, TaskTracker]]:
     """A client on a fresh session with a tracker, recording when asked. The session
     keeps no history: what a command prints comes from the tracker's projection and
-    the events as they arrive, and a recording goes to disk as they do."""
+    the events as they arrive, and a recording goes to disk as they do. The tracker's
+    long histories and artifacts' text wait on disk until the command prints them."""
     session = Session(keep=0, store=None)
-    tracker = TaskTracker(session, messages_kept=MESSAGES_KEPT)
+    tracker = TaskTracker(session, messages_kept=MESSAGES_KEPT, spill_text=True)
     recorder = start_recorder(session, args)
     timeouts, limits = client_bounds(args)
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
@@ -252,6 +253,7 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
     finally:
         if recorder is not None:
             recorder.close()
+        tracker.close()
 
 
 def _warn(args: argparse.Namespace) -> Callable[[str], None]:
@@ -311,9 +313,13 @@ def _violation_json(v: Any) -> dict[str, Any]:
 
 
 def _artifact_json(a: Any) -> dict[str, Any]:
+    parts = a.parts
+    # Written a part and a piece of text at a time (Out.json_doc): a million-chunk
+    # artifact's parts as dicts, and its text joined, were each several times its text.
     return {"artifactId": a.artifact_id, "index": a.index, "name": a.name,
-            "description": a.description, "parts": event_json(list(a.parts)), "text": a.text(),
-            "chunks": len(a.chunks), "closed": a.closed, "metadata": a.metadata}
+            "description": a.description, "parts": LazyList(lambda: map(event_json, parts.each())),
+            "text": LazyText(parts.pieces), "chunks": len(a.chunks), "closed": a.closed,
+            "metadata": a.metadata}
 
 
 def _remark_json(r: Any) -> dict[str, Any]:
@@ -372,10 +378,15 @@ def task_text(view: Any, out: Out) -> None:
         out.line(f"artifact {shorten(title, 60)}{ident}{extra}")
         _metadata_text(a.metadata, "  metadata ", out)
         # Chunks of one text split across parts read as one text; other parts stand alone.
-        for run in a.parts.runs():
-            part = m.TextPart(text=run) if isinstance(run, str) else run
-            for line in part_lines(part):
-                out.line(line)
+        # A run of text is read a piece at a time: a million chunks are never one string.
+        parts = a.parts
+        for run in parts.spans(0, len(parts)):
+            if run.__class__ is tuple:
+                for line in text_lines(parts.pieces(*run)):
+                    out.line("  " + visible(line))
+            else:
+                for line in part_lines(run):
+                    out.line(line)
 
 
 def _metadata_text(metadata: Any, label: str, out: Out) -> None:

@@ -7,7 +7,7 @@ Every agent-supplied string goes through ``visible``/``shorten``: markup such as
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..protocol import models as m
 from ..protocol.card_rows import CardRow, card_rows, value_text
@@ -102,6 +102,20 @@ def part_lines(part: Any, indent: str = "  ") -> list[str]:
         name, mime = shorten(f.name or "(unnamed)", 60), shorten(f.mime_type or "", 40)
         return [f"{indent}[file] {name} {mime} {where or ''}".rstrip()]
     return [indent + shorten(repr(part), 100)]
+
+
+def text_lines(pieces: Iterable[str]) -> Iterator[str]:
+    """The lines of the text these pieces make (``"".join(pieces).split("\\n")``),
+    holding one piece and one line at a time."""
+    carry: list[str] = []
+    for piece in pieces:
+        lines = piece.split("\n")
+        if len(lines) > 1:
+            yield "".join(carry) + lines[0]
+            yield from lines[1:-1]
+            carry = []
+        carry.append(lines[-1])
+    yield "".join(carry)
 
 
 def message_text(message: m.Message | None, width: int = 200) -> str:

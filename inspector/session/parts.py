@@ -13,6 +13,10 @@ A block is held as UTF-8 when that is smaller than the string: a Python string t
 bytes a character once one character is past U+00FF (a curly quote, a dash) and 4 past
 U+FFFF (an emoji), where UTF-8 takes 1 for ASCII. A million chunks of typical model
 text were 92 MB as strings; as UTF-8, about 55.
+
+Given a ``SpillFile`` (a command that prints the text once, at its end), each block goes
+there as UTF-8 once it is closed, and memory holds only where it went: a million chunks
+then take their parts' ends (8 bytes each) and one open block.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, cast, overload
 
 from ..protocol.models import DataPart, FilePart, TextPart
+from .spill import SpillFile
 
 
 def content_size(part: Any) -> int:
@@ -57,13 +62,14 @@ class PartList:
     """A list of parts (``len``, indexing, slices, iteration, ``==``) that appends."""
 
     __slots__ = ("_blocks", "_starts", "_blocked", "_pending", "_pending_size", "_length", "_ends", "_kept",
-                 "_kept_at", "_other_size", "_decoded")
+                 "_kept_at", "_other_size", "_decoded", "_spill")
 
-    def __init__(self, parts: Iterable[Any] = ()) -> None:
+    def __init__(self, parts: Iterable[Any] = (), spill: SpillFile | None = None) -> None:
         #: The text so far: pieces of about BLOCK characters (one, after text()), each a
-        #: string or its UTF-8 (_compact), where each starts, and how many characters
-        #: they hold ...
-        self._blocks: list[str | bytes] = []
+        #: string or its UTF-8 (_compact), or, with a spill file, where its UTF-8 went
+        #: there (offset, bytes); where each starts, and how many characters they hold ...
+        self._blocks: list[str | bytes | tuple[int, int]] = []
+        self._spill = spill
         self._starts: list[int] = []
         self._blocked = 0
         #: ... and what arrived since, not yet joined into a block (a string object per
@@ -78,7 +84,7 @@ class PartList:
         self._kept_at = array("q")
         self._other_size = 0
         #: The UTF-8 block read last and its text: a view draws rows of one block.
-        self._decoded: tuple[bytes, str] | None = None
+        self._decoded: tuple[bytes | tuple[int, int], str] | None = None
         self.extend(parts)
 
     def extend(self, parts: Iterable[Any]) -> None:
@@ -119,7 +125,12 @@ class PartList:
     def _close_block(self) -> None:
         block = "".join(self._pending)
         self._starts.append(self._blocked)
-        self._blocks.append(_compact(block))
+        spill = self._spill
+        if spill is None:
+            self._blocks.append(_compact(block))
+        else:
+            data = block.encode("utf-8", "surrogatepass")
+            self._blocks.append((spill.write(data), len(data)))
         self._blocked += len(block)
         self._pending, self._pending_size = [], 0
 
@@ -130,8 +141,14 @@ class PartList:
             return block
         decoded = self._decoded
         if decoded is None or decoded[0] is not block:
-            utf8 = cast(bytes, block)  # not a str: _compact's UTF-8
-            decoded = self._decoded = (utf8, utf8.decode("utf-8", "surrogatepass"))
+            # Not a str: _compact's UTF-8, or (offset, length) in the spill file.
+            stored = cast("bytes | tuple[int, int]", block)
+            if isinstance(stored, tuple):
+                assert self._spill is not None  # a block spilled has a file to be read from
+                data = self._spill.read(*stored)
+            else:
+                data = stored
+            decoded = self._decoded = (stored, data.decode("utf-8", "surrogatepass"))
         return decoded[1]
 
     def text(self) -> str:
@@ -173,6 +190,26 @@ class PartList:
         if pos < b:
             out.append(self.slice(pos, b))
         return out[0] if len(out) == 1 else "".join(out)
+
+    def pieces(self, a: int = 0, b: int | None = None, size: int = BLOCK) -> Iterator[str]:
+        """``text()[a:b]`` in order, in pieces of at most ``size`` characters, without
+        joining the whole text: what prints a long artifact holds one piece at a time."""
+        b = self._length if b is None else min(b, self._length)
+        for at in range(max(0, a), b, size):
+            yield self.slice(at, min(at + size, b))
+
+    def each(self, window: int = 4096) -> Iterator[Any]:
+        """Every part, in order, like iterating, but reading the text ``window`` parts at
+        a time: iterating joins the whole text once (and keeps it), this holds a
+        window's."""
+        n = len(self._ends)
+        for first in range(0, n, window):
+            yield from PartRange(self, range(first, min(first + window, n)))
+
+    @property
+    def spill(self) -> SpillFile | None:
+        """Where closed blocks of text go, if anywhere (an artifact that starts over keeps it)."""
+        return self._spill
 
     @property
     def text_length(self) -> int:

@@ -272,6 +272,22 @@ class Redaction:
                 text = text.replace(value, mask)
         return text
 
+    def may_change(self, pieces: Iterable[str]) -> bool:
+        """Whether ``shown`` could change the text these pieces make when joined, read a
+        piece at a time (a URL or a secret value may straddle two pieces): a long
+        artifact's text is printed whole only when this says it must be."""
+        if not self.enabled:
+            return False
+        # Enough of the previous piece to hold all but the last character of a match.
+        reach = max([len(value) for value, _escaped in self._values] + [len("://")]) - 1
+        tail = ""
+        for piece in pieces:
+            window = tail + piece
+            if "://" in window or any(value in window for value, _escaped in self._values):
+                return True
+            tail = window[-reach:]
+        return False
+
     def masked_header(self, name: str, value: str) -> str:
         """A header's value as a screen shows it: a secret one as MASK (its scheme kept,
         and the last few characters of a long one), any other as it is."""

@@ -67,6 +67,7 @@ from .events import _LAZY, Event, Kind
 from .history import HistorySpill, MessageLog
 from .log import Session
 from .parts import PartList, content_size
+from .spill import SpillFile
 
 ERROR = "error"
 WARNING = "warning"
@@ -249,7 +250,7 @@ class ArtifactView:
 
     def _restart(self, parts: list[Any], source: int | None = None) -> None:
         self.chunks.detach()
-        self.parts = PartList(parts)
+        self.parts = PartList(parts, spill=self.parts.spill)
         self.chunks.attach(self.parts)
         self._cursor = {}
         self._tail = source
@@ -426,10 +427,15 @@ class ExchangeView:
 
 class TaskTracker:
     """``messages_kept``: how many messages of each task's history to hold in memory
-    (None: all); older ones go to a private spill file and are read back when asked."""
+    (None: all); older ones go to a private spill file and are read back when asked.
+    ``spill_text``: artifacts keep their text in a private spill file too, but for the
+    block being filled (a command, which prints it once at its end, not a view that
+    draws it every frame)."""
 
-    def __init__(self, session: Session | None = None, *, messages_kept: int | None = None) -> None:
+    def __init__(self, session: Session | None = None, *, messages_kept: int | None = None,
+                 spill_text: bool = False) -> None:
         self._spill = HistorySpill(messages_kept) if messages_kept is not None else None
+        self._text_spill = SpillFile() if spill_text else None
         self.tasks: dict[str, TaskView] = {}
         #: Direct Message replies that name no task.
         self.replies: list[Message] = []
@@ -454,9 +460,11 @@ class TaskTracker:
             session.subscribe(self.apply, replay=True)
 
     def close(self) -> None:
-        """Let go of the history spill file, if any (its messages can no longer be read)."""
+        """Let go of the spill files, if any (what they hold can no longer be read)."""
         if self._spill is not None:
             self._spill.close()
+        if self._text_spill is not None:
+            self._text_spill.close()
 
     # ------------------------------------------------------------------ queries
 
@@ -952,7 +960,8 @@ class TaskTracker:
                        once=("event-after-final", ex.exchange))
         if view is None:
             view = task.artifacts[key] = ArtifactView(
-                key, art.artifact_id, art.index, first_seq=event.seq, first_t=event.t)
+                key, art.artifact_id, art.index, parts=PartList(spill=self._text_spill), first_seq=event.seq,
+                first_t=event.t)
             # Only a source that saw the task (or its snapshot) from before the artifact
             # could start can tell that it never did: a push or a resubscribe may join late.
             if append and ex is not None and (ex.exchange == task.origin or ex.snapshot_seen):
@@ -1081,7 +1090,8 @@ class TaskTracker:
         view = task.artifacts.get(key)
         if view is None:
             view = task.artifacts[key] = ArtifactView(
-                key, art.artifact_id, art.index, first_seq=event.seq, first_t=event.t)
+                key, art.artifact_id, art.index, parts=PartList(spill=self._text_spill), first_seq=event.seq,
+                first_t=event.t)
         source = event.exchange
         if not view.chunks:
             if late and view.snapshot is not None:
