@@ -32,8 +32,9 @@ async def record_stream(path: Path) -> None:
         session = Session()
         with Recorder.attach(session, path):
             async with A2AClient(mock.base_url, session=session) as client:
-                params = m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="hi")],
-                                                        message_id=str(uuid.uuid4())))
+                params = m.SendParams(
+                    message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="hi")], message_id=str(uuid.uuid4()))
+                )
                 async for _ in client.stream(params):
                     pass
 
@@ -45,10 +46,13 @@ def make(out: Path, events: int) -> int:
         asyncio.run(record_stream(small))
         lines = small.read_text().splitlines()
     header, objs = lines[0], [json.loads(line) for line in lines[1:]]
-    first = next(i for i, e in enumerate(objs)
-                 if e["kind"] == "sse" and '"append":true' in (e.get("data") or "").replace(" ", ""))
+    first = next(
+        i
+        for i, e in enumerate(objs)
+        if e["kind"] == "sse" and '"append":true' in (e.get("data") or "").replace(" ", "")
+    )
     chunk = objs[first]
-    before, after = objs[:first], objs[first + 1:]
+    before, after = objs[:first], objs[first + 1 :]
     # The chunk's text, found in its data, replaced by a numbered one of the same shape.
     data = json.loads(chunk["data"])
     update = data["result"]["artifactUpdate"]
@@ -63,8 +67,12 @@ def make(out: Path, events: int) -> int:
             seq += 1
             t = max(t, obj["t"]) + 1e-5
             obj = {k: v for k, v in obj.items() if k not in ("seq", "t", "wall", "kind", "exchange")} | {
-                "seq": seq, "t": round(t, 6), "wall": round(1.7e9 + t, 6), "kind": obj["kind"],
-                "exchange": obj["exchange"]}
+                "seq": seq,
+                "t": round(t, 6),
+                "wall": round(1.7e9 + t, 6),
+                "kind": obj["kind"],
+                "exchange": obj["exchange"],
+            }
             f.write(json.dumps(obj, ensure_ascii=True, separators=(",", ":")) + "\n")
 
         for obj in before:
@@ -75,9 +83,14 @@ def make(out: Path, events: int) -> int:
             seq += 1
             t += 1e-5
             # The recorder's own line shape, fixed fields last.
-            f.write('{"raw":' + json.dumps("data: " + text) + ',"event":null,"data":' + json.dumps(text)
-                    + f',"id":null,"retry":null,"seq":{seq},"t":{round(t, 6)},"wall":{round(1.7e9 + t, 6)},'
-                    f'"kind":"sse","exchange":{exchange}}}\n')
+            f.write(
+                '{"raw":'
+                + json.dumps("data: " + text)
+                + ',"event":null,"data":'
+                + json.dumps(text)
+                + f',"id":null,"retry":null,"seq":{seq},"t":{round(t, 6)},"wall":{round(1.7e9 + t, 6)},'
+                f'"kind":"sse","exchange":{exchange}}}\n'
+            )
         for obj in after:
             put(obj)
     return out.stat().st_size

@@ -26,11 +26,14 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from inspector import gcpolicy  # noqa: E402
-from inspector.proxy import Proxy, Route  # noqa: E402
-from inspector.proxy import grpc_relay  # noqa: E402
-from inspector.proxy.relaying import SLICE, Backlog  # noqa: E402
-from inspector.session import Session  # noqa: E402
+from inspector import gcpolicy
+from inspector.proxy import (
+    Proxy,
+    Route,
+    grpc_relay,
+)
+from inspector.proxy.relaying import SLICE, Backlog
+from inspector.session import Session
 
 PATH = "/lf.a2a.v1.A2AService/SendStreamingMessage"
 DATA, PADDED = 0, 0x8
@@ -61,24 +64,24 @@ async def log_frames(backlog: Backlog, log: grpc_relay._MessageLog) -> None:
             buf += taken[0]
             at = 0
             while len(buf) - at >= 9:
-                size = int.from_bytes(buf[at:at + 3], "big")
+                size = int.from_bytes(buf[at : at + 3], "big")
                 if len(buf) - at < 9 + size:
                     break
                 kind, flags = buf[at + 3], buf[at + 4]
-                stream = int.from_bytes(buf[at + 5:at + 9], "big") & 0x7FFFFFFF
-                payload = buf[at + 9:at + 9 + size]
+                stream = int.from_bytes(buf[at + 5 : at + 9], "big") & 0x7FFFFFFF
+                payload = buf[at + 9 : at + 9 + size]
                 at += 9 + size
                 if kind != DATA:
                     continue
                 if flags & PADDED:
-                    payload = payload[1:len(payload) - payload[0]]
+                    payload = payload[1 : len(payload) - payload[0]]
                 data = pending.get(stream, b"") + payload
                 i = 0
                 while len(data) - i >= 5:
-                    length = int.from_bytes(data[i + 1:i + 5], "big")
+                    length = int.from_bytes(data[i + 1 : i + 5], "big")
                     if len(data) - i < 5 + length:
                         break
-                    log.one(data[i + 5:i + 5 + length], 0.0)
+                    log.one(data[i + 5 : i + 5 + length], 0.0)
                     i += 5 + length
                     if clock() - started > SLICE:
                         await asyncio.sleep(0)
@@ -97,8 +100,9 @@ async def serve(upstream: str) -> None:
 
     async def handle(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
         agent_reader, agent_writer = await asyncio.open_connection(host, int(port))
-        call = SimpleNamespace(session=proxy.session, dialect=dialect, rpc=rpc, proxy=proxy,
-                               number=proxy.session.new_exchange())
+        call = SimpleNamespace(
+            session=proxy.session, dialect=dialect, rpc=rpc, proxy=proxy, number=proxy.session.new_exchange()
+        )
         backlog = Backlog()
         logger = asyncio.ensure_future(log_frames(backlog, grpc_relay._MessageLog(call)))
         await asyncio.gather(pump(client_reader, agent_writer, None), pump(agent_reader, client_writer, backlog))

@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import grpc  # noqa: E402
+import grpc
 
-from inspector.protocol import grpc_schema  # noqa: E402
+from inspector.protocol import grpc_schema
 
 TASK, CONTEXT, ARTIFACT = "task-bench-1", "ctx-bench-1", "art-1"
 
@@ -25,16 +25,29 @@ def messages(n: int) -> list[bytes]:
     def msg(obj: dict) -> bytes:
         return grpc_schema.from_json("1.0", "StreamResponse", obj).SerializeToString()
 
-    out = [msg({"task": {"id": TASK, "contextId": CONTEXT, "status": {"state": "TASK_STATE_SUBMITTED"}}}),
-           msg({"statusUpdate": {"taskId": TASK, "contextId": CONTEXT, "status": {"state": "TASK_STATE_WORKING"}}})]
+    out = [
+        msg({"task": {"id": TASK, "contextId": CONTEXT, "status": {"state": "TASK_STATE_SUBMITTED"}}}),
+        msg({"statusUpdate": {"taskId": TASK, "contextId": CONTEXT, "status": {"state": "TASK_STATE_WORKING"}}}),
+    ]
     chunks = max(1, n - 3)
     for i in range(chunks):
-        text = f"chunk {i:06d} of the answer, some words é \"quoted\" "
-        out.append(msg({"artifactUpdate": {"taskId": TASK, "contextId": CONTEXT, "append": i > 0,
-                                           "lastChunk": i == chunks - 1,
-                                           "artifact": {"artifactId": ARTIFACT, "parts": [{"text": text}]}}}))
-    out.append(msg({"statusUpdate": {"taskId": TASK, "contextId": CONTEXT,
-                                     "status": {"state": "TASK_STATE_COMPLETED"}}}))
+        text = f'chunk {i:06d} of the answer, some words é "quoted" '
+        out.append(
+            msg(
+                {
+                    "artifactUpdate": {
+                        "taskId": TASK,
+                        "contextId": CONTEXT,
+                        "append": i > 0,
+                        "lastChunk": i == chunks - 1,
+                        "artifact": {"artifactId": ARTIFACT, "parts": [{"text": text}]},
+                    }
+                }
+            )
+        )
+    out.append(
+        msg({"statusUpdate": {"taskId": TASK, "contextId": CONTEXT, "status": {"state": "TASK_STATE_COMPLETED"}}})
+    )
     return out
 
 
@@ -46,7 +59,8 @@ async def main() -> None:
             yield item
 
     handler = grpc.method_handlers_generic_handler(
-        "lf.a2a.v1.A2AService", {"SendStreamingMessage": grpc.unary_stream_rpc_method_handler(stream)})
+        "lf.a2a.v1.A2AService", {"SendStreamingMessage": grpc.unary_stream_rpc_method_handler(stream)}
+    )
     server = grpc.aio.server(options=[("grpc.max_send_message_length", -1)])
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port("127.0.0.1:0")

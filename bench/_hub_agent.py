@@ -38,16 +38,31 @@ def artifact(task_id: str, i: int, count: int) -> str:
         art["append"] = True
     if i == count - 1:
         art["lastChunk"] = True
-    return json.dumps({"jsonrpc": "2.0", "method": "task.artifact", "params": {"id": task_id, "artifact": art}},
-                      ensure_ascii=False)
+    return json.dumps(
+        {"jsonrpc": "2.0", "method": "task.artifact", "params": {"id": task_id, "artifact": art}}, ensure_ascii=False
+    )
 
 
 async def main(url: str, name: str, count: int) -> None:
     async with connect(url, compression=None, max_size=None, ping_interval=None) as ws:
-        await ws.send(json.dumps({"jsonrpc": "2.0", "id": "r", "method": "agent.register",
-                                  "params": {"name": name, "card": {"name": name, "description": "streams",
-                                                                    "version": "1",
-                                                                    "capabilities": {"streaming": True}}}}))
+        await ws.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": "r",
+                    "method": "agent.register",
+                    "params": {
+                        "name": name,
+                        "card": {
+                            "name": name,
+                            "description": "streams",
+                            "version": "1",
+                            "capabilities": {"streaming": True},
+                        },
+                    },
+                }
+            )
+        )
         answer = json.loads(await ws.recv())
         if "result" not in answer:
             raise SystemExit(f"not registered: {answer}")
@@ -58,8 +73,11 @@ async def main(url: str, name: str, count: int) -> None:
                 break
         task_id = doc["params"]["id"]
         await ws.send(json.dumps({"jsonrpc": "2.0", "id": doc["id"], "result": {"ok": True}}))
-        await ws.send(json.dumps({"jsonrpc": "2.0", "method": "task.status",
-                                  "params": {"id": task_id, "status": {"state": "working"}}}))
+        await ws.send(
+            json.dumps(
+                {"jsonrpc": "2.0", "method": "task.status", "params": {"id": task_id, "status": {"state": "working"}}}
+            )
+        )
         answered = 0
         heard = asyncio.Event()
 
@@ -79,8 +97,15 @@ async def main(url: str, name: str, count: int) -> None:
                 while answered < i + 1 - WINDOW:
                     heard.clear()
                     await heard.wait()
-        await ws.send(json.dumps({"jsonrpc": "2.0", "method": "task.status",
-                                  "params": {"id": task_id, "status": {"state": "completed"}, "final": True}}))
+        await ws.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "task.status",
+                    "params": {"id": task_id, "status": {"state": "completed"}, "final": True},
+                }
+            )
+        )
         # Stay until the benchmark stops us (the hub closes nothing).
         await reading
 

@@ -32,8 +32,13 @@ def _event(result: dict, rpc_id: object) -> bytes:
 def _status(state: str, text: str | None, *, final: bool = False) -> dict:
     status: dict = {"state": state}
     if text is not None:
-        status["message"] = {"messageId": str(uuid.uuid4()), "contextId": CONTEXT, "taskId": TASK,
-                             "role": "ROLE_AGENT", "parts": [{"text": text}]}
+        status["message"] = {
+            "messageId": str(uuid.uuid4()),
+            "contextId": CONTEXT,
+            "taskId": TASK,
+            "role": "ROLE_AGENT",
+            "parts": [{"text": text}],
+        }
     update: dict = {"taskId": TASK, "contextId": CONTEXT, "status": status}
     if final:
         update["final"] = True
@@ -41,11 +46,18 @@ def _status(state: str, text: str | None, *, final: bool = False) -> dict:
 
 
 def card(host: str) -> bytes:
-    return json.dumps({
-        "name": "stream agent", "description": "one long stream per call (bench/_stream_agent.py)", "version": "1",
-        "supportedInterfaces": [{"url": f"http://{host}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": True}, "defaultInputModes": ["text"], "defaultOutputModes": ["text"],
-        "skills": []}).encode()
+    return json.dumps(
+        {
+            "name": "stream agent",
+            "description": "one long stream per call (bench/_stream_agent.py)",
+            "version": "1",
+            "supportedInterfaces": [{"url": f"http://{host}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {"streaming": True},
+            "defaultInputModes": ["text"],
+            "defaultOutputModes": ["text"],
+            "skills": [],
+        }
+    ).encode()
 
 
 def chunk_text(i: int) -> str:
@@ -59,9 +71,11 @@ def events(workload: str, count: int, rpc_id: object):
     yield _event(_status("TASK_STATE_WORKING", None), rpc_id)
     for i in range(count):
         if workload == "chunks":
-            update = {"taskId": TASK, "contextId": CONTEXT,
-                      "artifact": {"artifactId": "answer", "name": "answer",
-                                   "parts": [{"text": chunk_text(i)}]}}
+            update = {
+                "taskId": TASK,
+                "contextId": CONTEXT,
+                "artifact": {"artifactId": "answer", "name": "answer", "parts": [{"text": chunk_text(i)}]},
+            }
             if i:
                 update["append"] = True
             if i == count - 1:
@@ -91,15 +105,19 @@ async def serve(workload: str, count: int) -> None:
                 if method != "POST":
                     if path.split("?")[0] == "/.well-known/agent-card.json":
                         answer = card(host)
-                        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%b"
-                                     % (len(answer), answer))
+                        writer.write(
+                            b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%b"
+                            % (len(answer), answer)
+                        )
                     else:
                         writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                     await writer.drain()
                     continue
                 rpc_id = json.loads(body).get("id")
-                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
-                             b"cache-control: no-store\r\ntransfer-encoding: chunked\r\n\r\n")
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n"
+                    b"cache-control: no-store\r\ntransfer-encoding: chunked\r\n\r\n"
+                )
                 pending: list[bytes] = []
                 size = 0
                 for event in events(workload, count, rpc_id):

@@ -67,8 +67,9 @@ class Failure(Exception):
 
 class Agent:
     def __init__(self, n: int) -> None:
-        self.proc = subprocess.Popen([PY, str(HERE / "_stream_agent.py"), "chunks", str(n)], stdout=subprocess.PIPE,
-                                     text=True)
+        self.proc = subprocess.Popen(
+            [PY, str(HERE / "_stream_agent.py"), "chunks", str(n)], stdout=subprocess.PIPE, text=True
+        )
         assert self.proc.stdout is not None
         self.url = f"http://127.0.0.1:{int(self.proc.stdout.readline())}/"
 
@@ -93,8 +94,14 @@ def peak_of(cmd: list[str], env: dict[str, str], cwd: Path, out: Path, timeout: 
     """(exit status, peak RSS in MiB, seconds) of ``cmd``, its stdout to ``out``."""
     t0 = time.monotonic()
     try:
-        done = subprocess.run([PY, "-c", PEAK_OF, str(out), str(timeout), *cmd], env=env, cwd=cwd,
-                              capture_output=True, text=True, timeout=timeout + 30)
+        done = subprocess.run(
+            [PY, "-c", PEAK_OF, str(out), str(timeout), *cmd],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout + 30,
+        )
     except subprocess.TimeoutExpired:
         raise Failure(f"{' '.join(cmd[3:6])}: still running after {timeout:g} s") from None
     seconds = time.monotonic() - t0
@@ -130,8 +137,18 @@ def check_output(output: str, n: int, out: Path) -> None:
 def cli_cell(output: str, n: int, env: dict[str, str], home: Path, timeout: float) -> dict[str, Any]:
     agent = Agent(n)
     try:
-        cmd = [PY, "-m", "inspector.cli", "send", "--stream", *([] if output == "text" else ["-o", output]),
-               "--dialect", "1.0", agent.url, "go"]
+        cmd = [
+            PY,
+            "-m",
+            "inspector.cli",
+            "send",
+            "--stream",
+            *([] if output == "text" else ["-o", output]),
+            "--dialect",
+            "1.0",
+            agent.url,
+            "go",
+        ]
         out = home / "out"
         _rc, peak, seconds = peak_of(cmd, env, home, out, timeout)
         if n > IDLE_CHUNKS:
@@ -195,8 +212,11 @@ def main() -> int:
         p.error(f"unknown outputs: {', '.join(sorted(unknown))}")
     trees = args.code or [ROOT]
     load = os.getloadavg()
-    print(f"cli_memory: peak RSS per cell; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; trees: "
-          + ", ".join(f"{t} at {commit(t)}" for t in trees), flush=True)
+    print(
+        f"cli_memory: peak RSS per cell; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; trees: "
+        + ", ".join(f"{t} at {commit(t)}" for t in trees),
+        flush=True,
+    )
     # (tree, output, n) -> figures; "idle" and "base" rows as outputs of their own.
     got: dict[tuple[int, str, int], dict[str, Any]] = {}
     base: dict[int, float] = {}
@@ -210,11 +230,17 @@ def main() -> int:
                 base[n] = baseline_cell(n, envs[0], home, args.timeout)
                 for output in outputs:
                     for k, env in enumerate(envs):
-                        cell = (tui_cell(n, env, home, args.timeout) if output == "tui"
-                                else cli_cell(output, n, env, home, args.timeout))
+                        cell = (
+                            tui_cell(n, env, home, args.timeout)
+                            if output == "tui"
+                            else cli_cell(output, n, env, home, args.timeout)
+                        )
                         got[k, output, n] = cell
-                        print(f"  {trees[k].name:>12} {output:>6} {n:>9,} chunks: peak {cell['peak']:,.0f} MiB, "
-                              f"{cell['seconds']:.1f} s", flush=True)
+                        print(
+                            f"  {trees[k].name:>12} {output:>6} {n:>9,} chunks: peak {cell['peak']:,.0f} MiB, "
+                            f"{cell['seconds']:.1f} s",
+                            flush=True,
+                        )
         except Failure as exc:
             print(f"cli_memory: {exc}", file=sys.stderr)
             return 1
@@ -234,12 +260,25 @@ def main() -> int:
                 target = TARGETS[output] if n == TARGET_CHUNKS else None
                 verdict = f"<= {target} MiB {'PASS' if peak <= target else 'MISS'}" if target else ""
                 what = "TUI" if output == "tui" else ("text" if output == "text" else f"-o {output}")
-                rows.append([f"{label}{what}", f"{n:,}", _mib(peak), f"{peak / base[n]:.1f}x",
-                             f"{(peak - floor) * 2**20 / n:,.0f} B", slope, f"{cell['seconds']:.1f} s", verdict])
-    table(["what", "chunks", "peak RSS", "x base", "per chunk", "slope", "time", "target"], rows,
-          title="cli_memory: one stream of N chunks (x base: over httpx-sse + json.loads on the same stream, "
-                "peak " + ", ".join(f"{n:,}: {_mib(b)}" for n, b in base.items()) + "; per chunk: above the idle "
-                "CLI, or for the TUI the idle app)")
+                rows.append(
+                    [
+                        f"{label}{what}",
+                        f"{n:,}",
+                        _mib(peak),
+                        f"{peak / base[n]:.1f}x",
+                        f"{(peak - floor) * 2**20 / n:,.0f} B",
+                        slope,
+                        f"{cell['seconds']:.1f} s",
+                        verdict,
+                    ]
+                )
+    table(
+        ["what", "chunks", "peak RSS", "x base", "per chunk", "slope", "time", "target"],
+        rows,
+        title="cli_memory: one stream of N chunks (x base: over httpx-sse + json.loads on the same stream, "
+        "peak " + ", ".join(f"{n:,}: {_mib(b)}" for n, b in base.items()) + "; per chunk: above the idle "
+        "CLI, or for the TUI the idle app)",
+    )
     return 0
 
 

@@ -52,7 +52,7 @@ class GCTimer:
             self.seconds += self._clock() - self._t0
             self.count[info["generation"]] += 1
 
-    def __enter__(self) -> "GCTimer":
+    def __enter__(self) -> GCTimer:
         gc.callbacks.append(self._cb)
         return self
 
@@ -129,14 +129,14 @@ def fmt_bytes(n: float) -> str:
 # ---------------------------------------------------------------------- output
 
 
-def memory_rows(results: Sequence[dict[str, Any]], idle_label: str, target_events: int,
-                target_mib: float) -> list[list[Any]]:
+def memory_rows(
+    results: Sequence[dict[str, Any]], idle_label: str, target_events: int, target_mib: float
+) -> list[list[Any]]:
     """The rows of a long-stream memory table (bench/tui_stream, bench/hub_stream): the
     idle baseline, then per size its time, peak, per event above idle, slope from the
     size before, rate, CPU, and the verdict at ``target_events``. Each result has n,
     seconds, peak, idle (MiB) and cpu."""
-    rows: list[list[Any]] = [[idle_label, "-", f"{median([r['idle'] for r in results]):,.0f} MiB",
-                              "", "", "", "", ""]]
+    rows: list[list[Any]] = [[idle_label, "-", f"{median([r['idle'] for r in results]):,.0f} MiB", "", "", "", "", ""]]
     previous: dict[str, Any] | None = None
     for r in results:
         n = r["n"]
@@ -145,14 +145,23 @@ def memory_rows(results: Sequence[dict[str, Any]], idle_label: str, target_event
         verdict = ""
         if n == target_events:
             verdict = f"<= {target_mib} MiB {'PASS' if r['peak'] <= target_mib else 'MISS'}"
-        rows.append([f"{n:,} chunks", f"{r['seconds']:.1f} s", f"{r['peak']:,.0f} MiB", f"{per:,.0f} B", slope,
-                     f"{n / r['seconds']:,.0f}/s", f"{r['cpu']:.1f} s", verdict])
+        rows.append(
+            [
+                f"{n:,} chunks",
+                f"{r['seconds']:.1f} s",
+                f"{r['peak']:,.0f} MiB",
+                f"{per:,.0f} B",
+                slope,
+                f"{n / r['seconds']:,.0f}/s",
+                f"{r['cpu']:.1f} s",
+                verdict,
+            ]
+        )
         previous = r
     return rows
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str | None = None,
-          file: Any = None) -> None:
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str | None = None, file: Any = None) -> None:
     """Print a plain aligned table (first column left-aligned, the others right)."""
     out = file or sys.stdout
     cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
@@ -172,16 +181,66 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str |
 
 # ---------------------------------------------------------------------- streams
 
-_WORDS = (
-    "the agent streams its answer in small pieces while the model keeps thinking about "
-    "context tokens latency throughput inspector debugger protocol artifact update status "
-    "working completed message part text chunk append last final event stream heartbeat "
-    "client server request response json rpc task history tool call result summary "
-    "because therefore however meanwhile quickly slowly carefully"
-).split()
+_WORDS = [
+    "the",
+    "agent",
+    "streams",
+    "its",
+    "answer",
+    "in",
+    "small",
+    "pieces",
+    "while",
+    "the",
+    "model",
+    "keeps",
+    "thinking",
+    "about",
+    "context",
+    "tokens",
+    "latency",
+    "throughput",
+    "inspector",
+    "debugger",
+    "protocol",
+    "artifact",
+    "update",
+    "status",
+    "working",
+    "completed",
+    "message",
+    "part",
+    "text",
+    "chunk",
+    "append",
+    "last",
+    "final",
+    "event",
+    "stream",
+    "heartbeat",
+    "client",
+    "server",
+    "request",
+    "response",
+    "json",
+    "rpc",
+    "task",
+    "history",
+    "tool",
+    "call",
+    "result",
+    "summary",
+    "because",
+    "therefore",
+    "however",
+    "meanwhile",
+    "quickly",
+    "slowly",
+    "carefully",
+]
 # A little of what model output really holds: non-ASCII letters, punctuation that JSON
 # escapes, and the odd newline.
-_EXTRAS = ("café", "naïve", "—", "→", "“quoted”", "\"quoted\"", "tab\there", "line\n", "ünïcode", "日本語")
+_EXTRAS = ("café", "naïve", "—", "→", "“quoted”", '"quoted"', "tab\there", "line\n", "ünïcode", "日本語")
 
 
 @dataclass
@@ -227,8 +286,9 @@ def _v10_event(result: dict[str, Any], rpc_id: int) -> str:
 
 def _v03_event(result: dict[str, Any], rpc_id: int) -> str:
     # a2a-sdk's 0.3 server: compact, keys sorted, UTF-8 text as is.
-    return json.dumps({"id": rpc_id, "jsonrpc": "2.0", "result": result}, separators=(",", ":"),
-                      sort_keys=True, ensure_ascii=False)
+    return json.dumps(
+        {"id": rpc_id, "jsonrpc": "2.0", "result": result}, separators=(",", ":"), sort_keys=True, ensure_ascii=False
+    )
 
 
 def _rest_event(result: dict[str, Any], rpc_id: int) -> str:
@@ -236,8 +296,16 @@ def _rest_event(result: dict[str, Any], rpc_id: int) -> str:
     return json.dumps(result)
 
 
-def make_stream(dialect: str, events: int = 50_000, *, heartbeats: int = 5, seed: int = 1,
-                rpc_id: int = 1, text_len: int = 40, rest: bool = False) -> Stream:
+def make_stream(
+    dialect: str,
+    events: int = 50_000,
+    *,
+    heartbeats: int = 5,
+    seed: int = 1,
+    rpc_id: int = 1,
+    text_len: int = 40,
+    rest: bool = False,
+) -> Stream:
     """An A2A message/stream response body shaped like a2a-sdk's (see
     /work/shared/wire-captures/06_v10_stream.txt and 03_v03_message_stream.txt): the
     task (submitted, with the user's message), a working status, ``events - 3``
@@ -262,34 +330,86 @@ def make_stream(dialect: str, events: int = 50_000, *, heartbeats: int = 5, seed
 
     def agent_msg(text: str) -> dict[str, Any]:
         if v10:
-            return {"messageId": _uuid(rng), "contextId": context_id, "taskId": task_id,
-                    "role": "ROLE_AGENT", "parts": [{"text": text}]}
-        return {"contextId": context_id, "kind": "message", "messageId": _uuid(rng),
-                "parts": [{"kind": "text", "text": text}], "role": "agent", "taskId": task_id}
+            return {
+                "messageId": _uuid(rng),
+                "contextId": context_id,
+                "taskId": task_id,
+                "role": "ROLE_AGENT",
+                "parts": [{"text": text}],
+            }
+        return {
+            "contextId": context_id,
+            "kind": "message",
+            "messageId": _uuid(rng),
+            "parts": [{"kind": "text", "text": text}],
+            "role": "agent",
+            "taskId": task_id,
+        }
 
     out: list[str] = []
     user = "write me a very long answer, please"
     if v10:
-        task = {"task": {"id": task_id, "contextId": context_id, "status": {"state": "TASK_STATE_SUBMITTED"},
-                         "history": [{"messageId": "m-1", "contextId": context_id, "taskId": task_id,
-                                      "role": "ROLE_USER", "parts": [{"text": user}]}]}}
-        working = {"statusUpdate": {"taskId": task_id, "contextId": context_id,
-                                    "status": {"state": "TASK_STATE_WORKING", "message": agent_msg("working..."),
-                                               "timestamp": stamp}}}
-        done = {"statusUpdate": {"taskId": task_id, "contextId": context_id,
-                                 "status": {"state": "TASK_STATE_COMPLETED", "message": agent_msg("done"),
-                                            "timestamp": stamp}}}
+        task = {
+            "task": {
+                "id": task_id,
+                "contextId": context_id,
+                "status": {"state": "TASK_STATE_SUBMITTED"},
+                "history": [
+                    {
+                        "messageId": "m-1",
+                        "contextId": context_id,
+                        "taskId": task_id,
+                        "role": "ROLE_USER",
+                        "parts": [{"text": user}],
+                    }
+                ],
+            }
+        }
+        working = {
+            "statusUpdate": {
+                "taskId": task_id,
+                "contextId": context_id,
+                "status": {"state": "TASK_STATE_WORKING", "message": agent_msg("working..."), "timestamp": stamp},
+            }
+        }
+        done = {
+            "statusUpdate": {
+                "taskId": task_id,
+                "contextId": context_id,
+                "status": {"state": "TASK_STATE_COMPLETED", "message": agent_msg("done"), "timestamp": stamp},
+            }
+        }
     else:
-        task = {"contextId": context_id, "history": [{"contextId": context_id, "kind": "message", "messageId": "m-1",
-                                                      "parts": [{"kind": "text", "text": user}], "role": "user",
-                                                      "taskId": task_id}],
-                "id": task_id, "kind": "task", "status": {"state": "submitted"}}
-        working = {"contextId": context_id, "final": False, "kind": "status-update",
-                   "status": {"message": agent_msg("working..."), "state": "working", "timestamp": stamp},
-                   "taskId": task_id}
-        done = {"contextId": context_id, "final": True, "kind": "status-update",
-                "status": {"message": agent_msg("done"), "state": "completed", "timestamp": stamp},
-                "taskId": task_id}
+        task = {
+            "contextId": context_id,
+            "history": [
+                {
+                    "contextId": context_id,
+                    "kind": "message",
+                    "messageId": "m-1",
+                    "parts": [{"kind": "text", "text": user}],
+                    "role": "user",
+                    "taskId": task_id,
+                }
+            ],
+            "id": task_id,
+            "kind": "task",
+            "status": {"state": "submitted"},
+        }
+        working = {
+            "contextId": context_id,
+            "final": False,
+            "kind": "status-update",
+            "status": {"message": agent_msg("working..."), "state": "working", "timestamp": stamp},
+            "taskId": task_id,
+        }
+        done = {
+            "contextId": context_id,
+            "final": True,
+            "kind": "status-update",
+            "status": {"message": agent_msg("done"), "state": "completed", "timestamp": stamp},
+            "taskId": task_id,
+        }
     out.append(encode(task, rpc_id))
     out.append(encode(working, rpc_id))
 
@@ -301,17 +421,25 @@ def make_stream(dialect: str, events: int = 50_000, *, heartbeats: int = 5, seed
         pieces.append(text)
         last = i == n_chunks - 1
         if v10:
-            upd: dict[str, Any] = {"taskId": task_id, "contextId": context_id,
-                                   "artifact": {"artifactId": artifact_id, "name": "answer", "parts": [{"text": text}]}}
+            upd: dict[str, Any] = {
+                "taskId": task_id,
+                "contextId": context_id,
+                "artifact": {"artifactId": artifact_id, "name": "answer", "parts": [{"text": text}]},
+            }
             if i:
                 upd["append"] = True
             if last:
                 upd["lastChunk"] = True
             out.append(encode({"artifactUpdate": upd}, rpc_id))
         else:
-            upd = {"append": i > 0, "artifact": {"artifactId": artifact_id, "name": "answer",
-                                                 "parts": [{"kind": "text", "text": text}]},
-                   "contextId": context_id, "kind": "artifact-update", "lastChunk": last, "taskId": task_id}
+            upd = {
+                "append": i > 0,
+                "artifact": {"artifactId": artifact_id, "name": "answer", "parts": [{"kind": "text", "text": text}]},
+                "contextId": context_id,
+                "kind": "artifact-update",
+                "lastChunk": last,
+                "taskId": task_id,
+            }
             out.append(encode(upd, rpc_id))
         if every and (i + 1) % every == 0 and comments < heartbeats:
             out.append(None)  # type: ignore[arg-type]  # a heartbeat goes here
@@ -326,8 +454,18 @@ def make_stream(dialect: str, events: int = 50_000, *, heartbeats: int = 5, seed
             lines.append(f": ping - 2026-11-22 03:37:{beat:02d}.851068+00:00\r\n\r\n")
         else:
             lines.append(f"data: {item}\r\n\r\n")
-    return Stream(dialect, "".join(lines).encode("utf-8"), events, comments, n_chunks,
-                  task_id, context_id, artifact_id, "".join(pieces), [len(p) for p in pieces])
+    return Stream(
+        dialect,
+        "".join(lines).encode("utf-8"),
+        events,
+        comments,
+        n_chunks,
+        task_id,
+        context_id,
+        artifact_id,
+        "".join(pieces),
+        [len(p) for p in pieces],
+    )
 
 
 def split_network(body: bytes, *, lo: int = 4 * KIB, hi: int = 64 * KIB, seed: int = 7) -> list[bytes]:
@@ -339,6 +477,6 @@ def split_network(body: bytes, *, lo: int = 4 * KIB, hi: int = 64 * KIB, seed: i
     n = len(body)
     while pos < n:
         size = rng.randint(lo, hi)
-        out.append(body[pos:pos + size])
+        out.append(body[pos : pos + size])
         pos += size
     return out

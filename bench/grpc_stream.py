@@ -58,11 +58,13 @@ async def baseline(target: str, events: int) -> float:
 
     from inspector.protocol import grpc_schema
 
-    request = grpc_schema.from_json("1.0", "SendMessageRequest", {
-        "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+    request = grpc_schema.from_json(
+        "1.0", "SendMessageRequest", {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}
+    ).SerializeToString()
     parse = grpc_schema.message_class("1.0", "StreamResponse").FromString
-    async with grpc.aio.insecure_channel(target.removeprefix("grpc://"),
-                                         options=[("grpc.max_receive_message_length", 64 << 20)]) as channel:
+    async with grpc.aio.insecure_channel(
+        target.removeprefix("grpc://"), options=[("grpc.max_receive_message_length", 64 << 20)]
+    ) as channel:
         call = channel.unary_stream("/lf.a2a.v1.A2AService/SendStreamingMessage")
         t0 = time.process_time()
         got = 0
@@ -79,17 +81,25 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="2,000 events, 3 runs")
-    parser.add_argument("--consume", choices=("drain", "iterate"), default="drain",
-                        help="ours reads the stream for its session as the TUI does (drain, the default), "
-                             "or takes every event as the CLI does (iterate)")
+    parser.add_argument(
+        "--consume",
+        choices=("drain", "iterate"),
+        default="drain",
+        help="ours reads the stream for its session as the TUI does (drain, the default), "
+        "or takes every event as the CLI does (iterate)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.events, args.runs = 2_000, 3
     from inspector import gcpolicy
 
     gcpolicy.install()
-    server = subprocess.Popen([sys.executable, str(HERE / "_grpc_stream_agent.py"), str(args.events)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, str(HERE / "_grpc_stream_agent.py"), str(args.events)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         target = f"grpc://127.0.0.1:{int(server.stdout.readline())}"
@@ -103,13 +113,17 @@ def main() -> int:
             server.stdin.close()
         server.wait(timeout=10)
     rates = {name: args.events / statistics.median(values) for name, values in times.items()}
-    print(f"grpc_stream: {args.events} events, median of {args.runs} runs, CPU time of this process; "
-          f"ours {'drains the stream (the TUI)' if args.consume == 'drain' else 'iterates (the CLI)'}")
+    print(
+        f"grpc_stream: {args.events} events, median of {args.runs} runs, CPU time of this process; "
+        f"ours {'drains the stream (the TUI)' if args.consume == 'drain' else 'iterates (the CLI)'}"
+    )
     for name, values in times.items():
         med = statistics.median(values)
         spread = (max(values) - min(values)) / med if med else 0.0
-        print(f"  {name:<9} {rates[name]:10,.0f} events/s   {med / args.events * 1e6:7.1f} µs/event   "
-              f"spread {spread:4.0%}")
+        print(
+            f"  {name:<9} {rates[name]:10,.0f} events/s   {med / args.events * 1e6:7.1f} µs/event   "
+            f"spread {spread:4.0%}"
+        )
     ratio = rates["ours"] / rates["baseline"]
     print(f"ratio ours/baseline: {ratio:.2f}  {'PASS' if ratio >= 0.7 else 'MISS'} (target >= 0.7)")
     return 0

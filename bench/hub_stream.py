@@ -81,9 +81,19 @@ def proc_status(pid: int) -> dict[str, int]:
 def guard_stops(env: dict[str, str], home: Path, n: int) -> bool:
     """Whether the measured code's default flood guard would close a socket sending n
     frames as fast as it can."""
-    out = subprocess.run([sys.executable, "-c", "from inspector.hub import HubLimits; l = HubLimits(); "
-                          "print(getattr(l, 'burst', 0), getattr(l, 'rate', 0), hasattr(l, 'max_task_frames'))"],
-                         env=env, cwd=home, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from inspector.hub import HubLimits; l = HubLimits(); "
+            "print(getattr(l, 'burst', 0), getattr(l, 'rate', 0), hasattr(l, 'max_task_frames'))",
+        ],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     burst, rate, per_task = out.stdout.split()
     if per_task == "True":  # the guard counts only frames sent unasked (issue 26, item 2)
         return False
@@ -97,8 +107,9 @@ class HubProcess:
         else:
             argv = [str(Path(sys.executable).with_name("a2a-inspect"))]
         argv += ["hub", "--headless", "--port", "0"]
-        self.proc = subprocess.Popen(argv, env=env, cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            argv, env=env, cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        )
         assert self.proc.stdout is not None
         first = self.proc.stdout.readline().decode("utf-8", "replace")
         if "agents connect to ws://" not in first:
@@ -126,8 +137,12 @@ async def stream(base: str, n: int, timeout: float) -> tuple[int, dict[str, Any]
     """(artifact events, the last event, seconds) of one tasks/sendSubscribe through the bridge."""
     import httpx
 
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/sendSubscribe",
-            "params": {"id": "bench-task", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tasks/sendSubscribe",
+        "params": {"id": "bench-task", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}},
+    }
     chunks = 0
     last = b""
     t0 = time.monotonic()
@@ -147,8 +162,13 @@ def one_run(n: int, env: dict[str, str], home: Path, raised: bool, timeout: floa
     hub = HubProcess(env, home, raised)
     agent = None
     try:
-        agent = subprocess.Popen([sys.executable, str(HERE / "_hub_agent.py"), hub.ws_url, NAME, str(n)], env=env,
-                                 cwd=home, stdout=subprocess.PIPE, text=True)
+        agent = subprocess.Popen(
+            [sys.executable, str(HERE / "_hub_agent.py"), hub.ws_url, NAME, str(n)],
+            env=env,
+            cwd=home,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert agent.stdout is not None
         line = agent.stdout.readline()
         if line.strip() != "registered":
@@ -164,8 +184,15 @@ def one_run(n: int, env: dict[str, str], home: Path, raised: bool, timeout: floa
         result = last.get("result") or {}
         if (result.get("status") or {}).get("state") != "completed" or result.get("final") is not True:
             raise Failure(f"the stream did not end completed and final: {str(last)[:300]}")
-        return {"n": n, "idle": idle["VmHWM"] / 1024, "peak": peak["VmHWM"] / 1024, "rss": peak["VmRSS"] / 1024,
-                "seconds": seconds, "cpu": cpu, "agent_cpu": child_cpu_seconds(agent.pid) or 0.0}
+        return {
+            "n": n,
+            "idle": idle["VmHWM"] / 1024,
+            "peak": peak["VmHWM"] / 1024,
+            "rss": peak["VmRSS"] / 1024,
+            "seconds": seconds,
+            "cpu": cpu,
+            "agent_cpu": child_cpu_seconds(agent.pid) or 0.0,
+        }
     finally:
         if agent is not None:
             stop_child(agent)
@@ -175,11 +202,21 @@ def one_run(n: int, env: dict[str, str], home: Path, raised: bool, timeout: floa
 
 
 def measured(env: dict[str, str], home: Path) -> str:
-    out = subprocess.run([sys.executable, "-c", "import inspector; print(inspector.__file__)"], env=env, cwd=home,
-                         capture_output=True, text=True, check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", "import inspector; print(inspector.__file__)"],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     code = Path(out).parent.parent
-    commit = subprocess.run(["git", "-C", str(code), "log", "-1", "--format=%h"], capture_output=True,
-                            text=True).stdout.strip() or "?"
+    commit = (
+        subprocess.run(
+            ["git", "-C", str(code), "log", "-1", "--format=%h"], capture_output=True, text=True
+        ).stdout.strip()
+        or "?"
+    )
     return f"{code} at {commit}"
 
 
@@ -202,23 +239,32 @@ def main() -> int:
         load = os.getloadavg()
         print(f"hub_stream: {measured(env, home)}; load {load[0]:.2f} {load[1]:.2f}", flush=True)
         if raised:
-            print("  the hub's default flood guard would close the agent's socket: the hub runs as python -c with "
-                  "its burst and rate (and the request deadline) raised, not the console script", flush=True)
+            print(
+                "  the hub's default flood guard would close the agent's socket: the hub runs as python -c with "
+                "its burst and rate (and the request deadline) raised, not the console script",
+                flush=True,
+            )
         results: list[dict[str, Any]] = []
         try:
             for n in sizes:
                 runs = [one_run(n, env, home, raised, args.timeout) for _ in range(args.runs)]
                 results.append({key: median([r[key] for r in runs]) for key in runs[0]})
                 r = results[-1]
-                print(f"  {n:>9,} chunks: hub peak {r['peak']:,.0f} MiB, {r['seconds']:.1f} s (hub CPU {r['cpu']:.1f} s, "
-                      f"agent CPU {r['agent_cpu']:.1f} s)", flush=True)
+                print(
+                    f"  {n:>9,} chunks: hub peak {r['peak']:,.0f} MiB, {r['seconds']:.1f} s (hub CPU {r['cpu']:.1f} s, "
+                    f"agent CPU {r['agent_cpu']:.1f} s)",
+                    flush=True,
+                )
         except (Failure, AssertionError) as exc:
             print(f"hub_stream: {exc}", file=sys.stderr)
             return 1
     rows = memory_rows(results, "idle (agent registered)", TARGET_EVENTS, TARGET_MIB)
-    table(["stream", "to completed", "hub peak RSS", "per event", "slope", "events/s", "hub CPU", "target"], rows,
-          title=f"hub_stream: a ws-agent's stream through a2a-inspect hub --headless to a bridge client "
-                f"(per event: peak above the idle hub; {args.runs} run{'s' if args.runs != 1 else ''} each)")
+    table(
+        ["stream", "to completed", "hub peak RSS", "per event", "slope", "events/s", "hub CPU", "target"],
+        rows,
+        title=f"hub_stream: a ws-agent's stream through a2a-inspect hub --headless to a bridge client "
+        f"(per event: peak above the idle hub; {args.runs} run{'s' if args.runs != 1 else ''} each)",
+    )
     return 0
 
 

@@ -89,22 +89,35 @@ def _replay_transport(chunks: list[bytes]) -> Any:
                 yield chunk
 
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": CTYPE, "cache-control": "no-store"},
-                              stream=Replay())
+        return httpx.Response(200, headers={"content-type": CTYPE, "cache-control": "no-store"}, stream=Replay())
 
     return httpx.MockTransport(handler)
 
 
 def _send_params() -> dict[str, Any]:
-    return {"message": {"role": "user", "message_id": "m-1",
-                        "parts": [{"kind": "text", "text": "write me a very long answer, please"}]}}
+    return {
+        "message": {
+            "role": "user",
+            "message_id": "m-1",
+            "parts": [{"kind": "text", "text": "write me a very long answer, please"}],
+        }
+    }
 
 
 def _baseline_request(dialect: str) -> dict[str, Any]:
     method = "SendStreamingMessage" if dialect == "1.0" else "message/stream"
-    return {"jsonrpc": "2.0", "id": 1, "method": method,
-            "params": {"message": {"role": "user", "messageId": "m-1",
-                                   "parts": [{"kind": "text", "text": "write me a very long answer, please"}]}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": method,
+        "params": {
+            "message": {
+                "role": "user",
+                "messageId": "m-1",
+                "parts": [{"kind": "text", "text": "write me a very long answer, please"}],
+            }
+        },
+    }
 
 
 #: The binding the client reads the stream over (--binding).
@@ -258,8 +271,10 @@ def stage_tracker(inputs: list[Any]) -> Any:
     from inspector.session.tracker import TaskTracker
 
     # The events as the tracker sees them live: payloads there (the decode stage times them).
-    events = [Event(ev.seq, ev.t, ev.kind, ev.exchange, raw if raw is not None else ev.data, ev.wall, payload)
-              for ev, raw, payload, _codec in inputs]
+    events = [
+        Event(ev.seq, ev.t, ev.kind, ev.exchange, raw if raw is not None else ev.data, ev.wall, payload)
+        for ev, raw, payload, _codec in inputs
+    ]
     tracker = TaskTracker()
     apply = tracker.apply
     t0 = CLOCK()
@@ -340,8 +355,10 @@ def check_ours(stream: c.Stream, n: int, session: Any, tracker: Any) -> None:
             if not view.closed:
                 problems.append("artifact not closed although the last chunk had lastChunk=true")
     if tracker.violations:
-        problems.append(f"{len(tracker.violations)} violations on a well-formed stream, e.g. "
-                        f"{tracker.violations[0].code}: {tracker.violations[0].message}")
+        problems.append(
+            f"{len(tracker.violations)} violations on a well-formed stream, e.g. "
+            f"{tracker.violations[0].code}: {tracker.violations[0].message}"
+        )
     if problems:
         raise CheckFailed(f"[{stream.dialect}] our path got the stream wrong:\n  " + "\n  ".join(problems))
 
@@ -374,8 +391,11 @@ async def _serve(directory: str) -> None:
                     writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                     await writer.drain()
                     continue
-                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: " + CTYPE.encode() +
-                             b"\r\ncache-control: no-store\r\ntransfer-encoding: chunked\r\n\r\n")
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: "
+                    + CTYPE.encode()
+                    + b"\r\ncache-control: no-store\r\ntransfer-encoding: chunked\r\n\r\n"
+                )
                 for chunk in chunks:
                     writer.write(b"%x\r\n%b\r\n" % (len(chunk), chunk))
                     await writer.drain()
@@ -398,8 +418,9 @@ class Loopback:
         self._dir = tempfile.TemporaryDirectory(prefix="a2a-bench-")
         for name, stream in streams.items():
             Path(self._dir.name, f"{name}.sse").write_bytes(stream.body)
-        self.proc = subprocess.Popen([sys.executable, __file__, "--serve", self._dir.name],
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--serve", self._dir.name], stdout=subprocess.PIPE, text=True
+        )
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         if not line.strip().isdigit():
             self.close()
@@ -433,8 +454,13 @@ def _spread(values: list[float]) -> str:
     return f"±{c.spread(values) * 50:.0f}%"
 
 
-def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.AbstractEventLoop,
-                loopback: Loopback | None, summary: list[list[Any]]) -> None:
+def run_dialect(
+    stream: c.Stream,
+    args: argparse.Namespace,
+    loop: asyncio.AbstractEventLoop,
+    loopback: Loopback | None,
+    summary: list[list[Any]],
+) -> None:
     from inspector.client.sse import SSEComment, SSEEvent
     from inspector.protocol.dialects import get_dialect
 
@@ -446,17 +472,39 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
         dialect = rest.codec(dialect)  # what the client decodes REST events with
     chunks = c.split_network(stream.body)
     n = stream.events
-    print(f"== dialect {name}: {n:,} events + {stream.comments} heartbeats, {c.fmt_bytes(len(stream.body))} "
-          f"in {len(chunks)} chunks of 4-64 KiB")
+    print(
+        f"== dialect {name}: {n:,} events + {stream.comments} heartbeats, {c.fmt_bytes(len(stream.body))} "
+        f"in {len(chunks)} chunks of 4-64 KiB"
+    )
 
     transport = _replay_transport(chunks)
     texts = [ch.decode("utf-8", "replace") for ch in chunks]  # only for the baseline's stage timing
     url = loopback.url(name) if loopback is not None else ""
 
-    runs: dict[str, list[float]] = {k: [] for k in (
-        "ours", "base", "ours_wall", "base_wall", "ours_gc", "base_gc", "loop_ours", "loop_base",
-        "loop_ours_wall", "loop_base_wall", "reader", "decode", "log", "tracker", "httpx_bytes",
-        "b_sse", "b_json", "httpx_text", "ours_full")}
+    runs: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "ours",
+            "base",
+            "ours_wall",
+            "base_wall",
+            "ours_gc",
+            "base_gc",
+            "loop_ours",
+            "loop_base",
+            "loop_ours_wall",
+            "loop_base_wall",
+            "reader",
+            "decode",
+            "log",
+            "tracker",
+            "httpx_bytes",
+            "b_sse",
+            "b_json",
+            "httpx_text",
+            "ours_full",
+        )
+    }
     gc_counts = [0, 0, 0]
     hits = 0
     checked = False
@@ -517,8 +565,10 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
         events = [i for i in items if i.__class__ is SSEEvent]
         others = [i for i in items if i.__class__ is not SSEEvent]
         if len(events) != n or len(others) != stream.comments or any(i.__class__ is not SSEComment for i in others):
-            raise CheckFailed(f"[{name}] SSEParser produced {len(events)} events and {len(others)} other items, "
-                              f"expected {n} and {stream.comments} comments")
+            raise CheckFailed(
+                f"[{name}] SSEParser produced {len(events)} events and {len(others)} other items, "
+                f"expected {n} and {stream.comments} comments"
+            )
         datas = [e.data for e in events]
         del items, events, others
         t, _p = c.timed_nogc(partial(stage_decode, dialect, datas), clock=CLOCK)
@@ -540,13 +590,23 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
     ours, base = med["ours"], med["base"]
     ratio = base / ours
     wratio = med["base_wall"] / med["ours_wall"]
-    print(f"   check: artifact assembled exactly ({stream.chunks:,} chunks, {len(stream.text):,} characters), "
-          f"{n:,} events and {stream.comments} heartbeats logged, task completed, no violations: OK")
+    print(
+        f"   check: artifact assembled exactly ({stream.chunks:,} chunks, {len(stream.text):,} characters), "
+        f"{n:,} events and {stream.comments} heartbeats logged, task completed, no violations: OK"
+    )
 
     def path_row(label: str, key: str) -> list[Any]:
         secs = med[key]
-        return [label, c.fmt_ms(secs), c.fmt_rate(c.rate(n, secs)), c.fmt_us(secs / n), _spread(runs[key]),
-                c.fmt_rate(c.rate(n, med[key + "_wall"])), _spread(runs[key + "_wall"]), ""]
+        return [
+            label,
+            c.fmt_ms(secs),
+            c.fmt_rate(c.rate(n, secs)),
+            c.fmt_us(secs / n),
+            _spread(runs[key]),
+            c.fmt_rate(c.rate(n, med[key + "_wall"])),
+            _spread(runs[key + "_wall"]),
+            "",
+        ]
 
     def ratio_row(label: str, cpu: float, wall: float) -> list[Any]:
         return [label, "", f"{cpu:.2f}x", "", "", f"{wall:.2f}x", "", f"{_verdict(cpu)} (target >= {TARGET}x)"]
@@ -564,51 +624,87 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
             path_row("baseline over loopback HTTP", "loop_base"),
             ratio_row("ratio ours/baseline (loopback)", lratio, med["loop_base_wall"] / med["loop_ours_wall"]),
         ]
-    c.table(["path", "CPU median", "events/s", "per event", "spread", "wall events/s", "spread", "verdict"], rows,
-            title=f"   end to end, median of {args.runs} runs, in CPU time (wall clock beside it; "
-                  "spread: ±half the max-min range)")
-    print("   each run, CPU µs per event: ours " + " ".join(f"{t / n * 1e6:.1f}" for t in runs["ours"])
-          + " | baseline " + " ".join(f"{t / n * 1e6:.1f}" for t in runs["base"])
-          + " | gc " + " ".join(f"{t / n * 1e6:.1f}" for t in runs["ours_gc"]))
+    c.table(
+        ["path", "CPU median", "events/s", "per event", "spread", "wall events/s", "spread", "verdict"],
+        rows,
+        title=f"   end to end, median of {args.runs} runs, in CPU time (wall clock beside it; "
+        "spread: ±half the max-min range)",
+    )
+    print(
+        "   each run, CPU µs per event: ours "
+        + " ".join(f"{t / n * 1e6:.1f}" for t in runs["ours"])
+        + " | baseline "
+        + " ".join(f"{t / n * 1e6:.1f}" for t in runs["base"])
+        + " | gc "
+        + " ".join(f"{t / n * 1e6:.1f}" for t in runs["ours_gc"])
+    )
     # A median hides the run that paid for a whole-heap collection: name those runs.
-    full = [(i + 1, t, g) for i, (t, g, k) in enumerate(zip(runs["ours"], runs["ours_gc"], runs["ours_full"], strict=True)) if k]
+    full = [
+        (i + 1, t, g)
+        for i, (t, g, k) in enumerate(zip(runs["ours"], runs["ours_gc"], runs["ours_full"], strict=True))
+        if k
+    ]
     if full:
-        print("   runs with a full (gen 2) collection: " + ", ".join(
-            f"run {i}: {t / n * 1e6:.1f} µs/event, of which gc {g / n * 1e6:.1f}" for i, t, g in full)
-            + f"; the worst run's ratio: {c.median(runs['base']) / max(runs['ours']):.2f}x")
+        print(
+            "   runs with a full (gen 2) collection: "
+            + ", ".join(f"run {i}: {t / n * 1e6:.1f} µs/event, of which gc {g / n * 1e6:.1f}" for i, t, g in full)
+            + f"; the worst run's ratio: {c.median(runs['base']) / max(runs['ours']):.2f}x"
+        )
     else:
-        print(f"   no run contained a full (gen 2) collection ({len(runs['ours'])} runs); "
-              f"the worst run's ratio: {c.median(runs['base']) / max(runs['ours']):.2f}x")
+        print(
+            f"   no run contained a full (gen 2) collection ({len(runs['ours'])} runs); "
+            f"the worst run's ratio: {c.median(runs['base']) / max(runs['ours']):.2f}x"
+        )
     print()
 
     def stage_row(label: str, secs: float, total: float) -> list[Any]:
-        return [label, c.fmt_ms(secs), c.fmt_us(secs / n), f"{secs / total * 100:.0f}%",
-                c.fmt_rate(c.rate(n, secs)) if secs > 0 else "-"]
+        return [
+            label,
+            c.fmt_ms(secs),
+            c.fmt_us(secs / n),
+            f"{secs / total * 100:.0f}%",
+            c.fmt_rate(c.rate(n, secs)) if secs > 0 else "-",
+        ]
 
     ours_parts = ["reader", "decode", "log", "tracker", "httpx_bytes", "ours_gc"]
     glue = ours - sum(med[k] for k in ours_parts)
-    c.table(["stage (ours)", "median", "per event", "of total", "alone"], [
-        stage_row("reader   SSEParser.feed/close over the chunks", med["reader"], ours),
-        stage_row(f"decode   {'lean_reader' if CONSUME == 'drain' else 'wire.decode_sse_data'} "
-                  f"({type(dialect).__name__}: {hits:,} by its shortcut)", med["decode"], ours),
-        stage_row("log      Session.append_sse, no listeners", med["log"], ours),
-        stage_row("tracker  TaskTracker.apply over the session log", med["tracker"], ours),
-        stage_row("httpx    MockTransport response.aiter_bytes only", med["httpx_bytes"], ours),
-        stage_row(f"gc       cyclic GC during the run ({gc_counts[0]}/{gc_counts[1]}/{gc_counts[2]} "
-                  "collections of gen 0/1/2)", med["ours_gc"], ours),
-        stage_row("glue     the rest: client _stream/_record, generators", glue, ours),
-        stage_row("total    end to end", ours, ours),
-    ], title=f"   where our time goes, in CPU time (stages timed alone with the GC off, median of "
-             f"{min(args.runs, STAGE_RUNS)} runs; gc measured in the end-to-end runs; glue = total - the others)")
+    c.table(
+        ["stage (ours)", "median", "per event", "of total", "alone"],
+        [
+            stage_row("reader   SSEParser.feed/close over the chunks", med["reader"], ours),
+            stage_row(
+                f"decode   {'lean_reader' if CONSUME == 'drain' else 'wire.decode_sse_data'} "
+                f"({type(dialect).__name__}: {hits:,} by its shortcut)",
+                med["decode"],
+                ours,
+            ),
+            stage_row("log      Session.append_sse, no listeners", med["log"], ours),
+            stage_row("tracker  TaskTracker.apply over the session log", med["tracker"], ours),
+            stage_row("httpx    MockTransport response.aiter_bytes only", med["httpx_bytes"], ours),
+            stage_row(
+                f"gc       cyclic GC during the run ({gc_counts[0]}/{gc_counts[1]}/{gc_counts[2]} "
+                "collections of gen 0/1/2)",
+                med["ours_gc"],
+                ours,
+            ),
+            stage_row("glue     the rest: client _stream/_record, generators", glue, ours),
+            stage_row("total    end to end", ours, ours),
+        ],
+        title=f"   where our time goes, in CPU time (stages timed alone with the GC off, median of "
+        f"{min(args.runs, STAGE_RUNS)} runs; gc measured in the end-to-end runs; glue = total - the others)",
+    )
     bglue = base - med["b_sse"] - med["b_json"] - med["httpx_text"] - med["base_gc"]
-    c.table(["stage (baseline)", "median", "per event", "of total", "alone"], [
-        stage_row("sse      httpx_sse SSELineDecoder + SSEDecoder", med["b_sse"], base),
-        stage_row("json     json.loads", med["b_json"], base),
-        stage_row("httpx    MockTransport response.aiter_text only", med["httpx_text"], base),
-        stage_row("gc       cyclic GC during the run", med["base_gc"], base),
-        stage_row("glue     the rest: aiter_sse generators", bglue, base),
-        stage_row("total    end to end", base, base),
-    ])
+    c.table(
+        ["stage (baseline)", "median", "per event", "of total", "alone"],
+        [
+            stage_row("sse      httpx_sse SSELineDecoder + SSEDecoder", med["b_sse"], base),
+            stage_row("json     json.loads", med["b_json"], base),
+            stage_row("httpx    MockTransport response.aiter_text only", med["httpx_text"], base),
+            stage_row("gc       cyclic GC during the run", med["base_gc"], base),
+            stage_row("glue     the rest: aiter_sse generators", bglue, base),
+            stage_row("total    end to end", base, base),
+        ],
+    )
 
     if not args.no_memory:
         gc.collect()
@@ -623,9 +719,11 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
         loop.run_until_complete(baseline_once(name, URL, transport))
         _bcur, bpeak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        print(f"   memory (tracemalloc, separate untimed run): ours peak {c.fmt_bytes(peak)}, of which "
-              f"{c.fmt_bytes(current)} stays held by the session log and tracker ({c.fmt_bytes(current / n)} "
-              f"per event; the body is {c.fmt_bytes(len(stream.body))}); baseline peak {c.fmt_bytes(bpeak)}")
+        print(
+            f"   memory (tracemalloc, separate untimed run): ours peak {c.fmt_bytes(peak)}, of which "
+            f"{c.fmt_bytes(current)} stays held by the session log and tracker ({c.fmt_bytes(current / n)} "
+            f"per event; the body is {c.fmt_bytes(len(stream.body))}); baseline peak {c.fmt_bytes(bpeak)}"
+        )
         print()
 
     if args.profile:
@@ -636,19 +734,30 @@ def run_dialect(stream: c.Stream, args: argparse.Namespace, loop: asyncio.Abstra
         prof.disable()
         buf = io.StringIO()
         pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(args.profile)
-        print(f"   cProfile of our path, GC on (top {args.profile} by own time; collections are "
-              "charged to whichever function allocated when they ran):")
+        print(
+            f"   cProfile of our path, GC on (top {args.profile} by own time; collections are "
+            "charged to whichever function allocated when they ran):"
+        )
         print("\n".join("   " + line for line in buf.getvalue().splitlines() if line.strip()))
         print()
 
-    summary.append([name, c.fmt_rate(c.rate(n, ours)), c.fmt_rate(c.rate(n, base)), f"{ratio:.2f}x",
-                    _verdict(ratio), f"{wratio:.2f}x", f"{med['ours_gc'] / ours * 100:.0f}%"]
-                   + ([f"{lratio:.2f}x", _verdict(lratio)] if lratio is not None else []))
+    summary.append(
+        [
+            name,
+            c.fmt_rate(c.rate(n, ours)),
+            c.fmt_rate(c.rate(n, base)),
+            f"{ratio:.2f}x",
+            _verdict(ratio),
+            f"{wratio:.2f}x",
+            f"{med['ours_gc'] / ours * 100:.0f}%",
+        ]
+        + ([f"{lratio:.2f}x", _verdict(lratio)] if lratio is not None else [])
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        import httpx_sse  # noqa: F401 - the baseline
+        import httpx_sse
     except ImportError:
         print("bench/run ingest: the baseline needs httpx-sse: pip install -e '.[bench]'", file=sys.stderr)
         return 2
@@ -656,23 +765,46 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--events", type=int, default=50_000, help="SSE events per stream (default 50000)")
     ap.add_argument("--runs", type=int, default=5, help="runs per measurement; medians are reported (default 5)")
     ap.add_argument("--quick", action="store_true", help="at most 5,000 events and 3 runs, no loopback")
-    ap.add_argument("--dialect", action="append", choices=("1.0", "0.3"),
-                    help="only this dialect (repeatable; default both)")
-    ap.add_argument("--binding", choices=("jsonrpc", "rest"), default="jsonrpc",
-                    help="the binding the stream comes over: rest is HTTP+JSON, bare StreamResponse "
-                         "events (1.0 only; default jsonrpc)")
+    ap.add_argument(
+        "--dialect", action="append", choices=("1.0", "0.3"), help="only this dialect (repeatable; default both)"
+    )
+    ap.add_argument(
+        "--binding",
+        choices=("jsonrpc", "rest"),
+        default="jsonrpc",
+        help="the binding the stream comes over: rest is HTTP+JSON, bare StreamResponse "
+        "events (1.0 only; default jsonrpc)",
+    )
     ap.add_argument("--heartbeats", type=int, default=5, help="': ping' comments in each stream (default 5)")
     ap.add_argument("--seed", type=int, default=1, help="seed for the stream's text and the chunk sizes")
-    ap.add_argument("--loopback", action="store_true",
-                    help="also measure both paths over real HTTP on 127.0.0.1 (server in a child process)")
-    ap.add_argument("--consume", choices=("drain", "iterate"), default="drain",
-                    help="drain the stream as the TUI does (default), or iterate its events as the CLI does")
+    ap.add_argument(
+        "--loopback",
+        action="store_true",
+        help="also measure both paths over real HTTP on 127.0.0.1 (server in a child process)",
+    )
+    ap.add_argument(
+        "--consume",
+        choices=("drain", "iterate"),
+        default="drain",
+        help="drain the stream as the TUI does (default), or iterate its events as the CLI does",
+    )
     ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc run")
-    ap.add_argument("--profile", type=int, nargs="?", const=25, default=0, metavar="N",
-                    help="also print a cProfile of our path (top N functions, default 25)")
-    ap.add_argument("--gc", choices=("app", "default"), default="app",
-                    help="garbage-collector settings: the app's (inspector.gcpolicy, as the CLI and TUI "
-                         "install it; the default) or CPython's own")
+    ap.add_argument(
+        "--profile",
+        type=int,
+        nargs="?",
+        const=25,
+        default=0,
+        metavar="N",
+        help="also print a cProfile of our path (top N functions, default 25)",
+    )
+    ap.add_argument(
+        "--gc",
+        choices=("app", "default"),
+        default="app",
+        help="garbage-collector settings: the app's (inspector.gcpolicy, as the CLI and TUI "
+        "install it; the default) or CPython's own",
+    )
     ap.add_argument("--serve", metavar="DIR", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve:
@@ -702,17 +834,22 @@ def main(argv: list[str] | None = None) -> int:
         from inspector import gcpolicy
 
         gcpolicy.install()  # what inspector.cli and the TUI do at start-up
-    gc_note = ("GC: the app's policy (inspector.gcpolicy)" if args.gc == "app"
-               else "GC: CPython's defaults (--gc default)")
+    gc_note = (
+        "GC: the app's policy (inspector.gcpolicy)" if args.gc == "app" else "GC: CPython's defaults (--gc default)"
+    )
     consuming = "drains the stream, as the TUI does" if CONSUME == "drain" else "iterates its events, as the CLI does"
-    print(f"ingest: {args.events:,} SSE events per stream, {', '.join(dialects)}, medians of {args.runs} runs "
-          f"(Python {sys.version.split()[0]}, httpx {httpx.__version__}, httpx-sse "
-          f"{getattr(httpx_sse, '__version__', '?')}, pydantic {pydantic.VERSION}, {os.cpu_count()} CPUs; "
-          f"{gc_note}; ours {consuming})")
+    print(
+        f"ingest: {args.events:,} SSE events per stream, {', '.join(dialects)}, medians of {args.runs} runs "
+        f"(Python {sys.version.split()[0]}, httpx {httpx.__version__}, httpx-sse "
+        f"{getattr(httpx_sse, '__version__', '?')}, pydantic {pydantic.VERSION}, {os.cpu_count()} CPUs; "
+        f"{gc_note}; ours {consuming})"
+    )
     print()
     started = time.perf_counter()
-    streams = {d: c.make_stream(d, args.events, heartbeats=args.heartbeats, seed=args.seed,
-                                rest=args.binding == "rest") for d in dialects}
+    streams = {
+        d: c.make_stream(d, args.events, heartbeats=args.heartbeats, seed=args.seed, rest=args.binding == "rest")
+        for d in dialects
+    }
     summary: list[list[Any]] = []
     loopback = None
     loop = asyncio.new_event_loop()
@@ -731,8 +868,12 @@ def main(argv: list[str] | None = None) -> int:
     headers = ["dialect", "ours", "baseline", "ratio", "verdict", "ratio (wall)", "gc share of ours"]
     if args.loopback:
         headers += ["ratio (loopback)", "verdict"]
-    c.table(headers, summary, title=f"ingest summary (events/s of CPU time, medians; target: ours >= {TARGET}x "
-                                    f"baseline; the wall-clock ratio for comparison)")
+    c.table(
+        headers,
+        summary,
+        title=f"ingest summary (events/s of CPU time, medians; target: ours >= {TARGET}x "
+        f"baseline; the wall-clock ratio for comparison)",
+    )
     print(f"done in {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -45,8 +45,12 @@ PY = sys.executable
 BIG = ["--max-stream-events", "100000000", "--max-body", "100G"]
 
 #: Targets (issue 11): (what, events) -> MiB (RSS in KiB / 1024, as the issue measured).
-TARGETS = {("cli chunks", 100_000): 120, ("cli status", 300_000): 120, ("tui chunks", 100_000): 200,
-           ("tui status", 100_000): 250}
+TARGETS = {
+    ("cli chunks", 100_000): 120,
+    ("cli status", 300_000): 120,
+    ("tui chunks", 100_000): 200,
+    ("tui status", 100_000): 250,
+}
 REPLAY_FIRST_FRAME = 2.0
 REPLAY_PEAK_MB = 500
 #: Bytes an export may grow by per event of the recording: it streams (it was ~10 KB for
@@ -60,14 +64,17 @@ EXPORT_SLOPE = 500
 def _peak_of(cmd: list[str], timeout: float) -> tuple[int, float, float, str]:
     """(exit code, peak RSS in MiB, seconds, stdout+stderr tail) of ``cmd`` run in a fresh
     helper process, so that ru_maxrss is this command's alone."""
-    code = ("import resource, subprocess, sys, time\n"
-            "t = time.monotonic()\n"
-            f"p = subprocess.run({cmd!r}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout={timeout!r})\n"
-            "print(json.dumps([p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,"
-            " time.monotonic() - t, p.stdout.decode(errors='replace')[-2000:]]))\n")
+    code = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.monotonic()\n"
+        f"p = subprocess.run({cmd!r}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout={timeout!r})\n"
+        "print(json.dumps([p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,"
+        " time.monotonic() - t, p.stdout.decode(errors='replace')[-2000:]]))\n"
+    )
     try:
-        done = subprocess.run([PY, "-c", "import json\n" + code], capture_output=True, text=True,
-                              cwd=ROOT, timeout=timeout + 30)
+        done = subprocess.run(
+            [PY, "-c", "import json\n" + code], capture_output=True, text=True, cwd=ROOT, timeout=timeout + 30
+        )
     except subprocess.TimeoutExpired:
         return -1, float("nan"), timeout, "timed out"
     if done.returncode != 0:
@@ -78,8 +85,9 @@ def _peak_of(cmd: list[str], timeout: float) -> tuple[int, float, float, str]:
 
 class Agent:
     def __init__(self, workload: str, n: int) -> None:
-        self.proc = subprocess.Popen([PY, str(HERE / "_stream_agent.py"), workload, str(n)],
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [PY, str(HERE / "_stream_agent.py"), workload, str(n)], stdout=subprocess.PIPE, text=True
+        )
         assert self.proc.stdout is not None
         self.url = f"http://127.0.0.1:{int(self.proc.stdout.readline())}/"
 
@@ -228,8 +236,23 @@ def run_cli(sizes: dict[str, list[int]], timeout: float) -> list[list[Any]]:
         for n in ns:
             agent = Agent(workload, n)
             try:
-                rc, peak, _secs, tail = _peak_of([PY, "-m", "inspector.cli", "send", "--stream", "-o", "ndjson",
-                                                    "--dialect", "1.0", *BIG, agent.url, "go"], timeout)
+                rc, peak, _secs, tail = _peak_of(
+                    [
+                        PY,
+                        "-m",
+                        "inspector.cli",
+                        "send",
+                        "--stream",
+                        "-o",
+                        "ndjson",
+                        "--dialect",
+                        "1.0",
+                        *BIG,
+                        agent.url,
+                        "go",
+                    ],
+                    timeout,
+                )
                 brc, base, _bs, btail = _peak_of([PY, "-c", BASELINE_CLIENT, agent.url], timeout)
             finally:
                 agent.close()
@@ -241,8 +264,17 @@ def run_cli(sizes: dict[str, list[int]], timeout: float) -> list[list[Any]]:
             base_points.append(base)
         for (n, peak), base, slope in zip(points, base_points, _slopes(points), strict=True):
             per = (peak - base) * 1024 / n if peak == peak and base == base else float("nan")
-            rows.append([f"cli {workload}", f"{n:,}", _mb(peak), _mb(base), f"{per:.2f}", slope,
-                         _verdict(f"cli {workload}", n, peak)])
+            rows.append(
+                [
+                    f"cli {workload}",
+                    f"{n:,}",
+                    _mb(peak),
+                    _mb(base),
+                    f"{per:.2f}",
+                    slope,
+                    _verdict(f"cli {workload}", n, peak),
+                ]
+            )
     return rows
 
 
@@ -254,8 +286,13 @@ def run_tui(sizes: dict[str, list[int]], timeout: float) -> list[list[Any]]:
         for n in ns:
             agent = Agent(workload, n)
             try:
-                done = subprocess.run([PY, __file__, "--child-tui", agent.url, str(timeout)], capture_output=True,
-                                      text=True, cwd=ROOT, timeout=timeout + 60)
+                done = subprocess.run(
+                    [PY, __file__, "--child-tui", agent.url, str(timeout)],
+                    capture_output=True,
+                    text=True,
+                    cwd=ROOT,
+                    timeout=timeout + 60,
+                )
             except subprocess.TimeoutExpired:
                 done = None
             finally:
@@ -271,8 +308,17 @@ def run_tui(sizes: dict[str, list[int]], timeout: float) -> list[list[Any]]:
             per = (peak - idle) * 1024 / n if figures else float("nan")
             note = "" if figures.get("done") else " (did not finish)"
             rate = f", {n / figures['seconds']:,.0f} ev/s" if figures.get("seconds") else ""
-            rows.append([f"tui {workload}", f"{n:,}", _mb(peak) + note, _mb(idle) + " idle", f"{per:.2f}",
-                         slope + rate, _verdict(f"tui {workload}", n, peak)])
+            rows.append(
+                [
+                    f"tui {workload}",
+                    f"{n:,}",
+                    _mb(peak) + note,
+                    _mb(idle) + " idle",
+                    f"{per:.2f}",
+                    slope + rate,
+                    _verdict(f"tui {workload}", n, peak),
+                ]
+            )
     return rows
 
 
@@ -285,8 +331,13 @@ def run_replay(events: int, timeout: float) -> list[list[Any]]:
         size = make(path, events)
         start = time.time()
         try:
-            done = subprocess.run([PY, __file__, "--child-replay", str(path), repr(start)], capture_output=True,
-                                  text=True, cwd=ROOT, timeout=timeout)
+            done = subprocess.run(
+                [PY, __file__, "--child-replay", str(path), repr(start)],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                timeout=timeout,
+            )
         except subprocess.TimeoutExpired:
             print("memory: replay timed out", file=sys.stderr)
             return []
@@ -298,11 +349,33 @@ def run_replay(events: int, timeout: float) -> list[list[Any]]:
     ok_frame = f["first_frame"] <= REPLAY_FIRST_FRAME
     ok_peak = f["peak"] <= REPLAY_PEAK_MB
     return [
-        [f"replay {size / 2**20:,.0f} MiB", f"{n:,}", f"first frame {f['first_frame']:.2f} s",
-         f"{f['events_at_first_frame']:,} ev indexed", "", "", f"<= {REPLAY_FIRST_FRAME:g} s {'PASS' if ok_frame else 'MISS'}"],
-        ["", "", f"indexed in {f['indexed']:.1f} s", _mb(f["rss_indexed"]), f"{f['rss_indexed'] * 1024 / n:.2f}", "", ""],
-        ["", "", f"seek to end {f['seek_end']:.1f} s", _mb(f["peak"]) + " peak", f"{f['peak'] * 1024 / n:.2f}", "",
-         f"<= {REPLAY_PEAK_MB} MiB {'PASS' if ok_peak else 'MISS'}"],
+        [
+            f"replay {size / 2**20:,.0f} MiB",
+            f"{n:,}",
+            f"first frame {f['first_frame']:.2f} s",
+            f"{f['events_at_first_frame']:,} ev indexed",
+            "",
+            "",
+            f"<= {REPLAY_FIRST_FRAME:g} s {'PASS' if ok_frame else 'MISS'}",
+        ],
+        [
+            "",
+            "",
+            f"indexed in {f['indexed']:.1f} s",
+            _mb(f["rss_indexed"]),
+            f"{f['rss_indexed'] * 1024 / n:.2f}",
+            "",
+            "",
+        ],
+        [
+            "",
+            "",
+            f"seek to end {f['seek_end']:.1f} s",
+            _mb(f["peak"]) + " peak",
+            f"{f['peak'] * 1024 / n:.2f}",
+            "",
+            f"<= {REPLAY_PEAK_MB} MiB {'PASS' if ok_peak else 'MISS'}",
+        ],
     ]
 
 
@@ -322,8 +395,9 @@ def run_export(sizes: list[int], timeout: float) -> list[list[Any]]:
             seconds: list[float] = []
             for n, path in paths:
                 out = Path(tmp) / f"out-{n}.{fmt}"
-                rc, peak, secs, tail = _peak_of([PY, "-m", "inspector.cli", "export", str(path), f"--{fmt}", str(out),
-                                                 "--force"], timeout)
+                rc, peak, secs, tail = _peak_of(
+                    [PY, "-m", "inspector.cli", "export", str(path), f"--{fmt}", str(out), "--force"], timeout
+                )
                 if rc != 0:
                     print(f"memory: export --{fmt} {n}: exit {rc}: {tail}", file=sys.stderr)
                 points.append((n, peak))
@@ -333,8 +407,9 @@ def run_export(sizes: list[int], timeout: float) -> list[list[Any]]:
                 if i:
                     per = (peak - points[i - 1][1]) * 2**20 / (n - points[i - 1][0])
                     verdict = f"slope <= {EXPORT_SLOPE} B {'PASS' if per <= EXPORT_SLOPE else 'MISS'}"
-                rows.append([f"export --{fmt}", f"{n:,}", _mb(peak), f"{secs:.0f} s", f"{peak * 1024 / n:.2f}", slope,
-                             verdict])
+                rows.append(
+                    [f"export --{fmt}", f"{n:,}", _mb(peak), f"{secs:.0f} s", f"{peak * 1024 / n:.2f}", slope, verdict]
+                )
     return rows
 
 
@@ -347,8 +422,11 @@ def main() -> int:
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10k events, a small recording (~30 s)")
-    parser.add_argument("--full", action="store_true",
-                        help="10k / 100k / 1M events and a 1 GB recording (1.5M events): about 15 minutes")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="10k / 100k / 1M events and a 1 GB recording (1.5M events): about 15 minutes",
+    )
     parser.add_argument("--only", default="cli,tui,replay,export", help="comma-separated: cli, tui, replay, export")
     parser.add_argument("--runs", type=int, default=1, help="accepted for bench/run; each size runs once")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per process")
@@ -380,9 +458,12 @@ def main() -> int:
         rows += run_replay(replay_events, args.timeout * 2)
     if "export" in only:
         rows += run_export(export, args.timeout)
-    table(["what", "events", "peak RSS", "baseline", "KiB/event", "slope/event", "target"], rows,
-          title="peak RSS (baseline: cli = httpx-sse + json.loads on the same stream; tui = the app idle; "
-                "export: its time)")
+    table(
+        ["what", "events", "peak RSS", "baseline", "KiB/event", "slope/event", "target"],
+        rows,
+        title="peak RSS (baseline: cli = httpx-sse + json.loads on the same stream; tui = the app idle; "
+        "export: its time)",
+    )
     return 0
 
 

@@ -77,8 +77,9 @@ def chunk_texts(text: str, count: int) -> list[str]:
 # ---------------------------------------------------------------------- the servers (children)
 
 
-def mock_scenario(send_chunks: int, stream_chunks: int, trickle: float = 0.0,
-                  framing: str = "per-event") -> dict[str, Any]:
+def mock_scenario(
+    send_chunks: int, stream_chunks: int, trickle: float = 0.0, framing: str = "per-event"
+) -> dict[str, Any]:
     def script(count: int, delay: float = 0.0) -> list[dict[str, Any]]:
         chunks: dict[str, Any] = {"id": "echo", "name": "echo", "text": "chunk {i} of {n}: {text}\n", "count": count}
         steps: list[dict[str, Any]] = [{"status": "working", "message": WORKING}]
@@ -91,10 +92,15 @@ def mock_scenario(send_chunks: int, stream_chunks: int, trickle: float = 0.0,
     return {
         "name": "bench-echo",
         "description": "Echo in K chunks, like the a2a-sdk peer (delays only for 'slow').",
-        "card": {"name": "Echo Agent", "description": "Echoes text back in chunks.", "version": "0.1.0",
-                 "capabilities": {"streaming": True, "pushNotifications": False},
-                 "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-                 "skills": [{"id": "echo", "name": "Echo", "description": "Echo the input.", "tags": ["echo"]}]},
+        "card": {
+            "name": "Echo Agent",
+            "description": "Echoes text back in chunks.",
+            "version": "0.1.0",
+            "capabilities": {"streaming": True, "pushNotifications": False},
+            "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "echo", "name": "Echo", "description": "Echo the input.", "tags": ["echo"]}],
+        },
         "framing": {"writes": framing},
         "rules": [
             {"name": "send", "when": {"text": "^send\\b"}, "script": script(send_chunks)},
@@ -138,8 +144,9 @@ def serve(kind: str, send_chunks: int, stream_chunks: int, trickle: float) -> No
     if kind == "sdk":
         app, path = build_sdk(send_chunks, stream_chunks, trickle)
     else:
-        app, path = build_mock(send_chunks, stream_chunks, trickle,
-                               "buffered" if kind == "mock-buffered" else "per-event")
+        app, path = build_mock(
+            send_chunks, stream_chunks, trickle, "buffered" if kind == "mock-buffered" else "per-event"
+        )
     logging.getLogger("a2a").setLevel(logging.ERROR)
     config = uvicorn.Config(app, host=HOST, port=0, log_level="warning", access_log=False, lifespan="auto")
     server = uvicorn.Server(config)
@@ -165,9 +172,22 @@ class Child:
     def __init__(self, kind: str, send_chunks: int, stream_chunks: int, trickle_ms: float) -> None:
         self.kind = kind
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--serve", kind, "--send-chunks", str(send_chunks),
-             "--chunks", str(stream_chunks), "--trickle-ms", str(trickle_ms)],
-            stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
+            [
+                sys.executable,
+                __file__,
+                "--serve",
+                kind,
+                "--send-chunks",
+                str(send_chunks),
+                "--chunks",
+                str(stream_chunks),
+                "--trickle-ms",
+                str(trickle_ms),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=str(ROOT),
+        )
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         parts = line.split()
         if len(parts) != 2 or not parts[0].isdigit():
@@ -215,9 +235,11 @@ class Connection:
             self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
         assert self.reader is not None
         accept = b"text/event-stream" if stream else b"application/json"
-        self.writer.write(b"POST %b HTTP/1.1\r\nhost: %b:%d\r\ncontent-type: application/json\r\n"
-                          b"accept: %b\r\na2a-version: 1.0\r\ncontent-length: %d\r\n\r\n%b"
-                          % (self.path.encode(), HOST.encode(), self.port, accept, len(body), body))
+        self.writer.write(
+            b"POST %b HTTP/1.1\r\nhost: %b:%d\r\ncontent-type: application/json\r\n"
+            b"accept: %b\r\na2a-version: 1.0\r\ncontent-length: %d\r\n\r\n%b"
+            % (self.path.encode(), HOST.encode(), self.port, accept, len(body), body)
+        )
         head = await self.reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
         status = int(lines[0].split(" ", 2)[1])
@@ -259,9 +281,15 @@ class Connection:
 
 
 def request(method: str, text: str) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": {
-        "message": {"role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": text}]}}},
-        separators=(",", ":")).encode()
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": str(uuid.uuid4()),
+            "method": method,
+            "params": {"message": {"role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": text}]}},
+        },
+        separators=(",", ":"),
+    ).encode()
 
 
 def check_task(task: dict[str, Any], text: str, count: int, where: str) -> None:
@@ -299,14 +327,15 @@ def check_stream(status: int, data: bytes, text: str, count: int) -> int:
     for ev in events:
         if "error" in ev:
             raise CheckFailed(f"{where}: JSON-RPC error {ev['error']}")
-        (kind, body), = ev["result"].items()
+        ((kind, body),) = ev["result"].items()
         kinds.append(kind)
         if kind == "artifactUpdate":
             chunks.extend(p.get("text") for p in body["artifact"]["parts"])
         elif kind == "statusUpdate":
             kinds[-1] += ":" + body["status"]["state"]
-    expected = (["task", "statusUpdate:TASK_STATE_WORKING"] + ["artifactUpdate"] * count
-                + ["statusUpdate:TASK_STATE_COMPLETED"])
+    expected = (
+        ["task", "statusUpdate:TASK_STATE_WORKING"] + ["artifactUpdate"] * count + ["statusUpdate:TASK_STATE_COMPLETED"]
+    )
     if kinds != expected:
         raise CheckFailed(f"{where}: {len(kinds)} events, expected {len(expected)}: {kinds[:4]}...{kinds[-2:]}")
     if chunks != chunk_texts(text, count):
@@ -393,18 +422,30 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/run mock", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sends", type=int, default=2000, help="blocking sends per server (default 2000)")
     ap.add_argument("--streams", type=int, default=500, help="streams per server (default 500)")
-    ap.add_argument("--trickle", type=int, default=200,
-                    help="streams with delays between chunks, per server (default 200; 0 skips the phase)")
-    ap.add_argument("--trickle-ms", type=float, default=2.0,
-                    help="milliseconds before each chunk of a trickle stream (default 2)")
+    ap.add_argument(
+        "--trickle",
+        type=int,
+        default=200,
+        help="streams with delays between chunks, per server (default 200; 0 skips the phase)",
+    )
+    ap.add_argument(
+        "--trickle-ms", type=float, default=2.0, help="milliseconds before each chunk of a trickle stream (default 2)"
+    )
     ap.add_argument("--chunks", type=int, default=20, help="artifact chunks per stream (default 20)")
-    ap.add_argument("--send-chunks", type=int, default=3,
-                    help="artifact chunks per blocking send (default 3, like the SDK peer's echo)")
+    ap.add_argument(
+        "--send-chunks",
+        type=int,
+        default=3,
+        help="artifact chunks per blocking send (default 3, like the SDK peer's echo)",
+    )
     ap.add_argument("--concurrency", type=int, default=16, help="requests in flight (default 16)")
     ap.add_argument("--runs", type=int, default=3, help="runs per server; medians are reported (default 3)")
-    ap.add_argument("--framing", choices=("both", "per-event", "buffered"), default="both",
-                    help="which mock writes to measure: per-event (its default, like the SDK), buffered, or both "
-                         "(default)")
+    ap.add_argument(
+        "--framing",
+        choices=("both", "per-event", "buffered"),
+        default="both",
+        help="which mock writes to measure: per-event (its default, like the SDK), buffered, or both (default)",
+    )
     ap.add_argument("--quick", action="store_true", help="300 sends, 100 streams, 50 trickle streams, one run")
     ap.add_argument("--serve", choices=KINDS, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -415,16 +456,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.sends, args.streams, args.runs = min(args.sends, 300), min(args.streams, 100), 1
         args.trickle = min(args.trickle, 50)
-    if min(args.sends, args.streams, args.chunks, args.send_chunks, args.concurrency, args.runs) < 1 \
-            or args.trickle < 0 or args.trickle_ms < 0:
+    if (
+        min(args.sends, args.streams, args.chunks, args.send_chunks, args.concurrency, args.runs) < 1
+        or args.trickle < 0
+        or args.trickle_ms < 0
+    ):
         ap.error("every count must be >= 1 (--trickle and --trickle-ms >= 0)")
 
     try:
         import a2a
         import uvicorn
     except ImportError as exc:
-        print(f"bench/run mock: needs a2a-sdk and uvicorn, the project's test extras "
-              f"(.venv/bin/pip install -e '.[test]'): {exc}", file=sys.stderr)
+        print(
+            f"bench/run mock: needs a2a-sdk and uvicorn, the project's test extras "
+            f"(.venv/bin/pip install -e '.[test]'): {exc}",
+            file=sys.stderr,
+        )
         return 1
 
     mocks = {"both": ["mock", "mock-buffered"], "per-event": ["mock"], "buffered": ["mock-buffered"]}[args.framing]
@@ -432,14 +479,18 @@ def main(argv: list[str] | None = None) -> int:
     phases = [("sends", args.sends, args.send_chunks), ("streams", args.streams, args.chunks)]
     if args.trickle:
         phases.append(("trickle", args.trickle, args.chunks))
-    print(f"mock: a2a-mock vs a2a-sdk {getattr(a2a, '__version__', '1.3')} agent, 1.0 JSON-RPC over HTTP/1.1 "
-          f"on loopback; {args.sends:,} sends of {args.send_chunks} chunks, {args.streams:,} streams of "
-          f"{args.chunks} chunks and {args.trickle:,} trickle streams of {args.chunks} chunks "
-          f"{args.trickle_ms:g} ms apart, {args.concurrency} in flight, medians of {args.runs} run(s) "
-          f"(Python {sys.version.split()[0]}, uvicorn {uvicorn.__version__}, {os.cpu_count()} CPUs; "
-          f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
-    print("  mock writes each SSE event as its own write, as a2a-sdk (sse-starlette) does: the like-for-like "
-          "pair; mock-buffered writes what is ready at once")
+    print(
+        f"mock: a2a-mock vs a2a-sdk {getattr(a2a, '__version__', '1.3')} agent, 1.0 JSON-RPC over HTTP/1.1 "
+        f"on loopback; {args.sends:,} sends of {args.send_chunks} chunks, {args.streams:,} streams of "
+        f"{args.chunks} chunks and {args.trickle:,} trickle streams of {args.chunks} chunks "
+        f"{args.trickle_ms:g} ms apart, {args.concurrency} in flight, medians of {args.runs} run(s) "
+        f"(Python {sys.version.split()[0]}, uvicorn {uvicorn.__version__}, {os.cpu_count()} CPUs; "
+        f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+    )
+    print(
+        "  mock writes each SSE event as its own write, as a2a-sdk (sse-starlette) does: the like-for-like "
+        "pair; mock-buffered writes what is ready at once"
+    )
     print()
     started = time.perf_counter()
     children: dict[str, Child] = {}
@@ -457,13 +508,17 @@ def main(argv: list[str] | None = None) -> int:
                 for phase, n, count in phases:
                     # Rotate which server goes first, so a burst of load elsewhere does
                     # not always fall on the same one.
-                    order = kinds[r % len(kinds):] + kinds[:r % len(kinds)]
+                    order = kinds[r % len(kinds) :] + kinds[: r % len(kinds)]
                     for kind in order:
                         fig = loop.run_until_complete(
-                            run_phase(children[kind], phase, n, args.concurrency, count, f"r{r}"))
-                        print(f"  run {r + 1} {phase:7} {kind:13}: {c.fmt_rate(fig.rps)} requests, "
-                              f"{c.fmt_rate(fig.eps)} events ({fig.seconds:.2f} s, server CPU "
-                              f"{fig.cpu_ms()} ms/request)", flush=True)
+                            run_phase(children[kind], phase, n, args.concurrency, count, f"r{r}")
+                        )
+                        print(
+                            f"  run {r + 1} {phase:7} {kind:13}: {c.fmt_rate(fig.rps)} requests, "
+                            f"{c.fmt_rate(fig.eps)} events ({fig.seconds:.2f} s, server CPU "
+                            f"{fig.cpu_ms()} ms/request)",
+                            flush=True,
+                        )
                         runs.setdefault((phase, kind), []).append(fig)
         finally:
             loop.close()
@@ -485,18 +540,45 @@ def main(argv: list[str] | None = None) -> int:
             rps_ratio, eps_ratio = m_rps / s_rps, m_eps / s_eps
             # Trickle streams are paced by their delays: rates say little, CPU does.
             judged = phase != "trickle"
-            rows.append([f"{phase} {kind}", c.fmt_rate(m_rps), c.fmt_rate(s_rps), f"{rps_ratio:.1f}x",
-                         _verdict(rps_ratio) if judged else "-",
-                         c.fmt_rate(m_eps), c.fmt_rate(s_eps), f"{eps_ratio:.1f}x",
-                         _verdict(eps_ratio) if judged else "-",
-                         f"{_cpu_ms(mock)} / {_cpu_ms(sdk)}", f"{_client_ms(mock)} / {_client_ms(sdk)}",
-                         f"{_spread(mock)} / {_spread(sdk)}"])
-    c.table(["", "mock req/s", "sdk req/s", "ratio", "verdict", "mock events/s", "sdk events/s", "ratio", "verdict",
-             "server CPU ms/req", "client CPU ms/req", "spread"],
-            rows, title=f"mock summary (medians of {args.runs}; target: a2a-mock >= {TARGET:g}x the SDK "
-                        "on requests/s and on events/s, sends and streams; pairs are mock / sdk)")
-    print("peak RSS: " + ", ".join(f"{kind} {mb:.0f} MiB" if mb is not None else f"{kind} ?"
-                                   for kind, mb in peaks.items()))
+            rows.append(
+                [
+                    f"{phase} {kind}",
+                    c.fmt_rate(m_rps),
+                    c.fmt_rate(s_rps),
+                    f"{rps_ratio:.1f}x",
+                    _verdict(rps_ratio) if judged else "-",
+                    c.fmt_rate(m_eps),
+                    c.fmt_rate(s_eps),
+                    f"{eps_ratio:.1f}x",
+                    _verdict(eps_ratio) if judged else "-",
+                    f"{_cpu_ms(mock)} / {_cpu_ms(sdk)}",
+                    f"{_client_ms(mock)} / {_client_ms(sdk)}",
+                    f"{_spread(mock)} / {_spread(sdk)}",
+                ]
+            )
+    c.table(
+        [
+            "",
+            "mock req/s",
+            "sdk req/s",
+            "ratio",
+            "verdict",
+            "mock events/s",
+            "sdk events/s",
+            "ratio",
+            "verdict",
+            "server CPU ms/req",
+            "client CPU ms/req",
+            "spread",
+        ],
+        rows,
+        title=f"mock summary (medians of {args.runs}; target: a2a-mock >= {TARGET:g}x the SDK "
+        "on requests/s and on events/s, sends and streams; pairs are mock / sdk)",
+    )
+    print(
+        "peak RSS: "
+        + ", ".join(f"{kind} {mb:.0f} MiB" if mb is not None else f"{kind} ?" for kind, mb in peaks.items())
+    )
     print(f"done in {time.perf_counter() - started:.0f} s")
     return 0
 

@@ -89,16 +89,26 @@ def serve_paced(count: int) -> None:
                 await reader.readexactly(length)
             writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
             for i in range(count):
-                update = {"taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [
-                    {"text": f"{time.monotonic_ns()}"}]}, "append": bool(i)}
-                event = b"data: " + json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"artifactUpdate": update}}
-                                               ).encode() + b"\r\n\r\n"
+                update = {
+                    "taskId": "t",
+                    "contextId": "c",
+                    "artifact": {"artifactId": "a", "parts": [{"text": f"{time.monotonic_ns()}"}]},
+                    "append": bool(i),
+                }
+                event = (
+                    b"data: "
+                    + json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"artifactUpdate": update}}).encode()
+                    + b"\r\n\r\n"
+                )
                 writer.write(b"%x\r\n%b\r\n" % (len(event), event))
                 await writer.drain()
                 await asyncio.sleep(PACE)
             final = {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}, "final": True}
-            event = b"data: " + json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": final}}).encode() \
+            event = (
+                b"data: "
+                + json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": final}}).encode()
                 + b"\r\n\r\n"
+            )
             writer.write(b"%x\r\n%b\r\n0\r\n\r\n" % (len(event), event))
             await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -128,17 +138,29 @@ def serve_grpc(count: int, paced: bool = False) -> None:
     cls = grpc_schema.message_class("1.0", "StreamResponse")
 
     def update(text: str) -> bytes:
-        return cls(artifact_update={"task_id": "t", "context_id": "c", "append": True,
-                                    "artifact": {"artifact_id": "a", "parts": [{"text": text}]}}).SerializeToString()
+        return cls(
+            artifact_update={
+                "task_id": "t",
+                "context_id": "c",
+                "append": True,
+                "artifact": {"artifact_id": "a", "parts": [{"text": text}]},
+            }
+        ).SerializeToString()
 
     chunk = update("x" * 40)
-    final = cls(status_update={"task_id": "t", "context_id": "c",
-                               "status": {"state": "TASK_STATE_COMPLETED"}}).SerializeToString()
+    final = cls(
+        status_update={"task_id": "t", "context_id": "c", "status": {"state": "TASK_STATE_COMPLETED"}}
+    ).SerializeToString()
     # Not the streamed task "t": the tracker compares a snapshot's artifact with every
     # chunk it folded for that task (the cost would grow run by run, not be the relay's).
-    answer = grpc_schema.message_class("1.0", "SendMessageResponse")(task={
-        "id": "u", "context_id": "c", "status": {"state": "TASK_STATE_COMPLETED"},
-        "artifacts": [{"artifact_id": "a", "parts": [{"text": "x" * 40}]}]}).SerializeToString()
+    answer = grpc_schema.message_class("1.0", "SendMessageResponse")(
+        task={
+            "id": "u",
+            "context_id": "c",
+            "status": {"state": "TASK_STATE_COMPLETED"},
+            "artifacts": [{"artifact_id": "a", "parts": [{"text": "x" * 40}]}],
+        }
+    ).SerializeToString()
 
     async def stream(request: bytes, context: Any) -> Any:
         if paced:
@@ -209,8 +231,9 @@ async def _serve_stream(stream: Any, unary: Any = None) -> None:
 def _grpc_request() -> bytes:
     from inspector.protocol import grpc_schema
 
-    return grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
-        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+    return grpc_schema.from_json(
+        "1.0", "SendMessageRequest", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}
+    ).SerializeToString()
 
 
 async def read_grpc(address: str, stamps: bool = False) -> tuple[int, float, list[float]]:
@@ -270,8 +293,14 @@ def start(*args: str) -> tuple[subprocess.Popen[str], int]:
 # ---------------------------------------------------------------------- the client
 
 
-BODY = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
-    "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}}).encode()
+BODY = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}},
+    }
+).encode()
 HEADERS = {"Content-Type": "application/json", "Accept": "text/event-stream", "A2A-Version": "1.0"}
 
 
@@ -296,7 +325,7 @@ async def read_stream(url: str, stamps: bool) -> tuple[int, float, list[float]]:
                     for block in blocks:
                         at = block.find(b'"text": "')
                         if at >= 0:
-                            stamp = int(block[at + 9:block.index(b'"', at + 9)])
+                            stamp = int(block[at + 9 : block.index(b'"', at + 9)])
                             lags.append((now - stamp) / 1e9)
         return events, time.perf_counter() - t0, lags
 
@@ -327,9 +356,11 @@ def throughput_case(me: str, count: int, runs: int, children: list[subprocess.Po
                 return 1
             rates[name].append(events / seconds)
     ratio = median(rates["proxy"]) / median(rates["direct"])
-    table(["path", "events/s (median)", "spread", "runs"],
-          [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r)] for name, r in rates.items()],
-          title=f"throughput: one 1.0 stream of {count:,} chunk events")
+    table(
+        ["path", "events/s (median)", "spread", "runs"],
+        [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r)] for name, r in rates.items()],
+        title=f"throughput: one 1.0 stream of {count:,} chunk events",
+    )
     verdict = "ok" if ratio >= TARGET else "MISS"
     print(f"ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {verdict}")
     for child in (agent, proxy):
@@ -338,8 +369,9 @@ def throughput_case(me: str, count: int, runs: int, children: list[subprocess.Po
     return 0
 
 
-def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
-              children: list[subprocess.Popen[str]]) -> int:
+def grpc_case(
+    me: str, count: int, runs: int, paced: int, references: bool, children: list[subprocess.Popen[str]]
+) -> int:
     grpc_agent, grpc_port = start(me, "--serve-grpc", str(count))
     children.append(grpc_agent)
     upstream = f"127.0.0.1:{grpc_port}"
@@ -347,7 +379,9 @@ def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
     children.append(proxy)
     #: name -> (address, the relaying process or None)
     ways: dict[str, tuple[str, subprocess.Popen[str] | None]] = {
-        "direct": (upstream, None), "proxy": (f"127.0.0.1:{proxy_grpc}", proxy)}
+        "direct": (upstream, None),
+        "proxy": (f"127.0.0.1:{proxy_grpc}", proxy),
+    }
     if references:
         bare, bare_port = start(me, "--serve-grpc-bare", upstream)
         children.append(bare)
@@ -388,24 +422,49 @@ def grpc_case(me: str, count: int, runs: int, paced: int, references: bool,
         return f"{median([c[i] for c in cpu[name]]) * 1e6:.0f}"
 
     print()
-    table(["path", "messages/s (median)", "spread", "runs", "CPU µs/msg: agent", "relay", "client"],
-          [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r), us(name, 0),
-            us(name, 1) if ways[name][1] else "-", us(name, 2)] for name, r in rates.items()],
-          title=f"gRPC: one 1.0 stream of {count:,} artifact messages")
+    table(
+        ["path", "messages/s (median)", "spread", "runs", "CPU µs/msg: agent", "relay", "client"],
+        [
+            [
+                name,
+                fmt_rate(median(r)),
+                f"{spread(r):.0%}",
+                len(r),
+                us(name, 0),
+                us(name, 1) if ways[name][1] else "-",
+                us(name, 2),
+            ]
+            for name, r in rates.items()
+        ],
+        title=f"gRPC: one 1.0 stream of {count:,} artifact messages",
+    )
     ratio = median(rates["proxy"]) / median(rates["direct"])
     print(f"gRPC stream ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {'ok' if ratio >= TARGET else 'MISS'}")
     for name in REFERENCES if references else ():
         print(f"  for reference, {name}: ratio {median(rates[name]) / median(rates['direct']):.2f}")
     print()
-    table(["path", "calls/s (median)", "spread", "runs", "round trip median (ms)", "p99 (ms)"],
-          [[name, fmt_rate(median(r)), f"{spread(r):.0%}", len(r), f"{median(trips[name]) * 1e3:.3f}",
-            f"{pct(trips[name], 99) * 1e3:.3f}"] for name, r in unary_rates.items()],
-          title=f"gRPC unary: {calls:,} SendMessage calls, {INFLIGHT} at a time (rate); "
-                f"{calls // 10:,} one after the other (round trip)")
+    table(
+        ["path", "calls/s (median)", "spread", "runs", "round trip median (ms)", "p99 (ms)"],
+        [
+            [
+                name,
+                fmt_rate(median(r)),
+                f"{spread(r):.0%}",
+                len(r),
+                f"{median(trips[name]) * 1e3:.3f}",
+                f"{pct(trips[name], 99) * 1e3:.3f}",
+            ]
+            for name, r in unary_rates.items()
+        ],
+        title=f"gRPC unary: {calls:,} SendMessage calls, {INFLIGHT} at a time (rate); "
+        f"{calls // 10:,} one after the other (round trip)",
+    )
     ratio = median(unary_rates["proxy"]) / median(unary_rates["direct"])
     print(f"gRPC unary ratio proxy/direct: {ratio:.2f}  (target >= {TARGET})  {'ok' if ratio >= TARGET else 'MISS'}")
-    print(f"added by the proxy per call: median {(median(trips['proxy']) - median(trips['direct'])) * 1e3:.3f} ms, "
-          f"p99 {(pct(trips['proxy'], 99) - pct(trips['direct'], 99)) * 1e3:.3f} ms")
+    print(
+        f"added by the proxy per call: median {(median(trips['proxy']) - median(trips['direct'])) * 1e3:.3f} ms, "
+        f"p99 {(pct(trips['proxy'], 99) - pct(trips['direct'], 99)) * 1e3:.3f} ms"
+    )
     for name in REFERENCES if references else ():
         print(f"  for reference, {name}: ratio {median(unary_rates[name]) / median(unary_rates['direct']):.2f}")
     for _address, relay in ways.values():
@@ -431,11 +490,15 @@ def grpc_latency(me: str, runs: int, paced: int, children: list[subprocess.Popen
             _events, _seconds, got = asyncio.run(read_grpc(address, stamps=True))
             lags[name] += got
     print()
-    table(["path", "latency median (ms)", "p99 (ms)", "messages"],
-          [[name, f"{median(v) * 1e3:.3f}", f"{pct(v, 99) * 1e3:.3f}", len(v)] for name, v in lags.items()],
-          title=f"gRPC latency: stream messages {PACE * 1e3:g} ms apart, stamped by the agent")
-    print(f"added by the proxy per gRPC message: median {(median(lags['proxy']) - median(lags['direct'])) * 1e3:.3f} "
-          f"ms, p99 {(pct(lags['proxy'], 99) - pct(lags['direct'], 99)) * 1e3:.3f} ms")
+    table(
+        ["path", "latency median (ms)", "p99 (ms)", "messages"],
+        [[name, f"{median(v) * 1e3:.3f}", f"{pct(v, 99) * 1e3:.3f}", len(v)] for name, v in lags.items()],
+        title=f"gRPC latency: stream messages {PACE * 1e3:g} ms apart, stamped by the agent",
+    )
+    print(
+        f"added by the proxy per gRPC message: median {(median(lags['proxy']) - median(lags['direct'])) * 1e3:.3f} "
+        f"ms, p99 {(pct(lags['proxy'], 99) - pct(lags['direct'], 99)) * 1e3:.3f} ms"
+    )
     for child in (agent, proxy):
         stop_child(child)
         children.remove(child)
@@ -459,8 +522,11 @@ def latency_case(me: str, runs: int, paced: int, children: list[subprocess.Popen
             lags[name] += got
     rows = [[name, f"{median(v) * 1e3:.3f}", f"{pct(v, 99) * 1e3:.3f}", len(v)] for name, v in lags.items()]
     print()
-    table(["path", "latency median (ms)", "p99 (ms)", "events"], rows,
-          title=f"latency: events {PACE * 1e3:g} ms apart, stamped by the agent")
+    table(
+        ["path", "latency median (ms)", "p99 (ms)", "events"],
+        rows,
+        title=f"latency: events {PACE * 1e3:g} ms apart, stamped by the agent",
+    )
     added_med = (median(lags["proxy"]) - median(lags["direct"])) * 1e3
     added_p99 = (pct(lags["proxy"], 99) - pct(lags["direct"], 99)) * 1e3
     print(f"added by the proxy per event: median {added_med:.3f} ms, p99 {added_p99:.3f} ms")
@@ -473,9 +539,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, help="events in the throughput stream (default 30000; quick 3000)")
     parser.add_argument("--runs", type=int, help="runs each way (default 5; quick 2)")
     parser.add_argument("--only", action="append", choices=CASES, help="run this case (repeatable; default all)")
-    parser.add_argument("--grpc-references", action="store_true",
-                        help="the gRPC case also through a bare grpc.aio relay (no log) and through "
-                             "bench/_grpc_frame_relay.py (bytes relayed below grpcio, every message logged)")
+    parser.add_argument(
+        "--grpc-references",
+        action="store_true",
+        help="the gRPC case also through a bare grpc.aio relay (no log) and through "
+        "bench/_grpc_frame_relay.py (bytes relayed below grpcio, every message logged)",
+    )
     parser.add_argument("--serve-proxy", help=argparse.SUPPRESS)
     parser.add_argument("--serve-paced", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--serve-grpc", type=int, help=argparse.SUPPRESS)

@@ -55,8 +55,13 @@ class Proxy:
     """The headless proxy; a thread reads its lines and notes the stream's end."""
 
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "inspector.cli", "proxy", "--headless", "--port", "0",
-                                      *args], stdout=subprocess.PIPE, text=True, env=_env(), cwd=ROOT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "inspector.cli", "proxy", "--headless", "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=_env(),
+            cwd=ROOT,
+        )
         assert self.proc.stdout is not None
         self.banner = "".join(self.proc.stdout.readline() for _ in range(3))
         self.ended = threading.Event()
@@ -78,20 +83,32 @@ def sse_run(count: int) -> tuple[int, float, float]:
     """(events, seconds, peak MiB) of one SSE stream of ``count`` chunks."""
     import httpx
 
-    agent = subprocess.Popen([sys.executable, str(HERE / "_stream_agent.py"), "chunks", str(count)],
-                             stdout=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [sys.executable, str(HERE / "_stream_agent.py"), "chunks", str(count)], stdout=subprocess.PIPE, text=True
+    )
     proxy = None
     try:
         port = _port(agent)
         proxy = Proxy(f"http://127.0.0.1:{port}")
         listen = re.search(r"127\.0\.0\.1:(\d+)", proxy.banner)
         assert listen, proxy.banner
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
-            "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}})
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "SendStreamingMessage",
+                "params": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}},
+            }
+        )
         events, tail = 0, b""
         t0 = time.perf_counter()
-        with httpx.stream("POST", f"http://127.0.0.1:{listen.group(1)}/", content=body, timeout=600,
-                          headers={"content-type": "application/json", "A2A-Version": "1.0"}) as resp:
+        with httpx.stream(
+            "POST",
+            f"http://127.0.0.1:{listen.group(1)}/",
+            content=body,
+            timeout=600,
+            headers={"content-type": "application/json", "A2A-Version": "1.0"},
+        ) as resp:
             for chunk in resp.iter_raw():
                 events += (tail + chunk).count(b"data: ")
                 tail = chunk[-5:]
@@ -111,16 +128,24 @@ def grpc_run(count: int) -> tuple[int, float, float]:
 
     from inspector.protocol import grpc_schema
 
-    agent = subprocess.Popen([sys.executable, str(HERE / "_grpc_stream_agent.py"), str(count)],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=_env())
+    agent = subprocess.Popen(
+        [sys.executable, str(HERE / "_grpc_stream_agent.py"), str(count)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
     proxy = None
     try:
         port = _port(agent)
         proxy = Proxy("http://127.0.0.1:9", "--grpc-upstream", f"127.0.0.1:{port}")
         listen = re.search(r"gRPC 127\.0\.0\.1:(\d+)", proxy.banner)
         assert listen, proxy.banner
-        request = grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
-            "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+        request = grpc_schema.from_json(
+            "1.0",
+            "SendMessageRequest",
+            {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}},
+        ).SerializeToString()
 
         async def read() -> int:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{listen.group(1)}") as channel:
@@ -149,8 +174,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1, help="runs of each size (default 1)")
     parser.add_argument("--only", choices=("sse", "grpc"), help="one way only")
     args = parser.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else \
-        [10_000] if args.quick else [10_000, 100_000, 1_000_000] if args.full else [10_000, 100_000]
+    sizes = (
+        [int(s) for s in args.sizes.split(",")]
+        if args.sizes
+        else [10_000]
+        if args.quick
+        else [10_000, 100_000, 1_000_000]
+        if args.full
+        else [10_000, 100_000]
+    )
     ways = [args.only] if args.only else ["sse", "grpc"]
     rows = []
     for way in ways:
@@ -167,10 +199,21 @@ def main(argv: list[str] | None = None) -> int:
                 times.append(seconds)
                 print(f"  {way} {count:,}: {peak:.0f} MiB, {seconds:.1f} s", flush=True)
             peak, seconds = max(peaks), median(times)
-            rows.append([way, f"{count:,}", f"{peak:.0f}", f"{seconds:.1f}", fmt_rate(expected / seconds),
-                         "PASS" if peak <= TARGET_MIB else "MISS"])
-    table(["way", "chunks", "proxy peak MiB", "seconds", "events/s", f"<= {TARGET_MIB} MiB"], rows,
-          title="a2a-inspect proxy --headless: one 1.0 artifact stream")
+            rows.append(
+                [
+                    way,
+                    f"{count:,}",
+                    f"{peak:.0f}",
+                    f"{seconds:.1f}",
+                    fmt_rate(expected / seconds),
+                    "PASS" if peak <= TARGET_MIB else "MISS",
+                ]
+            )
+    table(
+        ["way", "chunks", "proxy peak MiB", "seconds", "events/s", f"<= {TARGET_MIB} MiB"],
+        rows,
+        title="a2a-inspect proxy --headless: one 1.0 artifact stream",
+    )
     return 0  # a MISS is printed, not an exit status (bench/README.md)
 
 

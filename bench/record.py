@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from inspector.session import Kind, Recorder, Session  # noqa: E402
-from inspector.session.redact import Redaction  # noqa: E402
+from inspector.session import Kind, Recorder, Session
+from inspector.session.redact import Redaction
 
 SECRETS = ("BEARER-token-0123456789abcdef", "session-cookie-0123456789", "query-token-0123456789")
 
@@ -32,14 +32,25 @@ SECRETS = ("BEARER-token-0123456789abcdef", "session-cookie-0123456789", "query-
 def build(events: int, leak: bool) -> Session:
     session = Session()
     for i in range(events):
-        text = f"chunk {i}: some generated text, with \"quotes\" and caf\u00e9 {'x' * 40}"
+        text = f'chunk {i}: some generated text, with "quotes" and caf\u00e9 {"x" * 40}'
         if leak:
             text += f" {SECRETS[0]}"
-        data = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {
-            "kind": "artifact-update", "taskId": "t-1", "contextId": "c-1", "append": True,
-            "artifact": {"artifactId": "a-1", "parts": [{"kind": "text", "text": text}]}}})
-        session.append(Kind.SSE, {"raw": f"data: {data}", "event": None, "data": data, "id": None,
-                                  "retry": None}, exchange=1)
+        data = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "kind": "artifact-update",
+                    "taskId": "t-1",
+                    "contextId": "c-1",
+                    "append": True,
+                    "artifact": {"artifactId": "a-1", "parts": [{"kind": "text", "text": text}]},
+                },
+            }
+        )
+        session.append(
+            Kind.SSE, {"raw": f"data: {data}", "event": None, "data": data, "id": None, "retry": None}, exchange=1
+        )
     return session
 
 

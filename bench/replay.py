@@ -25,19 +25,18 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _big_recording import record_stream  # noqa: E402
 from common import fmt_ms, median, spread, table  # noqa: E402
-
 from inspector.session import TaskTracker, load_recording  # noqa: E402
 from inspector.ui.replay import ReplayController  # noqa: E402
-
 
 
 def inflate(source: Path, target: Path, chunks: int) -> None:
     """``source`` with its first appended chunk repeated ``chunks`` times, renumbered."""
     lines = source.read_text().splitlines()
     header, events = lines[0], [json.loads(line) for line in lines[1:]]
-    first = next(i for i, e in enumerate(events)
-                 if e["kind"] == "sse" and '"append":true' in e.get("data", "").replace(" ", ""))
-    out = [*events[:first + 1], *(dict(events[first]) for _ in range(chunks)), *events[first + 1:]]
+    first = next(
+        i for i, e in enumerate(events) if e["kind"] == "sse" and '"append":true' in e.get("data", "").replace(" ", "")
+    )
+    out = [*events[: first + 1], *(dict(events[first]) for _ in range(chunks)), *events[first + 1 :]]
     t = 0.0
     for seq, event in enumerate(out, 1):
         t = max(t, event["t"]) + 1e-5
@@ -73,17 +72,21 @@ def main() -> int:
             print(f"replay: wrong result: {c.rebuilds} rebuilds, {len(c.conn.session)} events", file=sys.stderr)
             return 1
         t0 = time.perf_counter()
-        for part in (events[:c.total - 1], events[:c.total // 2]):
+        for part in (events[: c.total - 1], events[: c.total // 2]):
             tracker = TaskTracker()
             for event in part:
                 tracker.apply(event)
         folds.append(time.perf_counter() - t0)
     ours, base = median(seeks), median(folds)
     ok = ours <= 1.5 and ours <= 3 * base
-    table(["two rebuilds", "median", "spread"],
-          [["ReplayController seeks", fmt_ms(ours), f"{spread(seeks):.0%}"],
-           ["baseline: TaskTracker fold", fmt_ms(base), f"{spread(folds):.0%}"]],
-          title=f"seek back in a recording of {len(events):,} events ({args.runs} runs)")
+    table(
+        ["two rebuilds", "median", "spread"],
+        [
+            ["ReplayController seeks", fmt_ms(ours), f"{spread(seeks):.0%}"],
+            ["baseline: TaskTracker fold", fmt_ms(base), f"{spread(folds):.0%}"],
+        ],
+        title=f"seek back in a recording of {len(events):,} events ({args.runs} runs)",
+    )
     print(f"ratio {ours / base:.2f}x the baseline; target <= 1.5 s and <= 3x: {'PASS' if ok else 'MISS'}")
     return 0
 

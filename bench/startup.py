@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import median, spread, stop_child, table  # noqa: E402
+from common import median, spread, stop_child, table
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -73,10 +73,15 @@ def saved_agents(env: dict[str, str], count: int) -> dict[str, str]:
     env["XDG_CONFIG_HOME"] = root
     folder = Path(root) / "a2a-inspect"
     folder.mkdir(parents=True)
-    agents = [{"name": f"agent {i:02d}", "url": f"http://127.0.0.1:{20000 + i}/",
-               **({"dialect": "1.0"} if i % 3 == 0 else {}),
-               **({"auth": "bearer", "secret": f"token-{i}"} if i % 5 == 0 else {})}
-              for i in range(count)]
+    agents = [
+        {
+            "name": f"agent {i:02d}",
+            "url": f"http://127.0.0.1:{20000 + i}/",
+            **({"dialect": "1.0"} if i % 3 == 0 else {}),
+            **({"auth": "bearer", "secret": f"token-{i}"} if i % 5 == 0 else {}),
+        }
+        for i in range(count)
+    ]
     (folder / "agents.json").write_text(json.dumps(agents, indent=2), encoding="utf-8")
     return env
 
@@ -85,8 +90,14 @@ class Mock:
     """a2a-mock on loopback (port 0) for the runs with a URL."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([PY, "-m", "mock_agent.cli", "--port", "0"], cwd=ROOT, env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.proc = subprocess.Popen(
+            [PY, "-m", "mock_agent.cli", "--port", "0"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         assert self.proc.stdout is not None
         deadline = time.monotonic() + 30
         self.url = ""
@@ -196,15 +207,26 @@ def main() -> int:
         times = ours / median(base)
         ok = ours <= target and (ratio is None or times <= ratio)
         goal = f"<= {target * 1000:.0f} ms" + (f", <= {ratio:g}x" if ratio else "")
-        return [name, f"{ours * 1000:.0f} ms", f"±{spread(values) * 50:.0f}%",
-                f"{median(base) * 1000:.0f} ms", f"{times:.2f}x", goal, "PASS" if ok else "MISS"]
+        return [
+            name,
+            f"{ours * 1000:.0f} ms",
+            f"±{spread(values) * 50:.0f}%",
+            f"{median(base) * 1000:.0f} ms",
+            f"{times:.2f}x",
+            goal,
+            "PASS" if ok else "MISS",
+        ]
 
-    table(["measure", "median", "spread", "baseline", "vs baseline", "target", "verdict"], [
-        row("a2a-inspect --version", version, base_py, 0.3, None),
-        row("TUI first frame (120x36)", frame, bare, 0.6, 2),
-        row("  with a URL (a2a-mock)", with_url, bare, 0.6, 2),
-        row("  with 50 saved agents", with_agents, bare, 0.6, 2),
-    ], title=f"startup ({runs} runs each; baselines: `python -c pass`, a bare Textual app)")
+    table(
+        ["measure", "median", "spread", "baseline", "vs baseline", "target", "verdict"],
+        [
+            row("a2a-inspect --version", version, base_py, 0.3, None),
+            row("TUI first frame (120x36)", frame, bare, 0.6, 2),
+            row("  with a URL (a2a-mock)", with_url, bare, 0.6, 2),
+            row("  with 50 saved agents", with_agents, bare, 0.6, 2),
+        ],
+        title=f"startup ({runs} runs each; baselines: `python -c pass`, a bare Textual app)",
+    )
     print(f"load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -97,17 +97,44 @@ class Agent:
     def __init__(self, kind: str, n: int, home: Path, env: dict[str, str]) -> None:
         if kind == "mock":
             scenario = home / "stream.json"
-            scenario.write_text(json.dumps({
-                "name": "stream",
-                "card": {"name": "stream agent", "description": "one long artifact", "version": "1",
-                         "capabilities": {"streaming": True}, "skills": [], "defaultInputModes": ["text"],
-                         "defaultOutputModes": ["text"]},
-                "rules": [{"script": [{"status": "working"},
-                                      {"chunks": {"id": "answer", "text": CHUNK_TEXT, "count": n}},
-                                      {"status": "completed", "message": "done"}]}],
-            }, ensure_ascii=False), encoding="utf-8")
-            cmd = [sys.executable, "-m", "mock_agent.cli", "--scenario", str(scenario), "--port", "0",
-                   "--dialect", "1.0"]
+            scenario.write_text(
+                json.dumps(
+                    {
+                        "name": "stream",
+                        "card": {
+                            "name": "stream agent",
+                            "description": "one long artifact",
+                            "version": "1",
+                            "capabilities": {"streaming": True},
+                            "skills": [],
+                            "defaultInputModes": ["text"],
+                            "defaultOutputModes": ["text"],
+                        },
+                        "rules": [
+                            {
+                                "script": [
+                                    {"status": "working"},
+                                    {"chunks": {"id": "answer", "text": CHUNK_TEXT, "count": n}},
+                                    {"status": "completed", "message": "done"},
+                                ]
+                            }
+                        ],
+                    },
+                    ensure_ascii=False,
+                ),
+                encoding="utf-8",
+            )
+            cmd = [
+                sys.executable,
+                "-m",
+                "mock_agent.cli",
+                "--scenario",
+                str(scenario),
+                "--port",
+                "0",
+                "--dialect",
+                "1.0",
+            ]
         else:
             cmd = [sys.executable, str(HERE / "_stream_agent.py"), "chunks", str(n)]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
@@ -127,9 +154,19 @@ class Agent:
 
 def client_limits(env: dict[str, str], home: Path) -> tuple[int, int]:
     """The measured code's default (max_stream_events, bytes a stream may carry)."""
-    out = subprocess.run([sys.executable, "-c", "from inspector.client.limits import Limits; l = Limits(); "
-                          "print(l.max_stream_events, getattr(l, 'max_stream_body', l.max_body))"], env=env, cwd=home, capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from inspector.client.limits import Limits; l = Limits(); "
+            "print(l.max_stream_events, getattr(l, 'max_stream_body', l.max_body))",
+        ],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     events, body = out.stdout.split()
     return int(events), int(body)
 
@@ -179,8 +216,12 @@ def follow(term: Terminal, n: int, args: argparse.Namespace) -> dict[str, Any]:
     last = f"token {n - 1:07d} of the answer" if args.agent == "stream" else f"token {n - 1} of the answer"
 
     def done() -> bool:
-        return (term.find(completed, body) is not None and term.find(counted, body) is not None
-                and term.find(last, body) is not None and term.find("streaming", bar) is None)
+        return (
+            term.find(completed, body) is not None
+            and term.find(counted, body) is not None
+            and term.find(last, body) is not None
+            and term.find("streaming", bar) is None
+        )
 
     term.wait_until(done, f"{n:,} chunks followed to completed", timeout=args.timeout + n / 2000)
     seconds = time.monotonic() - t0
@@ -192,17 +233,38 @@ def follow(term: Terminal, n: int, args: argparse.Namespace) -> dict[str, Any]:
         raise Failure(f"a2a-inspect exited {code} after the stream:\n{term.dump()}")
     if term.restored():
         raise Failure(f"the terminal was not restored: {term.restored()}")
-    return {"n": n, "idle": idle["VmHWM"] / 1024, "peak": peak["VmHWM"] / 1024, "rss": peak["VmRSS"] / 1024,
-            "seconds": seconds, "cpu": cpu, "frames": bytes(term.raw).count(b"\x1b[?2026l")}
+    return {
+        "n": n,
+        "idle": idle["VmHWM"] / 1024,
+        "peak": peak["VmHWM"] / 1024,
+        "rss": peak["VmRSS"] / 1024,
+        "seconds": seconds,
+        "cpu": cpu,
+        "frames": bytes(term.raw).count(b"\x1b[?2026l"),
+    }
 
 
 def measured(env: dict[str, str], home: Path, code: Path) -> str:
     """Which app is measured: the package the app's Python imports, its commit, Textual's version."""
-    out = subprocess.run([sys.executable, "-c", "import inspector, textual; from importlib.metadata import version; "
-                          "print(inspector.__file__, version('textual'))"], env=env, cwd=home, capture_output=True,
-                         text=True, check=True).stdout.split()
-    commit = subprocess.run(["git", "-C", str(code), "log", "-1", "--format=%h"], capture_output=True,
-                            text=True).stdout.strip() or "?"
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import inspector, textual; from importlib.metadata import version; "
+            "print(inspector.__file__, version('textual'))",
+        ],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    commit = (
+        subprocess.run(
+            ["git", "-C", str(code), "log", "-1", "--format=%h"], capture_output=True, text=True
+        ).stdout.strip()
+        or "?"
+    )
     return f"{Path(out[0]).parent.parent} at {commit}, Textual {out[1]}"
 
 
@@ -211,8 +273,12 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="10,000 chunks only (a smoke test, ~15 s)")
     p.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated chunk counts")
     p.add_argument("--runs", type=int, default=1, help="runs of each size (peak and time: medians)")
-    p.add_argument("--agent", choices=("stream", "mock"), default="stream",
-                   help="bench/_stream_agent.py (default) or a2a-mock with a chunks scenario")
+    p.add_argument(
+        "--agent",
+        choices=("stream", "mock"),
+        default="stream",
+        help="bench/_stream_agent.py (default) or a2a-mock with a chunks scenario",
+    )
     p.add_argument("--code", type=Path, default=ROOT, help="the checkout whose app is measured (default: this one)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per run, plus one per 2,000 chunks")
     args = p.parse_args()
@@ -226,26 +292,36 @@ def main() -> int:
         events_limit, body_limit = client_limits(env, home)
         raised = events_limit < max(sizes) + 10 or body_limit < max(sizes) * EVENT_BYTES
         load = os.getloadavg()
-        print(f"tui_stream: {measured(env, home, args.code)}; agent {args.agent}; load {load[0]:.2f} {load[1]:.2f}",
-              flush=True)
+        print(
+            f"tui_stream: {measured(env, home, args.code)}; agent {args.agent}; load {load[0]:.2f} {load[1]:.2f}",
+            flush=True,
+        )
         if raised:
-            print(f"  the client's defaults ({events_limit:,} events, {body_limit / 2**20:,.0f} MiB a stream) "
-                  "would stop the stream: the app runs as python -c with them raised, not the console script")
+            print(
+                f"  the client's defaults ({events_limit:,} events, {body_limit / 2**20:,.0f} MiB a stream) "
+                "would stop the stream: the app runs as python -c with them raised, not the console script"
+            )
         results: list[dict[str, Any]] = []
         try:
             for n in sizes:
                 runs = [one_run(n, args, env, home, raised) for _ in range(args.runs)]
                 results.append({key: median([r[key] for r in runs]) for key in runs[0]})
                 r = results[-1]
-                print(f"  {n:>9,} chunks: peak {r['peak']:,.0f} MiB, {r['seconds']:.1f} s (the agent: peak "
-                      f"{r['agent']:,.0f} MiB, {r['agent_cpu']:.1f} s CPU)", flush=True)
+                print(
+                    f"  {n:>9,} chunks: peak {r['peak']:,.0f} MiB, {r['seconds']:.1f} s (the agent: peak "
+                    f"{r['agent']:,.0f} MiB, {r['agent_cpu']:.1f} s CPU)",
+                    flush=True,
+                )
         except (Failure, AssertionError) as exc:
             print(f"tui_stream: {exc}", file=sys.stderr)
             return 1
     rows = memory_rows(results, "idle (connected)", TARGET_EVENTS, TARGET_MIB)
-    table(["stream", "to completed", "peak RSS", "per event", "slope", "events/s", "app CPU", "target"], rows,
-          title=f"tui_stream: a2a-inspect URL in a {SIZE[0]}x{SIZE[1]} terminal, one stream to completed "
-                f"(per event: peak above the idle app; {args.runs} run{'s' if args.runs != 1 else ''} each)")
+    table(
+        ["stream", "to completed", "peak RSS", "per event", "slope", "events/s", "app CPU", "target"],
+        rows,
+        title=f"tui_stream: a2a-inspect URL in a {SIZE[0]}x{SIZE[1]} terminal, one stream to completed "
+        f"(per event: peak above the idle app; {args.runs} run{'s' if args.runs != 1 else ''} each)",
+    )
     return 0
 
 

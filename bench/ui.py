@@ -136,9 +136,14 @@ def write_scenario(path: Path, chunks: list[str], workload: str = "chunks") -> N
     scenario = {
         "name": "ui-bench",
         "description": description,
-        "card": {"name": "UI bench agent", "version": "1.0.0", "capabilities": {"streaming": True},
-                 "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-                 "skills": [{"id": "stream", "name": "Stream", "description": "streams", "tags": ["bench"]}]},
+        "card": {
+            "name": "UI bench agent",
+            "version": "1.0.0",
+            "capabilities": {"streaming": True},
+            "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "stream", "name": "Stream", "description": "streams", "tags": ["bench"]}],
+        },
         "rules": [{"name": "stream", "script": script}],
     }
     path.write_text(json.dumps(scenario), encoding="utf-8")
@@ -149,9 +154,13 @@ class MockProcess:
 
     def __init__(self, scenario: Path, env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mock_agent.cli", "--scenario", str(scenario), "--port", "0",
-             "--dialect", "1.0"],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [sys.executable, "-m", "mock_agent.cli", "--scenario", str(scenario), "--port", "0", "--dialect", "1.0"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.url = self._read_url()
 
     def pin(self, cpus: set[int] | None) -> None:
@@ -223,7 +232,7 @@ class Terminal:
             self.reads.append((clock(), data))
             if SYNC_QUERY in tail + data:
                 self.process.write(SYNC_ANSWER)
-            tail = data[-len(SYNC_QUERY):]
+            tail = data[-len(SYNC_QUERY) :]
 
     def wait(self, timeout: float) -> int | None:
         """The child's exit status; None if it was still running after ``timeout`` (it
@@ -252,7 +261,7 @@ class Terminal:
         else everything, decoded, escape sequences left out (for a failure message)."""
         raw = b"".join(data for _, data in self.reads)
         stop = raw.rfind(ALT_SCREEN_OFF)
-        text = raw[stop + len(ALT_SCREEN_OFF):] if stop >= 0 else raw
+        text = raw[stop + len(ALT_SCREEN_OFF) :] if stop >= 0 else raw
         return re.sub(r"\x1b(\[[0-?]*[ -/]*[@-~]|[@-_])", "", text.decode("utf-8", "replace"))
 
 
@@ -277,7 +286,7 @@ class Screen:
         self._stream = pyte.ByteStream(self.screen)
         raw = b"".join(data for _, data in reads)
         self.stop = raw.rfind(ALT_SCREEN_OFF)
-        self.raw = raw[:self.stop] if self.stop >= 0 else raw
+        self.raw = raw[: self.stop] if self.stop >= 0 else raw
         self.synced = SYNC_BEGIN in self.raw
         self._times = [at for at, _ in reads]
         self._ends: list[int] = []
@@ -318,8 +327,10 @@ class Screen:
         cell after a wide character holds nothing)."""
         x, y, width, height = region or (0, 0, *SIZE)
         buffer = self.screen.buffer
-        return "\n".join("".join(buffer[row][col].data for col in range(x, x + width)).rstrip()
-                         for row in range(y, min(y + height, SIZE[1])))
+        return "\n".join(
+            "".join(buffer[row][col].data for col in range(x, x + width)).rstrip()
+            for row in range(y, min(y + height, SIZE[1]))
+        )
 
     def dump(self) -> str:
         """The screen in a frame, for a failure message."""
@@ -337,7 +348,7 @@ def shows_tail(text: str, tail: list[str]) -> bool:
     """Whether ``text`` shows the words ``tail`` one after another."""
     words = words_of(text)
     n = len(tail)
-    return any(words[i:i + n] == tail for i in range(len(words) - n + 1))
+    return any(words[i : i + n] == tail for i in range(len(words) - n + 1))
 
 
 # ---------------------------------------------------------------------- the probe (app)
@@ -547,8 +558,9 @@ async def measure(app: Any, pilot: Any, work: Workload, spec: dict[str, Any], pr
 
     view.session_advanced = session_advanced  # type: ignore[method-assign]
 
-    message = m.Message(role=m.Role.USER, parts=[m.TextPart(text="stream please")],
-                        message_id=f"bench-{time.monotonic_ns()}")
+    message = m.Message(
+        role=m.Role.USER, parts=[m.TextPart(text="stream please")], message_id=f"bench-{time.monotonic_ns()}"
+    )
     policy = spec["gc"]
     gc.collect()
     if policy in ("freeze", "freeze-often"):
@@ -597,11 +609,24 @@ async def measure(app: Any, pilot: Any, work: Workload, spec: dict[str, Any], pr
         gc.unfreeze()
     send, first, stop = marks["send"], marks["first"], marks["shown"]
     return Result(
-        workload=work.name, hog=bool(spec["hog"]), events=n, first_after_send=first - send,
-        shown_after_first=stop - first, idle_worst=idle_worst, idle_p99=idle_p99,
-        stream_worst=probe.worst(send, stop), stream_p99=probe.p99(send, stop),
-        frames=frames, gc_seconds=gct.seconds, gc_full=gct.count[2], mock_cpu=mock_cpu,
-        rss_mb=rss, send=send, shown=stop, region=region)  # type: ignore[arg-type]
+        workload=work.name,
+        hog=bool(spec["hog"]),
+        events=n,
+        first_after_send=first - send,
+        shown_after_first=stop - first,
+        idle_worst=idle_worst,
+        idle_p99=idle_p99,
+        stream_worst=probe.worst(send, stop),
+        stream_p99=probe.p99(send, stop),
+        frames=frames,
+        gc_seconds=gct.seconds,
+        gc_full=gct.count[2],
+        mock_cpu=mock_cpu,
+        rss_mb=rss,
+        send=send,
+        shown=stop,
+        region=region,
+    )  # type: ignore[arg-type]
 
 
 def child(spec: dict[str, Any]) -> int:
@@ -649,17 +674,36 @@ def child(spec: dict[str, Any]) -> int:
     return 0
 
 
-def one_run(work: Workload, mock: MockProcess, args: argparse.Namespace, home: str, *,
-            hog: bool = False, cpus: set[int] | None = None, events: int | None = None,
-            profile: str | None = None) -> Result:
+def one_run(
+    work: Workload,
+    mock: MockProcess,
+    args: argparse.Namespace,
+    home: str,
+    *,
+    hog: bool = False,
+    cpus: set[int] | None = None,
+    events: int | None = None,
+    profile: str | None = None,
+) -> Result:
     """One run: the app in a child process in a pseudo-terminal; this process is its
     terminal. Checks that the terminal's screen shows the stream's end."""
     out = Path(home) / "ui-bench-result.json"
     out.unlink(missing_ok=True)
-    spec = {"url": mock.url, "mock_pid": mock.proc.pid, "workload": work.name,
-            "events": events or args.events, "seed": args.seed, "chunk_chars": args.chunk_chars,
-            "idle": args.idle, "timeout": args.timeout, "gc": args.gc, "hog": hog,
-            "cpus": sorted(cpus) if cpus is not None else None, "out": str(out), "profile": profile}
+    spec = {
+        "url": mock.url,
+        "mock_pid": mock.proc.pid,
+        "workload": work.name,
+        "events": events or args.events,
+        "seed": args.seed,
+        "chunk_chars": args.chunk_chars,
+        "idle": args.idle,
+        "timeout": args.timeout,
+        "gc": args.gc,
+        "hog": hog,
+        "cpus": sorted(cpus) if cpus is not None else None,
+        "out": str(out),
+        "profile": profile,
+    }
     env = terminal_env(isolated_env(home))
     term = Terminal([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)], env, ROOT)
     try:
@@ -694,8 +738,10 @@ def one_run(work: Workload, mock: MockProcess, args: argparse.Namespace, home: s
                 seen = frame.at
     if seen is None or not shows_tail(screen.text(region), tail):
         where = "never showed" if seen is None else "showed, then lost,"
-        raise Failure(f"the terminal {where} the stream's end ({' '.join(tail)!r}) in the {work.name} view "
-                      f"(x, y, width, height {region}); its last screen:\n{screen.dump()}")
+        raise Failure(
+            f"the terminal {where} the stream's end ({' '.join(tail)!r}) in the {work.name} view "
+            f"(x, y, width, height {region}); its last screen:\n{screen.dump()}"
+        )
     result.terminal_lag = seen - result.shown
     result.terminal_frames, result.terminal_bytes = frames, nbytes
     return result
@@ -755,8 +801,9 @@ def measured() -> str:
     from importlib.metadata import version
 
     try:
-        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return f"app: {ROOT}{f' @ {commit}' if commit else ''}, Textual {version('textual')}"
@@ -776,36 +823,95 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
             where = f"{name}, {'CPU hog on the other core' if hog else 'quiet'}"
             rate_target = f">= {STATUS_RATE_TARGET:,}/s" if name == "status" else "every event"
             rate_ok = name != "status" or median(rates) >= STATUS_RATE_TARGET
-            rows.append([where, f"{median(rates):,.0f}/s", f"±{spread(rates) * 50:.0f}%", rate_target,
-                         "PASS" if rate_ok else "MISS"])
-            rows.append(["  longest stall (worst run)", ms(worst), f"median {ms(median(stalls))}",
-                         f"<= {target * 1000:.0f} ms", "PASS" if worst <= target else "MISS"])
-            rows.append(["  p99 wake-up lateness (worst run)", ms(max(r.stream_p99 for r in rs)),
-                         f"median {ms(median([r.stream_p99 for r in rs]))}", "", ""])
-            rows.append(["  idle baseline: longest / p99", ms(max(r.idle_worst for r in rs)),
-                         ms(median([r.idle_p99 for r in rs])), "", ""])
-            rows.append(["  time to show all / first after send",
-                         ms(median([r.shown_after_first for r in rs])),
-                         ms(median([r.first_after_send for r in rs])), "", ""])
-            rows.append(["  end on the terminal, after the app's refresh",
-                         ms(median([r.terminal_lag for r in rs])),
-                         f"{median([r.terminal_frames for r in rs]):,.0f} frames, "
-                         f"{median([r.terminal_bytes for r in rs]) / 1024:,.0f} KiB", "", ""])
-            rows.append(["  UI updates / GC / mock CPU", f"{median([r.frames for r in rs]):,.0f}",
-                         f"GC {ms(median([r.gc_seconds for r in rs]))}, "
-                         f"{median([r.gc_full for r in rs]):.0f} full; mock {ms(median([r.mock_cpu for r in rs]))}",
-                         "", ""])
+            rows.append(
+                [
+                    where,
+                    f"{median(rates):,.0f}/s",
+                    f"±{spread(rates) * 50:.0f}%",
+                    rate_target,
+                    "PASS" if rate_ok else "MISS",
+                ]
+            )
+            rows.append(
+                [
+                    "  longest stall (worst run)",
+                    ms(worst),
+                    f"median {ms(median(stalls))}",
+                    f"<= {target * 1000:.0f} ms",
+                    "PASS" if worst <= target else "MISS",
+                ]
+            )
+            rows.append(
+                [
+                    "  p99 wake-up lateness (worst run)",
+                    ms(max(r.stream_p99 for r in rs)),
+                    f"median {ms(median([r.stream_p99 for r in rs]))}",
+                    "",
+                    "",
+                ]
+            )
+            rows.append(
+                [
+                    "  idle baseline: longest / p99",
+                    ms(max(r.idle_worst for r in rs)),
+                    ms(median([r.idle_p99 for r in rs])),
+                    "",
+                    "",
+                ]
+            )
+            rows.append(
+                [
+                    "  time to show all / first after send",
+                    ms(median([r.shown_after_first for r in rs])),
+                    ms(median([r.first_after_send for r in rs])),
+                    "",
+                    "",
+                ]
+            )
+            rows.append(
+                [
+                    "  end on the terminal, after the app's refresh",
+                    ms(median([r.terminal_lag for r in rs])),
+                    f"{median([r.terminal_frames for r in rs]):,.0f} frames, "
+                    f"{median([r.terminal_bytes for r in rs]) / 1024:,.0f} KiB",
+                    "",
+                    "",
+                ]
+            )
+            rows.append(
+                [
+                    "  UI updates / GC / mock CPU",
+                    f"{median([r.frames for r in rs]):,.0f}",
+                    f"GC {ms(median([r.gc_seconds for r in rs]))}, "
+                    f"{median([r.gc_full for r in rs]):.0f} full; mock {ms(median([r.mock_cpu for r in rs]))}",
+                    "",
+                    "",
+                ]
+            )
     policy = {"app": "GC: the app's policy (inspector.gcpolicy)", "default": "GC: CPython's defaults"}.get(
-        args.gc, f"--gc {args.gc}")
+        args.gc, f"--gc {args.gc}"
+    )
     n = results[0].events
-    table(["measure", "median", "spread / note", "target", "verdict"], rows,
-          title=f"ui: {n:,} events streamed into the Task tab, Textual's terminal driver in a "
-                f"{SIZE[0]}x{SIZE[1]} pty, {args.runs} run(s) quiet + {args.hog_runs} with a CPU hog; "
-                f"{policy}; probe sleeps {PROBE_SLEEP * 1000:.0f} ms\n{measured()}")
-    per_run = [[f"{r.workload}{' +hog' if r.hog else ''}", f"{r.rate:,.0f}/s", ms(r.shown_after_first),
-                ms(r.stream_worst), ms(r.stream_p99), ms(r.idle_worst), ms(r.gc_seconds),
-                ms(r.terminal_lag)]
-               for r in results]
+    table(
+        ["measure", "median", "spread / note", "target", "verdict"],
+        rows,
+        title=f"ui: {n:,} events streamed into the Task tab, Textual's terminal driver in a "
+        f"{SIZE[0]}x{SIZE[1]} pty, {args.runs} run(s) quiet + {args.hog_runs} with a CPU hog; "
+        f"{policy}; probe sleeps {PROBE_SLEEP * 1000:.0f} ms\n{measured()}",
+    )
+    per_run = [
+        [
+            f"{r.workload}{' +hog' if r.hog else ''}",
+            f"{r.rate:,.0f}/s",
+            ms(r.shown_after_first),
+            ms(r.stream_worst),
+            ms(r.stream_p99),
+            ms(r.idle_worst),
+            ms(r.gc_seconds),
+            ms(r.terminal_lag),
+        ]
+        for r in results
+    ]
     table(["run", "shown/s", "time", "stall", "p99", "idle stall", "GC", "term +"], per_run)
     print(f"load average (1, 5, 15 min) after the runs: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
@@ -861,51 +967,89 @@ def memory(args: argparse.Namespace, env: dict[str, str], home: str) -> int:
             mock.close()
         peak, grown = result.peak_mb, result.rss_mb
         target = RSS_TARGETS[name]
-        rows.append([name, f"{args.events:,}", f"{peak:,.0f} MiB", f"{grown * 1024 / args.events:.2f} KiB",
-                     f"{result.rate:,.0f}/s", f"<= {target} MiB", "PASS" if peak <= target else "MISS"])
-    table(["workload", "events", "peak RSS", "per event", "shown/s", "target", "verdict"], rows,
-          title="ui --memory: the TUI's peak RSS (real app in a pty, its own process), "
-                f"per event: RSS grown from the connected idle app\n{measured()}")
+        rows.append(
+            [
+                name,
+                f"{args.events:,}",
+                f"{peak:,.0f} MiB",
+                f"{grown * 1024 / args.events:.2f} KiB",
+                f"{result.rate:,.0f}/s",
+                f"<= {target} MiB",
+                "PASS" if peak <= target else "MISS",
+            ]
+        )
+    table(
+        ["workload", "events", "peak RSS", "per event", "shown/s", "target", "verdict"],
+        rows,
+        title="ui --memory: the TUI's peak RSS (real app in a pty, its own process), "
+        f"per event: RSS grown from the connected idle app\n{measured()}",
+    )
     return 0
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="2,000 events, one run each (a smoke test)")
-    p.add_argument("--workload", action="append", choices=WORKLOADS,
-                   help="chunks (artifact chunks) or status (status messages); repeatable; default both")
-    p.add_argument("--events", "--chunks", type=int, default=None,
-                   help="events a stream (default 20,000; 100,000 with --memory)")
+    p.add_argument(
+        "--workload",
+        action="append",
+        choices=WORKLOADS,
+        help="chunks (artifact chunks) or status (status messages); repeatable; default both",
+    )
+    p.add_argument(
+        "--events", "--chunks", type=int, default=None, help="events a stream (default 20,000; 100,000 with --memory)"
+    )
     p.add_argument("--chunk-chars", type=int, default=12, help="about this many characters an event (default 12)")
     p.add_argument("--runs", type=int, default=3, help="quiet runs per workload (default 3)")
-    p.add_argument("--hog-runs", type=int, default=2,
-                   help="runs per workload with a CPU hog on the other core (default 2; 0: none)")
+    p.add_argument(
+        "--hog-runs",
+        type=int,
+        default=2,
+        help="runs per workload with a CPU hog on the other core (default 2; 0: none)",
+    )
     p.add_argument("--idle", type=float, default=1.5, help="seconds of idle baseline per run (default 1.5)")
     p.add_argument("--timeout", type=float, default=120.0)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--no-encode", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--memory", action="store_true",
-                   help="peak RSS of the TUI for each workload at 100,000 events, each in its own process")
+    p.add_argument(
+        "--memory",
+        action="store_true",
+        help="peak RSS of the TUI for each workload at 100,000 events, each in its own process",
+    )
     p.add_argument("--child", metavar="JSON", help=argparse.SUPPRESS)
-    p.add_argument("--gc", choices=("app", "default", "freeze", "freeze-often", "off"), default=None,
-                   help="the cyclic GC: app = the app's policy (inspector.gcpolicy, installed and held "
-                        "until the first frame, as inspector.cli does; the default when that module "
-                        "exists); default = CPython's settings; freeze = gc.freeze() once before the "
-                        "stream; freeze-often = also every 2,000 session events; off = disabled during "
-                        "the stream (an upper bound)")
-    p.add_argument("--profile", type=int, nargs="?", const=25, metavar="N",
-                   help="one extra run per workload under cProfile: the top N functions (default 25)")
+    p.add_argument(
+        "--gc",
+        choices=("app", "default", "freeze", "freeze-often", "off"),
+        default=None,
+        help="the cyclic GC: app = the app's policy (inspector.gcpolicy, installed and held "
+        "until the first frame, as inspector.cli does; the default when that module "
+        "exists); default = CPython's settings; freeze = gc.freeze() once before the "
+        "stream; freeze-often = also every 2,000 session events; off = disabled during "
+        "the stream (an upper bound)",
+    )
+    p.add_argument(
+        "--profile",
+        type=int,
+        nargs="?",
+        const=25,
+        metavar="N",
+        help="one extra run per workload under cProfile: the top N functions (default 25)",
+    )
     args = p.parse_args()
     if args.child is not None:
         return child(json.loads(args.child))
     missing = [name for name in ("ptyprocess", "pyte") if importlib.util.find_spec(name) is None]
     if missing:
-        p.error(f"{' and '.join(missing)} missing in {sys.prefix}: the app runs in a pseudo-terminal "
-                "(ptyprocess) read by a VT100 emulator (pyte): pip install 'ptyprocess>=0.7,<0.8' "
-                "'pyte>=0.8.2,<0.9' (the project's [test] extra has both)")
+        p.error(
+            f"{' and '.join(missing)} missing in {sys.prefix}: the app runs in a pseudo-terminal "
+            "(ptyprocess) read by a VT100 emulator (pyte): pip install 'ptyprocess>=0.7,<0.8' "
+            "'pyte>=0.8.2,<0.9' (the project's [test] extra has both)"
+        )
     if args.no_encode:
-        p.error("--no-encode is gone: the app runs with Textual's terminal driver, which always "
-                "encodes each frame for the terminal")
+        p.error(
+            "--no-encode is gone: the app runs with Textual's terminal driver, which always "
+            "encodes each frame for the terminal"
+        )
     args.workload = args.workload or list(WORKLOADS)
     if args.events is None:
         args.events = MEMORY_EVENTS if args.memory else 20_000
@@ -935,8 +1079,10 @@ def profile(work: Workload, mock: MockProcess, args: argparse.Namespace, home: s
 
     stats_file = str(Path(home) / f"ui-bench-{work.name}.prof")
     result = one_run(work, mock, args, home, profile=stats_file)
-    print(f"cProfile run, {work.name} (send -> all shown; slower than the runs above): "
-          f"{result.rate:,.0f} events/s, longest stall {ms(result.stream_worst)}")
+    print(
+        f"cProfile run, {work.name} (send -> all shown; slower than the runs above): "
+        f"{result.rate:,.0f} events/s, longest stall {ms(result.stream_worst)}"
+    )
     for order in ("tottime", "cumulative"):
         out = io.StringIO()
         stats = pstats.Stats(stats_file, stream=out)

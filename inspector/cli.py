@@ -12,8 +12,21 @@ from typing import Any, NoReturn
 
 from . import __version__
 
-COMMANDS = ("card", "send", "get", "cancel", "resubscribe", "push", "list", "replay", "export", "hub", "proxy", "web",
-            "check")
+COMMANDS = (
+    "card",
+    "send",
+    "get",
+    "cancel",
+    "resubscribe",
+    "push",
+    "list",
+    "replay",
+    "export",
+    "hub",
+    "proxy",
+    "web",
+    "check",
+)
 
 EXIT_CODES_HELP = """\
 exit codes:
@@ -58,7 +71,7 @@ class Parser(argparse.ArgumentParser):
     """Usage errors as one line on stderr (exit 2), like every other error of the CLI,
     instead of argparse's usage block: scripts read the last line, people the first."""
 
-    def error(self, message: str) -> "NoReturn":
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"a2a-inspect: {message} (see '{self.prog} --help')\n")
 
 
@@ -66,95 +79,175 @@ def _common(p: argparse.ArgumentParser, outputs: tuple[str, str] | None = None) 
     """The connection, limits and output options; ``outputs``: (choices, help) of -o
     for a command whose output is not a task's (check)."""
     g = p.add_argument_group("connection")
-    g.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
-                   help="extra HTTP header (repeatable)")
-    g.add_argument("--secret-header", action="append", default=[], metavar="'NAME: VALUE'",
-                   help="a header that is a credential: sent like -H, redacted wherever anything is "
-                        "written, and sent to the agent's origin only (repeatable; VALUE @FILE reads it "
-                        "from FILE, @- from standard input)")
-    g.add_argument("--secret-header-env", action="append", default=[], metavar="'NAME: VAR'",
-                   help="a --secret-header whose value is the environment variable VAR's (repeatable)")
-    g.add_argument("--bearer", metavar="TOKEN|@FILE",
-                   help="send Authorization: Bearer TOKEN (@FILE reads it from FILE, @- from standard input)")
+    g.add_argument(
+        "-H", "--header", action="append", default=[], metavar="'NAME: VALUE'", help="extra HTTP header (repeatable)"
+    )
+    g.add_argument(
+        "--secret-header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="a header that is a credential: sent like -H, redacted wherever anything is "
+        "written, and sent to the agent's origin only (repeatable; VALUE @FILE reads it "
+        "from FILE, @- from standard input)",
+    )
+    g.add_argument(
+        "--secret-header-env",
+        action="append",
+        default=[],
+        metavar="'NAME: VAR'",
+        help="a --secret-header whose value is the environment variable VAR's (repeatable)",
+    )
+    g.add_argument(
+        "--bearer",
+        metavar="TOKEN|@FILE",
+        help="send Authorization: Bearer TOKEN (@FILE reads it from FILE, @- from standard input)",
+    )
     g.add_argument("--bearer-env", metavar="VAR", help="--bearer with the token in the environment variable VAR")
     g.add_argument("--api-key", metavar="KEY|@FILE", help="send an API key header (@FILE, @-: read it)")
     g.add_argument("--api-key-env", metavar="VAR", help="--api-key with the key in the environment variable VAR")
-    g.add_argument("--api-key-header", default="X-API-Key", metavar="NAME",
-                   help="header for --api-key (default: X-API-Key)")
+    g.add_argument(
+        "--api-key-header", default="X-API-Key", metavar="NAME", help="header for --api-key (default: X-API-Key)"
+    )
     g.add_argument("--basic", metavar="USER:PASSWORD|@FILE", help="HTTP basic authentication (@FILE, @-: read it)")
     g.add_argument("--basic-env", metavar="VAR", help="--basic with USER:PASSWORD in the environment variable VAR")
-    g.add_argument("--oauth2-client-id", metavar="ID",
-                   help="OAuth 2.0 client credentials: get a token from the card's client-credentials flow "
-                        "(its tokenUrl) and send it as a bearer token, renewed when it expires or on a 401")
-    g.add_argument("--oauth2-client-secret", metavar="SECRET|@FILE",
-                   help="the client secret of --oauth2-client-id (@FILE, @-: read it)")
-    g.add_argument("--oauth2-client-secret-env", metavar="VAR",
-                   help="--oauth2-client-secret from the environment variable VAR")
-    g.add_argument("--oauth2-scope", action="append", metavar="SCOPE",
-                   help="ask for these scopes (repeatable; default: those the card's security asks for, "
-                        "else all the flow lists)")
-    g.add_argument("--oauth2-token-url", metavar="URL",
-                   help="the token URL to use, whatever the card says (the card's must be https or on "
-                        "its own origin)")
-    g.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"],
-                   help="wire dialect (default: detect from the card, then probe)")
-    g.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
-                   help="protocol binding: JSON-RPC, HTTP+JSON/REST or gRPC (both 0.3 and 1.0; a "
-                        "grpc://host:port URL is gRPC) (default: the card's first interface a2a-inspect speaks)")
+    g.add_argument(
+        "--oauth2-client-id",
+        metavar="ID",
+        help="OAuth 2.0 client credentials: get a token from the card's client-credentials flow "
+        "(its tokenUrl) and send it as a bearer token, renewed when it expires or on a 401",
+    )
+    g.add_argument(
+        "--oauth2-client-secret",
+        metavar="SECRET|@FILE",
+        help="the client secret of --oauth2-client-id (@FILE, @-: read it)",
+    )
+    g.add_argument(
+        "--oauth2-client-secret-env", metavar="VAR", help="--oauth2-client-secret from the environment variable VAR"
+    )
+    g.add_argument(
+        "--oauth2-scope",
+        action="append",
+        metavar="SCOPE",
+        help="ask for these scopes (repeatable; default: those the card's security asks for, else all the flow lists)",
+    )
+    g.add_argument(
+        "--oauth2-token-url",
+        metavar="URL",
+        help="the token URL to use, whatever the card says (the card's must be https or on its own origin)",
+    )
+    g.add_argument(
+        "--dialect",
+        default="auto",
+        choices=["auto", "0.1", "0.2", "0.3", "1.0"],
+        help="wire dialect (default: detect from the card, then probe)",
+    )
+    g.add_argument(
+        "--binding",
+        default="auto",
+        choices=["auto", "jsonrpc", "rest", "grpc"],
+        help="protocol binding: JSON-RPC, HTTP+JSON/REST or gRPC (both 0.3 and 1.0; a "
+        "grpc://host:port URL is gRPC) (default: the card's first interface a2a-inspect speaks)",
+    )
     g.add_argument("--card-url", metavar="URL", help="fetch the agent card from this URL")
-    g.add_argument("--method-name", action="append", default=[], metavar="METHOD=NAME",
-                   help="send METHOD under another spelling its dialect knows, e.g. "
-                        "resubscribe=task/resubscribe for Society AI's agents (repeatable)")
+    g.add_argument(
+        "--method-name",
+        action="append",
+        default=[],
+        metavar="METHOD=NAME",
+        help="send METHOD under another spelling its dialect knows, e.g. "
+        "resubscribe=task/resubscribe for Society AI's agents (repeatable)",
+    )
     _tls(p)
     _bounds(p)
     o = p.add_argument_group("output")
     choices, help = outputs or ("text,json,ndjson", "text (default), one JSON document, or one JSON event per line")
     o.add_argument("--output", "-o", default="text", choices=choices.split(","), help=help)
-    o.add_argument("--record", metavar="FILE", nargs="?", const="",
-                   help="record the session to FILE (JSONL); without FILE, to a new file in the "
-                        "a2a-inspect data directory")
-    o.add_argument("--append", action="store_true",
-                   help="with --record FILE: add this session to FILE if it exists (a recording holds "
-                        "several sessions; replay, export and diff read them all), instead of refusing")
-    o.add_argument("--no-redact", action="store_true",
-                   help="record secrets (Authorization, API keys) as sent")
-    o.add_argument("--lenient", action="store_true",
-                   help="exit with the outcome's own code even when the agent broke the protocol "
-                        "(violations are still printed)")
+    o.add_argument(
+        "--record",
+        metavar="FILE",
+        nargs="?",
+        const="",
+        help="record the session to FILE (JSONL); without FILE, to a new file in the a2a-inspect data directory",
+    )
+    o.add_argument(
+        "--append",
+        action="store_true",
+        help="with --record FILE: add this session to FILE if it exists (a recording holds "
+        "several sessions; replay, export and diff read them all), instead of refusing",
+    )
+    o.add_argument("--no-redact", action="store_true", help="record secrets (Authorization, API keys) as sent")
+    o.add_argument(
+        "--lenient",
+        action="store_true",
+        help="exit with the outcome's own code even when the agent broke the protocol (violations are still printed)",
+    )
 
 
 def _tls(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("TLS (https://, grpcs://)")
-    g.add_argument("--cacert", metavar="FILE",
-                   help="trust the CA certificates in FILE (PEM) instead of the system's, as curl's --cacert")
-    g.add_argument("--cert", metavar="FILE",
-                   help="client certificate (PEM) for mutual TLS; its key with --key, or in FILE after it")
+    g.add_argument(
+        "--cacert",
+        metavar="FILE",
+        help="trust the CA certificates in FILE (PEM) instead of the system's, as curl's --cacert",
+    )
+    g.add_argument(
+        "--cert",
+        metavar="FILE",
+        help="client certificate (PEM) for mutual TLS; its key with --key, or in FILE after it",
+    )
     g.add_argument("--key", metavar="FILE", help="the private key (PEM) of --cert")
-    g.add_argument("-k", "--insecure", action="store_true",
-                   help="do not verify the agent's certificate (HTTP only): said on stderr and noted in "
-                        "the recording")
+    g.add_argument(
+        "-k",
+        "--insecure",
+        action="store_true",
+        help="do not verify the agent's certificate (HTTP only): said on stderr and noted in the recording",
+    )
 
 
 def _bounds(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("limits (what the agent may take and send)")
-    g.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                   help="longest wait to connect, and for each read of an ordinary response; "
-                        "also a stream's longest silence unless --stream-timeout is given (default: 30)")
-    g.add_argument("--stream-timeout", type=_seconds, metavar="SECONDS",
-                   help="longest silence on a stream, heartbeats count as activity (default: "
-                        "--timeout when given, else 300)")
-    g.add_argument("--max-time", type=_seconds, metavar="SECONDS",
-                   help="give up on the whole command after this long, whatever it is waiting for "
-                        "(default: no limit)")
-    g.add_argument("--max-body", type=_size, metavar="SIZE",
-                   help="largest response body that is not a stream (and gRPC message), counted "
-                        "after decompression (default: 64M; SIZE is bytes, or with K, M or G)")
-    g.add_argument("--max-event", type=_size, metavar="SIZE",
-                   help="largest single SSE event or gRPC stream message (default: 16M)")
-    g.add_argument("--max-stream-events", type=_count, metavar="N",
-                   help="most events and heartbeat comments one stream may carry (default: 10000000)")
-    g.add_argument("--max-stream-body", type=_size, metavar="SIZE",
-                   help="largest whole body of one stream, counted after decompression (default: 4G)")
+    g.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="longest wait to connect, and for each read of an ordinary response; "
+        "also a stream's longest silence unless --stream-timeout is given (default: 30)",
+    )
+    g.add_argument(
+        "--stream-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="longest silence on a stream, heartbeats count as activity (default: --timeout when given, else 300)",
+    )
+    g.add_argument(
+        "--max-time",
+        type=_seconds,
+        metavar="SECONDS",
+        help="give up on the whole command after this long, whatever it is waiting for (default: no limit)",
+    )
+    g.add_argument(
+        "--max-body",
+        type=_size,
+        metavar="SIZE",
+        help="largest response body that is not a stream (and gRPC message), counted "
+        "after decompression (default: 64M; SIZE is bytes, or with K, M or G)",
+    )
+    g.add_argument(
+        "--max-event", type=_size, metavar="SIZE", help="largest single SSE event or gRPC stream message (default: 16M)"
+    )
+    g.add_argument(
+        "--max-stream-events",
+        type=_count,
+        metavar="N",
+        help="most events and heartbeat comments one stream may carry (default: 10000000)",
+    )
+    g.add_argument(
+        "--max-stream-body",
+        type=_size,
+        metavar="SIZE",
+        help="largest whole body of one stream, counted after decompression (default: 4G)",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -209,8 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, help: str, epilog: str = EXIT_CODES_HELP) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help, epilog=epilog,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            name, help=help, description=help, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
         return p
 
     p = command("card", "show an agent's card with lint findings")
@@ -222,26 +316,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("url")
     p.add_argument("text", nargs="?", help="the message text; - reads it from standard input")
     p.add_argument("--stream", action="store_true", help="stream the reply (SSE)")
-    p.add_argument("--file", action="append", default=[], metavar="PATH",
-                   help="attach a file's bytes (repeatable)")
-    p.add_argument("--file-uri", action="append", default=[], metavar="URI",
-                   help="attach a file by URI (repeatable)")
-    p.add_argument("--data", action="append", default=[], metavar="JSON|@FILE",
-                   help="attach a data part (repeatable; @- reads it from standard input)")
+    p.add_argument("--file", action="append", default=[], metavar="PATH", help="attach a file's bytes (repeatable)")
+    p.add_argument("--file-uri", action="append", default=[], metavar="URI", help="attach a file by URI (repeatable)")
+    p.add_argument(
+        "--data",
+        action="append",
+        default=[],
+        metavar="JSON|@FILE",
+        help="attach a data part (repeatable; @- reads it from standard input)",
+    )
     p.add_argument("--metadata", metavar="JSON|@FILE", help="request metadata object (the params' metadata)")
-    p.add_argument("--message-metadata", metavar="JSON|@FILE",
-                   help="the message's own metadata object (what the TUI composer's \"message metadata\" sets)")
+    p.add_argument(
+        "--message-metadata",
+        metavar="JSON|@FILE",
+        help="the message's own metadata object (what the TUI composer's \"message metadata\" sets)",
+    )
     p.add_argument("--task-id", metavar="ID", help="continue this task")
-    p.add_argument("--context-id", "--session-id", dest="context_id", metavar="ID",
-                   help="context (0.1: session) to send in")
-    p.add_argument("--continue", dest="continue_waiting", action="store_true",
-                   help="answer this agent's last task waiting for input (input-required or auth-required), "
-                        "named on stderr")
+    p.add_argument(
+        "--context-id", "--session-id", dest="context_id", metavar="ID", help="context (0.1: session) to send in"
+    )
+    p.add_argument(
+        "--continue",
+        dest="continue_waiting",
+        action="store_true",
+        help="answer this agent's last task waiting for input (input-required or auth-required), named on stderr",
+    )
     p.add_argument("--history-length", type=int, metavar="N", help="history messages to return")
-    p.add_argument("--return-immediately", "--no-wait", dest="return_immediately", action="store_true",
-                   help="ask the agent to answer at once, with the task still running (1.0: "
-                        "returnImmediately; 0.2/0.3: blocking false; the 0.1 draft has no such option). "
-                        "Without it a 1.0 send must wait for the task to finish or ask for input")
+    p.add_argument(
+        "--return-immediately",
+        "--no-wait",
+        dest="return_immediately",
+        action="store_true",
+        help="ask the agent to answer at once, with the task still running (1.0: "
+        "returnImmediately; 0.2/0.3: blocking false; the 0.1 draft has no such option). "
+        "Without it a 1.0 send must wait for the task to finish or ask for input",
+    )
     _common(p)
 
     p = command("get", "fetch a task")
@@ -274,58 +383,104 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("url")
     q.add_argument("task_id")
     q.add_argument("--url", dest="callback", required=True, metavar="CALLBACK")
-    q.add_argument("--token", metavar="T|@FILE", help="token the agent sends back with each notification "
-                                                      "(@FILE reads it from FILE, @- from standard input)")
+    q.add_argument(
+        "--token",
+        metavar="T|@FILE",
+        help="token the agent sends back with each notification (@FILE reads it from FILE, @- from standard input)",
+    )
     q.add_argument("--token-env", metavar="VAR", help="--token with the token in the environment variable VAR")
     q.add_argument("--config-id", metavar="ID", help="config id (0.3+, several per task)")
     _common(q)
-    for action, help in (("get", "show a task's callback (1.0 without --config-id: list them all)"),
-                         ("list", "list a task's callbacks (0.3+)"),
-                         ("delete", "remove a task's callback (0.3+)")):
+    for action, help in (
+        ("get", "show a task's callback (1.0 without --config-id: list them all)"),
+        ("list", "list a task's callbacks (0.3+)"),
+        ("delete", "remove a task's callback (0.3+)"),
+    ):
         q = push.add_parser(action, help=help)
         q.add_argument("url")
         q.add_argument("task_id")
         q.add_argument("--config-id", metavar="ID")
         _common(q)
 
-    p = command("replay", "open a recording in the UI, or with --against URL send its requests to a "
-                          "live agent and report what differs (ids and times aside)", REPLAY_EXIT_CODES_HELP)
+    p = command(
+        "replay",
+        "open a recording in the UI, or with --against URL send its requests to a "
+        "live agent and report what differs (ids and times aside)",
+        REPLAY_EXIT_CODES_HELP,
+    )
     p.add_argument("file", help="a recording (JSONL), e.g. from --record")
-    p.add_argument("--against", metavar="URL",
-                   help="the agent to send the recorded requests to (base URL or card URL)")
+    p.add_argument("--against", metavar="URL", help="the agent to send the recorded requests to (base URL or card URL)")
     _common(p)
 
-    p = command("export", "convert a recording: an a2a-mock scenario, a HAR file, or a curl script",
-                "exit codes:\n  0  written\n  2  usage error (no such file, not a recording, file exists)\n")
+    p = command(
+        "export",
+        "convert a recording: an a2a-mock scenario, a HAR file, or a curl script",
+        "exit codes:\n  0  written\n  2  usage error (no such file, not a recording, file exists)\n",
+    )
     p.add_argument("file", help="a recording (JSONL), e.g. from --record")
     p.add_argument("--scenario", metavar="OUT", help="write an a2a-mock scenario (YAML); - for stdout")
     p.add_argument("--har", metavar="OUT", help="write HAR 1.2 (browser developer tools); - for stdout")
     p.add_argument("--curl", metavar="OUT", help="write a bash script of curl commands; - for stdout")
     p.add_argument("--force", action="store_true", help="replace existing output files")
-    p = command("hub", "run a local Society AI WebSocket hub (ws-agent://NAME agents), with an HTTP bridge",
-                HUB_HELP)
-    p.add_argument("--port", type=_port, default=8765, help="loopback port for sockets and the bridge "
-                                                            "(default 8765; 0 picks a free one)")
+    p = command("hub", "run a local Society AI WebSocket hub (ws-agent://NAME agents), with an HTTP bridge", HUB_HELP)
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=8765,
+        help="loopback port for sockets and the bridge (default 8765; 0 picks a free one)",
+    )
     p.add_argument("--ws-path", default="/ws", metavar="PATH", help="where agents connect (default /ws)")
-    p.add_argument("--headless", action="store_true",
-                   help="no UI: print a line per frame (heartbeats aside) and per hub event")
-    p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],
-                   help="with --headless: text lines, or every event (heartbeats too) as a JSON line")
-    p.add_argument("--record", metavar="FILE", nargs="?", const="",
-                   help="record every frame to FILE (JSONL); without FILE, to a new file in the data directory")
+    p.add_argument(
+        "--headless", action="store_true", help="no UI: print a line per frame (heartbeats aside) and per hub event"
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        default="text",
+        choices=["text", "ndjson"],
+        help="with --headless: text lines, or every event (heartbeats too) as a JSON line",
+    )
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        nargs="?",
+        const="",
+        help="record every frame to FILE (JSONL); without FILE, to a new file in the data directory",
+    )
     p.add_argument("--append", action="store_true", help="with --record FILE: add to FILE if it exists")
     p.add_argument("--no-redact", action="store_true", help="record secrets as sent")
-    p.add_argument("--route", action="append", default=[], metavar="NAME=URL",
-                   help="an HTTP A2A agent that ws-agents may delegate to as NAME (agent.send_task); repeatable")
-    p.add_argument("--max-frame", type=_size, metavar="SIZE",
-                   help="largest frame an agent may send (default 4M); a larger one closes its socket")
-    p.add_argument("--heartbeat-timeout", type=_seconds, metavar="SECONDS",
-                   help="silence after which an agent is marked stale (default 45)")
+    p.add_argument(
+        "--route",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="an HTTP A2A agent that ws-agents may delegate to as NAME (agent.send_task); repeatable",
+    )
+    p.add_argument(
+        "--max-frame",
+        type=_size,
+        metavar="SIZE",
+        help="largest frame an agent may send (default 4M); a larger one closes its socket",
+    )
+    p.add_argument(
+        "--heartbeat-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="silence after which an agent is marked stale (default 45)",
+    )
     _allow_host_option(p, "the bridge, and agents' sockets")
-    p.add_argument("--max-stream-events", type=_count, metavar="N",
-                   help="most frames one task call may bring, as a client's option (default: 10000000)")
-    p.add_argument("--max-stream-body", type=_size, metavar="SIZE",
-                   help="most bytes of frames one task call may bring, as a client's option (default: 4G)")
+    p.add_argument(
+        "--max-stream-events",
+        type=_count,
+        metavar="N",
+        help="most frames one task call may bring, as a client's option (default: 10000000)",
+    )
+    p.add_argument(
+        "--max-stream-body",
+        type=_size,
+        metavar="SIZE",
+        help="most bytes of frames one task call may bring, as a client's option (default: 4G)",
+    )
     _proxy_parser(command)
     _web_parser(command)
     from .headless.check_args import add_check_parser  # light: argparse only
@@ -335,24 +490,49 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _proxy_parser(command: Any) -> None:
-    p = command("proxy", "relay clients to an A2A agent through a2a-inspect: see, record and judge "
-                         "traffic you do not send, and inject faults", PROXY_HELP)
+    p = command(
+        "proxy",
+        "relay clients to an A2A agent through a2a-inspect: see, record and judge "
+        "traffic you do not send, and inject faults",
+        PROXY_HELP,
+    )
     p.add_argument("upstream", nargs="?", metavar="UPSTREAM_URL", help="the agent's base URL (or card URL)")
-    p.add_argument("--port", type=_port, default=8790, help="loopback port clients connect to "
-                                                            "(default 8790; 0 picks a free one)")
-    p.add_argument("--route", action="append", default=[], metavar="/PATH=URL",
-                   help="requests under /PATH go to the agent at URL (the path taken off); repeatable")
-    p.add_argument("--grpc-port", type=_port, default=0, help="loopback port of the proxy's gRPC listener "
-                                                              "(default 0: a free one)")
-    p.add_argument("--grpc-upstream", metavar="HOST:PORT", help="relay gRPC to this target from the start "
-                   "(otherwise a gRPC listener opens when the agent's card names a GRPC interface)")
+    p.add_argument(
+        "--port", type=_port, default=8790, help="loopback port clients connect to (default 8790; 0 picks a free one)"
+    )
+    p.add_argument(
+        "--route",
+        action="append",
+        default=[],
+        metavar="/PATH=URL",
+        help="requests under /PATH go to the agent at URL (the path taken off); repeatable",
+    )
+    p.add_argument(
+        "--grpc-port", type=_port, default=0, help="loopback port of the proxy's gRPC listener (default 0: a free one)"
+    )
+    p.add_argument(
+        "--grpc-upstream",
+        metavar="HOST:PORT",
+        help="relay gRPC to this target from the start "
+        "(otherwise a gRPC listener opens when the agent's card names a GRPC interface)",
+    )
     p.add_argument("--faults", metavar="FILE", help="fault rules (YAML; see docs/proxy.md)")
     _tls(p)
     p.add_argument("--headless", action="store_true", help="no UI: print a line per exchange and event")
-    p.add_argument("--output", "-o", default="text", choices=["text", "ndjson"],
-                   help="with --headless: text lines, or every event as a JSON line (secrets redacted)")
-    p.add_argument("--record", metavar="FILE", nargs="?", const="",
-                   help="record the traffic to FILE (JSONL); without FILE, to a new file in the data directory")
+    p.add_argument(
+        "--output",
+        "-o",
+        default="text",
+        choices=["text", "ndjson"],
+        help="with --headless: text lines, or every event as a JSON line (secrets redacted)",
+    )
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        nargs="?",
+        const="",
+        help="record the traffic to FILE (JSONL); without FILE, to a new file in the data directory",
+    )
     p.add_argument("--append", action="store_true", help="with --record FILE: add to FILE if it exists")
     p.add_argument("--no-redact", action="store_true", help="record secrets as sent")
     _allow_host_option(p, "clients")
@@ -362,11 +542,16 @@ def _web_parser(command: Any) -> None:
     p = command("web", "the terminal UI in a browser tab: a loopback server with a one-time link", WEB_HELP)
     p.add_argument("url", nargs="?", help="agent base URL or card URL")
     p.add_argument("--demo", action="store_true", help="start the embedded mock agent and connect to it")
-    p.add_argument("--port", type=_port, default=8780, help="loopback port of the page "
-                                                            "(default 8780; 0 picks a free one)")
+    p.add_argument(
+        "--port", type=_port, default=8780, help="loopback port of the page (default 8780; 0 picks a free one)"
+    )
     p.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
-    p.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
-                   help="protocol binding (default: the card's first interface a2a-inspect speaks)")
+    p.add_argument(
+        "--binding",
+        default="auto",
+        choices=["auto", "jsonrpc", "rest", "grpc"],
+        help="protocol binding (default: the card's first interface a2a-inspect speaks)",
+    )
 
 
 WEB_HELP = """\
@@ -383,10 +568,16 @@ exit codes:
 
 
 def _allow_host_option(p: argparse.ArgumentParser, who: str) -> None:
-    p.add_argument("--allow-host", action="append", default=[], type=_allow_host, metavar="NAME",
-                   help=f"let {who} call it as Host NAME (or NAME:PORT; * for any) besides the loopback "
-                        "address and name with its port, and take browser requests from NAME's pages "
-                        "(repeatable; others get 403: a guard against DNS rebinding and web pages)")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        type=_allow_host,
+        metavar="NAME",
+        help=f"let {who} call it as Host NAME (or NAME:PORT; * for any) besides the loopback "
+        "address and name with its port, and take browser requests from NAME's pages "
+        "(repeatable; others get 403: a guard against DNS rebinding and web pages)",
+    )
 
 
 def _allow_host(text: str) -> str:
@@ -423,18 +614,31 @@ def build_tui_parser() -> argparse.ArgumentParser:
         description="Open the terminal UI; with URL, connect to that agent.",
     )
     parser.add_argument("url", nargs="?", help="agent base URL or card URL")
-    parser.add_argument("--demo", action="store_true",
-                        help="start the embedded mock agent on a free loopback port and connect to it")
+    parser.add_argument(
+        "--demo", action="store_true", help="start the embedded mock agent on a free loopback port and connect to it"
+    )
     parser.add_argument("--record", metavar="FILE", help="record the session to FILE")
-    parser.add_argument("--append", action="store_true",
-                        help="with --record FILE: add this session to FILE if it exists, instead of refusing")
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="with --record FILE: add this session to FILE if it exists, instead of refusing",
+    )
     parser.add_argument("--dialect", default="auto", choices=["auto", "0.1", "0.2", "0.3", "1.0"])
-    parser.add_argument("--binding", default="auto", choices=["auto", "jsonrpc", "rest", "grpc"],
-                        help="protocol binding (default: the card's first interface a2a-inspect speaks)")
+    parser.add_argument(
+        "--binding",
+        default="auto",
+        choices=["auto", "jsonrpc", "rest", "grpc"],
+        help="protocol binding (default: the card's first interface a2a-inspect speaks)",
+    )
     _tls(parser)
-    parser.add_argument("--push-port", type=_port, default=0, metavar="PORT",
-                        help="the push receiver listens on this loopback port (default: any free "
-                             "port), e.g. for an agent in a container that can only reach one")
+    parser.add_argument(
+        "--push-port",
+        type=_port,
+        default=0,
+        metavar="PORT",
+        help="the push receiver listens on this loopback port (default: any free "
+        "port), e.g. for an agent in a container that can only reach one",
+    )
     parser.add_argument("--version", action="version", version=f"a2a-inspect {__version__}")
     return parser
 
@@ -452,8 +656,7 @@ def _port(text: str) -> int:
 def _looks_like_command(word: str) -> bool:
     """A bare word that cannot be an agent address (no scheme, port, dot or slash):
     a mistyped command, not a URL to open the TUI on."""
-    return (not word.startswith("-") and word.isidentifier()
-            and word not in ("localhost",))
+    return not word.startswith("-") and word.isidentifier() and word not in ("localhost",)
 
 
 def completion_parser() -> argparse.ArgumentParser:
@@ -482,7 +685,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         emit(completion.script("a2a-inspect", argv[1]))
         return 0
-    if argv and argv[0] in COMMANDS or any(a in ("-h", "--help") for a in argv[:1]):
+    if (argv and argv[0] in COMMANDS) or any(a in ("-h", "--help") for a in argv[:1]):
         args = build_parser().parse_args(argv)
         if _secrets_unreadable(args):
             return 2
@@ -557,8 +760,7 @@ def _run_tui(args: argparse.Namespace) -> int:
         from .headless import exitcodes
         from .headless.run import fail
 
-        return fail("the terminal UI is not available in this build yet; use a command (see --help)",
-                    exitcodes.USAGE)
+        return fail("the terminal UI is not available in this build yet; use a command (see --help)", exitcodes.USAGE)
     return launch(args)
 
 
@@ -612,8 +814,10 @@ def _run_web(args: argparse.Namespace) -> int:
         missing = (exc.name or "").split(".")[0]
         if missing not in ("textual_serve", "aiohttp", "aiohttp_jinja2", "jinja2"):
             raise
-        print(f"a2a-inspect web: needs the web extra ({missing} is missing): "
-              "pip install 'a2a-inspect[web]'", file=sys.stderr)
+        print(
+            f"a2a-inspect web: needs the web extra ({missing} is missing): pip install 'a2a-inspect[web]'",
+            file=sys.stderr,
+        )
         return 2
     return run_web(args)
 
@@ -629,9 +833,11 @@ def _replay_in_tui(path_text: str) -> int:
     try:
         from .ui.replay_app import launch_replay
     except ImportError:
-        return fail("replaying in the terminal UI is not available in this build yet; "
-                    "diff against an agent with --against URL, or convert with 'a2a-inspect export'",
-                    exitcodes.USAGE)
+        return fail(
+            "replaying in the terminal UI is not available in this build yet; "
+            "diff against an agent with --against URL, or convert with 'a2a-inspect export'",
+            exitcodes.USAGE,
+        )
     return launch_replay(path)
 
 

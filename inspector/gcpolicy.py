@@ -77,12 +77,28 @@ _blocks = sys.getallocatedblocks
 _freeze = gc.freeze
 _unfreeze = gc.unfreeze
 
-_state: "_Policy | None" = None
+_state: _Policy | None = None
 
 
 class _Policy:
-    __slots__ = ("saved", "growth", "budget", "max_cpu", "sample", "pending", "t_start", "cost",
-                 "blocks", "rate", "since", "next_check", "quiet", "young", "skipping", "counts")
+    __slots__ = (
+        "saved",
+        "growth",
+        "budget",
+        "max_cpu",
+        "sample",
+        "pending",
+        "t_start",
+        "cost",
+        "blocks",
+        "rate",
+        "since",
+        "next_check",
+        "quiet",
+        "young",
+        "skipping",
+        "counts",
+    )
 
     def __init__(self, saved: tuple[int, int, int]) -> None:
         self.saved = saved
@@ -167,8 +183,9 @@ class _Policy:
         self.quiet = 0
 
 
-def install(*, gen0: int = GEN0, growth: float = GROWTH, budget: float = BUDGET,
-            max_cpu: float = MAX_CPU, sample: int = SAMPLE) -> None:
+def install(
+    *, gen0: int = GEN0, growth: float = GROWTH, budget: float = BUDGET, max_cpu: float = MAX_CPU, sample: int = SAMPLE
+) -> None:
     """Apply the policy to this process (calling it again only changes the settings)."""
     global _state
     if gen0 < 1 or growth < 1 or not 0 < budget <= 1 or max_cpu < 0 or sample < 1:
@@ -235,5 +252,10 @@ def stats() -> dict[str, Any]:
     state = _state
     if state is None:
         return {"installed": False, "threshold": gc.get_threshold()}
-    return {"installed": True, "threshold": gc.get_threshold(), **state.counts,
-            "last_whole_heap_cpu_s": round(state.cost, 4), "pending": state.pending}
+    return {
+        "installed": True,
+        "threshold": gc.get_threshold(),
+        **state.counts,
+        "last_whole_heap_cpu_s": round(state.cost, 4),
+        "pending": state.pending,
+    }

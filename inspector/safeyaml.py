@@ -57,16 +57,19 @@ class BoundedLoader(yaml.SafeLoader):
             if node is not None:  # else PyYAML reports the undefined alias
                 known = self._sizes.get(id(node))
                 if known is None:
-                    raise YAMLLimit(f"alias *{event.anchor} is used inside its own anchor "
-                                    "(a cycle)", event.start_mark)
+                    raise YAMLLimit(f"alias *{event.anchor} is used inside its own anchor (a cycle)", event.start_mark)
                 size, height = known
                 self._aliased += size
                 if self._aliased > MAX_ALIAS_NODES:
-                    raise YAMLLimit(f"aliases repeat more than {MAX_ALIAS_NODES} nodes in all; "
-                                    f"refused at alias *{event.anchor}", event.start_mark)
+                    raise YAMLLimit(
+                        f"aliases repeat more than {MAX_ALIAS_NODES} nodes in all; refused at alias *{event.anchor}",
+                        event.start_mark,
+                    )
                 if self._depth + height > MAX_JSON_DEPTH:
-                    raise YAMLLimit(f"alias *{event.anchor} nests the document more than "
-                                    f"{MAX_JSON_DEPTH} levels deep", event.start_mark)
+                    raise YAMLLimit(
+                        f"alias *{event.anchor} nests the document more than {MAX_JSON_DEPTH} levels deep",
+                        event.start_mark,
+                    )
             return super().compose_node(parent, index)
         collection = isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent))
         if collection:

@@ -225,8 +225,9 @@ def _plain(cls: type[_Stored], raw: Any) -> _Stored | None:
                 return None
             value = dict(value) if type(value) is dict else value
         elif kind == "dict[str, str | dict[str, str]]":
-            if type(value) is not dict or any(type(k) is not str or not (type(v) is str or env_name(v) is not None)
-                                              for k, v in value.items()):
+            if type(value) is not dict or any(
+                type(k) is not str or not (type(v) is str or env_name(v) is not None) for k, v in value.items()
+            ):
                 return None
             value = {k: dict(v) if type(v) is dict else v for k, v in value.items()}
         elif kind == "bool":

@@ -31,8 +31,10 @@ INVISIBLE = r"[[\p{Cf}\p{Zl}\p{Zp}]--[\p{Prepended_Concatenation_Mark}\u200d]]"
 # Emoji pictographs (an approximation of Extended_Pictographic that covers every
 # pictograph used in emoji ZWJ sequences) and, before a joiner, the emoji presentation
 # selector; skin tone modifiers lie inside U+1F000-U+1FAFF.
-_PICTO = ("\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf"
-          "\u2934\u2935\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff")
+_PICTO = (
+    "\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf"
+    "\u2934\u2935\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff"
+)
 # A zero-width joiner stays where it joins two pictographs into one emoji (woman, ZWJ,
 # laptop: the technologist emoji): there
 # it is visible as the joined glyph, and escaping it would break the emoji apart.

@@ -26,8 +26,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .server import MockServer as MockServer
 
 _WHERE = {
-    "MockAgent": ".api", "MockServer": ".server", "PROFILES": ".profiles", "Scenario": ".scenario",
-    "ScenarioError": ".loader", "builtins": ".loader", "load_file": ".loader", "load_text": ".loader",
+    "MockAgent": ".api",
+    "MockServer": ".server",
+    "PROFILES": ".profiles",
+    "Scenario": ".scenario",
+    "ScenarioError": ".loader",
+    "builtins": ".loader",
+    "load_file": ".loader",
+    "load_text": ".loader",
     "resolve": ".loader",
 }
 

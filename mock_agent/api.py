@@ -57,10 +57,19 @@ class MockAgent:
         ``allow_hosts``: Host names to answer for besides loopback (NAME, NAME:PORT or
         ``*``); a request for another Host, or from a web page of another origin, is
         refused with 403 (inspector/serving/browser_guard.py)."""
-        self.server = MockServer(scenario, dialect=dialect, profile=profile, max_body=max_body,
-                                 heartbeat=heartbeat, time_scale=time_scale, seed=seed,
-                                 allow_remote_push=allow_remote_push, lenient=lenient, store_limit=max_tasks,
-                                 grpc_port=grpc_port)
+        self.server = MockServer(
+            scenario,
+            dialect=dialect,
+            profile=profile,
+            max_body=max_body,
+            heartbeat=heartbeat,
+            time_scale=time_scale,
+            seed=seed,
+            allow_remote_push=allow_remote_push,
+            lenient=lenient,
+            store_limit=max_tasks,
+            grpc_port=grpc_port,
+        )
         self._runner = BackgroundServer(BrowserGuard(self.server.app, allow_hosts), host=host, port=port)
 
     # -- addresses ---------------------------------------------------------------
@@ -130,7 +139,7 @@ class MockAgent:
 
     # -- lifecycle -------------------------------------------------------------------
 
-    def start(self) -> "MockAgent":
+    def start(self) -> MockAgent:
         self._runner.start()
         self.server.http_server = (self._runner.host, self._runner.port)
         return self
@@ -138,13 +147,13 @@ class MockAgent:
     def stop(self) -> None:
         self._runner.stop()
 
-    def __enter__(self) -> "MockAgent":
+    def __enter__(self) -> MockAgent:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
 
-    async def astart(self) -> "MockAgent":
+    async def astart(self) -> MockAgent:
         await self._runner.astart()
         self.server.http_server = (self._runner.host, self._runner.port)
         return self
@@ -152,7 +161,7 @@ class MockAgent:
     async def astop(self) -> None:
         await self._runner.astop()
 
-    async def __aenter__(self) -> "MockAgent":
+    async def __aenter__(self) -> MockAgent:
         return await self.astart()
 
     async def __aexit__(self, *exc: Any) -> None:

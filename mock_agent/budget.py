@@ -51,7 +51,7 @@ class _Tally:
         self.text = text
         self.events = events
 
-    def add(self, other: "_Tally") -> None:
+    def add(self, other: _Tally) -> None:
         self.text += other.text
         self.events += other.events
 
@@ -83,15 +83,25 @@ class _Check:
         size = _literal(text) * repeat
         if size > MAX_TEXT:
             where = loc + (field,) if field else loc
-            self.problems.append((where, f"{_n(repeat)} copies of a {_n(_literal(text))}-character text come to "
-                                         f"{_n(size)} characters; one text may come to {_n(MAX_TEXT)} at most"))
+            self.problems.append(
+                (
+                    where,
+                    f"{_n(repeat)} copies of a {_n(_literal(text))}-character text come to "
+                    f"{_n(size)} characters; one text may come to {_n(MAX_TEXT)} at most",
+                )
+            )
             return MAX_TEXT  # said once, here: the script's totals count what may be
         elif built and _static(text):
             self.built += size
             if self.built > MAX_BUILT_TEXT and not self.built_reported:
                 self.built_reported = True
-                self.problems.append((loc, f"the scenario's fixed texts come to more than {_n(MAX_BUILT_TEXT)} "
-                                           "characters, which the mock would build when it starts"))
+                self.problems.append(
+                    (
+                        loc,
+                        f"the scenario's fixed texts come to more than {_n(MAX_BUILT_TEXT)} "
+                        "characters, which the mock would build when it starts",
+                    )
+                )
         return size
 
     def content(self, content: Any, loc: tuple[Any, ...]) -> int:
@@ -121,12 +131,22 @@ class _Check:
             where = here + field
             if total.events > MAX_SCRIPT_EVENTS:
                 over = True
-                self.problems.append((where, f"this script would send {_n(total.events)} events by here; "
-                                            f"one script may send {_n(MAX_SCRIPT_EVENTS)} at most"))
+                self.problems.append(
+                    (
+                        where,
+                        f"this script would send {_n(total.events)} events by here; "
+                        f"one script may send {_n(MAX_SCRIPT_EVENTS)} at most",
+                    )
+                )
             elif total.text > MAX_SCRIPT_TEXT:
                 over = True
-                self.problems.append((where, f"this script would produce {_n(total.text)} characters by here; "
-                                            f"one script may produce {_n(MAX_SCRIPT_TEXT)} at most"))
+                self.problems.append(
+                    (
+                        where,
+                        f"this script would produce {_n(total.text)} characters by here; "
+                        f"one script may produce {_n(MAX_SCRIPT_TEXT)} at most",
+                    )
+                )
         return total
 
     def step(self, step: Any, loc: tuple[Any, ...]) -> tuple[_Tally, tuple[Any, ...]]:
@@ -134,15 +154,19 @@ class _Check:
             return _Tally(self.content(step.message, loc + ("message",)), 1), ()
         if isinstance(step, sc.ArtifactStep):
             a = step.artifact
-            size = (self.text(a.text, 1, loc + ("artifact",), "text") if a.text is not None
-                    else self.content(a.parts, loc + ("artifact", "parts")))
+            size = (
+                self.text(a.text, 1, loc + ("artifact",), "text")
+                if a.text is not None
+                else self.content(a.parts, loc + ("artifact", "parts"))
+            )
             return _Tally(size, 1), ("artifact",)
         if isinstance(step, sc.ChunksStep):
             c = step.chunks
             field = "repeat" if c.repeat != 1 else "text"
             if c.texts is not None:
-                size = sum(self.text(t, c.repeat, loc + ("chunks", "texts", j), "", False)
-                           for j, t in enumerate(c.texts))
+                size = sum(
+                    self.text(t, c.repeat, loc + ("chunks", "texts", j), "", False) for j, t in enumerate(c.texts)
+                )
                 return _Tally(size, len(c.texts)), ("chunks", "texts")
             count = c.count or 1
             one = self.text(c.text or "", c.repeat, loc + ("chunks",), field, False)
@@ -162,7 +186,7 @@ class _Check:
             return _Tally(len(step.error.message or ""), 1), ()
         if isinstance(step, sc.HeartbeatStep):
             h = step.heartbeat
-            beats = math.floor(h.for_ / h.every) + 1 if h.for_ / h.every < 1e15 else 10 ** 15
+            beats = math.floor(h.for_ / h.every) + 1 if h.for_ / h.every < 1e15 else 10**15
             return _Tally(beats * len(h.comment), beats), ("heartbeat", "every")
         if isinstance(step, sc.OneOfStep):
             worst = _Tally()
@@ -192,8 +216,10 @@ def check_text(size: int, repeat: int) -> int:
     before the text is built."""
     total = size * repeat
     if total > MAX_TEXT:
-        raise TooLarge(f"a text of {_n(size)} characters repeated {_n(repeat)} times would be {_n(total)} "
-                       f"characters; one text may come to {_n(MAX_TEXT)} at most")
+        raise TooLarge(
+            f"a text of {_n(size)} characters repeated {_n(repeat)} times would be {_n(total)} "
+            f"characters; one text may come to {_n(MAX_TEXT)} at most"
+        )
     return total
 
 
@@ -210,8 +236,11 @@ class Meter:
         self.text += text
         self.events += events
         if self.text > MAX_SCRIPT_TEXT:
-            raise TooLarge(f"this turn has produced {_n(self.text)} characters; one script may produce "
-                           f"{_n(MAX_SCRIPT_TEXT)} at most")
+            raise TooLarge(
+                f"this turn has produced {_n(self.text)} characters; one script may produce "
+                f"{_n(MAX_SCRIPT_TEXT)} at most"
+            )
         if self.events > MAX_SCRIPT_EVENTS:
-            raise TooLarge(f"this turn has sent {_n(self.events)} events; one script may send "
-                           f"{_n(MAX_SCRIPT_EVENTS)} at most")
+            raise TooLarge(
+                f"this turn has sent {_n(self.events)} events; one script may send {_n(MAX_SCRIPT_EVENTS)} at most"
+            )

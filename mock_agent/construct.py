@@ -9,7 +9,8 @@ directly, leaving the instance as ``model_construct`` would.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 

@@ -18,18 +18,19 @@ import json
 import logging
 import random
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from inspector.protocol import grpc_errors
 from inspector.protocol import models as m
 from inspector.protocol.errors import JsonRpcError
 from inspector.protocol.states import INTERRUPTED, TERMINAL
 
+from . import budget, matching, template
 from . import construct as new
 from . import scenario as sc
-from . import budget, matching, template
 from .gates import Gates
 from .store import TaskRecord, TaskStore
 
@@ -46,8 +47,9 @@ class RpcFault:
 class HttpFault:
     __slots__ = ("status", "body", "content_type", "headers", "grpc")
 
-    def __init__(self, status: int, body: bytes, content_type: str, headers: dict[str, str],
-                 grpc: int | None = None) -> None:
+    def __init__(
+        self, status: int, body: bytes, content_type: str, headers: dict[str, str], grpc: int | None = None
+    ) -> None:
         self.status = status
         self.body = body
         self.content_type = content_type
@@ -109,7 +111,7 @@ log = logging.getLogger("a2a-mock")
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 # ------------------------------------------------------------------ compiled script
@@ -146,9 +148,13 @@ def compile_content(content: Any) -> Parts | None:
                 out.append(_TextTemplate(part.text, part.repeat, part.metadata))
         elif part.file is not None:
             f = part.file
-            out.append(new.FilePart(
-                kind="file", metadata=part.metadata,
-                file=new.FileContent(name=f.name, mime_type=f.mime_type, bytes=f.bytes, uri=f.uri)))
+            out.append(
+                new.FilePart(
+                    kind="file",
+                    metadata=part.metadata,
+                    file=new.FileContent(name=f.name, mime_type=f.mime_type, bytes=f.bytes, uri=f.uri),
+                )
+            )
         else:
             out.append(new.DataPart(kind="data", data=part.data, metadata=part.metadata))
     return tuple(out)
@@ -276,31 +282,66 @@ def compile_script(steps: list[Any]) -> list[Any]:
             ops.append(StatusOp(step.status, compile_content(step.message), step.final, step.metadata))
         elif isinstance(step, sc.ArtifactStep):
             a = step.artifact
-            ops.append(ArtifactOp(a.artifact_id, a.index, a.name, a.description,
-                                  compile_content(a.text if a.text is not None else a.parts) or (),
-                                  a.append, a.last_chunk, a.metadata))
+            ops.append(
+                ArtifactOp(
+                    a.artifact_id,
+                    a.index,
+                    a.name,
+                    a.description,
+                    compile_content(a.text if a.text is not None else a.parts) or (),
+                    a.append,
+                    a.last_chunk,
+                    a.metadata,
+                )
+            )
         elif isinstance(step, sc.ChunksStep):
             c = step.chunks
             texts = tuple(c.texts) if c.texts is not None else None
-            ops.append(ChunksOp(c.artifact_id, c.index, c.name, c.description, texts, c.text,
-                                len(texts) if texts is not None else c.count or 1, c.repeat, c.delay, c.metadata))
+            ops.append(
+                ChunksOp(
+                    c.artifact_id,
+                    c.index,
+                    c.name,
+                    c.description,
+                    texts,
+                    c.text,
+                    len(texts) if texts is not None else c.count or 1,
+                    c.repeat,
+                    c.delay,
+                    c.metadata,
+                )
+            )
         elif isinstance(step, sc.DelayStep):
             ops.append(DelayOp(step.delay))
         elif isinstance(step, sc.HoldStep):
             ops.append(HoldOp(step.hold, step.timeout, step.until == "message"))
         elif isinstance(step, sc.AskStep):
             state = m.TaskState(step.state)
-            ops.append(AskOp(state, compile_content(step.ask) or (),
-                             compile_script(step.then) if step.then is not None else None, step.metadata))
+            ops.append(
+                AskOp(
+                    state,
+                    compile_content(step.ask) or (),
+                    compile_script(step.then) if step.then is not None else None,
+                    step.metadata,
+                )
+            )
         elif isinstance(step, sc.ReplyStep):
             ops.append(ReplyOp(compile_content(step.reply) or (), step.metadata))
         elif isinstance(step, sc.ErrorStep):
             ops.append(ErrorOp(step.error.code, step.error.message, step.error.data))
         elif isinstance(step, sc.HttpStep):
             h = step.http
-            ops.append(HttpOp(HttpFault(h.status, h.body.encode("utf-8"),
-                                        h.content_type or "text/plain; charset=utf-8", dict(h.headers or {}),
-                                        None if h.grpc is None else grpc_errors.code_of(h.grpc))))
+            ops.append(
+                HttpOp(
+                    HttpFault(
+                        h.status,
+                        h.body.encode("utf-8"),
+                        h.content_type or "text/plain; charset=utf-8",
+                        dict(h.headers or {}),
+                        None if h.grpc is None else grpc_errors.code_of(h.grpc),
+                    )
+                )
+            )
         elif isinstance(step, sc.MalformedStep):
             ops.append(MalformedOp(step.malformed.encode("utf-8")))
         elif isinstance(step, sc.DropStep):
@@ -311,8 +352,9 @@ def compile_script(steps: list[Any]) -> list[Any]:
         elif isinstance(step, sc.EndStep):
             ops.append(EndOp())
         elif isinstance(step, sc.OneOfStep):
-            ops.append(OneOfOp(tuple(b.weight for b in step.one_of),
-                               tuple(compile_script(b.script) for b in step.one_of)))
+            ops.append(
+                OneOfOp(tuple(b.weight for b in step.one_of), tuple(compile_script(b.script) for b in step.one_of))
+            )
         else:  # pragma: no cover - the model admits no other step
             raise TypeError(f"unknown step {step!r}")
     return ops
@@ -379,8 +421,9 @@ Listener = Callable[[TaskRecord, Any], None]
 class Engine:
     """One per server: the compiled rules, the seeded RNG, and the task store."""
 
-    def __init__(self, scenario: sc.Scenario, store: TaskStore | None = None,
-                 time_scale: float = 1.0, seed: int | None = None) -> None:
+    def __init__(
+        self, scenario: sc.Scenario, store: TaskStore | None = None, time_scale: float = 1.0, seed: int | None = None
+    ) -> None:
         self.scenario = scenario
         self.store = store if store is not None else TaskStore()
         self.time_scale = time_scale
@@ -395,18 +438,25 @@ class Engine:
         #: (Orloj's ``event: status``).
         self.full_task_events = False
         self.rules = [
-            _Rule(rule.name or f"rules[{i}]",
-                  matching.compile_pattern(rule.when.text) if rule.when.text is not None else None,
-                  rule.when.part, rule.when.skill, rule.when.turn, rule.when.method, rule.when.dialect,
-                  compile_script(rule.script))
+            _Rule(
+                rule.name or f"rules[{i}]",
+                matching.compile_pattern(rule.when.text) if rule.when.text is not None else None,
+                rule.when.part,
+                rule.when.skill,
+                rule.when.turn,
+                rule.when.method,
+                rule.when.dialect,
+                compile_script(rule.script),
+            )
             for i, rule in enumerate(scenario.rules)
         ]
         if scenario.fallback:
             self.fallback = compile_script(scenario.fallback)
         else:
             why = f"a2a-mock: no rule in scenario {scenario.name or '(unnamed)'!r} matches this message"
-            self.fallback = [StatusOp(m.TaskState.FAILED, compile_content(why.replace("{", "{{").replace("}", "}}")),
-                                      None, None)]
+            self.fallback = [
+                StatusOp(m.TaskState.FAILED, compile_content(why.replace("{", "{{").replace("}", "}}")), None, None)
+            ]
 
     def pick(self, values: dict[str, Any], kinds: set[str]) -> tuple[list[Any], dict[str, Any]]:
         """The first rule whose conditions all hold -> (ops, regex groups). A rule whose
@@ -437,22 +487,27 @@ class Engine:
         return self.fallback, {}
 
     def _too_slow(self, rule: str) -> list[Any]:
-        why = (f"a2a-mock: the text pattern of {rule} took longer than {self.match_budget:g} s on this "
-               "message (it backtracks catastrophically?); no rule was chosen: simplify the pattern")
+        why = (
+            f"a2a-mock: the text pattern of {rule} took longer than {self.match_budget:g} s on this "
+            "message (it backtracks catastrophically?); no rule was chosen: simplify the pattern"
+        )
         log.warning("%s", why)
-        return [StatusOp(m.TaskState.FAILED, compile_content(why.replace("{", "{{").replace("}", "}}")),
-                         None, None)]
+        return [StatusOp(m.TaskState.FAILED, compile_content(why.replace("{", "{{").replace("}", "}}")), None, None)]
 
     def set_idle_status(self, record: TaskRecord, status: m.TaskStatus) -> None:
         """A status change with no script running (tasks/cancel of a waiting task)."""
         record.set_status(status)
         if self.listener is not None and record.push:
-            self.listener(record, new.TaskStatusUpdateEvent(
-                task_id=record.task.id, context_id=record.task.context_id, status=status,
-                final=True, metadata=None))
+            self.listener(
+                record,
+                new.TaskStatusUpdateEvent(
+                    task_id=record.task.id, context_id=record.task.context_id, status=status, final=True, metadata=None
+                ),
+            )
 
-    def begin_turn(self, record: TaskRecord, message: m.Message, method: str, dialect: str,
-                   metadata: dict[str, Any] | None = None) -> "Run":
+    def begin_turn(
+        self, record: TaskRecord, message: m.Message, method: str, dialect: str, metadata: dict[str, Any] | None = None
+    ) -> Run:
         """Record the user's message on the task and prepare the run for this turn."""
         self._user_turn(record, message)
         values, kinds = self._turn_values(record, message, method, dialect, metadata)
@@ -466,8 +521,9 @@ class Engine:
                 values.update(groups)
         return Run(self, record, ops, values)
 
-    def follow_up(self, record: TaskRecord, message: m.Message, method: str, dialect: str,
-                  metadata: dict[str, Any] | None = None) -> "Run":
+    def follow_up(
+        self, record: TaskRecord, message: m.Message, method: str, dialect: str, metadata: dict[str, Any] | None = None
+    ) -> Run:
         """A message to a task held at a ``hold: ..., until: message`` step: it joins
         the history, and the held run goes on with this message's values."""
         run = record.run
@@ -492,8 +548,9 @@ class Engine:
         record.add_message(message)
 
     @staticmethod
-    def _turn_values(record: TaskRecord, message: m.Message, method: str, dialect: str,
-                     metadata: dict[str, Any] | None) -> tuple[dict[str, Any], set[str]]:
+    def _turn_values(
+        record: TaskRecord, message: m.Message, method: str, dialect: str, metadata: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], set[str]]:
         values, kinds = message_vars(message)
         values["task_id"] = record.task.id
         values["context_id"] = record.task.context_id or ""
@@ -522,7 +579,7 @@ class Run:
         self._task: asyncio.Task[None] | None = None
         self._finished = False
 
-    def start(self) -> "Run":
+    def start(self) -> Run:
         self.record.run = self
         self._task = asyncio.get_running_loop().create_task(self._main())
         # A task canceled before its first step never enters _main's finally: finish then.
@@ -577,8 +634,9 @@ class Run:
         listener = self.engine.listener
         pushing = listener is not None and bool(record.push)
         if pushing or record.subscribers:
-            event = new.TaskStatusUpdateEvent(task_id=record.task.id, context_id=record.task.context_id,
-                                              status=status, final=final)
+            event = new.TaskStatusUpdateEvent(
+                task_id=record.task.id, context_id=record.task.context_id, status=status, final=final
+            )
             if pushing and listener is not None:  # (pushing says it is not None)
                 listener(record, event)
             if record.subscribers:
@@ -592,24 +650,38 @@ class Run:
         rendered = render_parts(parts, self.values)
         self.meter.count(_text_size(rendered))
         return new.Message(
-            role=m.Role.AGENT, parts=rendered, message_id=str(uuid.uuid4()),
-            task_id=task.id if task_id else None, context_id=task.context_id, metadata=metadata)
+            role=m.Role.AGENT,
+            parts=rendered,
+            message_id=str(uuid.uuid4()),
+            task_id=task.id if task_id else None,
+            context_id=task.context_id,
+            metadata=metadata,
+        )
 
-    def _status(self, state: m.TaskState, parts: Parts | None, final: bool | None,
-                metadata: dict[str, Any] | None) -> None:
+    def _status(
+        self, state: m.TaskState, parts: Parts | None, final: bool | None, metadata: dict[str, Any] | None
+    ) -> None:
         message = self._agent_message(parts, metadata) if parts is not None else None
         status = new.TaskStatus(state=state, message=message, timestamp=now())
         self._status_event(status, state in _SETTLING if final is None else final)
 
-    def _artifact(self, artifact_id: str | None, index: int | None, name: str | None, description: str | None,
-                  parts: list[Any], append: bool, last_chunk: bool | None, metadata: dict[str, Any] | None) -> None:
+    def _artifact(
+        self,
+        artifact_id: str | None,
+        index: int | None,
+        name: str | None,
+        description: str | None,
+        parts: list[Any],
+        append: bool,
+        last_chunk: bool | None,
+        metadata: dict[str, Any] | None,
+    ) -> None:
         self.meter.count(_text_size(parts))
         record = self.record
         artifact_id, index, pos = record.artifact_slot(artifact_id, index, append)
         # Each dialect names artifacts one way: 0.1 by index, later ones by artifactId.
         wire_id, wire_index = (None, index) if record.dialect == "0.1" else (artifact_id, None)
-        record.add_artifact(wire_id, wire_index, name, description, parts, metadata, append,
-                            (artifact_id, index), pos)
+        record.add_artifact(wire_id, wire_index, name, description, parts, metadata, append, (artifact_id, index), pos)
         listener = self.engine.listener
         pushing = listener is not None and bool(record.push)
         if not pushing and (not record.subscribers or self.engine.full_task_events):
@@ -619,10 +691,16 @@ class Run:
             # a2a-sdk 1.x leaves false flags out, as ProtoJSON does; 0.x agents send them.
             wire_append = append or None
             last_chunk = last_chunk or None
-        artifact = new.Artifact(artifact_id=wire_id, index=wire_index, name=name, description=description,
-                                parts=parts, metadata=metadata)
-        event = new.TaskArtifactUpdateEvent(task_id=record.task.id, context_id=record.task.context_id,
-                                            artifact=artifact, append=wire_append, last_chunk=last_chunk)
+        artifact = new.Artifact(
+            artifact_id=wire_id, index=wire_index, name=name, description=description, parts=parts, metadata=metadata
+        )
+        event = new.TaskArtifactUpdateEvent(
+            task_id=record.task.id,
+            context_id=record.task.context_id,
+            artifact=artifact,
+            append=wire_append,
+            last_chunk=last_chunk,
+        )
         if pushing and listener is not None:  # (pushing says it is not None)
             listener(record, event)
         if not self.engine.full_task_events:
@@ -644,8 +722,16 @@ class Run:
                 self._status(op.state, op.message, op.final, op.metadata)
             elif kind is ArtifactOp:
                 parts = render_parts(op.parts, values)
-                self._artifact(op.artifact_id, op.index, op.name, op.description, parts,
-                               bool(op.append), op.last_chunk, op.metadata)
+                self._artifact(
+                    op.artifact_id,
+                    op.index,
+                    op.name,
+                    op.description,
+                    parts,
+                    bool(op.append),
+                    op.last_chunk,
+                    op.metadata,
+                )
                 await self._caught_up(_text_size(parts))
             elif kind is ChunksOp:
                 await self._chunks(op)
@@ -717,8 +803,7 @@ class Run:
                 text = template.render(op.text or "", {**values, "i": i, "n": n})
             size = budget.check_text(len(text), op.repeat)
             part = new.TextPart(kind="text", text=text * op.repeat, metadata=None)
-            self._artifact(artifact_id, index, op.name, op.description, [part], i > 0,
-                           i == n - 1, op.metadata)
+            self._artifact(artifact_id, index, op.name, op.description, [part], i > 0, i == n - 1, op.metadata)
             await self._caught_up(size)
 
     async def _caught_up(self, size: int) -> None:

@@ -71,13 +71,19 @@ def for_dialect(err: JsonRpcError, dialect: str) -> JsonRpcError:
         # ErrorInfo.metadata is map<string, string>.
         metadata = {str(k): v if isinstance(v, str) else _text(v) for k, v in data.items()}
         if err.code == -32602 and "path" in data:
-            details.append({"@type": BAD_REQUEST, "fieldViolations": [
-                {"field": str(data["path"]), "description": str(data.get("reason", message))}]})
+            details.append(
+                {
+                    "@type": BAD_REQUEST,
+                    "fieldViolations": [{"field": str(data["path"]), "description": str(data.get("reason", message))}],
+                }
+            )
     elif data is not None:
         metadata = {"detail": _text(data)}
-    return JsonRpcError(err.code, message,
-                        [{"@type": ERROR_INFO, "reason": reason, "domain": "a2a-protocol.org",
-                          "metadata": metadata}, *details])
+    return JsonRpcError(
+        err.code,
+        message,
+        [{"@type": ERROR_INFO, "reason": reason, "domain": "a2a-protocol.org", "metadata": metadata}, *details],
+    )
 
 
 def _text(value: Any) -> str:

@@ -13,7 +13,8 @@ must also read (see :class:`Framer`).
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -66,8 +67,9 @@ class Framer:
 
     ENDINGS = {"crlf": b"\r\n", "lf": b"\n", "cr": b"\r"}
 
-    def __init__(self, writes: str = "per-event", split: int | None = None, line_endings: str = "crlf",
-                 comments: bool = False) -> None:
+    def __init__(
+        self, writes: str = "per-event", split: int | None = None, line_endings: str = "crlf", comments: bool = False
+    ) -> None:
         self.buffered = writes == "buffered"
         self.split = split
         self.eol = self.ENDINGS[line_endings]
@@ -100,7 +102,7 @@ class Framer:
     def _cut(self, data: bytes) -> Iterator[bytes]:
         size = self.split or len(data) or 1
         for start in range(0, len(data), size):
-            yield data[start:start + size]
+            yield data[start : start + size]
 
 
 DEFAULT_FRAMER = Framer()

@@ -169,14 +169,17 @@ class ServiceFront:
                 # The client's bytes are at fault, not the mock: INVALID_ARGUMENT with
                 # the reason. (a2a-sdk's grpcio server answers UNKNOWN naming the parser's
                 # exception class, @a2a-js/sdk INTERNAL; gRPC's code table allows both.)
-                await context.abort(self._codes[grpc_errors.CODES["INVALID_ARGUMENT"]],
-                                    f"the request is not a valid {rpc.request}: {request.reason}")
+                await context.abort(
+                    self._codes[grpc_errors.CODES["INVALID_ARGUMENT"]],
+                    f"the request is not a valid {rpc.request}: {request.reason}",
+                )
             return await self._call(dialect, rpc, method, request, context)
 
         return handle
 
-    async def _call(self, dialect: str, rpc: grpc_schema.Rpc, method: Method, request: Any,
-                    context: Any) -> Any:  # pragma: no cover - each front has its own
+    async def _call(
+        self, dialect: str, rpc: grpc_schema.Rpc, method: Method, request: Any, context: Any
+    ) -> Any:  # pragma: no cover - each front has its own
         raise NotImplementedError
 
 
@@ -210,8 +213,9 @@ class GrpcFront(ServiceFront):
         except Dropped as dropped:
             if dropped.fault is not None:
                 await self._abort_fault(context, dropped.fault)
-            await context.abort(self._codes[grpc_errors.CODES["UNAVAILABLE"]],
-                                "stream dropped (the scenario's drop step)")
+            await context.abort(
+                self._codes[grpc_errors.CODES["UNAVAILABLE"]], "stream dropped (the scenario's drop step)"
+            )
             return None
         if answer is not HANDLED:
             return sink.message(answer)
@@ -232,8 +236,11 @@ class GrpcFront(ServiceFront):
         # reads the type from there); the rich status beside it costs a 0.3 client nothing.
         text = grpc_errors.message_03(err.code, err.message) if dialect == "0.3" else err.message
         details = err.data if isinstance(err.data, list) else rest.encode_error(err)[1]["error"]["details"]
-        await context.abort(self._codes[code], text,
-                            trailing_metadata=((grpc_errors.STATUS_DETAILS_KEY, status_bin(dialect, code, text, details)),))
+        await context.abort(
+            self._codes[code],
+            text,
+            trailing_metadata=((grpc_errors.STATUS_DETAILS_KEY, status_bin(dialect, code, text, details)),),
+        )
 
     async def _abort_fault(self, context: Any, fault: HttpFault) -> None:
         code = fault.grpc if fault.grpc is not None else grpc_errors.status_for_http(fault.status)

@@ -9,16 +9,18 @@ YAML reads JSON, so one loader keeps the line numbers for both.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from inspector.safeyaml import BoundedLoader, YAMLLimit, load as load_yaml
+from inspector.safeyaml import BoundedLoader, YAMLLimit
+from inspector.safeyaml import load as load_yaml
 
 from . import budget
 from .scenario import STEP_TYPES, Scenario, template_problems
@@ -56,8 +58,17 @@ def load_text(text: str, source: str = "<scenario>") -> Scenario:
     root, document = _parse(text, source)
     if not isinstance(document, dict):
         line, col = _mark(root)
-        raise ScenarioError([Problem(source, line, col, "", "a scenario file holds a mapping "
-                                     "(card:, rules:, ...), not " + _kind(document))])
+        raise ScenarioError(
+            [
+                Problem(
+                    source,
+                    line,
+                    col,
+                    "",
+                    "a scenario file holds a mapping (card:, rules:, ...), not " + _kind(document),
+                )
+            ]
+        )
     problems = _duplicate_keys(root, source)
     try:
         scenario = Scenario.model_validate(document)
@@ -104,8 +115,9 @@ def load_builtin(name: str) -> Scenario:
         known = list(builtins())
         close = difflib.get_close_matches(name, known, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
-        raise ScenarioError([Problem(name, None, None, "", f"no built-in scenario named {name!r}{hint}; "
-                                     f"built-ins: {', '.join(known)}")])
+        raise ScenarioError(
+            [Problem(name, None, None, "", f"no built-in scenario named {name!r}{hint}; built-ins: {', '.join(known)}")]
+        )
     return load_text(entry.read_text(encoding="utf-8"), f"<built-in {name}>")
 
 
@@ -117,8 +129,12 @@ def resolve(spec: str | Path | dict[str, Any] | Scenario) -> Scenario:
         try:
             scenario = Scenario.model_validate(spec)
         except ValidationError as exc:
-            raise ScenarioError([Problem("<dict>", None, None, _field(err["loc"]), _message(err))
-                                 for err in exc.errors(include_url=False)]) from None
+            raise ScenarioError(
+                [
+                    Problem("<dict>", None, None, _field(err["loc"]), _message(err))
+                    for err in exc.errors(include_url=False)
+                ]
+            ) from None
         over = budget.problems(scenario)
         if over:
             raise ScenarioError([Problem("<dict>", None, None, _field(loc), msg) for loc, msg in over])
@@ -215,8 +231,7 @@ def _node_for(root: yaml.Node | None, loc: Iterable[Any]) -> yaml.Node | None:
             continue
         if isinstance(node, yaml.MappingNode) and isinstance(key, str):
             names = _variants(key)
-            found = next(((k, v) for k, v in node.value
-                          if isinstance(k, yaml.ScalarNode) and k.value in names), None)
+            found = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value in names), None)
             if found is None:
                 return node
             key_node, node = found
@@ -226,8 +241,11 @@ def _node_for(root: yaml.Node | None, loc: Iterable[Any]) -> yaml.Node | None:
             return node
     # A block mapping or list starts on the line after its key; the field's name is
     # on the key's line, so point there.
-    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and key_node is not None \
-            and node.start_mark.line != key_node.start_mark.line:
+    if (
+        isinstance(node, (yaml.MappingNode, yaml.SequenceNode))
+        and key_node is not None
+        and node.start_mark.line != key_node.start_mark.line
+    ):
         return key_node
     return node
 
@@ -258,7 +276,7 @@ def _message(err: ErrorDetails) -> str:
         return f"a step is a mapping (e.g. '- status: working'), not {_kind(value)}"
     msg = str(err.get("msg", "invalid"))
     if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
+        msg = msg[len("Value error, ") :]
     msg = msg.replace(" or instance of PartSpec", "").replace(" or instance of AgentCard", "")
     if isinstance(value, (str, int, float, bool)) and kind != "value_error" and "got" not in msg:
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
@@ -276,5 +294,12 @@ def _at(root: yaml.Node | None, loc: tuple[Any, ...], source: str, message: str)
 
 
 def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing",
-            bool: "a boolean", int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        type(None): "nothing",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)

@@ -9,8 +9,9 @@ built-in one with the system's card, used when the user gives none.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from inspector.protocol import models as m
 from inspector.protocol.dialects import get_dialect
@@ -59,10 +60,14 @@ class Profile:
 
     def codec(self) -> Dialect:
         base = type(get_dialect(self.dialect))
-        cls: type[Dialect] = type(f"{base.__name__}_{self.name.replace('-', '_')}", (base,), {
-            "methods": dict(self.methods),
-            "method_aliases": {},
-        })
+        cls: type[Dialect] = type(
+            f"{base.__name__}_{self.name.replace('-', '_')}",
+            (base,),
+            {
+                "methods": dict(self.methods),
+                "method_aliases": {},
+            },
+        )
         return cls()
 
     def error(self, err: JsonRpcError, method: str | None = None, task_id: str | None = None) -> JsonRpcError:
@@ -185,12 +190,11 @@ def _orloj_task(task: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-
 ORLOJ = Profile(
     name="orloj",
     seeds="003",
     summary="Orloj: /a2a and /v1/agent-systems/{name}/a2a, `event: status` full-task SSE, "
-            ": heartbeat every 15 s, rejected state, -32003 agent not found",
+    ": heartbeat every 15 s, rejected state, -32003 agent not found",
     scenario="orloj",
     methods={
         Method.SEND: "tasks/send",

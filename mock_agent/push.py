@@ -46,8 +46,10 @@ def is_loopback_url(url: str) -> bool:
 
 
 def refusal(url: str) -> str:
-    return (f"a2a-mock sends push notifications to loopback addresses only, and {url!r} is not one "
-            "(start the mock with --allow-remote-push to send elsewhere)")
+    return (
+        f"a2a-mock sends push notifications to loopback addresses only, and {url!r} is not one "
+        "(start the mock with --allow-remote-push to send elsewhere)"
+    )
 
 
 class PushSender:
@@ -101,7 +103,7 @@ class PushSender:
         if self._worker is not None and not self._worker.done():
             try:
                 await asyncio.wait_for(asyncio.shield(self._worker), 2.0)
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 self._worker.cancel()
         if self._client is not None:
             await self._client.aclose()

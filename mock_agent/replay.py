@@ -44,8 +44,9 @@ from .replay_match import Book, Match, Miss
 
 #: Response headers not replayed: framing the server sets itself, and the body is sent
 #: decoded (httpx had already undone any content-encoding when it was recorded).
-_HOP = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "date", "server",
-                  "content-encoding"})
+_HOP = frozenset(
+    {"content-length", "transfer-encoding", "connection", "keep-alive", "date", "server", "content-encoding"}
+)
 
 _LINE = re.compile(r"\r\n|\r|\n")
 
@@ -79,8 +80,14 @@ logging.getLogger("uvicorn.error").addFilter(_QuietCuts())
 class ReplayServer:
     """An ASGI app (``.app``) answering with the recorded responses of ``paths``."""
 
-    def __init__(self, paths: str | Path | Sequence[str | Path], *, speed: float = 1.0,
-                 log: Callable[[str], None] | None = None, grpc_port: int | None = None) -> None:
+    def __init__(
+        self,
+        paths: str | Path | Sequence[str | Path],
+        *,
+        speed: float = 1.0,
+        log: Callable[[str], None] | None = None,
+        grpc_port: int | None = None,
+    ) -> None:
         if speed < 0:
             raise ReplayError("--speed must be 0 (no waiting) or more")
         self.speed = speed
@@ -111,17 +118,31 @@ class ReplayServer:
                 continue
             known = self.gets.get(ex.path)
             status = ex.response.data.get("status") or 0
-            if known is None or (200 <= status < 300 and known.response is not None
-                                 and not 200 <= (known.response.data.get("status") or 0) < 300):
+            if known is None or (
+                200 <= status < 300
+                and known.response is not None
+                and not 200 <= (known.response.data.get("status") or 0) < 300
+            ):
                 self.gets[ex.path] = ex
-        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates if c.ex.binding == "jsonrpc")) or ["/"]
+        self.rpc_paths = list(dict.fromkeys(c.ex.path for c in self.book.candidates if c.ex.binding == "jsonrpc")) or [
+            "/"
+        ]
         #: The paths of the recorded HTTP+JSON/REST interfaces ("/rest"): requests under
         #: them are matched as REST requests.
-        self.rest_bases = sorted({urlsplit(str(ex.data.get("rest_base"))).path.rstrip("/")
-                                  for ex in self.exchanges if ex.binding == "rest" and ex.data.get("rest_base")},
-                                 key=len, reverse=True)
-        self.card_paths = [p for p, ex in self.gets.items()
-                           if ex.response is not None and 200 <= (ex.response.data.get("status") or 0) < 300]
+        self.rest_bases = sorted(
+            {
+                urlsplit(str(ex.data.get("rest_base"))).path.rstrip("/")
+                for ex in self.exchanges
+                if ex.binding == "rest" and ex.data.get("rest_base")
+            },
+            key=len,
+            reverse=True,
+        )
+        self.card_paths = [
+            p
+            for p, ex in self.gets.items()
+            if ex.response is not None and 200 <= (ex.response.data.get("status") or 0) < 300
+        ]
         self.origins = sorted({ex.origin for ex in self.exchanges if ex.origin}, key=len, reverse=True)
         spoken = {c.ex.dialect for c in self.book.candidates if c.ex.dialect and c.ex.a2a_method != "probe"}
         self.dialects = sorted(spoken or {c.ex.dialect for c in self.book.candidates if c.ex.dialect})
@@ -148,7 +169,7 @@ class ReplayServer:
         return self.rpc_paths[0]
 
     @property
-    def app(self) -> "ReplayServer":
+    def app(self) -> ReplayServer:
         return self
 
     def describe(self) -> str:
@@ -190,10 +211,14 @@ class ReplayServer:
             return
         if isinstance(body, int):
             data = {"reason": f"body of {body} bytes or more exceeds the limit of {self.max_body} bytes"}
-            doc = {"jsonrpc": "2.0", "id": None,
-                   "error": {"code": -32600, "message": "Request payload too large", "data": data}}
-            await _send(send, 413, framing.dumps(doc), [(b"content-type", framing.JSON_TYPE),
-                                                        (b"connection", b"close")])
+            doc = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "Request payload too large", "data": data},
+            }
+            await _send(
+                send, 413, framing.dumps(doc), [(b"content-type", framing.JSON_TYPE), (b"connection", b"close")]
+            )
             return
         method = scope["method"]
         if self.rest_bases and await self._rest(scope, body, headers, base, receive, send):
@@ -210,8 +235,7 @@ class ReplayServer:
     async def _get(self, path: str, base: str, send: Any, head: bool) -> None:
         ex = self.gets.get(path)
         if ex is None:
-            body = framing.dumps({"error": "not in the recording", "path": path,
-                                  "recorded": sorted(self.gets)})
+            body = framing.dumps({"error": "not in the recording", "path": path, "recorded": sorted(self.gets)})
             await _send(send, 404, body, [(b"content-type", framing.JSON_TYPE)])
             return
         assert ex.response is not None  # gets holds answered exchanges only
@@ -257,8 +281,13 @@ class ReplayServer:
             # An id that is not one is answered with null (JSON-RPC 2.0 §5).
             rid = obj.get("id") if isinstance(obj, dict) else None
             valid = rid is None or (isinstance(rid, (str, int)) and not isinstance(rid, bool))
-            await self._error(send, rid if valid else None, -32600, "Invalid Request",
-                              {"why": f"not a JSON-RPC 2.0 request: {err.data.get('path', '$')} {err.data['reason']}"})
+            await self._error(
+                send,
+                rid if valid else None,
+                -32600,
+                "Invalid Request",
+                {"why": f"not a JSON-RPC 2.0 request: {err.data.get('path', '$')} {err.data['reason']}"},
+            )
             return
         rid = obj.get("id")
         try:
@@ -276,14 +305,13 @@ class ReplayServer:
 
     # ------------------------------------------------------------------ HTTP+JSON/REST
 
-    async def _rest(self, scope: Any, body: bytes, headers: dict[str, str], base: str, receive: Any,
-                    send: Any) -> bool:
+    async def _rest(self, scope: Any, body: bytes, headers: dict[str, str], base: str, receive: Any, send: Any) -> bool:
         """Answer a request to a recorded REST interface; False when it is not one."""
         path = scope["path"]
         for prefix in self.rest_bases:
             if not (path == prefix or path.startswith(prefix + "/")):
                 continue
-            route = path[len(prefix):] or "/"
+            route = path[len(prefix) :] or "/"
             dialect = "0.3" if route.startswith("/v1/") else "1.0"
             found = rest.match_route(dialect, scope["method"], route)
             if found is None or isinstance(found, str):
@@ -300,8 +328,9 @@ class ReplayServer:
             if isinstance(found_ex, Miss):
                 if self.log is not None:
                     self.log(f"no recorded answer for {scope['method']} {path}: {found_ex.why}")
-                await self._rest_error(send, found_ex.code, f"no recorded request matches: {found_ex.why}",
-                                       found_ex.data())
+                await self._rest_error(
+                    send, found_ex.code, f"no recorded request matches: {found_ex.why}", found_ex.data()
+                )
                 return True
             await self._play(found_ex, None, base, receive, send, rest_form=True)
             return True
@@ -329,11 +358,22 @@ class ReplayServer:
                 # the recording was cut off before it came).
                 if ex.errors and not await clock.until(ex.errors[-1].t):
                     return
-                why = (f"the recorded request got no response: {ex.errors[-1].data.get('message')}" if ex.errors
-                       else "the recording ends before the response to this request")
-                fail = self._rest_error(send, -32603, f"no recorded response: {why}", {"why": why}) if rest_form \
-                    else self._error(send, rid, -32603, f"no recorded response: {why}",
-                                     {"why": why, "closest": match.candidate.describe()})
+                why = (
+                    f"the recorded request got no response: {ex.errors[-1].data.get('message')}"
+                    if ex.errors
+                    else "the recording ends before the response to this request"
+                )
+                fail = (
+                    self._rest_error(send, -32603, f"no recorded response: {why}", {"why": why})
+                    if rest_form
+                    else self._error(
+                        send,
+                        rid,
+                        -32603,
+                        f"no recorded response: {why}",
+                        {"why": why, "closest": match.candidate.describe()},
+                    )
+                )
                 await fail
                 return
             if not await clock.until(resp.t):
@@ -345,8 +385,9 @@ class ReplayServer:
             raw = body_bytes(data)
             if raw is None:
                 # The head arrived, the body broke off.
-                await send({"type": "http.response.start", "status": data.get("status") or 200,
-                            "headers": _headers(data)})
+                await send(
+                    {"type": "http.response.start", "status": data.get("status") or 200, "headers": _headers(data)}
+                )
                 raise _Cut()
             doc = parse_body(data)
             if doc is not None:
@@ -355,10 +396,15 @@ class ReplayServer:
         finally:
             clock.close()
 
-    async def _stream(self, ex: RecordedExchange, rewrite: Rewriter, rid: Any, clock: "_Clock", send: Any) -> None:
+    async def _stream(self, ex: RecordedExchange, rewrite: Rewriter, rid: Any, clock: _Clock, send: Any) -> None:
         assert ex.response is not None  # the caller read it: a streaming response
-        await send({"type": "http.response.start", "status": ex.response.data.get("status") or 200,
-                    "headers": _headers(ex.response.data)})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": ex.response.data.get("status") or 200,
+                "headers": _headers(ex.response.data),
+            }
+        )
         eol = _eol(ex)
         for event in ex.stream:
             if not await clock.until(event.t):
@@ -385,7 +431,11 @@ def _grpc_urls(card: Any) -> set[str]:
     for key, binding in (("supportedInterfaces", "protocolBinding"), ("additionalInterfaces", "transport")):
         entries = card.get(key)
         for entry in entries if isinstance(entries, list) else ():
-            if isinstance(entry, dict) and str(entry.get(binding)).upper() == "GRPC" and isinstance(entry.get("url"), str):
+            if (
+                isinstance(entry, dict)
+                and str(entry.get(binding)).upper() == "GRPC"
+                and isinstance(entry.get("url"), str)
+            ):
                 found.add(entry["url"])
     if str(card.get("preferredTransport")).upper() == "GRPC" and isinstance(card.get("url"), str):
         found.add(card["url"])
@@ -493,8 +543,15 @@ async def _read(receive: Any, limit: int) -> bytes | int | None:
 # ---------------------------------------------------------------------- command line
 
 
-def main(paths: Sequence[str], *, speed: float, host: str, port: int, grpc_port: int | None = None,
-         allow_hosts: Sequence[str] = ()) -> int:
+def main(
+    paths: Sequence[str],
+    *,
+    speed: float,
+    host: str,
+    port: int,
+    grpc_port: int | None = None,
+    allow_hosts: Sequence[str] = (),
+) -> int:
     """``a2a-mock --replay FILE [--speed X]``: serve until Ctrl-C (behind the browser guard,
     with ``allow_hosts`` as ``--allow-host`` gives them)."""
     import sys
@@ -512,9 +569,15 @@ def main(paths: Sequence[str], *, speed: float, host: str, port: int, grpc_port:
 
     def banner(base: str) -> list[str]:
         names = ", ".join(p.name for p in server.paths)
-        return [f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}",
-                *(f"  card: {base}{path}" for path in server.card_paths),
-                *([f"  gRPC ({', '.join(server.grpc.dialects)}): grpc://{server.grpc_address}"]
-                  if server.grpc is not None and server.grpc_address else []), "  Ctrl-C to stop"]
+        return [
+            f"a2a-mock: replaying {names} ({server.describe()}) at {base}{server.rpc_path}",
+            *(f"  card: {base}{path}" for path in server.card_paths),
+            *(
+                [f"  gRPC ({', '.join(server.grpc.dialects)}): grpc://{server.grpc_address}"]
+                if server.grpc is not None and server.grpc_address
+                else []
+            ),
+            "  Ctrl-C to stop",
+        ]
 
     return serve_until_interrupted(BrowserGuard(server.app, allow_hosts), host, port, banner, "a2a-mock")

@@ -46,8 +46,11 @@ def without_defaults(params: Any) -> Any:
         out["message"] = _message(out["message"])
     config = out.get("configuration")
     if isinstance(config, dict):
-        config = {k: v for k, v in _fields(config).items()
-                  if not (k in _CONFIG_DEFAULTS and isinstance(v, bool) and v == _CONFIG_DEFAULTS[k])}
+        config = {
+            k: v
+            for k, v in _fields(config).items()
+            if not (k in _CONFIG_DEFAULTS and isinstance(v, bool) and v == _CONFIG_DEFAULTS[k])
+        }
         for key in ("pushNotificationConfig", "taskPushNotificationConfig"):
             if config.get(key, ...) is None:
                 del config[key]

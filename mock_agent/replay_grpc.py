@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .replay import ReplayServer
 
 
-
 async def _never() -> dict[str, Any]:
     # The call's context is cancelled when the client goes away: nothing to watch.
     await asyncio.get_running_loop().create_future()
@@ -45,8 +44,13 @@ class ReplayGrpc(ServiceFront):
 
     def __init__(self, replay: ReplayServer, host: str, port: int) -> None:
         # The dialects served: those of the recorded gRPC exchanges (1.0 when none).
-        dialects = sorted({d for c in replay.book.candidates if c.ex.binding == "grpc"
-                           and (d := c.ex.dialect) is not None and grpc_schema.supports(d)}) or ["1.0"]
+        dialects = sorted(
+            {
+                d
+                for c in replay.book.candidates
+                if c.ex.binding == "grpc" and (d := c.ex.dialect) is not None and grpc_schema.supports(d)
+            }
+        ) or ["1.0"]
         super().__init__(host, port, dialects, replay.max_body)
         self.replay = replay
 
@@ -60,22 +64,31 @@ class ReplayGrpc(ServiceFront):
             params = grpc_codec.decode_request(dialect, method, grpc_schema.to_json(request))
             obj = grpc_codec.as_jsonrpc(method, params)
         except (ProtocolError, ValueError) as exc:
-            await self._abort(context, dialect, grpc_errors.CODES["INVALID_ARGUMENT"],
-                              f"a2a-mock replay: the request does not decode: {exc}")
+            await self._abort(
+                context,
+                dialect,
+                grpc_errors.CODES["INVALID_ARGUMENT"],
+                f"a2a-mock replay: the request does not decode: {exc}",
+            )
             return None
         try:
             found = self.replay.book.match(obj, metadata.get(grpc_codec.VERSION_KEY), "grpc")
         except Exception as exc:  # noqa: BLE001 - a matcher bug must answer, not hang the call
             logging.getLogger(__name__).exception("replay matching failed")
-            await self._abort(context, dialect, grpc_errors.CODES["INTERNAL"], f"a2a-mock replay: matching failed: {exc}")
+            await self._abort(
+                context, dialect, grpc_errors.CODES["INTERNAL"], f"a2a-mock replay: matching failed: {exc}"
+            )
             return None
         if isinstance(found, Miss):
             if self.replay.log is not None:
                 self.replay.log(f"no recorded answer for {rpc.name}: {found.why}")
             # An RPC the recording never made is one this agent does not implement (a
             # client trying the card RPC of each dialect reads it so); else the usual status.
-            code = grpc_errors.CODES["UNIMPLEMENTED"] if found.code == -32601 \
+            code = (
+                grpc_errors.CODES["UNIMPLEMENTED"]
+                if found.code == -32601
                 else grpc_errors.status_for_rpc_code(found.code)
+            )
             await self._abort(context, dialect, code, f"no recorded request matches: {found.why}")
             return None
         return await self._play(found, dialect, rpc, context)
@@ -87,8 +100,11 @@ class ReplayGrpc(ServiceFront):
         try:
             resp = ex.response
             if resp is None:
-                why = (f"the recorded request got no response: {ex.errors[-1].data.get('message')}" if ex.errors
-                       else "the recording ends before the response to this request")
+                why = (
+                    f"the recorded request got no response: {ex.errors[-1].data.get('message')}"
+                    if ex.errors
+                    else "the recording ends before the response to this request"
+                )
                 if ex.errors:
                     await clock.until(ex.errors[-1].t)
                 await self._abort(context, dialect, grpc_errors.CODES["UNAVAILABLE"], f"no recorded response: {why}")
@@ -104,7 +120,9 @@ class ReplayGrpc(ServiceFront):
                     continue
                 await clock.until(event.t)
                 data = event.data
-                text, encoding = (data.get("json"), "utf-8") if data.get("json") is not None else (data.get("raw"), "base64")
+                text, encoding = (
+                    (data.get("json"), "utf-8") if data.get("json") is not None else (data.get("raw"), "base64")
+                )
                 await context.write(self._message(dialect, rpc, text, encoding, rewrite))
             end = ex.end
             if end is not None:
@@ -113,16 +131,21 @@ class ReplayGrpc(ServiceFront):
                     await self._end(context, dialect, end.data)
                 elif end.data.get("reason") in ("timeout", "limit"):
                     # Our side gave up there: the agent's status was never seen.
-                    await self._abort(context, dialect, grpc_errors.CODES["UNAVAILABLE"],
-                                      f"the recorded stream was cut off here ({end.data.get('reason')})")
+                    await self._abort(
+                        context,
+                        dialect,
+                        grpc_errors.CODES["UNAVAILABLE"],
+                        f"the recorded stream was cut off here ({end.data.get('reason')})",
+                    )
             return None
         finally:
             clock.close()
 
     async def _end(self, context: Any, dialect: str, data: dict[str, Any]) -> None:
         """End the call with the recorded status, message and rich details."""
-        await self._abort(context, dialect, int(data["grpc_code"]), str(data.get("grpc_message") or ""),
-                          data.get("grpc_details"))
+        await self._abort(
+            context, dialect, int(data["grpc_code"]), str(data.get("grpc_message") or ""), data.get("grpc_details")
+        )
 
     def _message(self, dialect: str, rpc: grpc_schema.Rpc, text: Any, encoding: Any, rewrite: Rewriter) -> Any:
         """A recorded message: its ProtoJSON, ids rewritten, as the response message; bytes

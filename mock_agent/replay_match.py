@@ -87,8 +87,12 @@ class Candidate:
     mentions: set[str] = field(default_factory=set)
 
     def describe(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"exchange": self.ex.number, "method": self.wire_method,
-                               "a2a_method": self.ex.a2a_method, "text": self.text}
+        out: dict[str, Any] = {
+            "exchange": self.ex.number,
+            "method": self.wire_method,
+            "a2a_method": self.ex.a2a_method,
+            "text": self.text,
+        }
         if self.version is not None:
             out["a2a_version"] = self.version
         return out
@@ -171,9 +175,23 @@ class Book:
             core = None
             if a2a in _MESSAGE_METHODS and isinstance(masked, dict):
                 core = masked.get("message")
-            self.candidates.append(Candidate(
-                len(self.candidates), ex, source, body["method"], _version(ex.header("A2A-Version")), params,
-                masked, core, slots, introduced, roles, request_text(params), mentions))
+            self.candidates.append(
+                Candidate(
+                    len(self.candidates),
+                    ex,
+                    source,
+                    body["method"],
+                    _version(ex.header("A2A-Version")),
+                    params,
+                    masked,
+                    core,
+                    slots,
+                    introduced,
+                    roles,
+                    request_text(params),
+                    mentions,
+                )
+            )
         #: Every id the recording holds.
         self.recorded_ids = seen
         for c in self.candidates:
@@ -213,8 +231,9 @@ class Book:
         held = {v for _p, v in id_slots(params)} | set(_UUID_TEXT.findall(json.dumps(params, default=str)))
         to_recorded = Rewriter({k: self.back[k] for k in held if k in self.back})
         view = to_recorded(params)
-        new_slots = {path: _Slot(value, sent) for (path, value), (_p, sent)
-                     in zip(id_slots(view), id_slots(params), strict=True)}
+        new_slots = {
+            path: _Slot(value, sent) for (path, value), (_p, sent) in zip(id_slots(view), id_slots(params), strict=True)
+        }
         masked = mask_ids(view, OPTIONAL_IDS)
         best: list[Candidate] = []
         best_tier = 0
@@ -232,9 +251,12 @@ class Book:
             if not any(c.ex.binding == binding for c in self.candidates):
                 spoken = sorted({c.ex.binding for c in self.candidates})
                 how = "; serve it with --grpc-port and call it over gRPC" if "grpc" in spoken else ""
-                return Miss(-32601, "Method not found",
-                            f"the recording holds no {_BINDING_NAMES.get(binding, binding)} request, only "
-                            f"{', '.join(_BINDING_NAMES.get(b, b) for b in spoken)} ones{how}")
+                return Miss(
+                    -32601,
+                    "Method not found",
+                    f"the recording holds no {_BINDING_NAMES.get(binding, binding)} request, only "
+                    f"{', '.join(_BINDING_NAMES.get(b, b) for b in spoken)} ones{how}",
+                )
             return self._miss(wire, masked, new_slots, version, params)
         chosen = self._pick(best)
         self.used.add(chosen.index)
@@ -309,14 +331,20 @@ class Book:
         # turn) keeps them stable: the ids already given, or, for a client using the
         # recording's own ids, those.
         starts = _starts(c)
-        literal = any((slot := new_slots.get(path)) is not None and slot.sent == recorded
-                      and _role(path) != "messageId" for path, recorded, _fresh in c.slots)
+        literal = any(
+            (slot := new_slots.get(path)) is not None and slot.sent == recorded and _role(path) != "messageId"
+            for path, recorded, _fresh in c.slots
+        )
         for recorded in c.introduced:
             if starts:
                 live = fresh_id(recorded)
             else:
-                live = group.get(recorded) or (recorded if literal else None) or self.fwd.get(recorded) \
+                live = (
+                    group.get(recorded)
+                    or (recorded if literal else None)
+                    or self.fwd.get(recorded)
                     or fresh_id(recorded)
+                )
             table[recorded] = group[recorded] = live
         for recorded, live in group.items():
             self.fwd[recorded] = live
@@ -330,27 +358,39 @@ class Book:
 
     # ------------------------------------------------------------------ misses
 
-    def _miss(self, wire: Any, masked: Any, new_slots: dict[Path, _Slot], version: str | None,
-              params: Any) -> Miss:
+    def _miss(self, wire: Any, masked: Any, new_slots: dict[Path, _Slot], version: str | None, params: Any) -> Miss:
         if not self.candidates:
             return Miss(-32601, "Method not found", "the recording holds no JSON-RPC request")
         text = request_text(params)
         same_method = [c for c in self.candidates if c.wire_method == wire]
         if not same_method:
             closest = max(self.candidates, key=lambda c: _similar(text, c.text))
-            return Miss(-32601, "Method not found",
-                        f"method {wire!r} is not in the recording (recorded: {', '.join(self.methods)})",
-                        closest)
-        closest = max(same_method, key=lambda c: (_similar(json.dumps(masked, sort_keys=True, default=str),
-                                                            json.dumps(c.masked, sort_keys=True, default=str)),
-                                                   _same_version(c.version, version)))
+            return Miss(
+                -32601,
+                "Method not found",
+                f"method {wire!r} is not in the recording (recorded: {', '.join(self.methods)})",
+                closest,
+            )
+        closest = max(
+            same_method,
+            key=lambda c: (
+                _similar(
+                    json.dumps(masked, sort_keys=True, default=str), json.dumps(c.masked, sort_keys=True, default=str)
+                ),
+                _same_version(c.version, version),
+            ),
+        )
         if not _same_version(closest.version, version):
-            why = (f"the A2A-Version header differs: recorded {closest.version or 'none'}, "
-                   f"this request {version or 'none'}")
+            why = (
+                f"the A2A-Version header differs: recorded {closest.version or 'none'}, "
+                f"this request {version or 'none'}"
+            )
         else:
             score = self._score(closest, masked, new_slots)
             if score.problem == "content" or score.problem is None:
-                why = "the params differ from the closest recorded request: " + _first_difference(closest.masked, masked)
+                why = "the params differ from the closest recorded request: " + _first_difference(
+                    closest.masked, masked
+                )
             else:
                 why = score.problem
         return Miss(-32602, "Invalid params", why, closest)
@@ -376,8 +416,10 @@ def _role(path: Path) -> str:
 
 def _id_problem(path: Path, slot: _Slot, recorded: str) -> str:
     key = next((k for k in reversed(path) if isinstance(k, str)), "id")
-    return (f"{key} {slot.sent!r} is not the {key} of the recorded conversation here "
-            f"(the recorded request names {recorded!r}; replay the request that created it first)")
+    return (
+        f"{key} {slot.sent!r} is not the {key} of the recorded conversation here "
+        f"(the recorded request names {recorded!r}; replay the request that created it first)"
+    )
 
 
 def _similar(a: str, b: str) -> float:
@@ -405,5 +447,4 @@ def _first_difference(recorded: Any, got: Any, path: str = "$.params") -> str:
 
 def _short(value: Any, limit: int = 80) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
+    return text if len(text) <= limit else text[: limit - 3] + "..."

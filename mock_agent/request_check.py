@@ -52,24 +52,35 @@ INT32 = (-(2**31), 2**31 - 1)
 # How each kind of problem is answered, per dialect: (code, message).
 SCHEMA, REQUIRED, RULE = "schema", "required", "rule"
 _ANSWER = {
-    "1.0": {SCHEMA: (-32602, "Invalid params"), REQUIRED: (-32602, "Validation failed"),
-            RULE: (-32602, "Invalid params")},
-    "0.3": {SCHEMA: (-32600, "Invalid Request"), REQUIRED: (-32600, "Invalid Request"),
-            RULE: (-32602, "Invalid params")},
-    "0.1": {SCHEMA: (-32602, "Invalid params"), REQUIRED: (-32602, "Invalid params"),
-            RULE: (-32602, "Invalid params")},
+    "1.0": {
+        SCHEMA: (-32602, "Invalid params"),
+        REQUIRED: (-32602, "Validation failed"),
+        RULE: (-32602, "Invalid params"),
+    },
+    "0.3": {
+        SCHEMA: (-32600, "Invalid Request"),
+        REQUIRED: (-32600, "Invalid Request"),
+        RULE: (-32602, "Invalid params"),
+    },
+    "0.1": {SCHEMA: (-32602, "Invalid params"), REQUIRED: (-32602, "Invalid params"), RULE: (-32602, "Invalid params")},
 }
 
 #: Ranges the spec states in prose (shape, field) -> (low, high, reason); per dialect.
 _RANGES: dict[str, dict[tuple[str, str], tuple[int | None, int | None, str]]] = {
-    "0.1": {("TaskSendParams", "historyLength"): (0, None, "history length must be non-negative"),
-            ("TaskQueryParams", "historyLength"): (0, None, "history length must be non-negative")},
-    "0.3": {("MessageSendConfiguration", "historyLength"): (0, None, "history length must be non-negative"),
-            ("TaskQueryParams", "historyLength"): (0, None, "history length must be non-negative")},
-    "1.0": {("SendMessageConfiguration", "historyLength"): (0, None, "history length must be non-negative"),
-            ("GetTaskRequest", "historyLength"): (0, None, "history length must be non-negative"),
-            ("ListTasksRequest", "historyLength"): (0, None, "history length must be non-negative"),
-            ("ListTasksRequest", "pageSize"): (1, 100, "page size must be between 1 and 100")},
+    "0.1": {
+        ("TaskSendParams", "historyLength"): (0, None, "history length must be non-negative"),
+        ("TaskQueryParams", "historyLength"): (0, None, "history length must be non-negative"),
+    },
+    "0.3": {
+        ("MessageSendConfiguration", "historyLength"): (0, None, "history length must be non-negative"),
+        ("TaskQueryParams", "historyLength"): (0, None, "history length must be non-negative"),
+    },
+    "1.0": {
+        ("SendMessageConfiguration", "historyLength"): (0, None, "history length must be non-negative"),
+        ("GetTaskRequest", "historyLength"): (0, None, "history length must be non-negative"),
+        ("ListTasksRequest", "historyLength"): (0, None, "history length must be non-negative"),
+        ("ListTasksRequest", "pageSize"): (1, 100, "page size must be between 1 and 100"),
+    },
 }
 
 #: Lists that must not be empty although the schema has no minItems: a2a-sdk 1.3.0
@@ -118,8 +129,9 @@ def check_request(codec: Dialect, obj: Any, *, strict: bool) -> Any:
         params = walker.shape(obj["params"], method.params, "$.params")
     except Problem as problem:
         code, message = _ANSWER[dialect][problem.kind]
-        raise JsonRpcError(code, f"{message}: {problem.path}: {problem.reason}",
-                           {"path": problem.path, "reason": problem.reason}) from None
+        raise JsonRpcError(
+            code, f"{message}: {problem.path}: {problem.reason}", {"path": problem.path, "reason": problem.reason}
+        ) from None
     if params is obj["params"]:
         return obj
     return {**obj, "params": params}
@@ -161,8 +173,7 @@ class _Walker:
             given = [k for k in shape.one_of if out.get(k) is not None]
             if not given or (shape.exactly_one and len(given) > 1):
                 listed = ", ".join(shape.one_of)
-                why = (f"exactly one of {listed} (got {', '.join(given)})" if given
-                       else f"one of {listed} is required")
+                why = f"exactly one of {listed} (got {', '.join(given)})" if given else f"one of {listed} is required"
                 raise Problem(SCHEMA, path, why)
         return out
 
@@ -175,8 +186,7 @@ class _Walker:
                 return value
             if tag is None:
                 raise Problem(REQUIRED, f"{path}.{shape.tag}", "Field required")
-            raise Problem(SCHEMA, f"{path}.{shape.tag}",
-                          f"must be one of {', '.join(shape.variants)} (got {tag!r})")
+            raise Problem(SCHEMA, f"{path}.{shape.tag}", f"must be one of {', '.join(shape.variants)} (got {tag!r})")
         return self.shape(value, variant, path)
 
     def _renamed(self, value: dict[str, Any], shape: Shape, path: str) -> dict[str, Any]:
@@ -314,10 +324,22 @@ def parse_timestamp(text: str) -> datetime | None:
 
 
 def _expected(kind: Scalar) -> str:
-    return {"string": "a string", "integer": "an integer", "boolean": "a boolean", "object": "an object",
-            "bytes": "base64 text"}.get(kind.name, kind.name)
+    return {
+        "string": "a string",
+        "integer": "an integer",
+        "boolean": "a boolean",
+        "object": "an object",
+        "bytes": "base64 text",
+    }.get(kind.name, kind.name)
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "object",
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)

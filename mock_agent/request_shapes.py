@@ -90,105 +90,205 @@ def snake(name: str) -> str:
 _META = Field(OBJECT)
 
 V01: dict[str, Shape] = {
-    "TaskSendParams": Shape({
-        "id": Field(STRING, required=True), "sessionId": Field(STRING), "message": Field(Ref("Message"), True),
-        "pushNotification": Field(Ref("PushNotificationConfig")), "historyLength": Field(INTEGER),
-        "metadata": _META}),
-    "Message": Shape({"role": Field(Enum(("user", "agent")), True), "parts": Field(ListOf(Ref("Part")), True),
-                      "metadata": _META}),
+    "TaskSendParams": Shape(
+        {
+            "id": Field(STRING, required=True),
+            "sessionId": Field(STRING),
+            "message": Field(Ref("Message"), True),
+            "pushNotification": Field(Ref("PushNotificationConfig")),
+            "historyLength": Field(INTEGER),
+            "metadata": _META,
+        }
+    ),
+    "Message": Shape(
+        {"role": Field(Enum(("user", "agent")), True), "parts": Field(ListOf(Ref("Part")), True), "metadata": _META}
+    ),
     "Part": Shape({}, tag="type", variants={"text": "TextPart", "file": "FilePart", "data": "DataPart"}),
     "TextPart": Shape({"type": Field(STRING, True), "text": Field(STRING, True), "metadata": _META}),
     "FilePart": Shape({"type": Field(STRING, True), "file": Field(Ref("FileContent"), True), "metadata": _META}),
     "DataPart": Shape({"type": Field(STRING, True), "data": Field(OBJECT, True), "metadata": _META}),
-    "FileContent": Shape({"name": Field(STRING), "mimeType": Field(STRING), "bytes": Field(STRING),
-                          "uri": Field(STRING)}),
+    "FileContent": Shape(
+        {"name": Field(STRING), "mimeType": Field(STRING), "bytes": Field(STRING), "uri": Field(STRING)}
+    ),
     "TaskQueryParams": Shape({"id": Field(STRING, True), "historyLength": Field(INTEGER), "metadata": _META}),
     "TaskIdParams": Shape({"id": Field(STRING, True), "metadata": _META}),
-    "TaskPushNotificationConfig": Shape({"id": Field(STRING, True),
-                                         "pushNotificationConfig": Field(Ref("PushNotificationConfig"), True)}),
-    "PushNotificationConfig": Shape({"url": Field(STRING, True), "token": Field(STRING),
-                                     "authentication": Field(Ref("AuthenticationInfo"))}),
+    "TaskPushNotificationConfig": Shape(
+        {"id": Field(STRING, True), "pushNotificationConfig": Field(Ref("PushNotificationConfig"), True)}
+    ),
+    "PushNotificationConfig": Shape(
+        {"url": Field(STRING, True), "token": Field(STRING), "authentication": Field(Ref("AuthenticationInfo"))}
+    ),
     "AuthenticationInfo": Shape({"schemes": Field(ListOf(STRING), True), "credentials": Field(STRING)}),
 }
 
 # ------------------------------------------------------------------ 0.3 (v0.3.0 schema)
 
 V03: dict[str, Shape] = {
-    "MessageSendParams": Shape({"message": Field(Ref("Message"), True),
-                                "configuration": Field(Ref("MessageSendConfiguration")), "metadata": _META}),
-    "MessageSendConfiguration": Shape({
-        "acceptedOutputModes": Field(ListOf(STRING)), "blocking": Field(BOOLEAN), "historyLength": Field(INTEGER),
-        "pushNotificationConfig": Field(Ref("PushNotificationConfig"))}),
-    "Message": Shape({
-        "kind": Field(Enum(("message",)), True), "messageId": Field(STRING, True),
-        "parts": Field(ListOf(Ref("Part")), True), "role": Field(Enum(("agent", "user")), True),
-        "contextId": Field(STRING), "taskId": Field(STRING), "referenceTaskIds": Field(ListOf(STRING)),
-        "extensions": Field(ListOf(STRING)), "metadata": _META}),
+    "MessageSendParams": Shape(
+        {
+            "message": Field(Ref("Message"), True),
+            "configuration": Field(Ref("MessageSendConfiguration")),
+            "metadata": _META,
+        }
+    ),
+    "MessageSendConfiguration": Shape(
+        {
+            "acceptedOutputModes": Field(ListOf(STRING)),
+            "blocking": Field(BOOLEAN),
+            "historyLength": Field(INTEGER),
+            "pushNotificationConfig": Field(Ref("PushNotificationConfig")),
+        }
+    ),
+    "Message": Shape(
+        {
+            "kind": Field(Enum(("message",)), True),
+            "messageId": Field(STRING, True),
+            "parts": Field(ListOf(Ref("Part")), True),
+            "role": Field(Enum(("agent", "user")), True),
+            "contextId": Field(STRING),
+            "taskId": Field(STRING),
+            "referenceTaskIds": Field(ListOf(STRING)),
+            "extensions": Field(ListOf(STRING)),
+            "metadata": _META,
+        }
+    ),
     "Part": Shape({}, tag="kind", variants={"text": "TextPart", "file": "FilePart", "data": "DataPart"}),
     "TextPart": Shape({"kind": Field(STRING, True), "text": Field(STRING, True), "metadata": _META}),
     "FilePart": Shape({"kind": Field(STRING, True), "file": Field(Ref("File"), True), "metadata": _META}),
     "DataPart": Shape({"kind": Field(STRING, True), "data": Field(OBJECT, True), "metadata": _META}),
     # anyOf FileWithBytes (bytes required) / FileWithUri (uri required).
-    "File": Shape({"bytes": Field(STRING), "uri": Field(STRING), "name": Field(STRING), "mimeType": Field(STRING)},
-                  one_of=("bytes", "uri")),
+    "File": Shape(
+        {"bytes": Field(STRING), "uri": Field(STRING), "name": Field(STRING), "mimeType": Field(STRING)},
+        one_of=("bytes", "uri"),
+    ),
     "TaskQueryParams": Shape({"id": Field(STRING, True), "historyLength": Field(INTEGER), "metadata": _META}),
     "TaskIdParams": Shape({"id": Field(STRING, True), "metadata": _META}),
-    "TaskPushNotificationConfig": Shape({"taskId": Field(STRING, True),
-                                         "pushNotificationConfig": Field(Ref("PushNotificationConfig"), True)}),
-    "PushNotificationConfig": Shape({"url": Field(STRING, True), "id": Field(STRING), "token": Field(STRING),
-                                     "authentication": Field(Ref("PushNotificationAuthenticationInfo"))}),
-    "PushNotificationAuthenticationInfo": Shape({"schemes": Field(ListOf(STRING), True),
-                                                 "credentials": Field(STRING)}),
+    "TaskPushNotificationConfig": Shape(
+        {"taskId": Field(STRING, True), "pushNotificationConfig": Field(Ref("PushNotificationConfig"), True)}
+    ),
+    "PushNotificationConfig": Shape(
+        {
+            "url": Field(STRING, True),
+            "id": Field(STRING),
+            "token": Field(STRING),
+            "authentication": Field(Ref("PushNotificationAuthenticationInfo")),
+        }
+    ),
+    "PushNotificationAuthenticationInfo": Shape({"schemes": Field(ListOf(STRING), True), "credentials": Field(STRING)}),
     # tasks/pushNotificationConfig/get: anyOf TaskIdParams / GetTaskPushNotificationConfigParams;
     # both require id, the second adds an optional pushNotificationConfigId.
-    "GetTaskPushNotificationConfigParams": Shape({"id": Field(STRING, True),
-                                                  "pushNotificationConfigId": Field(STRING), "metadata": _META}),
+    "GetTaskPushNotificationConfigParams": Shape(
+        {"id": Field(STRING, True), "pushNotificationConfigId": Field(STRING), "metadata": _META}
+    ),
     "ListTaskPushNotificationConfigParams": Shape({"id": Field(STRING, True), "metadata": _META}),
-    "DeleteTaskPushNotificationConfigParams": Shape({"id": Field(STRING, True),
-                                                     "pushNotificationConfigId": Field(STRING, True),
-                                                     "metadata": _META}),
+    "DeleteTaskPushNotificationConfigParams": Shape(
+        {"id": Field(STRING, True), "pushNotificationConfigId": Field(STRING, True), "metadata": _META}
+    ),
 }
 
 # ------------------------------------------------------------------ 1.0 (lf.a2a.v1 proto)
 
 ROLES = Enum(("ROLE_USER", "ROLE_AGENT", 1, 2), unset=("ROLE_UNSPECIFIED", 0))
-STATES = Enum(("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED", "TASK_STATE_FAILED",
-               "TASK_STATE_CANCELED", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_REJECTED",
-               "TASK_STATE_AUTH_REQUIRED", 1, 2, 3, 4, 5, 6, 7, 8),
-              unset=("TASK_STATE_UNSPECIFIED", 0))
+STATES = Enum(
+    (
+        "TASK_STATE_SUBMITTED",
+        "TASK_STATE_WORKING",
+        "TASK_STATE_COMPLETED",
+        "TASK_STATE_FAILED",
+        "TASK_STATE_CANCELED",
+        "TASK_STATE_INPUT_REQUIRED",
+        "TASK_STATE_REJECTED",
+        "TASK_STATE_AUTH_REQUIRED",
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8,
+    ),
+    unset=("TASK_STATE_UNSPECIFIED", 0),
+)
 _TENANT = Field(STRING)
 
 V10: dict[str, Shape] = {
-    "SendMessageRequest": Shape({"tenant": _TENANT, "message": Field(Ref("Message"), True),
-                                 "configuration": Field(Ref("SendMessageConfiguration")), "metadata": _META}),
-    "Message": Shape({
-        "messageId": Field(STRING, True), "contextId": Field(STRING), "taskId": Field(STRING),
-        "role": Field(ROLES, True), "parts": Field(ListOf(Ref("Part")), True, non_empty=True),
-        "metadata": _META, "extensions": Field(ListOf(STRING)), "referenceTaskIds": Field(ListOf(STRING))}),
-    "Part": Shape({"text": Field(STRING), "raw": Field(BYTES), "url": Field(STRING), "data": Field(ANY),
-                   "metadata": _META, "filename": Field(STRING), "mediaType": Field(STRING)},
-                  one_of=("text", "raw", "url", "data"), exactly_one=True),
-    "SendMessageConfiguration": Shape({
-        "acceptedOutputModes": Field(ListOf(STRING)),
-        "taskPushNotificationConfig": Field(Ref("TaskPushNotificationConfig")),
-        "historyLength": Field(INTEGER), "returnImmediately": Field(BOOLEAN)}),
-    "TaskPushNotificationConfig": Shape({
-        "tenant": _TENANT, "id": Field(STRING), "taskId": Field(STRING), "url": Field(STRING, True),
-        "token": Field(STRING), "authentication": Field(Ref("AuthenticationInfo"))}),
+    "SendMessageRequest": Shape(
+        {
+            "tenant": _TENANT,
+            "message": Field(Ref("Message"), True),
+            "configuration": Field(Ref("SendMessageConfiguration")),
+            "metadata": _META,
+        }
+    ),
+    "Message": Shape(
+        {
+            "messageId": Field(STRING, True),
+            "contextId": Field(STRING),
+            "taskId": Field(STRING),
+            "role": Field(ROLES, True),
+            "parts": Field(ListOf(Ref("Part")), True, non_empty=True),
+            "metadata": _META,
+            "extensions": Field(ListOf(STRING)),
+            "referenceTaskIds": Field(ListOf(STRING)),
+        }
+    ),
+    "Part": Shape(
+        {
+            "text": Field(STRING),
+            "raw": Field(BYTES),
+            "url": Field(STRING),
+            "data": Field(ANY),
+            "metadata": _META,
+            "filename": Field(STRING),
+            "mediaType": Field(STRING),
+        },
+        one_of=("text", "raw", "url", "data"),
+        exactly_one=True,
+    ),
+    "SendMessageConfiguration": Shape(
+        {
+            "acceptedOutputModes": Field(ListOf(STRING)),
+            "taskPushNotificationConfig": Field(Ref("TaskPushNotificationConfig")),
+            "historyLength": Field(INTEGER),
+            "returnImmediately": Field(BOOLEAN),
+        }
+    ),
+    "TaskPushNotificationConfig": Shape(
+        {
+            "tenant": _TENANT,
+            "id": Field(STRING),
+            "taskId": Field(STRING),
+            "url": Field(STRING, True),
+            "token": Field(STRING),
+            "authentication": Field(Ref("AuthenticationInfo")),
+        }
+    ),
     "AuthenticationInfo": Shape({"scheme": Field(STRING, True), "credentials": Field(STRING)}),
     "GetTaskRequest": Shape({"tenant": _TENANT, "id": Field(STRING, True), "historyLength": Field(INTEGER)}),
-    "ListTasksRequest": Shape({
-        "tenant": _TENANT, "contextId": Field(STRING), "status": Field(STATES), "pageSize": Field(INTEGER),
-        "pageToken": Field(STRING), "historyLength": Field(INTEGER), "statusTimestampAfter": Field(TIMESTAMP),
-        "includeArtifacts": Field(BOOLEAN)}),
+    "ListTasksRequest": Shape(
+        {
+            "tenant": _TENANT,
+            "contextId": Field(STRING),
+            "status": Field(STATES),
+            "pageSize": Field(INTEGER),
+            "pageToken": Field(STRING),
+            "historyLength": Field(INTEGER),
+            "statusTimestampAfter": Field(TIMESTAMP),
+            "includeArtifacts": Field(BOOLEAN),
+        }
+    ),
     "CancelTaskRequest": Shape({"tenant": _TENANT, "id": Field(STRING, True), "metadata": _META}),
     "SubscribeToTaskRequest": Shape({"tenant": _TENANT, "id": Field(STRING, True)}),
-    "GetTaskPushNotificationConfigRequest": Shape({"tenant": _TENANT, "taskId": Field(STRING, True),
-                                                   "id": Field(STRING, True)}),
-    "ListTaskPushNotificationConfigsRequest": Shape({"tenant": _TENANT, "taskId": Field(STRING, True),
-                                                     "pageSize": Field(INTEGER), "pageToken": Field(STRING)}),
-    "DeleteTaskPushNotificationConfigRequest": Shape({"tenant": _TENANT, "taskId": Field(STRING, True),
-                                                      "id": Field(STRING, True)}),
+    "GetTaskPushNotificationConfigRequest": Shape(
+        {"tenant": _TENANT, "taskId": Field(STRING, True), "id": Field(STRING, True)}
+    ),
+    "ListTaskPushNotificationConfigsRequest": Shape(
+        {"tenant": _TENANT, "taskId": Field(STRING, True), "pageSize": Field(INTEGER), "pageToken": Field(STRING)}
+    ),
+    "DeleteTaskPushNotificationConfigRequest": Shape(
+        {"tenant": _TENANT, "taskId": Field(STRING, True), "id": Field(STRING, True)}
+    ),
     "GetExtendedAgentCardRequest": Shape({"tenant": _TENANT}),
 }
 

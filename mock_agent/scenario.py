@@ -49,7 +49,7 @@ class FileSpec(BaseModel):
     uri: str | None = _alias("uri", "url")
 
     @model_validator(mode="after")
-    def _one_source(self) -> "FileSpec":
+    def _one_source(self) -> FileSpec:
         if (self.bytes is None) == (self.uri is None):
             raise ValueError("a file needs exactly one of bytes (base64 text) or uri")
         return self
@@ -67,11 +67,12 @@ class PartSpec(BaseModel):
     metadata: dict[str, Any] | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "PartSpec":
+    def _one_kind(self) -> PartSpec:
         given = [k for k in ("text", "data", "file") if k in self.model_fields_set]
         if len(given) != 1:
-            raise ValueError("a part needs exactly one of text, data or file"
-                             + (f" (got {', '.join(given)})" if given else ""))
+            raise ValueError(
+                "a part needs exactly one of text, data or file" + (f" (got {', '.join(given)})" if given else "")
+            )
         if self.repeat != 1 and self.text is None:
             raise ValueError("repeat applies to text parts only")
         return self
@@ -129,7 +130,7 @@ class ArtifactSpec(BaseModel):
     metadata: dict[str, Any] | None = None
 
     @model_validator(mode="after")
-    def _has_content(self) -> "ArtifactSpec":
+    def _has_content(self) -> ArtifactSpec:
         if (self.text is None) == (self.parts is None):
             raise ValueError("an artifact needs exactly one of text or parts")
         return self
@@ -160,7 +161,7 @@ class ChunksSpec(BaseModel):
     metadata: dict[str, Any] | None = None
 
     @model_validator(mode="after")
-    def _has_chunks(self) -> "ChunksSpec":
+    def _has_chunks(self) -> ChunksSpec:
         if self.texts is not None:
             if self.text is not None or self.count is not None:
                 raise ValueError("give either texts, or text with count, not both")
@@ -208,7 +209,7 @@ class AskStep(BaseModel):
     model_config = _STRICT
     ask: Content
     state: Literal["input-required", "auth-required"] = "input-required"
-    then: list["Step"] | None = None
+    then: list[Step] | None = None
     metadata: dict[str, Any] | None = None
 
 
@@ -313,7 +314,7 @@ class EndStep(BaseModel):
 class Branch(BaseModel):
     model_config = _STRICT
     weight: float = Field(default=1.0, gt=0)
-    script: list["Step"] = Field(min_length=1)
+    script: list[Step] = Field(min_length=1)
 
 
 class OneOfStep(BaseModel):
@@ -356,8 +357,22 @@ def _step_tag(value: Any) -> str | None:
 if TYPE_CHECKING:
     # STEP_TYPES's classes spelled out: the type checker cannot read the union built
     # below from the dict. Keep the two in step.
-    Step = Union[StatusStep, ArtifactStep, ChunksStep, DelayStep, HoldStep, AskStep, ReplyStep, ErrorStep,
-                 HttpStep, MalformedStep, DropStep, HeartbeatStep, EndStep, OneOfStep]
+    Step = Union[
+        StatusStep,
+        ArtifactStep,
+        ChunksStep,
+        DelayStep,
+        HoldStep,
+        AskStep,
+        ReplyStep,
+        ErrorStep,
+        HttpStep,
+        MalformedStep,
+        DropStep,
+        HeartbeatStep,
+        EndStep,
+        OneOfStep,
+    ]
 else:
     Step = Annotated[
         Union[tuple(Annotated[cls, Tag(f"<{key}>")] for key, cls in STEP_TYPES.items())],
@@ -395,8 +410,19 @@ class FramingSpec(BaseModel):
 
 
 #: The methods an error may be recoded for (inspector.protocol.methods.Method's values).
-RecodeMethod = Literal["send", "stream", "get", "cancel", "resubscribe", "list", "push-set", "push-get",
-                       "push-list", "push-delete", "extended-card"]
+RecodeMethod = Literal[
+    "send",
+    "stream",
+    "get",
+    "cancel",
+    "resubscribe",
+    "list",
+    "push-set",
+    "push-get",
+    "push-list",
+    "push-delete",
+    "extended-card",
+]
 
 
 class Recode(BaseModel):
@@ -532,8 +558,9 @@ def template_problems(scenario: Scenario) -> list[tuple[tuple[Any, ...], str]]:
     return problems
 
 
-def _check_script(steps: list[Any], loc: tuple[Any, ...], known: set[str],
-                  out: list[tuple[tuple[Any, ...], str]]) -> None:
+def _check_script(
+    steps: list[Any], loc: tuple[Any, ...], known: set[str], out: list[tuple[tuple[Any, ...], str]]
+) -> None:
     for i, step in enumerate(steps):
         here = loc + (i,)
         for sub, text in _templates(step):
@@ -545,8 +572,9 @@ def _check_script(steps: list[Any], loc: tuple[Any, ...], known: set[str],
             allowed = known | (set(template.CHUNK_VARS) if isinstance(step, ChunksStep) else set())
             for name in names:
                 if name not in allowed:
-                    out.append((here + sub, f"unknown template variable {{{name}}}; known: "
-                                + ", ".join(sorted(allowed))))
+                    out.append(
+                        (here + sub, f"unknown template variable {{{name}}}; known: " + ", ".join(sorted(allowed)))
+                    )
         if isinstance(step, AskStep) and step.then:
             _check_script(step.then, here + ("then",), known, out)
         if isinstance(step, OneOfStep):
@@ -578,8 +606,9 @@ def _templates(step: Any) -> list[tuple[tuple[Any, ...], str]]:
     spec: ArtifactSpec | ChunksSpec
     if isinstance(step, ArtifactStep):
         spec = step.artifact
-        return (_content_templates(spec.text, ("artifact", "text"))
-                + _content_templates(spec.parts, ("artifact", "parts")))
+        return _content_templates(spec.text, ("artifact", "text")) + _content_templates(
+            spec.parts, ("artifact", "parts")
+        )
     if isinstance(step, ChunksStep):
         spec = step.chunks
         if spec.texts is not None:

@@ -31,8 +31,8 @@ from inspector.protocol import rest
 from inspector.protocol.dialects import DIALECTS
 from inspector.protocol.dialects.base import Dialect, RpcRequest, check_envelope
 from inspector.protocol.errors import JsonRpcError, ProtocolError
-from inspector.safejson import loads
 from inspector.protocol.methods import Method
+from inspector.safejson import loads
 from inspector.serving.runner import LOOPBACK, url_at
 
 from . import construct as new
@@ -40,8 +40,8 @@ from . import errors, framing
 from .call import HANDLED as _HANDLED
 from .call import Call as _Call
 from .call import Dropped as _Dropped
-from .grpc_server import GrpcFront
 from .engine import DONE, Canceled, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
+from .grpc_server import GrpcFront
 from .loader import resolve
 from .profiles import Profile, get_profile
 from .push import PushSender, refusal
@@ -101,8 +101,12 @@ def _merge_card(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         mine = old.get(key)
         if isinstance(mine, dict) and isinstance(value, dict):
             _merge_card(mine, value)
-        elif (isinstance(mine, list) and isinstance(value, list) and len(mine) == len(value)
-              and all(isinstance(a, dict) and isinstance(b, dict) for a, b in zip(mine, value, strict=True))):
+        elif (
+            isinstance(mine, list)
+            and isinstance(value, list)
+            and len(mine) == len(value)
+            and all(isinstance(a, dict) and isinstance(b, dict) for a, b in zip(mine, value, strict=True))
+        ):
             for a, b in zip(mine, value, strict=True):
                 _merge_card(a, b)
         else:
@@ -173,8 +177,11 @@ class MockServer:
         #: (the extended card's interfaces); whoever starts the server sets it.
         self.http_server: tuple[str, int] = (LOOPBACK, 80)
         if grpc_port is not None and not self.rest_dialects:
-            raise ValueError(f"the {self.dialect_name} dialect has no gRPC binding (1.0 and 0.3 have one)"
-                             if self.profile is None else f"profile {self.profile.name} speaks JSON-RPC only")
+            raise ValueError(
+                f"the {self.dialect_name} dialect has no gRPC binding (1.0 and 0.3 have one)"
+                if self.profile is None
+                else f"profile {self.profile.name} speaks JSON-RPC only"
+            )
         #: The gRPC server (grpc_server.py), started with the app on ``grpc_port``.
         self.grpc = None if grpc_port is None else GrpcFront(self, LOOPBACK, grpc_port)
         self.app = self._build_app()
@@ -198,8 +205,10 @@ class MockServer:
         routes = [Route(path, self._card, methods=["GET"]) for path in self.card_paths]
         routes += [Route(path, endpoint, methods=["POST"]) for path in self.rpc_paths]
         if self.profile is not None and self.profile.agent_systems:
-            routes += [Route(path, endpoint, methods=["POST"])
-                       for path in ("/v1/agent-systems/{system}/a2a", "/v1/agents/{system}/a2a")]
+            routes += [
+                Route(path, endpoint, methods=["POST"])
+                for path in ("/v1/agent-systems/{system}/a2a", "/v1/agents/{system}/a2a")
+            ]
         if self.rest_dialects:
             # Every verb reaches handle_rest: one the route does not take (PUT, PATCH)
             # is answered there as a google.rpc.Status, like the binding's other errors,
@@ -260,7 +269,8 @@ class MockServer:
         grpc_url = self.grpc_address
         card.supported_interfaces = [
             m.AgentInterface(url=where, protocol_binding=binding, protocol_version=v)
-            for v in ("1.0", "0.3") if v in served
+            for v in ("1.0", "0.3")
+            if v in served
             for where, binding in ((url, "JSONRPC"), (rest_url, "HTTP+JSON"), (grpc_url, "GRPC"))
             if where is not None and (binding == "JSONRPC" or v in self.rest_dialects)
         ] or None
@@ -275,10 +285,17 @@ class MockServer:
 
     def mode_extension(self) -> m.AgentExtension:
         mode = "strict" if self.strict else "lenient"
-        what = ("refuses requests its dialect's schema does not allow (a2a-mock --lenient accepts them)"
-                if self.strict else "accepts requests its dialect's schema does not allow (started with --lenient)")
-        return m.AgentExtension(uri=MODE_EXTENSION, description=f"a2a-mock request validation: {mode}; it {what}",
-                                required=False, params={"mode": mode})
+        what = (
+            "refuses requests its dialect's schema does not allow (a2a-mock --lenient accepts them)"
+            if self.strict
+            else "accepts requests its dialect's schema does not allow (started with --lenient)"
+        )
+        return m.AgentExtension(
+            uri=MODE_EXTENSION,
+            description=f"a2a-mock request validation: {mode}; it {what}",
+            required=False,
+            params={"mode": mode},
+        )
 
     def encoded_card(self, base_url: str) -> bytes:
         cached = self._cards.get(base_url)
@@ -311,8 +328,12 @@ class MockServer:
         obj = await self._read_json(receive, send, dialect, length)
         if obj is _HANDLED:
             return
-        notify = isinstance(obj, dict) and "id" not in obj and obj.get("jsonrpc") == "2.0" \
+        notify = (
+            isinstance(obj, dict)
+            and "id" not in obj
+            and obj.get("jsonrpc") == "2.0"
             and isinstance(obj.get("method"), str)
+        )
         rid = obj.get("id") if isinstance(obj, dict) else None
         if not isinstance(rid, (str, int)) or isinstance(rid, bool):
             rid = None
@@ -364,8 +385,9 @@ class MockServer:
             return _HANDLED
         self.requests.append(obj)
         if isinstance(obj, list):
-            await self._error(send, dialect, self._recoded(errors.error(-32600, "Batch requests are not supported"),
-                                                           None), None)
+            await self._error(
+                send, dialect, self._recoded(errors.error(-32600, "Batch requests are not supported"), None), None
+            )
             return _HANDLED
         return obj
 
@@ -409,7 +431,7 @@ class MockServer:
         the ids, the body the rest; the answer is the dialect's ProtoJSON (see
         inspector/protocol/rest.py), errors are google.rpc.Status bodies."""
         version, length = _rpc_headers(scope)
-        path = scope["path"][len(REST_PREFIX):] or "/"
+        path = scope["path"][len(REST_PREFIX) :] or "/"
         served = self.rest_dialects
         name = "0.3" if path.startswith("/v1/") and "0.3" in served else "1.0" if "1.0" in served else None
         if name is None:
@@ -422,8 +444,9 @@ class MockServer:
             await self._rest_error(send, errors.error(-32601, f"Not found: {verb} {REST_PREFIX}{path}"))
             return
         if isinstance(found, str):
-            await self._rest_error(send, errors.error(-32601, f"Method {verb} not allowed on {REST_PREFIX}{path}"),
-                                   status=405)
+            await self._rest_error(
+                send, errors.error(-32601, f"Method {verb} not allowed on {REST_PREFIX}{path}"), status=405
+            )
             return
         if length is not None and length > self.max_body:
             await self._rest_too_large(send, length)
@@ -460,8 +483,9 @@ class MockServer:
                 return
             await _send_body(send, 200, body, _REST_JSON[name])
 
-    def rest_request(self, name: str, found: rest.RouteMatch, route: str, query: list[tuple[str, str]],
-                     obj: Any, version: str | None) -> RpcRequest:
+    def rest_request(
+        self, name: str, found: rest.RouteMatch, route: str, query: list[tuple[str, str]], obj: Any, version: str | None
+    ) -> RpcRequest:
         """A REST request (the route matched, its query and parsed body) as the request
         to dispatch; raises the JsonRpcError to answer with. gRPC requests come here too,
         as the REST request their proto's HTTP annotation makes of them."""
@@ -470,21 +494,26 @@ class MockServer:
         except JsonRpcError as err:
             raise self._recoded(err, found.method) from None
 
-    def _rest_request(self, name: str, found: rest.RouteMatch, route: str, query: list[tuple[str, str]],
-                      obj: Any, version: str | None) -> RpcRequest:
+    def _rest_request(
+        self, name: str, found: rest.RouteMatch, route: str, query: list[tuple[str, str]], obj: Any, version: str | None
+    ) -> RpcRequest:
         dialect = self.dialects[name]
         if name == "1.0" and version != "1.0":
             # As a2a-sdk 1.3.0 answers (wire capture 43).
-            raise errors.error(-32009, f"A2A version '{version or '0.3'}' is not supported by this handler. "
-                                       "Expected version '1.0'.")
+            raise errors.error(
+                -32009, f"A2A version '{version or '0.3'}' is not supported by this handler. Expected version '1.0'."
+            )
         if name == "1.0":
             # Strict mode checks a 1.0 request against the 1.0 schema, as over JSON-RPC:
             # the REST request's parts are the JSON-RPC params' fields (both are the
             # proto's JSON), so the same check and the same field paths serve.
             params = _jsonrpc_params(found, query, obj)
             if params is not None:
-                check_request(dialect, {"jsonrpc": "2.0", "id": 0, "method": dialect.wire_method(found.method),
-                                        "params": params}, strict=self.strict)
+                check_request(
+                    dialect,
+                    {"jsonrpc": "2.0", "id": 0, "method": dialect.wire_method(found.method), "params": params},
+                    strict=self.strict,
+                )
         try:
             params = rest.decode_request(name, found, query, obj)
         except ProtocolError as exc:
@@ -524,8 +553,13 @@ class MockServer:
         if call.grpc is not None:
             call.grpc.fault(fault)
             return
-        await _send_body(call.send, fault.status, fault.body, fault.content_type.encode("latin-1"),
-                         [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in fault.headers.items()])
+        await _send_body(
+            call.send,
+            fault.status,
+            fault.body,
+            fault.content_type.encode("latin-1"),
+            [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in fault.headers.items()],
+        )
 
     async def _binding_error(self, call: _Call, err: JsonRpcError) -> None:
         if call.grpc is not None:
@@ -538,8 +572,11 @@ class MockServer:
         await _send_body(send, status or http, framing.dumps(body))
 
     async def _rest_too_large(self, send: Any, size: int) -> None:
-        err = errors.error(-32600, "Request payload too large",
-                           {"reason": f"body of {size} bytes exceeds the limit of {self.max_body} bytes"})
+        err = errors.error(
+            -32600,
+            "Request payload too large",
+            {"reason": f"body of {size} bytes exceeds the limit of {self.max_body} bytes"},
+        )
         _status, body = rest.encode_error(errors.for_dialect(err, "1.0"))
         await _send_body(send, 413, framing.dumps(body), extra=[(b"connection", b"close")])
 
@@ -569,12 +606,15 @@ class MockServer:
         if not isinstance(wire, str) or dialect.method_for(wire) is None:
             return
         if dialect.name == "1.0" and version != "1.0":
-            raise errors.error(-32009, f"A2A version '{version or '0.3'}' is not supported by this handler. "
-                                       "Expected version '1.0'.")
+            raise errors.error(
+                -32009, f"A2A version '{version or '0.3'}' is not supported by this handler. Expected version '1.0'."
+            )
         if dialect.name == "0.3" and version == "1.0":
             raise errors.error(-32603, "A2A version '1.0' is not supported by this handler. Expected version '0.3'.")
 
-    def fail(self, code: int, message: str | None = None, data: Any = None, *, task_id: str | None = None) -> JsonRpcError:
+    def fail(
+        self, code: int, message: str | None = None, data: Any = None, *, task_id: str | None = None
+    ) -> JsonRpcError:
         return self._shaped(errors.error(code, message, data), task_id=task_id)
 
     def _shaped(self, err: JsonRpcError, *, method: str | None = None, task_id: str | None = None) -> JsonRpcError:
@@ -674,8 +714,9 @@ class MockServer:
         run.start()
         return await self._outcome(call, record, run, conf, history_length)
 
-    async def _follow_up(self, call: _Call, record: TaskRecord, msg: m.Message, method: str,
-                         params: m.SendParams, notify: bool) -> Any:
+    async def _follow_up(
+        self, call: _Call, record: TaskRecord, msg: m.Message, method: str, params: m.SendParams, notify: bool
+    ) -> Any:
         """A message to a task held at ``hold ... until: message``: the held run goes on.
         A stream carries what the run does next, and nothing it did before: the client
         knows the task already, and a snapshot of it (still working) could reach it after
@@ -700,7 +741,7 @@ class MockServer:
         timeout = self.profile.request_timeout if self.profile else None
         try:
             outcome = await (asyncio.wait_for(asyncio.shield(run.outcome), timeout) if timeout else run.outcome)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise self.fail(-32603, f"request timed out after {timeout:g} s") from None
         if outcome is None:
             return record.snapshot(history_length)
@@ -722,8 +763,9 @@ class MockServer:
         if dialect.name == "0.1":
             # 0.1 streams carry only status and artifact events.
             task = record.task
-            return new.TaskStatusUpdateEvent(task_id=task.id, context_id=task.context_id,
-                                                           status=task.status, final=final, metadata=None)
+            return new.TaskStatusUpdateEvent(
+                task_id=task.id, context_id=task.context_id, status=task.status, final=final, metadata=None
+            )
         return record.snapshot()
 
     async def _stream_turn(self, call: _Call, record: TaskRecord, run: Run) -> None:
@@ -743,19 +785,23 @@ class MockServer:
         record = self._task(call.req.params.id)
         if record.terminal:
             if dialect.name != "0.1":
-                raise self.fail(-32004, f"Task {record.task.id} is in terminal state: "
-                                        f"{errors.state_name(record.state)}")
-            await self._serve(call, record, None, [self._frame(call, self._first_event(dialect, record, True))],
-                              live=False)
+                raise self.fail(
+                    -32004, f"Task {record.task.id} is in terminal state: {errors.state_name(record.state)}"
+                )
+            await self._serve(
+                call, record, None, [self._frame(call, self._first_event(dialect, record, True))], live=False
+            )
             return _HANDLED
         queue: asyncio.Queue[Any] = asyncio.Queue()
         record.subscribers.append(queue)
-        snapshot = record.snapshot() if dialect.name != "0.1" or self.engine.full_task_events \
+        snapshot = (
+            record.snapshot()
+            if dialect.name != "0.1" or self.engine.full_task_events
             else self._first_event(dialect, record, record.settled)
+        )
         # The task as it stands goes out at once, as real agents send it; only a send's
         # own stream waits for the run's first item (which may be a fault instead).
-        await self._serve(call, record, queue, [self._frame(call, snapshot)], live=record.run is not None,
-                          start=True)
+        await self._serve(call, record, queue, [self._frame(call, snapshot)], live=record.run is not None, start=True)
         return _HANDLED
 
     # ------------------------------------------------------------------ SSE
@@ -783,8 +829,15 @@ class MockServer:
             return self.framer.data(framing.dumps(dialect.encode_error(err, call.rid_value)), self.sse_event)
         raise TypeError(f"cannot frame {item!r}")  # pragma: no cover
 
-    async def _serve(self, call: _Call, record: TaskRecord, queue: asyncio.Queue[Any] | None, head: list[bytes],
-                     live: bool, start: bool = False) -> None:
+    async def _serve(
+        self,
+        call: _Call,
+        record: TaskRecord,
+        queue: asyncio.Queue[Any] | None,
+        head: list[bytes],
+        live: bool,
+        start: bool = False,
+    ) -> None:
         """Stream ``head``, then the run's items from ``queue`` until the run ends.
 
         Unless ``start``, the response starts with the run's first item, so a script
@@ -893,8 +946,11 @@ class MockServer:
 
     @staticmethod
     def _unsent(exc: BaseException, what: str = "event") -> JsonRpcError:
-        why = (f"a2a-mock: could not send the next event ({type(exc).__name__}: {exc}); the stream ends here"
-               if what == "event" else f"a2a-mock: could not encode the answer ({type(exc).__name__}: {exc})")
+        why = (
+            f"a2a-mock: could not send the next event ({type(exc).__name__}: {exc}); the stream ends here"
+            if what == "event"
+            else f"a2a-mock: could not encode the answer ({type(exc).__name__}: {exc})"
+        )
         log.warning("%s", why)
         return JsonRpcError(-32603, why)
 
@@ -930,8 +986,12 @@ class MockServer:
         if self.scenario.cancel == "ignore":
             return record.snapshot()
         message = new.Message(
-            role=m.Role.AGENT, parts=[new.TextPart(kind="text", text="canceled by request", metadata=None)],
-            message_id=str(uuid.uuid4()), task_id=record.task.id, context_id=record.task.context_id)
+            role=m.Role.AGENT,
+            parts=[new.TextPart(kind="text", text="canceled by request", metadata=None)],
+            message_id=str(uuid.uuid4()),
+            task_id=record.task.id,
+            context_id=record.task.context_id,
+        )
         status = new.TaskStatus(state=m.TaskState.CANCELED, message=message, timestamp=now())
         if self.scenario.cancel == "pretend":
             # Said, not done: the store (and so a get, a stream, the script) goes on.
@@ -958,8 +1018,10 @@ class MockServer:
         try:
             start = int(params.page_token) if params.page_token else 0
         except ValueError:
-            raise self.fail(-32602, "Invalid page token", {"path": "$.params.pageToken", "reason": "not a token this agent issued"}) from None
-        page = records[start:start + size]
+            raise self.fail(
+                -32602, "Invalid page token", {"path": "$.params.pageToken", "reason": "not a token this agent issued"}
+            ) from None
+        page = records[start : start + size]
         tasks = []
         for record in page:
             task = record.snapshot(params.history_length)
@@ -967,12 +1029,15 @@ class MockServer:
                 task.artifacts = None
             tasks.append(task)
         more = start + size < len(records)
-        return new.ListTasksResult(tasks=tasks, next_page_token=str(start + size) if more else None,
-                                                 page_size=size, total_size=len(records))
+        return new.ListTasksResult(
+            tasks=tasks, next_page_token=str(start + size) if more else None, page_size=size, total_size=len(records)
+        )
 
     def _on_extended_card(self, call: _Call) -> m.AgentCard:
         card = self.scenario.card
-        declared = card.supports_authenticated_extended_card or (card.capabilities and card.capabilities.extended_agent_card)
+        declared = card.supports_authenticated_extended_card or (
+            card.capabilities and card.capabilities.extended_agent_card
+        )
         if not declared:
             raise self.fail(-32004, "The agent does not support authenticated extended cards")
         if self.scenario.extended_card is None:
@@ -1011,8 +1076,10 @@ class MockServer:
             return new.TaskPushNotificationConfig(task_id=record.task.id, push_notification_config=stored)
         record = self._task(params.id)
         if method is Method.PUSH_LIST:
-            return [new.TaskPushNotificationConfig(task_id=record.task.id, push_notification_config=c)
-                    for c in record.push.values()]
+            return [
+                new.TaskPushNotificationConfig(task_id=record.task.id, push_notification_config=c)
+                for c in record.push.values()
+            ]
         config_id = params.push_notification_config_id
         if config_id is None:
             config = next(iter(record.push.values()), None)
@@ -1022,8 +1089,12 @@ class MockServer:
             # (An empty id, which 0.3 clients converting from 1.0 send, is an id like any.)
             named = config_id is not None
             what = f"push notification config {config_id!r}" if named else "no push notification config"
-            raise self.fail(-32602, f"Invalid params: {what} for task {record.task.id}"
-                            if named else f"Invalid params: {what} is set for task {record.task.id}")
+            raise self.fail(
+                -32602,
+                f"Invalid params: {what} for task {record.task.id}"
+                if named
+                else f"Invalid params: {what} is set for task {record.task.id}",
+            )
         if method is Method.PUSH_DELETE:
             assert config.id is not None  # stored with one (_add_push)
             del record.push[config.id]
@@ -1060,8 +1131,11 @@ class MockServer:
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     async def _too_large(self, send: Any, dialect: Dialect, size: int) -> None:
-        err = JsonRpcError(-32600, "Request payload too large",
-                           {"reason": f"body of {size} bytes exceeds the limit of {self.max_body} bytes"})
+        err = JsonRpcError(
+            -32600,
+            "Request payload too large",
+            {"reason": f"body of {size} bytes exceeds the limit of {self.max_body} bytes"},
+        )
         body = framing.dumps(dialect.encode_error(errors.for_dialect(err, dialect.name), None))
         await _send_body(send, 413, body, extra=[(b"connection", b"close")])
 
@@ -1139,8 +1213,13 @@ def _rpc_headers(scope: Any) -> tuple[str | None, int | None]:
     return version, length
 
 
-async def _send_body(send: Any, status: int, body: bytes, content_type: bytes = framing.JSON_TYPE,
-                     extra: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _send_body(
+    send: Any,
+    status: int,
+    body: bytes,
+    content_type: bytes = framing.JSON_TYPE,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
     headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
     if extra:
         headers += extra
@@ -1155,8 +1234,13 @@ async def _start_sse(send: Any) -> None:
 async def _drop_blocking(send: Any) -> None:
     # Promise a body and close after part of it: the client sees a connection cut
     # mid-response, not a clean error.
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", framing.JSON_TYPE), (b"content-length", b"1024")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", framing.JSON_TYPE), (b"content-length", b"1024")],
+        }
+    )
     await send({"type": "http.response.body", "body": b'{"jsonrpc":"2.0",', "more_body": True})
     raise _Dropped()
 

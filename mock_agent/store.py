@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from inspector.protocol import models as m
 from inspector.protocol.states import INTERRUPTED, TERMINAL
@@ -26,8 +27,19 @@ DEFAULT_LIMIT = 1_000
 
 
 class TaskRecord:
-    __slots__ = ("task", "dialect", "turn", "pending", "run", "subscribers", "push",
-                 "ephemeral", "seq", "follow_up", "_keys")
+    __slots__ = (
+        "task",
+        "dialect",
+        "turn",
+        "pending",
+        "run",
+        "subscribers",
+        "push",
+        "ephemeral",
+        "seq",
+        "follow_up",
+        "_keys",
+    )
 
     def __init__(self, task: m.Task, dialect: str, seq: int) -> None:
         self.task = task
@@ -89,12 +101,24 @@ class TaskRecord:
         for pos, (aid, idx) in enumerate(keys):
             if (aid == artifact_id) if artifact_id is not None else (idx == index):
                 return aid, idx, pos
-        return (artifact_id if artifact_id is not None else f"artifact-{index}",
-                index if index is not None else len(keys), None)
+        return (
+            artifact_id if artifact_id is not None else f"artifact-{index}",
+            index if index is not None else len(keys),
+            None,
+        )
 
-    def add_artifact(self, artifact_id: str | None, index: int | None, name: str | None,
-                     description: str | None, parts: list[Any], metadata: dict[str, Any] | None,
-                     append: bool, key: tuple[str, int], pos: int | None) -> None:
+    def add_artifact(
+        self,
+        artifact_id: str | None,
+        index: int | None,
+        name: str | None,
+        description: str | None,
+        parts: list[Any],
+        metadata: dict[str, Any] | None,
+        append: bool,
+        key: tuple[str, int],
+        pos: int | None,
+    ) -> None:
         """Store a chunk. The stored artifact is the task's own object: appends grow its
         parts in place, so a long stream costs one list append per chunk."""
         arts = self.task.artifacts
@@ -106,8 +130,14 @@ class TaskRecord:
             if old.name is None and name is not None:
                 old.name = name
             return
-        stored = new.Artifact(artifact_id=artifact_id, index=index, name=name, description=description,
-                              parts=list(parts), metadata=metadata)
+        stored = new.Artifact(
+            artifact_id=artifact_id,
+            index=index,
+            name=name,
+            description=description,
+            parts=list(parts),
+            metadata=metadata,
+        )
         if pos is None:
             self._keys.append(key)
             arts.append(stored)
@@ -129,13 +159,25 @@ class TaskRecord:
         artifacts = t.artifacts
         if artifacts:
             artifacts = [_copy_artifact(a) for a in artifacts] if frozen else list(artifacts)
-        return new.Task(id=t.id, context_id=t.context_id, status=t.status, history=history or None,
-                        artifacts=artifacts or None, metadata=t.metadata)
+        return new.Task(
+            id=t.id,
+            context_id=t.context_id,
+            status=t.status,
+            history=history or None,
+            artifacts=artifacts or None,
+            metadata=t.metadata,
+        )
 
 
 def _copy_artifact(a: m.Artifact) -> m.Artifact:
-    return new.Artifact(artifact_id=a.artifact_id, index=a.index, name=a.name, description=a.description,
-                        parts=list(a.parts), metadata=a.metadata)
+    return new.Artifact(
+        artifact_id=a.artifact_id,
+        index=a.index,
+        name=a.name,
+        description=a.description,
+        parts=list(a.parts),
+        metadata=a.metadata,
+    )
 
 
 class TaskStore:
@@ -154,9 +196,14 @@ class TaskStore:
         return self._tasks.get(task_id)
 
     def create(self, task_id: str, context_id: str, dialect: str, metadata: dict[str, Any] | None = None) -> TaskRecord:
-        task = new.Task(id=task_id, context_id=context_id,
-                                      status=new.TaskStatus(state=m.TaskState.SUBMITTED),
-                                      history=None, artifacts=None, metadata=metadata)
+        task = new.Task(
+            id=task_id,
+            context_id=context_id,
+            status=new.TaskStatus(state=m.TaskState.SUBMITTED),
+            history=None,
+            artifacts=None,
+            metadata=metadata,
+        )
         record = TaskRecord(task, dialect, next(self._seq))
         self._tasks.pop(task_id, None)  # a reused 0.1 id is the newest again
         self._tasks[task_id] = record
@@ -185,8 +232,11 @@ class TaskStore:
 
     def records(self, context_id: str | None = None, state: m.TaskState | None = None) -> list[TaskRecord]:
         """Newest first, as ListTasks orders them."""
-        out = [r for r in self._tasks.values()
-               if (context_id is None or r.task.context_id == context_id)
-               and (state is None or r.task.status.state == state)]
+        out = [
+            r
+            for r in self._tasks.values()
+            if (context_id is None or r.task.context_id == context_id)
+            and (state is None or r.task.status.state == state)
+        ]
         out.reverse()
         return out

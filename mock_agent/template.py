@@ -8,8 +8,8 @@ ends up in a reply must never be able to reach anything but the variables we han
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Mapping
 
 #: Variables every script can use; a rule's text regex adds its named groups.
 BUILTIN_VARS: dict[str, str] = {
@@ -43,7 +43,7 @@ def parse(template: str) -> tuple[str | tuple[str], ...]:
     pos = 0
     literal = ""
     for match in _TOKEN.finditer(template):
-        literal += template[pos:match.start()]
+        literal += template[pos : match.start()]
         pos = match.end()
         token = match.group(0)
         if token == "{{":
@@ -51,7 +51,9 @@ def parse(template: str) -> tuple[str | tuple[str], ...]:
         elif token == "}}":
             literal += "}"
         elif token in ("{", "}"):
-            raise TemplateError(f"unmatched {token!r} at offset {match.start()} (write {token * 2} for a literal brace)")
+            raise TemplateError(
+                f"unmatched {token!r} at offset {match.start()} (write {token * 2} for a literal brace)"
+            )
         else:
             name = match.group(1).strip()
             if not _NAME.match(name):

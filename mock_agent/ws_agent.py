@@ -79,16 +79,29 @@ class WsAgent:
     """A scenario played as a ws-agent. ``await agent.run()`` until the hub goes away
     (or ``stop()``); ``held``/``release`` work as on MockAgent."""
 
-    def __init__(self, url: str, name: str, scenario: Any = None, *, time_scale: float = 1.0,
-                 seed: int | None = None, heartbeat: float | None = None, max_tasks: int | None = None,
-                 allow_public: bool = False, log: Callable[[str], None] | None = None,
-                 warn: Callable[[str], None] | None = None, reconnect_delay: float = RECONNECT_DELAY) -> None:
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        scenario: Any = None,
+        *,
+        time_scale: float = 1.0,
+        seed: int | None = None,
+        heartbeat: float | None = None,
+        max_tasks: int | None = None,
+        allow_public: bool = False,
+        log: Callable[[str], None] | None = None,
+        warn: Callable[[str], None] | None = None,
+        reconnect_delay: float = RECONNECT_DELAY,
+    ) -> None:
         """``log``: what the agent does (registered, a scripted drop); ``warn``: what went
         wrong (a socket that dropped, each attempt to reconnect)."""
         host = urlsplit(url).hostname or ""
         if host not in _LOOPBACK and not allow_public:
-            raise ValueError(f"refusing to connect to {host!r}: the mock talks to a hub on loopback only "
-                             "(pass --allow-public to reach another host)")
+            raise ValueError(
+                f"refusing to connect to {host!r}: the mock talks to a hub on loopback only "
+                "(pass --allow-public to reach another host)"
+            )
         self.url = url
         self.name = name
         self.scenario = resolve(scenario or "echo")
@@ -161,8 +174,9 @@ class WsAgent:
             why: str
             opened = False
             try:
-                async with connect(self.url, max_size=MAX_FRAME, compression=None, open_timeout=10,
-                                   ping_interval=None) as ws:
+                async with connect(
+                    self.url, max_size=MAX_FRAME, compression=None, open_timeout=10, ping_interval=None
+                ) as ws:
                     opened = True
                     self._ws = ws
                     self.connections += 1
@@ -195,11 +209,14 @@ class WsAgent:
             failed = 0 if got_in else failed
             failed += 1
             if failed > RECONNECT_ATTEMPTS:
-                raise GaveUp(f"gave up on the hub at {self.url} after {RECONNECT_ATTEMPTS} attempts in a row "
-                             f"(the last {why})")
+                raise GaveUp(
+                    f"gave up on the hub at {self.url} after {RECONNECT_ATTEMPTS} attempts in a row (the last {why})"
+                )
             delay = min(self.reconnect_delay * 2 ** (failed - 1), RECONNECT_MAX_DELAY)
-            self.warn(f"a2a-mock: the socket to {self.url} {why}; reconnecting in {delay:g} s "
-                      f"(attempt {failed} of {RECONNECT_ATTEMPTS})")
+            self.warn(
+                f"a2a-mock: the socket to {self.url} {why}; reconnecting in {delay:g} s "
+                f"(attempt {failed} of {RECONNECT_ATTEMPTS})"
+            )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopped.wait(), delay)
             if self._stopping:
@@ -218,8 +235,11 @@ class WsAgent:
                     if frame.role == "error":
                         err = frame.item
                         reason = (err.data or {}).get("reason") if isinstance(err.data, dict) else None
-                        raise Refused(f"the hub refused to register {self.name!r}: {reason or err.message}",
-                                      err.code, str(reason or err.message))
+                        raise Refused(
+                            f"the hub refused to register {self.name!r}: {reason or err.message}",
+                            err.code,
+                            str(reason or err.message),
+                        )
                     self.registered.set()
                     interval = self.heartbeat
                     if interval is None:
@@ -264,8 +284,9 @@ class WsAgent:
         method = frame.method
         if isinstance(item, ProtocolError):
             if rid is not None:
-                await self._send(proto.error(rid, JsonRpcError(-32602, "Invalid params", {
-                    "path": item.path, "reason": item.reason})))
+                await self._send(
+                    proto.error(rid, JsonRpcError(-32602, "Invalid params", {"path": item.path, "reason": item.reason}))
+                )
             return
         try:
             if method in (proto.SEND, proto.STREAM):
@@ -318,9 +339,13 @@ class WsAgent:
         record = self._record(task_id)
         if record.terminal:
             raise JsonRpcError(-32002, "Task cannot be canceled", {"id": task_id, "state": record.state.value})
-        message = new.Message(role=m.Role.AGENT, parts=[new.TextPart(kind="text", text="canceled by request",
-                                                                      metadata=None)],
-                              message_id=None, task_id=task_id, context_id=record.task.context_id)
+        message = new.Message(
+            role=m.Role.AGENT,
+            parts=[new.TextPart(kind="text", text="canceled by request", metadata=None)],
+            message_id=None,
+            task_id=task_id,
+            context_id=record.task.context_id,
+        )
         status = new.TaskStatus(state=m.TaskState.CANCELED, message=message, timestamp=now())
         record.pending = None
         if record.run is not None:
@@ -353,9 +378,14 @@ class WsAgent:
                 elif kind is RpcFault:
                     await self._answer(task_id, lambda rid, err=item.error: proto.error(rid, err))
                 elif kind is HttpFault:
-                    err = JsonRpcError(-32603, "Internal error", {
-                        "reason": f"scripted HTTP {item.status} (a ws-agent has no HTTP status to send)",
-                        "http_status": item.status})
+                    err = JsonRpcError(
+                        -32603,
+                        "Internal error",
+                        {
+                            "reason": f"scripted HTTP {item.status} (a ws-agent has no HTTP status to send)",
+                            "http_status": item.status,
+                        },
+                    )
                     await self._answer(task_id, lambda rid, err=err: proto.error(rid, err))
                 elif kind is Malformed:
                     await self._send(item.body.decode("utf-8", "replace"))
@@ -414,10 +444,19 @@ def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-async def run_agent(url: str, name: str, scenario: Any, *, time_scale: float = 1.0, seed: int | None = None,
-                    heartbeat: float | None = None, max_tasks: int | None = None,
-                    allow_public: bool = False) -> int:
+async def run_agent(
+    url: str,
+    name: str,
+    scenario: Any,
+    *,
+    time_scale: float = 1.0,
+    seed: int | None = None,
+    heartbeat: float | None = None,
+    max_tasks: int | None = None,
+    allow_public: bool = False,
+) -> int:
     """The command: one line on start, one on each reconnect, one on the way out."""
+
     def say(text: str) -> None:
         print(text, flush=True)
 
@@ -425,8 +464,18 @@ async def run_agent(url: str, name: str, scenario: Any, *, time_scale: float = 1
         print(text, file=sys.stderr, flush=True)
 
     try:
-        agent = WsAgent(url, name, scenario, time_scale=time_scale, seed=seed, heartbeat=heartbeat,
-                        max_tasks=max_tasks, allow_public=allow_public, log=say, warn=warn)
+        agent = WsAgent(
+            url,
+            name,
+            scenario,
+            time_scale=time_scale,
+            seed=seed,
+            heartbeat=heartbeat,
+            max_tasks=max_tasks,
+            allow_public=allow_public,
+            log=say,
+            warn=warn,
+        )
     except ValueError as exc:
         print(f"a2a-mock: {exc}", file=sys.stderr)
         return 1

@@ -29,8 +29,8 @@ EXTRAS = ("google/rpc/status.proto", "google/rpc/error_details.proto")
 def main() -> int:
     try:
         import grpc_tools
-        from grpc_tools import protoc
         from google.api import annotations_pb2  # googleapis-common-protos: google/api, google/rpc
+        from grpc_tools import protoc
     except ImportError as exc:
         print(f"needs grpcio-tools and googleapis-common-protos: {exc}", file=sys.stderr)
         return 2
@@ -38,13 +38,23 @@ def main() -> int:
     googleapis = str(Path(annotations_pb2.__file__).resolve().parent.parent.parent)
     for name in PROTOS:
         out = HERE / name.replace(".proto", ".binpb")
-        args = ["protoc", f"-I{HERE}", f"-I{googleapis}", f"-I{wkt}", "--include_imports",
-                f"--descriptor_set_out={out}", name, *EXTRAS]
+        args = [
+            "protoc",
+            f"-I{HERE}",
+            f"-I{googleapis}",
+            f"-I{wkt}",
+            "--include_imports",
+            f"--descriptor_set_out={out}",
+            name,
+            *EXTRAS,
+        ]
         if protoc.main(args) != 0:
             print(f"protoc failed for {name}", file=sys.stderr)
             return 1
-        print(f"wrote {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out} "
-              f"({out.stat().st_size} bytes)")
+        print(
+            f"wrote {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out} "
+            f"({out.stat().st_size} bytes)"
+        )
     return 0
 
 

@@ -155,8 +155,9 @@ def main() -> int:
     # As the contracts see it (pyproject: exclude_type_checking_imports); --typing counts
     # imports under `if TYPE_CHECKING:` too.
     typing_too = "--typing" in sys.argv
-    graph = grimp.build_graph("inspector", "mock_agent", include_external_packages=True,
-                              exclude_type_checking_imports=not typing_too)
+    graph = grimp.build_graph(
+        "inspector", "mock_agent", include_external_packages=True, exclude_type_checking_imports=not typing_too
+    )
     print("imports under TYPE_CHECKING:", "counted" if typing_too else "not counted (as the contracts)")
     ours = sorted(m for m in graph.modules if m.startswith(("inspector", MOCK)))
     edges: dict[str, set[str]] = defaultdict(set)
@@ -178,7 +179,8 @@ def main() -> int:
         def child(module: str, package: str = package) -> str | None:
             if not module.startswith(package + "."):
                 return None
-            return package + "." + module[len(package) + 1:].split(".")[0]
+            return package + "." + module[len(package) + 1 :].split(".")[0]
+
         kids: dict[str, set[str]] = defaultdict(set)
         for m in ours:
             a = child(m)
@@ -190,21 +192,20 @@ def main() -> int:
                     kids[a].add(b)
         names = sorted({c for m in ours if (c := child(m)) is not None})
         sibling_cycles += sccs(names, kids)
-    bad = sorted(
-        (why, m, i) for m in ours for i in edges[m] if (why := wrong_way(m, i)) is not None
-    )
+    bad = sorted((why, m, i) for m in ours for i in edges[m] if (why := wrong_way(m, i)) is not None)
     privates = private_names(graph)
 
     print(f"modules: {len(ours)}  import edges: {sum(len(v) for v in edges.values())}")
-    print(f"module cycles (strongly connected groups): {len(module_cycles)}, "
-          f"modules caught in one: {sum(map(len, module_cycles))}")
+    print(
+        f"module cycles (strongly connected groups): {len(module_cycles)}, "
+        f"modules caught in one: {sum(map(len, module_cycles))}"
+    )
     for c in module_cycles:
         print(f"  [{len(c)}] " + " ".join(c))
     print(f"package cycles (between layers/units): {len(unit_cycles)}")
     for c in unit_cycles:
         print(f"  [{len(c)}] " + " ".join(c))
-    print(f"sibling cycles (children of one package, as import-linter's acyclic_siblings): "
-          f"{len(sibling_cycles)}")
+    print(f"sibling cycles (children of one package, as import-linter's acyclic_siblings): {len(sibling_cycles)}")
     for c in sibling_cycles:
         print(f"  [{len(c)}] " + " ".join(c))
     print(f"wrong-way imports: {len(bad)}")

@@ -36,8 +36,9 @@ NAMES = {"light": "task-light"}
 
 def parse_args(argv: list[str] | None, screens: tuple[str, ...]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("screens", nargs="*", metavar="SCREEN",
-                   help=f"screens to write (default: all): {', '.join(screens)}")
+    p.add_argument(
+        "screens", nargs="*", metavar="SCREEN", help=f"screens to write (default: all): {', '.join(screens)}"
+    )
     p.add_argument("--out", type=Path, default=ROOT / "screenshots", help="output directory (default: %(default)s)")
     p.add_argument("--no-png", action="store_true", help="write SVG only, even when rsvg-convert is present")
     args = p.parse_args(argv)
@@ -147,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     if rsvg is None and not args.no_png:
         print("rsvg-convert not found (Debian: apt-get install librsvg2-bin): SVG only", file=sys.stderr)
     elif rsvg is not None and have_fira_code() is False:
-        print("note: Fira Code is not installed (Debian: fonts-firacode): the PNGs use a fallback font",
-              file=sys.stderr)
+        print(
+            "note: Fira Code is not installed (Debian: fonts-firacode): the PNGs use a fallback font", file=sys.stderr
+        )
     print(f"{len(screens)} screen(s) in {time.perf_counter() - started:.1f} s")
     return 0
 

@@ -22,16 +22,25 @@ HOOK = "http://127.0.0.1:9/hook"
 
 #: a2a-mock's side of the matrix: test_mock_sdk_interop's scenario (its ``hold`` gate is
 #: "sdk"), with an input-required turn and a scripted error.
-MOCK_SCENARIO: dict[str, Any] = {**SCENARIO, "rules": [
-    {"when": {"text": "^ask"}, "script": [{"ask": "what?", "then": [{"status": "completed",
-                                                                      "message": "got {text}"}]}]},
-    {"when": {"text": "^boom"}, "script": [{"error": {"code": -32004, "message": "not today"}}]},
-    *SCENARIO["rules"]]}
+MOCK_SCENARIO: dict[str, Any] = {
+    **SCENARIO,
+    "rules": [
+        {
+            "when": {"text": "^ask"},
+            "script": [{"ask": "what?", "then": [{"status": "completed", "message": "got {text}"}]}],
+        },
+        {"when": {"text": "^boom"}, "script": [{"error": {"code": -32004, "message": "not today"}}]},
+        *SCENARIO["rules"],
+    ],
+}
 
 
 def msg(text: str, task: m.Task | None = None, **config: Any) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "user", "messageId": f"m-{uuid.uuid4()}",
-                               "parts": [{"kind": "text", "text": text}]}
+    message: dict[str, Any] = {
+        "role": "user",
+        "messageId": f"m-{uuid.uuid4()}",
+        "parts": [{"kind": "text", "text": text}],
+    }
     if task is not None:
         message.update(taskId=task.id, contextId=task.context_id)
     out: dict[str, Any] = {"message": message}
@@ -42,9 +51,15 @@ def msg(text: str, task: m.Task | None = None, **config: Any) -> dict[str, Any]:
 
 def message(text: str, task: m.Task | None = None) -> m.SendParams:
     """``msg`` as the typed params the client also takes."""
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4()), task_id=task.id if task else None,
-                                          context_id=task.context_id if task else None))
+    return m.SendParams(
+        message=m.Message(
+            role=m.Role.USER,
+            parts=[m.TextPart(text=text)],
+            message_id=str(uuid.uuid4()),
+            task_id=task.id if task else None,
+            context_id=task.context_id if task else None,
+        )
+    )
 
 
 def text_of(task: m.Task) -> str:
@@ -73,8 +88,12 @@ async def sdk_matrix(client: A2AClient, base: str) -> tuple[m.Task, m.Task]:
     assert task.status.state is m.TaskState.COMPLETED and text_of(task) == "echo: hello there inspector"
 
     events = [e async for e in client.stream(msg("stream me please now"))]
-    assert [type(e).__name__ for e in events] == ["Task", "TaskStatusUpdateEvent", *["TaskArtifactUpdateEvent"] * 3,
-                                                  "TaskStatusUpdateEvent"]
+    assert [type(e).__name__ for e in events] == [
+        "Task",
+        "TaskStatusUpdateEvent",
+        *["TaskArtifactUpdateEvent"] * 3,
+        "TaskStatusUpdateEvent",
+    ]
     assert events[-1].status.state is m.TaskState.COMPLETED
 
     got = await client.get_task(task.id, history_length=1)
@@ -111,8 +130,13 @@ async def mock_matrix(client: A2AClient, mock: MockAgent) -> m.Task:
     task = await client.send(msg("hi there"))
     assert task.status.state is m.TaskState.COMPLETED and text_of(task) == "echo: hi there"
     events = [e async for e in client.stream(msg("streamed"))]
-    assert [type(e).__name__ for e in events] == ["Task", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent",
-                                                  "TaskArtifactUpdateEvent", "TaskStatusUpdateEvent"]
+    assert [type(e).__name__ for e in events] == [
+        "Task",
+        "TaskStatusUpdateEvent",
+        "TaskArtifactUpdateEvent",
+        "TaskArtifactUpdateEvent",
+        "TaskStatusUpdateEvent",
+    ]
     got = await client.get_task(task.id, history_length=1)
     assert got.id == task.id and len(got.history or []) == 1
 

@@ -85,15 +85,32 @@ class Chromium:
     def __enter__(self) -> Chromium:
         assert CHROMIUM is not None
         self.proc = subprocess.Popen(
-            [CHROMIUM, "--headless=new", "--no-sandbox", "--remote-debugging-port=0",
-             "--remote-debugging-address=127.0.0.1", f"--user-data-dir={self.profile}",
-             f"--window-size={self.size[0]},{self.size[1]}", "--no-first-run", "--no-default-browser-check",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-default-apps", "--disable-extensions", "--mute-audio",
-             # Loopback only: any name the page or the browser would look up fails.
-             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--disable-crash-reporter",
-             "--disable-breakpad", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                CHROMIUM,
+                "--headless=new",
+                "--no-sandbox",
+                "--remote-debugging-port=0",
+                "--remote-debugging-address=127.0.0.1",
+                f"--user-data-dir={self.profile}",
+                f"--window-size={self.size[0]},{self.size[1]}",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-default-apps",
+                "--disable-extensions",
+                "--mute-audio",
+                # Loopback only: any name the page or the browser would look up fails.
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                "--disable-crash-reporter",
+                "--disable-breakpad",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         # Chromium writes the port it chose, and the browser target's path, here.
         active = self.profile / "DevToolsActivePort"
         deadline = time.monotonic() + WAIT
@@ -181,11 +198,17 @@ class Page:
 
     def _find_terminal(self) -> str | None:
         proto = self.call("Runtime.evaluate", {"expression": "Object.prototype", "objectGroup": "find"})
-        found = self.call("Runtime.queryObjects", {"prototypeObjectId": proto["result"]["objectId"],
-                                                   "objectGroup": "find"})
-        terminal = self.call("Runtime.callFunctionOn", {"objectId": found["objects"]["objectId"],
-                                                        "functionDeclaration": _FIND_TERMINAL,
-                                                        "objectGroup": "terminal"})["result"]
+        found = self.call(
+            "Runtime.queryObjects", {"prototypeObjectId": proto["result"]["objectId"], "objectGroup": "find"}
+        )
+        terminal = self.call(
+            "Runtime.callFunctionOn",
+            {
+                "objectId": found["objects"]["objectId"],
+                "functionDeclaration": _FIND_TERMINAL,
+                "objectGroup": "terminal",
+            },
+        )["result"]
         self.call("Runtime.releaseObjectGroup", {"objectGroup": "find"})
         return terminal.get("objectId")
 
@@ -195,8 +218,10 @@ class Page:
             self._terminal = self._find_terminal()
             if self._terminal is None:
                 return ""
-        result = self.call("Runtime.callFunctionOn", {"objectId": self._terminal, "functionDeclaration": _SCREEN_TEXT,
-                                                      "returnByValue": True})
+        result = self.call(
+            "Runtime.callFunctionOn",
+            {"objectId": self._terminal, "functionDeclaration": _SCREEN_TEXT, "returnByValue": True},
+        )
         return result["result"].get("value") or ""
 
     def wait_until(self, check: Callable[[str], bool], what: str, timeout: float = WAIT) -> str:
@@ -225,8 +250,7 @@ class Page:
     def press(self, key: str, ctrl: bool = False) -> None:
         """A letter key, with ctrl if asked (xterm sends ctrl+s as the byte 0x13)."""
         code = ord(key.upper())
-        params = {"key": key, "code": f"Key{key.upper()}", "windowsVirtualKeyCode": code,
-                  "modifiers": 2 if ctrl else 0}
+        params = {"key": key, "code": f"Key{key.upper()}", "windowsVirtualKeyCode": code, "modifiers": 2 if ctrl else 0}
         self.call("Input.dispatchKeyEvent", {"type": "rawKeyDown", **params})
         self.call("Input.dispatchKeyEvent", {"type": "keyUp", **params})
 

@@ -72,8 +72,10 @@ class CliResult:
         return [json.loads(line) for line in self.out.split("\n") if line]
 
     def __str__(self) -> str:  # shown by pytest when an assertion on the result fails
-        return (f"$ a2a-inspect {' '.join(self.args)}\nexit {self.code}\n"
-                f"--- stdout ---\n{self.out[:4000]}\n--- stderr ---\n{self.err[:4000]}")
+        return (
+            f"$ a2a-inspect {' '.join(self.args)}\nexit {self.code}\n"
+            f"--- stdout ---\n{self.out[:4000]}\n--- stderr ---\n{self.err[:4000]}"
+        )
 
 
 class Cli:
@@ -89,18 +91,29 @@ class Cli:
         # Never inherit a debugging or encoding override from the developer's shell.
         for name in ("PYTHONIOENCODING", "PYTHONWARNINGS", "PYTHONASYNCIODEBUG"):
             self.env.pop(name, None)
-        self.env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(REPO), self.env.get("PYTHONPATH", "")) if p)
+        self.env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), self.env.get("PYTHONPATH", "")) if p)
 
-    def __call__(self, *args: str, timeout: float = DEFAULT_TIMEOUT, env: dict[str, str] | None = None,
-                 input: bytes | None = None, process: bool = False) -> CliResult:
+    def __call__(
+        self,
+        *args: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        env: dict[str, str] | None = None,
+        input: bytes | None = None,
+        process: bool = False,
+    ) -> CliResult:
         """``input``: bytes for standard input (default: none, as from /dev/null).
         ``process``: in a fresh interpreter even where the test's own process would do."""
         if not (process or env or input is not None or ALL_IN_SUBPROCESSES) and _a_command(args):
             return self._in_process(args)
         stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
-        proc = subprocess.run([*COMMAND, *args], capture_output=True, timeout=timeout,
-                              env={**self.env, **(env or {})}, cwd=self.home, **stdin)
+        proc = subprocess.run(
+            [*COMMAND, *args],
+            capture_output=True,
+            timeout=timeout,
+            env={**self.env, **(env or {})},
+            cwd=self.home,
+            **stdin,
+        )
         return CliResult(tuple(args), proc.returncode, proc.stdout, proc.stderr)
 
     def _in_process(self, args: tuple[str, ...]) -> CliResult:
@@ -130,8 +143,9 @@ class Cli:
         return CliResult(tuple(args), code, out.getvalue(), err.getvalue())
 
     @contextlib.contextmanager
-    def _as_a_fresh_process(self, stdin: io.TextIOWrapper, stdout: io.TextIOWrapper,
-                            stderr: io.TextIOWrapper) -> Iterator[None]:
+    def _as_a_fresh_process(
+        self, stdin: io.TextIOWrapper, stdout: io.TextIOWrapper, stderr: io.TextIOWrapper
+    ) -> Iterator[None]:
         saved_streams = sys.stdin, sys.stdout, sys.stderr
         saved_env = {name: os.environ.get(name) for name in XDG}
         cwd = os.getcwd()
@@ -151,8 +165,14 @@ class Cli:
 
     def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         """The CLI in the background, stdout and stderr piped (read stdout as it comes)."""
-        return subprocess.Popen([*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, env={**self.env, **(env or {})}, cwd=self.home)
+        return subprocess.Popen(
+            [*COMMAND, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env={**self.env, **(env or {})},
+            cwd=self.home,
+        )
 
     @property
     def dialect_cache(self) -> Path:
@@ -211,16 +231,22 @@ def read_line(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> bytes:
     return bytes(line)
 
 
-def finish(proc: subprocess.Popen[bytes], args: tuple[str, ...] = (), timeout: float = DEFAULT_TIMEOUT,
-           already_read: bytes = b"") -> CliResult:
+def finish(
+    proc: subprocess.Popen[bytes],
+    args: tuple[str, ...] = (),
+    timeout: float = DEFAULT_TIMEOUT,
+    already_read: bytes = b"",
+) -> CliResult:
     """Wait for a :meth:`Cli.start` process; ``already_read``: stdout consumed so far."""
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         out, err = proc.communicate()
-        raise AssertionError(f"a2a-inspect {' '.join(args)} did not finish in {timeout} s; "
-                             f"stdout: {(already_read + out)[-2000:]!r} stderr: {err[-2000:]!r}") from None
+        raise AssertionError(
+            f"a2a-inspect {' '.join(args)} did not finish in {timeout} s; "
+            f"stdout: {(already_read + out)[-2000:]!r} stderr: {err[-2000:]!r}"
+        ) from None
     return CliResult(args, proc.returncode, already_read + out, err)
 
 

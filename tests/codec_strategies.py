@@ -66,7 +66,9 @@ def text_parts(draw, strict=False):
 @st.composite
 def file_parts(draw, strict=False):
     content = {"bytes": draw(b64)} if draw(st.booleans()) else {"uri": "https://example.invalid/" + draw(ids)}
-    file = m.FileContent(name=draw(opt(texts)), mime_type=draw(opt(st.sampled_from(["text/plain", "image/png"]))), **content)
+    file = m.FileContent(
+        name=draw(opt(texts)), mime_type=draw(opt(st.sampled_from(["text/plain", "image/png"]))), **content
+    )
     return m.FilePart(file=file, metadata=draw(metadata), **draw(_extras(strict)))
 
 
@@ -175,7 +177,15 @@ def stream_events(strict=False):
 @functools.cache
 @st.composite
 def push_configs(draw, strict=False):
-    auth = draw(opt(st.builds(m.PushAuthentication, schemes=st.lists(st.sampled_from(["Bearer", "Basic"]), max_size=2), credentials=opt(texts))))
+    auth = draw(
+        opt(
+            st.builds(
+                m.PushAuthentication,
+                schemes=st.lists(st.sampled_from(["Bearer", "Basic"]), max_size=2),
+                credentials=opt(texts),
+            )
+        )
+    )
     return m.PushNotificationConfig(
         id=draw(opt(ids)), url="https://example.invalid/" + draw(ids), token=draw(opt(texts)), authentication=auth
     )
@@ -201,7 +211,12 @@ def send_params(draw, strict=False):
             )
         )
     )
-    return m.SendParams(message=draw(messages(strict, role=m.Role.USER)), configuration=conf, metadata=draw(metadata), **draw(_extras(strict)))
+    return m.SendParams(
+        message=draw(messages(strict, role=m.Role.USER)),
+        configuration=conf,
+        metadata=draw(metadata),
+        **draw(_extras(strict)),
+    )
 
 
 @functools.cache

@@ -72,10 +72,23 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 # filling the end. Only the order changes: a module missing here, or one that grew long,
 # is still run, merely later.
 
-LONG_MODULES = ("test_snapshots", "test_bounded_memory", "test_ui_shell", "test_gcpolicy",
-                "test_ui_palette_themes", "test_packaging", "test_mock_cli", "test_verdicts_clean",
-                "test_ui_focus", "test_mock_tasks", "test_trust_bounds", "test_codec_roundtrip",
-                "test_long_streams", "test_screen_escapes", "test_web")
+LONG_MODULES = (
+    "test_snapshots",
+    "test_bounded_memory",
+    "test_ui_shell",
+    "test_gcpolicy",
+    "test_ui_palette_themes",
+    "test_packaging",
+    "test_mock_cli",
+    "test_verdicts_clean",
+    "test_ui_focus",
+    "test_mock_tasks",
+    "test_trust_bounds",
+    "test_codec_roundtrip",
+    "test_long_streams",
+    "test_screen_escapes",
+    "test_web",
+)
 
 
 def _start_rank(item: pytest.Item) -> int:

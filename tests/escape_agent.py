@@ -67,22 +67,54 @@ def hostile(tag: str) -> str:
 
 #: The fields, by tag (two letters each).
 TAGS = {
-    "NM": "card name", "DS": "card description", "VR": "card version", "DU": "documentation URL",
-    "IC": "icon URL", "PO": "provider organization", "PU": "provider URL", "EX": "extension URI",
-    "SN": "security scheme name", "SH": "security scheme header", "SD": "security scheme description",
-    "SS": "security scheme name (a finding's path)", "ST": "security scheme type",
-    "IM": "input mode", "PF": "preferred transport", "IU": "interface URL", "IT": "interface transport",
-    "SI": "skill id", "SK": "skill name", "SX": "skill description", "TG": "skill tag",
+    "NM": "card name",
+    "DS": "card description",
+    "VR": "card version",
+    "DU": "documentation URL",
+    "IC": "icon URL",
+    "PO": "provider organization",
+    "PU": "provider URL",
+    "EX": "extension URI",
+    "SN": "security scheme name",
+    "SH": "security scheme header",
+    "SD": "security scheme description",
+    "SS": "security scheme name (a finding's path)",
+    "ST": "security scheme type",
+    "IM": "input mode",
+    "PF": "preferred transport",
+    "IU": "interface URL",
+    "IT": "interface transport",
+    "SI": "skill id",
+    "SK": "skill name",
+    "SX": "skill description",
+    "TG": "skill tag",
     "EG": "skill example",
-    "TI": "task id (sent)", "CX": "context id", "SM": "status message (sent)", "MK": "metadata key",
-    "MV": "metadata value", "AI": "artifact id", "AN": "artifact name", "AD": "artifact description",
-    "AT": "artifact text", "FN": "file name", "FM": "file mime type", "FU": "file URI",
-    "DK": "data key", "DV": "data value", "DL": "data list item",
-    "TS": "task id (streamed)", "WM": "status message (working)", "CI": "streamed artifact id",
+    "TI": "task id (sent)",
+    "CX": "context id",
+    "SM": "status message (sent)",
+    "MK": "metadata key",
+    "MV": "metadata value",
+    "AI": "artifact id",
+    "AN": "artifact name",
+    "AD": "artifact description",
+    "AT": "artifact text",
+    "FN": "file name",
+    "FM": "file mime type",
+    "FU": "file URI",
+    "DK": "data key",
+    "DV": "data value",
+    "DL": "data list item",
+    "TS": "task id (streamed)",
+    "WM": "status message (working)",
+    "CI": "streamed artifact id",
     "CN": "streamed artifact name",
-    "CK": "streamed artifact text", "DM": "status message (streamed, final)",
-    "ER": "JSON-RPC error message", "ED": "JSON-RPC error data", "HB": "HTTP 500 body",
-    "PS": "pushed status message", "PT": "pushed task id",
+    "CK": "streamed artifact text",
+    "DM": "status message (streamed, final)",
+    "ER": "JSON-RPC error message",
+    "ED": "JSON-RPC error data",
+    "HB": "HTTP 500 body",
+    "PS": "pushed status message",
+    "PT": "pushed task id",
 }
 
 #: Byte strings that reach a terminal only if the agent's text was written as it came.
@@ -130,39 +162,54 @@ def card(base: str) -> dict[str, Any]:
         "url": f"{base}/",
         # Not a binding: the client skips it (and says so) for the JSON-RPC one below.
         "preferredTransport": hostile("PF"),
-        "additionalInterfaces": [{"url": f"{base}/", "transport": "JSONRPC"},
-                                 {"url": hostile("IU"), "transport": hostile("IT")}],
+        "additionalInterfaces": [
+            {"url": f"{base}/", "transport": "JSONRPC"},
+            {"url": hostile("IU"), "transport": hostile("IT")},
+        ],
         "documentationUrl": hostile("DU"),
         "iconUrl": hostile("IC"),
         "provider": {"organization": hostile("PO"), "url": hostile("PU")},
-        "capabilities": {"streaming": True, "pushNotifications": True,
-                         "extensions": [{"uri": hostile("EX")}]},
-        "securitySchemes": {hostile("SN"): {"type": "apiKey", "in": "header", "name": hostile("SH"),
-                                            "description": hostile("SD")},
-                            # Not a kind of scheme: a lint finding whose JSON path holds the name.
-                            hostile("SS"): {"type": hostile("ST")}},
+        "capabilities": {"streaming": True, "pushNotifications": True, "extensions": [{"uri": hostile("EX")}]},
+        "securitySchemes": {
+            hostile("SN"): {"type": "apiKey", "in": "header", "name": hostile("SH"), "description": hostile("SD")},
+            # Not a kind of scheme: a lint finding whose JSON path holds the name.
+            hostile("SS"): {"type": hostile("ST")},
+        },
         "defaultInputModes": ["text/plain", hostile("IM")],
         "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": hostile("SI"), "name": hostile("SK"), "description": hostile("SX"),
-                    "tags": [hostile("TG")], "examples": [hostile("EG")]}],
+        "skills": [
+            {
+                "id": hostile("SI"),
+                "name": hostile("SK"),
+                "description": hostile("SX"),
+                "tags": [hostile("TG")],
+                "examples": [hostile("EG")],
+            }
+        ],
     }
 
 
 def sent_task() -> dict[str, Any]:
     """The answer to message/send: completed, with every kind of part."""
     return {
-        "kind": "task", "id": hostile("TI"), "contextId": hostile("CX"),
+        "kind": "task",
+        "id": hostile("TI"),
+        "contextId": hostile("CX"),
         "status": {"state": "completed", "message": _message(hostile("SM"), "m-status")},
         "metadata": {hostile("MK"): hostile("MV")},
-        "artifacts": [{
-            "artifactId": hostile("AI"), "name": hostile("AN"), "description": hostile("AD"),
-            "parts": [
-                _text_part(hostile("AT")),
-                {"kind": "file", "file": {"name": hostile("FN"), "mimeType": hostile("FM"), "bytes": FILE_BYTES}},
-                {"kind": "file", "file": {"name": "by-uri", "uri": hostile("FU")}},
-                {"kind": "data", "data": {hostile("DK"): hostile("DV"), "list": [hostile("DL")]}},
-            ],
-        }],
+        "artifacts": [
+            {
+                "artifactId": hostile("AI"),
+                "name": hostile("AN"),
+                "description": hostile("AD"),
+                "parts": [
+                    _text_part(hostile("AT")),
+                    {"kind": "file", "file": {"name": hostile("FN"), "mimeType": hostile("FM"), "bytes": FILE_BYTES}},
+                    {"kind": "file", "file": {"name": "by-uri", "uri": hostile("FU")}},
+                    {"kind": "data", "data": {hostile("DK"): hostile("DV"), "list": [hostile("DL")]}},
+                ],
+            }
+        ],
     }
 
 
@@ -186,22 +233,56 @@ def _stream(rid: Any) -> StreamingResponse:
 
     async def gen() -> AsyncIterator[bytes]:
         yield _sse(_ok(rid, {"kind": "task", "id": tid, "contextId": cid, "status": {"state": "submitted"}}))
-        yield _sse(_ok(rid, {"kind": "status-update", "taskId": tid, "contextId": cid, "final": False,
-                             "status": {"state": "working", "message": _message(hostile("WM"), "m-working")}}))
+        yield _sse(
+            _ok(
+                rid,
+                {
+                    "kind": "status-update",
+                    "taskId": tid,
+                    "contextId": cid,
+                    "final": False,
+                    "status": {"state": "working", "message": _message(hostile("WM"), "m-working")},
+                },
+            )
+        )
         for i, piece in enumerate((STREAMED_ARTIFACT[:SPLIT_AT], STREAMED_ARTIFACT[SPLIT_AT:])):
-            yield _sse(_ok(rid, {"kind": "artifact-update", "taskId": tid, "contextId": cid,
-                                 "artifact": {**art, "parts": [_text_part(piece)]},
-                                 "append": i > 0, "lastChunk": i > 0}))
-        yield _sse(_ok(rid, {"kind": "status-update", "taskId": tid, "contextId": cid, "final": True,
-                             "status": {"state": "completed", "message": _message(hostile("DM"), "m-done")}}))
+            yield _sse(
+                _ok(
+                    rid,
+                    {
+                        "kind": "artifact-update",
+                        "taskId": tid,
+                        "contextId": cid,
+                        "artifact": {**art, "parts": [_text_part(piece)]},
+                        "append": i > 0,
+                        "lastChunk": i > 0,
+                    },
+                )
+            )
+        yield _sse(
+            _ok(
+                rid,
+                {
+                    "kind": "status-update",
+                    "taskId": tid,
+                    "contextId": cid,
+                    "final": True,
+                    "status": {"state": "completed", "message": _message(hostile("DM"), "m-done")},
+                },
+            )
+        )
 
     return StreamingResponse(gen(), media_type="text/event-stream")
 
 
 async def _push(url: str, token: str | None) -> None:
     """What the agent pushes once registered: a task with a hostile id and message."""
-    body = {"kind": "task", "id": hostile("PT"), "contextId": hostile("CX"),
-            "status": {"state": "completed", "message": _message(hostile("PS"), "m-push")}}
+    body = {
+        "kind": "task",
+        "id": hostile("PT"),
+        "contextId": hostile("CX"),
+        "status": {"state": "completed", "message": _message(hostile("PS"), "m-push")},
+    }
     headers = {"content-type": "application/json"}
     if token:
         headers["x-a2a-notification-token"] = token
@@ -223,8 +304,13 @@ def build_app() -> Starlette:
             parts = (params.get("message") or {}).get("parts") or [{}]
             text = parts[0].get("text", "")
             if text == "boom":
-                return _json({"jsonrpc": "2.0", "id": rid, "error": {
-                    "code": -32000, "message": hostile("ER"), "data": {"detail": hostile("ED")}}})
+                return _json(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": rid,
+                        "error": {"code": -32000, "message": hostile("ER"), "data": {"detail": hostile("ED")}},
+                    }
+                )
             if text == "crash":
                 return Response(hostile("HB").encode(), status_code=500, media_type="text/plain")
             return _json(_ok(rid, sent_task()))
@@ -241,5 +327,9 @@ def build_app() -> Starlette:
             return _json(_ok(rid, params))
         return _json({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
 
-    return Starlette(routes=[Route("/.well-known/agent-card.json", card_endpoint, methods=["GET"]),
-                             Route("/", rpc, methods=["POST"])])
+    return Starlette(
+        routes=[
+            Route("/.well-known/agent-card.json", card_endpoint, methods=["GET"]),
+            Route("/", rpc, methods=["POST"]),
+        ]
+    )

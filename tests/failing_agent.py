@@ -27,17 +27,26 @@ SHAPES: dict[str, tuple[str, bytes, str]] = {
     "error-string": ("application/json", b'{"error": "database down"}', "database down"),
     "detail": ("application/json", b'{"detail": "model quota exhausted"}', "model quota exhausted"),
     "message": ("application/json", b'{"message": "upstream timed out", "code": 17}', "upstream timed out"),
-    "google-status": ("application/json",
-                      b'{"error": {"code": 500, "message": "backend unavailable", "status": "INTERNAL"}}',
-                      "backend unavailable"),
-    "jsonrpc-error": ("application/json",
-                      b'{"jsonrpc": "2.0", "id": "other", "error": {"code": -32603, "message": "the model fell over"}}',
-                      "the model fell over"),
-    "problem": ("application/problem+json",
-                b'{"type": "about:blank", "title": "Service Unavailable", "detail": "try again at noon"}',
-                "try again at noon"),
-    "plain-text": ("text/plain", b"upstream connect error or disconnect\nreset reason: overflow\n",
-                   "upstream connect error or disconnect\nreset reason: overflow"),
+    "google-status": (
+        "application/json",
+        b'{"error": {"code": 500, "message": "backend unavailable", "status": "INTERNAL"}}',
+        "backend unavailable",
+    ),
+    "jsonrpc-error": (
+        "application/json",
+        b'{"jsonrpc": "2.0", "id": "other", "error": {"code": -32603, "message": "the model fell over"}}',
+        "the model fell over",
+    ),
+    "problem": (
+        "application/problem+json",
+        b'{"type": "about:blank", "title": "Service Unavailable", "detail": "try again at noon"}',
+        "try again at noon",
+    ),
+    "plain-text": (
+        "text/plain",
+        b"upstream connect error or disconnect\nreset reason: overflow\n",
+        "upstream connect error or disconnect\nreset reason: overflow",
+    ),
 }
 
 
@@ -52,13 +61,24 @@ def _first_word(body: bytes) -> str:
 def build_app() -> Starlette:
     async def card(request: Request) -> Response:
         base = f"{str(request.base_url).rstrip('/')}/{request.path_params['shape']}"
-        return JSONResponse({
-            "name": "Failing Agent", "description": "Answers every call with HTTP 500.", "version": "1",
-            "protocolVersion": "0.3.0", "url": base, "preferredTransport": "JSONRPC",
-            "additionalInterfaces": [{"url": base, "transport": "JSONRPC"},
-                                     {"url": base, "transport": "HTTP+JSON"}],
-            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}]})
+        return JSONResponse(
+            {
+                "name": "Failing Agent",
+                "description": "Answers every call with HTTP 500.",
+                "version": "1",
+                "protocolVersion": "0.3.0",
+                "url": base,
+                "preferredTransport": "JSONRPC",
+                "additionalInterfaces": [
+                    {"url": base, "transport": "JSONRPC"},
+                    {"url": base, "transport": "HTTP+JSON"},
+                ],
+                "capabilities": {},
+                "defaultInputModes": ["text/plain"],
+                "defaultOutputModes": ["text/plain"],
+                "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}],
+            }
+        )
 
     async def fail(request: Request) -> Response:
         shape = request.path_params["shape"]
@@ -71,6 +91,10 @@ def build_app() -> Starlette:
         ctype, body, _reason = SHAPES[shape]
         return Response(body, status_code=500, media_type=ctype)
 
-    return Starlette(routes=[Route("/{shape}/.well-known/agent-card.json", card),
-                             Route("/{shape}", fail, methods=["POST"]),
-                             Route("/{shape}/{rest:path}", fail, methods=["GET", "POST"])])
+    return Starlette(
+        routes=[
+            Route("/{shape}/.well-known/agent-card.json", card),
+            Route("/{shape}", fail, methods=["POST"]),
+            Route("/{shape}/{rest:path}", fail, methods=["GET", "POST"]),
+        ]
+    )

@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import grpc  # noqa: E402
+import grpc
 
-from inspector.protocol import grpc_schema  # noqa: E402
+from inspector.protocol import grpc_schema
 
 TASK, CONTEXT = "task-flood-1", "ctx-flood-1"
 
@@ -28,16 +28,28 @@ def _message(obj: dict) -> bytes:
 
 async def main(count: int, size: int) -> None:
     first = _message({"task": {"id": TASK, "contextId": CONTEXT, "status": {"state": "TASK_STATE_WORKING"}}})
+
     def chunk(text: str, append: bool, last: bool = False) -> bytes:
-        message = grpc_schema.from_json("1.0", "StreamResponse", {"artifactUpdate": {
-            "taskId": TASK, "contextId": CONTEXT, "append": append, "lastChunk": last,
-            "artifact": {"artifactId": "a", "parts": [{"text": ""}]}}})
+        message = grpc_schema.from_json(
+            "1.0",
+            "StreamResponse",
+            {
+                "artifactUpdate": {
+                    "taskId": TASK,
+                    "contextId": CONTEXT,
+                    "append": append,
+                    "lastChunk": last,
+                    "artifact": {"artifactId": "a", "parts": [{"text": ""}]},
+                }
+            },
+        )
         message.artifact_update.artifact.parts[0].text = text  # ProtoJSON takes seconds for 60 MB
         return message.SerializeToString()
 
     opening, more, closing = chunk("x" * size, False), chunk("x" * size, True), chunk("", True, True)
-    done = _message({"statusUpdate": {"taskId": TASK, "contextId": CONTEXT,
-                                      "status": {"state": "TASK_STATE_COMPLETED"}}})
+    done = _message(
+        {"statusUpdate": {"taskId": TASK, "contextId": CONTEXT, "status": {"state": "TASK_STATE_COMPLETED"}}}
+    )
 
     async def stream(request: bytes, context: grpc.aio.ServicerContext):
         yield first
@@ -48,9 +60,9 @@ async def main(count: int, size: int) -> None:
         yield done
 
     handler = grpc.method_handlers_generic_handler(
-        "lf.a2a.v1.A2AService", {"SendStreamingMessage": grpc.unary_stream_rpc_method_handler(stream)})
-    server = grpc.aio.server(options=[("grpc.max_send_message_length", -1),
-                                      ("grpc.max_receive_message_length", -1)])
+        "lf.a2a.v1.A2AService", {"SendStreamingMessage": grpc.unary_stream_rpc_method_handler(stream)}
+    )
+    server = grpc.aio.server(options=[("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)])
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()

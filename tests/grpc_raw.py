@@ -50,7 +50,7 @@ class Raw:
     def __init__(self, address: str, dialect: str = "1.0", version: str | None = "default") -> None:
         self.channel = grpc.aio.insecure_channel(address)
         self.dialect = dialect
-        self.version = ({"1.0": "1.0", "0.3": "0.3"}[dialect] if version == "default" else version)
+        self.version = {"1.0": "1.0", "0.3": "0.3"}[dialect] if version == "default" else version
 
     def _metadata(self, version: str | None = "default") -> tuple[tuple[str, str], ...]:
         v = self.version if version == "default" else version
@@ -61,18 +61,24 @@ class Raw:
         assert rpc.server_streaming is streaming
         response = grpc_schema.message_class(self.dialect, rpc.response)
         make = self.channel.unary_stream if streaming else self.channel.unary_unary
-        return make(rpc.path, request_serializer=lambda m: m.SerializeToString(),
-                    response_deserializer=lambda data: _parse(response, data)), rpc
+        return make(
+            rpc.path,
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=lambda data: _parse(response, data),
+        ), rpc
 
-    async def unary(self, name: str, body: dict[str, Any], version: str | None = "default",
-                    timeout: float = 30) -> dict[str, Any]:
+    async def unary(
+        self, name: str, body: dict[str, Any], version: str | None = "default", timeout: float = 30
+    ) -> dict[str, Any]:
         method, rpc = self._method(name, False)
-        reply = await method(grpc_schema.from_json(self.dialect, rpc.request, body),
-                             metadata=self._metadata(version), timeout=timeout)
+        reply = await method(
+            grpc_schema.from_json(self.dialect, rpc.request, body), metadata=self._metadata(version), timeout=timeout
+        )
         return _json(reply)
 
-    async def unary_failure(self, name: str, body: dict[str, Any], version: str | None = "default",
-                            timeout: float = 30) -> Failure:
+    async def unary_failure(
+        self, name: str, body: dict[str, Any], version: str | None = "default", timeout: float = 30
+    ) -> Failure:
         try:
             got = await self.unary(name, body, version, timeout)
         except grpc.aio.AioRpcError as err:
@@ -81,11 +87,13 @@ class Raw:
 
     def open_stream(self, name: str, body: dict[str, Any], version: str | None = "default") -> Any:
         method, rpc = self._method(name, True)
-        return method(grpc_schema.from_json(self.dialect, rpc.request, body), metadata=self._metadata(version),
-                      timeout=30)
+        return method(
+            grpc_schema.from_json(self.dialect, rpc.request, body), metadata=self._metadata(version), timeout=30
+        )
 
-    async def stream(self, name: str, body: dict[str, Any],
-                     version: str | None = "default") -> tuple[list[dict[str, Any]], Failure | None]:
+    async def stream(
+        self, name: str, body: dict[str, Any], version: str | None = "default"
+    ) -> tuple[list[dict[str, Any]], Failure | None]:
         call = self.open_stream(name, body, version)
         out: list[dict[str, Any]] = []
         try:
@@ -98,7 +106,7 @@ class Raw:
     async def close(self) -> None:
         await self.channel.close()
 
-    async def __aenter__(self) -> "Raw":
+    async def __aenter__(self) -> Raw:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -35,8 +35,12 @@ HTML_500 = (
 def task(state: str, *, text: str | None = None, artifacts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     status: dict[str, Any] = {"state": state}
     if text is not None:
-        status["message"] = {"kind": "message", "role": "agent", "messageId": f"m-{state}",
-                             "parts": [{"kind": "text", "text": text}]}
+        status["message"] = {
+            "kind": "message",
+            "role": "agent",
+            "messageId": f"m-{state}",
+            "parts": [{"kind": "text", "text": text}],
+        }
     out: dict[str, Any] = {"kind": "task", "id": TASK_ID, "contextId": CONTEXT_ID, "status": status}
     if artifacts is not None:
         out["artifacts"] = artifacts
@@ -46,15 +50,24 @@ def task(state: str, *, text: str | None = None, artifacts: list[dict[str, Any]]
 def status_update(state: str, final: bool = False, text: str | None = None) -> dict[str, Any]:
     status: dict[str, Any] = {"state": state}
     if text is not None:
-        status["message"] = {"kind": "message", "role": "agent", "messageId": f"m-{state}",
-                             "parts": [{"kind": "text", "text": text}]}
+        status["message"] = {
+            "kind": "message",
+            "role": "agent",
+            "messageId": f"m-{state}",
+            "parts": [{"kind": "text", "text": text}],
+        }
     return {"kind": "status-update", "taskId": TASK_ID, "contextId": CONTEXT_ID, "status": status, "final": final}
 
 
 def artifact_update(text: str, *, append: bool = False, last: bool = False) -> dict[str, Any]:
-    return {"kind": "artifact-update", "taskId": TASK_ID, "contextId": CONTEXT_ID,
-            "artifact": {"artifactId": "a1", "parts": [{"kind": "text", "text": text}]},
-            "append": append, "lastChunk": last}
+    return {
+        "kind": "artifact-update",
+        "taskId": TASK_ID,
+        "contextId": CONTEXT_ID,
+        "artifact": {"artifactId": "a1", "parts": [{"kind": "text", "text": text}]},
+        "append": append,
+        "lastChunk": last,
+    }
 
 
 def ok(rpc_id: Any, result: Any) -> dict[str, Any]:
@@ -139,6 +152,7 @@ async def slow(rid: Any, request: Request | None = None) -> Response:
 def stalled_body(rid: Any) -> Response:
     """The head and a few bytes, then nothing (Starlette ends the stream when the client
     hangs up; the minute is a bound, far beyond any client timeout under any load)."""
+
     async def gen() -> AsyncIterator[bytes]:
         yield b'{"jsonrpc": "2.0", '
         await asyncio.sleep(60.0)
@@ -149,6 +163,7 @@ def stalled_body(rid: Any) -> Response:
 
 def cut_body(rid: Any) -> Response:
     """Content-Length promises more than is sent before the connection closes."""
+
     async def gen() -> AsyncIterator[bytes]:
         yield b'{"jsonrpc": "2.0", '
 
@@ -201,13 +216,16 @@ def rpc_error_in_stream(rid: Any) -> Response:
 
 def fancy_stream(rid: Any) -> Response:
     """Named events, heartbeats, CRLF, multi-line data and U+2028 — all legal SSE."""
+
     async def gen() -> AsyncIterator[bytes]:
         yield b": welcome\r\n\r\n"
         yield sse(ok(rid, task("submitted")), nl="\r\n", event="status")
         yield b": heartbeat\r\n\r\n"
         # One JSON document spread over several data lines (joined with "\n": still JSON).
         doc = json.dumps(ok(rid, artifact_update(SEPARATOR_TEXT)), indent=1, ensure_ascii=False)
-        yield b"event: artifact\r\n" + b"".join(b"data: " + line.encode() + b"\r\n" for line in doc.split("\n")) + b"\r\n"
+        yield (
+            b"event: artifact\r\n" + b"".join(b"data: " + line.encode() + b"\r\n" for line in doc.split("\n")) + b"\r\n"
+        )
         yield sse(ok(rid, artifact_update(MARKUP_TEXT, append=True, last=True)), nl="\r\n")
         yield b": heartbeat\r\n\r\n"
         yield sse(ok(rid, status_update("completed", final=True)), nl="\r\n", event="status")
@@ -215,12 +233,14 @@ def fancy_stream(rid: Any) -> Response:
     return event_stream(gen())
 
 
-BAD_UTF8_EVENT = (b'data: {"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","taskId":"t",'
-                  b'"status":{"state":"caf\xe9"}}}')
+BAD_UTF8_EVENT = (
+    b'data: {"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","taskId":"t","status":{"state":"caf\xe9"}}}'
+)
 
 
 def bad_events_stream(rid: Any) -> Response:
     """Three broken events between good ones: the stream must go on past each."""
+
     async def gen() -> AsyncIterator[bytes]:
         yield sse(ok(rid, status_update("working")))
         yield b'data: {"jsonrpc": "2.0", "result": \n\n'
@@ -235,6 +255,7 @@ def bad_events_stream(rid: Any) -> Response:
 
 def heartbeat_only(rid: Any) -> Response:
     """Quiet for longer than the test's read timeout, but with heartbeats in between."""
+
     async def gen() -> AsyncIterator[bytes]:
         yield sse(ok(rid, status_update("working")))
         # 1.6 s in all, never more than 0.1 s without a byte: a test's read timeout of 1 s
@@ -268,10 +289,17 @@ def orloj(rid: Any, task_id: Any = "a2a-task-xyz") -> Response:
     """Orloj (seed 003): ``event: status`` carrying whole 0.1 tasks, ``: heartbeat``
     comments, no ``final`` flag (the terminal state ends the stream); the task is the
     one the client named ("Client-provided task ID")."""
+
     async def gen() -> AsyncIterator[bytes]:
         working = {"id": task_id, "status": {"state": "working"}}
-        done = {"id": task_id, "status": {"state": "completed", "message": {
-            "role": "agent", "parts": [{"type": "text", "text": "Done."}]}}, "artifacts": []}
+        done = {
+            "id": task_id,
+            "status": {
+                "state": "completed",
+                "message": {"role": "agent", "parts": [{"type": "text", "text": "Done."}]},
+            },
+            "artifacts": [],
+        }
         yield sse(ok(rid, working), event="status")
         yield b": heartbeat\n\n"
         yield sse(ok(rid, done), event="status")
@@ -361,8 +389,12 @@ def dialect_agent(
     requests: list[dict[str, Any]] = []
     accepted: list[str] = []
     dialects = [get_dialect(name) for name in speaks]
-    done = m.Task(id="t-1", context_id="c-1", status=m.TaskStatus(state=m.TaskState.COMPLETED),
-                  artifacts=[m.Artifact(artifact_id="a-1", index=0, parts=[m.TextPart(text="hello back")])])
+    done = m.Task(
+        id="t-1",
+        context_id="c-1",
+        status=m.TaskStatus(state=m.TaskState.COMPLETED),
+        artifacts=[m.Artifact(artifact_id="a-1", index=0, parts=[m.TextPart(text="hello back")])],
+    )
 
     def fill(value: Any, base: str) -> Any:
         if isinstance(value, str):
@@ -400,8 +432,9 @@ def dialect_agent(
                 return json_response(err(rid, -32001, f"Task {params.id} not found"))
             accepted.append(wire)
             if method is Method.STREAM:
-                event = m.TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", final=True,
-                                                status=m.TaskStatus(state=m.TaskState.COMPLETED))
+                event = m.TaskStatusUpdateEvent(
+                    task_id="t-1", context_id="c-1", final=True, status=m.TaskStatus(state=m.TaskState.COMPLETED)
+                )
                 return event_stream(one_chunk(sse(dialect.encode_stream_event(event, rid))))
             return json_response(dialect.encode_response(Method.SEND, done, rid))
         return json_response(err(rid, -32601, "Method not found"))

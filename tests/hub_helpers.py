@@ -14,10 +14,21 @@ from inspector.hub import Hub, HubLimits, HubServer
 #: Generous: only stops a broken test from hanging the suite.
 WAIT = 15.0
 
-CARD = {"name": "helper", "description": "Helps with research papers", "version": "1.0.0",
-        "capabilities": {"streaming": True},
-        "skills": [{"id": "papers", "name": "Papers", "description": "Finds research papers",
-                    "tags": ["research", "citations"], "examples": ["find papers on A2A"]}]}
+CARD = {
+    "name": "helper",
+    "description": "Helps with research papers",
+    "version": "1.0.0",
+    "capabilities": {"streaming": True},
+    "skills": [
+        {
+            "id": "papers",
+            "name": "Papers",
+            "description": "Finds research papers",
+            "tags": ["research", "citations"],
+            "examples": ["find papers on A2A"],
+        }
+    ],
+}
 
 
 @contextlib.asynccontextmanager
@@ -55,7 +66,7 @@ class RawAgent:
         self.ws: Any = None
         self._ids = 0
 
-    async def __aenter__(self) -> "RawAgent":
+    async def __aenter__(self) -> RawAgent:
         from websockets.asyncio.client import connect
 
         self.ws = await connect(self.url, compression=None, max_size=None, ping_interval=None)

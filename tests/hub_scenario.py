@@ -3,46 +3,77 @@ drops its socket or sends junk, depending on the first word of the message."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import asyncio
-
 SCENARIO: dict[str, Any] = {
     "name": "hub-tests",
     "card": {
-        "name": "Hub Test Agent", "description": "Streams, asks, waits, fails and drops on demand.",
-        "version": "1.0.0", "capabilities": {"streaming": True},
-        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "faults", "name": "Faults", "description": "Does what the first word says.",
-                    "tags": ["testing"], "examples": ["stream it", "ask me", "wait", "fail", "drop", "junk"]}],
+        "name": "Hub Test Agent",
+        "description": "Streams, asks, waits, fails and drops on demand.",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [
+            {
+                "id": "faults",
+                "name": "Faults",
+                "description": "Does what the first word says.",
+                "tags": ["testing"],
+                "examples": ["stream it", "ask me", "wait", "fail", "drop", "junk"],
+            }
+        ],
     },
     "rules": [
-        {"when": {"text": "^stream"}, "script": [
-            {"status": "working", "message": "streaming"},
-            {"chunks": {"name": "story", "texts": ["Once ", "upon ", "a time."]}},
-            {"status": "completed", "message": "done"}]},
-        {"when": {"text": "^ask"}, "script": [
-            {"status": "working"},
-            {"ask": "Which city?", "then": [
-                {"artifact": {"name": "weather", "text": "sunny in {text}"}},
-                {"status": "completed"}]}]},
-        {"when": {"text": "^wait"}, "script": [
-            {"status": "working", "message": "waiting at the gate"},
-            {"hold": "work", "until": "message", "timeout": 120},
-            {"status": "completed", "message": "released"}]},
-        {"when": {"text": "^fail"}, "script": [
-            {"status": "working"},
-            {"error": {"code": -32603, "message": "the model is down"}}]},
-        {"when": {"text": "^drop"}, "script": [
-            {"status": "working", "message": "about to drop"},
-            {"hold": "drop", "timeout": 120},
-            {"drop": True}]},
-        {"when": {"text": "^junk"}, "script": [
-            {"status": "working"},
-            {"malformed": "{\"jsonrpc\": \"2.0\", \"method\": \"task.status\", "},
-            {"status": "completed"}]},
+        {
+            "when": {"text": "^stream"},
+            "script": [
+                {"status": "working", "message": "streaming"},
+                {"chunks": {"name": "story", "texts": ["Once ", "upon ", "a time."]}},
+                {"status": "completed", "message": "done"},
+            ],
+        },
+        {
+            "when": {"text": "^ask"},
+            "script": [
+                {"status": "working"},
+                {
+                    "ask": "Which city?",
+                    "then": [{"artifact": {"name": "weather", "text": "sunny in {text}"}}, {"status": "completed"}],
+                },
+            ],
+        },
+        {
+            "when": {"text": "^wait"},
+            "script": [
+                {"status": "working", "message": "waiting at the gate"},
+                {"hold": "work", "until": "message", "timeout": 120},
+                {"status": "completed", "message": "released"},
+            ],
+        },
+        {
+            "when": {"text": "^fail"},
+            "script": [{"status": "working"}, {"error": {"code": -32603, "message": "the model is down"}}],
+        },
+        {
+            "when": {"text": "^drop"},
+            "script": [
+                {"status": "working", "message": "about to drop"},
+                {"hold": "drop", "timeout": 120},
+                {"drop": True},
+            ],
+        },
+        {
+            "when": {"text": "^junk"},
+            "script": [
+                {"status": "working"},
+                {"malformed": '{"jsonrpc": "2.0", "method": "task.status", '},
+                {"status": "completed"},
+            ],
+        },
     ],
     "fallback": [{"artifact": {"name": "echo", "text": "echo: {text}"}}, {"status": "completed"}],
 }

@@ -36,9 +36,13 @@ class MockProcess:
 @contextlib.contextmanager
 def mock_process(*args: str, timeout: float = 30.0) -> Iterator[MockProcess]:
     """Start ``a2a-mock ARGS --port 0`` and wait for its "serving ... at URL" line."""
-    proc = subprocess.Popen([sys.executable, "-m", "mock_agent.cli", *args, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mock_agent.cli", *args, "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()

@@ -17,22 +17,42 @@ from inspector.session import Kind
 #: a2a-mock: echo chunks; "ask" asks, then echoes the answer; "hold" waits at gate "p".
 MOCK_SCENARIO: dict[str, Any] = {
     "name": "proxy-e2e",
-    "card": {"name": "Proxied Mock", "description": "Behind a2a-inspect proxy.", "version": "1.0.0",
-             "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
-             "defaultOutputModes": ["text/plain"],
-             "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}]},
+    "card": {
+        "name": "Proxied Mock",
+        "description": "Behind a2a-inspect proxy.",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}],
+    },
     "rules": [
-        {"when": {"text": "^ask"}, "script": [
-            {"ask": "Which city?", "state": "input-required",
-             "then": [{"status": "completed", "message": "sunny in {text}"}]}]},
-        {"when": {"text": "^hold"}, "script": [
-            {"status": "working", "message": "holding"}, {"hold": "p", "timeout": 60},
-            {"artifact": {"id": "echo", "name": "echo", "text": "echo: {text}"}},
-            {"status": "completed", "message": "done"}]},
-        {"script": [
-            {"status": "working", "message": "echoing"},
-            {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}", "!"]}},
-            {"status": "completed", "message": "done"}]},
+        {
+            "when": {"text": "^ask"},
+            "script": [
+                {
+                    "ask": "Which city?",
+                    "state": "input-required",
+                    "then": [{"status": "completed", "message": "sunny in {text}"}],
+                }
+            ],
+        },
+        {
+            "when": {"text": "^hold"},
+            "script": [
+                {"status": "working", "message": "holding"},
+                {"hold": "p", "timeout": 60},
+                {"artifact": {"id": "echo", "name": "echo", "text": "echo: {text}"}},
+                {"status": "completed", "message": "done"},
+            ],
+        },
+        {
+            "script": [
+                {"status": "working", "message": "echoing"},
+                {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}", "!"]}},
+                {"status": "completed", "message": "done"},
+            ]
+        },
     ],
 }
 

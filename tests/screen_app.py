@@ -103,7 +103,6 @@ def shows_only(term: Terminal, key: str) -> None:
     others = [mark for k, mark in VIEWS.items() if k != key]
 
     def only() -> bool:
-        return term.find(VIEWS[key], body(term)) is not None and \
-            not any(term.find(mark, body(term)) for mark in others)
+        return term.find(VIEWS[key], body(term)) is not None and not any(term.find(mark, body(term)) for mark in others)
 
     term.wait_until(only, f"the {key} view alone on screen")

@@ -38,7 +38,7 @@ import random
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -72,20 +72,28 @@ TOUR_RULE: dict[str, Any] = {
     "when": {"text": "(?i)\\bthen ask\\b"},
     "script": [
         {"status": "working", "message": "writing..."},
-        {"chunks": {"id": "story", "name": "story.txt", "delay": 0.3, "texts": [
-            "The lighthouse keeper counted ships. ",
-            "One night the sea was empty, ",
-            "so she counted stars instead, ",
-            "and lost count at the first comet.",
-        ]}},
-        {"artifact": {"id": "stats", "name": "stats.json",
-                      "parts": [{"data": {"words": 22, "chunks": 4}}]}},
-        {"ask": "Another story? What should the next one be about?",
-         "then": [
-             {"status": "working", "message": "writing about {text}..."},
-             {"artifact": {"name": "next.txt", "text": "A very short story about {text}."}},
-             {"status": "completed", "message": "The end."},
-         ]},
+        {
+            "chunks": {
+                "id": "story",
+                "name": "story.txt",
+                "delay": 0.3,
+                "texts": [
+                    "The lighthouse keeper counted ships. ",
+                    "One night the sea was empty, ",
+                    "so she counted stars instead, ",
+                    "and lost count at the first comet.",
+                ],
+            }
+        },
+        {"artifact": {"id": "stats", "name": "stats.json", "parts": [{"data": {"words": 22, "chunks": 4}}]}},
+        {
+            "ask": "Another story? What should the next one be about?",
+            "then": [
+                {"status": "working", "message": "writing about {text}..."},
+                {"artifact": {"name": "next.txt", "text": "A very short story about {text}."}},
+                {"status": "completed", "message": "The end."},
+            ],
+        },
     ],
 }
 
@@ -127,7 +135,7 @@ class VirtualClock:
         self.now += seconds
 
     def iso(self) -> str:
-        stamp = datetime.fromtimestamp(EPOCH + self.tick(), timezone.utc)
+        stamp = datetime.fromtimestamp(EPOCH + self.tick(), UTC)
         return stamp.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
@@ -244,14 +252,23 @@ def _connection_class() -> type:
 
         def __init__(self, url: str, server: Any, **kwargs: Any) -> None:
             self._server = server
-            super().__init__(url, session=Session(clock=CLOCK.tick, wall_clock=CLOCK.wall),
-                             dialect_cache=_NoDialectCache(), **kwargs)
+            super().__init__(
+                url, session=Session(clock=CLOCK.tick, wall_clock=CLOCK.wall), dialect_cache=_NoDialectCache(), **kwargs
+            )
 
         def _new_client(self, dialect: str) -> A2AClient:
             http = httpx.AsyncClient(transport=httpx.ASGITransport(app=self._server.app))
-            return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
-                             headers=self.headers, auth=self.auth, timeouts=self.timeouts, http=http,
-                             dialect_cache=self._dialect_cache)
+            return A2AClient(
+                self.url,
+                session=self.session,
+                dialect=dialect,
+                card_url=self.card_url,
+                headers=self.headers,
+                auth=self.auth,
+                timeouts=self.timeouts,
+                http=http,
+                dialect_cache=self._dialect_cache,
+            )
 
         async def aclose(self) -> None:
             client = self.client
@@ -317,10 +334,12 @@ def _quiet(app: Any) -> bool:
     if not _network_idle(app):
         return False
     main = app.main
-    for selector, attrs in (("#connection-bar", ("_progress_shown",)),
-                            ("#state-diagram", ("_trailing",)),
-                            ("#traffic-view", ("_catch_up_timer", "_detail_timer", "_filter_timer")),
-                            ("#composer", ("_preview_timer",))):
+    for selector, attrs in (
+        ("#connection-bar", ("_progress_shown",)),
+        ("#state-diagram", ("_trailing",)),
+        ("#traffic-view", ("_catch_up_timer", "_detail_timer", "_filter_timer")),
+        ("#composer", ("_preview_timer",)),
+    ):
         found = main.query(selector)
         if not found and selector == "#composer" and app.replay is not None:
             continue  # a recording is read, not written to
@@ -385,7 +404,8 @@ def _pushed(app: Any, state: str) -> bool:
     receiver = next(iter(_push_panel(app).receivers.values()), None)
     return receiver is not None and any(
         getattr(getattr(getattr(e.payload, "status", None), "state", None), "value", None) == state
-        for e in receiver.received)
+        for e in receiver.received
+    )
 
 
 def _pin_push_port(app: Any) -> None:
@@ -417,8 +437,7 @@ async def drive(pilot: Any) -> None:
     """Connect, then play ``TURNS``: an echo, a question answered on the same task, a
     scripted JSON-RPC error, and the tour (a streamed story, then a question)."""
     app = pilot.app
-    await _wait(pilot, lambda: app.active is not None and app.active.state == "ready",
-                "the demo agent to be ready")
+    await _wait(pilot, lambda: app.active is not None and app.active.state == "ready", "the demo agent to be ready")
     await settle(pilot, "the card")
     CLOCK.advance(1.5)
     for n, text in enumerate(TURNS):
@@ -438,9 +457,17 @@ async def drive(pilot: Any) -> None:
 
 
 #: What has focus on each screen: where a user's keys would be.
-FOCUS = {"task": "#composer-text", "light": "#composer-text", "help": "#composer-text", "split": "#composer-text",
-         "palette": "#composer-text", "tasks": "#tasks-table", "traffic": "#traffic-list",
-         "push": "#push-table", "card": "#card-view"}
+FOCUS = {
+    "task": "#composer-text",
+    "light": "#composer-text",
+    "help": "#composer-text",
+    "split": "#composer-text",
+    "palette": "#composer-text",
+    "tasks": "#tasks-table",
+    "traffic": "#traffic-list",
+    "push": "#push-table",
+    "card": "#card-view",
+}
 #: Typed in the command palette.
 PALETTE_QUERY = "task"
 
@@ -497,8 +524,11 @@ async def _select_traffic_event(pilot: Any) -> None:
 
     app = pilot.app
     traffic = app.main.query_one(TrafficList)
-    await _wait(pilot, lambda: len(traffic.index.rows) == len(app.active.session.events),
-                "the traffic list to index every event")
+    await _wait(
+        pilot,
+        lambda: len(traffic.index.rows) == len(app.active.session.events),
+        "the traffic list to index every event",
+    )
     target = None
     for row, position in enumerate(traffic.index.rows):
         event = traffic.index.events[position]
@@ -514,9 +544,14 @@ async def _select_traffic_event(pilot: Any) -> None:
 #: The saved agent the edit form shows: every kind of field filled, its secrets kept in
 #: environment variables (the form shows ``$VAR``), a TLS path that need not exist.
 EDITED_AGENT = {
-    "name": "staging travel agent", "url": "https://travel.staging.example/a2a/", "dialect": "1.0",
-    "binding": "rest", "auth": "bearer", "secret": {"env": "TRAVEL_TOKEN"},
-    "headers": {"X-Tenant": "acme"}, "secret_headers": {"X-Api-Key": {"env": "TRAVEL_KEY"}},
+    "name": "staging travel agent",
+    "url": "https://travel.staging.example/a2a/",
+    "dialect": "1.0",
+    "binding": "rest",
+    "auth": "bearer",
+    "secret": {"env": "TRAVEL_TOKEN"},
+    "headers": {"X-Tenant": "acme"},
+    "secret_headers": {"X-Api-Key": {"env": "TRAVEL_KEY"}},
     "cacert": "~/certs/staging-ca.pem",
 }
 #: Typed in the JSON editor: a data part whose trailing comma the editor points at.
@@ -664,13 +699,17 @@ async def show_replay(pilot: Any) -> str:
     from inspector.ui.widgets.replay_bar import ReplayBar
 
     app = pilot.app
-    await _wait(pilot, lambda: app.main is not None and app.active is not None and app.main.query(ReplayBar),
-                "the recording to open")
+    await _wait(
+        pilot,
+        lambda: app.main is not None and app.active is not None and app.main.query(ReplayBar),
+        "the recording to open",
+    )
     controller = app.replay_controller
     await _wait(pilot, lambda: not controller.seeking and not controller.loading, "the recording to load")
     # Position n shows the events up to the n-th.
-    target = next(n for n in range(1, controller.total + 1)
-                  if REPLAY_AT in (getattr(controller.event_at(n), "raw", None) or ""))
+    target = next(
+        n for n in range(1, controller.total + 1) if REPLAY_AT in (getattr(controller.event_at(n), "raw", None) or "")
+    )
     controller.seek(target)
     await _wait(pilot, lambda: controller.position == target and not controller.seeking, "the seek")
     app.set_focus(None)
@@ -681,7 +720,6 @@ async def show_replay(pilot: Any) -> str:
     freeze(app)
     await pilot.pause()
     return app.export_screenshot(title="a2a-inspect · replay")
-
 
 
 # ---------------------------------------------------------------------- proxy
@@ -695,15 +733,31 @@ PROXY_FAULTS = Path(__file__).resolve().parent / "fixtures" / "proxy" / "faults.
 #: The agent behind the proxy: a card, and a story told in four chunks.
 PROXY_SCENARIO: dict[str, Any] = {
     "name": "proxied",
-    "card": {"name": "Story Agent", "description": "Tells short stories.", "version": "1.0.0",
-             "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
-             "defaultOutputModes": ["text/plain"],
-             "skills": [{"id": "story", "name": "Story", "description": "A short story.", "tags": ["story"]}]},
-    "rules": [{"script": [
-        {"status": "working", "message": "writing..."},
-        {"chunks": {"id": "story", "name": "story.txt", "delay": 0.05, "texts": [
-            "Once upon a time, ", "a proxy sat between ", "two agents ", "and saw everything."]}},
-        {"status": "completed", "message": "done"}]}],
+    "card": {
+        "name": "Story Agent",
+        "description": "Tells short stories.",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "story", "name": "Story", "description": "A short story.", "tags": ["story"]}],
+    },
+    "rules": [
+        {
+            "script": [
+                {"status": "working", "message": "writing..."},
+                {
+                    "chunks": {
+                        "id": "story",
+                        "name": "story.txt",
+                        "delay": 0.05,
+                        "texts": ["Once upon a time, ", "a proxy sat between ", "two agents ", "and saw everything."],
+                    }
+                },
+                {"status": "completed", "message": "done"},
+            ]
+        }
+    ],
 }
 
 
@@ -744,8 +798,7 @@ def in_process_proxy() -> Iterator[None]:
             super().__init__(proxy, **kwargs)
             self._server = _NoSocket(self._server.app)
             # The proxy's own client, to the upstream's ASGI app (made before start() asks).
-            proxy._http = httpx.AsyncClient(transport=httpx.ASGITransport(app=upstream.app),
-                                            follow_redirects=False)
+            proxy._http = httpx.AsyncClient(transport=httpx.ASGITransport(app=upstream.app), follow_redirects=False)
 
         @property
         def app(self) -> Any:
@@ -787,8 +840,11 @@ def make_proxy_app() -> Any:
         def __init__(self) -> None:
             super().__init__(Path("/nonexistent/a2a-inspect-snapshot/agents.json"))
 
-    app = InspectorApp(proxy=ProxyOptions(upstream=PROXY_UPSTREAM, port=0, faults=str(PROXY_FAULTS)),
-                       settings=store.Settings(), agent_store=_NoAgents())
+    app = InspectorApp(
+        proxy=ProxyOptions(upstream=PROXY_UPSTREAM, port=0, faults=str(PROXY_FAULTS)),
+        settings=store.Settings(),
+        agent_store=_NoAgents(),
+    )
     app.animation_level = "none"
     return app
 
@@ -807,23 +863,34 @@ async def drive_proxy(pilot: Any) -> None:
     server = app.proxy[1]
 
     def client(name: str, **kwargs: Any) -> httpx.AsyncClient:
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=server.app, client=PROXY_CLIENTS[name]),
-                                 **kwargs)
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=server.app, client=PROXY_CLIENTS[name]), **kwargs)
 
     CLOCK.advance(1.5)
     # A user agent of its own: httpx's names httpx's version, which an upgrade changes.
-    async with A2AClient(PROXY_URL, dialect="1.0",
-                         http=client("inspector", headers={"User-Agent": "story-reader/1.0"})) as a2a:
-        params = m.SendParams(message=m.Message(role=m.Role.USER, message_id="m-1",
-                                                parts=[m.TextPart(text="tell me a story")]))
+    async with A2AClient(
+        PROXY_URL, dialect="1.0", http=client("inspector", headers={"User-Agent": "story-reader/1.0"})
+    ) as a2a:
+        params = m.SendParams(
+            message=m.Message(role=m.Role.USER, message_id="m-1", parts=[m.TextPart(text="tell me a story")])
+        )
         [e async for e in a2a.stream(params)]
     CLOCK.advance(2.5)
     async with client("orchestrator", headers={"User-Agent": "orchestrator/2.1"}) as http:
-        await http.post(PROXY_URL + "/", json={"jsonrpc": "2.0", "id": 7, "method": "SendMessage", "params": {
-            "message": {"messageId": "o-1", "role": "ROLE_USER", "parts": [{"text": "another"}]}}})
+        await http.post(
+            PROXY_URL + "/",
+            json={
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "SendMessage",
+                "params": {"message": {"messageId": "o-1", "role": "ROLE_USER", "parts": [{"text": "another"}]}},
+            },
+        )
     conn = app.active
-    await _wait(pilot, lambda: any(t.terminal for t in conn.tracker.tasks.values()) and conn.tracker.violations,
-                "the story told, and the forgetful client judged")
+    await _wait(
+        pilot,
+        lambda: any(t.terminal for t in conn.tracker.tasks.values()) and conn.tracker.violations,
+        "the story told, and the forgetful client judged",
+    )
     app.clear_notifications()
     await settle(pilot, "the proxy's traffic")
 
@@ -858,7 +925,6 @@ async def proxy_screenshots(pilot: Any) -> dict[str, str]:
     return out
 
 
-
 # ---------------------------------------------------------------------- hub
 
 #: Where the hub seems to listen (nothing does), and the agent's socket's address.
@@ -882,7 +948,7 @@ class _AgentEnd:
     async def send(self, text: str) -> None:
         self.to_hub.put_nowait({"type": "websocket.receive", "text": text})
 
-    def __aiter__(self) -> "_AgentEnd":
+    def __aiter__(self) -> _AgentEnd:
         return self
 
     async def __anext__(self) -> str:
@@ -997,8 +1063,9 @@ async def connect_agent(pilot: Any) -> Any:
     await _wait(pilot, lambda: app.hub is not None, "the hub to start")
     hub = app.hub[0]
     agent_end = _AgentEnd()
-    sock = hub.open_socket(_HubEnd(agent_end), HUB_AGENT_PEER, "/ws",
-                           {"host": HUB_URL.split("//", 1)[1], "user-agent": "a2a-mock"})
+    sock = hub.open_socket(
+        _HubEnd(agent_end), HUB_AGENT_PEER, "/ws", {"host": HUB_URL.split("//", 1)[1], "user-agent": "a2a-mock"}
+    )
 
     async def hub_side() -> None:  # the hub server's receive loop
         while await sock.received(await agent_end.to_hub.get()):
@@ -1008,8 +1075,11 @@ async def connect_agent(pilot: Any) -> Any:
     agent._ws = agent_end
     app.snapshot_tasks = [asyncio.ensure_future(hub_side()), asyncio.ensure_future(agent._serve(agent_end))]
     await _wait(pilot, lambda: agent.registered.is_set(), "the ws-agent to register")
-    await _wait(pilot, lambda: (conn := app.hub_connection(HUB_AGENT)) is not None and conn.state == "ready",
-                "the ws-agent's connection to be ready")
+    await _wait(
+        pilot,
+        lambda: (conn := app.hub_connection(HUB_AGENT)) is not None and conn.state == "ready",
+        "the ws-agent's connection to be ready",
+    )
     return agent
 
 

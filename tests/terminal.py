@@ -47,14 +47,35 @@ WAIT = 30.0
 #: What a terminal (xterm, and the terminals that follow it) sends for each key.
 #: Textual reads these as the key names used here.
 KEYS: dict[str, bytes] = {
-    "enter": b"\r", "tab": b"\t", "shift+tab": b"\x1b[Z", "escape": b"\x1b",
-    "backspace": b"\x7f", "delete": b"\x1b[3~", "space": b" ",
-    "up": b"\x1b[A", "down": b"\x1b[B", "right": b"\x1b[C", "left": b"\x1b[D",
-    "home": b"\x1b[H", "end": b"\x1b[F", "pageup": b"\x1b[5~", "pagedown": b"\x1b[6~",
-    "ctrl+up": b"\x1b[1;5A", "ctrl+down": b"\x1b[1;5B",
-    "f1": b"\x1bOP", "f2": b"\x1bOQ", "f3": b"\x1bOR", "f4": b"\x1bOS",
-    "f5": b"\x1b[15~", "f6": b"\x1b[17~", "f7": b"\x1b[18~", "f8": b"\x1b[19~",
-    "f9": b"\x1b[20~", "f10": b"\x1b[21~", "f11": b"\x1b[23~", "f12": b"\x1b[24~",
+    "enter": b"\r",
+    "tab": b"\t",
+    "shift+tab": b"\x1b[Z",
+    "escape": b"\x1b",
+    "backspace": b"\x7f",
+    "delete": b"\x1b[3~",
+    "space": b" ",
+    "up": b"\x1b[A",
+    "down": b"\x1b[B",
+    "right": b"\x1b[C",
+    "left": b"\x1b[D",
+    "home": b"\x1b[H",
+    "end": b"\x1b[F",
+    "pageup": b"\x1b[5~",
+    "pagedown": b"\x1b[6~",
+    "ctrl+up": b"\x1b[1;5A",
+    "ctrl+down": b"\x1b[1;5B",
+    "f1": b"\x1bOP",
+    "f2": b"\x1bOQ",
+    "f3": b"\x1bOR",
+    "f4": b"\x1bOS",
+    "f5": b"\x1b[15~",
+    "f6": b"\x1b[17~",
+    "f7": b"\x1b[18~",
+    "f8": b"\x1b[19~",
+    "f9": b"\x1b[20~",
+    "f10": b"\x1b[21~",
+    "f11": b"\x1b[23~",
+    "f12": b"\x1b[24~",
     "shift+f8": b"\x1b[19;2~",
 }
 KEYS.update({f"ctrl+{c}": bytes([ord(c) - 96]) for c in "abcdefghijklmnopqrstuvwxyz"})
@@ -85,8 +106,15 @@ def terminal_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a program in the emulated terminal: a 256-colour xterm with
     true colour and UTF-8, and none of Textual's developer switches."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TEXTUAL")}
-    env.update({"TERM": "xterm-256color", "COLORTERM": "truecolor", "LANG": "C.UTF-8",
-                "LC_ALL": "C.UTF-8", "PYTHONUNBUFFERED": "1"})
+    env.update(
+        {
+            "TERM": "xterm-256color",
+            "COLORTERM": "truecolor",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.pop("NO_COLOR", None)
     env.pop("COLUMNS", None)
     env.pop("LINES", None)
@@ -99,8 +127,10 @@ def terminal_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 #: subprocess without a preexec function, so no fork handler of the test process runs in
 #: it: a test worker that has used gRPC has fork handlers that broke a plain fork()
 #: ("epoll_wait error: Bad file descriptor", and the program never started).
-_SESSION = ("import fcntl, os, sys, termios; os.setsid(); fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
-            "os.execvp(sys.argv[1], sys.argv[1:])")
+_SESSION = (
+    "import fcntl, os, sys, termios; os.setsid(); fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "os.execvp(sys.argv[1], sys.argv[1:])"
+)
 
 
 def _set_size(fd: int, cols: int, lines: int) -> None:
@@ -118,9 +148,15 @@ def _partial_suffix(data: bytes, marker: bytes) -> int:
 class Terminal:
     """One program in a pseudo-terminal, its output shown on an emulated VT100 screen."""
 
-    def __init__(self, argv: list[str], *, size: tuple[int, int] = (140, 45),
-                 env: dict[str, str] | None = None, cwd: str | Path | None = None,
-                 sync: bool = True) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        size: tuple[int, int] = (140, 45),
+        env: dict[str, str] | None = None,
+        cwd: str | Path | None = None,
+        sync: bool = True,
+    ) -> None:
         self.argv = argv
         self.cols, self.lines = size
         self.screen = pyte.Screen(self.cols, self.lines)
@@ -136,9 +172,15 @@ class Terminal:
         self.fd, child = pty.openpty()
         _set_size(child, self.cols, self.lines)
         try:
-            self.process = subprocess.Popen([sys.executable, "-c", _SESSION, *argv], stdin=child, stdout=child,
-                                            stderr=child, env=terminal_env(env), cwd=str(cwd) if cwd else None,
-                                            close_fds=True)
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _SESSION, *argv],
+                stdin=child,
+                stdout=child,
+                stderr=child,
+                env=terminal_env(env),
+                cwd=str(cwd) if cwd else None,
+                close_fds=True,
+            )
         finally:
             os.close(child)
         self._reader = threading.Thread(target=self._read, name="pty-reader", daemon=True)
@@ -146,9 +188,16 @@ class Terminal:
 
     @classmethod
     @contextmanager
-    def app(cls, args: Iterable[str], *, size: tuple[int, int] = (140, 45),
-            env: dict[str, str] | None = None, cwd: str | Path | None = None,
-            script: str = "a2a-inspect", sync: bool = True) -> Iterator[Terminal]:
+    def app(
+        cls,
+        args: Iterable[str],
+        *,
+        size: tuple[int, int] = (140, 45),
+        env: dict[str, str] | None = None,
+        cwd: str | Path | None = None,
+        script: str = "a2a-inspect",
+        sync: bool = True,
+    ) -> Iterator[Terminal]:
         """``a2a-inspect ARGS`` (or another console script) in a terminal of ``size``
         (columns, lines); killed at the end of the block if still running."""
         term = cls([console_script(script), *args], size=size, env=env, cwd=cwd, sync=sync)
@@ -171,7 +220,7 @@ class Terminal:
                     self._eof = True
                     self._changed.notify_all()
                     return
-                asked = self._sync and SYNC_QUERY in self.raw[-len(SYNC_QUERY):] + data
+                asked = self._sync and SYNC_QUERY in self.raw[-len(SYNC_QUERY) :] + data
                 self.raw += data
                 self._show(data)
                 self._changed.notify_all()
@@ -189,15 +238,15 @@ class Terminal:
                 if end < 0:
                     self._pending = data
                     return
-                self._stream.feed(data[:end + len(SYNC_END)])
-                data = data[end + len(SYNC_END):]
+                self._stream.feed(data[: end + len(SYNC_END)])
+                data = data[end + len(SYNC_END) :]
                 self._in_frame = False
                 continue
             begin = data.find(SYNC_BEGIN)
             if begin < 0:
                 keep = _partial_suffix(data, SYNC_BEGIN)
-                self._stream.feed(data[:len(data) - keep])
-                self._pending = data[len(data) - keep:]
+                self._stream.feed(data[: len(data) - keep])
+                self._pending = data[len(data) - keep :]
                 return
             self._stream.feed(data[:begin])
             data = data[begin:]
@@ -217,8 +266,7 @@ class Terminal:
     def rows(self, top: int, bottom: int) -> tuple[int, int, int, int]:
         """A region of whole lines ``top`` to ``bottom`` (exclusive; negative counts from
         the bottom), for ``region=``."""
-        return (top % self.lines if top < 0 else top, 0,
-                bottom % self.lines if bottom < 0 else bottom, self.cols)
+        return (top % self.lines if top < 0 else top, 0, bottom % self.lines if bottom < 0 else bottom, self.cols)
 
     def region(self, top: int, left: int, bottom: int, right: int) -> str:
         """The text of a rectangle of the screen: lines ``top`` to ``bottom`` and columns
@@ -259,8 +307,9 @@ class Terminal:
                     raise AssertionError(f"the program ended while waiting for {what}:\n{self.dump()}")
                 self._changed.wait(min(left, 0.1))
 
-    def find(self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None,
-             flow: bool = False) -> re.Match[str] | None:
+    def find(
+        self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None, flow: bool = False
+    ) -> re.Match[str] | None:
         """``pattern`` (a regular expression, or a plain string taken literally) on the
         screen, or in a region of it. ``flow``: the region's lines read as one text (runs
         of spaces and line ends as one space), for text the app wraps: give a region
@@ -271,14 +320,20 @@ class Terminal:
             text = " ".join(text.split())
         return regex.search(text)
 
-    def wait_for(self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None,
-                 timeout: float = WAIT, flow: bool = False) -> re.Match[str]:
+    def wait_for(
+        self,
+        pattern: str | re.Pattern[str],
+        region: tuple[int, int, int, int] | None = None,
+        timeout: float = WAIT,
+        flow: bool = False,
+    ) -> re.Match[str]:
         """Wait until the screen (or ``region``) shows ``pattern``."""
         where = f" in {region}" if region else ""
         return self.wait_until(lambda: self.find(pattern, region, flow), f"{pattern!r}{where}", timeout)
 
-    def wait_gone(self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None,
-                  timeout: float = WAIT) -> None:
+    def wait_gone(
+        self, pattern: str | re.Pattern[str], region: tuple[int, int, int, int] | None = None, timeout: float = WAIT
+    ) -> None:
         """Wait until the screen (or ``region``) no longer shows ``pattern``."""
         where = f" in {region}" if region else ""
         self.wait_until(lambda: not self.find(pattern, region), f"{pattern!r} to go{where}", timeout)
@@ -299,7 +354,7 @@ class Terminal:
 
     def write(self, data: bytes) -> None:
         while data:
-            data = data[os.write(self.fd, data):]
+            data = data[os.write(self.fd, data) :]
 
     def press(self, *keys: str) -> None:
         """Send keys by name (``"f5"``, ``"ctrl+s"``, ``"enter"``), each as one write."""

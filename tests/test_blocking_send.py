@@ -27,16 +27,20 @@ from peers import sdk_agent
 
 BINDINGS = ("jsonrpc", "rest", "grpc")
 EARLY = "no final"  # errors.yaml: working, an artifact, and the script ends there
-RULE_WORDS = ('A2A 1.0: returnImmediately "false (default), the operation MUST wait until the task reaches '
-              'a terminal … or interrupted … state before returning"')
+RULE_WORDS = (
+    'A2A 1.0: returnImmediately "false (default), the operation MUST wait until the task reaches '
+    'a terminal … or interrupted … state before returning"'
+)
 
 
 def params(text: str, *, early: bool | None = None, blocking: bool | None = None) -> m.SendParams:
     conf = None
     if early is not None or blocking is not None:
         conf = m.SendConfiguration(blocking=blocking if blocking is not None else not early)
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4())), configuration=conf)
+    return m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=str(uuid.uuid4())),
+        configuration=conf,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -67,16 +71,18 @@ async def test_a_plain_1_0_send_answered_working_is_a_violation(errors_agent: Mo
     assert (v.code, v.severity, v.task_id) == ("blocking-not-final", "error", task.id)
     assert v.message == f"blocking send answered with state working; {RULE_WORDS}"
     # returnImmediately false, said out loud, is the same request.
-    _, said = await send_once(url_for(errors_agent, binding), params(EARLY, early=False), dialect="1.0",
-                              binding=binding)
+    _, said = await send_once(
+        url_for(errors_agent, binding), params(EARLY, early=False), dialect="1.0", binding=binding
+    )
     assert [v.code for v in said] == ["blocking-not-final"]
 
 
 @pytest.mark.parametrize("binding", BINDINGS)
 async def test_the_early_answer_asked_for_is_no_violation(errors_agent: MockAgent, binding: str) -> None:
     for dialect in ("1.0", "0.3"):
-        task, violations = await send_once(url_for(errors_agent, binding), params(EARLY, early=True),
-                                           dialect=dialect, binding=binding)
+        task, violations = await send_once(
+            url_for(errors_agent, binding), params(EARLY, early=True), dialect=dialect, binding=binding
+        )
         assert task.status.state in (m.TaskState.SUBMITTED, m.TaskState.WORKING)
         assert violations == [], (dialect, violations)
 
@@ -88,13 +94,16 @@ async def test_0_3_judges_only_an_explicit_blocking_true(errors_agent: MockAgent
     _, asked = await send_once(errors_agent.base_url, params(EARLY, blocking=True), dialect="0.3", binding="jsonrpc")
     (v,) = asked
     assert v.code == "blocking-not-final"
-    assert v.message == ('blocking send answered with state working; A2A 0.3: blocking "true, the message '
-                         'will be blocking until the task is completed"')
+    assert v.message == (
+        'blocking send answered with state working; A2A 0.3: blocking "true, the message '
+        'will be blocking until the task is completed"'
+    )
 
 
 @pytest.mark.parametrize("binding", BINDINGS)
-def test_the_cli_exits_3_on_it_and_0_when_it_asked_for_the_early_answer(cli: Cli, errors_agent: MockAgent,
-                                                                         binding: str) -> None:
+def test_the_cli_exits_3_on_it_and_0_when_it_asked_for_the_early_answer(
+    cli: Cli, errors_agent: MockAgent, binding: str
+) -> None:
     url = url_for(errors_agent, binding)
     r = cli("send", url, EARLY, "--dialect", "1.0", "--binding", binding)
     assert r.code == 3, r
@@ -109,9 +118,11 @@ def test_the_cli_exits_3_on_it_and_0_when_it_asked_for_the_early_answer(cli: Cli
     doc = early.json()
     assert doc["violations"] == [] and doc["exitCode"] == 0
     assert doc["task"]["state"] in ("submitted", "working")
-    assert doc["notice"].startswith(f"still running: the task is {doc['task']['state']}; follow it with "
-                                    f"a2a-inspect resubscribe {url} {doc['task']['id']} --dialect 1.0 "
-                                    f"--binding {binding}")
+    assert doc["notice"].startswith(
+        f"still running: the task is {doc['task']['state']}; follow it with "
+        f"a2a-inspect resubscribe {url} {doc['task']['id']} --dialect 1.0 "
+        f"--binding {binding}"
+    )
 
 
 def test_return_immediately_is_refused_where_the_dialect_has_no_such_option(cli: Cli) -> None:
@@ -130,12 +141,21 @@ def test_return_immediately_is_refused_where_the_dialect_has_no_such_option(cli:
 SDK_TEXTS = ("hello there", "ask me something", "fail now", "msg hi")
 
 
-@pytest.mark.parametrize(("peer", "dialect", "binding"), [
-    ("sdk_agent_v10", "1.0", "jsonrpc"), ("sdk_agent_v10", "1.0", "rest"),
-    ("sdk_agent_compat", "1.0", "jsonrpc"), ("sdk_agent_compat", "0.3", "jsonrpc"),
-    ("sdk_agent_compat", "0.3", "rest"), ("sdk_agent_grpc", "1.0", "grpc"), ("sdk_agent_grpc", "0.3", "grpc")])
-async def test_the_a2a_sdk_agent_never_raises_it(request: pytest.FixtureRequest, peer: str, dialect: str,
-                                                 binding: str) -> None:
+@pytest.mark.parametrize(
+    ("peer", "dialect", "binding"),
+    [
+        ("sdk_agent_v10", "1.0", "jsonrpc"),
+        ("sdk_agent_v10", "1.0", "rest"),
+        ("sdk_agent_compat", "1.0", "jsonrpc"),
+        ("sdk_agent_compat", "0.3", "jsonrpc"),
+        ("sdk_agent_compat", "0.3", "rest"),
+        ("sdk_agent_grpc", "1.0", "grpc"),
+        ("sdk_agent_grpc", "0.3", "grpc"),
+    ],
+)
+async def test_the_a2a_sdk_agent_never_raises_it(
+    request: pytest.FixtureRequest, peer: str, dialect: str, binding: str
+) -> None:
     import asyncio
 
     served = request.getfixturevalue(peer)

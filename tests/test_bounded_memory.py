@@ -5,7 +5,6 @@ streaming a long reply in a subprocess whose peak RSS is checked against a gener
 
 from __future__ import annotations
 
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -43,13 +42,15 @@ rules:
 
 async def _stream(url: str, session: Session, tracker: TaskTracker) -> None:
     async with A2AClient(url, session=session, dialect="1.0") as client:
-        async for _ in client.stream(m.SendParams(message=m.Message(
-                role=m.Role.USER, message_id="u-1", parts=[m.TextPart(text="hi")]))):
+        async for _ in client.stream(
+            m.SendParams(message=m.Message(role=m.Role.USER, message_id="u-1", parts=[m.TextPart(text="hi")]))
+        ):
             pass
 
 
 async def test_a_session_keeping_few_events_reads_the_rest_back_as_they_were(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(log_mod, "EVICT_BATCH", 4)
     path = tmp_path / "long.yaml"
     path.write_text(SCENARIO)
@@ -82,8 +83,7 @@ async def test_a_session_keeping_few_events_reads_the_rest_back_as_they_were(
     bounded.close()
 
 
-def test_an_old_event_read_back_is_found_after_more_events_leave_memory(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_old_event_read_back_is_found_after_more_events_leave_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     # A view reads an event just older than those in memory (a page that ends short,
     # where memory began), then more events leave memory: the next event after the
     # first one read is in that page's span, and is read back, not looked for in the
@@ -111,7 +111,7 @@ def test_a_spill_file_keeps_an_offset_a_stride_and_reads_any_range_back() -> Non
     store = SpillStore()
 
     def event(i: int) -> Event:
-        raw = f"data: {{\"n\": {i}, \"text\": \"é\\n“{i}”\"}}"
+        raw = f'data: {{"n": {i}, "text": "é\\n“{i}”"}}'
         if i % 7 == 0:
             return Event(i + 1, i / 3, Kind.NOTE, 0, {"text": f"note {i}"}, 1000.5 + i)
         if i % 11 == 0:  # times that are not finite floats: a JSON line
@@ -125,7 +125,7 @@ def test_a_spill_file_keeps_an_offset_a_stride_and_reads_any_range_back() -> Non
     at = 0
     while at < len(events):  # batches of any size, as a session evicts (or shrinks)
         size = rng.randint(1, 300)
-        store.add(100 + at, events[at:at + size])
+        store.add(100 + at, events[at : at + size])
         at += size
     assert len(store._offsets) == -(-len(events) // SpillStore.STRIDE)
     for _ in range(300):
@@ -135,7 +135,8 @@ def test_a_spill_file_keeps_an_offset_a_stride_and_reads_any_range_back() -> Non
     again = store.read(100, 100 + len(events))
     assert again == events
     assert [(e.raw, e.compact, type(e.t), type(e.wall)) for e in again] == [
-        (e.raw, e.compact, type(e.t), type(e.wall)) for e in events]
+        (e.raw, e.compact, type(e.t), type(e.wall)) for e in events
+    ]
     with pytest.raises(IndexError):
         store.read(99, 101)
     store.close()
@@ -159,8 +160,7 @@ def test_old_events_read_in_turn_from_two_pages_read_each_page_once(monkeypatch:
     session.close()
 
 
-async def test_a_session_without_a_store_forgets_old_events_and_says_so(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_session_without_a_store_forgets_old_events_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(log_mod, "EVICT_BATCH", 2)
     session = Session(keep=3, store=None)
     for i in range(10):
@@ -172,7 +172,8 @@ async def test_a_session_without_a_store_forgets_old_events_and_says_so(
 
 
 async def test_history_beyond_what_is_kept_is_read_back_from_disk(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(history_mod, "SPILL_BATCH", 1)
     path = tmp_path / "long.yaml"
     path.write_text(SCENARIO)
@@ -203,8 +204,7 @@ def test_an_artifact_holds_its_text_once_and_builds_parts_when_read() -> None:
     parts.extend([data, tagged])
     parts.extend(pieces[2500:])
     assert len(parts) == 5002
-    assert parts.text() == "".join(p.text for p in pieces[:2500]) + "tagged" + "".join(
-        p.text for p in pieces[2500:])
+    assert parts.text() == "".join(p.text for p in pieces[:2500]) + "tagged" + "".join(p.text for p in pieces[2500:])
     assert parts.text() is parts.text()  # one string, shared
     assert parts[0] == pieces[0] and parts[2500] == data and parts[2501] is tagged
     assert parts[-1] == pieces[-1] and parts[2499:2502] == [pieces[2499], data, tagged]
@@ -220,13 +220,20 @@ def test_an_artifacts_parts_read_as_spans_of_its_text_and_the_other_parts() -> N
 
     data, file = m.DataPart(data={"x": 1}), m.FilePart(file=m.FileContent(uri="http://x/f", name="f"))
     tagged = m.TextPart(text="tagged ", metadata={"lang": "en"})
-    given = [*(m.TextPart(text=f"t{i} ") for i in range(5)), data, tagged, m.TextPart(text="u "), file, file,
-             m.TextPart(text="end")]
+    given = [
+        *(m.TextPart(text=f"t{i} ") for i in range(5)),
+        data,
+        tagged,
+        m.TextPart(text="u "),
+        file,
+        file,
+        m.TextPart(text="end"),
+    ]
     parts = PartList(given)
     text = parts.text()
 
     def read(first: int, stop: int) -> list[Any]:
-        return [text[piece[0]:piece[1]] if piece.__class__ is tuple else piece for piece in parts.spans(first, stop)]
+        return [text[piece[0] : piece[1]] if piece.__class__ is tuple else piece for piece in parts.spans(first, stop)]
 
     def runs(first: int, stop: int) -> list[Any]:
         out: list[Any] = []
@@ -286,19 +293,35 @@ def test_a_chunk_log_holds_a_chunk_in_22_bytes_and_gives_back_every_fact() -> No
             text = f"c{i} "
             parts.add_text(text)
             big = i == big_at  # past what the narrow columns hold: they widen, nothing is cut
-            chunk = Chunk(seq=(1 << 40) + i if big else 3 + i, t=i / 7, append=(None, False, True)[i % 3],
-                          last_chunk=(None, False, True)[i // 3 % 3], parts=[m.TextPart(text=text)],
-                          size=1 << 33 if big else len(text), exchange=70_000 if big else 2, pos=i,
-                          dup=i % 5 == 0)
-            log.add(chunk.seq, chunk.t, chunk.append, chunk.last_chunk, chunk.parts, chunk.size, chunk.exchange,
-                    chunk.pos, chunk.dup)
+            chunk = Chunk(
+                seq=(1 << 40) + i if big else 3 + i,
+                t=i / 7,
+                append=(None, False, True)[i % 3],
+                last_chunk=(None, False, True)[i // 3 % 3],
+                parts=[m.TextPart(text=text)],
+                size=1 << 33 if big else len(text),
+                exchange=70_000 if big else 2,
+                pos=i,
+                dup=i % 5 == 0,
+            )
+            log.add(
+                chunk.seq,
+                chunk.t,
+                chunk.append,
+                chunk.last_chunk,
+                chunk.parts,
+                chunk.size,
+                chunk.exchange,
+                chunk.pos,
+                chunk.dup,
+            )
             expected.append(chunk)
         return log, expected
 
     n = 3 * TAIL + 5
     log, expected = filled(n)
     assert len(log) == n and log == expected and list(reversed(log)) == expected[::-1]
-    assert log[TAIL - 1:TAIL + 2] == expected[TAIL - 1:TAIL + 2] and log[-1] == expected[-1]
+    assert log[TAIL - 1 : TAIL + 2] == expected[TAIL - 1 : TAIL + 2] and log[-1] == expected[-1]
     assert [log.seq(i) for i in range(n)] == [c.seq for c in expected]
     assert [log.end(i) for i in range(n)] == [i + 1 for i in range(n)]
     assert [log.dup(i) for i in range(n)] == [c.dup for c in expected]
@@ -310,10 +333,12 @@ def test_a_chunk_log_holds_a_chunk_in_22_bytes_and_gives_back_every_fact() -> No
 
 def _peak_rss_mb_of(cmd: list[str]) -> tuple[int, float, str]:
     """Run ``cmd`` and return (exit code, its peak RSS in MB, stderr)."""
-    code = (f"import resource, subprocess, sys\n"
-            f"p = subprocess.run({cmd!r}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
-            f"print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-            f"sys.stderr.write(p.stderr.decode(errors='replace')[-500:])\n")
+    code = (
+        f"import resource, subprocess, sys\n"
+        f"p = subprocess.run({cmd!r}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+        f"print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        f"sys.stderr.write(p.stderr.decode(errors='replace')[-500:])\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     rc, kb = done.stdout.split()
     return int(rc), int(kb) / 1024, done.stderr
@@ -321,14 +346,33 @@ def _peak_rss_mb_of(cmd: list[str]) -> tuple[int, float, str]:
 
 @pytest.mark.parametrize("workload", ["chunks", "status"])
 def test_the_cli_streams_200k_events_in_bounded_memory(workload: str) -> None:
-    agent = subprocess.Popen([sys.executable, str(ROOT / "bench" / "_stream_agent.py"), workload, "200000"],
-                             stdout=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "_stream_agent.py"), workload, "200000"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert agent.stdout is not None
         port = int(agent.stdout.readline())
-        code, peak, err = _peak_rss_mb_of([
-            sys.executable, "-m", "inspector.cli", "send", "--stream", "-o", "ndjson", "--dialect", "1.0",
-            "--max-stream-events", "1000000", "--max-body", "1G", f"http://127.0.0.1:{port}/", "go"])
+        code, peak, err = _peak_rss_mb_of(
+            [
+                sys.executable,
+                "-m",
+                "inspector.cli",
+                "send",
+                "--stream",
+                "-o",
+                "ndjson",
+                "--dialect",
+                "1.0",
+                "--max-stream-events",
+                "1000000",
+                "--max-body",
+                "1G",
+                f"http://127.0.0.1:{port}/",
+                "go",
+            ]
+        )
     finally:
         agent.kill()
         agent.wait()
@@ -341,14 +385,29 @@ def test_the_cli_streams_200k_events_in_bounded_memory(workload: str) -> None:
 def _cli_peak(output: str, chunks: int) -> float:
     """Peak RSS (MiB) of ``a2a-inspect send --stream -o OUTPUT`` following one artifact in
     ``chunks`` chunks from bench/_stream_agent.py to completed, its output read and dropped."""
-    agent = subprocess.Popen([sys.executable, str(ROOT / "bench" / "_stream_agent.py"), "chunks", str(chunks)],
-                             stdout=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "_stream_agent.py"), "chunks", str(chunks)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert agent.stdout is not None
         port = int(agent.stdout.readline())
-        code, peak, err = _peak_rss_mb_of([
-            sys.executable, "-m", "inspector.cli", "send", "--stream", "-o", output, "--dialect", "1.0",
-            f"http://127.0.0.1:{port}/", "go"])
+        code, peak, err = _peak_rss_mb_of(
+            [
+                sys.executable,
+                "-m",
+                "inspector.cli",
+                "send",
+                "--stream",
+                "-o",
+                output,
+                "--dialect",
+                "1.0",
+                f"http://127.0.0.1:{port}/",
+                "go",
+            ]
+        )
     finally:
         agent.kill()
         agent.wait()
@@ -424,13 +483,21 @@ def _tui_run(workload: str, count: int) -> tuple[int, int, float, float]:
     updates with a message each) from bench/_stream_agent.py to completed, then shows
     the artifact again from its start and the chunk table: (events, chunk table rows,
     idle peak RSS, peak RSS), RSS in MiB."""
-    agent = subprocess.Popen([sys.executable, str(ROOT / "bench" / "_stream_agent.py"), workload, str(count)],
-                             stdout=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "_stream_agent.py"), workload, str(count)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert agent.stdout is not None
         port = int(agent.stdout.readline())
-        done = subprocess.run([sys.executable, "-c", TUI_CHILD, f"http://127.0.0.1:{port}/"], capture_output=True,
-                              text=True, cwd=ROOT, timeout=600)
+        done = subprocess.run(
+            [sys.executable, "-c", TUI_CHILD, f"http://127.0.0.1:{port}/"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=600,
+        )
     finally:
         agent.kill()
         agent.wait()

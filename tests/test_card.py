@@ -106,7 +106,9 @@ def test_schema_validators_reject_what_they_should() -> None:
     # Guards the schema tests below against a validator that accepts anything.
     assert schema_errors("0.1", {"name": "x"})
     assert schema_errors("0.3", {**encode_card(decode_card(capture_card()), "0.3"), "protocolVersion": 3})
-    assert any("url" in e for e in schema_errors("1.0", {**encode_card(decode_card(capture_card()), "1.0"), "url": "x"}))
+    assert any(
+        "url" in e for e in schema_errors("1.0", {**encode_card(decode_card(capture_card()), "1.0"), "url": "x"})
+    )
 
 
 # --------------------------------------------------------------------------- decode: real cards
@@ -185,11 +187,15 @@ def test_decode_seed_004_oauth_credentials() -> None:
 V10_SCHEMES = {
     "key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Key", "description": "k"}},
     "bearer": {"httpAuthSecurityScheme": {"scheme": "bearer", "bearerFormat": "JWT"}},
-    "oauth": {"oauth2SecurityScheme": {
-        "flows": {"clientCredentials": {"tokenUrl": "https://t.example", "scopes": {"r": "read"}}},
-        "oauth2MetadataUrl": "https://t.example/.well-known/oauth-authorization-server",
-    }},
-    "oidc": {"openIdConnectSecurityScheme": {"openIdConnectUrl": "https://id.example/.well-known/openid-configuration"}},
+    "oauth": {
+        "oauth2SecurityScheme": {
+            "flows": {"clientCredentials": {"tokenUrl": "https://t.example", "scopes": {"r": "read"}}},
+            "oauth2MetadataUrl": "https://t.example/.well-known/oauth-authorization-server",
+        }
+    },
+    "oidc": {
+        "openIdConnectSecurityScheme": {"openIdConnectUrl": "https://id.example/.well-known/openid-configuration"}
+    },
     "mtls": {"mtlsSecurityScheme": {}},
 }
 V03_SCHEMES = {
@@ -211,7 +217,9 @@ NORMALISED_SCHEMES = {
         flows={"clientCredentials": {"tokenUrl": "https://t.example", "scopes": {"r": "read"}}},
         oauth2_metadata_url="https://t.example/.well-known/oauth-authorization-server",
     ),
-    "oidc": SecurityScheme(type="openIdConnect", open_id_connect_url="https://id.example/.well-known/openid-configuration"),
+    "oidc": SecurityScheme(
+        type="openIdConnect", open_id_connect_url="https://id.example/.well-known/openid-configuration"
+    ),
     "mtls": SecurityScheme(type="mutualTLS"),
 }
 
@@ -223,11 +231,16 @@ def test_security_schemes_normalise_from_either_spelling(spelling: dict[str, Any
 
 
 def test_security_requirements_normalise_to_the_03_shape() -> None:
-    card = decode_card({
-        "securitySchemes": V10_SCHEMES,
-        "securityRequirements": [{"schemes": {"oauth": {"list": ["r"]}, "mtls": {"list": []}}}, {"schemes": {"key": {}}}],
-        "skills": [{"id": "s", "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]}],
-    })
+    card = decode_card(
+        {
+            "securitySchemes": V10_SCHEMES,
+            "securityRequirements": [
+                {"schemes": {"oauth": {"list": ["r"]}, "mtls": {"list": []}}},
+                {"schemes": {"key": {}}},
+            ],
+            "skills": [{"id": "s", "securityRequirements": [{"schemes": {"bearer": {"list": []}}}]}],
+        }
+    )
     assert card.security == [{"oauth": ["r"], "mtls": []}, {"key": []}]
     assert card.skills[0].security == [{"bearer": []}]
     assert "securityRequirements" not in (card.model_extra or {})
@@ -242,13 +255,16 @@ def test_both_extended_card_flags_are_kept() -> None:
 
 
 def test_unknown_keys_are_kept_everywhere() -> None:
-    card = decode_card({
-        "name": "x", "x-owner": {"team": "a"},
-        "capabilities": {"streaming": True, "x-cap": 1},
-        "skills": [{"id": "s", "x-skill": [1]}],
-        "supportedInterfaces": [{"url": "https://a.example", "protocolBinding": "JSONRPC", "x-if": "y"}],
-        "securitySchemes": {"k": {"apiKeySecurityScheme": {"location": "query", "name": "k", "x-in": 2}}},
-    })
+    card = decode_card(
+        {
+            "name": "x",
+            "x-owner": {"team": "a"},
+            "capabilities": {"streaming": True, "x-cap": 1},
+            "skills": [{"id": "s", "x-skill": [1]}],
+            "supportedInterfaces": [{"url": "https://a.example", "protocolBinding": "JSONRPC", "x-if": "y"}],
+            "securitySchemes": {"k": {"apiKeySecurityScheme": {"location": "query", "name": "k", "x-in": 2}}},
+        }
+    )
     assert card.model_extra == {"x-owner": {"team": "a"}}
     assert card.capabilities.model_extra == {"x-cap": 1}
     assert card.skills[0].model_extra == {"x-skill": [1]}
@@ -272,7 +288,10 @@ def test_unknown_keys_are_kept_everywhere() -> None:
         ({"supportedInterfaces": {"url": "u"}}, "$.supportedInterfaces"),
         ({"securitySchemes": []}, "$.securitySchemes"),
         ({"securitySchemes": {"k": {}}}, "$.securitySchemes.k"),
-        ({"securitySchemes": {"k": {"apiKeySecurityScheme": {"name": 5}}}}, "$.securitySchemes.k.apiKeySecurityScheme.name"),
+        (
+            {"securitySchemes": {"k": {"apiKeySecurityScheme": {"name": 5}}}},
+            "$.securitySchemes.k.apiKeySecurityScheme.name",
+        ),
         ({"securitySchemes": {"k": {"apiKeySecurityScheme": {}, "mtlsSecurityScheme": {}}}}, "$.securitySchemes.k"),
         ({"securitySchemes": {"k": {"type": 7}}}, "$.securitySchemes.k.type"),
         ({"securitySchemes": {"odd key": "x"}}, '$.securitySchemes["odd key"]'),
@@ -302,25 +321,44 @@ def test_decode_roots_paths_where_told() -> None:
     ("raw", "dialects", "urls"),
     [
         ({"url": "https://a", "protocolVersion": "0.2.5"}, ["0.3"], {"0.3": "https://a", "1.0": None}),
-        ({"url": "https://a", "protocolVersion": "0.3.0", "preferredTransport": "JSONRPC"}, ["0.3"], {"0.3": "https://a"}),
+        (
+            {"url": "https://a", "protocolVersion": "0.3.0", "preferredTransport": "JSONRPC"},
+            ["0.3"],
+            {"0.3": "https://a"},
+        ),
         # 0.2.4 had transports but no protocolVersion; it already spoke message/send.
         ({"url": "https://a", "preferredTransport": "JSONRPC"}, ["0.3"], {"0.3": "https://a"}),
         (
-            {"url": "grpc.example:443", "protocolVersion": "0.3.0", "preferredTransport": "GRPC",
-             "additionalInterfaces": [{"url": "https://a/rpc", "transport": "JSONRPC"}]},
-            ["0.3"], {"0.3": "https://a/rpc"},
+            {
+                "url": "grpc.example:443",
+                "protocolVersion": "0.3.0",
+                "preferredTransport": "GRPC",
+                "additionalInterfaces": [{"url": "https://a/rpc", "transport": "JSONRPC"}],
+            },
+            ["0.3"],
+            {"0.3": "https://a/rpc"},
         ),
         ({"url": "grpc.example:443", "protocolVersion": "0.3.0", "preferredTransport": "GRPC"}, [], {"0.3": None}),
         (
-            {"supportedInterfaces": [{"url": "grpc:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-                                     {"url": "https://a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]},
-            ["1.0"], {"1.0": "https://a", "0.3": None},
+            {
+                "supportedInterfaces": [
+                    {"url": "grpc:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                    {"url": "https://a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                ]
+            },
+            ["1.0"],
+            {"1.0": "https://a", "0.3": None},
         ),
         (
             {"supportedInterfaces": [{"url": "https://b", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]},
-            ["0.3"], {"0.3": "https://b", "1.0": None},
+            ["0.3"],
+            {"0.3": "https://b", "1.0": None},
         ),
-        ({"supportedInterfaces": [{"url": "grpc:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]}, [], {"1.0": None}),
+        (
+            {"supportedInterfaces": [{"url": "grpc:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]},
+            [],
+            {"1.0": None},
+        ),
         ({"url": "https://a", "authentication": {"schemes": ["Bearer"]}}, [], {"0.1": "https://a"}),
         # protocolVersion alone is no endpoint.
         ({"protocolVersion": "0.3.0"}, [], {"0.3": None, "0.1": None}),
@@ -397,8 +435,9 @@ def test_security_schemes_become_01_scheme_names() -> None:
 
 @pytest.mark.parametrize("source", [V03_SCHEMES, V10_SCHEMES], ids=["from-0.3", "from-1.0"])
 def test_security_schemes_encode_in_each_spelling(source: dict[str, Any]) -> None:
-    card = decode_card({"securitySchemes": source, "security": [{"oauth": ["r"]}],
-                        "skills": [{"id": "s", "security": [{"key": []}]}]})
+    card = decode_card(
+        {"securitySchemes": source, "security": [{"oauth": ["r"]}], "skills": [{"id": "s", "security": [{"key": []}]}]}
+    )
     v03 = encode_card(card, "0.3")
     assert v03["securitySchemes"] == V03_SCHEMES
     assert v03["skills"][0]["security"] == [{"key": []}]
@@ -434,13 +473,17 @@ def test_state_transition_history_is_not_10() -> None:
 
 
 def test_03_card_served_as_10_synthesises_interfaces() -> None:
-    card = decode_card({
-        "url": "https://a.example/rpc", "preferredTransport": "JSONRPC", "protocolVersion": "0.3.0",
-        "additionalInterfaces": [
-            {"url": "https://a.example/rpc", "transport": "JSONRPC"},
-            {"url": "https://a.example/rest", "transport": "HTTP+JSON"},
-        ],
-    })
+    card = decode_card(
+        {
+            "url": "https://a.example/rpc",
+            "preferredTransport": "JSONRPC",
+            "protocolVersion": "0.3.0",
+            "additionalInterfaces": [
+                {"url": "https://a.example/rpc", "transport": "JSONRPC"},
+                {"url": "https://a.example/rest", "transport": "HTTP+JSON"},
+            ],
+        }
+    )
     assert encode_card(card, "1.0")["supportedInterfaces"] == [
         {"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
         {"url": "https://a.example/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
@@ -451,12 +494,20 @@ def test_03_card_served_as_10_synthesises_interfaces() -> None:
 
 
 def test_10_card_served_as_03_picks_a_jsonrpc_main_url() -> None:
-    card = decode_card({"supportedInterfaces": [
-        {"url": "grpc.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-        {"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-    ]})
+    card = decode_card(
+        {
+            "supportedInterfaces": [
+                {"url": "grpc.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+                {"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            ]
+        }
+    )
     v03 = encode_card(card, "0.3")
-    assert (v03["url"], v03["preferredTransport"], v03["protocolVersion"]) == ("https://a.example/rpc", "JSONRPC", "0.3.0")
+    assert (v03["url"], v03["preferredTransport"], v03["protocolVersion"]) == (
+        "https://a.example/rpc",
+        "JSONRPC",
+        "0.3.0",
+    )
     assert v03["additionalInterfaces"] == [
         {"url": "https://a.example/rpc", "transport": "JSONRPC"},
         {"url": "grpc.example:443", "transport": "GRPC"},
@@ -470,12 +521,18 @@ def test_10_card_served_as_03_picks_a_jsonrpc_main_url() -> None:
 
 
 def test_private_keys_carry_over_and_foreign_keys_do_not() -> None:
-    card = AgentCard.model_validate({
-        "name": "x", "url": "https://a", "x-owner": "me",
-        # Known to some dialect, so never treated as private:
-        "securityRequirements": [{"schemes": {}}], "tenant": "t",
-        "capabilities": {"x-cap": 1}, "skills": [{"id": "s", "x-skill": 2, "securityRequirements": []}],
-    })
+    card = AgentCard.model_validate(
+        {
+            "name": "x",
+            "url": "https://a",
+            "x-owner": "me",
+            # Known to some dialect, so never treated as private:
+            "securityRequirements": [{"schemes": {}}],
+            "tenant": "t",
+            "capabilities": {"x-cap": 1},
+            "skills": [{"id": "s", "x-skill": 2, "securityRequirements": []}],
+        }
+    )
     for dialect in DIALECTS:
         out = encode_card(card, dialect)
         assert out["x-owner"] == "me" and out["tenant"] == "t"
@@ -500,7 +557,9 @@ def _text() -> st.SearchStrategy[str]:
     return st.text(st.characters(min_codepoint=0x20, max_codepoint=0x2FF), min_size=1, max_size=12).filter(str.strip)
 
 
-URLS = st.sampled_from(["https://a.example/", "https://a.example/rpc", "http://127.0.0.1:9999/", "https://b.example/v1"])
+URLS = st.sampled_from(
+    ["https://a.example/", "https://a.example/rpc", "http://127.0.0.1:9999/", "https://b.example/v1"]
+)
 MODES = st.lists(st.sampled_from(["text/plain", "application/json", "image/png"]), min_size=1, max_size=3, unique=True)
 SCHEME_NAMES = list(NORMALISED_SCHEMES)
 
@@ -508,37 +567,55 @@ SCHEME_NAMES = list(NORMALISED_SCHEMES)
 @st.composite
 def cards(draw: st.DrawFn) -> AgentCard:
     scheme_names = draw(st.lists(st.sampled_from(SCHEME_NAMES), unique=True, max_size=5))
-    requirement = st.dictionaries(
-        st.sampled_from(scheme_names), st.lists(_text(), max_size=2), min_size=1, max_size=2
-    ) if scheme_names else st.nothing()
+    requirement = (
+        st.dictionaries(st.sampled_from(scheme_names), st.lists(_text(), max_size=2), min_size=1, max_size=2)
+        if scheme_names
+        else st.nothing()
+    )
     requirements = st.none() | st.lists(requirement, min_size=1, max_size=2) if scheme_names else st.none()
     interface = st.builds(
-        AgentInterface, url=URLS,
+        AgentInterface,
+        url=URLS,
         protocol_binding=st.sampled_from(["JSONRPC", "HTTP+JSON", "GRPC"]),
         protocol_version=st.sampled_from(["1.0", "0.3"]),
     )
     skill = st.builds(
-        AgentSkill, id=_text(), name=_text(), description=_text(),
-        tags=st.lists(_text(), max_size=3), examples=st.none() | st.lists(_text(), max_size=2),
-        input_modes=st.none() | MODES, output_modes=st.none() | MODES, security=requirements,
+        AgentSkill,
+        id=_text(),
+        name=_text(),
+        description=_text(),
+        tags=st.lists(_text(), max_size=3),
+        examples=st.none() | st.lists(_text(), max_size=2),
+        input_modes=st.none() | MODES,
+        output_modes=st.none() | MODES,
+        security=requirements,
     )
     skills = draw(st.lists(skill, max_size=3, unique_by=lambda s: s.id))
     return AgentCard(
-        name=draw(_text()), description=draw(_text()), version=draw(_text()),
+        name=draw(_text()),
+        description=draw(_text()),
+        version=draw(_text()),
         url=draw(st.none() | URLS),
         protocol_version=draw(st.none() | st.sampled_from(["0.3.0", "0.2.5", "0.3"])),
         preferred_transport=draw(st.none() | st.sampled_from(["JSONRPC", "HTTP+JSON"])),
-        additional_interfaces=draw(st.none() | st.lists(interface.map(
-            lambda i: i.model_copy(update={"protocol_version": None})), max_size=2)),
+        additional_interfaces=draw(
+            st.none() | st.lists(interface.map(lambda i: i.model_copy(update={"protocol_version": None})), max_size=2)
+        ),
         supported_interfaces=draw(st.none() | st.lists(interface, min_size=1, max_size=3)),
         provider=draw(st.none() | st.builds(AgentProvider, organization=_text(), url=URLS)),
-        capabilities=draw(st.builds(
-            AgentCapabilities, streaming=st.none() | st.booleans(), push_notifications=st.none() | st.booleans(),
-            state_transition_history=st.none() | st.booleans(), extended_agent_card=st.none() | st.booleans(),
-        )),
+        capabilities=draw(
+            st.builds(
+                AgentCapabilities,
+                streaming=st.none() | st.booleans(),
+                push_notifications=st.none() | st.booleans(),
+                state_transition_history=st.none() | st.booleans(),
+                extended_agent_card=st.none() | st.booleans(),
+            )
+        ),
         security_schemes={name: NORMALISED_SCHEMES[name] for name in scheme_names} or None,
         security=draw(requirements),
-        default_input_modes=draw(MODES), default_output_modes=draw(MODES),
+        default_input_modes=draw(MODES),
+        default_output_modes=draw(MODES),
         skills=skills,
         supports_authenticated_extended_card=draw(st.none() | st.booleans()),
     )
@@ -563,8 +640,16 @@ def test_decoding_an_encoded_card_is_a_fixpoint(card: AgentCard, dialect: str) -
 
 def _skill_view(card: AgentCard, with_security: bool) -> list[tuple[Any, ...]]:
     return [
-        (s.id, s.name, s.description, s.tags or [], s.examples, s.input_modes, s.output_modes,
-         s.security if with_security else None)
+        (
+            s.id,
+            s.name,
+            s.description,
+            s.tags or [],
+            s.examples,
+            s.input_modes,
+            s.output_modes,
+            s.security if with_security else None,
+        )
         for s in card.skills or ()
     ]
 

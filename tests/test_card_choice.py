@@ -42,45 +42,64 @@ def _base(url: str) -> str:
 
 # (peer fixture, options, the warning's start, the error line's words, the hint)
 GUESSES = [
-    ("mock_01", ("--binding", "rest"),
-     "the card lists no HTTP+JSON/REST interface (it lists: JSONRPC at {url}/, its url); trying {url} anyway",
-     "HTTP 404 Not Found",
-     "the card lists no HTTP+JSON/REST interface, so {url} was a guess: --binding auto uses one it lists"),
-    ("mock_01", ("--binding", "grpc"),
-     "the card lists no gRPC interface (it lists: JSONRPC at {url}/, its url); trying {url} anyway"
-     " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
-     "cannot connect to 127.0.0.1:",
-     "the card lists no gRPC interface, so {url} was a guess: --binding auto uses one it lists"),
-    ("mock_03", ("--binding", "grpc"),
-     "the card lists no gRPC interface for 0.2/0.3 (it lists: JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at "
-     "{url}/rest); trying {url} anyway"
-     " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
-     "cannot connect to 127.0.0.1:",
-     "the card lists no gRPC interface for 0.2/0.3, so {url} was a guess: --binding auto uses one it lists"),
-    ("mock_03", ("--dialect", "0.1"),
-     "the card lists no 0.1 draft interface (it lists: JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at {url}/rest); "
-     "trying {url}/ anyway",
-     "JSON-RPC error -32601",
-     "the card lists no 0.1 draft interface, so {url}/ was a guess: --dialect auto uses one it lists"),
-    ("sdk_agent_compat", ("--binding", "grpc"),
-     "the card lists no gRPC interface for 1.0 (it lists: JSONRPC 1.0 at {url}/, HTTP+JSON 1.0 at {url}/rest, "
-     "JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at {url}/rest); trying {url} anyway"
-     " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
-     "cannot connect to 127.0.0.1:",
-     "the card lists no gRPC interface for 1.0, so {url} was a guess: --binding auto uses one it lists"),
-    ("sdk_agent_compat", ("--dialect", "0.1"),
-     "the card lists no 0.1 draft interface (it lists: JSONRPC 1.0 at {url}/, HTTP+JSON 1.0 at {url}/rest, "
-     "JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at {url}/rest); trying {url}/ anyway",
-     "JSON-RPC error -32601",
-     "the card lists no 0.1 draft interface, so {url}/ was a guess: --dialect auto uses one it lists"),
+    (
+        "mock_01",
+        ("--binding", "rest"),
+        "the card lists no HTTP+JSON/REST interface (it lists: JSONRPC at {url}/, its url); trying {url} anyway",
+        "HTTP 404 Not Found",
+        "the card lists no HTTP+JSON/REST interface, so {url} was a guess: --binding auto uses one it lists",
+    ),
+    (
+        "mock_01",
+        ("--binding", "grpc"),
+        "the card lists no gRPC interface (it lists: JSONRPC at {url}/, its url); trying {url} anyway"
+        " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
+        "cannot connect to 127.0.0.1:",
+        "the card lists no gRPC interface, so {url} was a guess: --binding auto uses one it lists",
+    ),
+    (
+        "mock_03",
+        ("--binding", "grpc"),
+        "the card lists no gRPC interface for 0.2/0.3 (it lists: JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at "
+        "{url}/rest); trying {url} anyway"
+        " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
+        "cannot connect to 127.0.0.1:",
+        "the card lists no gRPC interface for 0.2/0.3, so {url} was a guess: --binding auto uses one it lists",
+    ),
+    (
+        "mock_03",
+        ("--dialect", "0.1"),
+        "the card lists no 0.1 draft interface (it lists: JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at {url}/rest); "
+        "trying {url}/ anyway",
+        "JSON-RPC error -32601",
+        "the card lists no 0.1 draft interface, so {url}/ was a guess: --dialect auto uses one it lists",
+    ),
+    (
+        "sdk_agent_compat",
+        ("--binding", "grpc"),
+        "the card lists no gRPC interface for 1.0 (it lists: JSONRPC 1.0 at {url}/, HTTP+JSON 1.0 at {url}/rest, "
+        "JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at {url}/rest); trying {url} anyway"
+        " (gRPC to an HTTP endpoint: expect an HTTP/2 error)",
+        "cannot connect to 127.0.0.1:",
+        "the card lists no gRPC interface for 1.0, so {url} was a guess: --binding auto uses one it lists",
+    ),
+    (
+        "sdk_agent_compat",
+        ("--dialect", "0.1"),
+        "the card lists no 0.1 draft interface (it lists: JSONRPC 1.0 at {url}/, HTTP+JSON 1.0 at {url}/rest, "
+        "JSONRPC 0.3 at {url}/, HTTP+JSON 0.3 at {url}/rest); trying {url}/ anyway",
+        "JSON-RPC error -32601",
+        "the card lists no 0.1 draft interface, so {url}/ was a guess: --dialect auto uses one it lists",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("peer", "options", "warning", "error", "hint"), GUESSES,
-                         ids=[f"{g[0]}{''.join(g[1])}" for g in GUESSES])
-def test_a_guess_is_said_before_and_on_failure(cli: Cli, request: pytest.FixtureRequest, peer: str,
-                                               options: tuple[str, ...], warning: str, error: str,
-                                               hint: str) -> None:
+@pytest.mark.parametrize(
+    ("peer", "options", "warning", "error", "hint"), GUESSES, ids=[f"{g[0]}{''.join(g[1])}" for g in GUESSES]
+)
+def test_a_guess_is_said_before_and_on_failure(
+    cli: Cli, request: pytest.FixtureRequest, peer: str, options: tuple[str, ...], warning: str, error: str, hint: str
+) -> None:
     url = _base(request.getfixturevalue(peer))
     r = cli("send", url, "hi", *options, "--timeout", "10")
     assert r.code == 3, r
@@ -98,8 +117,9 @@ def test_json_output_has_the_hint(cli: Cli, mock_01: str) -> None:
     doc = r.json()
     assert list(jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).iter_errors(doc)) == []
     assert doc["error"]["httpStatus"] == 404, doc
-    assert doc["error"]["hint"] == (f"the card lists no HTTP+JSON/REST interface, so {url} was a guess: "
-                                    "--binding auto uses one it lists"), doc
+    assert doc["error"]["hint"] == (
+        f"the card lists no HTTP+JSON/REST interface, so {url} was a guess: --binding auto uses one it lists"
+    ), doc
     assert r.err_lines[0].startswith(WARNING + "the card lists no HTTP+JSON/REST interface"), r
 
 
@@ -116,8 +136,9 @@ LISTED = [
 
 
 @pytest.mark.parametrize(("peer", "options"), LISTED, ids=[f"{p}{''.join(o) or '-auto'}" for p, o in LISTED])
-def test_a_choice_the_card_lists_says_nothing(cli: Cli, request: pytest.FixtureRequest, peer: str,
-                                              options: tuple[str, ...]) -> None:
+def test_a_choice_the_card_lists_says_nothing(
+    cli: Cli, request: pytest.FixtureRequest, peer: str, options: tuple[str, ...]
+) -> None:
     r = cli("send", request.getfixturevalue(peer), "hi", *options)
     assert r.code == 0, r
     assert r.err == "", r
@@ -135,13 +156,20 @@ def half_grpc() -> Iterator[str]:
 
     with MockAgent("echo", dialect="all", grpc_port=0) as mock:
         base = _base(mock.url)
-        card = {"name": "Half gRPC", "description": "gRPC for 1.0 only", "version": "1", "skills": [],
-                "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
-                "defaultOutputModes": ["text/plain"],
-                "supportedInterfaces": [
-                    {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-                    {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
-                    {"url": mock.grpc_address, "protocolBinding": "GRPC", "protocolVersion": "1.0"}]}
+        card = {
+            "name": "Half gRPC",
+            "description": "gRPC for 1.0 only",
+            "version": "1",
+            "skills": [],
+            "capabilities": {"streaming": True},
+            "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "supportedInterfaces": [
+                {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                {"url": f"{base}/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+                {"url": mock.grpc_address, "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+            ],
+        }
 
         async def served(request: object) -> JSONResponse:
             return JSONResponse(card)
@@ -156,12 +184,15 @@ def test_grpc_listed_for_another_dialect_is_named_with_the_way_to_it(cli: Cli, h
     warning, error, hint = r.err_lines
     grpc_at = warning.split("gRPC only for 1.0 (at ")[1].split(")")[0]
     assert grpc_at.startswith("127.0.0.1:"), r
-    assert warning.startswith(WARNING + f"the card lists gRPC only for 1.0 (at {grpc_at}), not for 0.2/0.3 (it "
-                              "lists: "), r
+    assert warning.startswith(
+        WARNING + f"the card lists gRPC only for 1.0 (at {grpc_at}), not for 0.2/0.3 (it lists: "
+    ), r
     assert warning.endswith(f"trying {half_grpc} anyway (gRPC to an HTTP endpoint: expect an HTTP/2 error)"), r
     assert "HTTP/2" in error, r
-    assert hint == (f"a2a-inspect: the card lists gRPC only for 1.0 (at {grpc_at}), not for 0.2/0.3, so "
-                    f"{half_grpc} was a guess: --dialect 1.0 uses it"), r
+    assert hint == (
+        f"a2a-inspect: the card lists gRPC only for 1.0 (at {grpc_at}), not for 0.2/0.3, so "
+        f"{half_grpc} was a guess: --dialect 1.0 uses it"
+    ), r
     # What the hint says works: the card's gRPC interface, no warning.
     ok = cli("send", half_grpc, "hi", "--dialect", "1.0", "--binding", "grpc", "--timeout", "10")
     assert ok.code == 0 and ok.err == "", ok

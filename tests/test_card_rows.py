@@ -10,28 +10,43 @@ from inspector.protocol.card import decode_card
 from inspector.protocol.lint import lint_card
 
 RAW: dict[str, Any] = {
-    "name": "x", "description": "d", "version": "1", "url": "http://127.0.0.1:9/", "protocolVersion": "0.3.0",
+    "name": "x",
+    "description": "d",
+    "version": "1",
+    "url": "http://127.0.0.1:9/",
+    "protocolVersion": "0.3.0",
     "iconUrl": "http://127.0.0.1:9/icon.png",
-    "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+    "capabilities": {"streaming": True},
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["text/plain"],
     "skills": [{"id": "a", "name": "A", "description": "d", "tags": ["t"], "examples": ["hi"]}],
-    "securitySchemes": {"my auth": {"type": "http", "description": "a bearer token from the vault"},
-                        "key": {"type": "apiKey", "in": "header", "name": "X-Key"}},
+    "securitySchemes": {
+        "my auth": {"type": "http", "description": "a bearer token from the vault"},
+        "key": {"type": "apiKey", "in": "header", "name": "X-Key"},
+    },
     "security": [{"my auth": []}],
     "additionalInterfaces": [{"transport": "GRPC", "url": "http://127.0.0.1:9/grpc"}],
 }
 
 
 def _cli(raw: dict[str, Any], dialect: str = "0.3") -> list[str]:
-    return card_lines(decode_card(raw), lint_card(raw, dialect), card_url="http://127.0.0.1:9/card",
-                      dialect=dialect, endpoint="http://127.0.0.1:9/", binding="JSONRPC (card)")
+    return card_lines(
+        decode_card(raw),
+        lint_card(raw, dialect),
+        card_url="http://127.0.0.1:9/card",
+        dialect=dialect,
+        endpoint="http://127.0.0.1:9/",
+        binding="JSONRPC (card)",
+    )
 
 
 def test_the_cli_shows_every_row_the_card_view_shows() -> None:
     from inspector.ui.widgets.card_view import _text, card_sections
 
     lines = _cli(RAW)
-    sections = card_sections(decode_card(RAW), card_url="http://127.0.0.1:9/card", dialect="0.3",
-                             endpoint="http://127.0.0.1:9/")
+    sections = card_sections(
+        decode_card(RAW), card_url="http://127.0.0.1:9/card", dialect="0.3", endpoint="http://127.0.0.1:9/"
+    )
     for title, rows in sections:
         assert title.upper() in lines
         for label, value, _paths in rows:
@@ -42,7 +57,9 @@ def test_the_cli_shows_every_row_the_card_view_shows() -> None:
 def test_the_cli_puts_each_finding_under_its_row_as_the_card_view_does() -> None:
     lines = _cli(RAW)
     row = next(i for i, line in enumerate(lines) if line.strip().startswith("my auth"))
-    assert lines[row + 1].startswith('  ✗ error $.securitySchemes["my auth"].scheme: a http security scheme needs scheme')
+    assert lines[row + 1].startswith(
+        '  ✗ error $.securitySchemes["my auth"].scheme: a http security scheme needs scheme'
+    )
     assert lines[row + 2].strip().startswith("key")
 
 
@@ -62,6 +79,9 @@ def test_rows_carry_the_json_paths_their_findings_sit_under() -> None:
     assert security["my auth"].value == "http — a bearer token from the vault"
     assert security["key"].value == "apiKey (header X-Key)"
     assert "binding" not in {row.label for row in sections["identity"]}
-    empty = dict(card_rows(decode_card({**RAW, "securitySchemes": {}, "security": []}),
-                           card_url=None, dialect=None, endpoint=None))
+    empty = dict(
+        card_rows(
+            decode_card({**RAW, "securitySchemes": {}, "security": []}), card_url=None, dialect=None, endpoint=None
+        )
+    )
     assert [tuple(r) for r in empty["security"]] == [("schemes", "none declared", ())]

@@ -27,10 +27,19 @@ def echoing(examples: list[str] | None) -> dict[str, Any]:
     skill: dict[str, Any] = {"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}
     if examples is not None:
         skill["examples"] = examples
-    return {"name": "check-echo-examples", "card": {
-        "name": "Echo Agent", "description": "Echoes.", "version": "1.0.0", "capabilities": {"streaming": True},
-        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [skill]},
-        "rules": [{"script": [{"status": "completed", "message": "echo: {text}"}]}]}
+    return {
+        "name": "check-echo-examples",
+        "card": {
+            "name": "Echo Agent",
+            "description": "Echoes.",
+            "version": "1.0.0",
+            "capabilities": {"streaming": True},
+            "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [skill],
+        },
+        "rules": [{"script": [{"status": "completed", "message": "echo: {text}"}]}],
+    }
 
 
 @pytest.mark.parametrize("dialect", ["1.0", "0.3"])
@@ -50,8 +59,10 @@ def test_a_card_without_examples_skips_saying_so(capsys: pytest.CaptureFixture[s
         code, doc = check(capsys, mock.base_url, "--binding", "jsonrpc")
     (result,) = results(doc).values()
     assert code == 0 and result["outcome"] == "skip" and result["exchanges"] == []
-    assert result["reason"] == ("no --ask TEXT, and the card's skills give no examples to try: give a message "
-                                "that makes the agent ask for input")
+    assert result["reason"] == (
+        "no --ask TEXT, and the card's skills give no examples to try: give a message "
+        "that makes the agent ask for input"
+    )
 
 
 def test_examples_that_do_not_ask_are_named_in_the_skip(capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,10 +96,13 @@ async def test_an_example_that_hangs_uses_only_the_examples_time() -> None:
     from inspector.session import Session, TaskTracker
 
     scenario = echoing(["hold on", "ask me"])
-    scenario["rules"] = [{"when": {"text": "^hold"}, "script": [{"status": "working"},
-                                                               {"hold": "examples", "timeout": 60},
-                                                               {"status": "completed"}]},
-                         *scenario["rules"]]
+    scenario["rules"] = [
+        {
+            "when": {"text": "^hold"},
+            "script": [{"status": "working"}, {"hold": "examples", "timeout": 60}, {"status": "completed"}],
+        },
+        *scenario["rules"],
+    ]
     async with MockAgent(scenario) as mock:
         session = Session(keep=0, store=None)
         options = CheckOptions(url=mock.base_url, binding="jsonrpc", only=("multi-turn",), probe_seconds=1.0)
@@ -96,6 +110,8 @@ async def test_an_example_that_hangs_uses_only_the_examples_time() -> None:
         mock.release("examples")
     (result,) = report.results
     assert result.outcome == "skip", result.reason
-    assert result.reason.endswith("made the agent ask: hold on was not answered in the examples' 0.5 s; "
-                                  "ask me was not sent (the examples' time ran out)")
+    assert result.reason.endswith(
+        "made the agent ask: hold on was not answered in the examples' 0.5 s; "
+        "ask me was not sent (the examples' time ran out)"
+    )
     assert len(result.exchanges) == 1

@@ -9,10 +9,15 @@ from terminal import Terminal
 
 DESCRIPTION = "An agent whose description goes on: " + " ".join(f"clause-{i}" for i in range(30)) + " END"
 EXAMPLE = "please summarise " + " ".join(f"item-{i}" for i in range(30)) + " LAST"
-LONG = {"name": "long", "card": {
-    "name": "Long Agent", "description": DESCRIPTION,
-    "skills": [{"id": "s", "name": "summarise", "description": DESCRIPTION, "tags": ["t"], "examples": [EXAMPLE]}]},
-    "rules": [{"script": [{"status": "completed", "message": "ok"}]}]}
+LONG = {
+    "name": "long",
+    "card": {
+        "name": "Long Agent",
+        "description": DESCRIPTION,
+        "skills": [{"id": "s", "name": "summarise", "description": DESCRIPTION, "tags": ["t"], "examples": [EXAMPLE]}],
+    },
+    "rules": [{"script": [{"status": "completed", "message": "ok"}]}],
+}
 
 
 def test_card_piped_prints_every_value_whole(cli: Cli) -> None:

@@ -26,7 +26,7 @@ def mock() -> Iterator[MockAgent]:
         yield agent
 
 
-def ask_then_continue(cli: Cli, url: str, question: str, *how: str, answer: str = "blue") -> dict:  # noqa: F811
+def ask_then_continue(cli: Cli, url: str, question: str, *how: str, answer: str = "blue") -> dict:
     asked = cli("send", url, "ask me", *how, "-o", "json")
     assert asked.code == 4, asked  # input-required
     task = asked.json()["task"]
@@ -44,10 +44,11 @@ def ask_then_continue(cli: Cli, url: str, question: str, *how: str, answer: str 
     return done
 
 
-@pytest.mark.parametrize(("dialect", "binding"), [("0.1", "jsonrpc"), ("0.3", "jsonrpc"), ("1.0", "jsonrpc"),
-                                                  ("0.3", "rest"), ("1.0", "rest"), ("1.0", "grpc")])
-def test_continue_answers_the_mocks_waiting_task(cli: Cli, mock: MockAgent, dialect: str,  # noqa: F811
-                                                 binding: str) -> None:
+@pytest.mark.parametrize(
+    ("dialect", "binding"),
+    [("0.1", "jsonrpc"), ("0.3", "jsonrpc"), ("1.0", "jsonrpc"), ("0.3", "rest"), ("1.0", "rest"), ("1.0", "grpc")],
+)
+def test_continue_answers_the_mocks_waiting_task(cli: Cli, mock: MockAgent, dialect: str, binding: str) -> None:
     url = mock.grpc_url if binding == "grpc" else mock.url
     how = ("--dialect", dialect) + (("--binding", binding) if binding != "grpc" else ())
     done = ask_then_continue(cli, url, QUESTION_MOCK, *how)
@@ -58,7 +59,7 @@ def test_continue_answers_the_mocks_waiting_task(cli: Cli, mock: MockAgent, dial
         assert record is not None and record.task.context_id == done["contextId"]
 
 
-def test_continue_streams_the_answer_too(cli: Cli, mock: MockAgent) -> None:  # noqa: F811
+def test_continue_streams_the_answer_too(cli: Cli, mock: MockAgent) -> None:
     asked = cli("send", mock.url, "ask me", "--stream", "-o", "json")
     assert asked.code == 4, asked
     answered = cli("send", mock.url, "green", "--stream", "--continue", "-o", "ndjson")
@@ -68,18 +69,18 @@ def test_continue_streams_the_answer_too(cli: Cli, mock: MockAgent) -> None:  # 
     assert answered.err_lines[0].startswith("a2a-inspect: continuing task ")
 
 
-def test_continue_answers_the_sdk_agents_waiting_task(cli: Cli, sdk_agent_compat: str) -> None:  # noqa: F811
+def test_continue_answers_the_sdk_agents_waiting_task(cli: Cli, sdk_agent_compat: str) -> None:
     done = ask_then_continue(cli, sdk_agent_compat, QUESTION_PEERS, answer="red")
     assert "".join(a["text"] for a in done["artifacts"]).startswith("echo: red")
 
 
-def test_continue_answers_the_js_agents_waiting_task(cli: Cli, js_agent_compat: JsAgent) -> None:  # noqa: F811
+def test_continue_answers_the_js_agents_waiting_task(cli: Cli, js_agent_compat: JsAgent) -> None:
     assert js_agent_compat.jsonrpc is not None
     done = ask_then_continue(cli, js_agent_compat.base, QUESTION_PEERS, answer="teal")
     assert "teal" in "".join(a["text"] for a in done["artifacts"])
 
 
-def test_with_nothing_waiting_it_is_a_usage_error(cli: Cli, mock: MockAgent) -> None:  # noqa: F811
+def test_with_nothing_waiting_it_is_a_usage_error(cli: Cli, mock: MockAgent) -> None:
     finished = cli("send", mock.url, "ask me", "--dialect", "1.0")
     assert finished.code == 4
     # A task that is waiting, but of another agent URL entirely: not this one's.
@@ -89,7 +90,7 @@ def test_with_nothing_waiting_it_is_a_usage_error(cli: Cli, mock: MockAgent) -> 
     assert_one_error_line(result, 2, "--continue", "--task-id")
 
 
-def test_two_agents_do_not_mix(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
+def test_two_agents_do_not_mix(cli: Cli, tmp_path: Path) -> None:
     with MockAgent("input-required") as first, MockAgent("input-required") as second:
         a = cli("send", first.url, "ask me", "--bearer", "s3cret-token", "-o", "json").json()["task"]
         b = cli("send", second.url, "ask me", "-o", "json").json()["task"]
@@ -109,7 +110,7 @@ def test_two_agents_do_not_mix(cli: Cli, tmp_path: Path) -> None:  # noqa: F811
     assert sorted(remembered) == sorted(u.rstrip("/") for u in (first.url, second.url))
 
 
-def test_a_secret_the_agent_echoes_in_its_question_is_not_remembered(cli: Cli) -> None:  # noqa: F811
+def test_a_secret_the_agent_echoes_in_its_question_is_not_remembered(cli: Cli) -> None:
     echoes = {"card": {"name": "Echoes"}, "rules": [{"script": [{"ask": "did you mean {text}?"}]}]}
     with MockAgent(echoes) as agent:
         asked = cli("send", agent.url, "s3cret-token-4711", "--bearer", "s3cret-token-4711")

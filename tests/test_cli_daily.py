@@ -10,25 +10,45 @@ from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
 from inspector.session import Kind, load_recording
 from mock_agent import MockAgent
 
-LOCKED = {"name": "locked", "card": {
-    "name": "Locked Agent", "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
-    "security": [{"bearerAuth": []}]},
-    "rules": [{"script": [{"http": {"status": 401, "body": "no token", "content_type": "text/plain"}}]}]}
-OPEN_401 = {"name": "plain", "card": {"name": "Plain Agent"},
-            "rules": [{"script": [{"http": {"status": 401, "body": "no", "content_type": "text/plain"}}]}]}
+LOCKED = {
+    "name": "locked",
+    "card": {
+        "name": "Locked Agent",
+        "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
+        "security": [{"bearerAuth": []}],
+    },
+    "rules": [{"script": [{"http": {"status": 401, "body": "no token", "content_type": "text/plain"}}]}],
+}
+OPEN_401 = {
+    "name": "plain",
+    "card": {"name": "Plain Agent"},
+    "rules": [{"script": [{"http": {"status": 401, "body": "no", "content_type": "text/plain"}}]}],
+}
 
 
 def sent_bodies(path: Path) -> list[dict]:
     recording = load_recording(path)
-    return [json.loads(e.data["body"]) for e in recording.session.events
-            if e.kind is Kind.REQUEST and e.data.get("a2a_method") in ("send", "stream")]
+    return [
+        json.loads(e.data["body"])
+        for e in recording.session.events
+        if e.kind is Kind.REQUEST and e.data.get("a2a_method") in ("send", "stream")
+    ]
 
 
 def test_message_metadata_is_the_messages_and_metadata_the_requests(cli: Cli, tmp_path: Path) -> None:
     with MockAgent("echo", dialect="all") as mock:
         record = tmp_path / "m.jsonl"
-        result = cli("send", mock.url, "hi", "--message-metadata", '{"trace": "t-1"}',
-                     "--metadata", '{"req": 1}', "--record", str(record))
+        result = cli(
+            "send",
+            mock.url,
+            "hi",
+            "--message-metadata",
+            '{"trace": "t-1"}',
+            "--metadata",
+            '{"req": 1}',
+            "--record",
+            str(record),
+        )
         assert result.code == 0, result
         (body,) = sent_bodies(record)
         assert body["params"]["message"]["metadata"] == {"trace": "t-1"}
@@ -48,8 +68,11 @@ def test_push_get_on_1_0_without_a_config_id_lists_the_tasks_configs(cli: Cli, t
         listed = cli("push", "get", mock.url, task, "--record", str(record))
         assert listed.code == 0, listed
         assert "url http://127.0.0.1:9/cb" in listed.out
-        methods = [json.loads(e.data["body"])["method"] for e in load_recording(record).session.events
-                   if e.kind is Kind.REQUEST and e.data.get("rpc_method")]
+        methods = [
+            json.loads(e.data["body"])["method"]
+            for e in load_recording(record).session.events
+            if e.kind is Kind.REQUEST and e.data.get("rpc_method")
+        ]
         assert methods[-1] == "ListTaskPushNotificationConfigs"
 
 
@@ -57,8 +80,10 @@ def test_a_401_with_a_declared_scheme_gets_a_one_line_hint(cli: Cli) -> None:
     with MockAgent(LOCKED, dialect="1.0") as mock:
         result = cli("send", mock.url, "hi")
         assert result.code == 3, result
-        assert result.err_lines[-1] == ("a2a-inspect: hint: refused (401); the card asks for a bearer token in "
-                                        "scheme 'bearerAuth': try --bearer TOKEN"), result
+        assert result.err_lines[-1] == (
+            "a2a-inspect: hint: refused (401); the card asks for a bearer token in "
+            "scheme 'bearerAuth': try --bearer TOKEN"
+        ), result
         # With a credential given, no hint: the credential is the problem, not its absence.
         given = cli("send", mock.url, "hi", "--bearer", "wrong-token")
         assert given.code == 3 and "hint" not in given.err, given

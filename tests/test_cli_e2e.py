@@ -38,10 +38,20 @@ DIALECTS = [("compat", "1.0"), ("compat", "0.3"), ("compat", "auto"), ("v10", "1
 WIRE_DIALECTS = [("compat", "0.3"), ("v10", "auto")]
 
 WIRE_METHODS = {
-    "1.0": {"send": "SendMessage", "stream": "SendStreamingMessage", "get": "GetTask",
-            "cancel": "CancelTask", "resubscribe": "SubscribeToTask"},
-    "0.3": {"send": "message/send", "stream": "message/stream", "get": "tasks/get",
-            "cancel": "tasks/cancel", "resubscribe": "tasks/resubscribe"},
+    "1.0": {
+        "send": "SendMessage",
+        "stream": "SendStreamingMessage",
+        "get": "GetTask",
+        "cancel": "CancelTask",
+        "resubscribe": "SubscribeToTask",
+    },
+    "0.3": {
+        "send": "message/send",
+        "stream": "message/stream",
+        "get": "tasks/get",
+        "cancel": "tasks/cancel",
+        "resubscribe": "tasks/resubscribe",
+    },
 }
 
 TEXT = "hello there inspector"
@@ -98,7 +108,7 @@ def field(result: CliResult, label: str) -> str:
     """The value of a ``label    value`` line of the text output."""
     for line in result.out.splitlines():
         if line.startswith(label + " "):
-            return line[len(label):].strip()
+            return line[len(label) :].strip()
     raise AssertionError(f"no {label!r} line in\n{result}")
 
 
@@ -194,9 +204,12 @@ def test_send_stream_and_its_recording(cli: Cli, peer: Peer, tmp_path: Path) -> 
     progress = [re.sub(r"^\[\s*\d+\.\d\ds\] ", "", x) for x in lines if x.startswith("[")]
     task_id = task_id_of(r)
     assert progress == [
-        f"task {task_id} submitted", f"working: {WORKING_TEXT}",
-        "artifact echo +12 chars", "artifact echo +6 chars (append)",
-        "artifact echo +9 chars (append, last)", f"completed: {DONE_TEXT}",
+        f"task {task_id} submitted",
+        f"working: {WORKING_TEXT}",
+        "artifact echo +12 chars",
+        "artifact echo +6 chars (append)",
+        "artifact echo +9 chars (append, last)",
+        f"completed: {DONE_TEXT}",
     ]
     assert field(r, "state").startswith("completed   (submitted → working → completed")
     assert lines[-2].startswith("artifact echo (echo-") and lines[-2].endswith(", 3 chunks")
@@ -261,8 +274,14 @@ def test_send_ndjson_stream_is_one_event_per_line(cli: Cli, wire_peer: Peer) -> 
     assert r.code == 0, r
     assert r.out.endswith("\n") and all(line.startswith("{") for line in r.out.splitlines())
     events = r.ndjson()
-    assert [e["kind"] for e in events] == ["task", "status-update", "artifact-update", "artifact-update",
-                                           "artifact-update", "status-update"]
+    assert [e["kind"] for e in events] == [
+        "task",
+        "status-update",
+        "artifact-update",
+        "artifact-update",
+        "artifact-update",
+        "status-update",
+    ]
     task_id = events[0]["id"]
     assert all(e["taskId"] == task_id for e in events[1:])
     assert events[0]["status"]["state"] == "submitted"
@@ -445,8 +464,24 @@ def test_file_and_data_parts_reach_the_agent(cli: Cli, wire_peer: Peer, tmp_path
     uri = "https://example.com/files/report.pdf"
     rec = tmp_path / "parts.jsonl"
 
-    r = cli("send", peer.url, "with parts", "--file", str(note), "--file-uri", uri,
-            "--data", '{"k":1}', "--data", f"@{data_file}", "-o", "json", "--record", str(rec), *peer.args)
+    r = cli(
+        "send",
+        peer.url,
+        "with parts",
+        "--file",
+        str(note),
+        "--file-uri",
+        uri,
+        "--data",
+        '{"k":1}',
+        "--data",
+        f"@{data_file}",
+        "-o",
+        "json",
+        "--record",
+        str(rec),
+        *peer.args,
+    )
     assert r.code == 0, r
     task_id = r.json()["task"]["id"]
     assert r.json()["task"]["artifacts"][0]["text"] == "echo: with parts"
@@ -523,8 +558,12 @@ def test_list_in_a_dialect_without_it_is_a_usage_error(cli: Cli, sdk_agent_compa
 
 def test_a_command_in_process_tells_what_a_process_does(cli: Cli, sdk_agent_compat: str, tmp_path: Path) -> None:
     # Most tests run the CLI in the test's process (cli_helpers): same bytes, same code.
-    for args in (("card", sdk_agent_compat), ("send", sdk_agent_compat, "fail", "-o", "json"),
-                 ("get", sdk_agent_compat, "no-such-task"), ("send", sdk_agent_compat, "hi", "--bogus")):
+    for args in (
+        ("card", sdk_agent_compat),
+        ("send", sdk_agent_compat, "fail", "-o", "json"),
+        ("get", sdk_agent_compat, "no-such-task"),
+        ("send", sdk_agent_compat, "hi", "--bogus"),
+    ):
         here, there = cli(*args), cli(*args, process=True)
         assert (here.code, here.err) == (there.code, there.err), (here, there)
         if "fail" in args:  # ids and times differ between two sends; the shape may not

@@ -35,10 +35,10 @@ def agent() -> Iterator[str]:
         yield srv.url
 
 
-def send(cli: Cli, agent: str, behaviour: str, *args: str, stream: bool = False,
-         output: str = "text") -> CliResult:
-    return cli("send", f"{agent}/{behaviour}", "hi", "--dialect", "0.3", "-o", output,
-               *(["--stream"] if stream else []), *args)
+def send(cli: Cli, agent: str, behaviour: str, *args: str, stream: bool = False, output: str = "text") -> CliResult:
+    return cli(
+        "send", f"{agent}/{behaviour}", "hi", "--dialect", "0.3", "-o", output, *(["--stream"] if stream else []), *args
+    )
 
 
 def assert_no_raw_controls(r: CliResult) -> None:
@@ -70,8 +70,9 @@ FAILURES: list[tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = [
 
 
 @pytest.mark.parametrize(("behaviour", "stream", "extra", "needles"), FAILURES, ids=[f[0] for f in FAILURES])
-def test_failure_is_exit_3_and_one_line(cli: Cli, agent: str, behaviour: str, stream: bool,
-                                        extra: tuple[str, ...], needles: tuple[str, ...]) -> None:
+def test_failure_is_exit_3_and_one_line(
+    cli: Cli, agent: str, behaviour: str, stream: bool, extra: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
     r = send(cli, agent, behaviour, *extra, stream=stream)
     line = assert_one_error_line(r, 3, *needles)
     assert len(line) < 400, line
@@ -80,14 +81,19 @@ def test_failure_is_exit_3_and_one_line(cli: Cli, agent: str, behaviour: str, st
 
 # One of each kind of failure, in the two machine-readable modes.
 MACHINE = ["invalid-json", "html-500", "rpc-error-500", "truncated-no-final", "broken-stream", "slow"]
-ERROR_TYPES = {"invalid-json": "protocol", "html-500": "http", "rpc-error-500": "rpc",
-               "truncated-no-final": "stream", "broken-stream": "stream", "slow": "timeout"}
+ERROR_TYPES = {
+    "invalid-json": "protocol",
+    "html-500": "http",
+    "rpc-error-500": "rpc",
+    "truncated-no-final": "stream",
+    "broken-stream": "stream",
+    "slow": "timeout",
+}
 
 
 @pytest.mark.parametrize("output", ["json", "ndjson"])
 @pytest.mark.parametrize("behaviour", MACHINE)
-def test_failure_in_json_modes_is_reported_on_stdout_too(cli: Cli, agent: str, behaviour: str,
-                                                         output: str) -> None:
+def test_failure_in_json_modes_is_reported_on_stdout_too(cli: Cli, agent: str, behaviour: str, output: str) -> None:
     _, stream, extra, needles = next(f for f in FAILURES if f[0] == behaviour)
     r = send(cli, agent, behaviour, *extra, stream=stream, output=output)
     line = assert_one_error_line(r, 3, *needles)
@@ -114,7 +120,8 @@ def test_stream_without_a_final_state_still_prints_what_arrived(cli: Cli, agent:
     assert any(x.endswith("task t-hostile submitted") for x in lines)
     assert any(x.endswith("artifact a1 +7 chars") for x in lines)
     assert "state    working   (submitted → working, 0.00 s)" in lines or any(
-        x.startswith("state    working   (submitted → working") for x in lines), r
+        x.startswith("state    working   (submitted → working") for x in lines
+    ), r
     assert lines[lines.index("artifact a1, 1 chunk") + 1] == "  partial"
     assert any(x.startswith("✗ stream-no-terminal: ") for x in lines)
 
@@ -132,6 +139,7 @@ def test_stream_without_a_final_state_still_prints_what_arrived(cli: Cli, agent:
 
 
 # ---------------------------------------------------------------- not failures
+
 
 def test_ten_megabyte_body_is_a_task_like_any_other(cli: Cli, agent: str) -> None:
     # Big is not wrong: the body decodes, the task completed, all of it is printed.
@@ -263,8 +271,9 @@ ESCAPING_RUNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 
 @pytest.mark.parametrize("run", ESCAPING_RUNS)
-def test_an_agent_whose_every_field_holds_escapes_never_drives_the_terminal(cli: Cli, escaping_agent: str,
-                                                                            run: str) -> None:
+def test_an_agent_whose_every_field_holds_escapes_never_drives_the_terminal(
+    cli: Cli, escaping_agent: str, run: str
+) -> None:
     args, shown = ESCAPING_RUNS[run]
     r = cli(*(a.format(url=escaping_agent) for a in args))
     raw = r.stdout_bytes + r.stderr_bytes
@@ -276,8 +285,7 @@ def test_an_agent_whose_every_field_holds_escapes_never_drives_the_terminal(cli:
 
 def test_a_terminal_that_is_not_utf8_gets_escapes_not_a_crash(cli: Cli, agent: str) -> None:
     # Our own "→" and the agent's U+2028 cannot be encoded in ASCII: they are escaped.
-    r = cli("send", f"{agent}/fancy-stream", "hi", "--stream", "--dialect", "0.3",
-            env={"PYTHONIOENCODING": "ascii"})
+    r = cli("send", f"{agent}/fancy-stream", "hi", "--stream", "--dialect", "0.3", env={"PYTHONIOENCODING": "ascii"})
     assert r.code == 0, r
     assert r.stdout_bytes.isascii()
     assert_no_raw_controls(r)
@@ -298,8 +306,16 @@ def sneaky_app() -> Starlette:
         if what == "c1-bidi":
             body = hostile.ok(rid, hostile.task("completed", text=SNEAKY_TEXT))
         elif what == "evil-ids":
-            result = hostile.task("completed", artifacts=[
-                {"artifactId": "a\x1b[1m", "name": "\x1b]0;pwned\x07name", "parts": [{"kind": "text", "text": "ok"}]}])
+            result = hostile.task(
+                "completed",
+                artifacts=[
+                    {
+                        "artifactId": "a\x1b[1m",
+                        "name": "\x1b]0;pwned\x07name",
+                        "parts": [{"kind": "text", "text": "ok"}],
+                    }
+                ],
+            )
             result["id"], result["contextId"] = EVIL_ID, "c-\x1b]0;title\x07"
             body = hostile.ok(rid, result)
         else:  # multi-line-error
@@ -351,14 +367,18 @@ def test_multi_line_error_message_is_one_line(cli: Cli, sneaky: str) -> None:
 # ------------------------------------------------------------------------ unreachable
 
 
-@pytest.mark.parametrize("command", [
-    ("card", UNREACHABLE),
-    ("send", UNREACHABLE, "hi"),
-    ("send", UNREACHABLE, "hi", "--stream", "--dialect", "1.0"),
-    ("get", UNREACHABLE, "t-1", "-o", "json"),
-    ("cancel", UNREACHABLE, "t-1", "-o", "ndjson"),
-    ("resubscribe", UNREACHABLE, "t-1", "--dialect", "0.3"),
-], ids=["card", "send", "stream", "get", "cancel", "resubscribe"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("card", UNREACHABLE),
+        ("send", UNREACHABLE, "hi"),
+        ("send", UNREACHABLE, "hi", "--stream", "--dialect", "1.0"),
+        ("get", UNREACHABLE, "t-1", "-o", "json"),
+        ("cancel", UNREACHABLE, "t-1", "-o", "ndjson"),
+        ("resubscribe", UNREACHABLE, "t-1", "--dialect", "0.3"),
+    ],
+    ids=["card", "send", "stream", "get", "cancel", "resubscribe"],
+)
 def test_unreachable_agent(cli: Cli, command: tuple[str, ...]) -> None:
     r = cli(*command)
     assert_one_error_line(r, 3, "cannot connect to http://127.0.0.1:1/", "connection refused")

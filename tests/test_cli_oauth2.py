@@ -50,22 +50,50 @@ class Issuer:
 
 
 def _card_03(base: str, token_url: str) -> dict[str, Any]:
-    return {"name": "Guarded", "description": "needs a token", "url": base + "/", "version": "1",
-            "protocolVersion": "0.3.0", "capabilities": {}, "defaultInputModes": ["text/plain"],
-            "defaultOutputModes": ["text/plain"], "skills": [{"id": "s", "name": "s", "description": "s", "tags": []}],
-            "securitySchemes": {"cc": {"type": "oauth2", "flows": {"clientCredentials": {
-                "tokenUrl": token_url, "scopes": {"agent:use": "talk to it", "agent:admin": "not asked"}}}}},
-            "security": [{"cc": ["agent:use"]}]}
+    return {
+        "name": "Guarded",
+        "description": "needs a token",
+        "url": base + "/",
+        "version": "1",
+        "protocolVersion": "0.3.0",
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "s", "tags": []}],
+        "securitySchemes": {
+            "cc": {
+                "type": "oauth2",
+                "flows": {
+                    "clientCredentials": {
+                        "tokenUrl": token_url,
+                        "scopes": {"agent:use": "talk to it", "agent:admin": "not asked"},
+                    }
+                },
+            }
+        },
+        "security": [{"cc": ["agent:use"]}],
+    }
 
 
 def _card_10(base: str, token_url: str) -> dict[str, Any]:
-    return {"name": "Guarded 1.0", "description": "needs a token", "version": "1",
-            "supportedInterfaces": [{"url": base + "/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": "s", "name": "s", "description": "s", "tags": []}],
-            "securitySchemes": {"cc": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {
-                "tokenUrl": token_url, "scopes": {"agent:use": "talk to it"}}}}}},
-            "securityRequirements": [{"schemes": {"cc": {"list": ["agent:use"]}}}]}
+    return {
+        "name": "Guarded 1.0",
+        "description": "needs a token",
+        "version": "1",
+        "supportedInterfaces": [{"url": base + "/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "s", "tags": []}],
+        "securitySchemes": {
+            "cc": {
+                "oauth2SecurityScheme": {
+                    "flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {"agent:use": "talk to it"}}}
+                }
+            }
+        },
+        "securityRequirements": [{"schemes": {"cc": {"list": ["agent:use"]}}}],
+    }
 
 
 def build_peer(issuer: Issuer) -> Starlette:
@@ -98,8 +126,11 @@ def build_peer(issuer: Issuer) -> Starlette:
         scheme, _, tok = request.headers.get("authorization", "").partition(" ")
         issuer.seen_tokens.append(tok or None)
         if scheme != "Bearer" or tok not in issuer.live:
-            return JSONResponse({"error": "invalid_token"}, status_code=401,
-                                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            return JSONResponse(
+                {"error": "invalid_token"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
         # A careless agent: the token must still not be written. ("quiet": the same
         # answer each time, for a replay to compare.)
         echo = "ok" if request.path_params["flavour"] == "quiet" else f"you sent Bearer {tok}"
@@ -109,12 +140,14 @@ def build_peer(issuer: Issuer) -> Starlette:
             result = {"kind": "message", "messageId": "m-1", "role": "agent", "parts": [{"kind": "text", "text": echo}]}
         return JSONResponse({"jsonrpc": "2.0", "id": body.get("id"), "result": result})
 
-    return Starlette(routes=[
-        Route("/{flavour}/.well-known/agent-card.json", card),
-        Route("/{flavour}/.well-known/agent.json", card),
-        Route("/token", token, methods=["POST"]),
-        Route("/{flavour}/", rpc, methods=["POST"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/{flavour}/.well-known/agent-card.json", card),
+            Route("/{flavour}/.well-known/agent.json", card),
+            Route("/token", token, methods=["POST"]),
+            Route("/{flavour}/", rpc, methods=["POST"]),
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -146,12 +179,28 @@ def _nothing_secret(issuer: Issuer, *texts: str) -> None:
 
 @pytest.mark.parametrize("flavour", ["v03", "v10", "relative"])
 def test_a_token_from_the_cards_flow_is_sent_and_never_written(
-        cli: Cli, peer: tuple[str, str, Issuer], issuer: Issuer, flavour: str, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    cli: Cli,
+    peer: tuple[str, str, Issuer],
+    issuer: Issuer,
+    flavour: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     record = tmp_path / "r.jsonl"
     monkeypatch.setenv("CC_SECRET", CLIENT_SECRET)
-    result = cli("send", f"{peer[0]}/{flavour}", "hi", "--oauth2-client-id", CLIENT_ID,
-                 "--oauth2-client-secret-env", "CC_SECRET", "--record", str(record), "-o", "json")
+    result = cli(
+        "send",
+        f"{peer[0]}/{flavour}",
+        "hi",
+        "--oauth2-client-id",
+        CLIENT_ID,
+        "--oauth2-client-secret-env",
+        "CC_SECRET",
+        "--record",
+        str(record),
+        "-o",
+        "json",
+    )
     assert result.code == 0, result
     assert len(issuer.issued) == 1 and issuer.seen_tokens == issuer.issued
     assert issuer.requests[0]["grant_type"] == "client_credentials"
@@ -166,9 +215,13 @@ def test_a_401_gets_a_new_token_and_the_call_again(peer: tuple[str, str, Issuer]
     async def run() -> None:
         creds = ClientCredentials(CLIENT_ID, CLIENT_SECRET)
         async with A2AClient(f"{peer[0]}/v03", oauth2=creds) as client:
-            await client.send({"message": {"role": "user", "parts": [{"kind": "text", "text": "one"}], "messageId": "a"}})
+            await client.send(
+                {"message": {"role": "user", "parts": [{"kind": "text", "text": "one"}], "messageId": "a"}}
+            )
             issuer.live.clear()  # the authorization server revoked it
-            reply = await client.send({"message": {"role": "user", "parts": [{"kind": "text", "text": "two"}], "messageId": "b"}})
+            reply = await client.send(
+                {"message": {"role": "user", "parts": [{"kind": "text", "text": "two"}], "messageId": "b"}}
+            )
             assert "you sent Bearer" in reply.parts[0].text
             notes = [e.data["text"] for e in client.session.events if e.data.get("code") == "oauth2-token"]
             assert len(notes) == 2 and "the agent answered 401" in notes[1], notes
@@ -183,7 +236,9 @@ def test_an_expired_token_is_fetched_again_before_the_call(peer: tuple[str, str,
 
     async def run() -> None:
         async with A2AClient(f"{peer[0]}/v03", oauth2=ClientCredentials(CLIENT_ID, CLIENT_SECRET)) as client:
-            await client.send({"message": {"role": "user", "parts": [{"kind": "text", "text": "one"}], "messageId": "a"}})
+            await client.send(
+                {"message": {"role": "user", "parts": [{"kind": "text", "text": "one"}], "messageId": "a"}}
+            )
             source = client.oauth2
             assert source is not None and source.fresh()
             for _ in range(100):  # until the client itself holds the token expired (under a second)
@@ -191,7 +246,9 @@ def test_an_expired_token_is_fetched_again_before_the_call(peer: tuple[str, str,
                     break
                 await asyncio.sleep(0.05)
             assert not source.fresh()
-            await client.send({"message": {"role": "user", "parts": [{"kind": "text", "text": "two"}], "messageId": "b"}})
+            await client.send(
+                {"message": {"role": "user", "parts": [{"kind": "text", "text": "two"}], "messageId": "b"}}
+            )
 
     asyncio.run(run())
     # The second call carried the second token: no 401 on the way.
@@ -199,11 +256,21 @@ def test_an_expired_token_is_fetched_again_before_the_call(peer: tuple[str, str,
 
 
 def test_a_plain_http_token_url_on_another_origin_gets_nothing(
-        cli: Cli, peer: tuple[str, str, Issuer], issuer: Issuer, tmp_path: Path) -> None:
+    cli: Cli, peer: tuple[str, str, Issuer], issuer: Issuer, tmp_path: Path
+) -> None:
     url = f"{peer[0]}/far"
     record = tmp_path / "r.jsonl"
-    refused = cli("send", url, "hi", "--oauth2-client-id", CLIENT_ID, "--oauth2-client-secret", CLIENT_SECRET,
-                  "--record", str(record))
+    refused = cli(
+        "send",
+        url,
+        "hi",
+        "--oauth2-client-id",
+        CLIENT_ID,
+        "--oauth2-client-secret",
+        CLIENT_SECRET,
+        "--record",
+        str(record),
+    )
     assert refused.code == 3, refused
     assert "clear text" in refused.err and "--oauth2-token-url" in refused.err, refused
     notes = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
@@ -211,8 +278,19 @@ def test_a_plain_http_token_url_on_another_origin_gets_nothing(
     assert issuer.requests == [] and issuer.seen_tokens == []
     _nothing_secret(issuer, refused.out, refused.err)
     # Named by the user, the same URL is theirs to choose.
-    chosen = cli("send", url, "hi", "--oauth2-client-id", CLIENT_ID, "--oauth2-client-secret", CLIENT_SECRET,
-                 "--oauth2-token-url", issuer.far_token_url, "--oauth2-scope", "agent:admin")
+    chosen = cli(
+        "send",
+        url,
+        "hi",
+        "--oauth2-client-id",
+        CLIENT_ID,
+        "--oauth2-client-secret",
+        CLIENT_SECRET,
+        "--oauth2-token-url",
+        issuer.far_token_url,
+        "--oauth2-scope",
+        "agent:admin",
+    )
     assert chosen.code == 0, chosen
     assert [r["scope"] for r in issuer.requests] == ["agent:admin"]
 
@@ -229,8 +307,9 @@ def test_refused_credentials_are_one_line(cli: Cli, peer: tuple[str, str, Issuer
     assert bare.code == 3 and "try --oauth2-client-id ID --oauth2-client-secret-env VAR" in bare.err, bare
 
 
-def test_replay_against_gets_its_own_token(cli: Cli, peer: tuple[str, str, Issuer], issuer: Issuer,
-                                           tmp_path: Path) -> None:
+def test_replay_against_gets_its_own_token(
+    cli: Cli, peer: tuple[str, str, Issuer], issuer: Issuer, tmp_path: Path
+) -> None:
     url, record, again = f"{peer[0]}/quiet", tmp_path / "r.jsonl", tmp_path / "again.jsonl"
     creds = ("--oauth2-client-id", CLIENT_ID, "--oauth2-client-secret", CLIENT_SECRET)
     assert cli("send", url, "hi", *creds, "--record", str(record)).code == 0
@@ -238,5 +317,6 @@ def test_replay_against_gets_its_own_token(cli: Cli, peer: tuple[str, str, Issue
     assert replayed.code == 0, replayed
     assert "redacted Authorization" not in replayed.err, replayed  # the token replaces it
     assert len(issuer.issued) == 2 and issuer.seen_tokens == issuer.issued
-    _nothing_secret(issuer, record.read_text(encoding="utf-8"), again.read_text(encoding="utf-8"),
-                    replayed.out, replayed.err)
+    _nothing_secret(
+        issuer, record.read_text(encoding="utf-8"), again.read_text(encoding="utf-8"), replayed.out, replayed.err
+    )

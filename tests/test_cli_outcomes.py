@@ -30,22 +30,26 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 def _answer(method: str, state: str) -> Any:
     """A 0.3 JSON-RPC agent that answers ``method`` with its task in ``state``."""
+
     async def route(request: Request) -> Response:
         body = await request.json()
         assert body["method"] == method, body
         return json_response(ok(body["id"], task(state)))
+
     return route
 
 
 @pytest.fixture(scope="module")
 def peer() -> Iterator[str]:
-    app = Starlette(routes=[
-        # The agent takes the cancel in and cancels later (or never): the task is still working.
-        Route("/cancel-later", _answer("tasks/cancel", "working"), methods=["POST"]),
-        # The task finished before the cancel reached it, and the agent says so with the task.
-        Route("/cancel-too-late", _answer("tasks/cancel", "completed"), methods=["POST"]),
-        Route("/unknown", _answer("message/send", "unknown"), methods=["POST"]),
-    ])
+    app = Starlette(
+        routes=[
+            # The agent takes the cancel in and cancels later (or never): the task is still working.
+            Route("/cancel-later", _answer("tasks/cancel", "working"), methods=["POST"]),
+            # The task finished before the cancel reached it, and the agent says so with the task.
+            Route("/cancel-too-late", _answer("tasks/cancel", "completed"), methods=["POST"]),
+            Route("/unknown", _answer("message/send", "unknown"), methods=["POST"]),
+        ]
+    )
     with BackgroundServer(app) as srv:
         yield srv.url
 
@@ -58,8 +62,7 @@ def cancel(cli: Cli, url: str, *args: str) -> Any:
 
 
 @pytest.mark.parametrize(("route", "state"), [("cancel-later", "working"), ("cancel-too-late", "completed")])
-def test_a_cancel_the_agent_did_not_carry_out_exits_1_and_says_so(cli: Cli, peer: str, route: str,
-                                                                   state: str) -> None:
+def test_a_cancel_the_agent_did_not_carry_out_exits_1_and_says_so(cli: Cli, peer: str, route: str, state: str) -> None:
     url = f"{peer}/{route}"
     line = f"not canceled: the agent did not cancel the task, which is {state}"
     if state == "working":  # it may still: how to look again
@@ -95,7 +98,8 @@ def test_a_task_in_no_known_state_is_not_success(cli: Cli, peer: str) -> None:
 
 
 def test_cancel_of_a_running_task_exits_0_and_of_a_finished_one_is_the_agents_error(
-        cli: Cli, sdk_agent_v10: str) -> None:
+    cli: Cli, sdk_agent_v10: str
+) -> None:
     url = sdk_agent_v10
     started = cli("send", url, "hold these words", "--return-immediately")
     assert started.code == 0, started
@@ -103,8 +107,10 @@ def test_cancel_of_a_running_task_exits_0_and_of_a_finished_one_is_the_agents_er
     state = next(x.split()[1] for x in started.out.splitlines() if x.startswith("state "))
     assert state in ("submitted", "working")
     notice = started.out.splitlines()[-1]
-    assert notice == (f"still running: the task is {state}; follow it with a2a-inspect resubscribe {url} {task_id} "
-                      f"(or a2a-inspect get {url} {task_id})"), started
+    assert notice == (
+        f"still running: the task is {state}; follow it with a2a-inspect resubscribe {url} {task_id} "
+        f"(or a2a-inspect get {url} {task_id})"
+    ), started
     wait_parked(url, task_id)
     # The line says how to follow the task, and it does.
     follow = shlex.split(re.search(r"\(or (a2a-inspect get .*)\)$", notice).group(1))  # type: ignore[union-attr]
@@ -141,10 +147,14 @@ def test_a_held_task_released_after_the_early_answer_completes(cli: Cli, sdk_age
 
 def test_the_readme_exit_code_table_lists_every_state() -> None:
     text = README.read_text(encoding="utf-8")
-    table = text[text.index("| the task ends | "):]
-    table = table[:table.index("\n\n")]
+    table = text[text.index("| the task ends | ") :]
+    table = table[: table.index("\n\n")]
     header, _rule, *rows = table.splitlines()
     assert [c.strip() for c in header.strip("|").split("|")][1:] == [
-        "`send`", "`send --stream`, `resubscribe`", "`get`", "`cancel`"]
+        "`send`",
+        "`send --stream`, `resubscribe`",
+        "`get`",
+        "`cancel`",
+    ]
     listed = [s for row in rows for s in re.findall(r"`([a-z-]+)`", row.split("|")[1])]
     assert sorted(listed) == sorted(s.value for s in TaskState)

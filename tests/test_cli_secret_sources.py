@@ -29,10 +29,19 @@ SECRETS = (TOKEN, KEY, PASSWORD, HEADER_SECRET, PUSH_TOKEN)
 
 def _card(request: Request) -> JSONResponse:
     base = str(request.base_url).rstrip("/")
-    return JSONResponse({"name": "Locked", "description": "checks credentials", "url": base + "/",
-                         "version": "1", "protocolVersion": "0.3.0", "capabilities": {},
-                         "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-                         "skills": [{"id": "s", "name": "s", "description": "s", "tags": []}]})
+    return JSONResponse(
+        {
+            "name": "Locked",
+            "description": "checks credentials",
+            "url": base + "/",
+            "version": "1",
+            "protocolVersion": "0.3.0",
+            "capabilities": {},
+            "defaultInputModes": ["text/plain"],
+            "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "s", "description": "s", "tags": []}],
+        }
+    )
 
 
 async def _rpc(request: Request) -> JSONResponse:
@@ -48,15 +57,24 @@ async def _rpc(request: Request) -> JSONResponse:
         result = dict(body["params"])
     else:
         echo = " ".join(f"{k}={v}" for k, v in sorted(got.items()))
-        result = {"kind": "message", "messageId": "m-1", "role": "agent",
-                  "parts": [{"kind": "text", "text": f"you sent {echo}"}]}
+        result = {
+            "kind": "message",
+            "messageId": "m-1",
+            "role": "agent",
+            "parts": [{"kind": "text", "text": f"you sent {echo}"}],
+        }
     return JSONResponse({"jsonrpc": "2.0", "id": body.get("id"), "result": result})
 
 
 @pytest.fixture(scope="module")
 def locked() -> Iterator[tuple[str, list[dict[str, str]]]]:
-    app = Starlette(routes=[Route("/.well-known/agent-card.json", _card),
-                            Route("/.well-known/agent.json", _card), Route("/", _rpc, methods=["POST"])])
+    app = Starlette(
+        routes=[
+            Route("/.well-known/agent-card.json", _card),
+            Route("/.well-known/agent.json", _card),
+            Route("/", _rpc, methods=["POST"]),
+        ]
+    )
     app.state.seen = []
     with BackgroundServer(app) as srv:
         yield srv.url, app.state.seen
@@ -77,13 +95,29 @@ def _no_secret_in(*texts: str) -> None:
 
 @pytest.mark.parametrize("how", ["env", "file", "stdin"])
 def test_bearer_from_env_file_or_stdin_reaches_the_agent_and_is_redacted(
-        cli: Cli, locked: tuple[str, list[dict[str, str]]], tmp_path: Path, how: str) -> None:
+    cli: Cli, locked: tuple[str, list[dict[str, str]]], tmp_path: Path, how: str
+) -> None:
     url, seen = locked
     record = tmp_path / "r.jsonl"
-    args = {"env": ("--bearer-env", "MY_TOKEN"), "file": ("--bearer", "@" + _secret_file(tmp_path, "t", TOKEN)),
-            "stdin": ("--bearer", "@-")}[how]
-    result = cli("send", url, "hi", *args, "--dialect", "0.3", "--record", str(record), "-o", "json",
-                 env={"MY_TOKEN": TOKEN} if how == "env" else None, input=(TOKEN + "\n").encode() if how == "stdin" else None)
+    args = {
+        "env": ("--bearer-env", "MY_TOKEN"),
+        "file": ("--bearer", "@" + _secret_file(tmp_path, "t", TOKEN)),
+        "stdin": ("--bearer", "@-"),
+    }[how]
+    result = cli(
+        "send",
+        url,
+        "hi",
+        *args,
+        "--dialect",
+        "0.3",
+        "--record",
+        str(record),
+        "-o",
+        "json",
+        env={"MY_TOKEN": TOKEN} if how == "env" else None,
+        input=(TOKEN + "\n").encode() if how == "stdin" else None,
+    )
     assert result.code == 0, result
     assert seen[-1] == {"authorization": f"Bearer {TOKEN}"}
     assert TOKEN not in " ".join(result.args)
@@ -95,12 +129,17 @@ def test_bearer_from_env_file_or_stdin_reaches_the_agent_and_is_redacted(
 
 
 def test_api_key_basic_secret_header_and_push_token_from_env_and_files(
-        cli: Cli, locked: tuple[str, list[dict[str, str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cli: Cli, locked: tuple[str, list[dict[str, str]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url, seen = locked
     record = tmp_path / "r.jsonl"
     # The commands run in this process (the cli fixture's quick way): its environment is theirs.
-    for name, value in {"A2A_KEY": KEY, "A2A_BASIC": f"me:{PASSWORD}", "TEAM": HEADER_SECRET,
-                        "PUSH": PUSH_TOKEN}.items():
+    for name, value in {
+        "A2A_KEY": KEY,
+        "A2A_BASIC": f"me:{PASSWORD}",
+        "TEAM": HEADER_SECRET,
+        "PUSH": PUSH_TOKEN,
+    }.items():
         monkeypatch.setenv(name, value)
     runs = [
         ("send", url, "hi", "--api-key-env", "A2A_KEY"),
@@ -109,16 +148,41 @@ def test_api_key_basic_secret_header_and_push_token_from_env_and_files(
         ("send", url, "hi", "--basic", "@" + _secret_file(tmp_path, "b", f"me:{PASSWORD}")),
         ("send", url, "hi", "--secret-header-env", "X-Team-Token: TEAM"),
         ("send", url, "hi", "--secret-header", "X-Team-Token: @" + _secret_file(tmp_path, "h", HEADER_SECRET)),
-        ("push", "set", url, "task-1", "--url", "http://127.0.0.1:9/cb", "--token-env", "PUSH",
-         "--bearer-env", "A2A_KEY"),
-        ("push", "set", url, "task-1", "--url", "http://127.0.0.1:9/cb",
-         "--token", "@" + _secret_file(tmp_path, "p", PUSH_TOKEN), "--api-key-env", "A2A_KEY"),
+        (
+            "push",
+            "set",
+            url,
+            "task-1",
+            "--url",
+            "http://127.0.0.1:9/cb",
+            "--token-env",
+            "PUSH",
+            "--bearer-env",
+            "A2A_KEY",
+        ),
+        (
+            "push",
+            "set",
+            url,
+            "task-1",
+            "--url",
+            "http://127.0.0.1:9/cb",
+            "--token",
+            "@" + _secret_file(tmp_path, "p", PUSH_TOKEN),
+            "--api-key-env",
+            "A2A_KEY",
+        ),
     ]
-    expected = [{"x-api-key": KEY}, {"x-api-key": KEY},
-                {"authorization": "Basic " + base64.b64encode(f"me:{PASSWORD}".encode()).decode()},
-                {"authorization": "Basic " + base64.b64encode(f"me:{PASSWORD}".encode()).decode()},
-                {"x-team-token": HEADER_SECRET}, {"x-team-token": HEADER_SECRET},
-                {"authorization": f"Bearer {KEY}"}, {"x-api-key": KEY}]
+    expected = [
+        {"x-api-key": KEY},
+        {"x-api-key": KEY},
+        {"authorization": "Basic " + base64.b64encode(f"me:{PASSWORD}".encode()).decode()},
+        {"authorization": "Basic " + base64.b64encode(f"me:{PASSWORD}".encode()).decode()},
+        {"x-team-token": HEADER_SECRET},
+        {"x-team-token": HEADER_SECRET},
+        {"authorization": f"Bearer {KEY}"},
+        {"x-api-key": KEY},
+    ]
     for args, want in zip(runs, expected, strict=True):
         result = cli(*args, "--dialect", "0.3", "--record", str(record), "--append", "-o", "json")
         assert result.code == 0, result
@@ -130,17 +194,23 @@ def test_api_key_basic_secret_header_and_push_token_from_env_and_files(
     _no_secret_in(text)
 
 
-@pytest.mark.parametrize("args, says", [
-    (("--bearer-env", "A2A_UNSET_VAR"), "--bearer-env: the environment variable A2A_UNSET_VAR is not set"),
-    (("--api-key", "@/nonexistent/a2a-key"), "--api-key: cannot read /nonexistent/a2a-key: No such file"),
-    (("--secret-header-env", "X-T: A2A_UNSET_VAR"),
-     "--secret-header-env X-T: the environment variable A2A_UNSET_VAR is not set"),
-    (("--basic-env", "EMPTY"), "--basic-env: the environment variable EMPTY is empty"),
-    (("--bearer", "x", "--bearer-env", "EMPTY"), "give only one of --bearer, --bearer-env"),
-    (("--bearer-env", "TWO_LINES"), "holds a control character or a line break"),
-])
-def test_a_secret_that_cannot_be_had_is_one_line_and_exit_2(cli: Cli, args: tuple[str, ...], says: str,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--bearer-env", "A2A_UNSET_VAR"), "--bearer-env: the environment variable A2A_UNSET_VAR is not set"),
+        (("--api-key", "@/nonexistent/a2a-key"), "--api-key: cannot read /nonexistent/a2a-key: No such file"),
+        (
+            ("--secret-header-env", "X-T: A2A_UNSET_VAR"),
+            "--secret-header-env X-T: the environment variable A2A_UNSET_VAR is not set",
+        ),
+        (("--basic-env", "EMPTY"), "--basic-env: the environment variable EMPTY is empty"),
+        (("--bearer", "x", "--bearer-env", "EMPTY"), "give only one of --bearer, --bearer-env"),
+        (("--bearer-env", "TWO_LINES"), "holds a control character or a line break"),
+    ],
+)
+def test_a_secret_that_cannot_be_had_is_one_line_and_exit_2(
+    cli: Cli, args: tuple[str, ...], says: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EMPTY", "")
     monkeypatch.setenv("TWO_LINES", "a\nb")
     monkeypatch.delenv("A2A_UNSET_VAR", raising=False)

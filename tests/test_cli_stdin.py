@@ -28,11 +28,12 @@ def test_the_text_comes_from_standard_input(cli: Cli, tmp_path: Path) -> None:
 def test_data_comes_from_standard_input(cli: Cli, tmp_path: Path) -> None:
     with MockAgent("echo", dialect="0.3") as mock:
         rec = tmp_path / "r.jsonl"
-        r = cli("send", mock.url, "with data", "--data", "@-", "--record", str(rec),
-                input=b'{"rows": [1, 2, 3]}\n')
+        r = cli("send", mock.url, "with data", "--data", "@-", "--record", str(rec), input=b'{"rows": [1, 2, 3]}\n')
     assert r.code == 0, r
-    assert sent_message(rec)["parts"] == [{"kind": "text", "text": "with data"},
-                                          {"kind": "data", "data": {"rows": [1, 2, 3]}}]
+    assert sent_message(rec)["parts"] == [
+        {"kind": "text", "text": "with data"},
+        {"kind": "data", "data": {"rows": [1, 2, 3]}},
+    ]
 
 
 def test_standard_input_feeds_one_thing_only(cli: Cli) -> None:
@@ -42,7 +43,11 @@ def test_standard_input_feeds_one_thing_only(cli: Cli) -> None:
 
 def test_empty_or_undecodable_standard_input_is_a_usage_error(cli: Cli) -> None:
     assert_one_error_line(cli("send", "http://127.0.0.1:1", "-", input=b""), 2, "standard input was empty")
-    assert_one_error_line(cli("send", "http://127.0.0.1:1", "-", input=b"caf\xe9\n"), 2,
-                          "standard input is not UTF-8 (byte 0xe9 at offset 3)")
-    assert_one_error_line(cli("send", "http://127.0.0.1:1", "x", "--data", "@-", input=b"{nope"), 2,
-                          "--data: invalid JSON")
+    assert_one_error_line(
+        cli("send", "http://127.0.0.1:1", "-", input=b"caf\xe9\n"),
+        2,
+        "standard input is not UTF-8 (byte 0xe9 at offset 3)",
+    )
+    assert_one_error_line(
+        cli("send", "http://127.0.0.1:1", "x", "--data", "@-", input=b"{nope"), 2, "--data: invalid JSON"
+    )

@@ -36,8 +36,7 @@ def test_an_untrusted_certificate_is_one_line_naming_cacert(cli: Cli, https_agen
     assert other.code == 3 and "--cacert" in _one_line_error(other), other
 
 
-def test_a_certificate_for_another_name_is_said_so_not_blamed_on_the_ca(cli: Cli, https_agent: str,
-                                                                       pki: Pki) -> None:
+def test_a_certificate_for_another_name_is_said_so_not_blamed_on_the_ca(cli: Cli, https_agent: str, pki: Pki) -> None:
     other_name = https_agent.replace("127.0.0.1", "localhost")  # the same loopback server
     result = cli("card", other_name, "--cacert", str(pki.ca))
     assert result.code == 3, result
@@ -65,13 +64,23 @@ def test_insecure_works_warns_on_stderr_and_notes_the_recording(cli: Cli, https_
     assert any("NOT verified" in t and "--insecure" in t for t in texts), texts
 
 
-def test_mutual_tls_fails_without_a_client_certificate_and_works_with_one(
-        cli: Cli, mtls_agent: str, pki: Pki) -> None:
+def test_mutual_tls_fails_without_a_client_certificate_and_works_with_one(cli: Cli, mtls_agent: str, pki: Pki) -> None:
     without = cli("send", mtls_agent, "hi", "--cacert", str(pki.ca))
     assert without.code == 3, without
     assert "--cert FILE --key FILE" in _one_line_error(without), without
-    with_cert = cli("send", mtls_agent, "hi", "--cacert", str(pki.ca), "--cert", str(pki.client_cert),
-                    "--key", str(pki.client_key), "-o", "json")
+    with_cert = cli(
+        "send",
+        mtls_agent,
+        "hi",
+        "--cacert",
+        str(pki.ca),
+        "--cert",
+        str(pki.client_cert),
+        "--key",
+        str(pki.client_key),
+        "-o",
+        "json",
+    )
     assert with_cert.code == 0 and with_cert.json()["task"]["state"] == "completed", with_cert
 
 
@@ -83,13 +92,17 @@ def test_replay_against_takes_the_tls_options(cli: Cli, https_agent: str, pki: P
     assert cli("replay", str(record), "--against", https_agent).code == 3
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (("--cacert", "/nonexistent/ca.pem"), "--cacert: cannot read /nonexistent/ca.pem"),
-    (("--key", "KEY"), "--key: give the client certificate with --cert too"),
-    (("--cert", "CA"), "do not load"),  # a certificate without its key
-])
-def test_an_unusable_tls_option_is_a_usage_error(cli: Cli, https_agent: str, pki: Pki, args: tuple[str, ...],
-                                                 says: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--cacert", "/nonexistent/ca.pem"), "--cacert: cannot read /nonexistent/ca.pem"),
+        (("--key", "KEY"), "--key: give the client certificate with --cert too"),
+        (("--cert", "CA"), "do not load"),  # a certificate without its key
+    ],
+)
+def test_an_unusable_tls_option_is_a_usage_error(
+    cli: Cli, https_agent: str, pki: Pki, args: tuple[str, ...], says: str
+) -> None:
     args = tuple(str(pki.ca) if a == "CA" else a for a in args)
     result = cli("card", https_agent, *args)
     assert result.code == 2 and says in _one_line_error(result), result
@@ -116,8 +129,21 @@ def test_grpcs_mutual_tls_without_then_with_a_client_certificate(cli: Cli, grpcs
     without = cli("send", grpcs_mtls_agent, "hi", "--dialect", "1.0", "--cacert", str(pki.ca))
     assert without.code == 3, without
     assert "--cert FILE --key FILE" in _one_line_error(without), without
-    with_cert = cli("send", grpcs_mtls_agent, "hi", "--dialect", "1.0", "--cacert", str(pki.ca),
-                    "--cert", str(pki.client_cert), "--key", str(pki.client_key), "-o", "json")
+    with_cert = cli(
+        "send",
+        grpcs_mtls_agent,
+        "hi",
+        "--dialect",
+        "1.0",
+        "--cacert",
+        str(pki.ca),
+        "--cert",
+        str(pki.client_cert),
+        "--key",
+        str(pki.client_key),
+        "-o",
+        "json",
+    )
     assert with_cert.code == 0 and with_cert.json()["task"]["state"] == "completed", with_cert
 
 
@@ -127,8 +153,9 @@ def test_grpcs_mutual_tls_without_then_with_a_client_certificate(cli: Cli, grpcs
 def test_the_proxy_relays_to_a_mutual_tls_upstream(cli: Cli, mtls_agent: str, pki: Pki) -> None:
     from test_proxy_cli import ProxyProcess
 
-    proxy = ProxyProcess(cli, mtls_agent, "--cacert", str(pki.ca), "--cert", str(pki.client_cert),
-                         "--key", str(pki.client_key))
+    proxy = ProxyProcess(
+        cli, mtls_agent, "--cacert", str(pki.ca), "--cert", str(pki.client_cert), "--key", str(pki.client_key)
+    )
     try:
         sent = cli("send", proxy.url, "through the proxy", "-o", "json")
         assert sent.code == 0 and sent.json()["task"]["state"] == "completed", sent

@@ -33,8 +33,10 @@ def files(tmp_path: Path) -> Path:
 USAGE_ERRORS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("send", URL, "hi", "--file", "{d}/missing.txt"), ("file not found: {d}/missing.txt",)),
     (("send", URL, "hi", "--file", "{d}"), ("not a file: {d}",)),
-    (("send", URL, "hi", "--data", "{k:1}"),
-     ("--data: invalid JSON: Expecting property name enclosed in double quotes at line 1 column 2",)),
+    (
+        ("send", URL, "hi", "--data", "{k:1}"),
+        ("--data: invalid JSON: Expecting property name enclosed in double quotes at line 1 column 2",),
+    ),
     (("send", URL, "hi", "--data", "@{d}/missing.json"), ("--data: file not found: {d}/missing.json",)),
     (("send", URL, "hi", "--data", "@{d}/bad.json"), ("--data: invalid JSON: ",)),
     (("send", URL, "hi", "--data", "@{d}/latin1.json"), ("--data: cannot read {d}/latin1.json",)),
@@ -45,8 +47,10 @@ USAGE_ERRORS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("send", URL, "hi", "--bearer", "t", "--api-key", "k"), ("give only one of --bearer, --api-key, --basic",)),
     (("card", URL, "--api-key", "k", "--basic", "u:p"), ("give only one of --bearer, --api-key, --basic",)),
     (("send", URL, "hi", "--basic", "no-colon"), ("--basic expects USER:PASSWORD",)),
-    (("send", URL, "hi", "--dialect", "0.4"),
-     ("argument --dialect: invalid choice: '0.4'", "'a2a-inspect send --help'")),
+    (
+        ("send", URL, "hi", "--dialect", "0.4"),
+        ("argument --dialect: invalid choice: '0.4'", "'a2a-inspect send --help'"),
+    ),
     (("card", URL, "--dialect", "2"), ("argument --dialect: invalid choice: '2'",)),
     (("send", URL), ("nothing to send: give TEXT, --file, --file-uri or --data",)),
     (("send", URL, "hi", "--file-uri", "report.pdf"), ("not a URI (no scheme): report.pdf",)),
@@ -63,15 +67,20 @@ USAGE_ERRORS: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     (("replay",), ("the following arguments are required: file",)),
     (("get", URL, "t-1", "--method-name", "get"), ("--method-name expects METHOD=NAME",)),
     (("get", URL, "t-1", "--method-name", "fetch=tasks/get"), ("--method-name: no method 'fetch'; methods: send,",)),
-    (("resubscribe", URL, "t-1", "--dialect", "0.3", "--method-name", "resubscribe=task/resubscribe"),
-     ("--method-name: 'task/resubscribe' is not how the 0.2/0.3 dialect spells resubscribe; "
-      "known: tasks/resubscribe",)),
+    (
+        ("resubscribe", URL, "t-1", "--dialect", "0.3", "--method-name", "resubscribe=task/resubscribe"),
+        (
+            "--method-name: 'task/resubscribe' is not how the 0.2/0.3 dialect spells resubscribe; "
+            "known: tasks/resubscribe",
+        ),
+    ),
 ]
 
 
 @pytest.mark.parametrize(("args", "needles"), USAGE_ERRORS, ids=[" ".join(a[:1] + a[2:])[:60] for a, _ in USAGE_ERRORS])
-def test_usage_error_is_exit_2_and_one_line(cli: Cli, files: Path, args: tuple[str, ...],
-                                            needles: tuple[str, ...]) -> None:
+def test_usage_error_is_exit_2_and_one_line(
+    cli: Cli, files: Path, args: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
     args = tuple(a.replace("{d}", str(files)) for a in args)
     r = cli(*args)
     assert_one_error_line(r, 2, *(n.replace("{d}", str(files)) for n in needles))
@@ -107,8 +116,9 @@ print(json.dumps({{"code": code, "heavy": heavy}}), file=sys.stderr)
 
 
 def probe(argv: list[str]) -> tuple[str, dict]:
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)],
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=argv, heavy=HEAVY)], capture_output=True, text=True, timeout=30
+    )
     return proc.stdout, json.loads(proc.stderr.strip().splitlines()[-1])
 
 
@@ -161,12 +171,32 @@ def test_help_lists_the_commands_and_the_exit_codes(cli: Cli) -> None:
         assert option in r.out, option
 
 
-@pytest.mark.parametrize(("command", "options"), [
-    ("send", ("--stream", "--file", "--file-uri", "--data", "--metadata", "--task-id", "--context-id",
-              "--history-length", "--return-immediately", "--no-wait", "--dialect", "--output", "--record", "--bearer")),
-    ("get", ("--history-length", "--output")),
-    ("card", ("--json", "--card-url")),
-])
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        (
+            "send",
+            (
+                "--stream",
+                "--file",
+                "--file-uri",
+                "--data",
+                "--metadata",
+                "--task-id",
+                "--context-id",
+                "--history-length",
+                "--return-immediately",
+                "--no-wait",
+                "--dialect",
+                "--output",
+                "--record",
+                "--bearer",
+            ),
+        ),
+        ("get", ("--history-length", "--output")),
+        ("card", ("--json", "--card-url")),
+    ],
+)
 def test_command_help_lists_options_and_exit_codes(cli: Cli, command: str, options: tuple[str, ...]) -> None:
     r = cli(command, "--help")
     assert r.code == 0, r
@@ -176,9 +206,7 @@ def test_command_help_lists_options_and_exit_codes(cli: Cli, command: str, optio
     assert "exit codes:" in r.out and "  4  input-required or auth-required" in r.out
 
 
-
-@pytest.mark.parametrize(("word", "hint"), [("sned", "did you mean 'send'?"),
-                                            ("frobnicate", "commands: card, send")])
+@pytest.mark.parametrize(("word", "hint"), [("sned", "did you mean 'send'?"), ("frobnicate", "commands: card, send")])
 def test_a_mistyped_command_is_a_usage_error_not_a_tui_session(cli: Cli, word: str, hint: str) -> None:
     result = cli(word, "http://127.0.0.1:1")
     assert_one_error_line(result, 2, f"unknown command '{word}'", hint)
@@ -196,7 +224,6 @@ def test_method_name_reaches_society_ais_resubscribe(cli: Cli) -> None:
         plain = cli("resubscribe", mock.url, task_id, "--dialect", "0.1")
         assert plain.code == 3 and "-32601" in plain.err, plain
         # ... Society AI's own gets the waiting task's question again.
-        again = cli("resubscribe", mock.url, task_id, "--method-name", "resubscribe=task/resubscribe",
-                    "-o", "ndjson")
+        again = cli("resubscribe", mock.url, task_id, "--method-name", "resubscribe=task/resubscribe", "-o", "ndjson")
         assert again.code == 4, again
         assert "Which aspect should the research focus on?" in again.out, again

@@ -23,6 +23,7 @@ def _answer(result: dict[str, Any]) -> Any:
     async def route(request: Request) -> Response:
         await request.body()
         return json_response(ok(WRONG_ID, result))
+
     return route
 
 
@@ -33,6 +34,7 @@ async def _wrong_id_stream(request: Request) -> Response:
         yield sse(ok(rid, task("submitted")))
         yield sse(ok(WRONG_ID, status_update("working")))
         yield sse(ok(rid, status_update("completed", final=True)))
+
     return event_stream(gen())
 
 
@@ -43,18 +45,21 @@ async def _error_mid_stream(request: Request) -> Response:
         yield sse(ok(rid, task("submitted")))
         yield sse(ok(rid, status_update("working")))
         yield sse(err(rid, -32603, "the model fell over"))
+
     return event_stream(gen())
 
 
 @pytest.fixture(scope="module")
 def peer() -> Iterator[str]:
-    app = Starlette(routes=[
-        Route("/wrong-id-completed", _answer(task("completed")), methods=["POST"]),
-        Route("/wrong-id-failed", _answer(task("failed", text="no")), methods=["POST"]),
-        Route("/wrong-id-input", _answer(task("input-required", text="which?")), methods=["POST"]),
-        Route("/wrong-id-stream", _wrong_id_stream, methods=["POST"]),
-        Route("/error-mid-stream", _error_mid_stream, methods=["POST"]),
-    ])
+    app = Starlette(
+        routes=[
+            Route("/wrong-id-completed", _answer(task("completed")), methods=["POST"]),
+            Route("/wrong-id-failed", _answer(task("failed", text="no")), methods=["POST"]),
+            Route("/wrong-id-input", _answer(task("input-required", text="which?")), methods=["POST"]),
+            Route("/wrong-id-stream", _wrong_id_stream, methods=["POST"]),
+            Route("/error-mid-stream", _error_mid_stream, methods=["POST"]),
+        ]
+    )
     with BackgroundServer(app) as srv:
         yield srv.url
 
@@ -64,13 +69,18 @@ def send(cli: Cli, url: str, *args: str) -> Any:
 
 
 # (route, streaming, outcome's own code): a violation outranks 0, 1 and 4.
-CASES = [("wrong-id-completed", False, 0), ("wrong-id-failed", False, 1), ("wrong-id-input", False, 4),
-         ("wrong-id-stream", True, 0)]
+CASES = [
+    ("wrong-id-completed", False, 0),
+    ("wrong-id-failed", False, 1),
+    ("wrong-id-input", False, 4),
+    ("wrong-id-stream", True, 0),
+]
 
 
 @pytest.mark.parametrize(("route", "stream", "outcome"), CASES, ids=[c[0] for c in CASES])
-def test_an_error_violation_is_exit_3_and_lenient_gives_the_outcome(cli: Cli, peer: str, route: str,
-                                                                    stream: bool, outcome: int) -> None:
+def test_an_error_violation_is_exit_3_and_lenient_gives_the_outcome(
+    cli: Cli, peer: str, route: str, stream: bool, outcome: int
+) -> None:
     flags = ("--stream",) if stream else ()
     r = send(cli, f"{peer}/{route}", *flags)
     assert r.code == 3, r
@@ -106,8 +116,15 @@ def test_every_headless_command_takes_lenient() -> None:
     from inspector.cli import build_parser
 
     parser = build_parser()
-    for argv in (["send", "u", "x"], ["get", "u", "t"], ["cancel", "u", "t"], ["resubscribe", "u", "t"],
-                 ["list", "u"], ["push", "get", "u", "t"], ["card", "u"]):
+    for argv in (
+        ["send", "u", "x"],
+        ["get", "u", "t"],
+        ["cancel", "u", "t"],
+        ["resubscribe", "u", "t"],
+        ["list", "u"],
+        ["push", "get", "u", "t"],
+        ["card", "u"],
+    ):
         assert parser.parse_args([*argv, "--lenient"]).lenient is True
         assert parser.parse_args(argv).lenient is False
     assert "--lenient" in parser.epilog and "outranks 0, 1 and 4" in parser.epilog

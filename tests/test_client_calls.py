@@ -22,14 +22,23 @@ from inspector.client import (
     merge_headers,
 )
 from inspector.protocol import models as m
+from inspector.serving.runner import BackgroundServer
 from inspector.session.events import Kind
 from inspector.session.payloads import response_payload, sse_payload
-from inspector.serving.runner import BackgroundServer
 from peers.sdk_agent import CANCELED_TEXT, QUESTION, echo_chunks, release, wait_parked
 
 REQUEST_KEYS = {"method", "url", "headers", "body", "body_encoding", "dialect", "a2a_method", "rpc_method", "rpc_id"}
-RESPONSE_KEYS = {"status", "reason", "headers", "body", "body_encoding", "body_size", "elapsed_ms", "streaming",
-                 "content_type"}
+RESPONSE_KEYS = {
+    "status",
+    "reason",
+    "headers",
+    "body",
+    "body_encoding",
+    "body_size",
+    "elapsed_ms",
+    "streaming",
+    "content_type",
+}
 
 
 def send_params(text: str, **ids: str) -> m.SendParams:
@@ -56,8 +65,10 @@ def at(plain: tuple[str, Any], dialect: str, **kw: Any) -> A2AClient:
 # ------------------------------------------------------------------ requests
 
 
-@pytest.mark.parametrize(("dialect", "wire", "version"), [
-    ("1.0", "SendMessage", "1.0"), ("0.3", "message/send", None), ("0.1", "tasks/send", None)])
+@pytest.mark.parametrize(
+    ("dialect", "wire", "version"),
+    [("1.0", "SendMessage", "1.0"), ("0.3", "message/send", None), ("0.1", "tasks/send", None)],
+)
 async def test_headers_and_body_as_sent(plain, dialect: str, wire: str, version: str | None) -> None:
     url, app = plain
     async with at(plain, dialect, headers={"X-Trace": "abc"}, auth=Auth.bearer("s3cret")) as c:
@@ -92,12 +103,15 @@ async def test_user_headers_override_and_an_empty_value_removes(plain) -> None:
     assert info.value.code == -32009  # what a 1.0 handler says without the header
 
 
-@pytest.mark.parametrize(("auth", "header", "value"), [
-    (Auth.bearer("tok"), "authorization", "Bearer tok"),
-    (Auth.api_key("k-1"), "x-api-key", "k-1"),
-    (Auth.api_key("k-2", header="X-Agent-Key"), "x-agent-key", "k-2"),
-    (Auth.basic("ann", "pa:ss"), "authorization", "Basic " + base64.b64encode(b"ann:pa:ss").decode()),
-])
+@pytest.mark.parametrize(
+    ("auth", "header", "value"),
+    [
+        (Auth.bearer("tok"), "authorization", "Bearer tok"),
+        (Auth.api_key("k-1"), "x-api-key", "k-1"),
+        (Auth.api_key("k-2", header="X-Agent-Key"), "x-agent-key", "k-2"),
+        (Auth.basic("ann", "pa:ss"), "authorization", "Basic " + base64.b64encode(b"ann:pa:ss").decode()),
+    ],
+)
 async def test_auth_headers(plain, auth: Auth, header: str, value: str) -> None:
     url, app = plain
     async with at(plain, "0.3", auth=auth) as c:
@@ -130,8 +144,13 @@ async def test_event_shapes_and_exchanges(plain) -> None:
         [e async for e in c.stream(send_params("two"))]
     events = [e for e in c.session.events if e.exchange]
     assert [(e.kind, e.exchange) for e in events] == [
-        (Kind.REQUEST, 1), (Kind.RESPONSE, 1),
-        (Kind.REQUEST, 2), (Kind.RESPONSE, 2), (Kind.SSE, 2), (Kind.STREAM_END, 2)]
+        (Kind.REQUEST, 1),
+        (Kind.RESPONSE, 1),
+        (Kind.REQUEST, 2),
+        (Kind.RESPONSE, 2),
+        (Kind.SSE, 2),
+        (Kind.STREAM_END, 2),
+    ]
     response = events[1].data
     assert set(response) == RESPONSE_KEYS
     assert response["status"] == 200 and response["reason"] == "OK" and response["streaming"] is False
@@ -256,16 +275,19 @@ async def test_sdk_stream_of_an_unknown_task_is_a_plain_json_error(sdk_agent_v10
 # ------------------------------------------------------------------ stream end rules
 
 
-@pytest.mark.parametrize(("event", "ends"), [
-    (m.Message(role="agent", parts=[]), True),
-    (m.Task(id="t", status=m.TaskStatus(state="working")), False),
-    (m.Task(id="t", status=m.TaskStatus(state="completed")), True),
-    (m.Task(id="t", status=m.TaskStatus(state="input-required")), True),
-    (m.TaskStatusUpdateEvent(task_id="t", status=m.TaskStatus(state="working")), False),
-    (m.TaskStatusUpdateEvent(task_id="t", status=m.TaskStatus(state="working"), final=True), True),
-    (m.TaskStatusUpdateEvent(task_id="t", status=m.TaskStatus(state="auth-required")), True),
-    (m.TaskStatusUpdateEvent(task_id="t", status=m.TaskStatus(state="rejected")), True),
-    (m.TaskArtifactUpdateEvent(task_id="t", artifact=m.Artifact(parts=[]), last_chunk=True), False),
-])
+@pytest.mark.parametrize(
+    ("event", "ends"),
+    [
+        (m.Message(role="agent", parts=[]), True),
+        (m.Task(id="t", status=m.TaskStatus(state="working")), False),
+        (m.Task(id="t", status=m.TaskStatus(state="completed")), True),
+        (m.Task(id="t", status=m.TaskStatus(state="input-required")), True),
+        (m.TaskStatusUpdateEvent(task_id="t", status=m.TaskStatus(state="working")), False),
+        (m.TaskStatusUpdateEvent(task_id="t", status=m.TaskStatus(state="working"), final=True), True),
+        (m.TaskStatusUpdateEvent(task_id="t", status=m.TaskStatus(state="auth-required")), True),
+        (m.TaskStatusUpdateEvent(task_id="t", status=m.TaskStatus(state="rejected")), True),
+        (m.TaskArtifactUpdateEvent(task_id="t", artifact=m.Artifact(parts=[]), last_chunk=True), False),
+    ],
+)
 def test_what_ends_a_stream(event: Any, ends: bool) -> None:
     assert ends_stream(event) is ends

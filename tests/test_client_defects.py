@@ -28,10 +28,10 @@ from inspector.client.client import ID_MISMATCH
 from inspector.protocol import models as m
 from inspector.protocol.dialects import get_dialect
 from inspector.protocol.methods import Method
+from inspector.serving.runner import BackgroundServer
 from inspector.session.events import Kind
 from inspector.session.tracker import TaskTracker
 from mock_agent import MockAgent
-from inspector.serving.runner import BackgroundServer
 
 S = m.TaskState
 
@@ -71,8 +71,7 @@ def ssl_context_of(c: A2AClient) -> ssl.SSLContext:
 
 
 async def test_clients_share_one_tls_context_built_once(fresh_tls: list[Any]) -> None:
-    clients = [A2AClient(f"http://127.0.0.1:{port}", dialect_cache=MemoryDialectCache())
-               for port in (1, 2, 3)]
+    clients = [A2AClient(f"http://127.0.0.1:{port}", dialect_cache=MemoryDialectCache()) for port in (1, 2, 3)]
     try:
         assert len(fresh_tls) == 1
         contexts = {id(ssl_context_of(c)) for c in clients}
@@ -105,8 +104,13 @@ def test_no_tls_context_is_built_at_import() -> None:
         "assert built == [] and transport._tls_contexts == {}, built\n"
         "print('ok')\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
 
@@ -130,24 +134,31 @@ def loopback_cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "a2a-inspect test")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     root = tmp_path_factory.mktemp("tls")
     cert_file, key_file = root / "cert.pem", root / "key.pem"
     cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return cert_file, key_file
 
 
 async def test_shared_context_verifies_and_still_honours_ssl_cert_file(
-        fresh_tls: list[Any], loopback_cert: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh_tls: list[Any], loopback_cert: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     cert_file, key_file = loopback_cert
     app = hostile.dialect_agent(("0.3",))
     with BackgroundServer(app, ssl_certfile=str(cert_file), ssl_keyfile=str(key_file)) as srv:
@@ -183,12 +194,16 @@ def _task(state: str = "completed") -> m.Task:
 
 
 def _events() -> list[Any]:
-    working = m.TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", status=m.TaskStatus(state=S.WORKING),
-                                      final=False)
-    chunk = m.TaskArtifactUpdateEvent(task_id="t-1", context_id="c-1", last_chunk=True,
-                                      artifact=m.Artifact(artifact_id="a-1", parts=[m.TextPart(text="done")]))
-    done = m.TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", status=m.TaskStatus(state=S.COMPLETED),
-                                   final=True)
+    working = m.TaskStatusUpdateEvent(
+        task_id="t-1", context_id="c-1", status=m.TaskStatus(state=S.WORKING), final=False
+    )
+    chunk = m.TaskArtifactUpdateEvent(
+        task_id="t-1",
+        context_id="c-1",
+        last_chunk=True,
+        artifact=m.Artifact(artifact_id="a-1", parts=[m.TextPart(text="done")]),
+    )
+    done = m.TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", status=m.TaskStatus(state=S.COMPLETED), final=True)
     return [working, chunk, done]
 
 
@@ -233,14 +248,17 @@ def id_agent() -> Starlette:
         def answer(result: Any, n: int = 0) -> str:
             given = rule(rid) if not late or n == 2 else rid
             if error:
-                return dump(_envelope(given, "error", {"code": -32001, "message": "Task t-1 not found"},
-                                      id_last=id_last))
+                return dump(
+                    _envelope(given, "error", {"code": -32001, "message": "Task t-1 not found"}, id_last=id_last)
+                )
             return dump(_envelope(given, "result", result, id_last=id_last))
 
         if wire == "message/stream" and not as_json:
+
             async def chunks() -> Any:
                 for n, event in enumerate(_events()):
                     yield f"data: {answer(V03.encode_event(event), n)}\n\n".encode()
+
             return StreamingResponse(chunks(), media_type="text/event-stream")
         return Response(answer(V03.encode_result(Method.SEND, _task())), media_type="application/json")
 
@@ -257,15 +275,19 @@ def at(url: str, path: str) -> A2AClient:
     return A2AClient(url, dialect="0.3", endpoint=f"{url}/{path}", dialect_cache=MemoryDialectCache())
 
 
-@pytest.mark.parametrize(("path", "got", "phrase"), [
-    ("wrong", 101, "carries id 101, but the request's id is 1"),
-    ("string", "1", "carries id \"1\", but the request's id is 1"),
-    ("null", None, "carries id null, but the request's id is 1"),
-    ("missing", None, "has no id (the request's id is 1)"),
-    ("wrong/id-last/spaced", 101, "carries id 101, but the request's id is 1"),
-])
+@pytest.mark.parametrize(
+    ("path", "got", "phrase"),
+    [
+        ("wrong", 101, "carries id 101, but the request's id is 1"),
+        ("string", "1", 'carries id "1", but the request\'s id is 1'),
+        ("null", None, "carries id null, but the request's id is 1"),
+        ("missing", None, "has no id (the request's id is 1)"),
+        ("wrong/id-last/spaced", 101, "carries id 101, but the request's id is 1"),
+    ],
+)
 async def test_a_wrong_response_id_is_noted_and_the_result_still_returned(
-        ids_url: str, path: str, got: Any, phrase: str) -> None:
+    ids_url: str, path: str, got: Any, phrase: str
+) -> None:
     async with at(ids_url, path) as c:
         tracker = TaskTracker(c.session)
         task = await c.send(send_params())
@@ -274,8 +296,12 @@ async def test_a_wrong_response_id_is_noted_and_the_result_still_returned(
     [note] = notes(c)
     request = next(e for e in c.session.events if e.kind is Kind.REQUEST)
     assert note.exchange == request.exchange
-    assert note.data == {"text": f"JSON-RPC id mismatch: the response {phrase}", "code": ID_MISMATCH,
-                         "expected": 1, "got": got}
+    assert note.data == {
+        "text": f"JSON-RPC id mismatch: the response {phrase}",
+        "code": ID_MISMATCH,
+        "expected": 1,
+        "got": got,
+    }
     assert not [e for e in c.session.events if e.kind is Kind.ERROR]
     # The failure of the exchange is not recorded: the call succeeded. The task carries
     # the finding, as it does any other protocol violation.
@@ -306,20 +332,23 @@ async def test_an_error_with_a_wrong_id_is_noted_and_still_raised(ids_url: str) 
     assert note.data["got"] == 101
 
 
-@pytest.mark.parametrize(("path", "event", "got"), [
-    ("wrong", 1, 102),
-    ("wrong/late", 3, 102),
-    ("string/spaced", 1, "2"),
-    ("null/id-last", 1, None),
-])
+@pytest.mark.parametrize(
+    ("path", "event", "got"),
+    [
+        ("wrong", 1, 102),
+        ("wrong/late", 3, 102),
+        ("string/spaced", 1, "2"),
+        ("null/id-last", 1, None),
+    ],
+)
 async def test_stream_events_with_a_wrong_id_are_noted_once_and_all_delivered(
-        ids_url: str, path: str, event: int, got: Any) -> None:
+    ids_url: str, path: str, event: int, got: Any
+) -> None:
     async with at(ids_url, path) as c:
         await c.send(send_params())  # id 1 (noted too); the stream is id 2
         before = len(notes(c))
         streamed = [e async for e in c.stream(send_params())]
-    assert [type(e) for e in streamed] == [m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent,
-                                           m.TaskStatusUpdateEvent]
+    assert [type(e) for e in streamed] == [m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent, m.TaskStatusUpdateEvent]
     assert streamed[-1].status.state is S.COMPLETED
     [note] = notes(c)[before:]
     sse = [e for e in c.session.events if e.kind is Kind.SSE and e.exchange == note.exchange]
@@ -352,7 +381,8 @@ class CountingReader:
 
 @pytest.mark.parametrize("dialect", ["1.0", "0.3"])
 async def test_real_agents_get_no_notes_and_no_second_scan(
-        sdk_agent_compat: str, dialect: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    sdk_agent_compat: str, dialect: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """a2a-sdk puts the id last, the mock first: both are recognised from the text's
     ends alone, so neither a large response nor a long stream is scanned twice."""
     from inspector.client import client as client_module
@@ -389,8 +419,11 @@ SOCIETY_SPELLING = {"resubscribe": "task/resubscribe"}
 
 
 def rpc_methods(c: A2AClient) -> list[str]:
-    return [e.data["rpc_method"] for e in c.session.events if e.kind is Kind.REQUEST and e.data.get("a2a_method")
-            not in ("card", "probe")]
+    return [
+        e.data["rpc_method"]
+        for e in c.session.events
+        if e.kind is Kind.REQUEST and e.data.get("a2a_method") not in ("card", "probe")
+    ]
 
 
 async def test_society_ai_resubscribe_with_its_spelling() -> None:
@@ -416,9 +449,10 @@ async def test_society_ai_resubscribe_with_its_spelling() -> None:
 
 
 async def test_society_ai_resubscribe_to_a_running_task_gets_the_rest() -> None:
-    async with MockAgent(profile="society-ai", time_scale=1.0) as mock, \
-            A2AClient(mock.url, dialect="0.1", dialect_cache=MemoryDialectCache(),
-                      method_names=SOCIETY_SPELLING) as c:
+    async with (
+        MockAgent(profile="society-ai", time_scale=1.0) as mock,
+        A2AClient(mock.url, dialect="0.1", dialect_cache=MemoryDialectCache(), method_names=SOCIETY_SPELLING) as c,
+    ):
         stream = c.stream(send_params("papers"))
         first = await anext(stream)
         task_id = first.id if isinstance(first, m.Task) else first.task_id
@@ -436,8 +470,9 @@ async def test_society_ai_resubscribe_to_a_running_task_gets_the_rest() -> None:
 def test_method_names_are_checked_when_the_client_is_made() -> None:
     A2AClient("http://127.0.0.1:1", dialect="0.1", method_names=SOCIETY_SPELLING)
     A2AClient("http://127.0.0.1:1", method_names={Method.RESUBSCRIBE: "task/resubscribe"})
-    with pytest.raises(ValueError, match=re.escape("not how the 0.2/0.3 dialect spells resubscribe; "
-                                                   "known: tasks/resubscribe")):
+    with pytest.raises(
+        ValueError, match=re.escape("not how the 0.2/0.3 dialect spells resubscribe; known: tasks/resubscribe")
+    ):
         A2AClient("http://127.0.0.1:1", dialect="0.3", method_names=SOCIETY_SPELLING)
     with pytest.raises(ValueError, match="not how any dialect spells resubscribe"):
         A2AClient("http://127.0.0.1:1", method_names={"resubscribe": "tasks/resubscrib"})
@@ -446,13 +481,17 @@ def test_method_names_are_checked_when_the_client_is_made() -> None:
 
 
 async def test_a_spelling_the_detected_dialect_lacks_is_noted_and_not_sent() -> None:
-    async with MockAgent("input-required", dialect="0.3") as mock, \
-            A2AClient(mock.url, dialect_cache=MemoryDialectCache(), method_names=SOCIETY_SPELLING) as c:
+    async with (
+        MockAgent("input-required", dialect="0.3") as mock,
+        A2AClient(mock.url, dialect_cache=MemoryDialectCache(), method_names=SOCIETY_SPELLING) as c,
+    ):
         asked = await c.send(send_params("ask me something"))
         events = [e async for e in c.resubscribe(asked.id)]
     assert c.dialect is not None and c.dialect.name == "0.3"
     assert events and events[-1].status.state is S.INPUT_REQUIRED
     assert rpc_methods(c)[-1] == "tasks/resubscribe"
-    assert any(e.data.get("text") == "task/resubscribe is not a 0.2/0.3 spelling of resubscribe: "
-                                     "sending tasks/resubscribe"
-               for e in c.session.events if e.kind is Kind.NOTE)
+    assert any(
+        e.data.get("text") == "task/resubscribe is not a 0.2/0.3 spelling of resubscribe: sending tasks/resubscribe"
+        for e in c.session.events
+        if e.kind is Kind.NOTE
+    )

@@ -24,17 +24,23 @@ from inspector.client.dialect_cache import agent_key
 from inspector.client.discovery import agent_base, card_candidates
 from inspector.protocol import models as m
 from inspector.protocol.methods import Method
-from inspector.session.events import Kind
 from inspector.serving.runner import BackgroundServer
+from inspector.session.events import Kind
 
-CARD_10 = {"name": "ten", "supportedInterfaces": [
-    {"url": "{base}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]}
+CARD_10 = {
+    "name": "ten",
+    "supportedInterfaces": [{"url": "{base}/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+}
 CARD_03 = {"name": "three", "protocolVersion": "0.3.0", "url": "/rpc", "preferredTransport": "JSONRPC"}
 # 0.1 cards (and Society's) name neither a version nor a transport: only probing can tell.
 CARD_01 = {"name": "draft", "url": "{base}/rpc", "capabilities": {"streaming": True}}
-SOCIETY_CARD = {"name": "claude", "description": "Claude Code agent", "url": "{base}",
-                "skills": [{"id": "code", "name": "Code Assistant"}],
-                "capabilities": {"streaming": False, "pushNotifications": False}}
+SOCIETY_CARD = {
+    "name": "claude",
+    "description": "Claude Code agent",
+    "url": "{base}",
+    "skills": [{"id": "code", "name": "Code Assistant"}],
+    "capabilities": {"streaming": False, "pushNotifications": False},
+}
 
 
 def send_params(text: str = "hello") -> m.SendParams:
@@ -72,14 +78,19 @@ def detection(c: A2AClient) -> dict[str, Any]:
 
 
 def test_card_candidates() -> None:
-    assert card_candidates("http://a:1") == ["http://a:1/.well-known/agent-card.json",
-                                             "http://a:1/.well-known/agent.json"]
+    assert card_candidates("http://a:1") == [
+        "http://a:1/.well-known/agent-card.json",
+        "http://a:1/.well-known/agent.json",
+    ]
     assert card_candidates("http://a:1/", "http://a:1/c.json") == ["http://a:1/c.json"]
     assert card_candidates("http://a:1/x/agent.json") == ["http://a:1/x/agent.json"]
     # an endpoint with a path: its own well-known paths, then the origin's
     assert card_candidates("http://a:1/a2a/") == [
-        "http://a:1/a2a/.well-known/agent-card.json", "http://a:1/a2a/.well-known/agent.json",
-        "http://a:1/.well-known/agent-card.json", "http://a:1/.well-known/agent.json"]
+        "http://a:1/a2a/.well-known/agent-card.json",
+        "http://a:1/a2a/.well-known/agent.json",
+        "http://a:1/.well-known/agent-card.json",
+        "http://a:1/.well-known/agent.json",
+    ]
     assert agent_base("http://a:1/.well-known/agent.json") == "http://a:1/"
     assert agent_base("http://a:1/cards/me.json") == "http://a:1/cards"
 
@@ -133,11 +144,14 @@ async def test_a_url_ending_in_json_is_the_card_url(serve) -> None:
     assert c.endpoint == f"{url}/rpc"
 
 
-@pytest.mark.parametrize(("speaks", "card", "source"), [
-    ("1.0", CARD_10, "card"),
-    ("0.3", CARD_03, "card"),
-    ("0.1", CARD_01, "probe"),
-])
+@pytest.mark.parametrize(
+    ("speaks", "card", "source"),
+    [
+        ("1.0", CARD_10, "card"),
+        ("0.3", CARD_03, "card"),
+        ("0.1", CARD_01, "probe"),
+    ],
+)
 async def test_detection_with_a_card_for_each_dialect(serve, speaks: str, card: dict, source: str) -> None:
     url = serve(hostile.dialect_agent((speaks,), card=card, rpc_path="/rpc"))
     async with A2AClient(url, dialect_cache=MemoryDialectCache()) as c:
@@ -152,12 +166,15 @@ async def test_detection_with_a_card_for_each_dialect(serve, speaks: str, card: 
 # ------------------------------------------------------------------ the probe chain
 
 
-@pytest.mark.parametrize(("speaks", "want", "probes"), [
-    (("1.0",), "1.0", ["GetTask"]),
-    (("0.3",), "0.3", ["GetTask", "message/send"]),
-    (("0.1",), "0.1", ["GetTask", "message/send", "tasks/send"]),
-    (("1.0", "0.3"), "1.0", ["GetTask"]),
-])
+@pytest.mark.parametrize(
+    ("speaks", "want", "probes"),
+    [
+        (("1.0",), "1.0", ["GetTask"]),
+        (("0.3",), "0.3", ["GetTask", "message/send"]),
+        (("0.1",), "0.1", ["GetTask", "message/send", "tasks/send"]),
+        (("1.0", "0.3"), "1.0", ["GetTask"]),
+    ],
+)
 async def test_probe_chain_without_a_card(serve, speaks, want: str, probes: list[str]) -> None:
     app = hostile.dialect_agent(speaks)
     url = serve(app)
@@ -166,9 +183,9 @@ async def test_probe_chain_without_a_card(serve, speaks, want: str, probes: list
     assert c.dialect.name == want and c.dialect_source == "probe"
     sent = requests_of(c, "probe")
     assert [p["rpc_method"] for p in sent] == probes
-    assert [p["dialect"] for p in sent] == ["1.0", "0.3", "0.1"][:len(probes)]
+    assert [p["dialect"] for p in sent] == ["1.0", "0.3", "0.1"][: len(probes)]
     # only the 1.0 probe carries the version header
-    assert [("A2A-Version" in p["headers"]) for p in sent] == [True, False, False][:len(probes)]
+    assert [("A2A-Version" in p["headers"]) for p in sent] == [True, False, False][: len(probes)]
     assert app.state.accepted == []  # no probe got past validation: no side effects
     assert detection(c)["text"].startswith(f"dialect {want} detected by probe: {probes[-1]} answered ")
     assert c.endpoint == url  # no card: the URL given
@@ -178,8 +195,9 @@ async def test_probe_responses_carry_their_decoded_errors(serve) -> None:
     url = serve(hostile.dialect_agent(("0.1",)))
     async with A2AClient(url, dialect_cache=MemoryDialectCache()) as c:
         await c.resolve_dialect()
-    probe_exchanges = {e.exchange for e in c.session.events
-                       if e.kind is Kind.REQUEST and e.data["a2a_method"] == "probe"}
+    probe_exchanges = {
+        e.exchange for e in c.session.events if e.kind is Kind.REQUEST and e.data["a2a_method"] == "probe"
+    }
     payloads = [e.payload for e in c.session.events if e.kind is Kind.RESPONSE and e.exchange in probe_exchanges]
     # -32603: the 0.1 handler refusing the 1.0 header (as a2a-sdk does, capture 25)
     assert [p.code for p in payloads] == [-32603, -32601, -32602]
@@ -222,8 +240,7 @@ async def test_nothing_answers_so_the_card_path_decides(serve) -> None:
 
 
 async def test_society_card_and_tasks_send_only(serve) -> None:
-    app = hostile.dialect_agent(("0.1",), card=SOCIETY_CARD, card_path="/.well-known/agent.json",
-                                only=("tasks/send",))
+    app = hostile.dialect_agent(("0.1",), card=SOCIETY_CARD, card_path="/.well-known/agent.json", only=("tasks/send",))
     url = serve(app)
     async with A2AClient(url, dialect_cache=MemoryDialectCache()) as c:
         await c.resolve_dialect()
@@ -298,8 +315,10 @@ async def test_no_card_anywhere(serve) -> None:
         with pytest.raises(TransportError) as info:
             await c.get_card()
     assert info.value.kind == "http"
-    assert str(info.value) == (f"no agent card found: tried {url}/.well-known/agent-card.json (HTTP 404), "
-                               f"{url}/.well-known/agent.json (HTTP 404)")
+    assert str(info.value) == (
+        f"no agent card found: tried {url}/.well-known/agent-card.json (HTTP 404), "
+        f"{url}/.well-known/agent.json (HTTP 404)"
+    )
 
 
 async def test_an_invalid_card_is_kept_raw_and_detection_goes_on(serve) -> None:
@@ -312,8 +331,9 @@ async def test_an_invalid_card_is_kept_raw_and_detection_goes_on(serve) -> None:
     assert info.value.path == "$.skills"
     assert c.card is None and c.card_raw["skills"] == "not a list"
     errors = [e.data for e in c.session.events if e.kind is Kind.ERROR]
-    assert errors == [{"type": "protocol", "message": f"agent card does not decode: {info.value.reason}",
-                       "path": "$.skills"}]
+    assert errors == [
+        {"type": "protocol", "message": f"agent card does not decode: {info.value.reason}", "path": "$.skills"}
+    ]
     # the raw card's url still names the endpoint; probing found the dialect
     assert c.endpoint == f"{url}/rpc" and c.dialect.name == "0.3" and c.dialect_source == "probe"
 

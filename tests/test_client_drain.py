@@ -12,11 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
-from test_tracker_fast import state
 from inspector.client import A2AClient, JsonRpcError, TransportError
 from inspector.protocol import models as m
 from inspector.protocol.lean import TextChunk
 from inspector.session import Kind, Session, TaskTracker
+from test_tracker_fast import state
 
 URL = "http://agent.test/"
 
@@ -24,27 +24,34 @@ URL = "http://agent.test/"
 def v10_body(chunks: list[Any], *, crlf: bool = True, error_at: int | None = None) -> bytes:
     """A 1.0 message/stream answer: task, working, the chunks (dicts merged into each
     update; a str is sent as the event's data as it is), completed."""
+
     def event(result: Any) -> str:
         return json.dumps({"result": result, "id": 1, "jsonrpc": "2.0"})
 
-    out = [event({"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}}),
-           event({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}})]
+    out = [
+        event({"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}}),
+        event({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}),
+    ]
     for i, extra in enumerate(chunks):
         if i == error_at:
             out.append(json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom"}}))
         if isinstance(extra, str):
             out.append(extra)
             continue
-        upd = {"taskId": "t1", "contextId": "c1",
-               "artifact": {"artifactId": "a", "name": "answer", "parts": [{"text": f"piece {i} "}]}}
+        upd = {
+            "taskId": "t1",
+            "contextId": "c1",
+            "artifact": {"artifactId": "a", "name": "answer", "parts": [{"text": f"piece {i} "}]},
+        }
         if i:
             upd["append"] = True
         if i == len(chunks) - 1:
             upd["lastChunk"] = True
         upd.update(extra)
         out.append(event({"artifactUpdate": upd}))
-    out.append(event({"statusUpdate": {"taskId": "t1", "contextId": "c1",
-                                       "status": {"state": "TASK_STATE_COMPLETED"}}}))
+    out.append(
+        event({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}})
+    )
     nl = "\r\n" if crlf else "\n"
     text = "".join(f"data: {d}{nl}{nl}" + (f": ping{nl}{nl}" if i == 3 else "") for i, d in enumerate(out))
     return text.encode()
@@ -64,7 +71,7 @@ async def run(body: bytes, drain: bool, listener: Any = None) -> tuple[Session, 
 
     def handler(request: httpx.Request) -> httpx.Response:
         # Cut at odd places: events span the pieces.
-        pieces = [body[i:i + 97] for i in range(0, len(body), 97)]
+        pieces = [body[i : i + 97] for i in range(0, len(body), 97)]
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Pieces(pieces))
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
@@ -100,10 +107,17 @@ class _Pieces(httpx.AsyncByteStream):
 
 
 def logged(session: Session) -> list[Any]:
-    return [(e.kind, e.exchange, e.raw if e.kind is Kind.SSE else None,
-             e.data.get("reason") if e.kind is Kind.STREAM_END else None,
-             e.data.get("message") if e.kind is Kind.ERROR else None,
-             repr(e.payload) if e.kind is Kind.SSE else None) for e in session.events]
+    return [
+        (
+            e.kind,
+            e.exchange,
+            e.raw if e.kind is Kind.SSE else None,
+            e.data.get("reason") if e.kind is Kind.STREAM_END else None,
+            e.data.get("message") if e.kind is Kind.ERROR else None,
+            repr(e.payload) if e.kind is Kind.SSE else None,
+        )
+        for e in session.events
+    ]
 
 
 def alike(body: bytes) -> tuple[Any, Any]:
@@ -140,8 +154,20 @@ def test_listeners_see_models() -> None:
 
 def test_the_last_event_a_chunk_is_a_model() -> None:
     # A chunk after the final status (a violation) is the stream's last event.
-    late = json.dumps({"result": {"artifactUpdate": {"taskId": "t1", "contextId": "c1", "append": True, "artifact": {
-        "artifactId": "a", "parts": [{"text": "late"}]}}}, "id": 1, "jsonrpc": "2.0"})
+    late = json.dumps(
+        {
+            "result": {
+                "artifactUpdate": {
+                    "taskId": "t1",
+                    "contextId": "c1",
+                    "append": True,
+                    "artifact": {"artifactId": "a", "parts": [{"text": "late"}]},
+                }
+            },
+            "id": 1,
+            "jsonrpc": "2.0",
+        }
+    )
     body = v10_body([{}] * 4) + f"data: {late}\r\n\r\n".encode()
     lean, _ = alike(body)
     assert isinstance(lean[2], m.TaskArtifactUpdateEvent) and lean[2].artifact.parts[0].text == "late"
@@ -150,27 +176,54 @@ def test_the_last_event_a_chunk_is_a_model() -> None:
 
 def test_a_stream_cut_short() -> None:
     body = v10_body([{}] * 4)
-    lean, _ = alike(body[:body.rindex(b"data: ")])  # no final status
+    lean, _ = alike(body[: body.rindex(b"data: ")])  # no final status
     assert isinstance(lean[3], TransportError)
 
 
-@pytest.mark.parametrize("odd", [
-    {"artifact": {"artifactId": "a", "parts": [{"text": 5}]}},
-    {"artifact": {"artifactId": "a", "parts": []}},
-    {"artifact": {"artifactId": "a", "parts": [{"text": "x", "metadata": {"k": 1}}]}},
-    {"artifact": {"parts": [{"text": "no id"}]}},
-    {"append": "yes"},
-    {"taskId": "t2"},
-    {"contextId": "c2"},
-    {"metadata": {"m": 1}},
-    {"lastChunk": True},
-    '{"result": {"artifactUpdate": ',
-    "not json",
-    "\ufeff" + json.dumps({"result": {"artifactUpdate": {"taskId": "t1", "append": True, "artifact": {
-        "artifactId": "a", "parts": [{"text": "bom "}]}}}, "id": 1, "jsonrpc": "2.0"}),
-    json.dumps({"result": {"artifactUpdate": {"taskId": "t1", "append": True, "artifact": {
-        "artifactId": "a", "parts": [{"text": "other id "}]}}}, "id": 2, "jsonrpc": "2.0"}),
-], ids=repr)
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"artifact": {"artifactId": "a", "parts": [{"text": 5}]}},
+        {"artifact": {"artifactId": "a", "parts": []}},
+        {"artifact": {"artifactId": "a", "parts": [{"text": "x", "metadata": {"k": 1}}]}},
+        {"artifact": {"parts": [{"text": "no id"}]}},
+        {"append": "yes"},
+        {"taskId": "t2"},
+        {"contextId": "c2"},
+        {"metadata": {"m": 1}},
+        {"lastChunk": True},
+        '{"result": {"artifactUpdate": ',
+        "not json",
+        "\ufeff"
+        + json.dumps(
+            {
+                "result": {
+                    "artifactUpdate": {
+                        "taskId": "t1",
+                        "append": True,
+                        "artifact": {"artifactId": "a", "parts": [{"text": "bom "}]},
+                    }
+                },
+                "id": 1,
+                "jsonrpc": "2.0",
+            }
+        ),
+        json.dumps(
+            {
+                "result": {
+                    "artifactUpdate": {
+                        "taskId": "t1",
+                        "append": True,
+                        "artifact": {"artifactId": "a", "parts": [{"text": "other id "}]},
+                    }
+                },
+                "id": 2,
+                "jsonrpc": "2.0",
+            }
+        ),
+    ],
+    ids=repr,
+)
 def test_an_odd_chunk_midstream(odd: Any) -> None:
     chunks: list[Any] = [{}] * 6
     chunks[3] = odd
@@ -187,13 +240,15 @@ def test_drain_twice_is_a_mistake() -> None:
         session = Session()
 
         def handler(request: httpx.Request) -> httpx.Response:
-            return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                                  stream=_Pieces([v10_body([{}] * 2)]))
+            return httpx.Response(
+                200, headers={"content-type": "text/event-stream"}, stream=_Pieces([v10_body([{}] * 2)])
+            )
 
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
             client = A2AClient(URL, session=session, dialect="1.0", endpoint=URL, http=http, binding="jsonrpc")
-            stream = client.stream({"message": {"role": "user", "message_id": "m", "parts": [{"kind": "text",
-                                                                                             "text": "x"}]}})
+            stream = client.stream(
+                {"message": {"role": "user", "message_id": "m", "parts": [{"kind": "text", "text": "x"}]}}
+            )
             await stream.drain()
             with pytest.raises(RuntimeError):
                 await stream.drain()
@@ -204,7 +259,8 @@ def test_drain_twice_is_a_mistake() -> None:
 
 @pytest.mark.parametrize("plain", [False, True], ids=["EventStream", "plain iterator"])
 def test_drain_gives_the_event_loop_back_while_it_reads_what_was_received(
-        plain: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The mock transport hands the pieces over without ever waiting, as a socket does
     # with a stream already received: only drain's own turn limit lets the loop's other
     # tasks (the TUI's frames, its keys) in. DRAIN_TURN 0: give it back after every event.
@@ -226,6 +282,7 @@ def test_drain_gives_the_event_loop_back_while_it_reads_what_was_received(
         await asyncio.sleep(0)
         before = turns
         if plain:
+
             async def numbers() -> Any:
                 for i in range(events):
                     yield i
@@ -250,11 +307,19 @@ def test_a_drained_grpc_stream_folds_its_chunks_lean_and_as_an_iterated_one_does
     HTTP+JSON binding's form): the same tracker, the same log, and models for listeners."""
     from mock_agent import MockAgent
 
-    story = {"name": "grpc-chunks", "card": {"name": "Chunks", "capabilities": {"streaming": True}},
-             "rules": [{"script": [
-                 {"status": "working"},
-                 {"chunks": {"name": "story", "texts": [f"piece {i} " for i in range(20)]}},
-                 {"status": "completed"}]}]}
+    story = {
+        "name": "grpc-chunks",
+        "card": {"name": "Chunks", "capabilities": {"streaming": True}},
+        "rules": [
+            {
+                "script": [
+                    {"status": "working"},
+                    {"chunks": {"name": "story", "texts": [f"piece {i} " for i in range(20)]}},
+                    {"status": "completed"},
+                ]
+            }
+        ],
+    }
 
     async def once(mock: MockAgent, drain: bool) -> tuple[TaskTracker, Session, list[Any]]:
         session = Session()
@@ -292,12 +357,21 @@ def _grpc_updates(texts: list[str], *, late: int = 0, final: bool = True) -> lis
     """A 1.0 SendStreamingMessage answer as ProtoJSON: task, working, one chunk per text
     (the first starts the artifact), completed (unless not ``final``), then ``late``
     more appended chunks after it."""
-    def chunk(i: int, text: str) -> dict[str, Any]:
-        return {"artifactUpdate": {"taskId": "t1", "contextId": "c1", "append": i > 0,
-                                   "artifact": {"artifactId": "a", "parts": [{"text": text}]}}}
 
-    out = [{"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}},
-           {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}]
+    def chunk(i: int, text: str) -> dict[str, Any]:
+        return {
+            "artifactUpdate": {
+                "taskId": "t1",
+                "contextId": "c1",
+                "append": i > 0,
+                "artifact": {"artifactId": "a", "parts": [{"text": text}]},
+            }
+        }
+
+    out = [
+        {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_SUBMITTED"}}},
+        {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
+    ]
     out += [chunk(i, text) for i, text in enumerate(texts)]
     if final:
         out.append({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}})
@@ -318,7 +392,8 @@ async def _grpc_run(messages: list[dict[str, Any]], drain: bool) -> tuple[Sessio
             yield item
 
     handler = grpc.method_handlers_generic_handler(
-        "lf.a2a.v1.A2AService", {"SendStreamingMessage": grpc.unary_stream_rpc_method_handler(answer)})
+        "lf.a2a.v1.A2AService", {"SendStreamingMessage": grpc.unary_stream_rpc_method_handler(answer)}
+    )
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port("127.0.0.1:0")
@@ -327,8 +402,9 @@ async def _grpc_run(messages: list[dict[str, Any]], drain: bool) -> tuple[Sessio
     tracker = TaskTracker(session)
     try:
         # The server ends every stream itself: the linger is never waited out.
-        async with A2AClient(f"grpc://127.0.0.1:{port}", session=session, dialect="1.0",
-                             timeouts=Timeouts(linger=30)) as client:
+        async with A2AClient(
+            f"grpc://127.0.0.1:{port}", session=session, dialect="1.0", timeouts=Timeouts(linger=30)
+        ) as client:
             last, error = await read(client, drain)
     finally:
         await server.stop(None)
@@ -336,9 +412,16 @@ async def _grpc_run(messages: list[dict[str, Any]], drain: bool) -> tuple[Sessio
 
 
 def _grpc_logged(session: Session) -> list[Any]:
-    return [(e.kind, e.exchange, e.data.get("json") if e.kind is Kind.MESSAGE else None,
-             e.data.get("reason") if e.kind is Kind.STREAM_END else None,
-             repr(e.payload) if e.kind is Kind.MESSAGE else None) for e in session.events]
+    return [
+        (
+            e.kind,
+            e.exchange,
+            e.data.get("json") if e.kind is Kind.MESSAGE else None,
+            e.data.get("reason") if e.kind is Kind.STREAM_END else None,
+            repr(e.payload) if e.kind is Kind.MESSAGE else None,
+        )
+        for e in session.events
+    ]
 
 
 @pytest.mark.parametrize("case", ["complete", "late-chunks", "no-final", "mixed"])

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 import hostile
-from ports import refused_port
 from inspector.client import (
     A2AClient,
     JsonRpcError,
@@ -19,11 +18,12 @@ from inspector.client import (
     Timeouts,
     TransportError,
 )
-from inspector.protocol.sizes import format_size
 from inspector.protocol import models as m
+from inspector.protocol.sizes import format_size
+from inspector.serving.runner import BackgroundServer
 from inspector.session import TaskTracker
 from inspector.session.events import Kind
-from inspector.serving.runner import BackgroundServer
+from ports import refused_port
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +35,7 @@ def agent() -> Iterator[tuple[str, Any]]:
 
 def client(agent: tuple[str, Any], behaviour: str, dialect: str = "0.3", **kw: Any) -> A2AClient:
     url, _ = agent
-    return A2AClient(url, dialect=dialect, endpoint=f"{url}/{behaviour}",
-                     dialect_cache=MemoryDialectCache(), **kw)
+    return A2AClient(url, dialect=dialect, endpoint=f"{url}/{behaviour}", dialect_cache=MemoryDialectCache(), **kw)
 
 
 def send_params(text: str = "hi") -> m.SendParams:
@@ -84,10 +83,13 @@ async def test_invalid_json_is_a_protocol_error_and_the_body_is_kept(agent) -> N
     one_exchange(c)
 
 
-@pytest.mark.parametrize(("behaviour", "path"), [
-    ("wrong-state", "$.result.status.state"),
-    ("parts-not-a-list", "$.result.status.message.parts"),
-])
+@pytest.mark.parametrize(
+    ("behaviour", "path"),
+    [
+        ("wrong-state", "$.result.status.state"),
+        ("parts-not-a-list", "$.result.status.message.parts"),
+    ],
+)
 async def test_wrong_types_name_the_json_path(agent, behaviour: str, path: str) -> None:
     async with client(agent, behaviour) as c:
         with pytest.raises(ProtocolError) as info:
@@ -106,8 +108,7 @@ async def test_ten_megabyte_body_decodes_and_is_stored_once(agent) -> None:
     response = of(c, Kind.RESPONSE)[0].data
     assert response["body_size"] > hostile.BIG_TEXT_SIZE
     assert len(response["body"]) == response["body_size"]
-    big = [e.kind for e in c.session.events
-           if any(isinstance(v, str) and len(v) > 1_000_000 for v in e.data.values())]
+    big = [e.kind for e in c.session.events if any(isinstance(v, str) and len(v) > 1_000_000 for v in e.data.values())]
     assert big == [Kind.RESPONSE]
 
 
@@ -231,8 +232,10 @@ async def test_json_rpc_error_inside_a_stream_raises_after_logging(agent) -> Non
     assert [type(e) for e in got] == [m.TaskStatusUpdateEvent]
     assert isinstance(exc, JsonRpcError) and exc.code == -32603
     # The logged event decodes to the same error (derived again: the log keeps raw text).
-    assert any(isinstance(e.payload, JsonRpcError) and (e.payload.code, e.payload.message) == (exc.code, exc.message)
-               for e in of(c, Kind.SSE))
+    assert any(
+        isinstance(e.payload, JsonRpcError) and (e.payload.code, e.payload.message) == (exc.code, exc.message)
+        for e in of(c, Kind.SSE)
+    )
     assert of(c, Kind.STREAM_END)[0].data["reason"] == "error"
 
 
@@ -240,8 +243,12 @@ async def test_named_events_heartbeats_crlf_multiline_and_separators(agent) -> N
     async with client(agent, "fancy-stream") as c:
         got, exc = await collect(c.stream(send_params()))
     assert exc is None
-    assert [type(e) for e in got] == [m.Task, m.TaskArtifactUpdateEvent, m.TaskArtifactUpdateEvent,
-                                      m.TaskStatusUpdateEvent]
+    assert [type(e) for e in got] == [
+        m.Task,
+        m.TaskArtifactUpdateEvent,
+        m.TaskArtifactUpdateEvent,
+        m.TaskStatusUpdateEvent,
+    ]
     assert got[1].artifact.parts[0].text == hostile.SEPARATOR_TEXT
     assert got[2].artifact.parts[0].text == hostile.MARKUP_TEXT
     assert [e.data["text"] for e in of(c, Kind.COMMENT)] == [" welcome", " heartbeat", " heartbeat"]

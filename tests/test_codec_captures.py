@@ -90,21 +90,59 @@ def test_every_jsonrpc_body_decodes(c: Capture) -> None:
 @pytest.mark.parametrize(
     "name, method, check",
     [
-        ("02_v03_message_send", Method.SEND, lambda p: p.message.message_id == "m-1" and p.message.parts[0].text == "hello there inspector"),
+        (
+            "02_v03_message_send",
+            Method.SEND,
+            lambda p: p.message.message_id == "m-1" and p.message.parts[0].text == "hello there inspector",
+        ),
         ("05_v10_send", Method.SEND, lambda p: p.message.role is m.Role.USER and p.message.message_id == "m-4"),
-        ("08_v03_tasks_get_hist1", Method.GET, lambda p: (p.id, p.history_length) == ("2d7568db-85fe-4f7d-a401-7a3f2e22fed8", 1)),
+        (
+            "08_v03_tasks_get_hist1",
+            Method.GET,
+            lambda p: (p.id, p.history_length) == ("2d7568db-85fe-4f7d-a401-7a3f2e22fed8", 1),
+        ),
         ("09_v10_GetTask", Method.GET, lambda p: p.history_length == 0),
-        ("10_v03_followup", Method.SEND, lambda p: p.message.task_id == "2d7568db-85fe-4f7d-a401-7a3f2e22fed8" and p.message.context_id.startswith("4b3f")),
+        (
+            "10_v03_followup",
+            Method.SEND,
+            lambda p: (
+                p.message.task_id == "2d7568db-85fe-4f7d-a401-7a3f2e22fed8" and p.message.context_id.startswith("4b3f")
+            ),
+        ),
         ("13_v10_CancelTask", Method.CANCEL, lambda p: p.id == "b3a89a1e-e09a-45c9-8c36-92af26264593"),
-        ("18_old_tasks_send", Method.SEND, lambda p: (p.message.task_id, p.message.context_id, p.message.message_id) == ("t-old-1", "s-1", None)),
-        ("18b_old_tasks_sendSubscribe", Method.STREAM, lambda p: p.message.task_id == "t-old-2" and p.message.context_id is None),
-        ("19_v03_send_type_parts", Method.SEND, lambda p: isinstance(p.message.parts[0], m.TextPart) and p.message.parts[0].text == "typed part"),
-        ("26_v03_push_set", Method.PUSH_SET, lambda p: (p.task_id, p.push_notification_config.url) == ("x", "http://127.0.0.1:1/cb")),
-        ("27_old_push_set", Method.PUSH_SET, lambda p: (p.task_id, p.push_notification_config.url) == ("x", "http://127.0.0.1:1/cb")),
+        (
+            "18_old_tasks_send",
+            Method.SEND,
+            lambda p: (p.message.task_id, p.message.context_id, p.message.message_id) == ("t-old-1", "s-1", None),
+        ),
+        (
+            "18b_old_tasks_sendSubscribe",
+            Method.STREAM,
+            lambda p: p.message.task_id == "t-old-2" and p.message.context_id is None,
+        ),
+        (
+            "19_v03_send_type_parts",
+            Method.SEND,
+            lambda p: isinstance(p.message.parts[0], m.TextPart) and p.message.parts[0].text == "typed part",
+        ),
+        (
+            "26_v03_push_set",
+            Method.PUSH_SET,
+            lambda p: (p.task_id, p.push_notification_config.url) == ("x", "http://127.0.0.1:1/cb"),
+        ),
+        (
+            "27_old_push_set",
+            Method.PUSH_SET,
+            lambda p: (p.task_id, p.push_notification_config.url) == ("x", "http://127.0.0.1:1/cb"),
+        ),
         ("28_v03_ext_card", Method.EXTENDED_CARD, lambda p: p == m.ExtendedCardParams()),
         ("29_v10_ListTasks", Method.LIST, lambda p: p.page_size == 2),
         ("32_v10_ext_card", Method.EXTENDED_CARD, lambda p: p == m.ExtendedCardParams()),
-        ("35_v03_file_data_parts", Method.SEND, lambda p: p.configuration.history_length == 1 and len(p.message.parts) == 4),
+        (
+            "35_v03_file_data_parts",
+            Method.SEND,
+            lambda p: p.configuration.history_length == 1 and len(p.message.parts) == 4,
+        ),
         ("37_v03_nonblocking", Method.SEND, lambda p: p.configuration.blocking is False),
         ("38_v03_resubscribe", Method.RESUBSCRIBE, lambda p: p.id == "39f9196c-4b93-4f6c-a58d-6a5cd6d8d72c"),
         ("40_v10_SubscribeToTask", Method.RESUBSCRIBE, lambda p: p.id == "54f56e48-5636-4042-80fd-8d9aa4e3439a"),
@@ -127,8 +165,17 @@ def test_file_and_data_parts_in_both_spellings() -> None:
     for msg in (v03_msg, v10_msg):
         text, raw, url, data = msg.parts
         assert text.text == "parts demo"
-        assert (raw.file.bytes, raw.file.name, raw.file.mime_type, raw.file.uri) == ("aGVsbG8=", "a.txt", "text/plain", None)
-        assert (url.file.uri, url.file.mime_type, url.file.bytes) == ("https://example.invalid/b.png", "image/png", None)
+        assert (raw.file.bytes, raw.file.name, raw.file.mime_type, raw.file.uri) == (
+            "aGVsbG8=",
+            "a.txt",
+            "text/plain",
+            None,
+        )
+        assert (url.file.uri, url.file.mime_type, url.file.bytes) == (
+            "https://example.invalid/b.png",
+            "image/png",
+            None,
+        )
         assert data.data == {"k": 1}
 
 
@@ -343,7 +390,9 @@ def test_rest_v10_bodies_decode_with_the_10_codec() -> None:
     task = v10.decode_result(Method.SEND, c.response_json())
     assert task.status.state is m.TaskState.COMPLETED and _text(task.artifacts[0].parts) == "echo: rest hello"
     events = [v10.decode_event(json.loads(e.data)) for e in cap("47_rest_v10_stream").events()]
-    assert [type(e).__name__ for e in events] == ["Task"] + ["TaskStatusUpdateEvent"] + ["TaskArtifactUpdateEvent"] * 3 + ["TaskStatusUpdateEvent"]
+    assert [type(e).__name__ for e in events] == ["Task"] + ["TaskStatusUpdateEvent"] + [
+        "TaskArtifactUpdateEvent"
+    ] * 3 + ["TaskStatusUpdateEvent"]
 
 
 def test_rest_v03_bodies_decode_leniently() -> None:

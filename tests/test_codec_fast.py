@@ -40,7 +40,9 @@ def differences(a, b, path="$"):
     if isinstance(a, list):
         if len(a) != len(b):
             return f"{path}: {len(a)} vs {len(b)} items"
-        return next((d for i, (x, y) in enumerate(zip(a, b, strict=True)) if (d := differences(x, y, f"{path}[{i}]"))), None)
+        return next(
+            (d for i, (x, y) in enumerate(zip(a, b, strict=True)) if (d := differences(x, y, f"{path}[{i}]"))), None
+        )
     if a == b or (a != a and b != b):  # NaN
         return None
     return f"{path}: {a!r} vs {b!r}"
@@ -95,10 +97,19 @@ def envelopes(result):
     yield text[:-1]  # truncated
 
 
-V10_EVENT = {"taskId": "t-1", "contextId": "c-1",
-             "artifact": {"artifactId": "a-1", "name": "answer", "parts": [{"text": "hello \u00e9 \"q\"\n\t"}]}}
-V03_EVENT = {"kind": "artifact-update", "taskId": "t-1", "contextId": "c-1", "append": True, "lastChunk": False,
-             "artifact": {"artifactId": "a-1", "name": "answer", "parts": [{"kind": "text", "text": "hello \u00e9"}]}}
+V10_EVENT = {
+    "taskId": "t-1",
+    "contextId": "c-1",
+    "artifact": {"artifactId": "a-1", "name": "answer", "parts": [{"text": 'hello \u00e9 "q"\n\t'}]},
+}
+V03_EVENT = {
+    "kind": "artifact-update",
+    "taskId": "t-1",
+    "contextId": "c-1",
+    "append": True,
+    "lastChunk": False,
+    "artifact": {"artifactId": "a-1", "name": "answer", "parts": [{"kind": "text", "text": "hello \u00e9"}]},
+}
 
 
 def v10_variants():
@@ -119,17 +130,43 @@ def v10_variants():
     yield {**base, "taskId": 5}
     yield {**base, "artifact": None}
     yield {**base, "artifact": []}
-    for parts in ([], [{"text": "a"}, {"text": "b"}], [{"kind": "text", "text": "a"}],
-                  [{"kind": "data", "text": "a", "data": 1}], [{"kind": "file", "file": {"uri": "u"}, "text": "y"}],
-                  [{"text": "a", "raw": "AAAA"}], [{"raw": "AAAA"}], [{"url": "https://x.invalid/"}],
-                  [{"data": {"a": 1}}], [{"text": "a"}, {"data": 1}], [{"text": "a", "metadata": {"m": 1}}],
-                  [{"text": "a", "mediaType": "text/plain"}], [{"text": 5}], [{"text": None}], [{"kind": None, "text": "a"}],
-                  [{"text": "a", "kind": "text", "x-private": 1}], [None], ["x"], {"text": "a"}):
+    for parts in (
+        [],
+        [{"text": "a"}, {"text": "b"}],
+        [{"kind": "text", "text": "a"}],
+        [{"kind": "data", "text": "a", "data": 1}],
+        [{"kind": "file", "file": {"uri": "u"}, "text": "y"}],
+        [{"text": "a", "raw": "AAAA"}],
+        [{"raw": "AAAA"}],
+        [{"url": "https://x.invalid/"}],
+        [{"data": {"a": 1}}],
+        [{"text": "a"}, {"data": 1}],
+        [{"text": "a", "metadata": {"m": 1}}],
+        [{"text": "a", "mediaType": "text/plain"}],
+        [{"text": 5}],
+        [{"text": None}],
+        [{"kind": None, "text": "a"}],
+        [{"text": "a", "kind": "text", "x-private": 1}],
+        [None],
+        ["x"],
+        {"text": "a"},
+    ):
         yield {**base, "artifact": {**art, "parts": parts}}
     yield {**base, "artifact": {"artifactId": "a-1", "content": [{"text": "from content"}]}}
     yield {**base, "artifact": {"artifactId": "a-1", "content": [{"text": "c"}], "parts": [{"text": "p"}]}}
-    yield {**base, "artifact": {"artifactId": "a-1", "parts": [{"text": "p"}], "index": 3, "append": True,
-                                "lastChunk": False, "extensions": ["e"], "description": "d", "metadata": {}}}
+    yield {
+        **base,
+        "artifact": {
+            "artifactId": "a-1",
+            "parts": [{"text": "p"}],
+            "index": 3,
+            "append": True,
+            "lastChunk": False,
+            "extensions": ["e"],
+            "description": "d",
+            "metadata": {},
+        },
+    }
     yield {**base, "artifact": {"parts": [{"text": "p"}]}}
     yield {**base, "artifact": {"artifact_id": "a-1", "parts": [{"text": "p"}]}}
 
@@ -144,18 +181,32 @@ def v03_variants():
     yield {**base, "metadata": {"x": 1}, "x-private": True}
     yield {**base, "append": None}
     yield {**base, "lastChunk": "false"}
-    for parts in ([], [{"kind": "text", "text": "a"}, {"kind": "data", "data": [1]}], [{"text": "a"}],
-                  [{"type": "text", "text": "a"}], [{"kind": "text", "text": "a"}, {"type": "data", "data": 1}],
-                  [{"kind": "file", "file": {"uri": "u", "mimeType": "t"}}], [{"kind": "file", "file": "x"}],
-                  [{"kind": 5, "text": "a"}], [{"kind": "text", "text": "a", "data": 5}], [{"kind": "data"}],
-                  [{"kind": "data", "data": None}], [{"kind": "audio"}], [{"kind": "text", "text": 1}]):
+    for parts in (
+        [],
+        [{"kind": "text", "text": "a"}, {"kind": "data", "data": [1]}],
+        [{"text": "a"}],
+        [{"type": "text", "text": "a"}],
+        [{"kind": "text", "text": "a"}, {"type": "data", "data": 1}],
+        [{"kind": "file", "file": {"uri": "u", "mimeType": "t"}}],
+        [{"kind": "file", "file": "x"}],
+        [{"kind": 5, "text": "a"}],
+        [{"kind": "text", "text": "a", "data": 5}],
+        [{"kind": "data"}],
+        [{"kind": "data", "data": None}],
+        [{"kind": "audio"}],
+        [{"kind": "text", "text": 1}],
+    ):
         yield {**base, "artifact": {**art, "parts": parts}}
 
 
-@pytest.mark.parametrize("dialect, variants, wrap", [
-    (v10, v10_variants, lambda e: {"artifactUpdate": e}),
-    (v03, v03_variants, lambda e: e),
-], ids=["1.0", "0.3"])
+@pytest.mark.parametrize(
+    "dialect, variants, wrap",
+    [
+        (v10, v10_variants, lambda e: {"artifactUpdate": e}),
+        (v03, v03_variants, lambda e: e),
+    ],
+    ids=["1.0", "0.3"],
+)
 def test_shortcut_matches_the_general_path(dialect, variants, wrap) -> None:
     answered = 0
     for event in variants():
@@ -168,7 +219,9 @@ def test_the_usual_chunk_takes_the_shortcut() -> None:
     # A silent fallback would keep every result right and lose the speed: say so here.
     assert v10.decode_sse_fast(json.dumps({"result": {"artifactUpdate": V10_EVENT}, "id": 1, "jsonrpc": "2.0"}))
     assert v03.decode_sse_fast(json.dumps({"id": 1, "jsonrpc": "2.0", "result": V03_EVENT}, separators=(",", ":")))
-    event = v10.decode_sse_fast(json.dumps({"jsonrpc": "2.0", "result": {"artifactUpdate": {**V10_EVENT, "append": True}}}))
+    event = v10.decode_sse_fast(
+        json.dumps({"jsonrpc": "2.0", "result": {"artifactUpdate": {**V10_EVENT, "append": True}}})
+    )
     assert event.__class__ is m.TaskArtifactUpdateEvent and event.artifact.__class__ is m.Artifact
     assert [p.__class__ for p in event.artifact.parts] == [m.TextPart]
     assert event.append is True and event.artifact.parts[0].__pydantic_fields_set__ == {"kind", "text"}
@@ -179,8 +232,13 @@ def test_the_usual_chunk_takes_the_shortcut() -> None:
 
 
 def test_other_events_and_dialects_take_the_general_path() -> None:
-    status = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"statusUpdate": {
-        "taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}})
+    status = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}},
+        }
+    )
     assert v10.decode_sse_fast(status) is None
     assert isinstance(decode_sse_data(v10, status), m.TaskStatusUpdateEvent)
     assert v01.decode_sse_fast(json.dumps({"jsonrpc": "2.0", "id": 1, "result": V03_EVENT})) is None
@@ -219,8 +277,11 @@ def test_mangled_events_decode_alike(data) -> None:
         doc = json.loads(json.dumps({"jsonrpc": "2.0", "id": 1, "result": wrap(event)}))
         node = doc
         for _ in range(data.draw(st.integers(0, 5))):
-            children = [k for k, v in (node.items() if isinstance(node, dict) else enumerate(node))
-                        if isinstance(v, (dict, list))]
+            children = [
+                k
+                for k, v in (node.items() if isinstance(node, dict) else enumerate(node))
+                if isinstance(v, (dict, list))
+            ]
             if not children:
                 break
             node = node[data.draw(st.sampled_from(children))]
@@ -232,8 +293,29 @@ def test_mangled_events_decode_alike(data) -> None:
         check(dialect, json.dumps(doc))
 
 
-LAX = [1.0, 0.0, 1.5, "1", "0", "yes", "off", "True", " true ", 2, -1, None, [], {}, 1e3, "3", 3.0, -0.0,
-       10**30, "", "1e400"]
+LAX = [
+    1.0,
+    0.0,
+    1.5,
+    "1",
+    "0",
+    "yes",
+    "off",
+    "True",
+    " true ",
+    2,
+    -1,
+    None,
+    [],
+    {},
+    1e3,
+    "3",
+    3.0,
+    -0.0,
+    10**30,
+    "",
+    "1e400",
+]
 
 
 @pytest.mark.parametrize("value", LAX, ids=repr)
@@ -241,10 +323,20 @@ def test_lax_values_decode_alike(value) -> None:
     # pydantic's lax coercions (1.0 -> True, "3" -> 3 ...) must not differ between the
     # JSON the shortcut validates and the Python objects the general path validates.
     for dialect, base, wrap in ((v10, V10_EVENT, lambda e: {"artifactUpdate": e}), (v03, V03_EVENT, lambda e: e)):
-        for key, where in (("append", "event"), ("lastChunk", "event"), ("contextId", "event"), ("metadata", "event"),
-                           ("index", "artifact"), ("append", "artifact"), ("name", "artifact"),
-                           ("artifactId", "artifact"), ("extensions", "artifact"), ("metadata", "artifact"),
-                           ("text", "part"), ("metadata", "part")):
+        for key, where in (
+            ("append", "event"),
+            ("lastChunk", "event"),
+            ("contextId", "event"),
+            ("metadata", "event"),
+            ("index", "artifact"),
+            ("append", "artifact"),
+            ("name", "artifact"),
+            ("artifactId", "artifact"),
+            ("extensions", "artifact"),
+            ("metadata", "artifact"),
+            ("text", "part"),
+            ("metadata", "part"),
+        ):
             event = json.loads(json.dumps(base))
             target = {"event": event, "artifact": event["artifact"], "part": event["artifact"]["parts"][0]}[where]
             target[key] = value

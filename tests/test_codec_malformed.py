@@ -38,37 +38,101 @@ RESULTS = [
     (v03, R.SEND, with_(TASK03, status="working"), "$.result.status"),
     (v03, R.SEND, with_(TASK03, id=None), "$.result.id"),
     (v03, R.SEND, with_(TASK03, history="none"), "$.result.history"),
-    (v03, R.SEND, with_(TASK03, history=[with_(MSG03, parts=[{"kind": "text", "text": 5}])]), "$.result.history[0].parts[0].text"),
+    (
+        v03,
+        R.SEND,
+        with_(TASK03, history=[with_(MSG03, parts=[{"kind": "text", "text": 5}])]),
+        "$.result.history[0].parts[0].text",
+    ),
     (v03, R.SEND, with_(TASK03, history=[with_(MSG03, parts=[{"kind": "audio"}])]), "$.result.history[0].parts[0]"),
     (v03, R.SEND, with_(TASK03, history=[with_(MSG03, parts=["x"])]), "$.result.history[0].parts[0]"),
     (v03, R.SEND, with_(MSG03, role="robot"), "$.result.role"),
-    (v03, R.SEND, {"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "working"}, "final": False}, "$.result"),
+    (
+        v03,
+        R.SEND,
+        {"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "working"}, "final": False},
+        "$.result",
+    ),
     (v03, R.SEND, {"contextId": "c"}, "$.result"),
-    (v03, R.STREAM, {"kind": "artifact-update", "taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [{"kind": "text", "text": 5}]}}, "$.result.artifact.parts[0].text"),
-    (v03, R.STREAM, {"kind": "artifact-update", "taskId": "t", "artifact": {"artifactId": "a", "parts": {"kind": "text"}}}, "$.result.artifact.parts"),
+    (
+        v03,
+        R.STREAM,
+        {
+            "kind": "artifact-update",
+            "taskId": "t",
+            "contextId": "c",
+            "artifact": {"artifactId": "a", "parts": [{"kind": "text", "text": 5}]},
+        },
+        "$.result.artifact.parts[0].text",
+    ),
+    (
+        v03,
+        R.STREAM,
+        {"kind": "artifact-update", "taskId": "t", "artifact": {"artifactId": "a", "parts": {"kind": "text"}}},
+        "$.result.artifact.parts",
+    ),
     (v03, R.STREAM, {"kind": "status-update", "taskId": "t", "final": False}, "$.result.status"),
-    (v03, R.STREAM, {"kind": "status-update", "taskId": "t", "status": {"state": "working", "message": {"role": "agent", "parts": [{"type": "file", "file": "x"}]}}}, "$.result.status.message.parts[0].file"),
+    (
+        v03,
+        R.STREAM,
+        {
+            "kind": "status-update",
+            "taskId": "t",
+            "status": {"state": "working", "message": {"role": "agent", "parts": [{"type": "file", "file": "x"}]}},
+        },
+        "$.result.status.message.parts[0].file",
+    ),
     (v03, R.STREAM, {"kind": 7}, "$.result.kind"),
     (v03, R.GET, "task", "$.result"),
     (v03, R.PUSH_SET, {"taskId": "t", "pushNotificationConfig": {}}, "$.result.pushNotificationConfig.url"),
     (v03, R.PUSH_LIST, {"taskId": "t"}, "$.result"),
-    (v03, R.PUSH_LIST, [{"taskId": "t", "pushNotificationConfig": {"url": 1}}], "$.result[0].pushNotificationConfig.url"),
+    (
+        v03,
+        R.PUSH_LIST,
+        [{"taskId": "t", "pushNotificationConfig": {"url": 1}}],
+        "$.result[0].pushNotificationConfig.url",
+    ),
     (v03, R.PUSH_DELETE, {}, "$.result"),
     # ---- 0.1
     (v01, R.SEND, {"id": {"x": 1}, "status": {"state": "working"}}, "$.result.id"),
     (v01, R.SEND, {"id": "t", "sessionId": 5, "status": {"state": "working"}}, "$.result.sessionId"),
     (v01, R.SEND, {"id": "t", "status": {"state": "dreaming"}}, "$.result.status.state"),
     (v01, R.SEND, {"id": "t", "status": {"state": "working", "message": ["hi"]}}, "$.result.status.message"),
-    (v01, R.SEND, {"id": "t", "status": {"state": "working", "message": {"parts": [{"text": "no type"}]}}}, "$.result.status.message.parts[0]"),
-    (v01, R.SEND, {"id": "t", "status": {"state": "working"}, "artifacts": [{"parts": [{"type": "file", "file": {"data": 3}}]}]}, "$.result.artifacts[0].parts[0].file.data"),
-    (v01, R.SEND, {"id": "t", "status": {"state": "working"}, "history": [{"role": "user", "parts": [{"type": "data"}]}]}, "$.result.history[0].parts[0].data"),
+    (
+        v01,
+        R.SEND,
+        {"id": "t", "status": {"state": "working", "message": {"parts": [{"text": "no type"}]}}},
+        "$.result.status.message.parts[0]",
+    ),
+    (
+        v01,
+        R.SEND,
+        {"id": "t", "status": {"state": "working"}, "artifacts": [{"parts": [{"type": "file", "file": {"data": 3}}]}]},
+        "$.result.artifacts[0].parts[0].file.data",
+    ),
+    (
+        v01,
+        R.SEND,
+        {"id": "t", "status": {"state": "working"}, "history": [{"role": "user", "parts": [{"type": "data"}]}]},
+        "$.result.history[0].parts[0].data",
+    ),
     (v01, R.SEND, {"id": "t", "status": {"state": "working"}, "artifacts": {}}, "$.result.artifacts"),
-    (v01, R.STREAM, {"id": "t", "artifact": {"parts": [{"type": "text", "text": None}], "index": 0}}, "$.result.artifact.parts[0].text"),
+    (
+        v01,
+        R.STREAM,
+        {"id": "t", "artifact": {"parts": [{"type": "text", "text": None}], "index": 0}},
+        "$.result.artifact.parts[0].text",
+    ),
     (v01, R.STREAM, {"id": "t", "artifact": {"parts": [], "index": "first"}}, "$.result.artifact.index"),
     (v01, R.STREAM, {"artifact": {"parts": []}}, "$.result.id"),
     (v01, R.STREAM, {"id": "t", "status": {"state": "working"}, "final": "maybe"}, "$.result.final"),
     (v01, R.STREAM, {"id": "t"}, "$.result"),
-    (v01, R.PUSH_GET, {"id": "t", "pushNotificationConfig": {"url": "u", "authentication": {"schemes": "jwt"}}}, "$.result.pushNotificationConfig.authentication.schemes"),
+    (
+        v01,
+        R.PUSH_GET,
+        {"id": "t", "pushNotificationConfig": {"url": "u", "authentication": {"schemes": "jwt"}}},
+        "$.result.pushNotificationConfig.authentication.schemes",
+    ),
     (v01, R.LIST, {"tasks": [{"id": "t"}]}, "$.result.tasks[0].status"),
     # ---- 1.0
     (v10, R.SEND, TASK10, "$.result"),
@@ -77,14 +141,60 @@ RESULTS = [
     (v10, R.SEND, {"task": with_(TASK10, status={"state": True})}, "$.result.task.status.state"),
     (v10, R.SEND, {"message": with_(MSG10, role="ROLE_UNSPECIFIED")}, "$.result.message.role"),
     (v10, R.SEND, {"message": with_(MSG10, role=True)}, "$.result.message.role"),
-    (v10, R.SEND, {"task": with_(TASK10, history=[with_(MSG10, parts=[{"raw": 5}])])}, "$.result.task.history[0].parts[0].raw"),
-    (v10, R.SEND, {"task": with_(TASK10, history=[with_(MSG10, parts=[{"url": "u", "filename": 3}])])}, "$.result.task.history[0].parts[0].filename"),
-    (v10, R.SEND, {"task": with_(TASK10, history=[with_(MSG10, parts=[{"raw": "", "url": "u"}])])}, "$.result.task.history[0].parts[0]"),
-    (v10, R.SEND, {"task": with_(TASK10, history=[with_(MSG10, parts=[{"text": "x", "metadata": 1}])])}, "$.result.task.history[0].parts[0].metadata"),
+    (
+        v10,
+        R.SEND,
+        {"task": with_(TASK10, history=[with_(MSG10, parts=[{"raw": 5}])])},
+        "$.result.task.history[0].parts[0].raw",
+    ),
+    (
+        v10,
+        R.SEND,
+        {"task": with_(TASK10, history=[with_(MSG10, parts=[{"url": "u", "filename": 3}])])},
+        "$.result.task.history[0].parts[0].filename",
+    ),
+    (
+        v10,
+        R.SEND,
+        {"task": with_(TASK10, history=[with_(MSG10, parts=[{"raw": "", "url": "u"}])])},
+        "$.result.task.history[0].parts[0]",
+    ),
+    (
+        v10,
+        R.SEND,
+        {"task": with_(TASK10, history=[with_(MSG10, parts=[{"text": "x", "metadata": 1}])])},
+        "$.result.task.history[0].parts[0].metadata",
+    ),
     (v10, R.SEND, {"message": with_(MSG10, parts=[{"filename": "f"}])}, "$.result.message.parts[0]"),
-    (v10, R.STREAM, {"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_WORKING", "message": {"role": "ROLE_AGENT", "parts": [{"text": []}]}}}}, "$.result.statusUpdate.status.message.parts[0].text"),
-    (v10, R.STREAM, {"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a", "parts": [{}]}}}, "$.result.artifactUpdate.artifact.parts[0]"),
-    (v10, R.STREAM, {"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}, "append": "maybe"}}, "$.result.artifactUpdate.append"),
+    (
+        v10,
+        R.STREAM,
+        {
+            "statusUpdate": {
+                "taskId": "t",
+                "status": {"state": "TASK_STATE_WORKING", "message": {"role": "ROLE_AGENT", "parts": [{"text": []}]}},
+            }
+        },
+        "$.result.statusUpdate.status.message.parts[0].text",
+    ),
+    (
+        v10,
+        R.STREAM,
+        {"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a", "parts": [{}]}}},
+        "$.result.artifactUpdate.artifact.parts[0]",
+    ),
+    (
+        v10,
+        R.STREAM,
+        {
+            "artifactUpdate": {
+                "taskId": "t",
+                "artifact": {"artifactId": "a", "parts": [{"text": "x"}]},
+                "append": "maybe",
+            }
+        },
+        "$.result.artifactUpdate.append",
+    ),
     (v10, R.STREAM, {"status_update": {"taskId": 1, "status": {"state": 2}}}, "$.result.status_update.taskId"),
     (v10, R.STREAM, {"update": {}}, "$.result"),
     (v10, R.RESUBSCRIBE, {"task": []}, "$.result.task"),
@@ -114,7 +224,12 @@ PARAMS = [
     (v03, R.SEND, None, "$.params"),
     (v03, R.SEND, {}, "$.params.message"),
     (v03, R.SEND, {"message": {"role": "user", "parts": [{"kind": "text"}]}}, "$.params.message.parts[0].text"),
-    (v03, R.SEND, {"message": {"role": "user", "parts": []}, "configuration": {"blocking": "maybe"}}, "$.params.configuration.blocking"),
+    (
+        v03,
+        R.SEND,
+        {"message": {"role": "user", "parts": []}, "configuration": {"blocking": "maybe"}},
+        "$.params.configuration.blocking",
+    ),
     (v03, R.GET, {"id": 5}, "$.params.id"),
     (v03, R.GET, {"id": "t", "historyLength": "all"}, "$.params.historyLength"),
     (v03, R.PUSH_SET, {"taskId": "t"}, "$.params.pushNotificationConfig"),
@@ -124,22 +239,63 @@ PARAMS = [
     (v01, R.SEND, {"id": "t"}, "$.params.message"),
     (v01, R.SEND, {"id": [], "message": {"role": "user", "parts": []}}, "$.params.id"),
     (v01, R.SEND, {"id": "t", "sessionId": 3, "message": {"role": "user", "parts": []}}, "$.params.sessionId"),
-    (v01, R.SEND, {"id": "t", "message": {"role": "user", "parts": [{"type": "text", "text": 1}]}}, "$.params.message.parts[0].text"),
+    (
+        v01,
+        R.SEND,
+        {"id": "t", "message": {"role": "user", "parts": [{"type": "text", "text": 1}]}},
+        "$.params.message.parts[0].text",
+    ),
     (v01, R.SEND, {"id": "t", "message": {"parts": []}}, "$.params.message.role"),
-    (v01, R.SEND, {"id": "t", "message": {"role": "user", "parts": []}, "historyLength": "ten"}, "$.params.historyLength"),
-    (v01, R.SEND, {"id": "t", "message": {"role": "user", "parts": []}, "pushNotification": {"token": "x"}}, "$.params.pushNotification.url"),
-    (v01, R.SEND, {"id": "t", "message": {"role": "user", "parts": []}, "acceptedOutputModes": ["text", 2]}, "$.params.acceptedOutputModes[1]"),
+    (
+        v01,
+        R.SEND,
+        {"id": "t", "message": {"role": "user", "parts": []}, "historyLength": "ten"},
+        "$.params.historyLength",
+    ),
+    (
+        v01,
+        R.SEND,
+        {"id": "t", "message": {"role": "user", "parts": []}, "pushNotification": {"token": "x"}},
+        "$.params.pushNotification.url",
+    ),
+    (
+        v01,
+        R.SEND,
+        {"id": "t", "message": {"role": "user", "parts": []}, "acceptedOutputModes": ["text", 2]},
+        "$.params.acceptedOutputModes[1]",
+    ),
     (v01, R.PUSH_SET, {"id": "t"}, "$.params.pushNotificationConfig"),
     (v01, R.PUSH_SET, {"id": "t", "pushNotificationConfig": []}, "$.params.pushNotificationConfig"),
     (v01, R.LIST, {"sessionId": 1}, "$.params.sessionId"),
     (v01, R.CANCEL, {"id": None}, "$.params.id"),
     # ---- 1.0
     (v10, R.SEND, [], "$.params"),
-    (v10, R.SEND, {"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "x"}]}, "configuration": {"returnImmediately": "yes"}}, "$.params.configuration.returnImmediately"),
+    (
+        v10,
+        R.SEND,
+        {
+            "message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "x"}]},
+            "configuration": {"returnImmediately": "yes"},
+        },
+        "$.params.configuration.returnImmediately",
+    ),
     (v10, R.SEND, {"message": {"role": 42}}, "$.params.message.role"),
     (v10, R.SEND, {"message": {"role": "ROLE_USER", "parts": "x"}}, "$.params.message.parts"),
-    (v10, R.SEND, {"message": {"role": "ROLE_USER", "parts": []}, "configuration": {"taskPushNotificationConfig": {"token": "t"}}}, "$.params.configuration.taskPushNotificationConfig.url"),
-    (v10, R.SEND, {"message": {"role": "ROLE_USER", "parts": []}, "configuration": {"historyLength": []}}, "$.params.configuration.historyLength"),
+    (
+        v10,
+        R.SEND,
+        {
+            "message": {"role": "ROLE_USER", "parts": []},
+            "configuration": {"taskPushNotificationConfig": {"token": "t"}},
+        },
+        "$.params.configuration.taskPushNotificationConfig.url",
+    ),
+    (
+        v10,
+        R.SEND,
+        {"message": {"role": "ROLE_USER", "parts": []}, "configuration": {"historyLength": []}},
+        "$.params.configuration.historyLength",
+    ),
     (v10, R.PUSH_SET, {"url": "u"}, "$.params.taskId"),
     (v10, R.PUSH_SET, {"taskId": "t", "url": 5}, "$.params.url"),
     (v10, R.PUSH_SET, {"taskId": "t", "url": "u", "authentication": "Bearer"}, "$.params.authentication"),
@@ -181,22 +337,59 @@ def test_malformed_envelopes(dialect, doc, path: str) -> None:
 
 # ---------------------------------------------------------------------- anything at all
 
-_DECODERS = [
-    (d, method) for d in ALL for method in d.methods if method is not Method.EXTENDED_CARD
-]
+_DECODERS = [(d, method) for d in ALL for method in d.methods if method is not Method.EXTENDED_CARD]
 
 json_docs = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 9) | st.sampled_from(["", "x", "text", "working", "TASK_STATE_WORKING", "ROLE_USER", "user"]),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(
-        st.sampled_from(
-            ["id", "taskId", "kind", "type", "status", "state", "message", "parts", "text", "raw", "url", "data", "file",
-             "artifact", "artifacts", "history", "role", "final", "task", "statusUpdate", "artifactUpdate", "sessionId",
-             "contextId", "pushNotificationConfig", "configuration", "tasks", "configs", "authentication", "scheme", "bytes",
-             "uri", "append", "lastChunk", "metadata", "returnImmediately", "messageId"]
-        ),
-        inner,
-        max_size=5,
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 9)
+    | st.sampled_from(["", "x", "text", "working", "TASK_STATE_WORKING", "ROLE_USER", "user"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "taskId",
+                    "kind",
+                    "type",
+                    "status",
+                    "state",
+                    "message",
+                    "parts",
+                    "text",
+                    "raw",
+                    "url",
+                    "data",
+                    "file",
+                    "artifact",
+                    "artifacts",
+                    "history",
+                    "role",
+                    "final",
+                    "task",
+                    "statusUpdate",
+                    "artifactUpdate",
+                    "sessionId",
+                    "contextId",
+                    "pushNotificationConfig",
+                    "configuration",
+                    "tasks",
+                    "configs",
+                    "authentication",
+                    "scheme",
+                    "bytes",
+                    "uri",
+                    "append",
+                    "lastChunk",
+                    "metadata",
+                    "returnImmediately",
+                    "messageId",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
     ),
     max_leaves=25,
 )

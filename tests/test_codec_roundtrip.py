@@ -108,8 +108,15 @@ def expected(dialect, x, method: Method | None = None):
             if config.authentication is not None:
                 # 1.0 names a single scheme.
                 config.authentication.schemes = config.authentication.schemes[:1]
-        if method in (Method.GET, Method.RESUBSCRIBE, Method.PUSH_GET, Method.PUSH_LIST,
-                      Method.PUSH_DELETE, Method.LIST, Method.EXTENDED_CARD):
+        if method in (
+            Method.GET,
+            Method.RESUBSCRIBE,
+            Method.PUSH_GET,
+            Method.PUSH_LIST,
+            Method.PUSH_DELETE,
+            Method.LIST,
+            Method.EXTENDED_CARD,
+        ):
             x.metadata = None  # these 1.0 requests have no metadata field
     return x
 
@@ -205,7 +212,9 @@ def test_encoders_accept_plain_dicts() -> None:
     assert v01.encode_result(Method.GET, task)["sessionId"] == "c"
     assert v03.encode_result(Method.GET, task)["kind"] == "task"
     update = {"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "completed"}}
-    assert v10.encode_event(update) == {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}
+    assert v10.encode_event(update) == {
+        "statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}
+    }
     assert v01.encode_event(update) == {"id": "t", "status": {"state": "completed"}, "final": True}
     reply = {"role": "agent", "parts": [{"kind": "text", "text": "hi"}], "messageId": "m"}
     assert v10.encode_result(Method.SEND, reply)["message"]["role"] == "ROLE_AGENT"

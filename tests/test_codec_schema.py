@@ -9,7 +9,7 @@ strategies: every field some schema requires is filled, no unknown keys.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 
 import jsonschema
 import pytest
@@ -28,12 +28,12 @@ from shared_paths import SCHEMAS
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bundle(version: str) -> dict:
     return json.loads((SCHEMAS / f"a2a-{version}.json").read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(version: str, name: str):
     bundle = _bundle(version)
     if version.startswith("v1."):

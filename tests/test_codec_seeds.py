@@ -51,7 +51,11 @@ def test_draft_name() -> None:
 
 def test_000_society_send() -> None:
     req = v01.decode_request(
-        request("tasks/send", {"id": "task-123", "message": {"role": "user", "parts": [{"type": "text", "text": "Hello, agent"}]}}, "task-123")
+        request(
+            "tasks/send",
+            {"id": "task-123", "message": {"role": "user", "parts": [{"type": "text", "text": "Hello, agent"}]}},
+            "task-123",
+        )
     )
     assert req.method is Method.SEND and req.id == "task-123"
     assert req.params.message.task_id == "task-123" and texts(req.params.message.parts) == ["Hello, agent"]
@@ -80,7 +84,12 @@ def test_000_society_states_and_errors() -> None:
     assert task.status.state is S.CANCELED
     with pytest.raises(JsonRpcError) as info:
         v01.decode_response(
-            Method.SEND, {"jsonrpc": "2.0", "id": "task-123", "error": {"code": -32601, "message": "method not found: unknown/method"}}
+            Method.SEND,
+            {
+                "jsonrpc": "2.0",
+                "id": "task-123",
+                "error": {"code": -32601, "message": "method not found: unknown/method"},
+            },
         )
     assert info.value.code == -32601 and info.value.message == "method not found: unknown/method"
 
@@ -90,7 +99,11 @@ def test_000_message_and_artifact_examples() -> None:
     assert isinstance(msg, m.Message) and texts(msg.parts) == ["the message content"]
     task = v01.decode_result(
         Method.GET,
-        {"id": "t", "status": {"state": "completed"}, "artifacts": [{"name": "response", "parts": [{"type": "text", "text": "the response content"}]}]},
+        {
+            "id": "t",
+            "status": {"state": "completed"},
+            "artifacts": [{"name": "response", "parts": [{"type": "text", "text": "the response content"}]}],
+        },
     )
     assert task.artifacts[0].name == "response"
 
@@ -130,7 +143,10 @@ def test_001_society_ai_send_subscribe() -> None:
             "id": "req-1",
             "result": {
                 "id": "task-uuid",
-                "status": {"state": "working", "message": {"role": "agent", "parts": [{"type": "text", "text": "Researching..."}]}},
+                "status": {
+                    "state": "working",
+                    "message": {"role": "agent", "parts": [{"type": "text", "text": "Researching..."}]},
+                },
                 "final": False,
             },
         }
@@ -182,7 +198,15 @@ SESSION = "c295ea44-7543-4f78-b524-7a38915ad6e4"
 
 def test_002_send_a_task() -> None:
     req = v01.decode_request(
-        request("tasks/send", {"id": TASK, "message": {"role": "user", "parts": [{"type": "text", "text": "tell me a joke"}]}, "metadata": {}}, 1)
+        request(
+            "tasks/send",
+            {
+                "id": TASK,
+                "message": {"role": "user", "parts": [{"type": "text", "text": "tell me a joke"}]},
+                "metadata": {},
+            },
+            1,
+        )
     )
     assert req.params.message.task_id == TASK and req.params.metadata == {}
     # The response writes "state": "completed", with a trailing comma; without it:
@@ -193,7 +217,14 @@ def test_002_send_a_task() -> None:
                 "id": TASK,
                 "sessionId": SESSION,
                 "status": {"state": "completed"},
-                "artifacts": [{"name": "joke", "parts": [{"type": "text", "text": "Why did the chicken cross the road? To get to the other side!"}]}],
+                "artifacts": [
+                    {
+                        "name": "joke",
+                        "parts": [
+                            {"type": "text", "text": "Why did the chicken cross the road? To get to the other side!"}
+                        ],
+                    }
+                ],
                 "metadata": {},
             },
             1,
@@ -213,7 +244,13 @@ def test_002_get_a_task() -> None:
                 "id": TASK,
                 "sessionId": SESSION,
                 "status": {"state": "completed"},
-                "artifacts": [{"parts": [{"type": "text", "text": "Why did the chicken cross the road? To get to the other side!"}]}],
+                "artifacts": [
+                    {
+                        "parts": [
+                            {"type": "text", "text": "Why did the chicken cross the road? To get to the other side!"}
+                        ]
+                    }
+                ],
                 "history": [{"role": "user", "parts": [{"type": "text", "text": "tell me a joke"}]}],
                 "metadata": {},
             },
@@ -227,11 +264,15 @@ def test_002_cancel_a_task() -> None:
     req = v01.decode_request(request("tasks/cancel", {"id": TASK, "metadata": {}}, 1))
     assert req.method is Method.CANCEL and req.params.id == TASK
     # The draft's own answer gives the task id as the number 1.
-    task = v01.decode_response(Method.CANCEL, result({"id": 1, "sessionId": SESSION, "status": {"state": "canceled"}, "metadata": {}}, 1))
+    task = v01.decode_response(
+        Method.CANCEL, result({"id": 1, "sessionId": SESSION, "status": {"state": "canceled"}, "metadata": {}}, 1)
+    )
     assert task.id == "1" and task.status.state is S.CANCELED
 
 
-@pytest.mark.parametrize("method, wire", [(Method.PUSH_SET, "tasks/pushNotification/set"), (Method.PUSH_GET, "tasks/pushNotification/get")])
+@pytest.mark.parametrize(
+    "method, wire", [(Method.PUSH_SET, "tasks/pushNotification/set"), (Method.PUSH_GET, "tasks/pushNotification/get")]
+)
 def test_002_push_notifications(method: Method, wire: str) -> None:
     config = {"url": "https://example.com/callback", "authentication": {"schemes": ["jwt"]}}
     params = {"id": TASK, "pushNotificationConfig": config} if method is Method.PUSH_SET else {"id": TASK}
@@ -246,7 +287,15 @@ def test_002_push_notifications(method: Method, wire: str) -> None:
 
 def test_002_multi_turn() -> None:
     seq1 = v01.decode_request(
-        request("tasks/send", {"id": TASK, "message": {"role": "user", "parts": [{"type": "text", "text": "request a new phone for me"}]}, "metadata": {}}, 1)
+        request(
+            "tasks/send",
+            {
+                "id": TASK,
+                "message": {"role": "user", "parts": [{"type": "text", "text": "request a new phone for me"}]},
+                "metadata": {},
+            },
+            1,
+        )
     )
     assert seq1.params.message.context_id is None
     # seq 2: the input-required message has no role.
@@ -256,7 +305,10 @@ def test_002_multi_turn() -> None:
             {
                 "id": TASK,
                 "sessionId": SESSION,
-                "status": {"state": "input-required", "message": {"parts": [{"type": "text", "text": "Select a phone type (iPhone/Android)"}]}},
+                "status": {
+                    "state": "input-required",
+                    "message": {"parts": [{"type": "text", "text": "Select a phone type (iPhone/Android)"}]},
+                },
                 "metadata": {},
             },
             1,
@@ -268,7 +320,12 @@ def test_002_multi_turn() -> None:
     seq3 = v01.decode_request(
         request(
             "tasks/send",
-            {"id": TASK, "sessionId": SESSION, "message": {"role": "user", "parts": [{"type": "text", "text": "Android"}]}, "metadata": {}},
+            {
+                "id": TASK,
+                "sessionId": SESSION,
+                "message": {"role": "user", "parts": [{"type": "text", "text": "Android"}]},
+                "metadata": {},
+            },
             2,
         )
     )
@@ -283,7 +340,12 @@ def test_002_multi_turn() -> None:
                 "artifacts": [
                     {
                         "name": "order-confirmation",
-                        "parts": [{"type": "text", "text": "I have ordered a new Android device for you. Your request number is R12443"}],
+                        "parts": [
+                            {
+                                "type": "text",
+                                "text": "I have ordered a new Android device for you. Your request number is R12443",
+                            }
+                        ],
                         "metadata": {},
                     }
                 ],
@@ -298,11 +360,55 @@ def test_002_multi_turn() -> None:
 # 002's streaming examples write each artifact as "artifact": [ "parts": [...], ... ]
 # (not JSON); the artifact object they mean is used here.
 STREAM = [
-    {"jsonrpc": "2.0", "id": 1, "result": {"id": 1, "status": {"state": "working", "timestamp": "2025-04-02T16:59:25.331844"}, "final": False}},
-    {"jsonrpc": "2.0", "id": 1, "result": {"id": 1, "artifact": {"parts": [{"type": "text", "text": "<section 1...>"}], "index": 0, "append": False, "lastChunk": False}}},
-    {"jsonrpc": "2.0", "id": 1, "result": {"id": 1, "artifact": {"parts": [{"type": "text", "text": "<section 2...>"}], "index": 0, "append": True, "lastChunk": False}}},
-    {"jsonrpc": "2.0", "id": 1, "result": {"id": 1, "artifact": {"parts": [{"type": "text", "text": "<section 3...>"}], "index": 0, "append": True, "lastChunk": True}}},
-    {"jsonrpc": "2.0", "id": 1, "result": {"id": 1, "status": {"state": "completed", "timestamp": "2025-04-02T16:59:35.331844"}, "final": True}},
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"id": 1, "status": {"state": "working", "timestamp": "2025-04-02T16:59:25.331844"}, "final": False},
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "id": 1,
+            "artifact": {
+                "parts": [{"type": "text", "text": "<section 1...>"}],
+                "index": 0,
+                "append": False,
+                "lastChunk": False,
+            },
+        },
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "id": 1,
+            "artifact": {
+                "parts": [{"type": "text", "text": "<section 2...>"}],
+                "index": 0,
+                "append": True,
+                "lastChunk": False,
+            },
+        },
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "id": 1,
+            "artifact": {
+                "parts": [{"type": "text", "text": "<section 3...>"}],
+                "index": 0,
+                "append": True,
+                "lastChunk": True,
+            },
+        },
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"id": 1, "status": {"state": "completed", "timestamp": "2025-04-02T16:59:35.331844"}, "final": True},
+    },
 ]
 
 
@@ -345,12 +451,32 @@ def test_002_resubscribe() -> None:
     params = v01.decode_params(Method.RESUBSCRIBE, {"id": TASK, "metadata": {}})
     assert params.id == TASK
     events = [
-        {"id": TASK, "artifact": {"parts": [{"type": "text", "text": "<section 2...>"}], "index": 0, "append": True, "lastChunk": False}},
-        {"id": TASK, "artifact": {"parts": [{"type": "text", "text": "<section 3...>"}], "index": 0, "append": True, "lastChunk": True}},
+        {
+            "id": TASK,
+            "artifact": {
+                "parts": [{"type": "text", "text": "<section 2...>"}],
+                "index": 0,
+                "append": True,
+                "lastChunk": False,
+            },
+        },
+        {
+            "id": TASK,
+            "artifact": {
+                "parts": [{"type": "text", "text": "<section 3...>"}],
+                "index": 0,
+                "append": True,
+                "lastChunk": True,
+            },
+        },
         {"id": 1, "status": {"state": "completed", "timestamp": "2025-04-02T16:59:35.331844"}, "final": True},
     ]
     decoded = [v01.decode_result(Method.RESUBSCRIBE, e) for e in events]
-    assert [type(e).__name__ for e in decoded] == ["TaskArtifactUpdateEvent", "TaskArtifactUpdateEvent", "TaskStatusUpdateEvent"]
+    assert [type(e).__name__ for e in decoded] == [
+        "TaskArtifactUpdateEvent",
+        "TaskArtifactUpdateEvent",
+        "TaskStatusUpdateEvent",
+    ]
     assert decoded[1].last_chunk is True and decoded[0].task_id == TASK
 
 
@@ -382,7 +508,11 @@ def test_002_non_textual_media() -> None:
                 "sessionId": SESSION,
                 "status": {
                     "state": "working",
-                    "message": {"role": "agent", "parts": [{"type": "text", "text": "analysis in progress, please wait"}], "metadata": {}},
+                    "message": {
+                        "role": "agent",
+                        "parts": [{"type": "text", "text": "analysis in progress, please wait"}],
+                        "metadata": {},
+                    },
                 },
                 "metadata": {},
             },
@@ -395,7 +525,13 @@ def test_002_non_textual_media() -> None:
     done = v01.decode_response(
         Method.GET,
         result(
-            {"id": TASK, "sessionId": SESSION, "status": {"state": "completed"}, "artifacts": [{"parts": [{"type": "text", "text": "<generated analysis content>"}], "metadata": {}}], "metadata": {}},
+            {
+                "id": TASK,
+                "sessionId": SESSION,
+                "status": {"state": "completed"},
+                "artifacts": [{"parts": [{"type": "text", "text": "<generated analysis content>"}], "metadata": {}}],
+                "metadata": {},
+            },
             9,
         ),
     )
@@ -403,14 +539,29 @@ def test_002_non_textual_media() -> None:
 
 
 def test_002_structured_output() -> None:
-    schema = {"type": "array", "items": {"type": "object", "properties": {"ticketNumber": {"type": "string"}, "description": {"type": "string"}}}}
+    schema = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"ticketNumber": {"type": "string"}, "description": {"type": "string"}},
+        },
+    }
     req = v01.decode_request(
         request(
             "tasks/send",
             {
                 "id": TASK,
                 "sessionId": SESSION,
-                "message": {"role": "user", "parts": [{"type": "text", "text": "Show me a list of my open IT tickets", "metadata": {"mimeType": "application/json", "schema": schema}}]},
+                "message": {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "type": "text",
+                            "text": "Show me a list of my open IT tickets",
+                            "metadata": {"mimeType": "application/json", "schema": schema},
+                        }
+                    ],
+                },
                 "metadata": {},
             },
             9,
@@ -431,7 +582,7 @@ def test_002_structured_output() -> None:
                             {
                                 "type": "text",
                                 "text": '[{"ticketNumber":"REQ12312","description":"request for VPN access"},'
-                                        '{"ticketNumber":"REQ23422","description":"Add to DL - team-gcp-onboarding"}]',
+                                '{"ticketNumber":"REQ23422","description":"Add to DL - team-gcp-onboarding"}]',
                             }
                         ],
                         "metadata": {},
@@ -447,7 +598,13 @@ def test_002_structured_output() -> None:
 
 @pytest.mark.parametrize(
     "code, name",
-    [(-32001, "Task not found"), (-32002, "Task cannot be canceled"), (-32003, "Push notifications not supported"), (-32004, "Unsupported operation"), (-32005, "Incompatible content types")],
+    [
+        (-32001, "Task not found"),
+        (-32002, "Task cannot be canceled"),
+        (-32003, "Push notifications not supported"),
+        (-32004, "Unsupported operation"),
+        (-32005, "Incompatible content types"),
+    ],
 )
 def test_002_error_table(code: int, name: str) -> None:
     assert v01.error_name(code) == name
@@ -463,7 +620,11 @@ def test_003_orloj_send_get_cancel() -> None:
     send = v01.decode_request(
         request(
             "tasks/send",
-            {"id": "task-001", "message": {"role": "user", "parts": [{"type": "text", "text": "Summarize this document"}]}, "metadata": {"source": "external-workflow"}},
+            {
+                "id": "task-001",
+                "message": {"role": "user", "parts": [{"type": "text", "text": "Summarize this document"}]},
+                "metadata": {"source": "external-workflow"},
+            },
             "req-1",
         )
     )
@@ -473,7 +634,10 @@ def test_003_orloj_send_get_cancel() -> None:
         result(
             {
                 "id": "a2a-task-xyz",
-                "status": {"state": "completed", "message": {"role": "agent", "parts": [{"type": "text", "text": "Here is the summary..."}]}},
+                "status": {
+                    "state": "completed",
+                    "message": {"role": "agent", "parts": [{"type": "text", "text": "Here is the summary..."}]},
+                },
                 "artifacts": [{"name": "summary", "parts": [{"type": "text", "text": "..."}], "index": 0}],
             },
             "req-1",
@@ -493,7 +657,14 @@ def test_003_orloj_streams_whole_tasks() -> None:
     working = v01.decode_result(Method.STREAM, {"id": "a2a-task-xyz", "status": {"state": "working"}})
     done = v01.decode_result(
         Method.STREAM,
-        {"id": "a2a-task-xyz", "status": {"state": "completed", "message": {"role": "agent", "parts": [{"type": "text", "text": "Done."}]}}, "artifacts": []},
+        {
+            "id": "a2a-task-xyz",
+            "status": {
+                "state": "completed",
+                "message": {"role": "agent", "parts": [{"type": "text", "text": "Done."}]},
+            },
+            "artifacts": [],
+        },
     )
     assert isinstance(working, m.Task) and working.status.state is S.WORKING
     assert isinstance(done, m.Task) and done.artifacts == [] and texts(done.status.message.parts) == ["Done."]
@@ -506,7 +677,12 @@ def test_003_orloj_streams_whole_tasks() -> None:
 def test_003_orloj_error_and_notification() -> None:
     with pytest.raises(JsonRpcError) as info:
         v01.decode_response(
-            Method.GET, {"jsonrpc": "2.0", "id": "req-4", "error": {"code": -32001, "message": "task not found", "data": {"task_id": "a2a-task-unknown"}}}
+            Method.GET,
+            {
+                "jsonrpc": "2.0",
+                "id": "req-4",
+                "error": {"code": -32001, "message": "task not found", "data": {"task_id": "a2a-task-unknown"}},
+            },
         )
     assert (info.value.code, info.value.data) == (-32001, {"task_id": "a2a-task-unknown"})
     note = v01.decode_request({"jsonrpc": "2.0", "method": "tasks/get", "params": {"id": "a2a-task-xyz"}})
@@ -520,7 +696,13 @@ def test_004_send_and_message() -> None:
     req = v01.decode_request(
         request(
             "tasks/send",
-            {"id": "task-abc-123", "message": {"role": "user", "parts": [{"type": "text", "text": "Summarize the latest AI safety research"}]}},
+            {
+                "id": "task-abc-123",
+                "message": {
+                    "role": "user",
+                    "parts": [{"type": "text", "text": "Summarize the latest AI safety research"}],
+                },
+            },
             "req-001",
         )
     )
@@ -530,7 +712,10 @@ def test_004_send_and_message() -> None:
             "role": "user",
             "parts": [
                 {"type": "text", "text": "Please review this code for security issues"},
-                {"type": "file", "file": {"name": "handler.py", "mimeType": "text/x-python", "bytes": "aW1wb3J0IG9z..."}},
+                {
+                    "type": "file",
+                    "file": {"name": "handler.py", "mimeType": "text/x-python", "bytes": "aW1wb3J0IG9z..."},
+                },
             ],
         }
     )
@@ -543,7 +728,10 @@ def test_004_part_types() -> None:
             "role": "agent",
             "parts": [
                 {"type": "text", "text": "Analyze this data"},
-                {"type": "file", "file": {"name": "report.pdf", "mimeType": "application/pdf", "bytes": "<base64-encoded>"}},
+                {
+                    "type": "file",
+                    "file": {"name": "report.pdf", "mimeType": "application/pdf", "bytes": "<base64-encoded>"},
+                },
                 {"type": "data", "data": {"metrics": {"complexity": 42, "lines": 500}, "language": "python"}},
             ],
         }
@@ -567,7 +755,11 @@ def test_004_task_and_artifact_objects() -> None:
             "metadata": {},
         },
     )
-    assert (task.context_id, task.status.state, task.status.timestamp) == ("session-xyz", S.WORKING, "2026-03-21T10:30:00Z")
+    assert (task.context_id, task.status.state, task.status.timestamp) == (
+        "session-xyz",
+        S.WORKING,
+        "2026-03-21T10:30:00Z",
+    )
     assert texts(task.history[0].parts) == ["Review this code"]
     # An artifact with an "id" the draft does not define: kept as it came.
     event = v01.decode_event(
@@ -579,7 +771,10 @@ def test_004_task_and_artifact_objects() -> None:
                 "description": "Analysis of handler.py for security vulnerabilities",
                 "parts": [
                     {"type": "text", "text": "## Security Review\n\n### Critical: SQL Injection on line 42\n..."},
-                    {"type": "data", "data": {"vulnerabilities": 3, "severity": {"critical": 1, "high": 1, "medium": 1}}},
+                    {
+                        "type": "data",
+                        "data": {"vulnerabilities": 3, "severity": {"critical": 1, "high": 1, "medium": 1}},
+                    },
                 ],
                 "metadata": {"reviewType": "security", "linesAnalyzed": 500},
             },
@@ -592,10 +787,48 @@ def test_004_task_and_artifact_objects() -> None:
 def test_004_sse_events_are_tasks() -> None:
     """The tutorial's SSE lines carry id+status (no final): whole tasks, as Orloj sends."""
     lines = [
-        {"jsonrpc": "2.0", "id": "req-1", "result": {"id": "task-1", "status": {"state": "working", "message": {"role": "agent", "parts": [{"type": "text", "text": "Starting analysis..."}]}}}},
-        {"jsonrpc": "2.0", "id": "req-1", "result": {"id": "task-1", "status": {"state": "working", "message": {"role": "agent", "parts": [{"type": "text", "text": "Found 3 issues..."}]}}}},
-        {"jsonrpc": "2.0", "id": "req-1", "result": {"id": "task-1", "status": {"state": "completed"}, "artifacts": [{"name": "report", "parts": [{"type": "text", "text": "## Final Report..."}]}]}},
-        {"jsonrpc": "2.0", "id": "req-1", "result": {"id": "task-1", "status": {"state": "working", "message": {"role": "agent", "parts": [{"type": "text", "text": "Processing step 2 of 5..."}]}}}},
+        {
+            "jsonrpc": "2.0",
+            "id": "req-1",
+            "result": {
+                "id": "task-1",
+                "status": {
+                    "state": "working",
+                    "message": {"role": "agent", "parts": [{"type": "text", "text": "Starting analysis..."}]},
+                },
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": "req-1",
+            "result": {
+                "id": "task-1",
+                "status": {
+                    "state": "working",
+                    "message": {"role": "agent", "parts": [{"type": "text", "text": "Found 3 issues..."}]},
+                },
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": "req-1",
+            "result": {
+                "id": "task-1",
+                "status": {"state": "completed"},
+                "artifacts": [{"name": "report", "parts": [{"type": "text", "text": "## Final Report..."}]}],
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": "req-1",
+            "result": {
+                "id": "task-1",
+                "status": {
+                    "state": "working",
+                    "message": {"role": "agent", "parts": [{"type": "text", "text": "Processing step 2 of 5..."}]},
+                },
+            },
+        },
     ]
     events = [v01.decode_stream_event(doc) for doc in lines]
     assert all(isinstance(e, m.Task) for e in events)
@@ -605,12 +838,20 @@ def test_004_sse_events_are_tasks() -> None:
 
 def test_004_error() -> None:
     with pytest.raises(JsonRpcError) as info:
-        v01.decode_stream_event({"jsonrpc": "2.0", "id": "req-1", "error": {"code": -32001, "message": "Task not found", "data": {"taskId": "task-unknown"}}})
+        v01.decode_stream_event(
+            {
+                "jsonrpc": "2.0",
+                "id": "req-1",
+                "error": {"code": -32001, "message": "Task not found", "data": {"taskId": "task-unknown"}},
+            }
+        )
     assert info.value.code == -32001 and info.value.data == {"taskId": "task-unknown"}
 
 
 def test_004_push_and_get_params() -> None:
-    push = v01.decode_params(Method.PUSH_SET, {"id": "t", "pushNotificationConfig": {"url": "https://cb.invalid", "token": "tok"}})
+    push = v01.decode_params(
+        Method.PUSH_SET, {"id": "t", "pushNotificationConfig": {"url": "https://cb.invalid", "token": "tok"}}
+    )
     assert push.push_notification_config.token == "tok"
     get = v01.decode_params(Method.GET, {"id": "t", "historyLength": 3})
     assert get.history_length == 3

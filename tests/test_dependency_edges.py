@@ -14,8 +14,10 @@ import uvicorn
 from inspector.serving import deadline
 
 # uvicorn's HTTP protocols, by the module uvicorn keeps each in; httptools is optional.
-PROTOCOLS = [("uvicorn.protocols.http.h11_impl", "H11Protocol"),
-             ("uvicorn.protocols.http.httptools_impl", "HttpToolsProtocol")]
+PROTOCOLS = [
+    ("uvicorn.protocols.http.h11_impl", "H11Protocol"),
+    ("uvicorn.protocols.http.httptools_impl", "HttpToolsProtocol"),
+]
 
 
 def _protocol(module: str, name: str) -> type:
@@ -40,7 +42,9 @@ def test_uvicorn_keeps_what_the_request_deadline_reads(module: str, name: str) -
     cycle = importlib.import_module(module).RequestResponseCycle
     kept = inspect.getsource(cycle.__init__)
     for attribute in ("self.more_body", "self.response_started", "self.response_complete"):
-        assert attribute in kept, f"{where}'s RequestResponseCycle has no {attribute}: see inspector/serving/deadline.py"
+        assert attribute in kept, (
+            f"{where}'s RequestResponseCycle has no {attribute}: see inspector/serving/deadline.py"
+        )
 
 
 def test_the_request_deadline_subclasses_the_protocol_uvicorn_picks() -> None:
@@ -57,7 +61,10 @@ def test_uvicorn_server_keeps_what_the_runner_reads() -> None:
     runner's server makes a no-op)."""
     server = uvicorn.Server(uvicorn.Config(app=None))
     for attribute in ("started", "should_exit", "force_exit"):
-        assert hasattr(server, attribute), f"uvicorn {uvicorn.__version__}.Server has no {attribute}: see inspector/serving/runner.py"
-    assert "self.capture_signals()" in inspect.getsource(uvicorn.Server.serve), \
+        assert hasattr(server, attribute), (
+            f"uvicorn {uvicorn.__version__}.Server has no {attribute}: see inspector/serving/runner.py"
+        )
+    assert "self.capture_signals()" in inspect.getsource(uvicorn.Server.serve), (
         f"uvicorn {uvicorn.__version__}.Server.serve takes signals another way: see inspector/serving/runner.py"
+    )
     assert "self.servers" in inspect.getsource(uvicorn.Server), "see inspector/serving/runner.py"

@@ -20,8 +20,9 @@ from inspector.session.describe import (
 
 
 def _status(state: str, final: bool) -> m.TaskStatusUpdateEvent:
-    return m.TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", final=final,
-                                   status=m.TaskStatus(state=m.TaskState(state)))
+    return m.TaskStatusUpdateEvent(
+        task_id="t-1", context_id="c-1", final=final, status=m.TaskStatus(state=m.TaskState(state))
+    )
 
 
 def test_a_stream_event_reads_the_same_in_the_rows_and_in_the_proxy_console() -> None:
@@ -44,28 +45,44 @@ def test_socket_events_read_without_the_hub_command() -> None:
 
 
 def test_the_describer_loads_neither_textual_nor_a_command_module() -> None:
-    code = ("import sys, inspector.session.describe; "
-            "print(sorted(n for n in sys.modules if n == 'textual' or n.endswith('_cmd')))")
+    code = (
+        "import sys, inspector.session.describe; "
+        "print(sorted(n for n in sys.modules if n == 'textual' or n.endswith('_cmd')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 def _artifact() -> m.TaskArtifactUpdateEvent:
-    return m.TaskArtifactUpdateEvent(task_id="t-1", context_id="c-1", append=True, last_chunk=True,
-                                     artifact=m.Artifact(artifact_id="a-1", name="answer",
-                                                         parts=[m.TextPart(text="hello")]))
+    return m.TaskArtifactUpdateEvent(
+        task_id="t-1",
+        context_id="c-1",
+        append=True,
+        last_chunk=True,
+        artifact=m.Artifact(artifact_id="a-1", name="answer", parts=[m.TextPart(text="hello")]),
+    )
 
 
 def test_one_payload_reads_the_same_in_rows_proxy_console_and_hub_console() -> None:
     long_id = "0123456789abcdef-task"
-    status = m.TaskStatusUpdateEvent(task_id=long_id, context_id="c-1", final=False, status=m.TaskStatus(
-        state=m.TaskState("input-required"),
-        message=m.Message(role=m.Role("agent"), message_id="m-1", parts=[m.TextPart(text="which city?")])))
-    for payload, words in [(status, f"task {long_id} input-required: which city?"),
-                           (_artifact(), "answer+|: hello"),
-                           (JsonRpcError(-32001, "Task not found"), "error -32001 Task not found")]:
+    status = m.TaskStatusUpdateEvent(
+        task_id=long_id,
+        context_id="c-1",
+        final=False,
+        status=m.TaskStatus(
+            state=m.TaskState("input-required"),
+            message=m.Message(role=m.Role("agent"), message_id="m-1", parts=[m.TextPart(text="which city?")]),
+        ),
+    )
+    for payload, words in [
+        (status, f"task {long_id} input-required: which city?"),
+        (_artifact(), "answer+|: hello"),
+        (JsonRpcError(-32001, "Task not found"), "error -32001 Task not found"),
+    ]:
         assert describe_payload(payload, full_ids=True) == words
         row = event_summary(Event(1, 0.0, Kind.SSE, 3, {}, payload=payload))
         assert row == words.replace(long_id, "01234567…")  # the rows' column shortens ids
         assert proxy_line(Event(1, 0.0, Kind.SSE, 3, {"added_ms": 0}, payload=payload)) == f"#3 ← {words} (+0 ms)"
-        assert describe_frame(Frame(role="event", item=payload), "tasks/sendSubscribe") == f"tasks/sendSubscribe {words}"
+        assert (
+            describe_frame(Frame(role="event", item=payload), "tasks/sendSubscribe") == f"tasks/sendSubscribe {words}"
+        )

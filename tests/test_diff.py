@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from cli_helpers import Cli, cli  # noqa: F401 - cli is a fixture
+from inspector.headless.resend import diff_against
 from inspector.protocol import models as m
 from inspector.session import Kind, Recorder, Session, load_recording
-from inspector.headless.resend import diff_against
 from inspector.session.diff import Outcome, compare
 from mock_agent import MockAgent
 from test_replay_serve import message, mock_process, record_multi_turn, stream_all
@@ -27,13 +27,21 @@ CARD = {"name": "Diffable", "description": "reports", "capabilities": {"streamin
 
 
 def scenario(texts: list[str], final: str = "completed", message_text: str = "done") -> dict[str, Any]:
-    return {"name": "diffable", "card": CARD, "rules": [
-        {"when": {"text": "^report"}, "script": [
-            {"status": "working", "message": "on it"},
-            {"chunks": {"name": "report", "texts": texts}},
-            {"status": final, "message": message_text}]},
-        {"when": {"text": "^error"}, "script": [{"error": {"code": -32001, "message": "Task not found"}}]},
-    ]}
+    return {
+        "name": "diffable",
+        "card": CARD,
+        "rules": [
+            {
+                "when": {"text": "^report"},
+                "script": [
+                    {"status": "working", "message": "on it"},
+                    {"chunks": {"name": "report", "texts": texts}},
+                    {"status": final, "message": message_text},
+                ],
+            },
+            {"when": {"text": "^error"}, "script": [{"error": {"code": -32001, "message": "Task not found"}}]},
+        ],
+    }
 
 
 def write(path: Path, doc: dict[str, Any]) -> Path:
@@ -46,8 +54,9 @@ def write(path: Path, doc: dict[str, Any]) -> Path:
 
 def test_a_changed_agent_is_reported_and_an_unchanged_one_is_not(cli: Cli, tmp_path: Path) -> None:
     same = write(tmp_path / "same.yaml", scenario(["part one, ", "part two"]))
-    changed = write(tmp_path / "changed.yaml", scenario(["part one, ", "part 2"], final="failed",
-                                                        message_text="gave up"))
+    changed = write(
+        tmp_path / "changed.yaml", scenario(["part one, ", "part 2"], final="failed", message_text="gave up")
+    )
     rec = tmp_path / "session.jsonl"
     with mock_process("--scenario", str(same), "--dialect", "1.0") as (url, _proc):
         made = cli("send", url, "report please", "--stream", "--record", str(rec))
@@ -92,11 +101,14 @@ def test_an_unreachable_agent_is_exit_3(cli: Cli, tmp_path: Path) -> None:
     assert "DIFFERS" not in r.out
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (("replay", "{d}/missing.jsonl", "--against", "http://127.0.0.1:1/"), "no such recording"),
-    (("replay", "{d}/foreign.jsonl", "--against", "http://127.0.0.1:1/"), "not an a2a-inspect recording"),
-    (("replay", "{d}/missing.jsonl"), "no such recording"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("replay", "{d}/missing.jsonl", "--against", "http://127.0.0.1:1/"), "no such recording"),
+        (("replay", "{d}/foreign.jsonl", "--against", "http://127.0.0.1:1/"), "not an a2a-inspect recording"),
+        (("replay", "{d}/missing.jsonl"), "no such recording"),
+    ],
+)
 def test_usage_errors_are_exit_2(cli: Cli, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
     (tmp_path / "foreign.jsonl").write_text('{"not": "a recording"}\n')
     r = cli(*(a.replace("{d}", str(tmp_path)) for a in args))
@@ -104,8 +116,9 @@ def test_usage_errors_are_exit_2(cli: Cli, tmp_path: Path, args: tuple[str, ...]
     assert "Traceback" not in r.err
 
 
-def test_replay_without_against_opens_the_ui_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_without_against_opens_the_ui_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import sys
     import types
 
@@ -178,12 +191,18 @@ async def test_a_multi_turn_session_continues_on_the_live_agents_task(tmp_path: 
         report = await diff_against(rec, mock.url, session=live)
     assert report.equivalent, [d.to_json() for d in report.exchanges]
     assert [(d.recorded.method, d.recorded.states) for d in report.exchanges] == [
-        ("stream", ["submitted", "working", "input-required"]), ("send", ["completed"]),
-        ("get", ["completed"]), ("send", ["input-required"])]
+        ("stream", ["submitted", "working", "input-required"]),
+        ("send", ["completed"]),
+        ("get", ["completed"]),
+        ("send", ["input-required"]),
+    ]
     assert [d.live.task for d in report.exchanges] == ["task 1", "task 1", "task 1", "task 2"]
     # The answer and the get went to the live agent's task, not the recorded one.
-    requests = [json.loads(e.data["body"]) for e in live.events
-                if e.kind is Kind.REQUEST and e.data.get("a2a_method") in ("send", "get")]
+    requests = [
+        json.loads(e.data["body"])
+        for e in live.events
+        if e.kind is Kind.REQUEST and e.data.get("a2a_method") in ("send", "get")
+    ]
     first_task = next(e.payload.id for e in live.events if e.kind is Kind.SSE and isinstance(e.payload, m.Task))
     assert first_task != recorded["task"]
     assert requests[0]["params"]["message"]["taskId"] == first_task
@@ -197,10 +216,20 @@ async def test_overlapping_exchanges_run_together(tmp_path: Path) -> None:
 
     # After its first chunk the task waits at a gate that nobody opens: the cancel lands
     # while the stream runs, recorded and live alike, however slow the machine.
-    slow = {"card": CARD, "rules": [{"script": [
-        {"status": "working"}, {"artifact": {"name": "slow", "text": "a", "last_chunk": False}},
-        {"hold": "never"}, {"chunks": {"name": "slow", "texts": ["b", "c", "d"]}},
-        {"status": "completed"}]}]}
+    slow = {
+        "card": CARD,
+        "rules": [
+            {
+                "script": [
+                    {"status": "working"},
+                    {"artifact": {"name": "slow", "text": "a", "last_chunk": False}},
+                    {"hold": "never"},
+                    {"chunks": {"name": "slow", "texts": ["b", "c", "d"]}},
+                    {"status": "completed"},
+                ]
+            }
+        ],
+    }
     path = tmp_path / "r.jsonl"
     async with MockAgent(slow, dialect="1.0") as mock:
         session = Session()
@@ -221,10 +250,24 @@ async def test_overlapping_exchanges_run_together(tmp_path: Path) -> None:
 
 
 def test_compare_ignores_what_is_not_behaviour() -> None:
-    a = Outcome(1, "send", "hi", http_status=200, task="task 1", states=["completed"],
-                artifacts=[{"name": "x", "parts": [{"text": "ab"}]}])
-    b = Outcome(9, "send", "hi", http_status=201, task="task 1", states=["completed"],
-                artifacts=[{"name": "x", "parts": [{"text": "ab"}]}])
+    a = Outcome(
+        1,
+        "send",
+        "hi",
+        http_status=200,
+        task="task 1",
+        states=["completed"],
+        artifacts=[{"name": "x", "parts": [{"text": "ab"}]}],
+    )
+    b = Outcome(
+        9,
+        "send",
+        "hi",
+        http_status=201,
+        task="task 1",
+        states=["completed"],
+        artifacts=[{"name": "x", "parts": [{"text": "ab"}]}],
+    )
     assert compare(a, b) == []
     b.http_status = 503
     assert [d.field for d in compare(a, b)] == ["http_status"]

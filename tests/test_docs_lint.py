@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -53,7 +53,7 @@ def _calls(source: str) -> Iterator[tuple[str, str]]:
                 continue
             depth += {"(": 1, ")": -1}.get(source[i], 0)
             i += 1
-        yield match.group(1), source[match.end():i - 1]
+        yield match.group(1), source[match.end() : i - 1]
 
 
 def _expand(template: str) -> list[str]:
@@ -143,7 +143,8 @@ def test_documented_severities_match_the_source() -> None:
         if severities is not None and code in docs:
             assert docs[code] == severities, (
                 f"{code!r} is documented as {' or '.join(sorted(docs[code]))} "
-                f"but lint.py emits it as {' or '.join(sorted(severities))}")
+                f"but lint.py emits it as {' or '.join(sorted(severities))}"
+            )
 
 
 # ------------------------------------------------------------------ real cards
@@ -161,7 +162,8 @@ def check_findings(raw: Any, where: str, **kwargs: Any) -> set[str]:
                 pytest.fail(f"{where} (as {dialect or 'auto'}): {code!r} is not in LINT_CODES")
             assert finding.severity in docs.get(code, {finding.severity}), (
                 f"{where} (as {dialect or 'auto'}): {code!r} came as {finding.severity}, "
-                f"docs/lint.md says {' or '.join(sorted(docs[code]))}")
+                f"docs/lint.md says {' or '.join(sorted(docs[code]))}"
+            )
             seen.add(code)
     return seen
 
@@ -179,8 +181,11 @@ def test_mock_builtin_cards_codes_are_documented(name: str) -> None:
     for served in (None, *DIALECTS):
         server = MockServer(name, dialect=served)
         raw = json.loads(server.encoded_card("http://127.0.0.1:9/"))
-        check_findings(raw, f"built-in {name} served as {served or 'default'}",
-                       card_url="http://127.0.0.1:9/.well-known/agent-card.json")
+        check_findings(
+            raw,
+            f"built-in {name} served as {served or 'default'}",
+            card_url="http://127.0.0.1:9/.well-known/agent-card.json",
+        )
 
 
 def test_every_severity_is_written_where_the_code_is() -> None:

@@ -50,8 +50,9 @@ def test_the_error_line_says_what_the_body_says(cli: Cli, agent: str, shape: str
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_json_output_has_the_reason_in_a_field(cli: Cli, agent: str, validator: jsonschema.Draft202012Validator,
-                                               shape: str) -> None:
+def test_json_output_has_the_reason_in_a_field(
+    cli: Cli, agent: str, validator: jsonschema.Draft202012Validator, shape: str
+) -> None:
     r = cli("send", f"{agent}/{shape}", "hi", "--binding", "rest", "-o", "json")
     assert r.code == 3, r
     doc = r.json()
@@ -74,11 +75,16 @@ def test_ndjson_error_record_has_the_reason(cli: Cli, agent: str) -> None:
     assert records[-1]["kind"] == "error" and records[-1]["detail"] == "model quota exhausted", r
 
 
-def test_a_hostile_body_is_shown_bounded_and_literal(cli: Cli, agent: str,
-                                                     validator: jsonschema.Draft202012Validator) -> None:
+def test_a_hostile_body_is_shown_bounded_and_literal(
+    cli: Cli, agent: str, validator: jsonschema.Draft202012Validator
+) -> None:
     r = cli("send", f"{agent}/hostile", "hi")
-    line = assert_one_error_line(r, 3, "HTTP 500 Internal Server Error (JSON, 1.0 MiB): [bold red]boom[/] "
-                                       "\\x1b]0;pwned\\x07 \\x1b[2J \\u202egnp.exe xxx")
+    line = assert_one_error_line(
+        r,
+        3,
+        "HTTP 500 Internal Server Error (JSON, 1.0 MiB): [bold red]boom[/] "
+        "\\x1b]0;pwned\\x07 \\x1b[2J \\u202egnp.exe xxx",
+    )
     assert not any(leak in r.stderr_bytes for leak in LEAKS), r
     assert b"\x07" not in r.stderr_bytes, r
     assert line.endswith("x…"), line
@@ -102,21 +108,30 @@ def test_a_card_that_fails_says_why(cli: Cli, agent: str) -> None:
 # ------------------------------------------------------------ the excerpt itself
 
 
-@pytest.mark.parametrize(("ctype", "raw", "reason"), [
-    ("application/json", b'{"error": "invalid_token", "error_description": "the token expired"}',
-     "invalid_token: the token expired"),
-    ("application/json", b'{"detail": [{"loc": ["body"], "msg": "field required", "type": "missing"}]}',
-     "field required"),
-    ("application/json", b'{"errors": [{"message": "not allowed"}]}', "not allowed"),
-    ("application/json", b'"just a string"', "just a string"),
-    ("application/json", b'{"unknown": 1}', '{"unknown": 1}'),  # no known key: the body's start
-    ("application/json", b'{"error": ', '{"error":'),  # not JSON after all: its text
-    ("text/plain", b"\n\n  one\n\ntwo\nthree\nfour\n", "one\ntwo\nthree…"),
-    ("text/html", b"<html><title>Oops</title></html>", None),  # the title is named already
-    ("application/octet-stream", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", None),
-    ("application/json", b"", None),
-    ("text/plain", b" \n\t\n", None),
-])
+@pytest.mark.parametrize(
+    ("ctype", "raw", "reason"),
+    [
+        (
+            "application/json",
+            b'{"error": "invalid_token", "error_description": "the token expired"}',
+            "invalid_token: the token expired",
+        ),
+        (
+            "application/json",
+            b'{"detail": [{"loc": ["body"], "msg": "field required", "type": "missing"}]}',
+            "field required",
+        ),
+        ("application/json", b'{"errors": [{"message": "not allowed"}]}', "not allowed"),
+        ("application/json", b'"just a string"', "just a string"),
+        ("application/json", b'{"unknown": 1}', '{"unknown": 1}'),  # no known key: the body's start
+        ("application/json", b'{"error": ', '{"error":'),  # not JSON after all: its text
+        ("text/plain", b"\n\n  one\n\ntwo\nthree\nfour\n", "one\ntwo\nthree…"),
+        ("text/html", b"<html><title>Oops</title></html>", None),  # the title is named already
+        ("application/octet-stream", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", None),
+        ("application/json", b"", None),
+        ("text/plain", b" \n\t\n", None),
+    ],
+)
 def test_body_reason(ctype: str, raw: bytes, reason: str | None) -> None:
     assert body_reason(ctype, raw) == reason
 

@@ -32,64 +32,133 @@ from mock_agent.loader import load_text
 from test_replay_serve import message, record_multi_turn, stream_all
 
 # HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): every required field, typed.
-_NV = {"type": "object", "required": ["name", "value"],
-       "properties": {"name": {"type": "string"}, "value": {"type": "string"}}}
+_NV = {
+    "type": "object",
+    "required": ["name", "value"],
+    "properties": {"name": {"type": "string"}, "value": {"type": "string"}},
+}
 HAR_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["log"],
-    "properties": {"log": {
-        "type": "object", "required": ["version", "creator", "entries"],
-        "properties": {
-            "version": {"const": "1.2"},
-            "creator": {"type": "object", "required": ["name", "version"],
-                        "properties": {"name": {"type": "string"}, "version": {"type": "string"}}},
-            "pages": {"type": "array"},
-            "entries": {"type": "array", "items": {"$ref": "#/$defs/entry"}},
-            "comment": {"type": "string"}}}},
+    "type": "object",
+    "required": ["log"],
+    "properties": {
+        "log": {
+            "type": "object",
+            "required": ["version", "creator", "entries"],
+            "properties": {
+                "version": {"const": "1.2"},
+                "creator": {
+                    "type": "object",
+                    "required": ["name", "version"],
+                    "properties": {"name": {"type": "string"}, "version": {"type": "string"}},
+                },
+                "pages": {"type": "array"},
+                "entries": {"type": "array", "items": {"$ref": "#/$defs/entry"}},
+                "comment": {"type": "string"},
+            },
+        }
+    },
     "$defs": {
         "entry": {
-            "type": "object", "required": ["startedDateTime", "time", "request", "response", "cache", "timings"],
+            "type": "object",
+            "required": ["startedDateTime", "time", "request", "response", "cache", "timings"],
             "properties": {
-                "startedDateTime": {"type": "string",
-                                    "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$"},
+                "startedDateTime": {
+                    "type": "string",
+                    "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$",
+                },
                 "time": {"type": "number", "minimum": 0},
                 "request": {"$ref": "#/$defs/request"},
                 "response": {"$ref": "#/$defs/response"},
                 "cache": {"type": "object"},
-                "timings": {"$ref": "#/$defs/timings"}}},
+                "timings": {"$ref": "#/$defs/timings"},
+            },
+        },
         "request": {
             "type": "object",
-            "required": ["method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize"],
+            "required": [
+                "method",
+                "url",
+                "httpVersion",
+                "cookies",
+                "headers",
+                "queryString",
+                "headersSize",
+                "bodySize",
+            ],
             "properties": {
-                "method": {"type": "string"}, "url": {"type": "string"}, "httpVersion": {"type": "string"},
-                "cookies": {"type": "array"}, "headers": {"type": "array", "items": _NV},
+                "method": {"type": "string"},
+                "url": {"type": "string"},
+                "httpVersion": {"type": "string"},
+                "cookies": {"type": "array"},
+                "headers": {"type": "array", "items": _NV},
                 "queryString": {"type": "array", "items": _NV},
-                "postData": {"type": "object", "required": ["mimeType"],
-                             "properties": {"mimeType": {"type": "string"}, "text": {"type": "string"},
-                                            "params": {"type": "array"}}},
-                "headersSize": {"type": "integer"}, "bodySize": {"type": "integer"}}},
+                "postData": {
+                    "type": "object",
+                    "required": ["mimeType"],
+                    "properties": {
+                        "mimeType": {"type": "string"},
+                        "text": {"type": "string"},
+                        "params": {"type": "array"},
+                    },
+                },
+                "headersSize": {"type": "integer"},
+                "bodySize": {"type": "integer"},
+            },
+        },
         "response": {
             "type": "object",
-            "required": ["status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL",
-                         "headersSize", "bodySize"],
+            "required": [
+                "status",
+                "statusText",
+                "httpVersion",
+                "cookies",
+                "headers",
+                "content",
+                "redirectURL",
+                "headersSize",
+                "bodySize",
+            ],
             "properties": {
-                "status": {"type": "integer"}, "statusText": {"type": "string"}, "httpVersion": {"type": "string"},
-                "cookies": {"type": "array"}, "headers": {"type": "array", "items": _NV},
-                "content": {"type": "object", "required": ["size", "mimeType"],
-                            "properties": {"size": {"type": "integer"}, "mimeType": {"type": "string"},
-                                           "text": {"type": "string"}, "encoding": {"type": "string"}}},
-                "redirectURL": {"type": "string"}, "headersSize": {"type": "integer"},
-                "bodySize": {"type": "integer"}}},
+                "status": {"type": "integer"},
+                "statusText": {"type": "string"},
+                "httpVersion": {"type": "string"},
+                "cookies": {"type": "array"},
+                "headers": {"type": "array", "items": _NV},
+                "content": {
+                    "type": "object",
+                    "required": ["size", "mimeType"],
+                    "properties": {
+                        "size": {"type": "integer"},
+                        "mimeType": {"type": "string"},
+                        "text": {"type": "string"},
+                        "encoding": {"type": "string"},
+                    },
+                },
+                "redirectURL": {"type": "string"},
+                "headersSize": {"type": "integer"},
+                "bodySize": {"type": "integer"},
+            },
+        },
         "timings": {
-            "type": "object", "required": ["send", "wait", "receive"],
+            "type": "object",
+            "required": ["send", "wait", "receive"],
             "properties": {k: {"type": "number", "minimum": -1} for k in ("blocked", "dns", "connect", "ssl")}
-            | {k: {"type": "number", "minimum": 0} for k in ("send", "wait", "receive")}},
+            | {k: {"type": "number", "minimum": 0} for k in ("send", "wait", "receive")},
+        },
     },
 }
 
 
-async def _session(path: Path, url: str, dialect: str, *, auth: Auth | None = None,
-                   headers: dict[str, str] | None = None, texts: tuple[str, ...] = ("report",),
-                   stream: bool = True) -> Session:
+async def _session(
+    path: Path,
+    url: str,
+    dialect: str,
+    *,
+    auth: Auth | None = None,
+    headers: dict[str, str] | None = None,
+    texts: tuple[str, ...] = ("report",),
+    stream: bool = True,
+) -> Session:
     session = Session()
     with Recorder.attach(session, path):
         async with A2AClient(url, session=session, dialect=dialect, auth=auth, headers=headers) as client:
@@ -109,8 +178,7 @@ async def _session(path: Path, url: str, dialect: str, *, auth: Auth | None = No
 
 async def test_har_is_valid_har_1_2_with_streams_as_event_streams(tmp_path: Path) -> None:
     async with MockAgent("errors", dialect="0.3", heartbeat=None) as mock:
-        session = await _session(tmp_path / "r.jsonl", mock.url, "0.3",
-                                 texts=("heartbeat", "http 503", "error -32001"))
+        session = await _session(tmp_path / "r.jsonl", mock.url, "0.3", texts=("heartbeat", "http 503", "error -32001"))
     har = to_har(session)
     jsonschema.Draft202012Validator(HAR_SCHEMA).validate(har)
     entries = har["log"]["entries"]
@@ -147,9 +215,14 @@ def _bash_n(path: Path) -> None:
 
 async def test_curl_script_keeps_secrets_out_and_runs(tmp_path: Path) -> None:
     with MockAgent("echo", dialect="1.0") as mock:  # a thread: bash runs while this loop waits
-        session = await _session(tmp_path / "r.jsonl", mock.url, "1.0", auth=Auth.bearer("s3cret-token"),
-                                 headers={"X-API-Key": "k3y", "X-Trace": "keep 'me' $HOME"},
-                                 texts=("it's a \"quoted\" $HOME `text`",))
+        session = await _session(
+            tmp_path / "r.jsonl",
+            mock.url,
+            "1.0",
+            auth=Auth.bearer("s3cret-token"),
+            headers={"X-API-Key": "k3y", "X-Trace": "keep 'me' $HOME"},
+            texts=('it\'s a "quoted" $HOME `text`',),
+        )
         script = to_curl(session, source="r.jsonl")
         path = tmp_path / "replay.sh"
         path.write_text(script)
@@ -164,7 +237,7 @@ async def test_curl_script_keeps_secrets_out_and_runs(tmp_path: Path) -> None:
         # The card, then the stream: the text went through byte for byte.
         assert '"name":"Echo Agent"' in run.stdout.replace(" ", "") or "Echo" in run.stdout
         assert "data: " in run.stdout and "TASK_STATE_COMPLETED" in run.stdout
-        assert "echo: it's a \\\"quoted\\\" $HOME `text`" in run.stdout
+        assert 'echo: it\'s a \\"quoted\\" $HOME `text`' in run.stdout
         # Without the token, the script says which variable to set.
         env.pop("A2A_BEARER_TOKEN")
         run = subprocess.run(["bash", str(path)], capture_output=True, text=True, timeout=60, env=env)
@@ -210,15 +283,21 @@ def test_curl_script_sends_the_url_as_recorded_percent_encoding_kept(tmp_path: P
     path = tmp_path / "r.jsonl"
     with Recorder.attach(session, path):  # the token is redacted on the way to the file
         number = session.new_exchange()
-        session.append(Kind.REQUEST, {"method": "GET", "url": "http://127.0.0.1:9/a%20b/c%2Fd?q=x%20y&"
-                                      "plus=1%2B1&token=s3cret-t0ken", "headers": {}}, exchange=number)
+        session.append(
+            Kind.REQUEST,
+            {
+                "method": "GET",
+                "url": "http://127.0.0.1:9/a%20b/c%2Fd?q=x%20y&plus=1%2B1&token=s3cret-t0ken",
+                "headers": {},
+            },
+            exchange=number,
+        )
     script = to_curl(load_recording(path).session)
     assert "s3cret-t0ken" not in script and "${A2A_PARAM_TOKEN:?" in script
     (tmp_path / "replay.sh").write_text(script)
     with BackgroundServer(Starlette(routes=[Route("/{p:path}", anything)])) as up:
         env = {**os.environ, "A2A_BASE": up.url, "A2A_PARAM_TOKEN": "t"}
-        run = subprocess.run(["bash", str(tmp_path / "replay.sh")], capture_output=True, text=True, timeout=60,
-                             env=env)
+        run = subprocess.run(["bash", str(tmp_path / "replay.sh")], capture_output=True, text=True, timeout=60, env=env)
     assert run.returncode == 0, run.stderr
     assert seen == [("/a%20b/c%2Fd", "q=x%20y&plus=1%2B1&token=t")]
 
@@ -246,25 +325,43 @@ async def test_scenario_from_the_sdk_agent_reproduces_it(sdk_agent_compat: str, 
     assert scenario.dialect == dialect
     assert scenario.card.name == "Echo Agent" and scenario.card.url is None
     assert [(r.when.text, r.when.turn) for r in scenario.rules] == [
-        (r"^hello\ there\ inspector$", 1), ("^fail$", 1), (r"^msg\ hi$", 1), (r"^ask\ me$", 1),
-        (r"^the\ answer$", 2)]
+        (r"^hello\ there\ inspector$", 1),
+        ("^fail$", 1),
+        (r"^msg\ hi$", 1),
+        (r"^ask\ me$", 1),
+        (r"^the\ answer$", 2),
+    ]
     async with MockAgent(scenario) as mock:
         report = await diff_against(rec, mock.url)
     assert report.equivalent, [d.to_json() for d in report.exchanges if not d.same]
     kinds = [(d.recorded.states, d.recorded.reply is not None) for d in report.exchanges]
-    assert kinds == [(["submitted", "working", "completed"], False), (["failed"], False), ([], True),
-                     (["submitted", "input-required"], False), (["completed"], False)]
+    assert kinds == [
+        (["submitted", "working", "completed"], False),
+        (["failed"], False),
+        ([], True),
+        (["submitted", "input-required"], False),
+        (["completed"], False),
+    ]
 
 
 async def test_scenario_scripts_errors_faults_and_delays(tmp_path: Path) -> None:
     async with MockAgent("errors", dialect="1.0") as mock:
-        session = await _session(tmp_path / "r.jsonl", mock.url, "1.0",
-                                 texts=("error -32004", "http 503", "drop", "no final", "malformed", "heartbeat"))
+        session = await _session(
+            tmp_path / "r.jsonl",
+            mock.url,
+            "1.0",
+            texts=("error -32004", "http 503", "drop", "no final", "malformed", "heartbeat"),
+        )
     doc, notes = to_scenario(session)
     assert notes == []
     scripts = {rule["when"]["text"]: rule["script"] for rule in doc["rules"]}
-    assert {"error": {"code": -32004, "message": "This operation is not supported", "data": scripts[
-        r"^error\ \-32004$"][-1]["error"]["data"]}} == scripts[r"^error\ \-32004$"][-1]
+    assert {
+        "error": {
+            "code": -32004,
+            "message": "This operation is not supported",
+            "data": scripts[r"^error\ \-32004$"][-1]["error"]["data"],
+        }
+    } == scripts[r"^error\ \-32004$"][-1]
     assert scripts[r"^http\ 503$"][-1]["http"]["status"] == 503
     assert scripts[r"^drop$"][-1] == {"drop": True}
     assert scripts[r"^no\ final$"][-1] == {"end": True}
@@ -280,8 +377,10 @@ async def test_scenario_scripts_errors_faults_and_delays(tmp_path: Path) -> None
 
 def test_scenario_text_with_braces_stays_literal(tmp_path: Path) -> None:
     async def go() -> Session:
-        scenario = {"card": {"name": "Braces"}, "rules": [{"script": [
-            {"status": "completed", "message": "{{\"json\": true}} for {text}"}]}]}
+        scenario = {
+            "card": {"name": "Braces"},
+            "rules": [{"script": [{"status": "completed", "message": '{{"json": true}} for {text}'}]}],
+        }
         async with MockAgent(scenario, dialect="0.3") as mock:
             return await _session(tmp_path / "r.jsonl", mock.url, "0.3", texts=("{x}",), stream=False)
 
@@ -305,16 +404,18 @@ async def test_exports_written_a_piece_at_a_time_are_the_documents(tmp_path: Pat
     from inspector.session.export_scenario import write_scenario
 
     async with MockAgent("errors", dialect="1.0") as mock:
-        session = await _session(tmp_path / "r.jsonl", mock.url, "1.0",
-                                 texts=("heartbeat", "http 503", "drop", "no final", "heartbeat"))
+        session = await _session(
+            tmp_path / "r.jsonl", mock.url, "1.0", texts=("heartbeat", "http 503", "drop", "no final", "heartbeat")
+        )
     out = io.StringIO()
     write_har(session, out, comment="c")
     assert out.getvalue() == json.dumps(to_har(session, comment="c"), ensure_ascii=False, indent=2) + "\n"
     checked: list[str] = []
     monkeypatch.setattr(export_scenario, "CHECK_STEPS", 2)
     out = io.StringIO()
-    notes, problems = write_scenario(session, out, name="r", source="r.jsonl",
-                                     check=lambda text: checked.append(text) or scenario_problems(text))
+    notes, problems = write_scenario(
+        session, out, name="r", source="r.jsonl", check=lambda text: checked.append(text) or scenario_problems(text)
+    )
     text, whole_notes = scenario_yaml(session, name="r", source="r.jsonl")
     assert out.getvalue() == text and notes == whole_notes and problems == []
     assert len(checked) > 3 and all(len(piece) < len(text) for piece in checked)
@@ -333,8 +434,10 @@ def test_export_command_writes_each_format(cli: Cli, tmp_path: Path) -> None:
     out = tmp_path / "out"
     r = cli("export", str(rec), "--scenario", f"{out}.yaml", "--har", f"{out}.har", "--curl", f"{out}.sh")
     assert r.code == 0, r
-    assert r.err_lines == [f"a2a-inspect: wrote {fmt} to {out}.{ext}"
-                           for fmt, ext in (("scenario", "yaml"), ("har", "har"), ("curl", "sh"))]
+    assert r.err_lines == [
+        f"a2a-inspect: wrote {fmt} to {out}.{ext}"
+        for fmt, ext in (("scenario", "yaml"), ("har", "har"), ("curl", "sh"))
+    ]
     assert load_text(Path(f"{out}.yaml").read_text()).rules
     jsonschema.Draft202012Validator(HAR_SCHEMA).validate(json.loads(Path(f"{out}.har").read_text()))
     assert os.access(f"{out}.sh", os.X_OK)
@@ -350,8 +453,9 @@ def test_export_command_writes_each_format(cli: Cli, tmp_path: Path) -> None:
     real_check = export_cmd.scenario_problems
     export_cmd.scenario_problems = lambda text: ["broken"]
     try:
-        code = export_cmd.run_export(argparse.Namespace(file=str(rec), scenario=f"{out}-bad.yaml", har=None,
-                                                        curl=None, force=False))
+        code = export_cmd.run_export(
+            argparse.Namespace(file=str(rec), scenario=f"{out}-bad.yaml", har=None, curl=None, force=False)
+        )
     finally:
         export_cmd.scenario_problems = real_check
     assert code != 0
@@ -362,11 +466,14 @@ def test_export_command_writes_each_format(cli: Cli, tmp_path: Path) -> None:
     assert cli("export", str(rec), "--har", f"{out}.har", "--force").code == 0
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (("export", "{d}/r.jsonl"), "at least one of"),
-    (("export", "{d}/missing.jsonl", "--har", "-"), "no such recording"),
-    (("export", "{d}/r.jsonl", "--har", "-", "--curl", "-"), "only one format"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("export", "{d}/r.jsonl"), "at least one of"),
+        (("export", "{d}/missing.jsonl", "--har", "-"), "no such recording"),
+        (("export", "{d}/r.jsonl", "--har", "-", "--curl", "-"), "only one format"),
+    ],
+)
 def test_export_usage_errors(cli: Cli, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
     with Recorder(tmp_path / "r.jsonl"):
         pass

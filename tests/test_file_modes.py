@@ -35,13 +35,21 @@ def _usual_umask() -> Iterator[None]:
     os.umask(old)
 
 
-def test_a_recording_and_its_exports_are_private(cli: Cli, agent: str, tmp_path: Path) -> None:  # noqa: F811
+def test_a_recording_and_its_exports_are_private(cli: Cli, agent: str, tmp_path: Path) -> None:
     rec = tmp_path / "s.jsonl"
     r = cli("send", agent, "hi", "--record", str(rec))
     assert r.code == 0, r
     assert mode(rec) == 0o600
-    r = cli("export", str(rec), "--har", str(tmp_path / "s.har"), "--scenario", str(tmp_path / "s.yaml"),
-            "--curl", str(tmp_path / "s.sh"))
+    r = cli(
+        "export",
+        str(rec),
+        "--har",
+        str(tmp_path / "s.har"),
+        "--scenario",
+        str(tmp_path / "s.yaml"),
+        "--curl",
+        str(tmp_path / "s.sh"),
+    )
     assert r.code == 0, r
     assert mode(tmp_path / "s.har") == 0o600
     assert mode(tmp_path / "s.yaml") == 0o600
@@ -49,7 +57,7 @@ def test_a_recording_and_its_exports_are_private(cli: Cli, agent: str, tmp_path:
     assert mode(cli.dialect_cache) == 0o600
 
 
-def test_replacing_a_file_makes_it_private(cli: Cli, agent: str, tmp_path: Path) -> None:  # noqa: F811
+def test_replacing_a_file_makes_it_private(cli: Cli, agent: str, tmp_path: Path) -> None:
     rec = tmp_path / "s.jsonl"
     assert cli("send", agent, "hi", "--record", str(rec)).code == 0
     har = tmp_path / "s.har"
@@ -60,7 +68,7 @@ def test_replacing_a_file_makes_it_private(cli: Cli, agent: str, tmp_path: Path)
     assert mode(har) == 0o600 and har.read_text() != "old"
 
 
-def test_a_recording_in_the_data_directory_is_private(cli: Cli, agent: str) -> None:  # noqa: F811
+def test_a_recording_in_the_data_directory_is_private(cli: Cli, agent: str) -> None:
     r = cli("send", agent, "hi", "--record")
     assert r.code == 0, r
     (path,) = (Path(cli.env["XDG_DATA_HOME"]) / "a2a-inspect" / "recordings").iterdir()

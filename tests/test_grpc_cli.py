@@ -16,8 +16,9 @@ def test_send_and_stream_to_a_grpc_url(cli: Cli, sdk_agent_grpc: tuple[str, str]
     assert result.code == 0, result
     assert result.json()["task"]["state"] == "completed"
     record = tmp_path / "s.jsonl"
-    result = cli("send", target, "stream me now", "--stream", "--dialect", "0.3", "-o", "ndjson",
-                 "--record", str(record))
+    result = cli(
+        "send", target, "stream me now", "--stream", "--dialect", "0.3", "-o", "ndjson", "--record", str(record)
+    )
     assert result.code == 0, result
     assert [e["kind"] for e in result.ndjson()][-1] == "status-update"
     lines = [json.loads(line) for line in record.read_text().splitlines()]

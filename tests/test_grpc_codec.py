@@ -48,10 +48,20 @@ def test_list_tasks_is_1_0_only() -> None:
 
 
 def test_status_with_error_info_maps_to_the_json_rpc_code() -> None:
-    details = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_CANCELABLE",
-                "domain": "a2a-protocol.org"}]
+    details = [
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "TASK_NOT_CANCELABLE",
+            "domain": "a2a-protocol.org",
+        }
+    ]
     err = grpc_codec.decode_status(9, "no", details)
-    assert (err.code, err.grpc_code, err.status, err.reason) == (-32002, 9, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE")
+    assert (err.code, err.grpc_code, err.status, err.reason) == (
+        -32002,
+        9,
+        "FAILED_PRECONDITION",
+        "TASK_NOT_CANCELABLE",
+    )
     assert err.describe() == "gRPC 9 FAILED_PRECONDITION TASK_NOT_CANCELABLE (JSON-RPC -32002)"
     # Without details: the status alone, or 0.3's error name at the head of the message.
     assert grpc_codec.decode_status(5, "gone", None).code == -32001
@@ -66,8 +76,11 @@ def test_status_details_bin_is_read_in_the_private_pool() -> None:
     unknown = status.details.add()
     unknown.type_url, unknown.value = "type.googleapis.com/google.rpc.Unknown", b"\x01"
     details = grpc_codec.status_details("1.0", status.SerializeToString())
-    assert details[0] == {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND",
-                          "domain": "a2a-protocol.org"}
+    assert details[0] == {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": "TASK_NOT_FOUND",
+        "domain": "a2a-protocol.org",
+    }
     assert details[1] == {"@type": "type.googleapis.com/google.rpc.Unknown", "value": "AQ=="}
     with pytest.raises(ValueError):
         grpc_codec.status_details("1.0", b"\xff\xff")
@@ -76,22 +89,43 @@ def test_status_details_bin_is_read_in_the_private_pool() -> None:
 def _chunk_messages() -> Any:
     """A 1.0 StreamResponse for every combination of the fields the plain chunk reader
     looks at, one part at a time (each kind, each extra a part may carry)."""
-    part_kinds = [[], [{"text": "x é \"q\"\n\\ \u2028\x01\x7f\t😀"}], [{"text": ""}], [{"text": "a"}, {"text": "b"}],
-                  [{"raw": "eA=="}], [{"url": "http://127.0.0.1:9/f"}], [{"data": {"k": 1}}],
-                  [{"text": "x", "metadata": {"k": 1}}], [{"text": "x", "filename": "f.txt"}],
-                  [{"text": "x", "mediaType": "text/plain"}]]
-    yield grpc_schema.from_json("1.0", "StreamResponse", {"statusUpdate": {
-        "taskId": "t", "status": {"state": "TASK_STATE_WORKING"}}})
-    for task_id, context_id, append, last, meta in itertools.product(("", "t"), ("", "c"), (False, True),
-                                                                      (False, True), (False, True)):
-        update: dict[str, Any] = {"taskId": task_id, "contextId": context_id, "append": append,
-                                  "lastChunk": last, **({"metadata": {"k": "v"}} if meta else {})}
+    part_kinds = [
+        [],
+        [{"text": 'x é "q"\n\\ \u2028\x01\x7f\t😀'}],
+        [{"text": ""}],
+        [{"text": "a"}, {"text": "b"}],
+        [{"raw": "eA=="}],
+        [{"url": "http://127.0.0.1:9/f"}],
+        [{"data": {"k": 1}}],
+        [{"text": "x", "metadata": {"k": 1}}],
+        [{"text": "x", "filename": "f.txt"}],
+        [{"text": "x", "mediaType": "text/plain"}],
+    ]
+    yield grpc_schema.from_json(
+        "1.0", "StreamResponse", {"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_WORKING"}}}
+    )
+    for task_id, context_id, append, last, meta in itertools.product(
+        ("", "t"), ("", "c"), (False, True), (False, True), (False, True)
+    ):
+        update: dict[str, Any] = {
+            "taskId": task_id,
+            "contextId": context_id,
+            "append": append,
+            "lastChunk": last,
+            **({"metadata": {"k": "v"}} if meta else {}),
+        }
         yield grpc_schema.from_json("1.0", "StreamResponse", {"artifactUpdate": update})
         for artifact_id, name, description, ameta, ext, parts in itertools.product(
-                ("", "a"), ("", "n"), ("", "d"), (False, True), (False, True), part_kinds):
-            artifact: dict[str, Any] = {"artifactId": artifact_id, "name": name, "description": description,
-                                        "parts": parts, **({"metadata": {"k": 1}} if ameta else {}),
-                                        **({"extensions": ["urn:x"]} if ext else {})}
+            ("", "a"), ("", "n"), ("", "d"), (False, True), (False, True), part_kinds
+        ):
+            artifact: dict[str, Any] = {
+                "artifactId": artifact_id,
+                "name": name,
+                "description": description,
+                "parts": parts,
+                **({"metadata": {"k": 1}} if ameta else {}),
+                **({"extensions": ["urn:x"]} if ext else {}),
+            }
             yield grpc_schema.from_json("1.0", "StreamResponse", {"artifactUpdate": {**update, "artifact": artifact}})
 
 
@@ -113,6 +147,7 @@ def test_the_plain_chunk_reader_is_stream_json_and_the_lean_shape_test() -> None
         except (JsonRpcError, ProtocolError):
             return None
         return event if event.__class__ is TextChunk else None
+
     plain = grpc_codec.plain_chunk_reader("1.0")
     assert plain is not None and grpc_codec.plain_chunk_reader("0.3") is None
     taken = 0
@@ -126,8 +161,15 @@ def test_the_plain_chunk_reader_is_stream_json_and_the_lean_shape_test() -> None
             continue
         taken += 1
         assert got[0] == text == to_json(grpc_schema.to_json(message)).decode()
-        assert got[1] == (lean.task_id, lean.context_id, lean.artifact_id, lean.name, lean.description,
-                          lean.text, lean.last_chunk), obj
+        assert got[1] == (
+            lean.task_id,
+            lean.context_id,
+            lean.artifact_id,
+            lean.name,
+            lean.description,
+            lean.text,
+            lean.last_chunk,
+        ), obj
     assert taken == 2 * 2 * 4 * 2  # context, last chunk, name x description, two texts alone
 
 
@@ -137,18 +179,45 @@ def test_stream_json_is_json_format_s_protojson(dialect: str) -> None:
     it does not know goes the long way."""
     name = "StreamResponse"
     samples = [
-        {"artifactUpdate": {"taskId": "t", "contextId": "c", "append": True, "lastChunk": False,
-                            "artifact": {"artifactId": "a", "name": "n", "parts": [{"text": "é \"x\""}, {"text": ""}]}}},
+        {
+            "artifactUpdate": {
+                "taskId": "t",
+                "contextId": "c",
+                "append": True,
+                "lastChunk": False,
+                "artifact": {"artifactId": "a", "name": "n", "parts": [{"text": 'é "x"'}, {"text": ""}]},
+            }
+        },
         {"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a", "parts": []}}},
-        {"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a", "parts": [{"text": "x"}],
-                                                        "metadata": {"k": 1}}}},
-        {"artifactUpdate": {"taskId": "t", "metadata": {"k": "v"},
-                            "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}},
+        {
+            "artifactUpdate": {
+                "taskId": "t",
+                "artifact": {"artifactId": "a", "parts": [{"text": "x"}], "metadata": {"k": 1}},
+            }
+        },
+        {
+            "artifactUpdate": {
+                "taskId": "t",
+                "metadata": {"k": "v"},
+                "artifact": {"artifactId": "a", "parts": [{"text": "x"}]},
+            }
+        },
         {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}},
     ]
     for obj in samples:
         message = grpc_schema.from_json(dialect, name, obj, ignore_unknown=True)
         assert grpc_codec.stream_json(message) == grpc_schema.to_json(message), obj
-    data = grpc_schema.from_json(dialect, name, {"artifactUpdate": {"taskId": "t", "artifact": {
-        "artifactId": "a", "parts": [{"data": {"a": 1}} if dialect == "1.0" else {"data": {"data": {"a": 1}}}]}}})
+    data = grpc_schema.from_json(
+        dialect,
+        name,
+        {
+            "artifactUpdate": {
+                "taskId": "t",
+                "artifact": {
+                    "artifactId": "a",
+                    "parts": [{"data": {"a": 1}} if dialect == "1.0" else {"data": {"data": {"a": 1}}}],
+                },
+            }
+        },
+    )
     assert grpc_codec.stream_json(data) == grpc_schema.to_json(data)

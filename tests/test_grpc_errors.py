@@ -9,7 +9,6 @@ import pytest
 
 from inspector.protocol import grpc_errors
 
-
 #: The gRPC status of each A2A error (A2A 1.0, "error code mappings"), by a2a-sdk's
 #: name for the error.
 SPEC_STATUS = {
@@ -44,9 +43,14 @@ def test_each_a2a_error_has_the_status_and_reason_a2a_sdk_sends() -> None:
 
 
 def test_without_a_reason_the_status_gives_the_nearest_code() -> None:
-    nearest = {grpc.StatusCode.NOT_FOUND: -32001, grpc.StatusCode.INVALID_ARGUMENT: -32602,
-               grpc.StatusCode.FAILED_PRECONDITION: -32004, grpc.StatusCode.INTERNAL: -32603,
-               grpc.StatusCode.UNAVAILABLE: -32603, grpc.StatusCode.UNKNOWN: -32603}
+    nearest = {
+        grpc.StatusCode.NOT_FOUND: -32001,
+        grpc.StatusCode.INVALID_ARGUMENT: -32602,
+        grpc.StatusCode.FAILED_PRECONDITION: -32004,
+        grpc.StatusCode.INTERNAL: -32603,
+        grpc.StatusCode.UNAVAILABLE: -32603,
+        grpc.StatusCode.UNKNOWN: -32603,
+    }
     for status, code in nearest.items():
         assert grpc_errors.rpc_code_for_status(status.value[0], None) == code, status
     assert grpc_errors.rpc_code_for_status(5, "NOT_AN_A2A_REASON") == -32001
@@ -59,9 +63,18 @@ def test_the_names_are_grpcs_own() -> None:
 
 def test_http_statuses_as_a_grpc_client_reports_them() -> None:
     # grpc's doc/http-grpc-status-mapping.md
-    expected = {400: "INTERNAL", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "UNIMPLEMENTED",
-                429: "UNAVAILABLE", 502: "UNAVAILABLE", 503: "UNAVAILABLE", 504: "UNAVAILABLE",
-                500: "UNKNOWN", 418: "UNKNOWN"}
+    expected = {
+        400: "INTERNAL",
+        401: "UNAUTHENTICATED",
+        403: "PERMISSION_DENIED",
+        404: "UNIMPLEMENTED",
+        429: "UNAVAILABLE",
+        502: "UNAVAILABLE",
+        503: "UNAVAILABLE",
+        504: "UNAVAILABLE",
+        500: "UNKNOWN",
+        418: "UNKNOWN",
+    }
     for http, name in expected.items():
         assert grpc_errors.status_for_http(http) == grpc_errors.CODES[name], http
 
@@ -77,7 +90,8 @@ def test_0_3_names_the_error_in_the_message_as_a2a_sdk_does() -> None:
     from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP
 
     assert {cls.__name__: code for cls, code in JSON_RPC_ERROR_CODE_MAP.items()} == {
-        name: code for code, name in grpc_errors.ERROR_NAMES_03.items()}
+        name: code for code, name in grpc_errors.ERROR_NAMES_03.items()
+    }
     text = grpc_errors.message_03(-32001, "Task not found: t-1")
     assert text == "TaskNotFoundError: Task not found: t-1"
     assert grpc_errors.parse_message_03(text) == (-32001, "Task not found: t-1")
@@ -115,7 +129,9 @@ def test_errors_survive_copy_and_pickle_whole() -> None:
     from inspector.protocol.errors import JsonRpcError
     from inspector.protocol.grpc_codec import GrpcError
 
-    for error in (GrpcError(-32001, "no task", [{"reason": "TASK_NOT_FOUND"}], grpc_code=5, reason="TASK_NOT_FOUND"),
-                  JsonRpcError(-32600, "bad request", {"at": "params"})):
+    for error in (
+        GrpcError(-32001, "no task", [{"reason": "TASK_NOT_FOUND"}], grpc_code=5, reason="TASK_NOT_FOUND"),
+        JsonRpcError(-32600, "bad request", {"at": "params"}),
+    ):
         for again in (copy.deepcopy(error), pickle.loads(pickle.dumps(error))):
             assert type(again) is type(error) and vars(again) == vars(error) and str(again) == str(error)

@@ -41,12 +41,15 @@ async def hostile() -> AsyncIterator[str]:
     async def subscribe(request: bytes, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
         yield grpc_schema.from_json("1.0", "StreamResponse", TASK).SerializeToString()  # then OK, no end
 
-    handler = grpc.method_handlers_generic_handler("lf.a2a.v1.A2AService", {
-        "SubscribeToTask": grpc.unary_stream_rpc_method_handler(subscribe),
-        "SendMessage": grpc.unary_unary_rpc_method_handler(send),
-        "GetTask": grpc.unary_unary_rpc_method_handler(get),
-        "SendStreamingMessage": grpc.unary_stream_rpc_method_handler(stream),
-    })
+    handler = grpc.method_handlers_generic_handler(
+        "lf.a2a.v1.A2AService",
+        {
+            "SubscribeToTask": grpc.unary_stream_rpc_method_handler(subscribe),
+            "SendMessage": grpc.unary_unary_rpc_method_handler(send),
+            "GetTask": grpc.unary_unary_rpc_method_handler(get),
+            "SendStreamingMessage": grpc.unary_stream_rpc_method_handler(stream),
+        },
+    )
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port("127.0.0.1:0")

@@ -11,13 +11,13 @@ import asyncio
 
 import pytest
 
+from binding_matrix import DIALECTS, HOOK, msg, requests, sdk_matrix
 from inspector.client import A2AClient, TransportError
 from inspector.protocol import models as m
 from inspector.protocol.errors import describe_rpc_error
 from inspector.protocol.grpc_codec import GrpcError
 from inspector.session import TaskTracker
 from inspector.session.events import Kind
-from binding_matrix import DIALECTS, HOOK, msg, requests, sdk_matrix
 from peers import sdk_agent
 from ports import refused_port
 
@@ -54,8 +54,9 @@ async def test_sdk_agent_over_grpc(sdk_agent_grpc: tuple[str, str], dialect: str
     package = "lf.a2a.v1" if dialect == "1.0" else "a2a.v1"
     assert {r["binding"] for r in sent} == {"grpc"}
     assert all(r["url"].startswith(f"{target}/{package}.A2AService/") for r in sent)
-    assert all(r["body_size"] >= 0 and r["headers"].get("a2a-version") == ("1.0" if dialect == "1.0" else None)
-               for r in sent)
+    assert all(
+        r["body_size"] >= 0 and r["headers"].get("a2a-version") == ("1.0" if dialect == "1.0" else None) for r in sent
+    )
     # 1.0's rich errors: the ErrorInfo from grpc-status-details-bin, as ProtoJSON.
     errors = [e.data for e in client.session.events if e.kind is Kind.RESPONSE and e.data.get("grpc_code")]
     assert {d["grpc_status"] for d in errors} == {"NOT_FOUND", "FAILED_PRECONDITION"}
@@ -68,14 +69,24 @@ async def test_sdk_agent_over_grpc(sdk_agent_grpc: tuple[str, str], dialect: str
 
 
 async def test_a_file_part_and_numbers_over_0_3_grpc_are_judged_the_same_message(
-        sdk_agent_grpc: tuple[str, str]) -> None:
+    sdk_agent_grpc: tuple[str, str],
+) -> None:
     """0.3's proto carries no file name and only double numbers: the agent's echo of the
     user's message (no name, 1.0 for 1) is that message, not a messageId reused."""
     _, target = sdk_agent_grpc
-    sent = m.SendParams(message=m.Message(role=m.Role.USER, message_id="m-files", parts=[
-        m.TextPart(text="with a file"),
-        m.FilePart(file=m.FileContent(name="chart.png", mime_type="image/png", uri="https://example.invalid/c.png")),
-        m.DataPart(data={"n": 1})]))
+    sent = m.SendParams(
+        message=m.Message(
+            role=m.Role.USER,
+            message_id="m-files",
+            parts=[
+                m.TextPart(text="with a file"),
+                m.FilePart(
+                    file=m.FileContent(name="chart.png", mime_type="image/png", uri="https://example.invalid/c.png")
+                ),
+                m.DataPart(data={"n": 1}),
+            ],
+        )
+    )
     async with A2AClient(target, dialect="0.3") as client:
         task = await client.send(sent)
     assert task.status.state is m.TaskState.COMPLETED
@@ -150,8 +161,7 @@ async def test_deadline_and_idle_timeout_over_grpc(sdk_agent_grpc: tuple[str, st
         await asyncio.to_thread(sdk_agent.release, base, first.id)
 
 
-async def test_a_consumer_slower_than_the_idle_timeout_is_not_a_quiet_stream(
-        sdk_agent_grpc: tuple[str, str]) -> None:
+async def test_a_consumer_slower_than_the_idle_timeout_is_not_a_quiet_stream(sdk_agent_grpc: tuple[str, str]) -> None:
     """The idle timeout times the agent's silence during a read, never the consumer's
     work between reads (the client arms one timer per quiet period, not one per read)."""
     from inspector.client.transport import Timeouts

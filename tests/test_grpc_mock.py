@@ -13,7 +13,7 @@ import pytest
 
 from binding_matrix import DIALECTS, MOCK_SCENARIO, mock_matrix, msg, requests
 from cli_helpers import Cli, assert_one_error_line, cli  # noqa: F401 - cli is a fixture
-from inspector.client import A2AClient, TransportError
+from inspector.client import A2AClient
 from inspector.protocol import grpc_errors
 from inspector.protocol import models as m
 from inspector.protocol.errors import describe_rpc_error
@@ -24,20 +24,44 @@ from mock_agent import MockAgent
 
 #: Every A2A error code the mock can script, one rule each ("err -32001" ...).
 CODES = sorted(grpc_errors.ERROR_NAMES_03)
-FAULTS: dict[str, Any] = {**MOCK_SCENARIO, "extended_card": {**MOCK_SCENARIO["card"], "name": "Interop Agent (extended)"},
-                          "rules": [
-    *({"when": {"text": f"^err {code}$"}, "script": [{"error": {"code": code, "message": f"scripted {code}"}}]}
-      for code in CODES),
-    {"when": {"text": "^late error"}, "script": [{"status": "working"}, {"error": {"code": -32004, "message": "gave up"}}]},
-    {"when": {"text": "^http 503"}, "script": [{"http": {"status": 503, "body": "busy"}}]},
-    {"when": {"text": "^http 429"}, "script": [{"http": {"status": 429, "body": "slow down", "grpc": "RESOURCE_EXHAUSTED"}}]},
-    {"when": {"text": "^late fault"}, "script": [{"status": "working"}, {"http": {"status": 500, "body": "late"}}]},
-    {"when": {"text": "^malformed"}, "script": [
-        {"status": "working"}, {"malformed": "not a message"}, {"status": "completed"}]},
-    {"when": {"text": "^drop"}, "script": [
-        {"status": "working"}, {"artifact": {"name": "partial", "text": "half"}}, {"drop": True}, {"status": "completed"}]},
-    {"when": {"text": "^slow"}, "script": [{"status": "working"}, {"delay": 0.05}, {"status": "completed", "message": "late"}]},
-    *MOCK_SCENARIO["rules"]]}
+FAULTS: dict[str, Any] = {
+    **MOCK_SCENARIO,
+    "extended_card": {**MOCK_SCENARIO["card"], "name": "Interop Agent (extended)"},
+    "rules": [
+        *(
+            {"when": {"text": f"^err {code}$"}, "script": [{"error": {"code": code, "message": f"scripted {code}"}}]}
+            for code in CODES
+        ),
+        {
+            "when": {"text": "^late error"},
+            "script": [{"status": "working"}, {"error": {"code": -32004, "message": "gave up"}}],
+        },
+        {"when": {"text": "^http 503"}, "script": [{"http": {"status": 503, "body": "busy"}}]},
+        {
+            "when": {"text": "^http 429"},
+            "script": [{"http": {"status": 429, "body": "slow down", "grpc": "RESOURCE_EXHAUSTED"}}],
+        },
+        {"when": {"text": "^late fault"}, "script": [{"status": "working"}, {"http": {"status": 500, "body": "late"}}]},
+        {
+            "when": {"text": "^malformed"},
+            "script": [{"status": "working"}, {"malformed": "not a message"}, {"status": "completed"}],
+        },
+        {
+            "when": {"text": "^drop"},
+            "script": [
+                {"status": "working"},
+                {"artifact": {"name": "partial", "text": "half"}},
+                {"drop": True},
+                {"status": "completed"},
+            ],
+        },
+        {
+            "when": {"text": "^slow"},
+            "script": [{"status": "working"}, {"delay": 0.05}, {"status": "completed", "message": "late"}],
+        },
+        *MOCK_SCENARIO["rules"],
+    ],
+}
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -119,8 +143,10 @@ async def test_faults_over_grpc_as_the_client_reports_them(dialect: str) -> None
             with pytest.raises(GrpcError) as raised:
                 async for event in client.stream(msg("late fault")):
                     seen.append(event)
-            assert raised.value.status == "UNKNOWN" and [type(e).__name__ for e in seen] == ["Task",
-                                                                                               "TaskStatusUpdateEvent"]
+            assert raised.value.status == "UNKNOWN" and [type(e).__name__ for e in seen] == [
+                "Task",
+                "TaskStatusUpdateEvent",
+            ]
             with pytest.raises(GrpcError) as raised:
                 [e async for e in client.stream(msg("late error"))]
             assert (raised.value.code, raised.value.status) == (-32004, "FAILED_PRECONDITION")
@@ -140,8 +166,11 @@ async def test_faults_over_grpc_as_the_client_reports_them(dialect: str) -> None
             slow = await client.send(msg("slow down please"))
             assert slow.status.state is m.TaskState.COMPLETED
         ends = [e.data for e in client.session.events if e.kind is Kind.STREAM_END]
-        assert [d["grpc_status"] for d in ends if d["reason"] == "error"] == ["UNKNOWN", "FAILED_PRECONDITION",
-                                                                                "UNAVAILABLE"]
+        assert [d["grpc_status"] for d in ends if d["reason"] == "error"] == [
+            "UNKNOWN",
+            "FAILED_PRECONDITION",
+            "UNAVAILABLE",
+        ]
 
 
 # ---------------------------------------------------------------------- the CLI
@@ -169,15 +198,22 @@ def test_cli_against_the_mock_over_grpc(cli: Cli, grpc_mock: Any, tmp_path: Path
     assert [e["kind"] for e in streamed.ndjson()][-1] == "status-update"
     asked = cli("send", mock.grpc_url, "ask me", "-o", "json").json()["task"]
     assert asked["state"] == "input-required"
-    answered = cli("send", mock.grpc_url, "blue", "--task-id", asked["id"], "--context-id", asked["contextId"], "-o", "json")
+    answered = cli(
+        "send", mock.grpc_url, "blue", "--task-id", asked["id"], "--context-id", asked["contextId"], "-o", "json"
+    )
     assert answered.code == 0, answered
     assert (answered.json()["task"]["id"], answered.json()["task"]["state"]) == (asked["id"], "completed")
     got = cli("get", mock.grpc_url, asked["id"], "-o", "json")
     assert got.code == 0 and got.json()["task"]["state"] == "completed", got
-    assert_one_error_line(cli("get", mock.grpc_url, "no-such-task"), 3,
-                          "gRPC 5 NOT_FOUND TASK_NOT_FOUND", "JSON-RPC -32001")
-    assert_one_error_line(cli("send", mock.grpc_url, "err -32007"), 3,
-                          "gRPC 9 FAILED_PRECONDITION EXTENDED_AGENT_CARD_NOT_CONFIGURED", "JSON-RPC -32007")
+    assert_one_error_line(
+        cli("get", mock.grpc_url, "no-such-task"), 3, "gRPC 5 NOT_FOUND TASK_NOT_FOUND", "JSON-RPC -32001"
+    )
+    assert_one_error_line(
+        cli("send", mock.grpc_url, "err -32007"),
+        3,
+        "gRPC 9 FAILED_PRECONDITION EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+        "JSON-RPC -32007",
+    )
     assert_one_error_line(cli("send", mock.grpc_url, "http 503"), 3, "gRPC 14 UNAVAILABLE")
 
 
@@ -186,5 +222,11 @@ def test_card_of_a_grpc_url_without_an_extended_card_says_what_the_rpc_answered(
     with MockAgent("echo", grpc_port=0) as mock:
         url = mock.grpc_url
         result = cli("card", url)
-    assert_one_error_line(result, 3, f"no agent card from {url}", "GetExtendedAgentCard answered gRPC 9",
-                          "(JSON-RPC -32004)", "give its http:// URL")
+    assert_one_error_line(
+        result,
+        3,
+        f"no agent card from {url}",
+        "GetExtendedAgentCard answered gRPC 9",
+        "(JSON-RPC -32004)",
+        "give its http:// URL",
+    )

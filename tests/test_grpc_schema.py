@@ -32,20 +32,31 @@ def test_descriptor_set_has_every_rpc_of_its_proto(dialect: str, proto: str) -> 
 def test_pool_loads_beside_the_sdk_modules() -> None:
     from a2a.types import a2a_pb2 as sdk  # registers lf.a2a.v1 in protobuf's default pool
 
-    ours = g.from_json("1.0", "Task", {"id": "t1", "contextId": "c1",
-                                       "status": {"state": "TASK_STATE_INPUT_REQUIRED"}})
+    ours = g.from_json("1.0", "Task", {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_INPUT_REQUIRED"}})
     # The bytes are the same protocol: the SDK's class reads ours.
     theirs = sdk.Task.FromString(ours.SerializeToString())
     assert theirs.id == "t1" and theirs.status.state == sdk.TaskState.TASK_STATE_INPUT_REQUIRED
     assert g.to_json(g.decode("1.0", "Task", theirs.SerializeToString()))["status"] == {
-        "state": "TASK_STATE_INPUT_REQUIRED"}
+        "state": "TASK_STATE_INPUT_REQUIRED"
+    }
 
 
 def test_rich_error_details_decode() -> None:
-    status = g.from_json("1.0", "google.rpc.Status", {
-        "code": 5, "message": "no such task",
-        "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND",
-                     "domain": "a2a-protocol.org"}]})
+    status = g.from_json(
+        "1.0",
+        "google.rpc.Status",
+        {
+            "code": 5,
+            "message": "no such task",
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "TASK_NOT_FOUND",
+                    "domain": "a2a-protocol.org",
+                }
+            ],
+        },
+    )
     back = g.to_json(g.decode("1.0", "google.rpc.Status", status.SerializeToString()))
     assert back["code"] == 5 and dict(back["details"][0])["reason"] == "TASK_NOT_FOUND"
 

@@ -21,8 +21,9 @@ from inspector.session.diff import exchanges
 async def record(target: str, path: Path, dialect: str) -> Session:
     session = Session()
     with Recorder.attach(session, path):
-        async with A2AClient(target, session=session, dialect=dialect,
-                             headers={"Authorization": "Bearer s3cret-token"}) as client:
+        async with A2AClient(
+            target, session=session, dialect=dialect, headers={"Authorization": "Bearer s3cret-token"}
+        ) as client:
             [e async for e in client.stream(message("hello stream now"))]
             asked = await client.send(message("ask me"))
             await client.send(message("blue", asked))
@@ -37,8 +38,9 @@ def payload_kinds(events: object, kind: Kind) -> list[str]:
 
 
 @pytest.mark.parametrize("dialect", ["1.0", "0.3"])
-async def test_a_grpc_recording_reads_back_as_it_was_live(sdk_agent_grpc: tuple[str, str], tmp_path: Path,
-                                                          dialect: str) -> None:
+async def test_a_grpc_recording_reads_back_as_it_was_live(
+    sdk_agent_grpc: tuple[str, str], tmp_path: Path, dialect: str
+) -> None:
     _, target = sdk_agent_grpc
     path = tmp_path / "grpc.jsonl"
     live = await record(target, path, dialect)
@@ -51,21 +53,31 @@ async def test_a_grpc_recording_reads_back_as_it_was_live(sdk_agent_grpc: tuple[
     events = list(rec.session.events)
     for kind in (Kind.REQUEST, Kind.RESPONSE, Kind.MESSAGE):
         assert payload_kinds(events, kind) == payload_kinds(live.events, kind)
-    assert payload_kinds(events, Kind.MESSAGE) == ["Task", "TaskStatusUpdateEvent", *["TaskArtifactUpdateEvent"] * 3,
-                                                   "TaskStatusUpdateEvent"]
+    assert payload_kinds(events, Kind.MESSAGE) == [
+        "Task",
+        "TaskStatusUpdateEvent",
+        *["TaskArtifactUpdateEvent"] * 3,
+        "TaskStatusUpdateEvent",
+    ]
     failures = [e.payload for e in events if e.kind is Kind.RESPONSE and isinstance(e.payload, GrpcError)]
     assert [(f.code, f.grpc_code) for f in failures] == [(-32001, 5)]
     assert [t.state.value for t in TaskTracker(rec.session).tasks.values()] == ["completed", "completed"]
     # One form for comparing: every gRPC request reads as the 1.0 JSON-RPC request saying the same.
     recorded = [ex for ex in exchanges(rec.session.events) if ex.a2a_method != "extended-card"]
-    assert [ex.body_json["method"] for ex in recorded] == ["SendStreamingMessage", "SendMessage", "SendMessage",
-                                                           "GetTask", "GetTask"]
+    assert [ex.body_json["method"] for ex in recorded] == [
+        "SendStreamingMessage",
+        "SendMessage",
+        "SendMessage",
+        "GetTask",
+        "GetTask",
+    ]
     assert all(ex.is_rpc and ex.rpc_dialect == "1.0" for ex in recorded)
     assert len(recorded[0].stream) == 6
 
 
-async def test_diff_resends_grpc_exchanges_over_grpc_and_over_json_rpc(sdk_agent_grpc: tuple[str, str],
-                                                                      tmp_path: Path) -> None:
+async def test_diff_resends_grpc_exchanges_over_grpc_and_over_json_rpc(
+    sdk_agent_grpc: tuple[str, str], tmp_path: Path
+) -> None:
     base, target = sdk_agent_grpc
     path = tmp_path / "grpc.jsonl"
     await record(target, path, "1.0")
@@ -95,8 +107,9 @@ async def test_a_streamed_message_keeps_its_protojson_once(sdk_agent_grpc: tuple
     assert isinstance(events[-1].payload, m.TaskStatusUpdateEvent)
 
 
-async def test_exports_curl_writes_grpcurl_and_har_leaves_grpc_out(sdk_agent_grpc: tuple[str, str],
-                                                                   tmp_path: Path) -> None:
+async def test_exports_curl_writes_grpcurl_and_har_leaves_grpc_out(
+    sdk_agent_grpc: tuple[str, str], tmp_path: Path
+) -> None:
     import io
 
     from inspector.session.export_curl import to_curl
@@ -109,7 +122,7 @@ async def test_exports_curl_writes_grpcurl_and_har_leaves_grpc_out(sdk_agent_grp
     script = to_curl(session)
     host = target.removeprefix("grpc://")
     assert f'A2A_GRPC_TARGET="${{A2A_GRPC_TARGET:-{host}}}"' in script and "curl -sS" not in script
-    assert "grpcurl -plaintext -protoset \"${A2A_PROTOSET_1_0}\"" in script
+    assert 'grpcurl -plaintext -protoset "${A2A_PROTOSET_1_0}"' in script
     assert script.count("lf.a2a.v1.A2AService/SendMessage") == 2
     assert "-H 'a2a-version: 1.0'" in script and "s3cret-token" not in script
     assert "recorded gRPC NOT_FOUND" in script and "recorded gRPC OK" in script
@@ -129,11 +142,19 @@ def test_trailers_are_redacted_as_headers_are() -> None:
     from inspector.session.redact import Redaction
 
     session = Session()
-    response = session.append(Kind.RESPONSE, {"status": None, "headers": {"set-cookie": "sid=abc123456789"},
-                                              "trailers": {"set-cookie": "sid=abc123456789", "x-ok": "1"},
-                                              "grpc_code": 0}, exchange=1)
-    end = session.append(Kind.STREAM_END, {"reason": "complete", "trailers": {"authorization": "Bearer abcdefgh"}},
-                         exchange=2)
+    response = session.append(
+        Kind.RESPONSE,
+        {
+            "status": None,
+            "headers": {"set-cookie": "sid=abc123456789"},
+            "trailers": {"set-cookie": "sid=abc123456789", "x-ok": "1"},
+            "grpc_code": 0,
+        },
+        exchange=1,
+    )
+    end = session.append(
+        Kind.STREAM_END, {"reason": "complete", "trailers": {"authorization": "Bearer abcdefgh"}}, exchange=2
+    )
     redaction = Redaction()
     assert redaction.event_json(response)["trailers"]["set-cookie"] != "sid=abc123456789"
     assert redaction.event_json(response)["trailers"]["x-ok"] == "1"

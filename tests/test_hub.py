@@ -41,10 +41,17 @@ async def answer_task(agent: RawAgent, chunks: tuple[str, ...] = ("a", "b")) -> 
     tid = req["params"]["id"]
     await agent.notify("task.status", {"id": tid, "status": {"state": "working"}, "final": False})
     for i, text in enumerate(chunks):
-        await agent.notify("task.artifact", {"id": tid, "artifact": {
-            "index": 0, "parts": text_parts(text), "append": i > 0, "lastChunk": i == len(chunks) - 1}})
-    await agent.notify("task.complete", {"id": tid, "status": {"state": "completed"},
-                                         "metadata": {"cost": {"amount": 0.0, "currency": "USD"}}})
+        await agent.notify(
+            "task.artifact",
+            {
+                "id": tid,
+                "artifact": {"index": 0, "parts": text_parts(text), "append": i > 0, "lastChunk": i == len(chunks) - 1},
+            },
+        )
+    await agent.notify(
+        "task.complete",
+        {"id": tid, "status": {"state": "completed"}, "metadata": {"cost": {"amount": 0.0, "currency": "USD"}}},
+    )
     return req
 
 
@@ -122,12 +129,17 @@ async def test_bridge_send_and_stream_reach_the_ws_agent() -> None:
             assert "".join(p.text for p in task.artifacts[0].parts) == "Hello, world"
             assert task.metadata["cost"]["currency"] == "USD"
             playing = asyncio.ensure_future(answer_task(agent, ("x", "y", "z")))
-            events = [e async for e in client.stream({"message": {"role": "user", "parts": [
-                {"kind": "text", "text": "again"}]}})]
+            events = [
+                e
+                async for e in client.stream(
+                    {"message": {"role": "user", "parts": [{"kind": "text", "text": "again"}]}}
+                )
+            ]
             req = await playing
             assert req["method"] == "tasks/sendSubscribe"
-            assert [type(e).__name__ for e in events] == ["TaskStatusUpdateEvent"] + [
-                "TaskArtifactUpdateEvent"] * 3 + ["TaskStatusUpdateEvent"]
+            assert [type(e).__name__ for e in events] == ["TaskStatusUpdateEvent"] + ["TaskArtifactUpdateEvent"] * 3 + [
+                "TaskStatusUpdateEvent"
+            ]
             got = await client.get_task(req["params"]["id"])
             assert got.status.state is S.COMPLETED and got.artifacts[0].parts[2].text == "z"
         # Both calls are in the hub's session as frames, and fold without a violation.
@@ -193,7 +205,8 @@ async def test_a_socket_dropped_mid_task_fails_the_task_with_a_clear_note() -> N
         agent = await RawAgent(server.ws_url).__aenter__()
         await agent.register("helper")
         streaming = asyncio.ensure_future(
-            http.post(f"{server.base_url}/agents/helper", json=rpc("tasks/sendSubscribe", send_params("t1"))))
+            http.post(f"{server.base_url}/agents/helper", json=rpc("tasks/sendSubscribe", send_params("t1")))
+        )
         await agent.next_request()
         await agent.notify("task.status", {"id": "t1", "status": {"state": "working"}, "final": False})
         await until(lambda: hub.tracker.task("t1") and hub.tracker.task("t1").state is S.WORKING)
@@ -205,8 +218,9 @@ async def test_a_socket_dropped_mid_task_fails_the_task_with_a_clear_note() -> N
         task = hub.tracker.task("t1")
         assert task.state is S.FAILED
         errors = [e.data["message"] for e in hub.session.events if e.kind is Kind.ERROR]
-        assert errors == ["ws-agent helper disconnected (the connection dropped) while task t1 was working: "
-                          "the hub failed the task"]
+        assert errors == [
+            "ws-agent helper disconnected (the connection dropped) while task t1 was working: the hub failed the task"
+        ]
         ends = [e.data["reason"] for e in hub.session.events if e.kind is Kind.STREAM_END]
         assert ends == ["eof"]
         # The hub's own status is marked as such, and is no violation of the agent's.
@@ -217,8 +231,10 @@ async def test_a_socket_dropped_mid_task_fails_the_task_with_a_clear_note() -> N
 
 async def test_an_agent_that_goes_quiet_is_stale_until_heard_from_again() -> None:
     now = [100.0]
-    async with running_hub(limits=HubLimits(heartbeat_timeout=30.0), clock=lambda: now[0],
-                           sweep_every=3600) as (hub, server), RawAgent(server.ws_url) as agent:
+    async with (
+        running_hub(limits=HubLimits(heartbeat_timeout=30.0), clock=lambda: now[0], sweep_every=3600) as (hub, server),
+        RawAgent(server.ws_url) as agent,
+    ):
         told: list[tuple[str, str]] = []
         hub.listeners.append(lambda what, entry: told.append((what, entry.name)))
         await agent.register("helper")
@@ -236,8 +252,10 @@ async def test_an_agent_that_goes_quiet_is_stale_until_heard_from_again() -> Non
 
 async def test_a_socket_that_never_registers_is_closed() -> None:
     now = [0.0]
-    async with running_hub(limits=HubLimits(heartbeat_timeout=5.0), clock=lambda: now[0],
-                           sweep_every=0.01) as (hub, server), RawAgent(server.ws_url) as agent:
+    async with (
+        running_hub(limits=HubLimits(heartbeat_timeout=5.0), clock=lambda: now[0], sweep_every=0.01) as (hub, server),
+        RawAgent(server.ws_url) as agent,
+    ):
         await agent.call("heartbeat", {})
         now[0] += 6.0
         code, reason = await agent.closed()
@@ -251,9 +269,15 @@ async def test_a_socket_that_never_registers_is_closed() -> None:
 async def test_bad_frames_are_answered_and_noted_never_a_crash() -> None:
     async with running_hub() as (hub, server), RawAgent(server.ws_url) as agent:
         await agent.register("helper")
-        for junk in ("{not json", "[1, 2, 3]", '{"jsonrpc": "2.0", "id": {"x": 1}, "method": "heartbeat"}',
-                     "\u202eevil", json.dumps({"jsonrpc": "2.0", "id": 5, "method": "task.status",
-                                               "params": {"status": {"state": "working"}}})):
+        for junk in (
+            "{not json",
+            "[1, 2, 3]",
+            '{"jsonrpc": "2.0", "id": {"x": 1}, "method": "heartbeat"}',
+            "\u202eevil",
+            json.dumps(
+                {"jsonrpc": "2.0", "id": 5, "method": "task.status", "params": {"status": {"state": "working"}}}
+            ),
+        ):
             await agent.send(junk)
             answer = await agent.recv()
             assert answer["error"]["code"] in (-32700, -32600, -32602), (junk, answer)
@@ -271,8 +295,10 @@ async def test_bad_frames_are_answered_and_noted_never_a_crash() -> None:
 
 def strict_json(text: str) -> Any:
     """JSON as RFC 8259 has it: Infinity and NaN are not JSON."""
+
     def refuse(word: str) -> Any:
         raise ValueError(f"{word} is not JSON")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -288,8 +314,10 @@ async def test_an_id_that_is_not_a_finite_number_is_refused_with_valid_json() ->
                 await agent.register("helper")
         # The bridge, too.
         async with httpx.AsyncClient(timeout=15) as http:
-            resp = await http.post(f"{server.base_url}/agents/helper", content=b'{"jsonrpc": "2.0", "id": 1e999, '
-                                   b'"method": "tasks/get", "params": {"id": "x"}}')
+            resp = await http.post(
+                f"{server.base_url}/agents/helper",
+                content=b'{"jsonrpc": "2.0", "id": 1e999, "method": "tasks/get", "params": {"id": "x"}}',
+            )
             answer = strict_json(resp.text)
             assert answer["id"] is None and answer["error"]["code"] == -32600, answer
         assert (await agent.call("heartbeat", {}))["result"] == {"ok": True}
@@ -297,23 +325,25 @@ async def test_an_id_that_is_not_a_finite_number_is_refused_with_valid_json() ->
 
 async def test_a_frame_flood_closes_the_socket() -> None:
     # A frozen clock: the bucket never refills, so the count alone decides.
-    async with running_hub(limits=HubLimits(burst=50, rate=1.0), clock=lambda: 0.0,
-                           sweep_every=3600) as (hub, server), RawAgent(server.ws_url) as agent:
+    async with (
+        running_hub(limits=HubLimits(burst=50, rate=1.0), clock=lambda: 0.0, sweep_every=3600) as (hub, server),
+        RawAgent(server.ws_url) as agent,
+    ):
         await agent.register("helper")  # 1 frame
         for _ in range(60):
             await agent.notify("heartbeat", {})
         code, reason = await agent.closed()
         assert (code, reason) == (1008, "frame flood")
         assert any("closed it as a flood" in n for n in notes(hub))
-        frames = [e for e in hub.session.events if e.kind is Kind.WS and e.data["dir"] == "in"
-                  and e.data["op"] == "text"]
+        frames = [
+            e for e in hub.session.events if e.kind is Kind.WS and e.data["dir"] == "in" and e.data["op"] == "text"
+        ]
         assert len(frames) == 50  # the 51st frame is refused, not logged
         assert not hub.agents["helper"].online
 
 
 async def test_a_frame_over_the_limit_is_refused_unread() -> None:
-    async with running_hub(limits=HubLimits(max_frame=64 * 1024)) as (hub, server), \
-            RawAgent(server.ws_url) as agent:
+    async with running_hub(limits=HubLimits(max_frame=64 * 1024)) as (hub, server), RawAgent(server.ws_url) as agent:
         await agent.register("helper")
         await agent.send(json.dumps({"jsonrpc": "2.0", "method": "heartbeat", "params": {"pad": "x" * 100_000}}))
         code, _reason = await agent.closed()
@@ -336,11 +366,15 @@ async def test_too_many_sockets_are_turned_away() -> None:
 
 
 async def test_search_by_words_tags_and_skill() -> None:
-    async with running_hub(http_agents={"weather": "http://127.0.0.1:9/"}) as (hub, server), \
-            RawAgent(server.ws_url) as a, RawAgent(server.ws_url) as b:
+    async with (
+        running_hub(http_agents={"weather": "http://127.0.0.1:9/"}) as (hub, server),
+        RawAgent(server.ws_url) as a,
+        RawAgent(server.ws_url) as b,
+    ):
         await a.register("helper")
-        await b.register("poet", {"name": "poet", "description": "Writes poems", "skills": [
-            {"id": "verse", "tags": ["poetry"]}]})
+        await b.register(
+            "poet", {"name": "poet", "description": "Writes poems", "skills": [{"id": "verse", "tags": ["poetry"]}]}
+        )
         names = lambda answer: [c["name"] for c in answer["result"]["agents"]]  # noqa: E731
         assert names(await a.call("agent.search", {"query": "research PAPERS"})) == ["helper"]
         assert names(await a.call("agent.search", {"tags": ["poetry"]})) == ["poet"]
@@ -352,16 +386,24 @@ async def test_search_by_words_tags_and_skill() -> None:
 
 
 async def test_delegation_to_another_ws_agent_links_parent_and_child() -> None:
-    async with running_hub() as (hub, server), RawAgent(server.ws_url) as a, RawAgent(server.ws_url) as b, \
-            httpx.AsyncClient() as http:
+    async with (
+        running_hub() as (hub, server),
+        RawAgent(server.ws_url) as a,
+        RawAgent(server.ws_url) as b,
+        httpx.AsyncClient() as http,
+    ):
         await a.register("lead")
         await b.register("helper")
         streaming = asyncio.ensure_future(
-            http.post(f"{server.base_url}/agents/lead", json=rpc("tasks/sendSubscribe", send_params("parent"))))
+            http.post(f"{server.base_url}/agents/lead", json=rpc("tasks/sendSubscribe", send_params("parent")))
+        )
         await a.next_request()
         await a.notify("task.status", {"id": "parent", "status": {"state": "working"}, "final": False})
-        child = asyncio.ensure_future(a.call("agent.send_task", {
-            "agent": "helper", "message": {"role": "user", "parts": text_parts("find papers")}}))
+        child = asyncio.ensure_future(
+            a.call(
+                "agent.send_task", {"agent": "helper", "message": {"role": "user", "parts": text_parts("find papers")}}
+            )
+        )
         req = await answer_task(b, ("found",))
         assert req["params"]["metadata"]["parent_task_id"] == "parent"
         assert req["params"]["metadata"]["requester"] == {"name": "lead"}
@@ -380,11 +422,20 @@ async def test_delegation_to_another_ws_agent_links_parent_and_child() -> None:
 
 
 async def test_delegation_to_an_http_agent_given_with_route() -> None:
-    async with MockAgent("echo", dialect="0.3") as mock, \
-            running_hub(http_agents={"echoer": mock.url}) as (hub, server), RawAgent(server.ws_url) as a:
+    async with (
+        MockAgent("echo", dialect="0.3") as mock,
+        running_hub(http_agents={"echoer": mock.url}) as (hub, server),
+        RawAgent(server.ws_url) as a,
+    ):
         await a.register("lead")
-        answer = await a.call("agent.send_task", {"agent": "echoer", "message": {
-            "role": "user", "parts": text_parts("ping")}, "metadata": {"parent_task_id": "p0"}})
+        answer = await a.call(
+            "agent.send_task",
+            {
+                "agent": "echoer",
+                "message": {"role": "user", "parts": text_parts("ping")},
+                "metadata": {"parent_task_id": "p0"},
+            },
+        )
         task = answer["result"]
         assert task["status"]["state"] == "completed"
         assert task["metadata"]["parent_task_id"] == "p0"

@@ -23,8 +23,7 @@ MOCK = [sys.executable, "-m", "mock_agent.cli"]
 WAIT = 30.0
 
 # A drop with no gate before it: a subprocess's gates cannot be released from here.
-CUT_RULE = {"when": {"text": "^cut"}, "script": [
-    {"status": "working", "message": "about to drop"}, {"drop": True}]}
+CUT_RULE = {"when": {"text": "^cut"}, "script": [{"status": "working", "message": "about to drop"}, {"drop": True}]}
 
 
 @pytest.fixture
@@ -116,9 +115,14 @@ class Mock:
 
 
 def start_mock(cli: Cli, hub: Hub, scenario: Path, *args: str, name: str = "helper") -> Mock:
-    proc = subprocess.Popen([*MOCK, "--ws-agent", hub.ws_url, "--name", name, "--scenario", str(scenario), *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            env=cli.env, cwd=cli.home)
+    proc = subprocess.Popen(
+        [*MOCK, "--ws-agent", hub.ws_url, "--name", name, "--scenario", str(scenario), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=cli.env,
+        cwd=cli.home,
+    )
     mock = Mock(proc)
     try:
         line = mock.out.next()
@@ -215,8 +219,7 @@ def _sent_params(record: Path, a2a_method: str) -> dict:
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "send"])
-def test_readmes_multi_turn_recipe_keeps_the_session(cli: Cli, hub_and_agent, tmp_path: Path,
-                                                      stream: bool) -> None:
+def test_readmes_multi_turn_recipe_keeps_the_session(cli: Cli, hub_and_agent, tmp_path: Path, stream: bool) -> None:
     """README's recipe: turn 2 passes turn 1's task and context ids read with jq -r. A
     0.1 stream never names the session, so the bridge's answer had contextId null and
     turn 2 sent sessionId "null"."""
@@ -229,8 +232,20 @@ def test_readmes_multi_turn_recipe_keeps_the_session(cli: Cli, hub_and_agent, tm
     assert isinstance(session, str) and session and session != "null", turn1
     assert _sent_params(tmp_path / "turn1.jsonl", "stream" if stream else "send")["sessionId"] == session
 
-    answered = cli("send", hub.bridge(), "Paris", *how, "--task-id", turn1["id"], "--context-id", session,
-                   "-o", "json", "--record", str(tmp_path / "turn2.jsonl"))
+    answered = cli(
+        "send",
+        hub.bridge(),
+        "Paris",
+        *how,
+        "--task-id",
+        turn1["id"],
+        "--context-id",
+        session,
+        "-o",
+        "json",
+        "--record",
+        str(tmp_path / "turn2.jsonl"),
+    )
     assert answered.code == 0, answered
     turn2 = _sent_params(tmp_path / "turn2.jsonl", "stream" if stream else "send")
     assert (turn2["id"], turn2["sessionId"]) == (turn1["id"], session)
@@ -307,8 +322,13 @@ def test_an_agent_that_sends_no_heartbeat_goes_stale(cli: Cli, scenario: Path) -
 
 def test_a_name_already_taken_stops_the_second_mock_with_a_reason(cli: Cli, hub_and_agent, scenario: Path) -> None:
     hub, _mock = hub_and_agent
-    second = subprocess.run([*MOCK, "--ws-agent", hub.ws_url, "--name", "helper", "--scenario", str(scenario)],
-                            capture_output=True, timeout=WAIT, env=cli.env, cwd=cli.home)
+    second = subprocess.run(
+        [*MOCK, "--ws-agent", hub.ws_url, "--name", "helper", "--scenario", str(scenario)],
+        capture_output=True,
+        timeout=WAIT,
+        env=cli.env,
+        cwd=cli.home,
+    )
     assert second.returncode == 1
     assert "refused to register 'helper'" in second.stderr.decode()
 
@@ -329,8 +349,9 @@ def test_hub_usage_errors(cli: Cli) -> None:
     assert in_ui.code == 2 and "NAME=URL" in in_ui.err
     under = cli("hub", "--headless", "--ws-path", "/agents/x")
     assert under.code == 2 and "/agents" in under.err
-    lonely = subprocess.run([*MOCK, "--ws-agent", "ws://127.0.0.1:1/ws"], capture_output=True, timeout=WAIT,
-                            env=cli.env, cwd=cli.home)
+    lonely = subprocess.run(
+        [*MOCK, "--ws-agent", "ws://127.0.0.1:1/ws"], capture_output=True, timeout=WAIT, env=cli.env, cwd=cli.home
+    )
     assert lonely.returncode == 1 and b"go together" in lonely.stderr
 
 
@@ -352,8 +373,14 @@ def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: 
             hub.stop()
 
     # a2a-mock --replay serves the bridge's answers back, at the bridge's paths.
-    proc = subprocess.Popen([*MOCK, "--replay", str(record), "--port", "0", "--speed", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=cli.env, cwd=cli.home)
+    proc = subprocess.Popen(
+        [*MOCK, "--replay", str(record), "--port", "0", "--speed", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=cli.env,
+        cwd=cli.home,
+    )
     served = Lines(proc)
     try:
         banner = served.next()
@@ -444,8 +471,16 @@ async def test_a_hostile_agents_frames_print_as_visible_text(cli: Cli) -> None:
     hub = Hub(cli)
     try:
         async with RawAgent(hub.ws_url) as agent:
-            await agent.register("evil", {"name": "evil", "description": "\x1b[2J\x1b]0;pwned\x07",
-                                          "version": "1", "capabilities": {}, "skills": []})
+            await agent.register(
+                "evil",
+                {
+                    "name": "evil",
+                    "description": "\x1b[2J\x1b]0;pwned\x07",
+                    "version": "1",
+                    "capabilities": {},
+                    "skills": [],
+                },
+            )
             await agent.send("\x1b[31m{not json\u202e")
             assert (await agent.recv())["error"]["code"] == -32700
             answer = await agent.call("task.status", {"id": "never-sent\x1b[1m", "status": {"state": "working"}})

@@ -18,8 +18,12 @@ FORGED = "FORGED-ARTIFACT"
 
 
 def send(task_id: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": 1, "method": "tasks/send",
-            "params": {"id": task_id, "message": {"role": "user", "parts": text_parts("hello")}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tasks/send",
+        "params": {"id": task_id, "message": {"role": "user", "parts": text_parts("hello")}},
+    }
 
 
 def artifact(task_id: str, text: str) -> dict[str, Any]:
@@ -28,9 +32,12 @@ def artifact(task_id: str, text: str) -> dict[str, Any]:
 
 async def test_frames_about_another_agents_task_are_refused_and_shown(tmp_path: Path) -> None:
     path = tmp_path / "hub.jsonl"
-    async with running_hub(sweep_every=3600, agent_sessions=True) as (hub, server), \
-            RawAgent(server.ws_url) as helper, RawAgent(server.ws_url) as mallory, \
-            httpx.AsyncClient(timeout=WAIT) as http:
+    async with (
+        running_hub(sweep_every=3600, agent_sessions=True) as (hub, server),
+        RawAgent(server.ws_url) as helper,
+        RawAgent(server.ws_url) as mallory,
+        httpx.AsyncClient(timeout=WAIT) as http,
+    ):
         recorder = Recorder.attach(hub.session, path)
         await helper.register("helper")
         await mallory.register("mallory")
@@ -38,11 +45,21 @@ async def test_frames_about_another_agents_task_are_refused_and_shown(tmp_path: 
         request = await helper.next_request()
         assert request["params"]["id"] == "t-1"
         # mallory writes into helper's task: an artifact, a status, a completion.
-        for method, params in (("task.artifact", artifact("t-1", FORGED)),
-                               ("task.status", {"id": "t-1", "status": {"state": "failed", "message": {
-                                   "role": "agent", "parts": text_parts(FORGED)}}, "final": True}),
-                               ("task.complete", {"id": "t-1", "status": {"state": "completed"},
-                                                  "artifacts": [{"parts": text_parts(FORGED)}]})):
+        for method, params in (
+            ("task.artifact", artifact("t-1", FORGED)),
+            (
+                "task.status",
+                {
+                    "id": "t-1",
+                    "status": {"state": "failed", "message": {"role": "agent", "parts": text_parts(FORGED)}},
+                    "final": True,
+                },
+            ),
+            (
+                "task.complete",
+                {"id": "t-1", "status": {"state": "completed"}, "artifacts": [{"parts": text_parts(FORGED)}]},
+            ),
+        ):
             answer = await mallory.call(method, params)
             assert answer["error"]["code"] == -32001, answer
         # ... and into a task nobody was sent, without an id.
@@ -54,8 +71,12 @@ async def test_frames_about_another_agents_task_are_refused_and_shown(tmp_path: 
         assert FORGED not in json.dumps(answer), answer
         assert answer["result"]["status"]["state"] == "completed"
         assert [a["parts"][0]["text"] for a in answer["result"]["artifacts"]] == ["real"]
-        got = (await http.post(f"{server.base_url}/agents/helper", json={
-            "jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": "t-1"}})).json()
+        got = (
+            await http.post(
+                f"{server.base_url}/agents/helper",
+                json={"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": "t-1"}},
+            )
+        ).json()
         assert FORGED not in json.dumps(got), got
         assert (await mallory.call("heartbeat", {}))["result"] == {"ok": True}  # refused, not cut off
         recorder.close()

@@ -27,8 +27,12 @@ async def _past_the_deadline() -> None:
 
 
 def _bridge_send(text: str) -> dict:
-    return {"jsonrpc": "2.0", "id": 1, "method": "tasks/send",
-            "params": {"id": "t-long", "message": {"role": "user", "parts": [{"type": "text", "text": text}]}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tasks/send",
+        "params": {"id": "t-long", "message": {"role": "user", "parts": [{"type": "text", "text": text}]}},
+    }
 
 
 async def test_a_heartbeating_agent_outlives_the_deadline_and_stays_for_hours() -> None:
@@ -36,13 +40,14 @@ async def test_a_heartbeating_agent_outlives_the_deadline_and_stays_for_hours() 
 
     now = [0.0]
     limits = HubLimits(heartbeat_timeout=45.0)
-    async with running_hub(limits=limits, clock=lambda: now[0], sweep_every=3600,
-                           request_timeout=DEADLINE) as (hub, server), RawAgent(server.ws_url) as agent, \
-            httpx.AsyncClient(timeout=WAIT) as http:
+    async with (
+        running_hub(limits=limits, clock=lambda: now[0], sweep_every=3600, request_timeout=DEADLINE) as (hub, server),
+        RawAgent(server.ws_url) as agent,
+        httpx.AsyncClient(timeout=WAIT) as http,
+    ):
         await agent.register("helper")
         # A task is running across the deadline and the hours: it must not be failed.
-        call = asyncio.ensure_future(http.post(f"{server.base_url}/agents/helper",
-                                               json=_bridge_send("take your time")))
+        call = asyncio.ensure_future(http.post(f"{server.base_url}/agents/helper", json=_bridge_send("take your time")))
         request = await agent.next_request()
         await _past_the_deadline()
         # Three hours of heartbeats, one every 15 s of the hub's clock, each over the socket.
@@ -52,8 +57,14 @@ async def test_a_heartbeating_agent_outlives_the_deadline_and_stays_for_hours() 
             hub.sweep()
             assert hub.agents["helper"].status == "online"
         task_id = request["params"]["id"]
-        await agent.notify("task.complete", {"id": task_id, "status": {"state": "completed"},
-                                             "artifacts": [{"parts": [{"type": "text", "text": "done"}]}]})
+        await agent.notify(
+            "task.complete",
+            {
+                "id": task_id,
+                "status": {"state": "completed"},
+                "artifacts": [{"parts": [{"type": "text", "text": "done"}]}],
+            },
+        )
         answer = (await call).json()
         assert answer["result"]["status"]["state"] == "completed", answer
         assert hub.agents["helper"].registrations == 1
@@ -87,8 +98,10 @@ async def test_the_mock_reconnects_with_backoff_when_its_socket_drops() -> None:
             sock = hub.agents["helper"].socket
             await sock.close(1011, "hub trouble")
             await until(lambda: hub.agents["helper"].registrations == 2 or run.done(), "a second registration")
-            assert warned == [f"a2a-mock: the socket to {server.ws_url} was closed by the hub (code 1011: hub "
-                              "trouble); reconnecting in 0.01 s (attempt 1 of 30)"]
+            assert warned == [
+                f"a2a-mock: the socket to {server.ws_url} was closed by the hub (code 1011: hub "
+                "trouble); reconnecting in 0.01 s (attempt 1 of 30)"
+            ]
             await until(lambda: agent.registered.is_set(), "the agent to be registered again")
         except BaseException:
             agent.stop()
@@ -119,9 +132,18 @@ async def test_the_mock_reconnects_with_backoff_when_its_socket_drops() -> None:
 async def test_the_mock_command_stays_past_the_deadline_and_says_when_it_reconnects() -> None:
     async with running_hub(sweep_every=3600, request_timeout=DEADLINE) as (hub, server):
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "mock_agent.cli", "--ws-agent", server.ws_url, "--name", "helper",
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            sys.executable,
+            "-m",
+            "mock_agent.cli",
+            "--ws-agent",
+            server.ws_url,
+            "--name",
+            "helper",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
         try:
             line = await asyncio.wait_for(proc.stdout.readline(), WAIT)
             assert line.decode().startswith("a2a-mock: registered as ws-agent://helper"), line
@@ -129,8 +151,10 @@ async def test_the_mock_command_stays_past_the_deadline_and_says_when_it_reconne
             assert proc.returncode is None and hub.agents["helper"].online
             await hub.agents["helper"].socket.close(1011, "hub trouble")
             err = await asyncio.wait_for(proc.stderr.readline(), WAIT)
-            assert err.decode() == (f"a2a-mock: the socket to {server.ws_url} was closed by the hub (code 1011: "
-                                    "hub trouble); reconnecting in 0.5 s (attempt 1 of 30)\n")
+            assert err.decode() == (
+                f"a2a-mock: the socket to {server.ws_url} was closed by the hub (code 1011: "
+                "hub trouble); reconnecting in 0.5 s (attempt 1 of 30)\n"
+            )
             line = await asyncio.wait_for(proc.stdout.readline(), WAIT)
             assert line.decode().startswith("a2a-mock: registered as ws-agent://helper"), line
             await until(lambda: hub.agents["helper"].registrations == 2, "the second registration")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
-import re
 import subprocess
 import threading
 from pathlib import Path
@@ -84,8 +83,12 @@ async def test_300_mb_of_big_frames_leave_the_hubs_memory_flat(cli: Cli) -> None
         async with RawAgent(hub.ws_url) as agent, httpx.AsyncClient(timeout=SLOW) as http:
             assert "result" in await agent.register("chatty")
             idle = _peak_kib(hub.proc.pid)
-            body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/sendSubscribe", "params": {
-                "id": "t-big", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}}
+            body = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tasks/sendSubscribe",
+                "params": {"id": "t-big", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}},
+            }
             async with http.stream("POST", f"{hub.base}/agents/chatty", json=body) as resp:
                 request = await agent.next_request()
                 task_id = request["params"]["id"]
@@ -98,11 +101,11 @@ async def test_300_mb_of_big_frames_leave_the_hubs_memory_flat(cli: Cli) -> None
                         await agent.send(_doc("heartbeat", {"diagnostics": pad}))
                         continue
                     # Progress with a big trace in its metadata: relayed to the caller.
-                    await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "working"},
-                                                          "metadata": {"trace": pad}}))
+                    await agent.send(
+                        _doc("task.status", {"id": task_id, "status": {"state": "working"}, "metadata": {"trace": pad}})
+                    )
                     sent += len(pad)
-                await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "completed"},
-                                                      "final": True}))
+                await agent.send(_doc("task.status", {"id": task_id, "status": {"state": "completed"}, "final": True}))
                 # The hub has read every frame (it answers in order) while the caller
                 # read none of its stream: the agent is never held back by its caller.
                 await agent.send({"jsonrpc": "2.0", "id": "last", "method": "heartbeat", "params": {}})
@@ -144,15 +147,25 @@ def test_a_session_with_a_text_budget_spills_big_events_and_reads_them_back() ->
 
 
 async def test_a_relays_backlog_past_its_lead_waits_on_disk_and_comes_back_in_order(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from inspector.hub import backlog as backlog_mod
     from inspector.protocol import hub as proto
 
     monkeypatch.setattr(backlog_mod, "AHEAD", 4)
     backlog = backlog_mod.Backlog()
-    items = [proto.decode_frame(_doc("task.artifact", {"id": "t", "artifact": {
-        "index": 0, "append": i > 0, "parts": [{"type": "text", "text": f"chunk {i} “é”"}]}})).item
-        for i in range(11)]
+    items = [
+        proto.decode_frame(
+            _doc(
+                "task.artifact",
+                {
+                    "id": "t",
+                    "artifact": {"index": 0, "append": i > 0, "parts": [{"type": "text", "text": f"chunk {i} “é”"}]},
+                },
+            )
+        ).item
+        for i in range(11)
+    ]
     for item in items[:6]:
         backlog.put(item)
     assert backlog.on_disk == 2
@@ -168,7 +181,8 @@ async def test_a_relays_backlog_past_its_lead_waits_on_disk_and_comes_back_in_or
 
 
 async def test_a_resubscriber_that_reads_nothing_waits_on_disk_not_in_the_hubs_memory(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # A resubscribe (tasks/resubscribe through the bridge, or the UI following a task)
     # whose caller reads nothing: what the agent says about the task must not pile up in
     # the hub's memory, as it did in an unbounded asyncio.Queue per follower.
@@ -179,9 +193,18 @@ async def test_a_resubscriber_that_reads_nothing_waits_on_disk_not_in_the_hubs_m
     monkeypatch.setattr(backlog_mod, "AHEAD", 4)
     hub = Hub()
     follower = hub.follow_queue("t")
-    items = [proto.decode_frame(_doc("task.artifact", {"id": "t", "artifact": {
-        "index": 0, "append": i > 0, "parts": [{"type": "text", "text": f"chunk {i}"}]}})).item
-        for i in range(11)]
+    items = [
+        proto.decode_frame(
+            _doc(
+                "task.artifact",
+                {
+                    "id": "t",
+                    "artifact": {"index": 0, "append": i > 0, "parts": [{"type": "text", "text": f"chunk {i}"}]},
+                },
+            )
+        ).item
+        for i in range(11)
+    ]
     for item in items:
         hub.tell("t", item)
     assert follower.on_disk == 7
@@ -192,25 +215,33 @@ async def test_a_resubscriber_that_reads_nothing_waits_on_disk_not_in_the_hubs_m
 
 async def test_a_task_past_the_stream_limits_is_cut_with_a_clear_message() -> None:
     from hub_helpers import running_hub, until
-
     from inspector.hub import HubLimits
     from inspector.session import Kind
 
     async def chunks(agent: RawAgent, task_id: str, n: int, text: str) -> None:
         for i in range(n):
-            await agent.notify("task.artifact", {"id": task_id, "artifact": {
-                "index": 0, "append": i > 0, "parts": [{"type": "text", "text": text}]}})
+            await agent.notify(
+                "task.artifact",
+                {"id": task_id, "artifact": {"index": 0, "append": i > 0, "parts": [{"type": "text", "text": text}]}},
+            )
         await agent.notify("task.status", {"id": task_id, "status": {"state": "completed"}, "final": True})
 
     limits = HubLimits(max_stream_events=5, max_stream_body=20_000)
-    async with running_hub(limits=limits) as (hub, server), RawAgent(server.ws_url) as agent, \
-            httpx.AsyncClient(timeout=WAIT) as http:
+    async with (
+        running_hub(limits=limits) as (hub, server),
+        RawAgent(server.ws_url) as agent,
+        httpx.AsyncClient(timeout=WAIT) as http,
+    ):
         await agent.register("helper")
         url = f"{server.base_url}/agents/helper"
         message = {"role": "user", "parts": [{"type": "text", "text": "go"}]}
         # A stream: five events go through, then the caller is told why it ends.
-        body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/sendSubscribe", "params": {"id": "t-many",
-                                                                                       "message": message}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tasks/sendSubscribe",
+            "params": {"id": "t-many", "message": message},
+        }
         async with http.stream("POST", url, json=body) as resp:
             request = await agent.next_request()
             await agent.send({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}})
@@ -218,8 +249,8 @@ async def test_a_task_past_the_stream_limits_is_cut_with_a_clear_message() -> No
             events = [json.loads(line[5:]) async for line in resp.aiter_lines() if line.startswith("data:")]
         assert [("artifact" in e.get("result", {})) for e in events] == [True] * 5 + [False]
         assert events[-1]["error"]["data"]["reason"] == (
-            "ws-agent helper sent more than 5 events (--max-stream-events) for task t-many: the hub stopped "
-            "relaying it")
+            "ws-agent helper sent more than 5 events (--max-stream-events) for task t-many: the hub stopped relaying it"
+        )
         # A blocking call past the size limit gets the same kind of answer.
         body = {"jsonrpc": "2.0", "id": 2, "method": "tasks/send", "params": {"id": "t-big", "message": message}}
         sending = asyncio.ensure_future(http.post(url, json=body))
@@ -229,16 +260,19 @@ async def test_a_task_past_the_stream_limits_is_cut_with_a_clear_message() -> No
         answer = (await asyncio.wait_for(sending, WAIT)).json()
         assert answer["error"]["data"]["reason"] == (
             "ws-agent helper sent more than 19.5 KiB of frames (--max-stream-body) for task t-big: the hub "
-            "stopped relaying it")
+            "stopped relaying it"
+        )
         # Both are in the session as the hub's notes and as cut streams: a limit of the
         # hub's, not a fault of the agent's.
         await until(lambda: len([e for e in hub.session.events if e.kind is Kind.STREAM_END]) == 2, "two ends")
         ends = [e.data for e in hub.session.events if e.kind is Kind.STREAM_END]
         assert [(d["reason"], d["limit"]) for d in ends] == [
             ("limit", "more than 5 events (--max-stream-events)"),
-            ("limit", "more than 19.5 KiB of frames (--max-stream-body)")]
+            ("limit", "more than 19.5 KiB of frames (--max-stream-body)"),
+        ]
         assert [e.data["code"] for e in hub.session.events if e.data.get("code") == "hub-stream-limit"] == [
-            "hub-stream-limit"] * 2
+            "hub-stream-limit"
+        ] * 2
         assert hub.tracker.violations == []
 
 
@@ -250,13 +284,14 @@ def test_the_hubs_stream_limits_are_options_with_the_clients_defaults() -> None:
     given = hub_options(build_parser().parse_args(["hub", "--max-stream-events", "7", "--max-stream-body", "1M"]))
     assert (given.limits.max_stream_events, given.limits.max_stream_body) == (7, 1024 * 1024)
     default = hub_options(build_parser().parse_args(["hub"])).limits
-    assert (default.max_stream_events, default.max_stream_body) == (Limits().max_stream_events,
-                                                                     Limits().max_stream_body)
+    assert (default.max_stream_events, default.max_stream_body) == (
+        Limits().max_stream_events,
+        Limits().max_stream_body,
+    )
 
 
 async def test_frames_before_registering_are_kept_for_the_agents_session_up_to_a_bound() -> None:
     from hub_helpers import running_hub
-
     from inspector.session import Kind
 
     async with running_hub(agent_sessions=True) as (hub, server), RawAgent(server.ws_url) as agent:
@@ -269,5 +304,9 @@ async def test_frames_before_registering_are_kept_for_the_agents_session_up_to_a
         # The agent's session holds the first of them (what fits in 256 KiB of text),
         # the hub's own session every one.
         assert 0 < len(early) < 10 and sum(len(e.data["text"]) for e in early) <= 256 * 1024
-        assert len([e for e in hub.session.events if e.data.get("rpc_method") == "heartbeat"
-                    and e.data.get("dir") == "in"]) == 10
+        assert (
+            len(
+                [e for e in hub.session.events if e.data.get("rpc_method") == "heartbeat" and e.data.get("dir") == "in"]
+            )
+            == 10
+        )

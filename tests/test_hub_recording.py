@@ -28,8 +28,11 @@ def stream_docs(ex) -> list[dict]:
 
 async def record_a_session(path: Path) -> tuple[str, str]:
     """A stream canceled at its gate, and a stream whose agent drops its socket."""
-    async with running_hub() as (hub, server), ws_agent(server.ws_url) as agent, \
-            A2AClient(f"{server.base_url}/agents/helper") as client:
+    async with (
+        running_hub() as (hub, server),
+        ws_agent(server.ws_url) as agent,
+        A2AClient(f"{server.base_url}/agents/helper") as client,
+    ):
         recorder = Recorder.attach(hub.session, path)
         stream = client.stream(msg("wait"))
         first = await anext(stream)
@@ -54,8 +57,13 @@ async def test_cancel_and_drop_are_rebuilt_as_the_bridge_answered(tmp_path: Path
         assert all(is_rebuilt(ex) for ex in exs)
         kinds = [(ex.http_method, ex.a2a_method) for ex in exs]
         # A card per registration (the agent registered twice), the two streams, the cancel.
-        assert kinds == [("GET", "card"), ("POST", "stream"), ("POST", "cancel"), ("POST", "stream"),
-                         ("GET", "card")], kinds
+        assert kinds == [
+            ("GET", "card"),
+            ("POST", "stream"),
+            ("POST", "cancel"),
+            ("POST", "stream"),
+            ("GET", "card"),
+        ], kinds
         card, waited, cancel, dropped, _again = exs
         assert card.url.endswith("/agents/helper/.well-known/agent.json")
         assert body(card)["url"] == "ws-agent://helper"
@@ -75,8 +83,11 @@ async def test_cancel_and_drop_are_rebuilt_as_the_bridge_answered(tmp_path: Path
 
 async def test_a_recording_cut_mid_task_keeps_what_it_has(tmp_path: Path) -> None:
     path = tmp_path / "hub.jsonl"
-    async with running_hub() as (hub, server), ws_agent(server.ws_url) as agent, \
-            A2AClient(f"{server.base_url}/agents/helper") as client:
+    async with (
+        running_hub() as (hub, server),
+        ws_agent(server.ws_url) as agent,
+        A2AClient(f"{server.base_url}/agents/helper") as client,
+    ):
         recorder = Recorder.attach(hub.session, path)
         stream = client.stream(msg("wait"))
         first = await anext(stream)

@@ -26,8 +26,11 @@ def msg(text: str, task_id: str | None = None) -> dict:
 
 
 async def test_stream_send_and_cost_metadata() -> None:
-    async with running_hub() as (hub, server), ws_agent(server.ws_url), \
-            A2AClient(f"{server.base_url}/agents/helper") as client:
+    async with (
+        running_hub() as (hub, server),
+        ws_agent(server.ws_url),
+        A2AClient(f"{server.base_url}/agents/helper") as client,
+    ):
         events = [e async for e in client.stream(msg("stream it"))]
         states = [e.status.state for e in events if hasattr(e, "status")]
         assert states == [S.WORKING, S.COMPLETED]
@@ -42,8 +45,11 @@ async def test_stream_send_and_cost_metadata() -> None:
 
 
 async def test_input_required_is_continued_on_the_same_task() -> None:
-    async with running_hub() as (hub, server), ws_agent(server.ws_url), \
-            A2AClient(f"{server.base_url}/agents/helper") as client:
+    async with (
+        running_hub() as (hub, server),
+        ws_agent(server.ws_url),
+        A2AClient(f"{server.base_url}/agents/helper") as client,
+    ):
         first = await client.send(msg("ask me"))
         assert first.status.state is S.INPUT_REQUIRED
         assert first.status.message.parts[0].text == "Which city?"
@@ -56,8 +62,11 @@ async def test_input_required_is_continued_on_the_same_task() -> None:
 
 
 async def test_cancel_a_task_held_at_a_gate() -> None:
-    async with running_hub() as (hub, server), ws_agent(server.ws_url) as agent, \
-            A2AClient(f"{server.base_url}/agents/helper") as client:
+    async with (
+        running_hub() as (hub, server),
+        ws_agent(server.ws_url) as agent,
+        A2AClient(f"{server.base_url}/agents/helper") as client,
+    ):
         stream = client.stream(msg("wait"))
         first = await anext(stream)
         assert first.status.state is S.WORKING
@@ -71,16 +80,22 @@ async def test_cancel_a_task_held_at_a_gate() -> None:
 
 
 async def test_a_scripted_error_reaches_the_caller() -> None:
-    async with running_hub() as (hub, server), ws_agent(server.ws_url), \
-            A2AClient(f"{server.base_url}/agents/helper") as client:
+    async with (
+        running_hub() as (hub, server),
+        ws_agent(server.ws_url),
+        A2AClient(f"{server.base_url}/agents/helper") as client,
+    ):
         with pytest.raises(JsonRpcError) as caught:
             await client.send(msg("fail now"))
         assert (caught.value.code, caught.value.message) == (-32603, "the model is down")
 
 
 async def test_a_scripted_drop_fails_the_task_and_the_agent_comes_back() -> None:
-    async with running_hub() as (hub, server), ws_agent(server.ws_url) as agent, \
-            A2AClient(f"{server.base_url}/agents/helper") as client:
+    async with (
+        running_hub() as (hub, server),
+        ws_agent(server.ws_url) as agent,
+        A2AClient(f"{server.base_url}/agents/helper") as client,
+    ):
         stream = client.stream(msg("drop it"))
         first = await anext(stream)
         await until(lambda: agent.held("drop") == 1, "the task to reach the drop")
@@ -98,8 +113,11 @@ async def test_a_scripted_drop_fails_the_task_and_the_agent_comes_back() -> None
 
 
 async def test_malformed_frames_are_violations_and_the_task_goes_on() -> None:
-    async with running_hub() as (hub, server), ws_agent(server.ws_url), \
-            A2AClient(f"{server.base_url}/agents/helper") as client:
+    async with (
+        running_hub() as (hub, server),
+        ws_agent(server.ws_url),
+        A2AClient(f"{server.base_url}/agents/helper") as client,
+    ):
         task = await client.send(msg("junk"))
         assert task.status.state is S.COMPLETED
     assert [v.code for v in hub.tracker.violations] == ["decode-error"]
@@ -107,8 +125,10 @@ async def test_malformed_frames_are_violations_and_the_task_goes_on() -> None:
 
 async def test_an_agent_without_heartbeats_goes_stale() -> None:
     now = [0.0]
-    async with running_hub(limits=HubLimits(heartbeat_timeout=10.0), clock=lambda: now[0],
-                           sweep_every=3600) as (hub, server), ws_agent(server.ws_url, heartbeat=0):
+    async with (
+        running_hub(limits=HubLimits(heartbeat_timeout=10.0), clock=lambda: now[0], sweep_every=3600) as (hub, server),
+        ws_agent(server.ws_url, heartbeat=0),
+    ):
         now[0] += 11.0
         hub.sweep()
         assert hub.agents["helper"].status == "stale"
@@ -116,10 +136,16 @@ async def test_an_agent_without_heartbeats_goes_stale() -> None:
 
 async def test_the_mock_heartbeats_at_the_interval_the_hub_asks_for() -> None:
     # A 0.3 s timeout asks for a heartbeat every 0.1 s: heartbeats arrive, whatever the pace.
-    async with running_hub(limits=HubLimits(heartbeat_timeout=0.3), sweep_every=3600) as (hub, server), \
-            ws_agent(server.ws_url):
-        await until(lambda: sum(1 for e in hub.session.events if e.kind is Kind.WS
-                                and e.data.get("rpc_method") == "heartbeat") >= 2, "two heartbeats")
+    async with (
+        running_hub(limits=HubLimits(heartbeat_timeout=0.3), sweep_every=3600) as (hub, server),
+        ws_agent(server.ws_url),
+    ):
+        await until(
+            lambda: (
+                sum(1 for e in hub.session.events if e.kind is Kind.WS and e.data.get("rpc_method") == "heartbeat") >= 2
+            ),
+            "two heartbeats",
+        )
 
 
 async def test_a_name_already_taken_stops_the_mock_with_a_clear_reason() -> None:

@@ -28,9 +28,17 @@ def lint_report() -> str:
     # import-linter's own command (as `lint-imports` runs it), without its cache: nothing
     # is written into the tree.
     run = subprocess.run(
-        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
-                               "sys.exit(lint_imports_command())", "--no-cache", "--no-logo"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+            "--no-cache",
+            "--no-logo",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert "Contracts:" in run.stdout, run.stdout + run.stderr
     return run.stdout
@@ -42,8 +50,9 @@ def test_contract_is_kept(contract: str, lint_report: str) -> None:
     line = next((ln for ln in lint_report.splitlines() if ln.startswith(name)), None)
     assert line is not None, f"{name!r} not in the report:\n{lint_report}"
     # "KEPT", or "KEPT (N ignored imports)" where pyproject lists the known exceptions.
-    assert re.search(r" KEPT( \(\d+ ignored imports?\))?$", line.rstrip()), \
-        lint_report[lint_report.find("Broken contracts"):]
+    assert re.search(r" KEPT( \(\d+ ignored imports?\))?$", line.rstrip()), lint_report[
+        lint_report.find("Broken contracts") :
+    ]
 
 
 def _modules(package: str) -> list[tuple[str, Path]]:
@@ -82,12 +91,14 @@ def private_names_taken(module: str, own: str, source: str) -> list[str]:
         if not target.startswith(("inspector", "mock_agent")):
             continue
         # ``from pkg import mod`` names a module: its package is pkg itself.
-        target_package = target if (ROOT / target.replace(".", "/")).is_dir() \
-            else target.rpartition(".")[0]
+        target_package = target if (ROOT / target.replace(".", "/")).is_dir() else target.rpartition(".")[0]
         if target_package == own:
             continue
-        found += [f"{module} -> {target}.{a.name}" for a in node.names
-                  if a.name.startswith("_") and not a.name.startswith("__")]
+        found += [
+            f"{module} -> {target}.{a.name}"
+            for a in node.names
+            if a.name.startswith("_") and not a.name.startswith("__")
+        ]
     return found
 
 
@@ -102,8 +113,11 @@ def test_no_private_name_crosses_a_package() -> None:
 def test_the_private_name_check_can_fail() -> None:
     # A made-up module of inspector.client taking a private name from the session package
     # is caught; one taking it from its own package, or a private alias, is not.
-    source = ("from ..session.decoding import _body, decode\n"
-              "from .transport import _helper\n"
-              "from inspector.protocol import models as _m\n")
+    source = (
+        "from ..session.decoding import _body, decode\n"
+        "from .transport import _helper\n"
+        "from inspector.protocol import models as _m\n"
+    )
     assert private_names_taken("inspector.client.made_up", "inspector.client", source) == [
-        "inspector.client.made_up -> inspector.session.decoding._body"]
+        "inspector.client.made_up -> inspector.session.decoding._body"
+    ]

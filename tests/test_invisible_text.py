@@ -21,23 +21,44 @@ from starlette.routing import Route
 import hostile
 from cli_helpers import Cli, cli  # noqa: F401 (fixture)
 from inspector.headless.output import _json_text
+from inspector.serving.runner import BackgroundServer
 from inspector.textsafe import visible
 from inspector.ui.app import InspectorApp
 from mock_agent import MockAgent
-from inspector.serving.runner import BackgroundServer
 from test_ui_traffic import filter_to, streamed
 from ui_helpers import screen_text
 
 TECHNOLOGIST = "\U0001f469\u200d\U0001f4bb"  # woman, ZWJ, laptop: one emoji
 HIDDEN = "pay\u200bpal \ufeffbom w\u2060j ta\U000e0041g soft\xadhy zw\u200cnj x\u200dy"
-HIDDEN_SHOWN = ("pay\\u200bpal \\ufeffbom w\\u2060j ta\\U000e0041g soft\\xadhy zw\\u200cnj x\\u200dy")
+HIDDEN_SHOWN = "pay\\u200bpal \\ufeffbom w\\u2060j ta\\U000e0041g soft\\xadhy zw\\u200cnj x\\u200dy"
 RAW = ("\u200b", "\ufeff", "\u2060", "\U000e0041", "\xad", "\u200c")
 
 
-@pytest.mark.parametrize("ch", ["\u200b", "\u200c", "\u200d", "\ufeff", "\u2060", "\u2061", "\u2062",
-                                "\u2063", "\u2064", "\u180e", "\xad", "\u206a", "\u206f", "\ufff9",
-                                "\U0001d173", "\U000e0001", "\U000e0020", "\U000e007f", "\U0001bca0",
-                                "\U00013430"])
+@pytest.mark.parametrize(
+    "ch",
+    [
+        "\u200b",
+        "\u200c",
+        "\u200d",
+        "\ufeff",
+        "\u2060",
+        "\u2061",
+        "\u2062",
+        "\u2063",
+        "\u2064",
+        "\u180e",
+        "\xad",
+        "\u206a",
+        "\u206f",
+        "\ufff9",
+        "\U0001d173",
+        "\U000e0001",
+        "\U000e0020",
+        "\U000e007f",
+        "\U0001bca0",
+        "\U00013430",
+    ],
+)
 def test_each_invisible_format_character_is_escaped(ch: str) -> None:
     shown = visible(f"a{ch}b")
     assert ch not in shown
@@ -84,10 +105,26 @@ def test_every_format_character_any_python_knows_is_escaped() -> None:
     """What each Python's unicodedata calls a format character or a line/paragraph
     separator is escaped here, whichever Python runs the app (the set does not depend
     on the running Python's Unicode version)."""
-    renders = {0x600, 0x601, 0x602, 0x603, 0x604, 0x605, 0x6DD, 0x70F, 0x890, 0x891, 0x8E2, 0x110BD, 0x110CD,
-               0x200D}  # the joiner: its own tests above
-    script = ("import sys, unicodedata; print(unicodedata.unidata_version); print(' '.join(str(c) for c in "
-              "range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ('Cf', 'Zl', 'Zp')))")
+    renders = {
+        0x600,
+        0x601,
+        0x602,
+        0x603,
+        0x604,
+        0x605,
+        0x6DD,
+        0x70F,
+        0x890,
+        0x891,
+        0x8E2,
+        0x110BD,
+        0x110CD,
+        0x200D,
+    }  # the joiner: its own tests above
+    script = (
+        "import sys, unicodedata; print(unicodedata.unidata_version); print(' '.join(str(c) for c in "
+        "range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ('Cf', 'Zl', 'Zp')))"
+    )
     pythons = [sys.executable, *_other_pythons()]
     versions = []
     for exe in pythons:
@@ -102,24 +139,30 @@ def test_every_format_character_any_python_knows_is_escaped() -> None:
     assert versions, pythons
 
 
-@pytest.mark.parametrize("emoji", [
-    TECHNOLOGIST,
-    "\U0001f468\u200d\U0001f469\u200d\U0001f467",        # family
-    "\U0001f3f3\ufe0f\u200d\U0001f308",                  # rainbow flag: VS16 before the joiner
-    "\u2764\ufe0f\u200d\U0001f525",                      # heart on fire
-    "\U0001f3c3\U0001f3fd\u200d\u2642\ufe0f",            # runner, skin tone, male sign
-])
+@pytest.mark.parametrize(
+    "emoji",
+    [
+        TECHNOLOGIST,
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467",  # family
+        "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag: VS16 before the joiner
+        "\u2764\ufe0f\u200d\U0001f525",  # heart on fire
+        "\U0001f3c3\U0001f3fd\u200d\u2642\ufe0f",  # runner, skin tone, male sign
+    ],
+)
 def test_a_joiner_inside_an_emoji_sequence_stays(emoji: str) -> None:
     assert visible(emoji) == emoji
     assert visible(f"see {emoji}!", single_line=True) == f"see {emoji}!"
 
 
-@pytest.mark.parametrize(("raw", "shown"), [
-    ("x\u200dy", "x\\u200dy"),                           # between letters
-    ("\U0001f469\u200d", "\U0001f469\\u200d"),           # dangling after a pictograph
-    ("\u200d\U0001f4bb", "\\u200d\U0001f4bb"),           # leading
-    ("\U0001f469\u200d\u200d\U0001f4bb", "\U0001f469\\u200d\\u200d\U0001f4bb"),  # doubled
-])
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("x\u200dy", "x\\u200dy"),  # between letters
+        ("\U0001f469\u200d", "\U0001f469\\u200d"),  # dangling after a pictograph
+        ("\u200d\U0001f4bb", "\\u200d\U0001f4bb"),  # leading
+        ("\U0001f469\u200d\u200d\U0001f4bb", "\U0001f469\\u200d\\u200d\U0001f4bb"),  # doubled
+    ],
+)
 def test_a_joiner_outside_an_emoji_sequence_is_escaped(raw: str, shown: str) -> None:
     assert visible(raw) == shown
 
@@ -150,7 +193,7 @@ def hidden_agent() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("output", ["text", "json", "ndjson"])
-def test_cli_shows_invisible_characters(cli: Cli, hidden_agent: str, output: str) -> None:  # noqa: F811
+def test_cli_shows_invisible_characters(cli: Cli, hidden_agent: str, output: str) -> None:
     r = cli("send", f"{hidden_agent}/a2a", "hi", "--dialect", "0.3", "--output", output)
     assert r.code == 0, r
     for raw in RAW:

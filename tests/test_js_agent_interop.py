@@ -15,12 +15,11 @@ from typing import Any
 import pytest
 
 from cli_helpers import Cli, CliResult, finish, read_line
+from inspector.session import Kind, TaskTracker
+from inspector.session.reader import Recording, load_recording
 from peers import js_agent
 from peers.js_agent import Agents, JsAgent
 from test_proxy_cli import ProxyProcess
-
-from inspector.session import Kind, TaskTracker
-from inspector.session.reader import Recording, load_recording
 
 BINDINGS = ["jsonrpc", "rest", "grpc"]
 DIALECTS = ["1.0", "0.3"]
@@ -45,8 +44,18 @@ class Inspect:
         self.runs += 1
         record = self.last = self.records / f"{self.runs:02}-{command}.jsonl"
         *options, last = args  # the text or task id: after the URL, options before it
-        return [command, "--binding", self.binding, "--dialect", self.dialect, "--record", str(record),
-                *options, self.agent.base, last]
+        return [
+            command,
+            "--binding",
+            self.binding,
+            "--dialect",
+            self.dialect,
+            "--record",
+            str(record),
+            *options,
+            self.agent.base,
+            last,
+        ]
 
     def __call__(self, command: str, *args: str) -> CliResult:
         return self.cli(*self.args(command, "-o", "json", *args))
@@ -83,8 +92,11 @@ def status_text(doc: dict[str, Any]) -> str:
 
 def spoken(recording: Recording) -> set[tuple[str, str | None]]:
     """(binding, dialect) of every A2A request recorded (a JSON-RPC request names no binding)."""
-    return {(e.data.get("binding") or "jsonrpc", e.data.get("dialect")) for e in recording.session.events
-            if e.kind is Kind.REQUEST and e.data.get("a2a_method") != "card"}
+    return {
+        (e.data.get("binding") or "jsonrpc", e.data.get("dialect"))
+        for e in recording.session.events
+        if e.kind is Kind.REQUEST and e.data.get("a2a_method") != "card"
+    }
 
 
 def judged_clean(inspect: Inspect) -> None:
@@ -161,8 +173,16 @@ def test_a_file_echoed_without_its_name_is_the_same_message(inspect: Inspect, tm
     without it. The same message, not a messageId used for two (a false warning before)."""
     attached = tmp_path / "notes.txt"
     attached.write_text("a file for the agent\n")
-    sent = inspect("send", "--file", str(attached), "--file-uri", "https://example.invalid/chart.png",
-                   "--data", '{"n": 1}', "with attachments")
+    sent = inspect(
+        "send",
+        "--file",
+        str(attached),
+        "--file-uri",
+        "https://example.invalid/chart.png",
+        "--data",
+        '{"n": 1}',
+        "with attachments",
+    )
     assert sent.code == 0, sent
     doc = sent.json()
     assert doc["violations"] == [], doc["violations"]
@@ -243,8 +263,14 @@ def test_resubscribe_to_a_running_task(inspect: Inspect) -> None:
 # ---------------------------------------------------------------------- the cards, every configuration
 
 
-CONFIGS = [(("jsonrpc", "rest", "grpc"), True), (("jsonrpc", "rest", "grpc"), False),
-           (("rest",), True), (("rest",), False), (("grpc",), True), (("grpc",), False)]
+CONFIGS = [
+    (("jsonrpc", "rest", "grpc"), True),
+    (("jsonrpc", "rest", "grpc"), False),
+    (("rest",), True),
+    (("rest",), False),
+    (("grpc",), True),
+    (("grpc",), False),
+]
 #: The single-binding agents are started only for these tests: on one worker, not on each.
 ONE_WORKER = pytest.mark.xdist_group("js-agent-configs")
 
@@ -255,8 +281,9 @@ def _config_id(config: tuple[tuple[str, ...], bool]) -> str:
 
 @ONE_WORKER
 @pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
-def test_card_of_every_configuration_is_clean(cli: Cli, js_agents: Agents,
-                                             config: tuple[tuple[str, ...], bool]) -> None:
+def test_card_of_every_configuration_is_clean(
+    cli: Cli, js_agents: Agents, config: tuple[tuple[str, ...], bool]
+) -> None:
     agent = js_agents.get(*config)
     shown = cli("card", agent.base, "-o", "json")
     errors = [f for f in shown.json()["findings"] if f["severity"] == "error"] if shown.out else None
@@ -267,8 +294,9 @@ def test_card_of_every_configuration_is_clean(cli: Cli, js_agents: Agents,
 
 @ONE_WORKER
 @pytest.mark.parametrize("config", CONFIGS[2:], ids=_config_id)
-def test_a_card_listing_one_binding_is_followed(cli: Cli, js_agents: Agents, tmp_path: Path,
-                                                config: tuple[tuple[str, ...], bool]) -> None:
+def test_a_card_listing_one_binding_is_followed(
+    cli: Cli, js_agents: Agents, tmp_path: Path, config: tuple[tuple[str, ...], bool]
+) -> None:
     """No --binding: the card's only interface decides, and the send works over it."""
     agent = js_agents.get(*config)
     (binding,) = config[0]
@@ -323,8 +351,18 @@ def test_the_proxy_between_a2a_inspect_and_the_js_agent(cli: Cli, js_agent_compa
     try:
         for binding in BINDINGS:
             for dialect in DIALECTS:
-                streamed = cli("send", "--stream", "--binding", binding, "--dialect", dialect, "-o", "json",
-                               proxy.url, f"through the proxy {binding}")
+                streamed = cli(
+                    "send",
+                    "--stream",
+                    "--binding",
+                    binding,
+                    "--dialect",
+                    dialect,
+                    "-o",
+                    "json",
+                    proxy.url,
+                    f"through the proxy {binding}",
+                )
                 assert streamed.code == 0, streamed
                 assert artifact_text(streamed.json()) == f"echo: through the proxy {binding}"
         asked = cli("send", "-o", "json", proxy.url, "ask me")
@@ -345,8 +383,9 @@ def test_the_proxy_between_a2a_inspect_and_the_js_agent(cli: Cli, js_agent_compa
 
 
 @pytest.mark.parametrize("transport", BINDINGS)
-def test_the_proxy_between_the_js_client_and_the_js_agent(cli: Cli, js_agent_compat: JsAgent, tmp_path: Path,
-                                                          transport: str) -> None:
+def test_the_proxy_between_the_js_client_and_the_js_agent(
+    cli: Cli, js_agent_compat: JsAgent, tmp_path: Path, transport: str
+) -> None:
     """Both ends written on the official JS SDK, a2a-inspect's proxy in between: the
     client reads the card through the proxy (its interfaces moved to the proxy, gRPC
     included), streams, and gets the artifact whole; the recording holds the exchange
@@ -362,8 +401,9 @@ def test_the_proxy_between_the_js_client_and_the_js_agent(cli: Cli, js_agent_com
         assert "".join(p["text"] for c in chunks for p in c["artifact"]["parts"]) == "echo: through the proxy"
         assert streamed.payloads("statusUpdate")[-1]["status"]["state"] == "TASK_STATE_COMPLETED"
         asked = js_client.run(proxy.url, transport, "send", "ask me").task
-        answered = js_client.run(proxy.url, transport, "send", "the answer", task=asked["id"],
-                                 context=asked["contextId"]).task
+        answered = js_client.run(
+            proxy.url, transport, "send", "the answer", task=asked["id"], context=asked["contextId"]
+        ).task
         assert answered["status"]["state"] == "TASK_STATE_COMPLETED", answered
     finally:
         proxy.stop()
@@ -398,11 +438,16 @@ async def test_the_tui_streams_from_the_js_agent(js_agent_compat: JsAgent) -> No
         conn = await ready(pilot)
         assert (conn.binding_name, conn.dialect_name) == ("jsonrpc", "1.0")
         app.send_message(conn, params("stream me please now"), stream=True)
-        task = await wait_until(pilot, lambda: (t := selected_task(app)) is not None and t.terminal and t, 15,
-                                "the streamed task to end")
+        task = await wait_until(
+            pilot, lambda: (t := selected_task(app)) is not None and t.terminal and t, 15, "the streamed task to end"
+        )
         artifacts = app.main.query_one(ArtifactsView)
-        await wait_until(pilot, lambda: artifacts.text_of(f"echo-{task.id[:8]}") == "echo: stream me please now",
-                         10, "the assembled artifact")
+        await wait_until(
+            pilot,
+            lambda: artifacts.text_of(f"echo-{task.id[:8]}") == "echo: stream me please now",
+            10,
+            "the assembled artifact",
+        )
         await wait_until(pilot, lambda: "echo: stream me please now" in screen_text(app), 5, "the text on screen")
         assert task.state.value == "completed"
         assert conn.tracker.violations == []

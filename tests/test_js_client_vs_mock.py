@@ -36,20 +36,35 @@ SDK_DROPS_APPEND = {("0.3", "rest"), ("0.3", "grpc")}
 
 SCENARIO: dict[str, Any] = {
     "name": "js-client",
-    "card": {"name": "JS Interop Agent", "description": "For the JS SDK's client.", "version": "1.0.0",
-             "capabilities": {"streaming": True},
-             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-             "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}]},
+    "card": {
+        "name": "JS Interop Agent",
+        "description": "For the JS SDK's client.",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}],
+    },
     "rules": [
-        {"when": {"text": "^hold"}, "script": [
-            {"status": "working", "message": "holding"}, {"hold": GATE, "until": "message", "timeout": 60},
-            {"status": "completed", "message": "released"}]},
-        {"when": {"text": "^ask"}, "script": [
-            {"ask": "Which city?", "then": [{"status": "completed", "message": "got {text}"}]}]},
-        {"script": [
-            {"status": "working", "message": "echoing"},
-            {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}", "!"]}},
-            {"status": "completed", "message": "done"}]},
+        {
+            "when": {"text": "^hold"},
+            "script": [
+                {"status": "working", "message": "holding"},
+                {"hold": GATE, "until": "message", "timeout": 60},
+                {"status": "completed", "message": "released"},
+            ],
+        },
+        {
+            "when": {"text": "^ask"},
+            "script": [{"ask": "Which city?", "then": [{"status": "completed", "message": "got {text}"}]}],
+        },
+        {
+            "script": [
+                {"status": "working", "message": "echoing"},
+                {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}", "!"]}},
+                {"status": "completed", "message": "done"},
+            ]
+        },
     ],
 }
 
@@ -103,8 +118,14 @@ def test_send_stream_multi_turn_and_get(mocks: dict[str, MockAgent], dialect: st
     # The SDK's own choice, from the mock's card: its 0.3 transports for the 0.3 card.
     assert streamed.transport == TRANSPORTS[dialect, binding], streamed.client
     assert streamed.client["protocolVersion"] == dialect
-    assert [next(iter(line)) for line in streamed.lines] == \
-        ["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]
+    assert [next(iter(line)) for line in streamed.lines] == [
+        "task",
+        "statusUpdate",
+        "artifactUpdate",
+        "artifactUpdate",
+        "artifactUpdate",
+        "statusUpdate",
+    ]
     assert_chunks(streamed, dialect, binding)
     assert state(streamed.payloads("statusUpdate")[-1]) == "TASK_STATE_COMPLETED"
 
@@ -154,7 +175,9 @@ def test_auto_takes_the_cards_preference_and_a_missing_binding_is_one_error_line
     assert missing.code == 1 and len(missing.lines) == 1, missing
     assert "the card lists no GRPC interface" in missing.error["message"]
     usage = js_client.run(mock.base_url, "carrier-pigeon", "send", "hi")
-    assert usage.code == 1 and usage.error["name"] == "UsageError" and "transport must be one of" in usage.error["message"]
+    assert (
+        usage.code == 1 and usage.error["name"] == "UsageError" and "transport must be one of" in usage.error["message"]
+    )
 
 
 # ---------------------------------------------------------------------- a recording, served back
@@ -167,16 +190,31 @@ def _record(cli: Cli, url: str, binding: str, path: Path) -> dict[str, Any]:
         result = cli("send", *args, "--binding", binding, "--record", str(path), "--append", "-o", "json")
         assert result.code == code, result
     asked = result.json()
-    result = cli("send", url, "Oslo", "--task-id", asked["task"]["id"], "--context-id", asked["task"]["contextId"],
-                 "--binding", binding, "--record", str(path), "--append", "-o", "json")
+    result = cli(
+        "send",
+        url,
+        "Oslo",
+        "--task-id",
+        asked["task"]["id"],
+        "--context-id",
+        asked["task"]["contextId"],
+        "--binding",
+        binding,
+        "--record",
+        str(path),
+        "--append",
+        "-o",
+        "json",
+    )
     assert result.code == 0, result
     return asked
 
 
 @pytest.mark.parametrize("binding", BINDINGS)
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_a_recording_served_by_replay_answers_the_js_client(cli: Cli, tmp_path: Path,  # noqa: F811
-                                                            dialect: str, binding: str) -> None:
+def test_a_recording_served_by_replay_answers_the_js_client(
+    cli: Cli, tmp_path: Path, dialect: str, binding: str
+) -> None:
     """The JS SDK's requests are not a2a-inspect's (a text part's mediaType, empty
     metadata, a 0.3 ``blocking: true``, an ``A2A-Version: 0.3`` header): the replay
     must read them as the same requests, and its card must point the SDK's gRPC
@@ -197,8 +235,9 @@ def test_a_recording_served_by_replay_answers_the_js_client(cli: Cli, tmp_path: 
         asked = js_client.run(replay.url, binding, "send", "ask me")
         assert asked.code == 0, asked
         assert state(asked.task) == "TASK_STATE_INPUT_REQUIRED"
-        answered = js_client.run(replay.url, binding, "send", "Oslo", task=asked.task["id"],
-                                 context=asked.task["contextId"]).task
+        answered = js_client.run(
+            replay.url, binding, "send", "Oslo", task=asked.task["id"], context=asked.task["contextId"]
+        ).task
         # The recorded second turn, in the ids the replay gave this client.
         assert answered["id"] == asked.task["id"] and state(answered) == "TASK_STATE_COMPLETED"
         assert texts(answered["status"]["message"]) == "got Oslo"

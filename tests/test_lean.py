@@ -51,8 +51,15 @@ def check(codec, text: str) -> bool:
         assert tf.differences(got, slow) is None, text
         return False
     assert slow.__class__ is m.TaskArtifactUpdateEvent, text
-    assert facts(slow) == (got.task_id, got.context_id, got.artifact_id, got.name, got.description, got.text,
-                           got.last_chunk), text
+    assert facts(slow) == (
+        got.task_id,
+        got.context_id,
+        got.artifact_id,
+        got.name,
+        got.description,
+        got.text,
+        got.last_chunk,
+    ), text
     assert got.append is True
     assert tf.differences(got.model(), slow) is None, text
     return True
@@ -61,10 +68,14 @@ def check(codec, text: str) -> bool:
 V10_CHUNK = {**tf.V10_EVENT, "append": True}
 
 
-@pytest.mark.parametrize("codec, variants, wrap", [
-    (v10, tf.v10_variants, lambda e: {"artifactUpdate": e}),
-    (v03, tf.v03_variants, lambda e: e),
-], ids=["1.0", "0.3"])
+@pytest.mark.parametrize(
+    "codec, variants, wrap",
+    [
+        (v10, tf.v10_variants, lambda e: {"artifactUpdate": e}),
+        (v03, tf.v03_variants, lambda e: e),
+    ],
+    ids=["1.0", "0.3"],
+)
 def test_lean_matches_the_general_path(codec, variants, wrap) -> None:
     lean = 0
     for event in variants():
@@ -93,9 +104,19 @@ def test_other_codecs_are_not_read_lean() -> None:
 
 def test_hostile_texts() -> None:
     good = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"artifactUpdate": V10_CHUNK}})
-    for text in (good[:-1], "\ufeff" + good, "", " ", "null", "[]", good.replace("hello", "\\ud800"),
-                 "[" * 5000 + "]" * 5000, '{"result": ' * 300 + "1" + "}" * 300,
-                 good.replace('"t-1"', '"t-1", "taskId": 7'), good.replace('"a-1"', '"a-1", "artifactId": null')):
+    for text in (
+        good[:-1],
+        "\ufeff" + good,
+        "",
+        " ",
+        "null",
+        "[]",
+        good.replace("hello", "\\ud800"),
+        "[" * 5000 + "]" * 5000,
+        '{"result": ' * 300 + "1" + "}" * 300,
+        good.replace('"t-1"', '"t-1", "taskId": 7'),
+        good.replace('"a-1"', '"a-1", "artifactId": null'),
+    ):
         check(v10, text)
 
 
@@ -115,14 +136,21 @@ def test_mangled_chunks_read_alike(data) -> None:
         doc = json.loads(json.dumps({"jsonrpc": "2.0", "id": 1, "result": wrap(event)}))
         node = doc
         for _ in range(data.draw(st.integers(0, 5))):
-            children = [k for k, v in (node.items() if isinstance(node, dict) else enumerate(node))
-                        if isinstance(v, (dict, list))]
+            children = [
+                k
+                for k, v in (node.items() if isinstance(node, dict) else enumerate(node))
+                if isinstance(v, (dict, list))
+            ]
             if not children:
                 break
             node = node[data.draw(st.sampled_from(children))]
         if isinstance(node, dict):
-            key = data.draw(st.sampled_from(sorted(node) + ["kind", "text", "parts", "content", "metadata",
-                                                            "index", "task_id", "error", "x-private"]))
+            key = data.draw(
+                st.sampled_from(
+                    sorted(node)
+                    + ["kind", "text", "parts", "content", "metadata", "index", "task_id", "error", "x-private"]
+                )
+            )
             node[key] = data.draw(tf.json_leaves | st.just([]) | st.just({}) | st.just([{"text": "z"}]))
         elif node:
             node[data.draw(st.integers(0, len(node) - 1))] = data.draw(tf.json_leaves | st.just({"text": "z"}))
@@ -134,9 +162,16 @@ def test_lax_values_read_alike(value) -> None:
     # pydantic's lax coercions (1.0 -> True, "3" -> 3 ...) apply on the general path only:
     # the lean reader takes JSON types as they are, or declines.
     for codec, base, wrap in ((v10, V10_CHUNK, lambda e: {"artifactUpdate": e}), (v03, tf.V03_EVENT, lambda e: e)):
-        for key, where in (("append", "event"), ("lastChunk", "event"), ("contextId", "event"), ("taskId", "event"),
-                           ("artifactId", "artifact"), ("name", "artifact"), ("description", "artifact"),
-                           ("text", "part")):
+        for key, where in (
+            ("append", "event"),
+            ("lastChunk", "event"),
+            ("contextId", "event"),
+            ("taskId", "event"),
+            ("artifactId", "artifact"),
+            ("name", "artifact"),
+            ("description", "artifact"),
+            ("text", "part"),
+        ):
             event = json.loads(json.dumps(base))
             target = {"event": event, "artifact": event["artifact"], "part": event["artifact"]["parts"][0]}[where]
             target[key] = value

@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -20,15 +21,35 @@ CAPTURE = SHARED / "wire-captures" / "01_card_legacy_path.txt"
 
 SKILL = {"id": "s", "name": "S", "description": "does s", "tags": ["t"]}
 BASE: dict[str, dict[str, Any]] = {
-    "0.1": {"name": "A", "url": "https://a.example/rpc", "version": "1", "capabilities": {}, "skills": [{"id": "s", "name": "S"}]},
+    "0.1": {
+        "name": "A",
+        "url": "https://a.example/rpc",
+        "version": "1",
+        "capabilities": {},
+        "skills": [{"id": "s", "name": "S"}],
+    },
     "0.3": {
-        "protocolVersion": "0.3.0", "name": "A", "description": "d", "url": "https://a.example/rpc", "version": "1",
-        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [SKILL],
+        "protocolVersion": "0.3.0",
+        "name": "A",
+        "description": "d",
+        "url": "https://a.example/rpc",
+        "version": "1",
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [SKILL],
     },
     "1.0": {
-        "name": "A", "description": "d", "version": "1",
-        "supportedInterfaces": [{"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [SKILL],
+        "name": "A",
+        "description": "d",
+        "version": "1",
+        "supportedInterfaces": [
+            {"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        ],
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [SKILL],
     },
 }
 
@@ -116,6 +137,7 @@ def drop(*path: str | int) -> Callable[[dict[str, Any]], None]:
         for step in path[:-1]:
             target = target[step]
         del target[path[-1]]
+
     return change
 
 
@@ -125,6 +147,7 @@ def put(value: Any, *path: str | int) -> Callable[[dict[str, Any]], None]:
         for step in path[:-1]:
             target = target[step]
         target[path[-1]] = value
+
     return change
 
 
@@ -150,49 +173,117 @@ RULES = [
     ("0.3", put("", "url"), "error", "$.url", "missing-url"),
     ("0.3", put("ws-agent://openclaw-abc123", "url"), "error", "$.url", "non-http-url"),
     ("0.3", put("a.example:8080", "url"), "error", "$.url", "non-http-url"),
-    ("1.0", put("localhost:8080", "supportedInterfaces", 0, "url"), "error", "$.supportedInterfaces[0].url",
-     "non-http-url"),
+    (
+        "1.0",
+        put("localhost:8080", "supportedInterfaces", 0, "url"),
+        "error",
+        "$.supportedInterfaces[0].url",
+        "non-http-url",
+    ),
     ("0.1", put("https:///rpc", "url"), "error", "$.url", "non-http-url"),
-    ("1.0", put("ftp://a.example/", "supportedInterfaces", 0, "url"), "error", "$.supportedInterfaces[0].url", "non-http-url"),
+    (
+        "1.0",
+        put("ftp://a.example/", "supportedInterfaces", 0, "url"),
+        "error",
+        "$.supportedInterfaces[0].url",
+        "non-http-url",
+    ),
     ("0.3", drop("protocolVersion"), "error", "$.protocolVersion", "missing-protocol-version"),
     ("0.3", put("latest", "protocolVersion"), "error", "$.protocolVersion", "invalid-protocol-version"),
     ("0.3", put("0.4", "protocolVersion"), "warning", "$.protocolVersion", "protocol-version-mismatch"),
     ("0.3", put("1.0", "protocolVersion"), "error", "$.protocolVersion", "protocol-version-unreachable"),
     (
         "0.3",
-        put([{"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}], "supportedInterfaces"),
-        "warning", "$.protocolVersion", "protocol-version-mismatch",
+        put(
+            [{"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "supportedInterfaces",
+        ),
+        "warning",
+        "$.protocolVersion",
+        "protocol-version-mismatch",
     ),
     ("1.0", drop("supportedInterfaces"), "error", "$.supportedInterfaces", "missing-supported-interfaces"),
     ("1.0", put([], "supportedInterfaces"), "error", "$.supportedInterfaces", "empty-required-array"),
     ("1.0", drop("supportedInterfaces", 0, "url"), "error", "$.supportedInterfaces[0].url", "interface-missing-url"),
-    ("1.0", drop("supportedInterfaces", 0, "protocolBinding"), "error",
-     "$.supportedInterfaces[0].protocolBinding", "interface-missing-protocol-binding"),
-    ("1.0", put("", "supportedInterfaces", 0, "protocolBinding"), "error",
-     "$.supportedInterfaces[0].protocolBinding", "interface-missing-protocol-binding"),
-    ("1.0", drop("supportedInterfaces", 0, "protocolVersion"), "error",
-     "$.supportedInterfaces[0].protocolVersion", "interface-missing-protocol-version"),
-    ("1.0", put("one", "supportedInterfaces", 0, "protocolVersion"), "error",
-     "$.supportedInterfaces[0].protocolVersion", "invalid-protocol-version"),
-    ("1.0", put("SOAP", "supportedInterfaces", 0, "protocolBinding"), "warning",
-     "$.supportedInterfaces[0].protocolBinding", "unknown-protocol-binding"),
+    (
+        "1.0",
+        drop("supportedInterfaces", 0, "protocolBinding"),
+        "error",
+        "$.supportedInterfaces[0].protocolBinding",
+        "interface-missing-protocol-binding",
+    ),
+    (
+        "1.0",
+        put("", "supportedInterfaces", 0, "protocolBinding"),
+        "error",
+        "$.supportedInterfaces[0].protocolBinding",
+        "interface-missing-protocol-binding",
+    ),
+    (
+        "1.0",
+        drop("supportedInterfaces", 0, "protocolVersion"),
+        "error",
+        "$.supportedInterfaces[0].protocolVersion",
+        "interface-missing-protocol-version",
+    ),
+    (
+        "1.0",
+        put("one", "supportedInterfaces", 0, "protocolVersion"),
+        "error",
+        "$.supportedInterfaces[0].protocolVersion",
+        "invalid-protocol-version",
+    ),
+    (
+        "1.0",
+        put("SOAP", "supportedInterfaces", 0, "protocolBinding"),
+        "warning",
+        "$.supportedInterfaces[0].protocolBinding",
+        "unknown-protocol-binding",
+    ),
     (
         "1.0",
         lambda raw: raw["supportedInterfaces"].append(dict(raw["supportedInterfaces"][0])),
-        "warning", "$.supportedInterfaces[1]", "duplicate-interface",
+        "warning",
+        "$.supportedInterfaces[1]",
+        "duplicate-interface",
     ),
-    ("0.3", put([{"url": "https://a.example/rest"}], "additionalInterfaces"), "error",
-     "$.additionalInterfaces[0].transport", "interface-missing-transport"),
-    ("0.3", put([{"transport": "JSONRPC"}], "additionalInterfaces"), "error",
-     "$.additionalInterfaces[0].url", "interface-missing-url"),
-    ("0.3", put([{"url": "https://a.example/rest", "transport": "HTTP+JSON"}], "additionalInterfaces"), "info",
-     "$.additionalInterfaces", "main-interface-not-listed"),
+    (
+        "0.3",
+        put([{"url": "https://a.example/rest"}], "additionalInterfaces"),
+        "error",
+        "$.additionalInterfaces[0].transport",
+        "interface-missing-transport",
+    ),
+    (
+        "0.3",
+        put([{"transport": "JSONRPC"}], "additionalInterfaces"),
+        "error",
+        "$.additionalInterfaces[0].url",
+        "interface-missing-url",
+    ),
+    (
+        "0.3",
+        put([{"url": "https://a.example/rest", "transport": "HTTP+JSON"}], "additionalInterfaces"),
+        "info",
+        "$.additionalInterfaces",
+        "main-interface-not-listed",
+    ),
     ("0.3", put("gRPC", "preferredTransport"), "warning", "$.preferredTransport", "unknown-protocol-binding"),
     ("0.3", put("SOAP", "preferredTransport"), "warning", "$.preferredTransport", "no-interface-for-version"),
-    ("1.0", put("SOAP", "supportedInterfaces", 0, "protocolBinding"), "warning",
-     "$.supportedInterfaces", "no-interface-for-version"),
-    ("1.0", put("0.3", "supportedInterfaces", 0, "protocolVersion"), "warning",
-     "$.supportedInterfaces", "no-interface-for-version"),
+    (
+        "1.0",
+        put("SOAP", "supportedInterfaces", 0, "protocolBinding"),
+        "warning",
+        "$.supportedInterfaces",
+        "no-interface-for-version",
+    ),
+    (
+        "1.0",
+        put("0.3", "supportedInterfaces", 0, "protocolVersion"),
+        "warning",
+        "$.supportedInterfaces",
+        "no-interface-for-version",
+    ),
     # urlsplit refuses these (brackets around a host that is not an IP): a finding, not a crash.
     ("0.3", put("http://[x", "url"), "error", "$.url", "non-http-url"),
     ("1.0", grpc_at("grpc://[::1"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
@@ -200,14 +291,29 @@ RULES = [
     ("1.0", grpc_at("ws://a.example:443"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
     ("1.0", grpc_at("a.example:http"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
     ("1.0", grpc_at("grpc://:443"), "error", "$.supportedInterfaces[0].url", "invalid-grpc-target"),
-    ("0.3", lambda raw: raw.update(preferredTransport="GRPC", url="ftp://a.example"), "error", "$.url",
-     "invalid-grpc-target"),
-    ("0.3", put([{"url": "/grpc", "transport": "GRPC"}], "additionalInterfaces"), "error",
-     "$.additionalInterfaces[0].url", "invalid-grpc-target"),
+    (
+        "0.3",
+        lambda raw: raw.update(preferredTransport="GRPC", url="ftp://a.example"),
+        "error",
+        "$.url",
+        "invalid-grpc-target",
+    ),
+    (
+        "0.3",
+        put([{"url": "/grpc", "transport": "GRPC"}], "additionalInterfaces"),
+        "error",
+        "$.additionalInterfaces[0].url",
+        "invalid-grpc-target",
+    ),
     ("0.3", drop("capabilities"), "error", "$.capabilities", "missing-capabilities"),
     ("0.1", drop("capabilities"), "error", "$.capabilities", "missing-capabilities"),
-    ("1.0", put([{"description": "no uri"}], "capabilities", "extensions"), "error",
-     "$.capabilities.extensions[0].uri", "missing-field"),
+    (
+        "1.0",
+        put([{"description": "no uri"}], "capabilities", "extensions"),
+        "error",
+        "$.capabilities.extensions[0].uri",
+        "missing-field",
+    ),
     ("0.3", drop("defaultInputModes"), "error", "$.defaultInputModes", "missing-default-input-modes"),
     ("1.0", drop("defaultOutputModes"), "error", "$.defaultOutputModes", "missing-default-output-modes"),
     ("0.3", put([], "defaultInputModes"), "warning", "$.defaultInputModes", "empty-default-input-modes"),
@@ -220,54 +326,140 @@ RULES = [
     ("1.0", put([], "skills", 0, "tags"), "error", "$.skills[0].tags", "empty-required-array"),
     ("0.1", drop("skills", 0, "id"), "error", "$.skills[0].id", "skill-missing-id"),
     ("0.3", put("", "skills", 0, "id"), "error", "$.skills[0].id", "skill-missing-id"),
-    ("0.3", lambda raw: raw["skills"].append(dict(SKILL, name="again")), "error", "$.skills[1].id", "duplicate-skill-id"),
+    (
+        "0.3",
+        lambda raw: raw["skills"].append(dict(SKILL, name="again")),
+        "error",
+        "$.skills[1].id",
+        "duplicate-skill-id",
+    ),
     ("0.1", drop("skills", 0, "name"), "error", "$.skills[0].name", "skill-missing-name"),
     ("0.3", drop("skills", 0, "description"), "error", "$.skills[0].description", "skill-missing-description"),
     ("1.0", drop("skills", 0, "tags"), "error", "$.skills[0].tags", "skill-missing-tags"),
     ("0.3", put([{"oauth": ["read"]}], "security"), "error", "$.security[0].oauth", "unknown-security-scheme"),
-    ("1.0", put([{"schemes": {"oauth": {"list": []}}}], "securityRequirements"), "error",
-     "$.securityRequirements[0].schemes.oauth", "unknown-security-scheme"),
-    ("0.3", put([{"key": []}], "skills", 0, "security"), "error", "$.skills[0].security[0].key", "unknown-security-scheme"),
-    ("1.0", put([{"schemes": {"key": {"list": []}}}], "skills", 0, "securityRequirements"), "error",
-     "$.skills[0].securityRequirements[0].schemes.key", "unknown-security-scheme"),
-    ("0.3", put({"k": {"type": "bearer"}}, "securitySchemes"), "error", "$.securitySchemes.k.type", "invalid-security-scheme"),
+    (
+        "1.0",
+        put([{"schemes": {"oauth": {"list": []}}}], "securityRequirements"),
+        "error",
+        "$.securityRequirements[0].schemes.oauth",
+        "unknown-security-scheme",
+    ),
+    (
+        "0.3",
+        put([{"key": []}], "skills", 0, "security"),
+        "error",
+        "$.skills[0].security[0].key",
+        "unknown-security-scheme",
+    ),
+    (
+        "1.0",
+        put([{"schemes": {"key": {"list": []}}}], "skills", 0, "securityRequirements"),
+        "error",
+        "$.skills[0].securityRequirements[0].schemes.key",
+        "unknown-security-scheme",
+    ),
+    (
+        "0.3",
+        put({"k": {"type": "bearer"}}, "securitySchemes"),
+        "error",
+        "$.securitySchemes.k.type",
+        "invalid-security-scheme",
+    ),
     ("1.0", put({"k": {"bearer": {}}}, "securitySchemes"), "error", "$.securitySchemes.k", "invalid-security-scheme"),
-    ("0.3", put({"k": {"type": "apiKey", "name": "X-Key"}}, "securitySchemes"), "error",
-     "$.securitySchemes.k.in", "security-scheme-missing-field"),
-    ("1.0", put({"k": {"httpAuthSecurityScheme": {}}}, "securitySchemes"), "error",
-     "$.securitySchemes.k.httpAuthSecurityScheme.scheme", "security-scheme-missing-field"),
-    ("1.0", put({"k": {"apiKeySecurityScheme": {"location": "body", "name": "k"}}}, "securitySchemes"), "error",
-     "$.securitySchemes.k.apiKeySecurityScheme.location", "invalid-api-key-location"),
-    ("1.0", put({"k": {"type": "http", "scheme": "bearer"}}, "securitySchemes"), "warning",
-     "$.securitySchemes.k", "security-scheme-shape"),
-    ("0.3", put({"k": {"mtlsSecurityScheme": {}}}, "securitySchemes"), "warning",
-     "$.securitySchemes.k", "security-scheme-shape"),
-    ("0.1", put({"schemes": "OAuth2"}, "authentication"), "warning", "$.authentication.schemes", "legacy-schemes-string"),
+    (
+        "0.3",
+        put({"k": {"type": "apiKey", "name": "X-Key"}}, "securitySchemes"),
+        "error",
+        "$.securitySchemes.k.in",
+        "security-scheme-missing-field",
+    ),
+    (
+        "1.0",
+        put({"k": {"httpAuthSecurityScheme": {}}}, "securitySchemes"),
+        "error",
+        "$.securitySchemes.k.httpAuthSecurityScheme.scheme",
+        "security-scheme-missing-field",
+    ),
+    (
+        "1.0",
+        put({"k": {"apiKeySecurityScheme": {"location": "body", "name": "k"}}}, "securitySchemes"),
+        "error",
+        "$.securitySchemes.k.apiKeySecurityScheme.location",
+        "invalid-api-key-location",
+    ),
+    (
+        "1.0",
+        put({"k": {"type": "http", "scheme": "bearer"}}, "securitySchemes"),
+        "warning",
+        "$.securitySchemes.k",
+        "security-scheme-shape",
+    ),
+    (
+        "0.3",
+        put({"k": {"mtlsSecurityScheme": {}}}, "securitySchemes"),
+        "warning",
+        "$.securitySchemes.k",
+        "security-scheme-shape",
+    ),
+    (
+        "0.1",
+        put({"schemes": "OAuth2"}, "authentication"),
+        "warning",
+        "$.authentication.schemes",
+        "legacy-schemes-string",
+    ),
     ("0.1", put({"credentials": "x"}, "authentication"), "error", "$.authentication.schemes", "missing-auth-schemes"),
-    ("0.1", put({"schemes": ["bearer"], "credentials": None}, "authentication"), "warning",
-     "$.authentication.credentials", "null-credentials"),
+    (
+        "0.1",
+        put({"schemes": ["bearer"], "credentials": None}, "authentication"),
+        "warning",
+        "$.authentication.credentials",
+        "null-credentials",
+    ),
     ("0.3", put({"organization": "Org"}, "provider"), "error", "$.provider.url", "missing-field"),
     ("0.1", put({"url": "https://org.example"}, "provider"), "error", "$.provider.organization", "missing-field"),
-    ("1.0", put(True, "supportsAuthenticatedExtendedCard"), "info", "$.supportsAuthenticatedExtendedCard", "foreign-field"),
-    ("1.0", put(True, "capabilities", "stateTransitionHistory"), "info",
-     "$.capabilities.stateTransitionHistory", "foreign-field"),
+    (
+        "1.0",
+        put(True, "supportsAuthenticatedExtendedCard"),
+        "info",
+        "$.supportsAuthenticatedExtendedCard",
+        "foreign-field",
+    ),
+    (
+        "1.0",
+        put(True, "capabilities", "stateTransitionHistory"),
+        "info",
+        "$.capabilities.stateTransitionHistory",
+        "foreign-field",
+    ),
     ("0.3", put({"schemes": ["Bearer"]}, "authentication"), "info", "$.authentication", "foreign-field"),
-    ("0.3", put([{"k": []}], "skills", 0, "securityRequirements"), "info",
-     "$.skills[0].securityRequirements", "foreign-field"),
+    (
+        "0.3",
+        put([{"k": []}], "skills", 0, "securityRequirements"),
+        "info",
+        "$.skills[0].securityRequirements",
+        "foreign-field",
+    ),
     (
         "0.3",
         lambda raw: raw.update(supportsAuthenticatedExtendedCard=True, capabilities={"extendedAgentCard": False}),
-        "warning", "$.supportsAuthenticatedExtendedCard", "extended-card-flag-mismatch",
+        "warning",
+        "$.supportsAuthenticatedExtendedCard",
+        "extended-card-flag-mismatch",
     ),
     (
         "1.0",
         lambda raw: raw.update(url="https://a.example/rpc", protocolVersion="0.3.0"),
-        "info", "$", "mixed-dialect-card",
+        "info",
+        "$",
+        "mixed-dialect-card",
     ),
 ]
 
 
-@pytest.mark.parametrize(("dialect", "change", "severity", "path", "code"), RULES, ids=[f"{r[0]}-{r[4]}-{r[3]}" for r in RULES])
+@pytest.mark.parametrize(
+    ("dialect", "change", "severity", "path", "code"), RULES, ids=[f"{r[0]}-{r[4]}-{r[3]}" for r in RULES]
+)
 def test_rule(dialect: str, change: Callable[[dict[str, Any]], Any], severity: str, path: str, code: str) -> None:
     assert (severity, path, code) in mutated(dialect, change)
 
@@ -275,16 +467,30 @@ def test_rule(dialect: str, change: Callable[[dict[str, Any]], Any], severity: s
 # Each kind of scheme spelled both ways at once, exactly as a2a-sdk 1.x merges the 1.0
 # card with its 0.3 conversion (see test_a2a_sdk_compat_card_schemes_lint_clean).
 DUAL_SCHEMES = {
-    "key": {"type": "apiKey", "in": "header", "name": "X-Key",
-            "apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
-    "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
-               "httpAuthSecurityScheme": {"scheme": "bearer", "bearerFormat": "JWT"}},
-    "oauth": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://a.example/t",
-                                                                 "scopes": {"read": "read"}}},
-              "oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "https://a.example/t",
-                                                                        "scopes": {"read": "read"}}}}},
-    "oidc": {"type": "openIdConnect", "openIdConnectUrl": "https://a.example/oidc",
-             "openIdConnectSecurityScheme": {"openIdConnectUrl": "https://a.example/oidc"}},
+    "key": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Key",
+        "apiKeySecurityScheme": {"location": "header", "name": "X-Key"},
+    },
+    "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+        "httpAuthSecurityScheme": {"scheme": "bearer", "bearerFormat": "JWT"},
+    },
+    "oauth": {
+        "type": "oauth2",
+        "flows": {"clientCredentials": {"tokenUrl": "https://a.example/t", "scopes": {"read": "read"}}},
+        "oauth2SecurityScheme": {
+            "flows": {"clientCredentials": {"tokenUrl": "https://a.example/t", "scopes": {"read": "read"}}}
+        },
+    },
+    "oidc": {
+        "type": "openIdConnect",
+        "openIdConnectUrl": "https://a.example/oidc",
+        "openIdConnectSecurityScheme": {"openIdConnectUrl": "https://a.example/oidc"},
+    },
     "mtls": {"type": "mutualTLS", "mtlsSecurityScheme": {}},
 }
 
@@ -305,36 +511,66 @@ SHAPE = ("warning", "$.securitySchemes.k", "security-scheme-shape")
 DUAL_RULES = [
     # Only the linted version's spelling is read by its clients: the other one's faults
     # are that version's business ...
-    ("1.0", {"type": "apiKey", "name": "X-Key", "apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
-     set()),
+    (
+        "1.0",
+        {"type": "apiKey", "name": "X-Key", "apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
+        set(),
+    ),
     ("0.3", {"type": "http", "scheme": "bearer", "httpAuthSecurityScheme": {}}, set()),
     # ... and its own faults are reported where they are, with the shape flagged.
-    ("1.0", {"type": "http", "scheme": "bearer", "httpAuthSecurityScheme": {}},
-     {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme.scheme", "security-scheme-missing-field")}),
-    ("0.3", {"type": "apiKey", "name": "X-Key", "apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
-     {SHAPE, ("error", "$.securitySchemes.k.in", "security-scheme-missing-field")}),
+    (
+        "1.0",
+        {"type": "http", "scheme": "bearer", "httpAuthSecurityScheme": {}},
+        {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme.scheme", "security-scheme-missing-field")},
+    ),
+    (
+        "0.3",
+        {"type": "apiKey", "name": "X-Key", "apiKeySecurityScheme": {"location": "header", "name": "X-Key"}},
+        {SHAPE, ("error", "$.securitySchemes.k.in", "security-scheme-missing-field")},
+    ),
     # Valid in neither spelling.
-    ("1.0", {"type": "http", "httpAuthSecurityScheme": {}},
-     {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme.scheme", "security-scheme-missing-field")}),
-    ("0.3", {"type": "http", "httpAuthSecurityScheme": {}},
-     {SHAPE, ("error", "$.securitySchemes.k.scheme", "security-scheme-missing-field")}),
-    ("1.0", {"type": "bearer", "httpAuthSecurityScheme": "bearer"},
-     {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme", "wrong-type")}),
-    ("0.3", {"type": "bearer", "httpAuthSecurityScheme": "bearer"},
-     {SHAPE, ("error", "$.securitySchemes.k.type", "invalid-security-scheme")}),
+    (
+        "1.0",
+        {"type": "http", "httpAuthSecurityScheme": {}},
+        {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme.scheme", "security-scheme-missing-field")},
+    ),
+    (
+        "0.3",
+        {"type": "http", "httpAuthSecurityScheme": {}},
+        {SHAPE, ("error", "$.securitySchemes.k.scheme", "security-scheme-missing-field")},
+    ),
+    (
+        "1.0",
+        {"type": "bearer", "httpAuthSecurityScheme": "bearer"},
+        {SHAPE, ("error", "$.securitySchemes.k.httpAuthSecurityScheme", "wrong-type")},
+    ),
+    (
+        "0.3",
+        {"type": "bearer", "httpAuthSecurityScheme": "bearer"},
+        {SHAPE, ("error", "$.securitySchemes.k.type", "invalid-security-scheme")},
+    ),
     # Each spelling valid, but they disagree on what the client must do.
-    ("1.0", {"type": "apiKey", "in": "header", "name": "X-Key", "httpAuthSecurityScheme": {"scheme": "bearer"}},
-     {SHAPE}),
-    ("0.3", {"type": "apiKey", "in": "header", "name": "X-Key", "httpAuthSecurityScheme": {"scheme": "bearer"}},
-     {SHAPE}),
-    ("1.0", {"type": "http", "scheme": "bearer", "httpAuthSecurityScheme": {"scheme": "bearer"},
-             "mtlsSecurityScheme": {}},
-     {SHAPE, ("error", "$.securitySchemes.k", "invalid-security-scheme")}),
+    (
+        "1.0",
+        {"type": "apiKey", "in": "header", "name": "X-Key", "httpAuthSecurityScheme": {"scheme": "bearer"}},
+        {SHAPE},
+    ),
+    (
+        "0.3",
+        {"type": "apiKey", "in": "header", "name": "X-Key", "httpAuthSecurityScheme": {"scheme": "bearer"}},
+        {SHAPE},
+    ),
+    (
+        "1.0",
+        {"type": "http", "scheme": "bearer", "httpAuthSecurityScheme": {"scheme": "bearer"}, "mtlsSecurityScheme": {}},
+        {SHAPE, ("error", "$.securitySchemes.k", "invalid-security-scheme")},
+    ),
 ]
 
 
-@pytest.mark.parametrize(("dialect", "scheme", "expected"), DUAL_RULES,
-                         ids=[f"{r[0]}-{i}" for i, r in enumerate(DUAL_RULES)])
+@pytest.mark.parametrize(
+    ("dialect", "scheme", "expected"), DUAL_RULES, ids=[f"{r[0]}-{i}" for i, r in enumerate(DUAL_RULES)]
+)
 def test_a_scheme_in_both_spellings(dialect: str, scheme: dict[str, Any], expected: set[tuple[str, str, str]]) -> None:
     assert scheme_findings(scheme, dialect) == expected
 
@@ -351,10 +587,13 @@ def test_a2a_sdk_compat_card_schemes_lint_clean() -> None:
     captured = json.loads(next(line[4:] for line in text.splitlines() if line.startswith("<<< {")))
     sdk_card = json_format.ParseDict(captured, a2a_pb2.AgentCard(), ignore_unknown_fields=True)
     v10_schemes = {name: {k: v for k, v in s.items() if k in SCHEME_WRAPPERS} for name, s in DUAL_SCHEMES.items()}
-    json_format.ParseDict({
-        "securitySchemes": v10_schemes,
-        "securityRequirements": [{"schemes": {"bearer": {}}}, {"schemes": {"oauth": {"list": ["read"]}}}],
-    }, sdk_card)
+    json_format.ParseDict(
+        {
+            "securitySchemes": v10_schemes,
+            "securityRequirements": [{"schemes": {"bearer": {}}}, {"schemes": {"oauth": {"list": ["read"]}}}],
+        },
+        sdk_card,
+    )
     raw = helpers.agent_card_to_dict(sdk_card)
     # What makes this card worth linting: every scheme carries both spellings.
     for name, scheme in raw["securitySchemes"].items():
@@ -376,21 +615,31 @@ def test_relative_url_is_resolved_against_the_card_url() -> None:
 
 
 def test_grpc_targets_are_not_urls() -> None:
-    grpc = put([{"url": "a.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
-                *BASE["1.0"]["supportedInterfaces"]], "supportedInterfaces")
+    grpc = put(
+        [
+            {"url": "a.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+            *BASE["1.0"]["supportedInterfaces"],
+        ],
+        "supportedInterfaces",
+    )
     assert lint_card(card("1.0", grpc), "1.0") == []
 
 
 def test_streaming_over_grpc_only_is_information_not_an_error() -> None:
     # gRPC streams natively; the card is fine, it just offers no SSE to a JSON client.
-    only_grpc = card("1.0", put([{"url": "a.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
-                                "supportedInterfaces"), capabilities={"streaming": True, "pushNotifications": True})
+    only_grpc = card(
+        "1.0",
+        put([{"url": "a.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}], "supportedInterfaces"),
+        capabilities={"streaming": True, "pushNotifications": True},
+    )
     found = triples(lint_card(only_grpc, "1.0"))
     assert ("info", "$.capabilities.streaming", "streaming-grpc-only") in found
     assert ("info", "$.capabilities.pushNotifications", "push-notifications-grpc-only") in found
     assert not [f for f in found if f[0] == "error"]
     with_http = card("1.0", capabilities={"streaming": True, "pushNotifications": True})
-    with_http["supportedInterfaces"].append({"url": "a.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"})
+    with_http["supportedInterfaces"].append(
+        {"url": "a.example:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+    )
     assert lint_card(with_http, "1.0") == []
 
 
@@ -443,8 +692,13 @@ def test_findings_sort_by_severity_then_path() -> None:
         ({"supportedInterfaces": [{"url": 5}]}, "1.0"),
         # Every interface counts, whatever its binding (it used to be JSON-RPC ones only):
         # a 1.x entry makes a 1.0 card, other versions' keys are foreign fields on it.
-        ({"supportedInterfaces": [{"url": "grpc:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
-          "authentication": {}}, "1.0"),
+        (
+            {
+                "supportedInterfaces": [{"url": "grpc:1", "protocolBinding": "GRPC", "protocolVersion": "1.0"}],
+                "authentication": {},
+            },
+            "1.0",
+        ),
         (card("1.0", put("HTTP+JSON", "supportedInterfaces", 0, "protocolBinding")), "1.0"),
         (card("1.0", grpc_at("a.example:443")), "1.0"),
         # 1.0's shape (endpoints only in supportedInterfaces) decides when no version parses ...
@@ -455,8 +709,16 @@ def test_findings_sort_by_severity_then_path() -> None:
         # ... but a 1.x claim in 0.3's shape is a 0.3 card that claims too much.
         (card("0.3", protocolVersion="1.0"), "0.3"),
         (card("0.3", protocolVersion="1.0", preferredTransport="JSONRPC"), "0.3"),
-        (card("0.3", put([{"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}],
-                         "supportedInterfaces")), "0.3"),
+        (
+            card(
+                "0.3",
+                put(
+                    [{"url": "https://a.example/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}],
+                    "supportedInterfaces",
+                ),
+            ),
+            "0.3",
+        ),
     ],
 )
 def test_dialect_inference(raw: dict[str, Any], dialect: str) -> None:
@@ -466,9 +728,16 @@ def test_dialect_inference(raw: dict[str, Any], dialect: str) -> None:
 def test_inferred_dialect_drives_the_rules() -> None:
     assert lint_card(card("1.0")) == []
     assert ("error", "$.protocolVersion", "missing-protocol-version") in triples(
-        lint_card({"name": "x", "url": "https://a", "securitySchemes": {}}))
-    seed_like = {"name": "m", "url": "https://m", "version": "1", "capabilities": {}, "skills": [],
-                 "authentication": {"schemes": "OAuth2"}}
+        lint_card({"name": "x", "url": "https://a", "securitySchemes": {}})
+    )
+    seed_like = {
+        "name": "m",
+        "url": "https://m",
+        "version": "1",
+        "capabilities": {},
+        "skills": [],
+        "authentication": {"schemes": "OAuth2"},
+    }
     assert triples(lint_card(seed_like)) == {
         ("warning", "$.authentication.schemes", "legacy-schemes-string"),
         ("info", "$.skills", "no-skills"),
@@ -494,11 +763,26 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=10,
 )
-CARD_KEYS = st.sampled_from([
-    "name", "url", "version", "description", "skills", "capabilities", "securitySchemes", "security",
-    "securityRequirements", "supportedInterfaces", "additionalInterfaces", "authentication", "protocolVersion",
-    "preferredTransport", "provider", "defaultInputModes",
-])
+CARD_KEYS = st.sampled_from(
+    [
+        "name",
+        "url",
+        "version",
+        "description",
+        "skills",
+        "capabilities",
+        "securitySchemes",
+        "security",
+        "securityRequirements",
+        "supportedInterfaces",
+        "additionalInterfaces",
+        "authentication",
+        "protocolVersion",
+        "preferredTransport",
+        "provider",
+        "defaultInputModes",
+    ]
+)
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
@@ -514,13 +798,17 @@ def test_lint_never_raises_and_always_points_somewhere(raw: dict[str, Any], dial
 
 
 def test_encoded_cards_lint_clean_in_their_dialect() -> None:
-    source = decode_card({
-        **BASE["0.3"],
-        "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}},
-        "security": [{"key": []}],
-        "additionalInterfaces": [{"url": "https://a.example/rpc", "transport": "JSONRPC"},
-                                 {"url": "https://a.example/rest", "transport": "HTTP+JSON"}],
-    })
+    source = decode_card(
+        {
+            **BASE["0.3"],
+            "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}},
+            "security": [{"key": []}],
+            "additionalInterfaces": [
+                {"url": "https://a.example/rpc", "transport": "JSONRPC"},
+                {"url": "https://a.example/rest", "transport": "HTTP+JSON"},
+            ],
+        }
+    )
     for dialect in DIALECTS:
         assert lint_card(encode_card(source, dialect), dialect) == [], dialect
 
@@ -528,9 +816,17 @@ def test_encoded_cards_lint_clean_in_their_dialect() -> None:
 # ------------------------------------------------ issue 27: per binding, per version
 
 
-@pytest.mark.parametrize("binding, url", [("HTTP+JSON", "https://a.example/rest"), ("GRPC", "a.example:443"),
-                                           ("GRPC", "grpcs://a.example:443"), ("GRPC", "https://grpc.a.example/a2a"),
-                                           ("GRPC", "dns:///a.example:443"), ("GRPC", "unix:/run/a2a.sock")])
+@pytest.mark.parametrize(
+    "binding, url",
+    [
+        ("HTTP+JSON", "https://a.example/rest"),
+        ("GRPC", "a.example:443"),
+        ("GRPC", "grpcs://a.example:443"),
+        ("GRPC", "https://grpc.a.example/a2a"),
+        ("GRPC", "dns:///a.example:443"),
+        ("GRPC", "unix:/run/a2a.sock"),
+    ],
+)
 def test_a_1_0_card_without_jsonrpc_is_judged_as_1_0(binding: str, url: str) -> None:
     # Such a card is valid against the v1.0.1 schema; it used to be judged as 0.3 (auto),
     # with missing-url and missing-protocol-version errors, because only JSON-RPC
@@ -545,13 +841,17 @@ def test_an_unparsable_interface_version_is_judged_by_1_0_rules_and_named() -> N
     findings = lint_card(raw)
     assert triples(findings) == {("error", "$.supportedInterfaces[0].protocolVersion", "invalid-protocol-version")}
     assert "'latest' is not a version number" in findings[0].message
-    assert "\"1.0\"" in findings[0].message
+    assert '"1.0"' in findings[0].message
 
 
 def test_a_1_0_claim_in_the_0_3_shape_is_an_error_that_says_why() -> None:
     raw = card("0.3", protocolVersion="1.0", preferredTransport="JSONRPC")
     [finding] = lint_card(raw)  # auto: a 0.3 card by its shape
-    assert (finding.severity, finding.path, finding.code) == ("error", "$.protocolVersion", "protocol-version-unreachable")
+    assert (finding.severity, finding.path, finding.code) == (
+        "error",
+        "$.protocolVersion",
+        "protocol-version-unreachable",
+    )
     assert "supportedInterfaces" in finding.message and "url, preferredTransport" in finding.message
     # Listing the endpoint for 1.0 as well makes it a 1.0 card with 0.3 fields, as a2a-sdk serves.
     raw["supportedInterfaces"] = [{"url": raw["url"], "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
@@ -564,10 +864,13 @@ def test_empty_required_arrays_follow_each_version_s_own_rules() -> None:
     # sets no minimum (no minItems anywhere), 0.1's neither: legal there.
     def empty(raw: dict[str, Any]) -> None:
         raw.update(defaultInputModes=[], defaultOutputModes=[], skills=[dict(SKILL, tags=[])])
+
     v10 = {t for t in triples(lint_card(card("1.0", empty))) if t[0] == "error"}
-    assert v10 == {("error", "$.defaultInputModes", "empty-required-array"),
-                   ("error", "$.defaultOutputModes", "empty-required-array"),
-                   ("error", "$.skills[0].tags", "empty-required-array")}
+    assert v10 == {
+        ("error", "$.defaultInputModes", "empty-required-array"),
+        ("error", "$.defaultOutputModes", "empty-required-array"),
+        ("error", "$.skills[0].tags", "empty-required-array"),
+    }
     assert [f for f in lint_card(card("0.3", empty)) if f.severity == "error"] == []
     assert [f for f in lint_card(card("0.1", empty)) if f.severity == "error"] == []
 

@@ -115,25 +115,37 @@ def _sdk_dict(interfaces: list[tuple[str, str, str]]) -> dict[str, Any]:
     a2a_pb2 = pytest.importorskip("a2a.types.a2a_pb2")
     helpers = pytest.importorskip("a2a.server.request_handlers.response_helpers")
     card = a2a_pb2.AgentCard(
-        name="SDK Agent", description="Built with a2a-sdk's types.", version="1.0.0",
-        supported_interfaces=[a2a_pb2.AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
-                              for url, binding, version in interfaces],
+        name="SDK Agent",
+        description="Built with a2a-sdk's types.",
+        version="1.0.0",
+        supported_interfaces=[
+            a2a_pb2.AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
+            for url, binding, version in interfaces
+        ],
         provider=a2a_pb2.AgentProvider(url="https://example.invalid", organization="a2a-inspect tests"),
         capabilities=a2a_pb2.AgentCapabilities(streaming=True),
-        default_input_modes=["text/plain"], default_output_modes=["text/plain"],
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
         skills=[a2a_pb2.AgentSkill(id="echo", name="Echo", description="Echoes.", tags=["echo"])],
     )
     return helpers.agent_card_to_dict(card)
 
 
-@pytest.mark.parametrize("interfaces", [
-    [("https://a.example/", "JSONRPC", "1.0"), ("https://a.example/rest", "HTTP+JSON", "1.0"),
-     ("a.example:443", "GRPC", "1.0")],
-    [("https://a.example/rest", "HTTP+JSON", "1.0")],
-    [("a.example:443", "GRPC", "1.0")],
-    [("https://a.example/", "JSONRPC", "1.0"), ("https://a.example/", "JSONRPC", "0.3")],
-    [("a.example:443", "GRPC", "1.0"), ("a.example:443", "GRPC", "0.3")],
-], ids=["all", "rest-only", "grpc-only", "jsonrpc-compat", "grpc-compat"])
+@pytest.mark.parametrize(
+    "interfaces",
+    [
+        [
+            ("https://a.example/", "JSONRPC", "1.0"),
+            ("https://a.example/rest", "HTTP+JSON", "1.0"),
+            ("a.example:443", "GRPC", "1.0"),
+        ],
+        [("https://a.example/rest", "HTTP+JSON", "1.0")],
+        [("a.example:443", "GRPC", "1.0")],
+        [("https://a.example/", "JSONRPC", "1.0"), ("https://a.example/", "JSONRPC", "0.3")],
+        [("a.example:443", "GRPC", "1.0"), ("a.example:443", "GRPC", "0.3")],
+    ],
+    ids=["all", "rest-only", "grpc-only", "jsonrpc-compat", "grpc-compat"],
+)
 def test_a2a_sdk_cards_built_with_its_types_lint_clean(interfaces: list[tuple[str, str, str]]) -> None:
     raw = _sdk_dict(interfaces)
     assert infer_dialect(raw) == "1.0"
@@ -186,8 +198,7 @@ def test_builtin_cards_have_no_error_but_the_seeds_own(name: str, served: str) -
 def test_a_card_whose_url_is_no_url_is_shown_with_its_finding(cli: Cli) -> None:
     """``url: "http://[x"`` does not parse at all: ``card`` shows the card and the lint's
     finding (exit 1), not a traceback."""
-    card = {**js_card("all-bindings"), "url": "http://[x", "protocolVersion": "0.3.0",
-            "preferredTransport": "JSONRPC"}
+    card = {**js_card("all-bindings"), "url": "http://[x", "protocolVersion": "0.3.0", "preferredTransport": "JSONRPC"}
     card.pop("supportedInterfaces", None)
 
     async def serve(request: Request) -> Response:

@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from terminal import console_script
 
 from inspector.client.limits import Limits
+from terminal import console_script
 
 CHUNKS = 150_000
 SCENARIO = f"""
@@ -68,8 +68,12 @@ asyncio.run(main(sys.argv[1]))
 def long_agent(tmp_path: Path) -> Iterator[str]:
     scenario = tmp_path / "long.yaml"
     scenario.write_text(SCENARIO, encoding="utf-8")
-    mock = subprocess.Popen([console_script("a2a-mock"), "--scenario", str(scenario), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    mock = subprocess.Popen(
+        [console_script("a2a-mock"), "--scenario", str(scenario), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert mock.stdout is not None
         first = mock.stdout.readline()
@@ -84,8 +88,12 @@ def long_agent(tmp_path: Path) -> Iterator[str]:
 def test_a_stream_longer_than_the_old_default_is_followed_to_completed(long_agent: str) -> None:
     assert Limits().max_stream_events > CHUNKS > 100_000
     # The CLI, no limit option: every chunk printed, then the final status, exit 0.
-    cli = subprocess.Popen([console_script("a2a-inspect"), "send", long_agent, "hi", "--stream", "-o", "ndjson"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cli = subprocess.Popen(
+        [console_script("a2a-inspect"), "send", long_agent, "hi", "--stream", "-o", "ndjson"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert cli.stdout is not None
     chunks, last = 0, ""
     for line in cli.stdout:
@@ -99,8 +107,7 @@ def test_a_stream_longer_than_the_old_default_is_followed_to_completed(long_agen
     assert final["kind"] == "status-update" and final["status"]["state"] == "completed", last
 
     # The TUI: the task completed, every chunk assembled, nothing cut, nothing reported.
-    done = subprocess.run([sys.executable, "-c", TUI_CHILD, long_agent], capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-c", TUI_CHILD, long_agent], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["errors"] == [] and result["cut"] is None, result

@@ -17,7 +17,6 @@ import pytest
 from grpc_raw import Raw
 from inspector.protocol import grpc_schema
 from mock_agent import MockAgent
-
 from test_mock_grpc import send
 
 
@@ -48,12 +47,13 @@ async def test_an_undecodable_grpc_request_is_invalid_argument(mock: MockAgent, 
 @pytest.mark.parametrize("verb", ["PUT", "PATCH"])
 async def test_a_rest_verb_no_route_takes_is_a_status_body(mock: MockAgent, verb: str) -> None:
     async with httpx.AsyncClient(timeout=10) as http:
-        sent = await http.post(mock.base_url + "/rest/message:send", headers={"A2A-Version": "1.0"},
-                               json={"message": {"role": "ROLE_USER", "messageId": "m-1",
-                                                 "parts": [{"text": "hi"}]}})
+        sent = await http.post(
+            mock.base_url + "/rest/message:send",
+            headers={"A2A-Version": "1.0"},
+            json={"message": {"role": "ROLE_USER", "messageId": "m-1", "parts": [{"text": "hi"}]}},
+        )
         task_id = sent.json()["task"]["id"]
-        r = await http.request(verb, f"{mock.base_url}/rest/tasks/{task_id}:cancel",
-                               headers={"A2A-Version": "1.0"})
+        r = await http.request(verb, f"{mock.base_url}/rest/tasks/{task_id}:cancel", headers={"A2A-Version": "1.0"})
     assert r.status_code == 405
     assert r.headers["content-type"].startswith("application/json")
     error = r.json()["error"]

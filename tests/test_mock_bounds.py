@@ -24,14 +24,20 @@ SERVED = [("0.1", "0.1"), ("0.3", "0.3"), ("1.0", "1.0"), ("all", "0.3"), ("all"
 
 def request(dialect: str, text: str) -> bytes:
     if dialect == "1.0":
-        body = ('{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER",'
-                '"messageId":"m","parts":[{"text":"%s"}]}}}')
+        body = (
+            '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER",'
+            '"messageId":"m","parts":[{"text":"%s"}]}}}'
+        )
     elif dialect == "0.3":
-        body = ('{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message",'
-                '"role":"user","messageId":"m","parts":[{"kind":"text","text":"%s"}]}}}')
+        body = (
+            '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message",'
+            '"role":"user","messageId":"m","parts":[{"kind":"text","text":"%s"}]}}}'
+        )
     else:
-        body = ('{"jsonrpc":"2.0","id":1,"method":"tasks/send","params":{"id":"t","message":{"role":"user",'
-                '"parts":[{"type":"text","text":"%s"}]}}}')
+        body = (
+            '{"jsonrpc":"2.0","id":1,"method":"tasks/send","params":{"id":"t","message":{"role":"user",'
+            '"parts":[{"type":"text","text":"%s"}]}}}'
+        )
     return (body % text).encode()
 
 
@@ -66,7 +72,7 @@ def test_an_oversized_body_is_a_json_rpc_error(mocks: dict[str, MockAgent], serv
         def chunks() -> Iterator[bytes]:
             body = request(dialect, "y" * LIMIT)
             for start in range(0, len(body), 1000):
-                yield body[start:start + 1000]
+                yield body[start : start + 1000]
 
         chunked = client.post(mock.url, content=chunks(), headers=HEADERS[dialect])
     for response in (big, chunked):

@@ -139,7 +139,9 @@ def test_echo_get_honours_history_length(echo: MockAgent, client: httpx.Client, 
 
 
 @dialects
-def test_streaming_sends_twenty_chunks_of_one_artifact(streaming: MockAgent, client: httpx.Client, dialect: str) -> None:
+def test_streaming_sends_twenty_chunks_of_one_artifact(
+    streaming: MockAgent, client: httpx.Client, dialect: str
+) -> None:
     w = Wire(client, streaming.url, dialect)
     _, evs = w.stream("a story")
     decoded = events(w, evs)
@@ -185,7 +187,12 @@ def test_input_required_takes_two_turns(asking: MockAgent, client: httpx.Client,
     assert w.artifact_text(second) == "echo: the answer"
     # as a2a-sdk keeps it: the question moves to history when the answer arrives
     assert [w.text_parts(h)[0] for h in second["history"]] == [
-        "ask me something", "thinking...", "What should I echo? Reply on this task.", "the answer", "echoing..."]
+        "ask me something",
+        "thinking...",
+        "What should I echo? Reply on this task.",
+        "the answer",
+        "echoing...",
+    ]
 
 
 @dialects
@@ -224,7 +231,9 @@ RPC_CODES = [-32700, -32600, -32601, -32602, -32603]
 
 @dialects
 @pytest.mark.parametrize("code", RPC_CODES + A2A_CODES)
-def test_errors_scenario_answers_each_code(errors_mock: MockAgent, client: httpx.Client, dialect: str, code: int) -> None:
+def test_errors_scenario_answers_each_code(
+    errors_mock: MockAgent, client: httpx.Client, dialect: str, code: int
+) -> None:
     w = Wire(client, errors_mock.url, dialect)
     body = w.send(f"error {code}")
     assert body["error"]["code"] == code and body["error"]["message"]
@@ -265,8 +274,12 @@ def test_errors_drop_cuts_the_connection(errors_mock: MockAgent, client: httpx.C
         w.post(w.request(Method.SEND, m.SendParams(message=w.message("drop"))))
     received: list[bytes] = []
     with pytest.raises(httpx.RemoteProtocolError):
-        with client.stream("POST", w.url, json=w.request(Method.STREAM, m.SendParams(message=w.message("drop"))),
-                           headers=w.headers(stream=True)) as response:
+        with client.stream(
+            "POST",
+            w.url,
+            json=w.request(Method.STREAM, m.SendParams(message=w.message("drop"))),
+            headers=w.headers(stream=True),
+        ) as response:
             for chunk in response.iter_raw():
                 received.append(chunk)
     raw = b"".join(received)
@@ -284,8 +297,9 @@ def test_errors_stream_without_final_event(errors_mock: MockAgent, client: httpx
 
 @dialects
 @pytest.mark.parametrize("trigger, state", [("fail", "failed"), ("reject", "rejected"), ("auth", "auth-required")])
-def test_errors_terminal_and_auth_states(errors_mock: MockAgent, client: httpx.Client, dialect: str,
-                                         trigger: str, state: str) -> None:
+def test_errors_terminal_and_auth_states(
+    errors_mock: MockAgent, client: httpx.Client, dialect: str, trigger: str, state: str
+) -> None:
     w = Wire(client, errors_mock.url, dialect)
     assert w.state_of(w.task_of(w.send(trigger))) == wire_state(dialect, state)
 
@@ -400,8 +414,12 @@ def test_files_and_data_answers_every_part_kind(parts_mock: MockAgent, client: h
 @dialects
 def test_files_and_data_reports_what_was_sent(parts_mock: MockAgent, client: httpx.Client, dialect: str) -> None:
     w = Wire(client, parts_mock.url, dialect)
-    sent_file = w.send(parts=[m.TextPart(text="here"), m.FilePart(file=m.FileContent(name="a.txt", bytes="aGk=",
-                                                                                      mime_type="text/plain"))])
+    sent_file = w.send(
+        parts=[
+            m.TextPart(text="here"),
+            m.FilePart(file=m.FileContent(name="a.txt", bytes="aGk=", mime_type="text/plain")),
+        ]
+    )
     assert w.artifact_text(w.task_of(sent_file)) == "received 1 file(s): a.txt"
     sent_data = w.send(parts=[m.DataPart(data={"k": 1})])
     assert w.artifact_text(w.task_of(sent_data)) == 'received 1 data part(s), the first: {"k": 1}'
@@ -420,8 +438,9 @@ def test_demo_paths_from_the_card_examples(demo: MockAgent, client: httpx.Client
     assert states(decoded)[-1] == "completed"
     asked = w.task_of(w.send(examples["questions"]))
     assert w.state_of(asked) == wire_state(dialect, "input-required")
-    answered = w.task_of(w.send("a lighthouse", task_id=asked["id"],
-                                context_id=asked.get("contextId") or asked.get("sessionId")))
+    answered = w.task_of(
+        w.send("a lighthouse", task_id=asked["id"], context_id=asked.get("contextId") or asked.get("sessionId"))
+    )
     assert w.artifact_text(answered) == "A very short story about a lighthouse."
     failed = w.send(examples["errors"])
     assert failed["error"]["code"] == -32603
@@ -430,11 +449,14 @@ def test_demo_paths_from_the_card_examples(demo: MockAgent, client: httpx.Client
 # ----------------------------------------------------------------------- cards
 
 
-@pytest.mark.parametrize("dialect, path, has", [
-    ("0.1", "/.well-known/agent.json", "url"),
-    ("0.3", "/.well-known/agent-card.json", "protocolVersion"),
-    ("1.0", "/.well-known/agent-card.json", "supportedInterfaces"),
-])
+@pytest.mark.parametrize(
+    "dialect, path, has",
+    [
+        ("0.1", "/.well-known/agent.json", "url"),
+        ("0.3", "/.well-known/agent-card.json", "protocolVersion"),
+        ("1.0", "/.well-known/agent-card.json", "supportedInterfaces"),
+    ],
+)
 def test_single_dialect_card_paths(client: httpx.Client, dialect: str, path: str, has: str) -> None:
     with MockAgent("echo", dialect=dialect) as mock:
         assert mock.card_url == mock.base_url + path
@@ -444,7 +466,8 @@ def test_single_dialect_card_paths(client: httpx.Client, dialect: str, path: str
             assert "url" not in card
             assert card["supportedInterfaces"] == [
                 {"url": mock.url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-                {"url": mock.base_url + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]
+                {"url": mock.base_url + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+            ]
         else:
             assert card["url"] == mock.url
 

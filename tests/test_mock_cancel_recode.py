@@ -16,9 +16,20 @@ from mock_agent import MockAgent, ScenarioError
 
 
 def scenario(**faults: Any) -> dict[str, Any]:
-    return {"name": "faults", "card": {"name": "t", "capabilities": {"streaming": True}}, **faults,
-            "rules": [{"script": [{"status": "working"}, {"hold": "work", "timeout": 60},
-                                  {"status": "completed", "message": "done"}]}]}
+    return {
+        "name": "faults",
+        "card": {"name": "t", "capabilities": {"streaming": True}},
+        **faults,
+        "rules": [
+            {
+                "script": [
+                    {"status": "working"},
+                    {"hold": "work", "timeout": 60},
+                    {"status": "completed", "message": "done"},
+                ]
+            }
+        ],
+    }
 
 
 def call(mock: MockAgent, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -28,8 +39,12 @@ def call(mock: MockAgent, method: str, params: dict[str, Any]) -> dict[str, Any]
 
 def start(mock: MockAgent) -> str:
     """A task left working at the hold (a send that does not wait)."""
-    message = {"kind": "message", "role": "user", "messageId": str(uuid.uuid4()),
-               "parts": [{"kind": "text", "text": "work"}]}
+    message = {
+        "kind": "message",
+        "role": "user",
+        "messageId": str(uuid.uuid4()),
+        "parts": [{"kind": "text", "text": "work"}],
+    }
     answer = call(mock, "message/send", {"message": message, "configuration": {"blocking": False}})
     wait_until(lambda: mock.held("work") == 1, "the task never reached its hold")
     return answer["result"]["id"]
@@ -69,8 +84,11 @@ def test_the_default_cancel_ends_the_task_canceled() -> None:
 
 
 def test_recode_answers_the_mocks_own_errors_with_other_codes() -> None:
-    recode = [{"code": -32001, "methods": ["get"], "as": {"code": -32603, "message": "Internal error"}},
-              {"code": -32601, "as": -32600}, {"code": -32009, "as": -32602}]
+    recode = [
+        {"code": -32001, "methods": ["get"], "as": {"code": -32603, "message": "Internal error"}},
+        {"code": -32601, "as": -32600},
+        {"code": -32009, "as": -32602},
+    ]
     with MockAgent(scenario(recode=recode)) as mock:
         unknown = {"id": f"missing-{uuid.uuid4()}"}
         got = call(mock, "tasks/get", unknown)["error"]

@@ -44,8 +44,21 @@ def test_check_missing_file_or_scenario_exits_1(tmp_path: Path) -> None:
 def test_list_names_every_builtin_and_profile() -> None:
     result = run("--list")
     assert result.returncode == 0
-    for name in ("echo", "streaming", "input-required", "errors", "slow", "flaky", "large-artifact",
-                 "files-and-data", "demo", "society", "society-ai", "draft", "orloj"):
+    for name in (
+        "echo",
+        "streaming",
+        "input-required",
+        "errors",
+        "slow",
+        "flaky",
+        "large-artifact",
+        "files-and-data",
+        "demo",
+        "society",
+        "society-ai",
+        "draft",
+        "orloj",
+    ):
         assert f"  {name} " in result.stdout
 
 
@@ -65,8 +78,13 @@ def test_bad_arguments_exit_nonzero() -> None:
 
 
 def _serve(*args: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([*CLI, "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        [*CLI, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     assert proc.stdout is not None
     first = proc.stdout.readline()
     assert "serving" in first, first + (proc.stderr.read() if proc.poll() is not None else "")
@@ -81,8 +99,22 @@ def test_serve_prints_urls_answers_and_stops_cleanly_on_ctrl_c() -> None:
         assert "card: " in card_line
         card_url = card_line.split("card: ")[1].strip()
         assert httpx.get(card_url).json()["url"] == url
-        reply = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
-            "message": {"kind": "message", "role": "user", "messageId": "m", "parts": [{"kind": "text", "text": "hi"}]}}})
+        reply = httpx.post(
+            url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "message/send",
+                "params": {
+                    "message": {
+                        "kind": "message",
+                        "role": "user",
+                        "messageId": "m",
+                        "parts": [{"kind": "text", "text": "hi"}],
+                    }
+                },
+            },
+        )
         assert reply.json()["result"]["status"]["state"] == "completed"
     finally:
         proc.send_signal(signal.SIGINT)
@@ -95,8 +127,15 @@ def test_serve_profile_on_its_endpoint() -> None:
     proc, url = _serve("--profile", "orloj")
     try:
         assert url.endswith("/a2a")
-        body = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tasks/send", "params": {
-            "id": "t", "message": {"role": "user", "parts": [{"type": "text", "text": "reject"}]}}}).json()
+        body = httpx.post(
+            url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tasks/send",
+                "params": {"id": "t", "message": {"role": "user", "parts": [{"type": "text", "text": "reject"}]}},
+            },
+        ).json()
         assert body["result"]["status"]["state"] == "rejected"
     finally:
         proc.send_signal(signal.SIGINT)
@@ -109,8 +148,22 @@ def test_scripted_drops_do_not_print_tracebacks() -> None:
     try:
         for method in ("message/send", "message/stream"):
             with pytest.raises(httpx.RemoteProtocolError):
-                httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": {
-                    "kind": "message", "role": "user", "messageId": "m", "parts": [{"kind": "text", "text": "drop"}]}}})
+                httpx.post(
+                    url,
+                    json={
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": method,
+                        "params": {
+                            "message": {
+                                "kind": "message",
+                                "role": "user",
+                                "messageId": "m",
+                                "parts": [{"kind": "text", "text": "drop"}],
+                            }
+                        },
+                    },
+                )
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=10)
@@ -127,7 +180,7 @@ def test_serve_reports_a_bad_scenario_without_a_traceback(tmp_path: Path) -> Non
 # ----------------------------------------------------------------------- pytest plugin
 
 
-PLUGIN_TESTS = '''
+PLUGIN_TESTS = """
 import httpx
 import pytest
 
@@ -169,7 +222,7 @@ def test_grpc_on_a_free_port(a2a_mock):
     card = httpx.get(a2a_mock.card_url).json()
     assert {"url": a2a_mock.grpc_address, "protocolBinding": "GRPC", "protocolVersion": "1.0"} in card[
         "supportedInterfaces"]
-'''
+"""
 
 
 def test_pytest_plugin_fixtures(pytester: pytest.Pytester) -> None:
@@ -178,8 +231,11 @@ def test_pytest_plugin_fixtures(pytester: pytest.Pytester) -> None:
     # Load the plugin by module whether or not the a2a_mock entry point is installed.
     # Unrelated plugins installed for this suite (hypothesis, snapshots, xdist) would only
     # add their start-up to the child run.
-    unrelated = [arg for name in ("hypothesispytest", "textual-snapshot", "syrupy", "xdist", "xdist.looponfail")
-                 for arg in ("-p", f"no:{name}")]
+    unrelated = [
+        arg
+        for name in ("hypothesispytest", "textual-snapshot", "syrupy", "xdist", "xdist.looponfail")
+        for arg in ("-p", f"no:{name}")
+    ]
     result = pytester.runpytest_subprocess("-p", "no:a2a_mock", "-p", "mock_agent.pytest_plugin", "-q", *unrelated)
     result.assert_outcomes(passed=7)
 
@@ -211,14 +267,16 @@ def test_serve_grpc_on_a_free_port_prints_its_address() -> None:
 
         async def send() -> dict:
             async with Raw(address) as raw:
-                return await raw.unary("SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER",
-                                                                   "parts": [{"text": "hi"}]}})
+                return await raw.unary(
+                    "SendMessage", {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+                )
 
         task = asyncio.run(send())["task"]
         card = httpx.get(url.rstrip("/") + "/.well-known/agent-card.json").json()
         assert {"url": address, "transport": "GRPC"} in card["additionalInterfaces"]
-        got = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tasks/get",
-                                    "params": {"id": task["id"]}}).json()
+        got = httpx.post(
+            url, json={"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": task["id"]}}
+        ).json()
         assert got["result"]["status"]["state"] == "completed"
     finally:
         proc.send_signal(signal.SIGINT)

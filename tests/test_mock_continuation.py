@@ -34,14 +34,29 @@ def _target(sdk: tuple[str, str], binding: str) -> tuple[str, tuple[str, ...]]:
 
 @pytest.mark.parametrize("binding", BINDINGS)
 def test_a_multi_turn_stream_round_trips_through_export_and_the_mock(
-        cli: Cli, sdk_agent_grpc: tuple[str, str], tmp_path: Path, binding: str) -> None:  # noqa: F811
+    cli: Cli, sdk_agent_grpc: tuple[str, str], tmp_path: Path, binding: str
+) -> None:
     recording = tmp_path / "turns.jsonl"
     target, how = _target(sdk_agent_grpc, binding)
     first = cli("send", target, "ask me", *how, "--stream", "--record", str(recording), "-o", "json")
     assert first.code == 4, first  # input-required
     task = first.json()["task"]
-    second = cli("send", target, "the answer", *how, "--stream", "--task-id", task["id"],
-                 "--context-id", task["contextId"], "--record", str(recording), "--append", "-o", "json")
+    second = cli(
+        "send",
+        target,
+        "the answer",
+        *how,
+        "--stream",
+        "--task-id",
+        task["id"],
+        "--context-id",
+        task["contextId"],
+        "--record",
+        str(recording),
+        "--append",
+        "-o",
+        "json",
+    )
     assert second.code == 0, second
     scenario = tmp_path / "agent.yaml"
     exported = cli("export", str(recording), "--scenario", str(scenario))
@@ -78,9 +93,18 @@ def _states(events: list[Any]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize(("binding", "dialect"), [("jsonrpc", "0.1"), ("jsonrpc", "0.3"), ("jsonrpc", "1.0"),
-                                                  ("rest", "0.3"), ("rest", "1.0"),
-                                                  ("grpc", "0.3"), ("grpc", "1.0")])
+@pytest.mark.parametrize(
+    ("binding", "dialect"),
+    [
+        ("jsonrpc", "0.1"),
+        ("jsonrpc", "0.3"),
+        ("jsonrpc", "1.0"),
+        ("rest", "0.3"),
+        ("rest", "1.0"),
+        ("grpc", "0.3"),
+        ("grpc", "1.0"),
+    ],
+)
 async def test_long_running_streams_end_with_their_final_state(binding: str, dialect: str) -> None:
     async with MockAgent("long-running", grpc_port=0 if binding == "grpc" else None) as mock:
         url = mock.grpc_url if binding == "grpc" else mock.url
@@ -91,8 +115,9 @@ async def test_long_running_streams_end_with_their_final_state(binding: str, dia
             first = asyncio.ensure_future(_collect(client.stream(params)))
             await until_held(mock, gate="long-running")
             (record,) = mock.tasks
-            task = m.Task(id=record.task.id, context_id=record.task.context_id,
-                          status=m.TaskStatus(state=m.TaskState.WORKING))
+            task = m.Task(
+                id=record.task.id, context_id=record.task.context_id, status=m.TaskStatus(state=m.TaskState.WORKING)
+            )
             follow = await _collect(client.stream(message("ship it", task)))
             opened = await asyncio.wait_for(first, 20)
     # The first stream: the task announced, its work, its end; nothing after the end.
@@ -102,8 +127,18 @@ async def test_long_running_streams_end_with_their_final_state(binding: str, dia
     assert follow[-1].status.message.parts[0].text == "done (ship it)"
 
 
-@pytest.mark.parametrize(("binding", "dialect"), [("jsonrpc", "0.1"), ("jsonrpc", "0.3"), ("jsonrpc", "1.0"),
-                                                  ("rest", "0.3"), ("rest", "1.0"), ("grpc", "0.3"), ("grpc", "1.0")])
+@pytest.mark.parametrize(
+    ("binding", "dialect"),
+    [
+        ("jsonrpc", "0.1"),
+        ("jsonrpc", "0.3"),
+        ("jsonrpc", "1.0"),
+        ("rest", "0.3"),
+        ("rest", "1.0"),
+        ("grpc", "0.3"),
+        ("grpc", "1.0"),
+    ],
+)
 async def test_an_answer_streams_what_the_agent_does_next(binding: str, dialect: str) -> None:
     async with MockAgent("input-required", grpc_port=0 if binding == "grpc" else None) as mock:
         url = mock.grpc_url if binding == "grpc" else mock.url

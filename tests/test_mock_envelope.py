@@ -27,8 +27,7 @@ from mock_agent import MockAgent
 from mock_agent.replay import ReplayServer
 
 #: Per dialect: the send method, params that are wrong for it, the header a client sends.
-DIALECT = {"1.0": ("SendMessage", {"message": 5}, {"A2A-Version": "1.0"}),
-           "0.3": ("message/send", {"message": 5}, {})}
+DIALECT = {"1.0": ("SendMessage", {"message": 5}, {"A2A-Version": "1.0"}), "0.3": ("message/send", {"message": 5}, {})}
 
 #: name -> (the envelope's changes, the id the answer must carry). Every case's params
 #: are wrong too: the envelope must be what is answered.
@@ -79,7 +78,8 @@ def mocks() -> Any:
 @pytest.mark.parametrize("dialect", list(DIALECT))
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_envelope_is_answered_before_the_params_as_a2a_sdk_answers(
-        mocks: dict[str, MockAgent], sdk_agent_compat: str, dialect: str, case: str) -> None:
+    mocks: dict[str, MockAgent], sdk_agent_compat: str, dialect: str, case: str
+) -> None:
     changes, rid = CASES[case]
     raw = body(dialect, changes)
     headers = DIALECT[dialect][2]
@@ -90,8 +90,9 @@ def test_the_envelope_is_answered_before_the_params_as_a2a_sdk_answers(
 
 
 @pytest.mark.parametrize("headers", [{}, {"A2A-Version": "0.3"}], ids=["no header", "header 0.3"])
-def test_the_envelope_comes_before_the_version_header(mocks: dict[str, MockAgent], sdk_agent_v10: str,
-                                                     headers: dict[str, str]) -> None:
+def test_the_envelope_comes_before_the_version_header(
+    mocks: dict[str, MockAgent], sdk_agent_v10: str, headers: dict[str, str]
+) -> None:
     """A 1.0 method without the 1.0 header is -32009 when it is a request; one that is
     not a request is -32600 first, at a2a-sdk as at the mock."""
     raw = body("1.0", {"id": {"a": 1}})
@@ -102,8 +103,9 @@ def test_the_envelope_comes_before_the_version_header(mocks: dict[str, MockAgent
     assert answer(mocks["1.0"].url, body("1.0", {}), headers)[0] == -32009
 
 
-def test_a_valid_envelope_with_wrong_params_is_still_invalid_params(mocks: dict[str, MockAgent],
-                                                                   sdk_agent_compat: str) -> None:
+def test_a_valid_envelope_with_wrong_params_is_still_invalid_params(
+    mocks: dict[str, MockAgent], sdk_agent_compat: str
+) -> None:
     for dialect, code in (("1.0", -32602), ("0.3", -32600)):  # a2a-sdk's 0.3 layer: -32600 (request_check.py)
         raw, headers = body(dialect, {}), DIALECT[dialect][2]
         assert answer(sdk_agent_compat + "/", raw, headers) == (code, 7)
@@ -115,8 +117,11 @@ async def _record(path: Path) -> None:
         session = Session()
         with Recorder.attach(session, path):
             async with A2AClient(mock.url, session=session, dialect="1.0") as client:
-                await client.send(m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="hi")],
-                                                                 message_id=str(uuid.uuid4()))))
+                await client.send(
+                    m.SendParams(
+                        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="hi")], message_id=str(uuid.uuid4()))
+                    )
+                )
 
 
 @pytest.mark.parametrize("case", ["an object id", "jsonrpc 1.0", "no jsonrpc", "params a string"])

@@ -75,14 +75,17 @@ def test_missing_jsonrpc_member_is_invalid_request(mock: MockAgent, client: http
 
 
 def test_bad_id_type_is_invalid_request(mock: MockAgent, client: httpx.Client) -> None:
-    body = error_of(post_raw(client, mock.url, b'{"jsonrpc":"2.0","id":{"a":1},"method":"tasks/get","params":{"id":"x"}}'))
+    body = error_of(
+        post_raw(client, mock.url, b'{"jsonrpc":"2.0","id":{"a":1},"method":"tasks/get","params":{"id":"x"}}')
+    )
     assert body["id"] is None and body["error"]["code"] == -32600
 
 
 @pytest.mark.parametrize("headers", [{}, V10])
 def test_unknown_method(mock: MockAgent, client: httpx.Client, headers: dict) -> None:
-    body = error_of(client.post(mock.url, json={"jsonrpc": "2.0", "id": 7, "method": "foo/bar", "params": {}},
-                                headers=headers))
+    body = error_of(
+        client.post(mock.url, json={"jsonrpc": "2.0", "id": 7, "method": "foo/bar", "params": {}}, headers=headers)
+    )
     assert body["id"] == 7 and body["error"]["code"] == -32601 and body["error"]["message"] == "Method not found"
 
 
@@ -97,14 +100,23 @@ def test_get_on_the_rpc_path_is_405(mock: MockAgent, client: httpx.Client) -> No
 def test_invalid_params_03(mock: MockAgent, client: httpx.Client) -> None:
     # A 0.3 request that does not match the schema is -32600, as a2a-sdk 1.3.0 answers
     # (its 0.3 layer validates the whole request); lenient mode: test_mock_strict.py.
-    body = error_of(client.post(mock.url, json={"jsonrpc": "2.0", "id": 14, "method": "message/send",
-                                                "params": {"message": {"role": "robot"}}}))
+    body = error_of(
+        client.post(
+            mock.url,
+            json={"jsonrpc": "2.0", "id": 14, "method": "message/send", "params": {"message": {"role": "robot"}}},
+        )
+    )
     assert body["error"]["code"] == -32600 and body["error"]["data"]["path"].startswith("$.params.message")
 
 
 def test_invalid_params_10_carries_error_info_and_field_violations(mock: MockAgent, client: httpx.Client) -> None:
-    body = error_of(client.post(mock.url, headers=V10, json={
-        "jsonrpc": "2.0", "id": 15, "method": "SendMessage", "params": {"message": {"role": 42}}}))
+    body = error_of(
+        client.post(
+            mock.url,
+            headers=V10,
+            json={"jsonrpc": "2.0", "id": 15, "method": "SendMessage", "params": {"message": {"role": 42}}},
+        )
+    )
     error = body["error"]
     assert error["code"] == -32602
     info, bad = error["data"]
@@ -113,8 +125,17 @@ def test_invalid_params_10_carries_error_info_and_field_violations(mock: MockAge
 
 
 def test_invalid_params_01_needs_the_task_id(mock: MockAgent, client: httpx.Client) -> None:
-    body = error_of(client.post(mock.url, json={"jsonrpc": "2.0", "id": 1, "method": "tasks/send",
-                                                "params": {"message": {"role": "user", "parts": []}}}))
+    body = error_of(
+        client.post(
+            mock.url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tasks/send",
+                "params": {"message": {"role": "user", "parts": []}},
+            },
+        )
+    )
     assert body["error"]["code"] == -32602 and body["error"]["data"]["path"] == "$.params.id"
 
 
@@ -122,16 +143,28 @@ def test_invalid_params_01_needs_the_task_id(mock: MockAgent, client: httpx.Clie
 
 
 def test_10_method_without_version_header_is_32009(mock: MockAgent, client: httpx.Client) -> None:
-    body = error_of(client.post(mock.url, json={"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {
-        "message": {"role": "ROLE_USER", "messageId": "m-3", "parts": [{"text": "hi"}]}}}))
+    body = error_of(
+        client.post(
+            mock.url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "SendMessage",
+                "params": {"message": {"role": "ROLE_USER", "messageId": "m-3", "parts": [{"text": "hi"}]}},
+            },
+        )
+    )
     assert body["error"]["code"] == -32009
     assert body["error"]["message"] == "A2A version '0.3' is not supported by this handler. Expected version '1.0'."
     assert body["error"]["data"][0]["reason"] == "VERSION_NOT_SUPPORTED"
 
 
 def test_03_method_with_10_header_is_refused_as_a2a_sdk_does(mock: MockAgent, client: httpx.Client) -> None:
-    body = error_of(client.post(mock.url, headers=V10,
-                                json={"jsonrpc": "2.0", "id": 16, "method": "tasks/get", "params": {"id": "nope"}}))
+    body = error_of(
+        client.post(
+            mock.url, headers=V10, json={"jsonrpc": "2.0", "id": 16, "method": "tasks/get", "params": {"id": "nope"}}
+        )
+    )
     assert body["error"]["code"] == -32603 and "Expected version '0.3'" in body["error"]["message"]
 
 
@@ -180,26 +213,33 @@ def test_cancel_of_a_completed_task_is_32002(mock: MockAgent, client: httpx.Clie
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_push_config_on_a_card_without_push_is_32003(no_push: MockAgent, client: httpx.Client, dialect: str) -> None:
     w = Wire(client, no_push.url, dialect)
-    params = m.TaskPushNotificationConfig(task_id="x", push_notification_config=m.PushNotificationConfig(
-        url="http://127.0.0.1:1/cb"))
+    params = m.TaskPushNotificationConfig(
+        task_id="x", push_notification_config=m.PushNotificationConfig(url="http://127.0.0.1:1/cb")
+    )
     assert w.call(Method.PUSH_SET, params)["error"]["code"] == -32003
 
 
 def test_extended_card_not_declared_is_32004(mock: MockAgent, client: httpx.Client) -> None:
-    body = error_of(client.post(mock.url, json={"jsonrpc": "2.0", "id": 19, "method": "agent/getAuthenticatedExtendedCard"}))
+    body = error_of(
+        client.post(mock.url, json={"jsonrpc": "2.0", "id": 19, "method": "agent/getAuthenticatedExtendedCard"})
+    )
     assert body["error"] == {"code": -32004, "message": "The agent does not support authenticated extended cards"}
 
 
 def test_extended_card_declared_but_missing_is_32007_and_configured_is_served(client: httpx.Client) -> None:
-    scenario = {"card": {"name": "x", "capabilities": {"extendedAgentCard": True}},
-                "rules": [{"script": [{"status": "completed"}]}]}
+    scenario = {
+        "card": {"name": "x", "capabilities": {"extendedAgentCard": True}},
+        "rules": [{"script": [{"status": "completed"}]}],
+    }
     with MockAgent(scenario, dialect="all") as agent:
-        body = error_of(client.post(agent.url, headers=V10, json={"jsonrpc": "2.0", "id": 1,
-                                                                  "method": "GetExtendedAgentCard"}))
+        body = error_of(
+            client.post(agent.url, headers=V10, json={"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"})
+        )
         assert body["error"]["code"] == -32007
     with MockAgent({**scenario, "extended_card": {"name": "x (extended)", "description": "more"}}) as agent:
-        body = client.post(agent.url, headers=V10, json={"jsonrpc": "2.0", "id": 1,
-                                                         "method": "GetExtendedAgentCard"}).json()
+        body = client.post(
+            agent.url, headers=V10, json={"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"}
+        ).json()
         assert body["result"]["name"] == "x (extended)"
         assert body["result"]["supportedInterfaces"][0]["url"] == agent.url
 
@@ -253,8 +293,10 @@ def test_notification_with_an_unknown_method_still_gets_no_body(mock: MockAgent,
 
 
 def test_a_message_for_a_running_task_is_refused(client: httpx.Client) -> None:
-    waits = {"card": {"name": "Waits"}, "rules": [{"script": [
-        {"status": "working"}, {"hold": "done"}, {"status": "completed"}]}]}
+    waits = {
+        "card": {"name": "Waits"},
+        "rules": [{"script": [{"status": "working"}, {"hold": "done"}, {"status": "completed"}]}],
+    }
     with MockAgent(waits) as agent:
         w = Wire(client, agent.url, "0.3")
         task = w.task_of(w.send("slow", configuration={"blocking": False}))

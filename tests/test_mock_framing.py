@@ -35,10 +35,16 @@ def story(count: int = CHUNKS) -> str:
 def scenario(framing: dict[str, Any] | None = None, count: int = CHUNKS) -> dict[str, Any]:
     out: dict[str, Any] = {
         "card": {"name": "Framed", "capabilities": {"streaming": True}},
-        "rules": [{"script": [
-            {"status": "working", "message": "writing"},
-            {"chunks": {"id": "story", "name": "story", "text": "word {i} é\n", "count": count}},
-            {"status": "completed", "message": "done"}]}]}
+        "rules": [
+            {
+                "script": [
+                    {"status": "working", "message": "writing"},
+                    {"chunks": {"id": "story", "name": "story", "text": "word {i} é\n", "count": count}},
+                    {"status": "completed", "message": "done"},
+                ]
+            }
+        ],
+    }
     if framing is not None:
         out["framing"] = framing
     return out
@@ -47,13 +53,21 @@ def scenario(framing: dict[str, Any] | None = None, count: int = CHUNKS) -> dict
 def raw_stream(mock: MockAgent) -> list[bytes]:
     """POST a 1.0 SendStreamingMessage over a plain socket; return the HTTP chunks of the
     response body, one per server write."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
-        "role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": "go"}]}}}).encode()
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "SendStreamingMessage",
+            "params": {"message": {"role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": "go"}]}},
+        }
+    ).encode()
     host, port = mock.base_url.removeprefix("http://").rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        sock.sendall(b"POST / HTTP/1.1\r\nhost: %b\r\ncontent-type: application/json\r\na2a-version: 1.0\r\n"
-                     b"accept: text/event-stream\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%b"
-                     % (host.encode(), len(body), body))
+        sock.sendall(
+            b"POST / HTTP/1.1\r\nhost: %b\r\ncontent-type: application/json\r\na2a-version: 1.0\r\n"
+            b"accept: text/event-stream\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%b"
+            % (host.encode(), len(body), body)
+        )
         data = b""
         while True:
             got = sock.recv(65536)
@@ -70,8 +84,8 @@ def raw_stream(mock: MockAgent) -> list[bytes]:
         if size == 0:
             return chunks
         chunks.append(rest[:size])
-        assert rest[size:size + 2] == b"\r\n"
-        rest = rest[size + 2:]
+        assert rest[size : size + 2] == b"\r\n"
+        rest = rest[size + 2 :]
 
 
 def events_in(data: bytes) -> list[Any]:
@@ -86,8 +100,12 @@ def events_in(data: bytes) -> list[Any]:
 
 
 def chunk_text(events: list[Any]) -> str:
-    return "".join(p["text"] for e in events if "artifactUpdate" in e["result"]
-                   for p in e["result"]["artifactUpdate"]["artifact"]["parts"])
+    return "".join(
+        p["text"]
+        for e in events
+        if "artifactUpdate" in e["result"]
+        for p in e["result"]["artifactUpdate"]["artifact"]["parts"]
+    )
 
 
 # ---------------------------------------------------------------------- writes, as a socket sees them
@@ -148,8 +166,10 @@ def test_comments_between_fields() -> None:
 
 
 def test_framing_is_checked_when_the_scenario_loads() -> None:
-    text = ("card: {name: x}\nframing: {writes: bunched, split: 0, line_endings: crcr}\n"
-            "rules: [{script: [{status: completed}]}]\n")
+    text = (
+        "card: {name: x}\nframing: {writes: bunched, split: 0, line_endings: crcr}\n"
+        "rules: [{script: [{status: completed}]}]\n"
+    )
     with pytest.raises(ScenarioError) as err:
         load_text(text, "framed.yaml")
     message = str(err.value)
@@ -179,10 +199,18 @@ async def test_the_inspector_reads_every_framing(framing: dict[str, Any], dialec
     async with MockAgent(scenario(framing, count=50), dialect=dialect) as mock:
         session = Session()
         tracker = TaskTracker(session)
-        async with httpx.AsyncClient(timeout=30) as http, \
-                A2AClient(mock.url, session=session, http=http, dialect_cache=MemoryDialectCache()) as client:
-            events = [event async for event in client.stream(m.SendParams(message=m.Message(
-                role=m.Role.USER, parts=[m.TextPart(text="go")], message_id=str(uuid.uuid4()))))]
+        async with (
+            httpx.AsyncClient(timeout=30) as http,
+            A2AClient(mock.url, session=session, http=http, dialect_cache=MemoryDialectCache()) as client,
+        ):
+            events = [
+                event
+                async for event in client.stream(
+                    m.SendParams(
+                        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="go")], message_id=str(uuid.uuid4()))
+                    )
+                )
+            ]
     assert isinstance(events[0], m.Task)
     view = tracker.tasks[events[0].id]
     assert view.state is m.TaskState.COMPLETED

@@ -18,39 +18,67 @@ from mock_agent import MockAgent
 
 SCENARIO: dict[str, Any] = {
     "name": "grpc-matrix",
-    "card": {"name": "gRPC Agent", "description": "Every feature, over gRPC.", "version": "1.0.0",
-             "capabilities": {"streaming": True, "pushNotifications": True, "extendedAgentCard": True},
-             "supportsAuthenticatedExtendedCard": True,
-             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-             "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}]},
+    "card": {
+        "name": "gRPC Agent",
+        "description": "Every feature, over gRPC.",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True, "pushNotifications": True, "extendedAgentCard": True},
+        "supportsAuthenticatedExtendedCard": True,
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}],
+    },
     "extended_card": {"name": "gRPC Agent (extended)", "description": "More.", "version": "1.0.0"},
     "rules": [
-        {"when": {"text": "^hold"}, "script": [
-            {"status": "working", "message": "holding"}, {"hold": "g", "until": "message", "timeout": 60},
-            {"artifact": {"id": "echo", "name": "echo", "text": "echo: {text}"}},
-            {"status": "completed", "message": "done"}]},
-        {"when": {"text": "^ask"}, "script": [
-            {"status": "working", "message": "thinking"},
-            {"ask": "Which city?", "then": [{"status": "completed", "message": "Weather for {text}: sunny"}]}]},
+        {
+            "when": {"text": "^hold"},
+            "script": [
+                {"status": "working", "message": "holding"},
+                {"hold": "g", "until": "message", "timeout": 60},
+                {"artifact": {"id": "echo", "name": "echo", "text": "echo: {text}"}},
+                {"status": "completed", "message": "done"},
+            ],
+        },
+        {
+            "when": {"text": "^ask"},
+            "script": [
+                {"status": "working", "message": "thinking"},
+                {"ask": "Which city?", "then": [{"status": "completed", "message": "Weather for {text}: sunny"}]},
+            ],
+        },
         {"when": {"text": "^boom"}, "script": [{"error": {"code": -32603, "message": "boom"}}]},
-        {"when": {"text": "^late error"}, "script": [
-            {"status": "working"}, {"error": {"code": -32004, "message": "gave up"}}]},
+        {
+            "when": {"text": "^late error"},
+            "script": [{"status": "working"}, {"error": {"code": -32004, "message": "gave up"}}],
+        },
         {"when": {"text": "^http 503"}, "script": [{"http": {"status": 503, "body": "busy"}}]},
-        {"when": {"text": "^http 429"}, "script": [
-            {"http": {"status": 429, "body": "slow down", "grpc": "RESOURCE_EXHAUSTED"}}]},
-        {"when": {"text": "^late fault"}, "script": [
-            {"status": "working"}, {"http": {"status": 500, "body": "late"}}]},
+        {
+            "when": {"text": "^http 429"},
+            "script": [{"http": {"status": 429, "body": "slow down", "grpc": "RESOURCE_EXHAUSTED"}}],
+        },
+        {"when": {"text": "^late fault"}, "script": [{"status": "working"}, {"http": {"status": 500, "body": "late"}}]},
         {"when": {"text": "^malformed"}, "script": [{"status": "working"}, {"malformed": "not a message"}]},
-        {"when": {"text": "^drop"}, "script": [
-            {"status": "working"}, {"artifact": {"name": "partial", "text": "half"}}, {"drop": True},
-            {"status": "completed"}]},
-        {"when": {"text": "^beat"}, "script": [
-            {"status": "working"}, {"heartbeat": {"every": 0.001, "for": 0.005}}, {"status": "completed"}]},
-        {"script": [
-            {"status": "working", "message": "echoing"},
-            {"delay": 0.001},
-            {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}"]}},
-            {"status": "completed", "message": "done"}]},
+        {
+            "when": {"text": "^drop"},
+            "script": [
+                {"status": "working"},
+                {"artifact": {"name": "partial", "text": "half"}},
+                {"drop": True},
+                {"status": "completed"},
+            ],
+        },
+        {
+            "when": {"text": "^beat"},
+            "script": [{"status": "working"}, {"heartbeat": {"every": 0.001, "for": 0.005}}, {"status": "completed"}],
+        },
+        {
+            "script": [
+                {"status": "working", "message": "echoing"},
+                {"delay": 0.001},
+                {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}"]}},
+                {"status": "completed", "message": "done"},
+            ]
+        },
     ],
 }
 HOOK = "http://127.0.0.1:9/hook"
@@ -105,11 +133,12 @@ async def raw(mock: MockAgent) -> Any:
 async def test_the_card_lists_the_grpc_interface_of_each_dialect(mock: MockAgent) -> None:
     assert mock.grpc_address.startswith("127.0.0.1:") and mock.grpc_url == f"grpc://{mock.grpc_address}"
     async with httpx.AsyncClient() as http:
-        card10 = (await http.get(mock.base_url + "/.well-known/agent-card.json",
-                                 headers={"A2A-Version": "1.0"})).json()
+        card10 = (await http.get(mock.base_url + "/.well-known/agent-card.json", headers={"A2A-Version": "1.0"})).json()
         grpcs = [i for i in card10["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
-        assert [(i["url"], i["protocolVersion"]) for i in grpcs] == [(mock.grpc_address, "1.0"),
-                                                                      (mock.grpc_address, "0.3")]
+        assert [(i["url"], i["protocolVersion"]) for i in grpcs] == [
+            (mock.grpc_address, "1.0"),
+            (mock.grpc_address, "0.3"),
+        ]
         assert {"transport": "GRPC", "url": mock.grpc_address} in card10["additionalInterfaces"]
 
 
@@ -136,12 +165,18 @@ async def test_send_get_and_list_share_the_store_with_json_rpc(mock: MockAgent, 
     assert state(task) == "TASK_STATE_COMPLETED" and artifact_text(task) == "echo: hi there"
     got = await raw.unary("GetTask", {"id": task["id"], "historyLength": 1})
     assert got["id"] == task["id"] and len(got["history"]) == 1
-    listed = await raw.unary("ListTasks", {"contextId": task["contextId"], "status": "TASK_STATE_COMPLETED",
-                                           "pageSize": 10})
+    listed = await raw.unary(
+        "ListTasks", {"contextId": task["contextId"], "status": "TASK_STATE_COMPLETED", "pageSize": 10}
+    )
     assert [t["id"] for t in listed["tasks"]] == [task["id"]]
     async with httpx.AsyncClient() as http:  # the same task, asked for over JSON-RPC
-        reply = (await http.post(mock.url, headers={"A2A-Version": "1.0"}, json={
-            "jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": task["id"]}})).json()
+        reply = (
+            await http.post(
+                mock.url,
+                headers={"A2A-Version": "1.0"},
+                json={"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": task["id"]}},
+            )
+        ).json()
     assert reply["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert [r["rpc"] for r in mock.requests if r.get("binding") == "grpc"] == ["SendMessage", "GetTask", "ListTasks"]
 
@@ -196,13 +231,16 @@ async def test_input_required_continues_on_the_same_task(raw: Raw) -> None:
     events, failed = await raw.stream("SendStreamingMessage", send("Oslo", task_id=first["id"]))
     assert failed is None and {e[k]["taskId" if k != "task" else "id"] for e in events for k in e} == {first["id"]}
     final = events[-1]["statusUpdate"]["status"]
-    assert final["state"] == "TASK_STATE_COMPLETED" and final["message"]["parts"][0]["text"] == "Weather for Oslo: sunny"
+    assert (
+        final["state"] == "TASK_STATE_COMPLETED" and final["message"]["parts"][0]["text"] == "Weather for Oslo: sunny"
+    )
 
 
 async def test_push_configs_and_the_extended_card(raw: Raw) -> None:
     task = (await raw.unary("SendMessage", send("hi")))["task"]
-    made = await raw.unary("CreateTaskPushNotificationConfig",
-                           {"taskId": task["id"], "id": "cfg-1", "url": HOOK, "token": "tok"})
+    made = await raw.unary(
+        "CreateTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1", "url": HOOK, "token": "tok"}
+    )
     assert (made["taskId"], made["id"], made["url"]) == (task["id"], "cfg-1", HOOK)
     fetched = await raw.unary("GetTaskPushNotificationConfig", {"taskId": task["id"], "id": "cfg-1"})
     assert fetched["token"] == "tok"
@@ -257,9 +295,11 @@ async def test_a_strict_refusal_carries_a_bad_request(raw: Raw) -> None:
 
 
 async def test_strict_checks_every_1_0_call_as_over_json_rpc(raw: Raw) -> None:
-    for name, body, field in (("GetTask", {"id": "t", "historyLength": -1}, "$.params.historyLength"),
-                              ("ListTasks", {"pageSize": 101}, "$.params.pageSize"),
-                              ("CreateTaskPushNotificationConfig", {"taskId": "t"}, "$.params.url")):
+    for name, body, field in (
+        ("GetTask", {"id": "t", "historyLength": -1}, "$.params.historyLength"),
+        ("ListTasks", {"pageSize": 101}, "$.params.pageSize"),
+        ("CreateTaskPushNotificationConfig", {"taskId": "t"}, "$.params.url"),
+    ):
         refused = await raw.unary_failure(name, body)
         assert refused.code is grpc.StatusCode.INVALID_ARGUMENT and refused.reason == "INVALID_PARAMS", name
         (bad,) = [d for d in refused.details if d["@type"].endswith("BadRequest")]
@@ -293,8 +333,10 @@ async def test_an_error_before_a_stream_starts_is_its_status(raw: Raw) -> None:
 
 async def test_http_faults_are_the_status_a_grpc_client_would_report(raw: Raw) -> None:
     for call in ("unary", "stream"):
-        for text, code, message in (("http 503", grpc.StatusCode.UNAVAILABLE, "busy"),
-                                    ("http 429", grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down")):
+        for text, code, message in (
+            ("http 503", grpc.StatusCode.UNAVAILABLE, "busy"),
+            ("http 429", grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down"),
+        ):
             if call == "unary":
                 failed = await raw.unary_failure("SendMessage", send(text))
             else:
@@ -353,17 +395,27 @@ async def test_0_3_names_its_tasks_by_resource_name(mock: MockAgent) -> None:
         assert got["id"] == task["id"]
         events, failed = await raw.stream("SendStreamingMessage", send("streamed", dialect="0.3"))
         assert failed is None and kinds(events)[0] == "task" and "final" in events[-1]["statusUpdate"]
-        made = await raw.unary("CreateTaskPushNotificationConfig", {
-            "parent": f"tasks/{task['id']}", "configId": "c1",
-            "config": {"pushNotificationConfig": {"id": "c1", "url": HOOK}}})
+        made = await raw.unary(
+            "CreateTaskPushNotificationConfig",
+            {
+                "parent": f"tasks/{task['id']}",
+                "configId": "c1",
+                "config": {"pushNotificationConfig": {"id": "c1", "url": HOOK}},
+            },
+        )
         assert made["name"] == f"tasks/{task['id']}/pushNotificationConfigs/c1"
         listed = await raw.unary("ListTaskPushNotificationConfig", {"parent": f"tasks/{task['id']}"})
         assert [c["pushNotificationConfig"]["url"] for c in listed["configs"]] == [HOOK]
-        fetched = await raw.unary("GetTaskPushNotificationConfig",
-                                  {"name": f"tasks/{task['id']}/pushNotificationConfigs/c1"})
+        fetched = await raw.unary(
+            "GetTaskPushNotificationConfig", {"name": f"tasks/{task['id']}/pushNotificationConfigs/c1"}
+        )
         assert fetched["pushNotificationConfig"]["id"] == "c1"
-        assert await raw.unary("DeleteTaskPushNotificationConfig",
-                               {"name": f"tasks/{task['id']}/pushNotificationConfigs/c1"}) == {}
+        assert (
+            await raw.unary(
+                "DeleteTaskPushNotificationConfig", {"name": f"tasks/{task['id']}/pushNotificationConfigs/c1"}
+            )
+            == {}
+        )
         missing = await raw.unary_failure("GetTask", {"name": "tasks/nope"})
         assert missing.code is grpc.StatusCode.NOT_FOUND and missing.reason == "TASK_NOT_FOUND"
         assert missing.message.startswith("TaskNotFoundError: ")  # as a2a-sdk's 0.3 handler names it
@@ -382,6 +434,7 @@ async def test_0_3_needs_no_version_metadata(mock: MockAgent) -> None:
 
 def test_the_sync_mock_agent_serves_grpc_from_its_thread() -> None:
     with MockAgent(SCENARIO, grpc_port=0) as agent:
+
         async def go() -> dict[str, Any]:
             async with Raw(agent.grpc_address) as raw:
                 return await raw.unary("SendMessage", send("threaded"))

@@ -36,7 +36,6 @@ import pytest
 import yaml
 
 import mock_agent
-
 from inspector.client import (
     AUTO,
     A2AClient,
@@ -97,56 +96,121 @@ class Target:
 
 STORY = "".join(f"chunk {i} of 20: hi\n" for i in range(20))
 LARGE_LINE = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n"
-DEMO_STORY = ("The lighthouse keeper counted ships. One night the sea was empty, so she counted stars "
-              "instead, and lost count at the first comet. (stream a story about a lighthouse)")
+DEMO_STORY = (
+    "The lighthouse keeper counted ships. One night the sea was empty, so she counted stars "
+    "instead, and lost count at the first comet. (stream a story about a lighthouse)"
+)
 REPORT = "## Findings on {}\n1. First source agrees.\n2. Second source disagrees.\n"
 NOT_STREAMING = "the card says streaming: false (Society's agent has tasks/send only)"
 SOCIETY_ONLY_SEND = "the society profile serves tasks/send only (anything else is -32601)"
 
 SOCIETY = dict(text="hi", artifacts={"response": "Hello! I'm the agent. You said: hi"})
 SOCIETY_AI = dict(
-    text="quantum computing", artifacts={"report": REPORT.format("quantum computing")},
-    turns=Turns("clarify the scope", S.INPUT_REQUIRED, "Which aspect should the research focus on?",
-                "qubits", {"report": REPORT.format("qubits")}, "Research complete."))
+    text="quantum computing",
+    artifacts={"report": REPORT.format("quantum computing")},
+    turns=Turns(
+        "clarify the scope",
+        S.INPUT_REQUIRED,
+        "Which aspect should the research focus on?",
+        "qubits",
+        {"report": REPORT.format("qubits")},
+        "Research complete.",
+    ),
+)
 DRAFT = dict(
-    text="tell me a joke", artifacts={"joke": "Why did the chicken cross the road? To get to the other side!"},
-    turns=Turns("request a new phone for me", S.INPUT_REQUIRED, "Select a phone type (iPhone/Android)", "iPhone",
-                {"order-confirmation": "I have ordered a new iPhone device for you. Your request number is R12443"}))
-ORLOJ = dict(text="Summarize this document",
-             artifacts={"summary": "Here is the summary of: Summarize this document"})
+    text="tell me a joke",
+    artifacts={"joke": "Why did the chicken cross the road? To get to the other side!"},
+    turns=Turns(
+        "request a new phone for me",
+        S.INPUT_REQUIRED,
+        "Select a phone type (iPhone/Android)",
+        "iPhone",
+        {"order-confirmation": "I have ordered a new iPhone device for you. Your request number is R12443"},
+    ),
+)
+ORLOJ = dict(text="Summarize this document", artifacts={"summary": "Here is the summary of: Summarize this document"})
 
 TARGETS = [
     Target("echo", "echo", artifacts={"echo": "echo: hello world"}),
     Target("streaming", "streaming", text="hi", artifacts={"story": STORY}),
-    Target("input-required", "input-required", text="ask me something", state=S.INPUT_REQUIRED,
-           turns=Turns("ask me something", S.INPUT_REQUIRED, "What should I echo? Reply on this task.", "bananas",
-                       {"echo": "echo: bananas"}, "done")),
-    Target("errors", "errors", text="fail", state=S.FAILED,
-           turns=Turns("auth", S.AUTH_REQUIRED, "Please authenticate, then reply on this task.", "token-123",
-                       {}, "authenticated")),
+    Target(
+        "input-required",
+        "input-required",
+        text="ask me something",
+        state=S.INPUT_REQUIRED,
+        turns=Turns(
+            "ask me something",
+            S.INPUT_REQUIRED,
+            "What should I echo? Reply on this task.",
+            "bananas",
+            {"echo": "echo: bananas"},
+            "done",
+        ),
+    ),
+    Target(
+        "errors",
+        "errors",
+        text="fail",
+        state=S.FAILED,
+        turns=Turns(
+            "auth", S.AUTH_REQUIRED, "Please authenticate, then reply on this task.", "token-123", {}, "authenticated"
+        ),
+    ),
     Target("slow", "slow", text="slow hello", artifacts={"echo": "echo: slow hello (done)"}),
-    Target("large-artifact", "large-artifact", text="give me a lot of text",
-           artifacts={"large.txt": LARGE_LINE * 32768}),
-    Target("files-and-data", "files-and-data", text="show me every part kind",
-           artifacts={"summary": "text part: show me every part kind", "table.csv": "", "report": ""}),
-    Target("demo", "demo", text="stream a story about a lighthouse",
-           artifacts={"story.txt": DEMO_STORY, "stats.json": ""},
-           turns=Turns("ask me what to write", S.INPUT_REQUIRED, "What should the story be about?", "a lighthouse",
-                       {"answer.txt": "A very short story about a lighthouse."}, "done")),
+    Target(
+        "large-artifact", "large-artifact", text="give me a lot of text", artifacts={"large.txt": LARGE_LINE * 32768}
+    ),
+    Target(
+        "files-and-data",
+        "files-and-data",
+        text="show me every part kind",
+        artifacts={"summary": "text part: show me every part kind", "table.csv": "", "report": ""},
+    ),
+    Target(
+        "demo",
+        "demo",
+        text="stream a story about a lighthouse",
+        artifacts={"story.txt": DEMO_STORY, "stats.json": ""},
+        turns=Turns(
+            "ask me what to write",
+            S.INPUT_REQUIRED,
+            "What should the story be about?",
+            "a lighthouse",
+            {"answer.txt": "A very short story about a lighthouse."},
+            "done",
+        ),
+    ),
     # The profiles' scenarios, served as plain scenarios in every dialect.
     Target("society", "society", **SOCIETY, cannot={"stream": NOT_STREAMING}),
     Target("society-ai", "society-ai", **SOCIETY_AI),
     Target("draft", "draft", **DRAFT),
     Target("orloj", "orloj", **ORLOJ),
     # The profiles: the seed systems' own surface, 0.1 only.
-    Target("profile-society", None, "society", **SOCIETY, cannot={
-        path: SOCIETY_ONLY_SEND for path in ("stream", "get", "cancel", "resubscribe")}),
-    Target("profile-society-ai", None, "society-ai", **SOCIETY_AI, cannot={
-        "resubscribe": "society-ai spells it task/resubscribe, which a client sends only when asked "
-                       "(method_names; see test_society_ai_resubscribe_with_its_spelling)"}),
+    Target(
+        "profile-society",
+        None,
+        "society",
+        **SOCIETY,
+        cannot={path: SOCIETY_ONLY_SEND for path in ("stream", "get", "cancel", "resubscribe")},
+    ),
+    Target(
+        "profile-society-ai",
+        None,
+        "society-ai",
+        **SOCIETY_AI,
+        cannot={
+            "resubscribe": "society-ai spells it task/resubscribe, which a client sends only when asked "
+            "(method_names; see test_society_ai_resubscribe_with_its_spelling)"
+        },
+    ),
     Target("profile-draft", None, "draft", **DRAFT),
-    Target("profile-orloj", None, "orloj", **ORLOJ, cannot={
-        "resubscribe": "Orloj serves tasks/send, tasks/sendSubscribe, tasks/get and tasks/cancel only"}),
+    Target(
+        "profile-orloj",
+        None,
+        "orloj",
+        **ORLOJ,
+        cannot={"resubscribe": "Orloj serves tasks/send, tasks/sendSubscribe, tasks/get and tasks/cancel only"},
+    ),
 ]
 # (flaky is not in the table: its outcome is random by design; it has its own test below.)
 
@@ -244,15 +308,19 @@ TLS = ssl.create_default_context()
 async def inspector(mock: MockAgent, dialect: str = AUTO) -> AsyncIterator[Inspector]:
     session = Session()
     tracker = TaskTracker(session)
-    async with httpx.AsyncClient(verify=TLS, timeout=Timeouts().for_request(False)) as http, \
-            A2AClient(mock.url, session=session, dialect=dialect, http=http,
-                      dialect_cache=MemoryDialectCache()) as client:
+    async with (
+        httpx.AsyncClient(verify=TLS, timeout=Timeouts().for_request(False)) as http,
+        A2AClient(mock.url, session=session, dialect=dialect, http=http, dialect_cache=MemoryDialectCache()) as client,
+    ):
         yield Inspector(client, session, tracker)
 
 
 def msg(text: str = "", *, parts: list[Any] | None = None, **ids: Any) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=parts or [m.TextPart(text=text)],
-                                          message_id=f"m-{uuid.uuid4()}", **ids))
+    return m.SendParams(
+        message=m.Message(
+            role=m.Role.USER, parts=parts or [m.TextPart(text=text)], message_id=f"m-{uuid.uuid4()}", **ids
+        )
+    )
 
 
 def texts(parts: list[Any]) -> str:
@@ -463,8 +531,16 @@ def running_slow() -> dict[str, Any]:
     for i, text in enumerate(chunks["texts"]):
         if i:
             steps.append({"hold": "next"})
-        steps.append({"artifact": {"name": chunks["name"], "text": text, "append": i > 0,
-                                   "last_chunk": i == len(chunks["texts"]) - 1}})
+        steps.append(
+            {
+                "artifact": {
+                    "name": chunks["name"],
+                    "text": text,
+                    "append": i > 0,
+                    "last_chunk": i == len(chunks["texts"]) - 1,
+                }
+            }
+        )
     script[:] = [*steps, done]
     return scenario
 
@@ -494,7 +570,7 @@ async def test_slow_running_task_cancel(dialect: str) -> None:
         events = seen + await asyncio.wait_for(rest, 10)
         assert state_of(events[-1]) is S.CANCELED
         chunks = [texts(e.artifact.parts) for e in events if isinstance(e, m.TaskArtifactUpdateEvent)]
-        assert chunks == ["echo: ", "slow hello"][:len(chunks)]  # the script stopped there
+        assert chunks == ["echo: ", "slow hello"][: len(chunks)]  # the script stopped there
         view = i.view(task_id)
         assert view.state is S.CANCELED and [c.state for c in view.timeline][-2:] == [S.WORKING, S.CANCELED]
         assert i.stream_ends() == ["complete"]
@@ -540,8 +616,22 @@ async def test_slow_running_task_resubscribe(dialect: str) -> None:
 # ---------------------------------------------------------------------- errors
 
 
-ERROR_CODES = (-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005, -32006,
-               -32007, -32008, -32009)
+ERROR_CODES = (
+    -32700,
+    -32600,
+    -32601,
+    -32602,
+    -32603,
+    -32001,
+    -32002,
+    -32003,
+    -32004,
+    -32005,
+    -32006,
+    -32007,
+    -32008,
+    -32009,
+)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -558,8 +648,11 @@ async def test_errors_every_scripted_code(pool: Pool, dialect: str) -> None:
             with pytest.raises(JsonRpcError) as streamed:
                 await drain(i.client.stream(msg(f"error {code}")))
             assert streamed.value.code == code
-        errors = [ex.error.code for ex in i.tracker.exchanges.values()
-                  if ex.error is not None and ex.method in ("send", "stream")]
+        errors = [
+            ex.error.code
+            for ex in i.tracker.exchanges.values()
+            if ex.error is not None and ex.method in ("send", "stream")
+        ]
         assert errors == [code for code in ERROR_CODES for _ in ("send", "stream")]
         # A code the scenario has no canned error for fails the task instead.
         task = await i.client.send(msg("error -1"))
@@ -636,7 +729,8 @@ async def test_errors_drop_then_resubscribe(pool: Pool, dialect: str) -> None:
         assert cut.value.kind == "stream"
         task_id = task_id_of(seen[0])
         assert [texts(e.artifact.parts) for e in seen if isinstance(e, m.TaskArtifactUpdateEvent)] == [
-            "half of the answer"]
+            "half of the answer"
+        ]
         assert [code for code, _ in i.violations()] == ["stream-no-terminal"]
         await wait_for(lambda: mock.task(task_id).task.status.state is S.COMPLETED, "the script to finish")
         task = await i.client.get_task(task_id)
@@ -655,7 +749,8 @@ async def test_errors_drop_then_resubscribe(pool: Pool, dialect: str) -> None:
     # No lastChunk arrived, but the snapshot is the completed task's final record: the
     # artifact is whole and closed.
     assert [(a.text(), a.closed) for a in i.view(task_id).artifacts.values()] == [
-        ("half of the answer and the other half", True)]
+        ("half of the answer and the other half", True)
+    ]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -681,8 +776,10 @@ async def test_errors_no_final_event(pool: Pool, dialect: str) -> None:
 async def test_errors_states_and_heartbeats(pool: Pool, dialect: str) -> None:
     mock = pool.scenario("errors", dialect)
     async with inspector(mock) as i:
-        for trigger, state, said in (("fail", S.FAILED, "failed on request"),
-                                     ("reject", S.REJECTED, "rejected on request")):
+        for trigger, state, said in (
+            ("fail", S.FAILED, "failed on request"),
+            ("reject", S.REJECTED, "rejected on request"),
+        ):
             task = await i.client.send(msg(trigger))
             assert task.status.state is state and texts(task.status.message.parts) == said
             events = await drain(i.client.stream(msg(trigger)))
@@ -768,8 +865,9 @@ async def test_files_and_data_every_part_kind(pool: Pool, dialect: str, how: str
         (pdf,) = arts["report"]
         assert pdf.file.uri == "https://example.invalid/report.pdf" and pdf.file.mime_type == "application/pdf"
         # ... and the parts the user sends are read back.
-        upload = m.FilePart(file=m.FileContent(name="a.csv", mime_type="text/csv",
-                                               bytes=base64.b64encode(b"a,b\n1,2\n").decode()))
+        upload = m.FilePart(
+            file=m.FileContent(name="a.csv", mime_type="text/csv", bytes=base64.b64encode(b"a,b\n1,2\n").decode())
+        )
         got = await i.client.send(msg(parts=[m.TextPart(text="here"), upload]))
         assert texts(got.artifacts[0].parts) == "received 1 file(s): a.csv"
         got = await i.client.send(msg(parts=[m.DataPart(data={"k": [1, 2]})]))
@@ -863,8 +961,12 @@ async def test_profile_society_refuses_everything_but_tasks_send(pool: Pool) -> 
     mock = pool.profile("society")
     async with inspector(mock) as i:
         task = await i.client.send(msg("hi"))
-        for call in (lambda: drain(i.client.stream(msg("hi"))), lambda: i.client.get_task(task.id),
-                     lambda: i.client.cancel(task.id), lambda: drain(i.client.resubscribe(task.id))):
+        for call in (
+            lambda: drain(i.client.stream(msg("hi"))),
+            lambda: i.client.get_task(task.id),
+            lambda: i.client.cancel(task.id),
+            lambda: drain(i.client.resubscribe(task.id)),
+        ):
             with pytest.raises(JsonRpcError) as refused:
                 await call()
             assert refused.value.code == -32601 and refused.value.message.startswith("method not found: tasks/")
@@ -931,7 +1033,8 @@ async def sdk_client(mock: MockAgent, *, streaming: bool) -> AsyncIterator[Any]:
 
     async with httpx.AsyncClient(timeout=10, verify=TLS) as http:
         client = await ClientFactory(ClientConfig(streaming=streaming, httpx_client=http)).create_from_url(
-            mock.base_url)
+            mock.base_url
+        )
         try:
             yield client
         finally:
@@ -1028,8 +1131,7 @@ async def test_sdk_client_multi_turn_and_cancel(pool: Pool, dialect: str, stream
 async def test_sdk_client_subscribe_to_a_running_task(dialect: str) -> None:
     from a2a.types.a2a_pb2 import SubscribeToTaskRequest, TaskState
 
-    async with MockAgent(running_slow(), dialect=dialect) as mock, \
-            sdk_client(mock, streaming=True) as client:
+    async with MockAgent(running_slow(), dialect=dialect) as mock, sdk_client(mock, streaming=True) as client:
         stream = client.send_message(sdk_message("slow hello"))
         head = await anext(stream)
         task_id = head.task.id
@@ -1053,10 +1155,14 @@ def no_modes(lint_as: str) -> set[tuple[str, str, str]]:
     """The modes a seed's card leaves out, served as [] where a dialect requires them: legal
     but empty in 0.3, an empty REQUIRED array in 1.0 (§5.7)."""
     if lint_as == "1.0":
-        return {("error", "$.defaultInputModes", "empty-required-array"),
-                ("error", "$.defaultOutputModes", "empty-required-array")}
-    return {("warning", "$.defaultInputModes", "empty-default-input-modes"),
-            ("warning", "$.defaultOutputModes", "empty-default-output-modes")}
+        return {
+            ("error", "$.defaultInputModes", "empty-required-array"),
+            ("error", "$.defaultOutputModes", "empty-required-array"),
+        }
+    return {
+        ("warning", "$.defaultInputModes", "empty-default-input-modes"),
+        ("warning", "$.defaultOutputModes", "empty-default-output-modes"),
+    }
 
 
 def known_findings(scenario: str, served: str, lint_as: str) -> set[tuple[str, str, str]]:
@@ -1077,8 +1183,21 @@ def known_findings(scenario: str, served: str, lint_as: str) -> set[tuple[str, s
     return out
 
 
-CARD_SCENARIOS = ["echo", "streaming", "input-required", "errors", "slow", "flaky", "large-artifact",
-                  "files-and-data", "demo", "society", "society-ai", "draft", "orloj"]
+CARD_SCENARIOS = [
+    "echo",
+    "streaming",
+    "input-required",
+    "errors",
+    "slow",
+    "flaky",
+    "large-artifact",
+    "files-and-data",
+    "demo",
+    "society",
+    "society-ai",
+    "draft",
+    "orloj",
+]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -1090,8 +1209,9 @@ def test_card_lints_clean(pool: Pool, scenario: str, dialect: str) -> None:
         raw = httpx.get(url).json()
         decode_card(raw)
         for lint_as in served:
-            found = {(f.severity, f.path, f.code) for f in lint_card(raw, lint_as, card_url=url)
-                     if f.severity != "info"}
+            found = {
+                (f.severity, f.path, f.code) for f in lint_card(raw, lint_as, card_url=url) if f.severity != "info"
+            }
             assert found == known_findings(scenario, dialect, lint_as), (url, lint_as)
 
 

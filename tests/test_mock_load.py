@@ -49,8 +49,10 @@ async def http_pools(clients: int) -> AsyncIterator[list[httpx.AsyncClient]]:
     timeout = httpx.Timeout(60.0, pool=OVERALL_TIMEOUT)
     tls = ssl.create_default_context()  # one for all: building one costs ~40 ms
     async with contextlib.AsyncExitStack() as stack:
-        yield [await stack.enter_async_context(httpx.AsyncClient(limits=limits, timeout=timeout, verify=tls))
-               for _ in range(POOLS)]
+        yield [
+            await stack.enter_async_context(httpx.AsyncClient(limits=limits, timeout=timeout, verify=tls))
+            for _ in range(POOLS)
+        ]
 
 
 def expected_text(text: str) -> str:
@@ -62,15 +64,24 @@ async def one_client(n: int, url: str, http: httpx.AsyncClient) -> dict[str, Any
     text = f"client {n:03d}"
     session = Session()
     tracker = TaskTracker(session)
-    client = A2AClient(url, session=session, dialect=dialect, endpoint=url, http=http,
-                       dialect_cache=MemoryDialectCache())
-    params = m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                            message_id=f"m-{uuid.uuid4()}"))
+    client = A2AClient(
+        url, session=session, dialect=dialect, endpoint=url, http=http, dialect_cache=MemoryDialectCache()
+    )
+    params = m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=f"m-{uuid.uuid4()}")
+    )
     events = [event async for event in client.stream(params)]
     await client.aclose()
     task_id = events[0].id if isinstance(events[0], m.Task) else events[0].task_id
-    return {"n": n, "dialect": dialect, "text": text, "events": events, "task_id": task_id,
-            "tracker": tracker, "session": session}
+    return {
+        "n": n,
+        "dialect": dialect,
+        "text": text,
+        "events": events,
+        "task_id": task_id,
+        "tracker": tracker,
+        "session": session,
+    }
 
 
 def check(result: dict[str, Any]) -> None:
@@ -79,7 +90,8 @@ def check(result: dict[str, Any]) -> None:
     kinds = [type(e).__name__ for e in events]
     head = "TaskStatusUpdateEvent" if result["dialect"] == "0.1" else "Task"
     assert kinds == [head, "TaskStatusUpdateEvent"] + ["TaskArtifactUpdateEvent"] * CHUNKS + [
-        "TaskStatusUpdateEvent"], where
+        "TaskStatusUpdateEvent"
+    ], where
     chunks = [e.artifact.parts[0].text for e in events if isinstance(e, m.TaskArtifactUpdateEvent)]
     assert chunks == [f"chunk {i} of {CHUNKS}: {text}\n" for i in range(CHUNKS)], where
     assert events[-1].status.state is m.TaskState.COMPLETED, where
@@ -105,8 +117,7 @@ def streaming_held() -> dict[str, Any]:
 
 async def test_200_concurrent_streams_lose_nothing() -> None:
     started = time.monotonic()
-    async with MockAgent(streaming_held(), dialect="all", time_scale=0.02) as mock, \
-            http_pools(CLIENTS) as pools:
+    async with MockAgent(streaming_held(), dialect="all", time_scale=0.02) as mock, http_pools(CLIENTS) as pools:
         clients = asyncio.gather(*(one_client(n, mock.url, pools[n % POOLS]) for n in range(CLIENTS)))
         # They really run side by side: every task is open and working at one moment,
         # each waiting at the gate, before any of them may go on.
@@ -134,10 +145,14 @@ async def test_concurrent_streams_and_blocking_sends_on_a_pure_1_0_mock() -> Non
     async with MockAgent("streaming", dialect="1.0", time_scale=0.02) as mock, http_pools(100) as pools:
 
         async def send(n: int) -> m.Task:
-            client = A2AClient(mock.url, dialect="1.0", endpoint=mock.url, http=pools[n % POOLS],
-                               dialect_cache=MemoryDialectCache())
-            task = await client.send(m.SendParams(message=m.Message(
-                role=m.Role.USER, parts=[m.TextPart(text=f"send {n}")], message_id=f"s-{n}")))
+            client = A2AClient(
+                mock.url, dialect="1.0", endpoint=mock.url, http=pools[n % POOLS], dialect_cache=MemoryDialectCache()
+            )
+            task = await client.send(
+                m.SendParams(
+                    message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=f"send {n}")], message_id=f"s-{n}")
+                )
+            )
             await client.aclose()
             return task
 

@@ -74,9 +74,11 @@ def test_the_task_stays_working_until_a_follow_up(long_running: tuple[MockAgent,
     assert w.artifact_text(done) == "started: build the report\nfinished after: ship it\n"
     history = w.get(task["id"])["result"]["history"]
     texts = [w.text_parts(h)[0] for h in history]
-    assert texts == ["build the report",
-                     "working on: build the report (send a follow-up message on this task to finish it, or cancel it)",
-                     "ship it"]
+    assert texts == [
+        "build the report",
+        "working on: build the report (send a follow-up message on this task to finish it, or cancel it)",
+        "ship it",
+    ]
 
 
 @pytest.mark.parametrize("dialect", ["0.3", "1.0"])
@@ -117,8 +119,18 @@ def test_a_release_or_the_timeout_also_ends_the_wait(client: httpx.Client) -> No
         assert mock.release(GATE) == 1
         until(lambda: mock.task(task["id"]).state is m.TaskState.COMPLETED, "the task to complete")
         assert w.artifact_text(w.get(task["id"])["result"]).endswith("finished after: released\n")
-    quick = {"card": {"name": "Quick"}, "rules": [{"script": [
-        {"status": "working"}, {"hold": "g", "until": "message", "timeout": 0.01}, {"status": "completed"}]}]}
+    quick = {
+        "card": {"name": "Quick"},
+        "rules": [
+            {
+                "script": [
+                    {"status": "working"},
+                    {"hold": "g", "until": "message", "timeout": 0.01},
+                    {"status": "completed"},
+                ]
+            }
+        ],
+    }
     with MockAgent(quick, dialect="1.0") as mock:
         w = Wire(client, mock.url, "1.0")
         # Blocking: answered once the timeout has let the task go on.
@@ -126,8 +138,10 @@ def test_a_release_or_the_timeout_also_ends_the_wait(client: httpx.Client) -> No
 
 
 def test_without_until_a_message_to_a_held_task_is_still_refused(client: httpx.Client) -> None:
-    holds = {"card": {"name": "Holds"}, "rules": [{"script": [
-        {"status": "working"}, {"hold": "plain"}, {"status": "completed"}]}]}
+    holds = {
+        "card": {"name": "Holds"},
+        "rules": [{"script": [{"status": "working"}, {"hold": "plain"}, {"status": "completed"}]}],
+    }
     with MockAgent(holds, dialect="0.3") as mock:
         w = Wire(client, mock.url, "0.3")
         task = w.task_of(w.send("x", configuration={"blocking": False}))

@@ -21,14 +21,22 @@ V10 = {"A2A-Version": "1.0"}
 
 
 def send(client: httpx.Client, mock_url: str, text: str, **params: object) -> dict:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": text}]}, **params}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {
+            "message": {"role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": text}]},
+            **params,
+        },
+    }
     return client.post(mock_url, json=body, headers=V10).json()
 
 
 def listed(client: httpx.Client, mock_url: str) -> dict:
-    return client.post(mock_url, headers=V10, json={"jsonrpc": "2.0", "id": 2, "method": "ListTasks",
-                                                    "params": {"pageSize": 100}}).json()["result"]
+    return client.post(
+        mock_url, headers=V10, json={"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": {"pageSize": 100}}
+    ).json()["result"]
 
 
 def until(predicate: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
@@ -43,15 +51,20 @@ def test_only_the_newest_tasks_are_kept() -> None:
         ids = [send(client, mock.url, f"task {i}")["result"]["task"]["id"] for i in range(8)]
         page = listed(client, mock.url)
         assert page["totalSize"] == 5 and [t["id"] for t in page["tasks"]] == ids[::-1][:5]
-        gone = client.post(mock.url, headers=V10, json={"jsonrpc": "2.0", "id": 3, "method": "GetTask",
-                                                        "params": {"id": ids[0]}}).json()
+        gone = client.post(
+            mock.url, headers=V10, json={"jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": ids[0]}}
+        ).json()
         assert gone["error"]["code"] == -32001
 
 
 def test_a_live_task_outlives_the_limit_until_it_is_done() -> None:
-    scenario = {"card": {"name": "Live"}, "rules": [
-        {"when": {"text": "^hold"}, "script": [{"status": "working"}, {"hold": "live"}, {"status": "completed"}]},
-        {"script": [{"status": "completed"}]}]}
+    scenario = {
+        "card": {"name": "Live"},
+        "rules": [
+            {"when": {"text": "^hold"}, "script": [{"status": "working"}, {"hold": "live"}, {"status": "completed"}]},
+            {"script": [{"status": "completed"}]},
+        ],
+    }
     with MockAgent(scenario, dialect="1.0", max_tasks=2) as mock, httpx.Client(timeout=10) as client:
         live = send(client, mock.url, "hold on", configuration={"returnImmediately": True})["result"]["task"]["id"]
         until(lambda: mock.held("live") == 1, "the task at its gate")
@@ -86,12 +99,31 @@ def test_a_long_run_stays_small_in_a_real_process(tmp_path) -> None:
     # ~150 MB if the mock kept them all, ~10 MB with --max-tasks 40. Started as
     # notifications: processed, answered 204, so the load costs little beyond the tasks.
     big = tmp_path / "big.yaml"
-    big.write_text("card: {name: Big}\nrules:\n  - script:\n      - status: working\n"
-                   "      - artifact: {name: big, parts: [{text: '{text}.', repeat: 40000}]}\n"
-                   "      - status: completed\n", encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "mock_agent.cli", "--scenario", str(big), "--dialect", "1.0",
-                             "--port", "0", "--max-tasks", "40"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    big.write_text(
+        "card: {name: Big}\nrules:\n  - script:\n      - status: working\n"
+        "      - artifact: {name: big, parts: [{text: '{text}.', repeat: 40000}]}\n"
+        "      - status: completed\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mock_agent.cli",
+            "--scenario",
+            str(big),
+            "--dialect",
+            "1.0",
+            "--port",
+            "0",
+            "--max-tasks",
+            "40",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
@@ -101,8 +133,17 @@ def test_a_long_run_stays_small_in_a_real_process(tmp_path) -> None:
             send(client, url, "warm up")
             start = _rss_kb(proc.pid, "VmRSS")
             for i in range(600):
-                body = {"jsonrpc": "2.0", "method": "SendMessage", "params": {"message": {
-                    "role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": f"n {i:05d}"}]}}}
+                body = {
+                    "jsonrpc": "2.0",
+                    "method": "SendMessage",
+                    "params": {
+                        "message": {
+                            "role": "ROLE_USER",
+                            "messageId": str(uuid.uuid4()),
+                            "parts": [{"text": f"n {i:05d}"}],
+                        }
+                    },
+                }
                 assert client.post(url, json=body, headers=V10).status_code == 204
             until(lambda: listed(client, url)["totalSize"] == 40, "the store to settle at 40 tasks")
         grown_mb = (_rss_kb(proc.pid, "VmHWM") - start) / 1024
@@ -113,8 +154,9 @@ def test_a_long_run_stays_small_in_a_real_process(tmp_path) -> None:
 
 
 def test_the_cli_help_states_the_limit() -> None:
-    text = subprocess.run([sys.executable, "-m", "mock_agent.cli", "--help"], capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "mock_agent.cli", "--help"], capture_output=True, text=True, check=True
+    ).stdout
     assert "--max-tasks N" in text and "newest N tasks" in " ".join(text.split())
     bad = subprocess.run([sys.executable, "-m", "mock_agent.cli", "--max-tasks", "0"], capture_output=True, text=True)
     assert bad.returncode == 1 and "--max-tasks" in bad.stderr

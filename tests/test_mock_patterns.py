@@ -33,8 +33,12 @@ HOSTILE = "a" * 34 + "!"
 
 
 def status_text(client: httpx.Client, url: str, text: str) -> tuple[str, str]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
-        "role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": text}]}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {"message": {"role": "ROLE_USER", "messageId": str(uuid.uuid4()), "parts": [{"text": text}]}},
+    }
     task = client.post(url, json=body, headers=V10).json()["result"]["task"]
     status = task["status"]
     return status["state"], "".join(p.get("text", "") for p in status.get("message", {}).get("parts", []))
@@ -43,8 +47,10 @@ def status_text(client: httpx.Client, url: str, text: str) -> tuple[str, str]:
 def test_a_catastrophic_pattern_fails_its_turn_and_holds_nobody_up(tmp_path: Path) -> None:
     path = tmp_path / "patterns.yaml"
     path.write_text(SCENARIO, encoding="utf-8")
-    with mock_process("--scenario", str(path), "--dialect", "1.0") as mock, \
-            httpx.Client(timeout=httpx.Timeout(20.0)) as client:
+    with (
+        mock_process("--scenario", str(path), "--dialect", "1.0") as mock,
+        httpx.Client(timeout=httpx.Timeout(20.0)) as client,
+    ):
         # Well-behaved patterns, before: the rules match as they always did.
         assert status_text(client, mock.url, "aaaa") == ("TASK_STATE_COMPLETED", "nested")
         assert status_text(client, mock.url, "weather in Paris") == ("TASK_STATE_COMPLETED", "sunny in Paris")

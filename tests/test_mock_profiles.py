@@ -48,22 +48,42 @@ def society() -> Iterator[MockAgent]:
 def test_society_card_is_exactly_the_documented_one(society: MockAgent, client: httpx.Client) -> None:
     assert society.card_url == society.base_url + "/.well-known/agent.json"
     card = client.get(society.card_url).json()
-    assert card == {"name": "claude", "description": "Claude Code agent", "url": society.url,
-                    "skills": [{"id": "code", "name": "Code Assistant"}],
-                    "capabilities": {"streaming": False, "pushNotifications": False}}
+    assert card == {
+        "name": "claude",
+        "description": "Claude Code agent",
+        "url": society.url,
+        "skills": [{"id": "code", "name": "Code Assistant"}],
+        "capabilities": {"streaming": False, "pushNotifications": False},
+    }
 
 
 def test_society_tasks_send_answers_in_its_own_shape(society: MockAgent, client: httpx.Client) -> None:
     body = rpc(client, society.url, "tasks/send", send01("task-123", "Hello, agent"), rid="task-123")
     assert body["id"] == "task-123"
     result = body["result"]
-    assert result == {"id": "task-123", "status": {"state": "completed", "message": ""}, "messages": [],
-                      "artifacts": [{"name": "response", "parts": [
-                          {"type": "text", "text": "Hello! I'm the agent. You said: Hello, agent"}]}]}
+    assert result == {
+        "id": "task-123",
+        "status": {"state": "completed", "message": ""},
+        "messages": [],
+        "artifacts": [
+            {"name": "response", "parts": [{"type": "text", "text": "Hello! I'm the agent. You said: Hello, agent"}]}
+        ],
+    }
 
 
-@pytest.mark.parametrize("method", ["tasks/get", "tasks/sendSubscribe", "tasks/cancel", "tasks/resubscribe",
-                                    "tasks/pushNotification/set", "message/send", "SendMessage", "unknown/method"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "tasks/get",
+        "tasks/sendSubscribe",
+        "tasks/cancel",
+        "tasks/resubscribe",
+        "tasks/pushNotification/set",
+        "message/send",
+        "SendMessage",
+        "unknown/method",
+    ],
+)
 def test_society_answers_everything_else_with_32601(society: MockAgent, client: httpx.Client, method: str) -> None:
     body = rpc(client, society.url, method, {"id": "task-123"}, rid="task-123")
     assert body["error"] == {"code": -32601, "message": f"method not found: {method}"}
@@ -93,9 +113,17 @@ def society_ai() -> Iterator[MockAgent]:
 
 
 def test_society_ai_keeps_the_session_and_extends_the_metadata(society_ai: MockAgent, client: httpx.Client) -> None:
-    params = send01("t-ai-1", "What is quantum computing?", sessionId="session-1", metadata={
-        "requester": {"name": "ai-chatbot"}, "executor": {"name": "research-agent"},
-        "skill_used": "research-topic", "user_id": "user-1"})
+    params = send01(
+        "t-ai-1",
+        "What is quantum computing?",
+        sessionId="session-1",
+        metadata={
+            "requester": {"name": "ai-chatbot"},
+            "executor": {"name": "research-agent"},
+            "skill_used": "research-topic",
+            "user_id": "user-1",
+        },
+    )
     task = rpc(client, society_ai.url, "tasks/send", params)["result"]
     assert task["id"] == "t-ai-1" and task["sessionId"] == "session-1"
     meta = task["metadata"]
@@ -117,12 +145,16 @@ def test_society_ai_streams_and_resubscribes_with_its_spelling(client: httpx.Cli
         task = w.task_of(w.send("clarify please", task_id="t-ai-2"))
         assert task["status"]["state"] == "input-required"
         assert rpc(client, mock.url, "tasks/resubscribe", {"id": "t-ai-2"})["error"]["code"] == -32601
-        response = client.post(mock.url, json={"jsonrpc": "2.0", "id": 2, "method": "task/resubscribe",
-                                               "params": {"id": "t-ai-2"}})
+        response = client.post(
+            mock.url, json={"jsonrpc": "2.0", "id": 2, "method": "task/resubscribe", "params": {"id": "t-ai-2"}}
+        )
         [event] = parse_sse(response.content)
         assert event.json()["result"]["status"]["state"] == "input-required"
-        with client.stream("POST", mock.url, json={"jsonrpc": "2.0", "id": 3, "method": "tasks/sendSubscribe",
-                                                   "params": send01("t-ai-3", "papers")}) as stream:
+        with client.stream(
+            "POST",
+            mock.url,
+            json={"jsonrpc": "2.0", "id": 3, "method": "tasks/sendSubscribe", "params": send01("t-ai-3", "papers")},
+        ) as stream:
             events = parse_sse(stream.read())
         results = [e.json()["result"] for e in events]
         assert results[1]["status"]["message"]["parts"] == [{"type": "text", "text": "Researching..."}]
@@ -147,8 +179,16 @@ def test_draft_serves_every_method_of_the_01_draft(client: httpx.Client) -> None
         ask = rpc(client, mock.url, "tasks/send", send01("d-2", "request a new phone for me"))["result"]
         assert ask["status"]["message"]["parts"][0]["text"] == "Select a phone type (iPhone/Android)"
         assert rpc(client, mock.url, "tasks/cancel", {"id": "d-2"})["result"]["status"]["state"] == "canceled"
-        with client.stream("POST", mock.url, json={"jsonrpc": "2.0", "id": 9, "method": "tasks/sendSubscribe",
-                                                   "params": send01("d-3", "write a long paper")}) as stream:
+        with client.stream(
+            "POST",
+            mock.url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "tasks/sendSubscribe",
+                "params": send01("d-3", "write a long paper"),
+            },
+        ) as stream:
             results = [e.json()["result"] for e in parse_sse(stream.read())]
         arts = [r["artifact"] for r in results if "artifact" in r]
         assert [(a["append"], a["lastChunk"]) for a in arts] == [(False, False), (True, False), (True, True)]
@@ -183,8 +223,11 @@ def test_orloj_root_path_is_not_an_endpoint(orloj: MockAgent, client: httpx.Clie
 
 
 def test_orloj_streams_named_status_events_with_the_whole_task(orloj: MockAgent, client: httpx.Client) -> None:
-    with client.stream("POST", orloj.url, json={"jsonrpc": "2.0", "id": "s", "method": "tasks/sendSubscribe",
-                                                "params": send01("o-stream", "Summarize")}) as stream:
+    with client.stream(
+        "POST",
+        orloj.url,
+        json={"jsonrpc": "2.0", "id": "s", "method": "tasks/sendSubscribe", "params": send01("o-stream", "Summarize")},
+    ) as stream:
         events = parse_sse(stream.read())
     assert {e.event for e in events} == {"status"}
     tasks = [e.json() for e in events]
@@ -195,8 +238,16 @@ def test_orloj_streams_named_status_events_with_the_whole_task(orloj: MockAgent,
 
 
 def test_orloj_heartbeat_comments(orloj: MockAgent, client: httpx.Client) -> None:
-    with client.stream("POST", orloj.url, json={"jsonrpc": "2.0", "id": "s", "method": "tasks/sendSubscribe",
-                                                "params": send01("o-slow", "slow summary please")}) as stream:
+    with client.stream(
+        "POST",
+        orloj.url,
+        json={
+            "jsonrpc": "2.0",
+            "id": "s",
+            "method": "tasks/sendSubscribe",
+            "params": send01("o-slow", "slow summary please"),
+        },
+    ) as stream:
         raw = stream.read()
     assert b": heartbeat\r\n\r\n" in raw and raw.count(b": heartbeat") >= 3
     assert b"event: status\r\ndata: " in raw
@@ -213,10 +264,14 @@ def test_orloj_rejected_state(orloj: MockAgent, client: httpx.Client) -> None:
 
 def test_orloj_errors_and_notifications(orloj: MockAgent, client: httpx.Client) -> None:
     missing = rpc(client, orloj.url, "tasks/get", {"id": "a2a-task-unknown"}, rid="req-4")
-    assert missing == {"jsonrpc": "2.0", "id": "req-4", "error": {
-        "code": -32001, "message": "task not found", "data": {"task_id": "a2a-task-unknown"}}}
-    response = client.post(orloj.url, json={"jsonrpc": "2.0", "method": "tasks/send",
-                                            "params": send01("o-note", "fire and forget")})
+    assert missing == {
+        "jsonrpc": "2.0",
+        "id": "req-4",
+        "error": {"code": -32001, "message": "task not found", "data": {"task_id": "a2a-task-unknown"}},
+    }
+    response = client.post(
+        orloj.url, json={"jsonrpc": "2.0", "method": "tasks/send", "params": send01("o-note", "fire and forget")}
+    )
     assert response.status_code == 204 and response.content == b""
     for method in ("tasks/pushNotification/set", "tasks/resubscribe"):
         assert rpc(client, orloj.url, method, {"id": "x"})["error"]["code"] == -32601

@@ -17,9 +17,9 @@ from starlette.routing import Route
 
 from inspector.protocol import models as m
 from inspector.protocol.methods import Method
+from inspector.serving.runner import BackgroundServer
 from mock_agent import MockAgent
 from mock_agent.push import is_loopback_url
-from inspector.serving.runner import BackgroundServer
 from test_mock_support import DIALECT_NAMES, Wire
 
 
@@ -68,18 +68,25 @@ def final_state(dialect: str, body: Any) -> str:
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
-def test_push_set_then_updates_are_posted_with_the_token(receiver: tuple[Receiver, str], client: httpx.Client,
-                                                         dialect: str) -> None:
+def test_push_set_then_updates_are_posted_with_the_token(
+    receiver: tuple[Receiver, str], client: httpx.Client, dialect: str
+) -> None:
     rec, url = receiver
     with MockAgent("input-required", dialect="all") as mock:
         w = Wire(client, mock.url, dialect)
         task = w.task_of(w.send("ask", task_id="push-1" if dialect == "0.1" else None))
-        config = m.TaskPushNotificationConfig(task_id=task["id"], push_notification_config=m.PushNotificationConfig(
-            url=url, token="secret-token", id="cfg-1" if dialect != "0.1" else None))
+        config = m.TaskPushNotificationConfig(
+            task_id=task["id"],
+            push_notification_config=m.PushNotificationConfig(
+                url=url, token="secret-token", id="cfg-1" if dialect != "0.1" else None
+            ),
+        )
         stored = w.call(Method.PUSH_SET, config)["result"]
         assert stored["url" if dialect == "1.0" else "pushNotificationConfig"] is not None
-        got = w.call(Method.PUSH_GET, m.PushConfigParams(id=task["id"], push_notification_config_id=
-                                                         None if dialect == "0.1" else "cfg-1"))["result"]
+        got = w.call(
+            Method.PUSH_GET,
+            m.PushConfigParams(id=task["id"], push_notification_config_id=None if dialect == "0.1" else "cfg-1"),
+        )["result"]
         assert (got if dialect == "1.0" else got["pushNotificationConfig"])["token"] == "secret-token"
         assert rec.received == []  # nothing happened to the task yet
 
@@ -115,26 +122,45 @@ def test_push_list_and_delete(client: httpx.Client) -> None:
             w = Wire(client, mock.url, dialect)
             task = w.task_of(w.send("ask"))
             for name in ("a", "b"):
-                w.call(Method.PUSH_SET, m.TaskPushNotificationConfig(task_id=task["id"], push_notification_config=
-                                                                     m.PushNotificationConfig(id=name, url=f"http://127.0.0.1:9/{name}")))
+                w.call(
+                    Method.PUSH_SET,
+                    m.TaskPushNotificationConfig(
+                        task_id=task["id"],
+                        push_notification_config=m.PushNotificationConfig(id=name, url=f"http://127.0.0.1:9/{name}"),
+                    ),
+                )
             listed = w.call(Method.PUSH_LIST, m.PushConfigParams(id=task["id"]))["result"]
             configs = listed["configs"] if dialect == "1.0" else listed
             assert len(configs) == 2
-            assert "error" not in w.call(Method.PUSH_DELETE, m.PushConfigParams(id=task["id"], push_notification_config_id="a"))
+            assert "error" not in w.call(
+                Method.PUSH_DELETE, m.PushConfigParams(id=task["id"], push_notification_config_id="a")
+            )
             listed = w.call(Method.PUSH_LIST, m.PushConfigParams(id=task["id"]))["result"]
             assert len(listed["configs"] if dialect == "1.0" else listed) == 1
             gone = w.call(Method.PUSH_GET, m.PushConfigParams(id=task["id"], push_notification_config_id="a"))
             assert gone["error"]["code"] == -32602
 
 
-@pytest.mark.parametrize("url", ["http://example.com/hook", "http://10.1.2.3/hook", "http://localhost.example.com/x",
-                                 "ftp://127.0.0.1/x", "http://169.254.169.254/latest"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.com/hook",
+        "http://10.1.2.3/hook",
+        "http://localhost.example.com/x",
+        "ftp://127.0.0.1/x",
+        "http://169.254.169.254/latest",
+    ],
+)
 def test_push_to_a_non_loopback_url_is_refused(client: httpx.Client, url: str) -> None:
     with MockAgent("input-required") as mock:
         w = Wire(client, mock.url, "0.3")
         task = w.task_of(w.send("ask"))
-        body = w.call(Method.PUSH_SET, m.TaskPushNotificationConfig(
-            task_id=task["id"], push_notification_config=m.PushNotificationConfig(url=url)))
+        body = w.call(
+            Method.PUSH_SET,
+            m.TaskPushNotificationConfig(
+                task_id=task["id"], push_notification_config=m.PushNotificationConfig(url=url)
+            ),
+        )
         assert body["error"]["code"] == -32602
         assert "loopback" in body["error"]["message"] and "--allow-remote-push" in body["error"]["message"]
 
@@ -144,14 +170,20 @@ def test_allow_remote_push_is_an_explicit_opt_in(client: httpx.Client) -> None:
         w = Wire(client, mock.url, "0.3")
         task = w.task_of(w.send("ask"))
         # The task waits for input, so nothing is ever sent to this address.
-        body = w.call(Method.PUSH_SET, m.TaskPushNotificationConfig(
-            task_id=task["id"], push_notification_config=m.PushNotificationConfig(url="http://example.com/hook")))
+        body = w.call(
+            Method.PUSH_SET,
+            m.TaskPushNotificationConfig(
+                task_id=task["id"], push_notification_config=m.PushNotificationConfig(url="http://example.com/hook")
+            ),
+        )
         assert body["result"]["pushNotificationConfig"]["url"] == "http://example.com/hook"
 
 
 def test_loopback_addresses() -> None:
-    assert all(is_loopback_url(u) for u in ("http://127.0.0.1:1/x", "https://localhost/x", "http://127.9.9.9/",
-                                             "http://[::1]:80/x"))
+    assert all(
+        is_loopback_url(u)
+        for u in ("http://127.0.0.1:1/x", "https://localhost/x", "http://127.9.9.9/", "http://[::1]:80/x")
+    )
     assert not any(is_loopback_url(u) for u in ("http://0.0.0.0/", "http://192.168.1.1/", "http:///x", "not a url"))
 
 
@@ -161,8 +193,12 @@ def test_draft_profile_pushes_in_01(receiver: tuple[Receiver, str], client: http
         w = Wire(client, mock.url, "0.1")
         first = w.task_of(w.send("request a new phone for me", task_id="phone-1"))
         assert first["status"]["state"] == "input-required"
-        set_body = w.call(Method.PUSH_SET, m.TaskPushNotificationConfig(
-            task_id="phone-1", push_notification_config=m.PushNotificationConfig(url=url, token="draft")))
+        set_body = w.call(
+            Method.PUSH_SET,
+            m.TaskPushNotificationConfig(
+                task_id="phone-1", push_notification_config=m.PushNotificationConfig(url=url, token="draft")
+            ),
+        )
         assert set_body["result"] == {"id": "phone-1", "pushNotificationConfig": {"url": url, "token": "draft"}}
         done = w.task_of(w.send("Android", task_id="phone-1"))
         assert "Android device" in w.artifact_text(done)

@@ -29,28 +29,46 @@ DIALECTS = ["1.0", "0.3"]
 BINDINGS = ["JSONRPC", "HTTP+JSON", "GRPC"]
 #: What the SDK's client cannot send over a binding (it raises NotImplementedError).
 SDK_LACKS = {("0.3", "HTTP+JSON"): {Method.PUSH_LIST, Method.PUSH_DELETE}}
-TRANSPORT = {("1.0", "JSONRPC"): "JsonRpcTransport", ("0.3", "JSONRPC"): "CompatJsonRpcTransport",
-             ("1.0", "HTTP+JSON"): "RestTransport", ("0.3", "HTTP+JSON"): "CompatRestTransport",
-             ("1.0", "GRPC"): "GrpcTransport", ("0.3", "GRPC"): "CompatGrpcTransport"}
+TRANSPORT = {
+    ("1.0", "JSONRPC"): "JsonRpcTransport",
+    ("0.3", "JSONRPC"): "CompatJsonRpcTransport",
+    ("1.0", "HTTP+JSON"): "RestTransport",
+    ("0.3", "HTTP+JSON"): "CompatRestTransport",
+    ("1.0", "GRPC"): "GrpcTransport",
+    ("0.3", "GRPC"): "CompatGrpcTransport",
+}
 HOOK = "http://127.0.0.1:9/hook"
 
 SCENARIO: dict[str, Any] = {
     "name": "sdk-interop",
-    "card": {"name": "Interop Agent", "description": "Every method, for the a2a-sdk client.", "version": "1.0.0",
-             "capabilities": {"streaming": True, "pushNotifications": True, "extendedAgentCard": True},
-             "supportsAuthenticatedExtendedCard": True,
-             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-             "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}]},
+    "card": {
+        "name": "Interop Agent",
+        "description": "Every method, for the a2a-sdk client.",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True, "pushNotifications": True, "extendedAgentCard": True},
+        "supportsAuthenticatedExtendedCard": True,
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "Echo", "description": "Echoes.", "tags": ["echo"]}],
+    },
     "extended_card": {"name": "Interop Agent (extended)", "description": "More.", "version": "1.0.0"},
     "rules": [
-        {"when": {"text": "^hold"}, "script": [
-            {"status": "working", "message": "holding"}, {"hold": "sdk", "until": "message", "timeout": 60},
-            {"artifact": {"id": "echo", "name": "echo", "text": "echo: {text}"}},
-            {"status": "completed", "message": "done"}]},
-        {"script": [
-            {"status": "working", "message": "echoing"},
-            {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}"]}},
-            {"status": "completed", "message": "done"}]},
+        {
+            "when": {"text": "^hold"},
+            "script": [
+                {"status": "working", "message": "holding"},
+                {"hold": "sdk", "until": "message", "timeout": 60},
+                {"artifact": {"id": "echo", "name": "echo", "text": "echo: {text}"}},
+                {"status": "completed", "message": "done"},
+            ],
+        },
+        {
+            "script": [
+                {"status": "working", "message": "echoing"},
+                {"chunks": {"id": "echo", "name": "echo", "texts": ["echo: ", "{text}"]}},
+                {"status": "completed", "message": "done"},
+            ]
+        },
     ],
 }
 
@@ -70,8 +88,9 @@ class Rewrite(httpx.AsyncBaseTransport):
             self.edit(body)
             content = json.dumps(body).encode()
             headers = [(k, v) for k, v in request.headers.items() if k.lower() != "content-length"]
-            request = httpx.Request("POST", request.url, headers=[*headers, ("content-length", str(len(content)))],
-                                    content=content)
+            request = httpx.Request(
+                "POST", request.url, headers=[*headers, ("content-length", str(len(content)))], content=content
+            )
         return await self.inner.handle_async_request(request)
 
     async def aclose(self) -> None:
@@ -79,8 +98,9 @@ class Rewrite(httpx.AsyncBaseTransport):
 
 
 @asynccontextmanager
-async def sdk_client(mock: MockAgent, *, streaming: bool, rewrite: Rewrite | None = None,
-                     binding: str = "JSONRPC") -> AsyncIterator[Any]:
+async def sdk_client(
+    mock: MockAgent, *, streaming: bool, rewrite: Rewrite | None = None, binding: str = "JSONRPC"
+) -> AsyncIterator[Any]:
     """The SDK's client for ``mock``, made as its users make it: from the card, the
     interface of ``binding`` picked by the SDK's own factory."""
     import grpc
@@ -88,8 +108,12 @@ async def sdk_client(mock: MockAgent, *, streaming: bool, rewrite: Rewrite | Non
 
     _sdk_compat_grpc()
     async with httpx.AsyncClient(timeout=30, transport=rewrite or httpx.AsyncHTTPTransport()) as http:
-        config = ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=[binding],
-                              grpc_channel_factory=grpc.aio.insecure_channel)
+        config = ClientConfig(
+            streaming=streaming,
+            httpx_client=http,
+            supported_protocol_bindings=[binding],
+            grpc_channel_factory=grpc.aio.insecure_channel,
+        )
         client = await ClientFactory(config).create_from_url(mock.base_url)
         try:
             yield client
@@ -152,23 +176,28 @@ async def test_every_method_the_sdk_sends_is_accepted(dialect: str, binding: str
             got = await client.get_task(pb.GetTaskRequest(id=task.id, history_length=1))
             assert got.id == task.id and len(got.history) == 1
             if dialect == "1.0":
-                listed = await client.list_tasks(pb.ListTasksRequest(page_size=10, status=S.TASK_STATE_COMPLETED,
-                                                                     context_id=task.context_id))
+                listed = await client.list_tasks(
+                    pb.ListTasksRequest(page_size=10, status=S.TASK_STATE_COMPLETED, context_id=task.context_id)
+                )
                 assert [t.id for t in listed.tasks] == [task.id]
             made = await client.create_task_push_notification_config(
-                pb.TaskPushNotificationConfig(task_id=task.id, id="cfg-1", url=HOOK, token="tok"))
+                pb.TaskPushNotificationConfig(task_id=task.id, id="cfg-1", url=HOOK, token="tok")
+            )
             assert (made.task_id, made.id, made.url) == (task.id, "cfg-1", HOOK)
             fetched = await client.get_task_push_notification_config(
-                pb.GetTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
+                pb.GetTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1")
+            )
             assert fetched.url == HOOK and fetched.token == "tok"
             lacks = SDK_LACKS.get((dialect, binding), set())
             if Method.PUSH_LIST not in lacks:
                 configs = await client.list_task_push_notification_configs(
-                    pb.ListTaskPushNotificationConfigsRequest(task_id=task.id))
+                    pb.ListTaskPushNotificationConfigsRequest(task_id=task.id)
+                )
                 assert [c.id for c in configs.configs] == ["cfg-1"]
             if Method.PUSH_DELETE not in lacks:
                 await client.delete_task_push_notification_config(
-                    pb.DeleteTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
+                    pb.DeleteTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1")
+                )
             extended = await client.get_extended_agent_card(pb.GetExtendedAgentCardRequest())
             assert extended.name == "Interop Agent (extended)"
             # A live task: cancel it.
@@ -206,8 +235,11 @@ async def test_every_method_the_sdk_sends_is_accepted(dialect: str, binding: str
         assert {r["rpc"] for r in requests} == set(RPCS[dialect])
     else:
         # (The SDK subscribes with POST.)
-        expected = {f"{'POST' if method is Method.RESUBSCRIBE else verb} {_route(path)}"
-                    for method, (verb, path) in REST_ROUTES[dialect].items() if method not in lacks}
+        expected = {
+            f"{'POST' if method is Method.RESUBSCRIBE else verb} {_route(path)}"
+            for method, (verb, path) in REST_ROUTES[dialect].items()
+            if method not in lacks
+        }
         assert {f"{r['route'].split(' ')[0]} {_route(r['route'].split(' ')[1])}" for r in requests} == expected
 
 
@@ -230,13 +262,25 @@ async def _blocking(mock: MockAgent, request: Any, binding: str = "JSONRPC") -> 
 
 
 CALLS = {
-    "SendMessage": "send", "message/send": "send", "SendStreamingMessage": "stream", "message/stream": "stream",
-    "GetTask": "get", "tasks/get": "get", "CancelTask": "cancel", "tasks/cancel": "cancel",
-    "SubscribeToTask": "subscribe", "tasks/resubscribe": "subscribe", "ListTasks": "list",
-    "CreateTaskPushNotificationConfig": "push-set", "tasks/pushNotificationConfig/set": "push-set",
-    "GetTaskPushNotificationConfig": "push-get", "tasks/pushNotificationConfig/get": "push-get",
-    "ListTaskPushNotificationConfigs": "push-list", "tasks/pushNotificationConfig/list": "push-list",
-    "DeleteTaskPushNotificationConfig": "push-delete", "tasks/pushNotificationConfig/delete": "push-delete",
+    "SendMessage": "send",
+    "message/send": "send",
+    "SendStreamingMessage": "stream",
+    "message/stream": "stream",
+    "GetTask": "get",
+    "tasks/get": "get",
+    "CancelTask": "cancel",
+    "tasks/cancel": "cancel",
+    "SubscribeToTask": "subscribe",
+    "tasks/resubscribe": "subscribe",
+    "ListTasks": "list",
+    "CreateTaskPushNotificationConfig": "push-set",
+    "tasks/pushNotificationConfig/set": "push-set",
+    "GetTaskPushNotificationConfig": "push-get",
+    "tasks/pushNotificationConfig/get": "push-get",
+    "ListTaskPushNotificationConfigs": "push-list",
+    "tasks/pushNotificationConfig/list": "push-list",
+    "DeleteTaskPushNotificationConfig": "push-delete",
+    "tasks/pushNotificationConfig/delete": "push-delete",
     "GetExtendedAgentCard": "card",
 }
 
@@ -263,7 +307,8 @@ async def call(client: Any, what: str) -> None:
         await client.list_task_push_notification_configs(pb.ListTaskPushNotificationConfigsRequest(task_id="x"))
     elif what == "push-delete":
         await client.delete_task_push_notification_config(
-            pb.DeleteTaskPushNotificationConfigRequest(task_id="x", id="c"))
+            pb.DeleteTaskPushNotificationConfigRequest(task_id="x", id="c")
+        )
     else:
         await client.get_extended_agent_card(pb.GetExtendedAgentCardRequest())
 

@@ -105,25 +105,50 @@ REFUSED = [
     ("1.0", "SendMessage", {"message": msg10(role="user")}, -32602, "$.params.message.role"),
     ("1.0", "SendMessage", {"message": msg10(parts=[])}, -32602, "$.params.message.parts"),
     ("1.0", "SendMessage", {"message": without(msg10(), "parts")}, -32602, "$.params.message.parts"),
-    ("1.0", "SendMessage", {"message": msg10(parts=[{"text": "a", "url": "http://x.invalid/a"}])}, -32602,
-     "$.params.message.parts[0]"),
+    (
+        "1.0",
+        "SendMessage",
+        {"message": msg10(parts=[{"text": "a", "url": "http://x.invalid/a"}])},
+        -32602,
+        "$.params.message.parts[0]",
+    ),
     ("1.0", "SendMessage", {"message": msg10(parts=[{"filename": "a.txt"}])}, -32602, "$.params.message.parts[0]"),
-    ("1.0", "SendMessage", {"message": msg10(parts=[{"raw": "not base64!"}])}, -32602,
-     "$.params.message.parts[0].raw"),
+    ("1.0", "SendMessage", {"message": msg10(parts=[{"raw": "not base64!"}])}, -32602, "$.params.message.parts[0].raw"),
     ("1.0", "SendMessage", {"message": msg10(parts=[{"text": 5}])}, -32602, "$.params.message.parts[0].text"),
     ("1.0", "SendMessage", {"message": msg10(metadata=[1])}, -32602, "$.params.message.metadata"),
-    ("1.0", "SendMessage", {"message": msg10(), "configuration": {"historyLength": -1}}, -32602,
-     "$.params.configuration.historyLength"),
-    ("1.0", "SendMessage", {"message": msg10(), "configuration": {"returnImmediately": "yes"}}, -32602,
-     "$.params.configuration.returnImmediately"),
-    ("1.0", "SendMessage", {"message": msg10(), "configuration": {"taskPushNotificationConfig": {"token": "t"}}},
-     -32602, "$.params.configuration.taskPushNotificationConfig.url"),
-    ("1.0", "SendMessage", {"message": msg10(), "configuration": {"taskPushNotificationConfig": {
-        "url": URL, "authentication": {"credentials": "c"}}}}, -32602,
-     "$.params.configuration.taskPushNotificationConfig.authentication.scheme"),
+    (
+        "1.0",
+        "SendMessage",
+        {"message": msg10(), "configuration": {"historyLength": -1}},
+        -32602,
+        "$.params.configuration.historyLength",
+    ),
+    (
+        "1.0",
+        "SendMessage",
+        {"message": msg10(), "configuration": {"returnImmediately": "yes"}},
+        -32602,
+        "$.params.configuration.returnImmediately",
+    ),
+    (
+        "1.0",
+        "SendMessage",
+        {"message": msg10(), "configuration": {"taskPushNotificationConfig": {"token": "t"}}},
+        -32602,
+        "$.params.configuration.taskPushNotificationConfig.url",
+    ),
+    (
+        "1.0",
+        "SendMessage",
+        {
+            "message": msg10(),
+            "configuration": {"taskPushNotificationConfig": {"url": URL, "authentication": {"credentials": "c"}}},
+        },
+        -32602,
+        "$.params.configuration.taskPushNotificationConfig.authentication.scheme",
+    ),
     ("1.0", "SendMessage", {"message": {**msg10(), "message_id": "again"}}, -32602, "$.params.message.messageId"),
-    ("1.0", "SendStreamingMessage", {"message": without(msg10(), "messageId")}, -32602,
-     "$.params.message.messageId"),
+    ("1.0", "SendStreamingMessage", {"message": without(msg10(), "messageId")}, -32602, "$.params.message.messageId"),
     ("1.0", "SendStreamingMessage", {"message": msg10(parts=[])}, -32602, "$.params.message.parts"),
     ("1.0", "GetTask", {}, -32602, "$.params.id"),
     ("1.0", "GetTask", {"id": ""}, -32602, "$.params.id"),
@@ -146,8 +171,13 @@ REFUSED = [
     ("1.0", "ListTasks", {"status": 9}, -32602, "$.params.status"),
     ("1.0", "ListTasks", {"includeArtifacts": "true"}, -32602, "$.params.includeArtifacts"),
     ("1.0", "CreateTaskPushNotificationConfig", {"taskId": T}, -32602, "$.params.url"),
-    ("1.0", "CreateTaskPushNotificationConfig", {"taskId": T, "url": URL, "authentication": {}}, -32602,
-     "$.params.authentication.scheme"),
+    (
+        "1.0",
+        "CreateTaskPushNotificationConfig",
+        {"taskId": T, "url": URL, "authentication": {}},
+        -32602,
+        "$.params.authentication.scheme",
+    ),
     ("1.0", "GetTaskPushNotificationConfig", {"taskId": T}, -32602, "$.params.id"),
     ("1.0", "GetTaskPushNotificationConfig", {"id": "c"}, -32602, "$.params.taskId"),
     ("1.0", "ListTaskPushNotificationConfigs", {}, -32602, "$.params.taskId"),
@@ -166,17 +196,42 @@ REFUSED = [
     ("0.3", "message/send", {"message": without(msg03(), "parts")}, -32600, "$.params.message.parts"),
     ("0.3", "message/send", {"message": msg03(parts=[])}, -32602, "$.params.message.parts"),
     ("0.3", "message/send", {"message": msg03(parts=[{"text": "hi"}])}, -32600, "$.params.message.parts[0].kind"),
-    ("0.3", "message/send", {"message": msg03(parts=[{"kind": "image", "text": "hi"}])}, -32600,
-     "$.params.message.parts[0].kind"),
+    (
+        "0.3",
+        "message/send",
+        {"message": msg03(parts=[{"kind": "image", "text": "hi"}])},
+        -32600,
+        "$.params.message.parts[0].kind",
+    ),
     ("0.3", "message/send", {"message": msg03(parts=[{"kind": "text"}])}, -32600, "$.params.message.parts[0].text"),
-    ("0.3", "message/send", {"message": msg03(parts=[{"kind": "file", "file": {"name": "a"}}])}, -32600,
-     "$.params.message.parts[0].file"),
-    ("0.3", "message/send", {"message": msg03(parts=[{"kind": "data", "data": [1, 2]}])}, -32600,
-     "$.params.message.parts[0].data"),
-    ("0.3", "message/send", {"message": msg03(), "configuration": {"historyLength": -1}}, -32602,
-     "$.params.configuration.historyLength"),
-    ("0.3", "message/send", {"message": msg03(), "configuration": {"pushNotificationConfig": {"token": "t"}}},
-     -32600, "$.params.configuration.pushNotificationConfig.url"),
+    (
+        "0.3",
+        "message/send",
+        {"message": msg03(parts=[{"kind": "file", "file": {"name": "a"}}])},
+        -32600,
+        "$.params.message.parts[0].file",
+    ),
+    (
+        "0.3",
+        "message/send",
+        {"message": msg03(parts=[{"kind": "data", "data": [1, 2]}])},
+        -32600,
+        "$.params.message.parts[0].data",
+    ),
+    (
+        "0.3",
+        "message/send",
+        {"message": msg03(), "configuration": {"historyLength": -1}},
+        -32602,
+        "$.params.configuration.historyLength",
+    ),
+    (
+        "0.3",
+        "message/send",
+        {"message": msg03(), "configuration": {"pushNotificationConfig": {"token": "t"}}},
+        -32600,
+        "$.params.configuration.pushNotificationConfig.url",
+    ),
     ("0.3", "message/stream", {"message": without(msg03(), "messageId")}, -32600, "$.params.message.messageId"),
     ("0.3", "message/stream", {"message": msg03(parts=[])}, -32602, "$.params.message.parts"),
     ("0.3", "tasks/get", {}, -32600, "$.params.id"),
@@ -186,9 +241,13 @@ REFUSED = [
     ("0.3", "tasks/resubscribe", {}, -32600, "$.params.id"),
     ("0.3", "tasks/pushNotificationConfig/set", {"taskId": T}, -32600, "$.params.pushNotificationConfig"),
     ("0.3", "tasks/pushNotificationConfig/set", {"pushNotificationConfig": {"url": URL}}, -32600, "$.params.taskId"),
-    ("0.3", "tasks/pushNotificationConfig/set", {"taskId": T, "pushNotificationConfig": {
-        "url": URL, "authentication": {"credentials": "c"}}}, -32600,
-     "$.params.pushNotificationConfig.authentication.schemes"),
+    (
+        "0.3",
+        "tasks/pushNotificationConfig/set",
+        {"taskId": T, "pushNotificationConfig": {"url": URL, "authentication": {"credentials": "c"}}},
+        -32600,
+        "$.params.pushNotificationConfig.authentication.schemes",
+    ),
     ("0.3", "tasks/pushNotificationConfig/get", {}, -32600, "$.params.id"),
     ("0.3", "tasks/pushNotificationConfig/list", {}, -32600, "$.params.id"),
     ("0.3", "tasks/pushNotificationConfig/delete", {"id": T}, -32600, "$.params.pushNotificationConfigId"),
@@ -198,18 +257,33 @@ REFUSED = [
     ("0.1", "tasks/send", {"id": T}, -32602, "$.params.message"),
     ("0.1", "tasks/send", {"id": T, "message": without(msg01(), "role")}, -32602, "$.params.message.role"),
     ("0.1", "tasks/send", {"id": T, "message": without(msg01(), "parts")}, -32602, "$.params.message.parts"),
-    ("0.1", "tasks/send", {"id": T, "message": msg01(parts=[{"text": "hi"}])}, -32602,
-     "$.params.message.parts[0].type"),
-    ("0.1", "tasks/send", {"id": T, "message": msg01(parts=[{"type": "data", "data": "x"}])}, -32602,
-     "$.params.message.parts[0].data"),
+    (
+        "0.1",
+        "tasks/send",
+        {"id": T, "message": msg01(parts=[{"text": "hi"}])},
+        -32602,
+        "$.params.message.parts[0].type",
+    ),
+    (
+        "0.1",
+        "tasks/send",
+        {"id": T, "message": msg01(parts=[{"type": "data", "data": "x"}])},
+        -32602,
+        "$.params.message.parts[0].data",
+    ),
     ("0.1", "tasks/send", {"id": T, "message": msg01(), "historyLength": -1}, -32602, "$.params.historyLength"),
     ("0.1", "tasks/sendSubscribe", {"id": T, "message": without(msg01(), "role")}, -32602, "$.params.message.role"),
     ("0.1", "tasks/get", {"id": T, "historyLength": -3}, -32602, "$.params.historyLength"),
     ("0.1", "tasks/cancel", {}, -32602, "$.params.id"),
     ("0.1", "tasks/resubscribe", {}, -32602, "$.params.id"),
     ("0.1", "tasks/pushNotification/set", {"id": T}, -32602, "$.params.pushNotificationConfig"),
-    ("0.1", "tasks/pushNotification/set", {"id": T, "pushNotificationConfig": {
-        "url": URL, "authentication": {}}}, -32602, "$.params.pushNotificationConfig.authentication.schemes"),
+    (
+        "0.1",
+        "tasks/pushNotification/set",
+        {"id": T, "pushNotificationConfig": {"url": URL, "authentication": {}}},
+        -32602,
+        "$.params.pushNotificationConfig.authentication.schemes",
+    ),
     ("0.1", "tasks/pushNotification/get", {}, -32602, "$.params.id"),
 ]
 
@@ -246,8 +320,10 @@ def test_every_method_of_every_dialect_has_a_refusal() -> None:
 
 def test_a_notification_is_not_answered_even_when_refused(strict: MockAgent, client: httpx.Client) -> None:
     before = len(strict.tasks)
-    response = client.post(strict.url, json={"jsonrpc": "2.0", "method": "message/send",
-                                             "params": {"message": without(msg03(), "messageId")}})
+    response = client.post(
+        strict.url,
+        json={"jsonrpc": "2.0", "method": "message/send", "params": {"message": without(msg03(), "messageId")}},
+    )
     assert response.status_code == 204 and response.content == b""
     assert len(strict.tasks) == before
 
@@ -256,29 +332,61 @@ def test_a_notification_is_not_answered_even_when_refused(strict: MockAgent, cli
 
 
 ACCEPTED = [
-    ("1.0", "SendMessage", {"message": msg10(parts=[{"raw": "aGk=", "filename": "hi.txt", "mediaType": "text/plain"},
-                                                    {"url": "http://x.invalid/a"}, {"data": [1, "two"]},
-                                                    {"text": "hi", "metadata": {"k": 1}}]),
-                            "configuration": {"historyLength": 0, "returnImmediately": False,
-                                              "acceptedOutputModes": ["text/plain"]}, "metadata": {"a": 1}}),
+    (
+        "1.0",
+        "SendMessage",
+        {
+            "message": msg10(
+                parts=[
+                    {"raw": "aGk=", "filename": "hi.txt", "mediaType": "text/plain"},
+                    {"url": "http://x.invalid/a"},
+                    {"data": [1, "two"]},
+                    {"text": "hi", "metadata": {"k": 1}},
+                ]
+            ),
+            "configuration": {"historyLength": 0, "returnImmediately": False, "acceptedOutputModes": ["text/plain"]},
+            "metadata": {"a": 1},
+        },
+    ),
     ("1.0", "SendMessage", {"message": msg10(role=1, parts=[{"raw": "aGk"}])}),  # enum number, unpadded base64
-    ("1.0", "ListTasks", {"pageSize": 1, "historyLength": 0, "status": "TASK_STATE_COMPLETED",
-                          "statusTimestampAfter": "2000-01-01T00:00:00.5+02:00", "includeArtifacts": True}),
+    (
+        "1.0",
+        "ListTasks",
+        {
+            "pageSize": 1,
+            "historyLength": 0,
+            "status": "TASK_STATE_COMPLETED",
+            "statusTimestampAfter": "2000-01-01T00:00:00.5+02:00",
+            "includeArtifacts": True,
+        },
+    ),
     ("1.0", "ListTasks", {"pageSize": "100", "status": "TASK_STATE_UNSPECIFIED"}),
     ("1.0", "ListTasks", ...),
     ("1.0", "GetExtendedAgentCard", ...),
-    ("0.3", "message/send", {"message": msg03(parts=[{"kind": "file", "file": {"uri": "http://x.invalid/a"}},
-                                                    {"kind": "data", "data": {"rows": 2}}], contextId=None),
-                             "configuration": {"historyLength": 0, "blocking": True}}),
+    (
+        "0.3",
+        "message/send",
+        {
+            "message": msg03(
+                parts=[{"kind": "file", "file": {"uri": "http://x.invalid/a"}}, {"kind": "data", "data": {"rows": 2}}],
+                contextId=None,
+            ),
+            "configuration": {"historyLength": 0, "blocking": True},
+        },
+    ),
     ("0.3", "agent/getAuthenticatedExtendedCard", ...),
-    ("0.1", "tasks/send", {"id": f"t-{uuid.uuid4().hex[:8]}", "sessionId": "s", "historyLength": 0,
-                           "message": msg01(parts=[])}),  # the 0.1 schema has no minItems
+    (
+        "0.1",
+        "tasks/send",
+        {"id": f"t-{uuid.uuid4().hex[:8]}", "sessionId": "s", "historyLength": 0, "message": msg01(parts=[])},
+    ),  # the 0.1 schema has no minItems
 ]
 
 
 @pytest.mark.parametrize("case", ACCEPTED, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(ACCEPTED)])
-def test_strict_accepts_what_the_schema_allows(by_dialect: dict[str, MockAgent], client: httpx.Client,
-                                               case: tuple[Any, ...]) -> None:
+def test_strict_accepts_what_the_schema_allows(
+    by_dialect: dict[str, MockAgent], client: httpx.Client, case: tuple[Any, ...]
+) -> None:
     dialect, method, params = case
     body = rpc(client, by_dialect[dialect], dialect, method, params)
     if method in ("GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard"):
@@ -328,8 +436,9 @@ def test_the_card_says_which_mode_is_on(client: httpx.Client, lenient_: bool | N
 
 
 def test_the_cli_help_names_the_lenient_switch() -> None:
-    text = subprocess.run([sys.executable, "-m", "mock_agent.cli", "--help"], capture_output=True, text=True,
-                          check=True).stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "mock_agent.cli", "--help"], capture_output=True, text=True, check=True
+    ).stdout
     assert "--lenient" in text and "urn:a2a-mock:request-validation" in " ".join(text.split())
 
 
@@ -337,41 +446,88 @@ def test_the_cli_help_names_the_lenient_switch() -> None:
 
 
 def test_proto_field_names_are_accepted_in_every_10_method(strict: MockAgent, client: httpx.Client) -> None:
-    sent = rpc(client, strict, "1.0", "SendMessage", {
-        "message": {"role": "ROLE_USER", "message_id": mid(), "parts": [{"text": "hi", "media_type": "text/plain"}],
-                    "reference_task_ids": [], "metadata": {"skill_id": "kept", "nested": {"page_size": 1}}},
-        "configuration": {"history_length": 5, "return_immediately": False, "accepted_output_modes": ["text/plain"],
-                          "task_push_notification_config": {"url": URL, "token": "tok"}}})["result"]["task"]
+    sent = rpc(
+        client,
+        strict,
+        "1.0",
+        "SendMessage",
+        {
+            "message": {
+                "role": "ROLE_USER",
+                "message_id": mid(),
+                "parts": [{"text": "hi", "media_type": "text/plain"}],
+                "reference_task_ids": [],
+                "metadata": {"skill_id": "kept", "nested": {"page_size": 1}},
+            },
+            "configuration": {
+                "history_length": 5,
+                "return_immediately": False,
+                "accepted_output_modes": ["text/plain"],
+                "task_push_notification_config": {"url": URL, "token": "tok"},
+            },
+        },
+    )["result"]["task"]
     task_id = sent["id"]
     user = sent["history"][0]
     assert user["metadata"] == {"skill_id": "kept", "nested": {"page_size": 1}}  # free-form values untouched
     assert user["parts"][0] == {"text": "hi", "mediaType": "text/plain"}
     assert rpc(client, strict, "1.0", "GetTask", {"id": task_id, "history_length": 0})["result"].get("history") is None
-    listed = rpc(client, strict, "1.0", "ListTasks", {"page_size": 1, "context_id": sent["contextId"],
-                                                      "include_artifacts": True, "history_length": 1,
-                                                      "status_timestamp_after": "2000-01-01T00:00:00Z"})["result"]
+    listed = rpc(
+        client,
+        strict,
+        "1.0",
+        "ListTasks",
+        {
+            "page_size": 1,
+            "context_id": sent["contextId"],
+            "include_artifacts": True,
+            "history_length": 1,
+            "status_timestamp_after": "2000-01-01T00:00:00Z",
+        },
+    )["result"]
     assert [t["id"] for t in listed["tasks"]] == [task_id] and listed["pageSize"] == 1
-    made = rpc(client, strict, "1.0", "CreateTaskPushNotificationConfig",
-               {"task_id": task_id, "id": "cfg", "url": URL})["result"]
+    made = rpc(
+        client, strict, "1.0", "CreateTaskPushNotificationConfig", {"task_id": task_id, "id": "cfg", "url": URL}
+    )["result"]
     assert made["taskId"] == task_id and made["id"] == "cfg"
     got = rpc(client, strict, "1.0", "GetTaskPushNotificationConfig", {"task_id": task_id, "id": "cfg"})["result"]
     assert got["url"] == URL
     configs = rpc(client, strict, "1.0", "ListTaskPushNotificationConfigs", {"task_id": task_id})["result"]
     assert {c["id"] for c in configs["configs"]} == {"cfg", task_id}
-    assert rpc(client, strict, "1.0", "DeleteTaskPushNotificationConfig",
-               {"task_id": task_id, "id": "cfg"})["result"] == {}
+    assert (
+        rpc(client, strict, "1.0", "DeleteTaskPushNotificationConfig", {"task_id": task_id, "id": "cfg"})["result"]
+        == {}
+    )
 
 
 def test_proto_field_names_are_accepted_in_03(strict: MockAgent, client: httpx.Client) -> None:
-    sent = rpc(client, strict, "0.3", "message/send", {
-        "message": {"kind": "message", "role": "user", "message_id": mid(), "parts": [{"kind": "text", "text": "x"}]},
-        "configuration": {"history_length": 1}})["result"]
+    sent = rpc(
+        client,
+        strict,
+        "0.3",
+        "message/send",
+        {
+            "message": {
+                "kind": "message",
+                "role": "user",
+                "message_id": mid(),
+                "parts": [{"kind": "text", "text": "x"}],
+            },
+            "configuration": {"history_length": 1},
+        },
+    )["result"]
     assert len(sent["history"]) == 1
     task_id = sent["id"]
-    rpc(client, strict, "0.3", "tasks/pushNotificationConfig/set",
-        {"task_id": task_id, "push_notification_config": {"url": URL, "id": "c1"}})
-    got = rpc(client, strict, "0.3", "tasks/pushNotificationConfig/get",
-              {"id": task_id, "push_notification_config_id": "c1"})["result"]
+    rpc(
+        client,
+        strict,
+        "0.3",
+        "tasks/pushNotificationConfig/set",
+        {"task_id": task_id, "push_notification_config": {"url": URL, "id": "c1"}},
+    )
+    got = rpc(
+        client, strict, "0.3", "tasks/pushNotificationConfig/get", {"id": task_id, "push_notification_config_id": "c1"}
+    )["result"]
     assert got["pushNotificationConfig"]["id"] == "c1"
 
 
@@ -384,8 +540,12 @@ def test_status_timestamp_after_filters_at_or_after(strict: MockAgent, client: h
     stamp = task["status"]["timestamp"]
 
     def listed(after: str) -> list[str]:
-        return [t["id"] for t in rpc(client, strict, "1.0", "ListTasks",
-                                     {"contextId": context, "statusTimestampAfter": after})["result"]["tasks"]]
+        return [
+            t["id"]
+            for t in rpc(client, strict, "1.0", "ListTasks", {"contextId": context, "statusTimestampAfter": after})[
+                "result"
+            ]["tasks"]
+        ]
 
     assert listed(stamp) == [task["id"]]  # greater than or equal
     assert listed("1999-12-31T23:00:00-01:00") == [task["id"]]
@@ -397,8 +557,12 @@ def test_list_status_filter_and_unspecified(strict: MockAgent, client: httpx.Cli
     task = rpc(client, strict, "1.0", "SendMessage", {"message": msg10(contextId=context)})["result"]["task"]
 
     def listed(status: Any) -> list[str]:
-        return [t["id"] for t in rpc(client, strict, "1.0", "ListTasks",
-                                     {"contextId": context, "status": status})["result"]["tasks"]]
+        return [
+            t["id"]
+            for t in rpc(client, strict, "1.0", "ListTasks", {"contextId": context, "status": status})["result"][
+                "tasks"
+            ]
+        ]
 
     assert listed("TASK_STATE_COMPLETED") == [task["id"]] == listed(3)
     assert listed("TASK_STATE_WORKING") == []

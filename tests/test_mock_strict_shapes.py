@@ -125,10 +125,12 @@ def test_0x_request_objects_match_the_json_schema(dialect: str, file: str) -> No
                 assert spec.type == Ref(_ref(node)) or (dialect, spec.type.shape) in UNIONS, (name, field)
             elif node.get("type") == "array":
                 assert type(spec.type) is ListOf, (name, field)
-            elif "enum" in node or "const" in node and field != shape.tag:
+            elif "enum" in node or ("const" in node and field != shape.tag):
                 values = node.get("enum") or [node["const"]]
-                assert type(spec.type) is Enum and set(spec.type.values) == set(values) or spec.type is STRING, \
-                    (name, field)
+                assert (type(spec.type) is Enum and set(spec.type.values) == set(values)) or spec.type is STRING, (
+                    name,
+                    field,
+                )
 
 
 @pytest.mark.parametrize(("dialect", "file"), [("0.3", "a2a-v0.3.0.json"), ("0.1", "a2a-v0.1.0.json")])

@@ -28,7 +28,7 @@ TERMINAL_WIRE = {
 
 
 def wire_state(dialect: str, state: str) -> str:
-    """"completed" as ``dialect`` spells it."""
+    """ "completed" as ``dialect`` spells it."""
     if dialect == "1.0":
         return "TASK_STATE_" + state.upper().replace("-", "_")
     return state
@@ -80,12 +80,25 @@ class Wire:
             headers["accept"] = "text/event-stream"
         return headers
 
-    def message(self, text: str | None = None, *, parts: list[Any] | None = None, task_id: str | None = None,
-                context_id: str | None = None, metadata: dict[str, Any] | None = None) -> m.Message:
+    def message(
+        self,
+        text: str | None = None,
+        *,
+        parts: list[Any] | None = None,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> m.Message:
         if parts is None:
             parts = [m.TextPart(text=text or "")]
-        return m.Message(role=m.Role.USER, parts=parts, message_id=f"m-{uuid.uuid4().hex[:8]}",
-                         task_id=task_id, context_id=context_id, metadata=metadata)
+        return m.Message(
+            role=m.Role.USER,
+            parts=parts,
+            message_id=f"m-{uuid.uuid4().hex[:8]}",
+            task_id=task_id,
+            context_id=context_id,
+            metadata=metadata,
+        )
 
     def request(self, method: Method, params: Any) -> dict[str, Any]:
         return self.codec.encode_request(method, params, next(self._ids))
@@ -98,11 +111,19 @@ class Wire:
         assert response.status_code == 200, response.text
         return response.json()
 
-    def send(self, text: str | None = None, *, configuration: dict[str, Any] | None = None,
-             params_metadata: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
-        params = m.SendParams(message=self.message(text, **kw),
-                              configuration=m.SendConfiguration(**configuration) if configuration else None,
-                              metadata=params_metadata)
+    def send(
+        self,
+        text: str | None = None,
+        *,
+        configuration: dict[str, Any] | None = None,
+        params_metadata: dict[str, Any] | None = None,
+        **kw: Any,
+    ) -> dict[str, Any]:
+        params = m.SendParams(
+            message=self.message(text, **kw),
+            configuration=m.SendConfiguration(**configuration) if configuration else None,
+            metadata=params_metadata,
+        )
         return self.call(Method.SEND, params)
 
     def stream(self, text: str | None = None, **kw: Any) -> tuple[httpx.Response, list[SSE]]:
@@ -110,10 +131,13 @@ class Wire:
         return self.stream_call(Method.STREAM, params)
 
     def stream_call(self, method: Method, params: Any) -> tuple[httpx.Response, list[SSE]]:
-        with self.client.stream("POST", self.url, json=self.request(method, params),
-                                headers=self.headers(stream=True)) as response:
+        with self.client.stream(
+            "POST", self.url, json=self.request(method, params), headers=self.headers(stream=True)
+        ) as response:
             raw = response.read()
-        return response, parse_sse(raw) if response.headers.get("content-type", "").startswith("text/event-stream") else []
+        return response, parse_sse(raw) if response.headers.get("content-type", "").startswith(
+            "text/event-stream"
+        ) else []
 
     def get(self, task_id: str, history_length: int | None = None) -> dict[str, Any]:
         return self.call(Method.GET, m.TaskQueryParams(id=task_id, history_length=history_length))

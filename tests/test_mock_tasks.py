@@ -19,26 +19,34 @@ from test_mock_support import DIALECT_NAMES, SSE, Wire, parse_sse, wire_state
 DROP_THEN_FINISH = {
     "name": "drop-then-finish",
     "card": {"name": "t", "capabilities": {"streaming": True}},
-    "rules": [{"script": [
-        {"status": "working", "message": "started"},
-        {"artifact": {"id": "doc", "text": "first half", "last_chunk": False}},
-        {"drop": True},
-        {"hold": "resume"},
-        {"artifact": {"id": "doc", "text": " second half", "append": True, "last_chunk": True}},
-        {"status": "completed", "message": "done"},
-    ]}],
+    "rules": [
+        {
+            "script": [
+                {"status": "working", "message": "started"},
+                {"artifact": {"id": "doc", "text": "first half", "last_chunk": False}},
+                {"drop": True},
+                {"hold": "resume"},
+                {"artifact": {"id": "doc", "text": " second half", "append": True, "last_chunk": True}},
+                {"status": "completed", "message": "done"},
+            ]
+        }
+    ],
 }
 
 # Echo in three chunks, held before the first until the test lets it go on.
 HELD_ECHO = {
     "name": "held-echo",
     "card": {"name": "t", "capabilities": {"streaming": True}},
-    "rules": [{"script": [
-        {"status": "working", "message": "still thinking..."},
-        {"hold": "go"},
-        {"chunks": {"name": "echo", "texts": ["echo: ", "{text}", " (done)"]}},
-        {"status": "completed", "message": "done"},
-    ]}],
+    "rules": [
+        {
+            "script": [
+                {"status": "working", "message": "still thinking..."},
+                {"hold": "go"},
+                {"chunks": {"name": "echo", "texts": ["echo: ", "{text}", " (done)"]}},
+                {"status": "completed", "message": "done"},
+            ]
+        }
+    ],
 }
 
 
@@ -48,8 +56,9 @@ def client() -> Iterator[httpx.Client]:
         yield c
 
 
-def read_events(client: httpx.Client, w: Wire, request: dict,
-                on_first: Callable[[], object] | None = None) -> tuple[list[SSE], bool]:
+def read_events(
+    client: httpx.Client, w: Wire, request: dict, on_first: Callable[[], object] | None = None
+) -> tuple[list[SSE], bool]:
     """(events, dropped) for a stream request, reading until the server ends or cuts it;
     ``on_first`` runs once the first event has arrived."""
     received = b""
@@ -77,8 +86,12 @@ def test_resubscribe_after_a_drop_sends_the_state_then_follows_live(client: http
         wait_for(lambda: mock.held("resume") == 1, "the run to wait after the drop")
         # The task goes on only once the resubscribe has its first event: the live part
         # must follow on the same stream.
-        again, dropped = read_events(client, w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=task_id)),
-                                     on_first=lambda: mock.release("resume"))
+        again, dropped = read_events(
+            client,
+            w,
+            w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=task_id)),
+            on_first=lambda: mock.release("resume"),
+        )
         assert not dropped
         events = [w.decode(ev) for ev in again]
         head = events[0]
@@ -103,8 +116,9 @@ def test_resubscribe_while_a_non_blocking_send_runs(client: httpx.Client, dialec
         w = Wire(client, mock.url, dialect)
         task = w.task_of(w.send("later", configuration={"blocking": False}))
         wait_for(lambda: mock.held("go") == 1, "the task to wait")
-        events, dropped = read_events(client, w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=task["id"])),
-                                      on_first=lambda: mock.release("go"))
+        events, dropped = read_events(
+            client, w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=task["id"])), on_first=lambda: mock.release("go")
+        )
         assert not dropped
         decoded = [w.decode(ev) for ev in events]
         assert isinstance(decoded[0], m.Task)
@@ -117,7 +131,9 @@ def test_resubscribe_while_a_non_blocking_send_runs(client: httpx.Client, dialec
 def test_cancel_during_a_stream_ends_it_canceled(client: httpx.Client, dialect: str) -> None:
     with MockAgent(HELD_ECHO, dialect="all") as mock:
         w = Wire(client, mock.url, dialect)
-        request = w.request(Method.STREAM, m.SendParams(message=w.message("cancel me", task_id="c-1" if dialect == "0.1" else None)))
+        request = w.request(
+            Method.STREAM, m.SendParams(message=w.message("cancel me", task_id="c-1" if dialect == "0.1" else None))
+        )
         got: list[SSE] = []
         done = threading.Event()
 
@@ -148,21 +164,29 @@ def test_cancel_during_a_stream_ends_it_canceled(client: httpx.Client, dialect: 
 OPENS_WITH_DELAY = {
     "name": "opens-with-delay",
     "card": {"name": "t", "capabilities": {"streaming": True}},
-    "rules": [{"script": [
-        {"delay": 30},
-        {"status": "working", "message": "started"},
-        {"status": "completed"},
-    ]}],
+    "rules": [
+        {
+            "script": [
+                {"delay": 30},
+                {"status": "working", "message": "started"},
+                {"status": "completed"},
+            ]
+        }
+    ],
 }
 
 WORKS_THEN_WAITS = {
     "name": "works-then-waits",
     "card": {"name": "t", "capabilities": {"streaming": True}},
-    "rules": [{"script": [
-        {"status": "working", "message": "started"},
-        {"delay": 30},
-        {"status": "completed"},
-    ]}],
+    "rules": [
+        {
+            "script": [
+                {"status": "working", "message": "started"},
+                {"delay": 30},
+                {"status": "completed"},
+            ]
+        }
+    ],
 }
 
 
@@ -177,8 +201,10 @@ class StreamReader(threading.Thread):
         self.received = bytearray()
 
     def run(self) -> None:
-        with httpx.Client(timeout=10) as own, \
-                own.stream("POST", self.w.url, json=self.request, headers=self.w.headers(stream=True)) as response:
+        with (
+            httpx.Client(timeout=10) as own,
+            own.stream("POST", self.w.url, json=self.request, headers=self.w.headers(stream=True)) as response,
+        ):
             for chunk in response.iter_raw():
                 self.received += chunk
 
@@ -210,12 +236,17 @@ def assert_only_canceled(w: Wire, reader: StreamReader, events: list[m.StreamEve
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
-def test_a_cancel_during_the_opening_delay_leaves_no_stale_state_on_the_stream(client: httpx.Client,
-                                                                                dialect: str) -> None:
+def test_a_cancel_during_the_opening_delay_leaves_no_stale_state_on_the_stream(
+    client: httpx.Client, dialect: str
+) -> None:
     with MockAgent(OPENS_WITH_DELAY, dialect="all") as mock:
         w = Wire(client, mock.url, dialect)
-        reader = StreamReader(w, w.request(Method.STREAM, m.SendParams(
-            message=w.message("go", task_id="od-1" if dialect == "0.1" else None))))
+        reader = StreamReader(
+            w,
+            w.request(
+                Method.STREAM, m.SendParams(message=w.message("go", task_id="od-1" if dialect == "0.1" else None))
+            ),
+        )
         reader.start()
         wait_for(lambda: mock.tasks and mock.tasks[-1].subscribers, "the stream to subscribe")
         record = mock.tasks[-1]
@@ -230,24 +261,34 @@ def test_a_cancel_during_the_opening_delay_leaves_no_stale_state_on_the_stream(c
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
-def test_a_cancel_while_a_resubscriber_waits_leaves_no_stale_state_on_either_stream(client: httpx.Client,
-                                                                                     dialect: str) -> None:
+def test_a_cancel_while_a_resubscriber_waits_leaves_no_stale_state_on_either_stream(
+    client: httpx.Client, dialect: str
+) -> None:
     with MockAgent(WORKS_THEN_WAITS, dialect="all") as mock:
         w = Wire(client, mock.url, dialect)
-        first = StreamReader(w, w.request(Method.STREAM, m.SendParams(
-            message=w.message("go", task_id="rw-1" if dialect == "0.1" else None))))
+        first = StreamReader(
+            w,
+            w.request(
+                Method.STREAM, m.SendParams(message=w.message("go", task_id="rw-1" if dialect == "0.1" else None))
+            ),
+        )
         first.start()
-        wait_for(lambda: mock.tasks and mock.tasks[-1].state is m.TaskState.WORKING and first.received,
-                 "the stream to show working")
+        wait_for(
+            lambda: mock.tasks and mock.tasks[-1].state is m.TaskState.WORKING and first.received,
+            "the stream to show working",
+        )
         record = mock.tasks[-1]
         again = StreamReader(w, w.request(Method.RESUBSCRIBE, m.TaskIdParams(id=record.task.id)))
         again.start()
-        wait_for(lambda: len(record.subscribers) == 2 and parse_sse(bytes(again.received)),
-                 "the resubscriber to have the task as it stands")
+        wait_for(
+            lambda: len(record.subscribers) == 2 and parse_sse(bytes(again.received)),
+            "the resubscriber to have the task as it stands",
+        )
         cut_first, cut_again = len(first.received), len(again.received)
         (head,) = [again.w.decode(ev) for ev in parse_sse(bytes(again.received)) if ev.data]
-        assert (head.status.state if isinstance(head, (m.Task, m.TaskStatusUpdateEvent)) else None) \
-            is m.TaskState.WORKING  # the run is in its delay: nothing new to tell
+        assert (
+            head.status.state if isinstance(head, (m.Task, m.TaskStatusUpdateEvent)) else None
+        ) is m.TaskState.WORKING  # the run is in its delay: nothing new to tell
         assert w.state_of(w.task_of(w.cancel(record.task.id))) == wire_state(dialect, "canceled")
         for reader in (first, again):
             reader.join(5)
@@ -348,10 +389,20 @@ async def test_a_long_stream_without_delays_is_sent_as_it_is_made() -> None:
     # events while the agent is still producing chunks. (Server and client share this
     # event loop, so what the mock has made when the first bytes arrive is exact.)
     n = 20_000
-    scenario = {"name": "firehose", "card": {"name": "t", "capabilities": {"streaming": True}},
-                "rules": [{"name": "all", "script": [
-                    {"status": "working"}, {"chunks": {"id": "a", "text": "x", "count": n}},
-                    {"status": "completed"}]}]}
+    scenario = {
+        "name": "firehose",
+        "card": {"name": "t", "capabilities": {"streaming": True}},
+        "rules": [
+            {
+                "name": "all",
+                "script": [
+                    {"status": "working"},
+                    {"chunks": {"id": "a", "text": "x", "count": n}},
+                    {"status": "completed"},
+                ],
+            }
+        ],
+    }
     async with MockAgent(scenario, dialect="all") as mock, httpx.AsyncClient(timeout=30) as client:
         w = Wire(client, mock.url, "1.0")
         request = w.request(Method.STREAM, m.SendParams(message=w.message("go")))

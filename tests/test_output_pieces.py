@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import random
+from typing import Any
 
 from inspector.headless.output import LazyList, LazyText, Out
 from inspector.headless.render import text_lines
@@ -27,7 +28,7 @@ def _printed(doc: object, redaction: Redaction | None) -> str:
 def _pieces(text: str, sizes: list[int]) -> list[str]:
     out, at = [], 0
     for size in sizes:
-        out.append(text[at:at + size])
+        out.append(text[at : at + size])
         at += size
     out.append(text[at:])
     return out
@@ -35,21 +36,48 @@ def _pieces(text: str, sizes: list[int]) -> list[str]:
 
 def test_a_lazy_document_prints_the_characters_of_the_whole_one() -> None:
     rng = random.Random(3)
-    alphabet = ["tok ", "naïve ", "“q” ", "\n", "\t", "\x1b[2J", "\u202e", "\u200d", "🙂", "\ud800", '"', "\\",
-                "http://x.test/?token=abc ", SECRET[:7], SECRET[7:], "\x85"]
+    alphabet = [
+        "tok ",
+        "naïve ",
+        "“q” ",
+        "\n",
+        "\t",
+        "\x1b[2J",
+        "\u202e",
+        "\u200d",
+        "🙂",
+        "\ud800",
+        '"',
+        "\\",
+        "http://x.test/?token=abc ",
+        SECRET[:7],
+        SECRET[7:],
+        "\x85",
+    ]
     for trial in range(60):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
         cut = _pieces(text, [rng.randint(0, 9) for _ in range(rng.randint(0, 30))])
         parts = [{"kind": "text", "text": piece} for piece in cut] + [{"kind": "data", "data": {"k": [1, text[:5]]}}]
-        parts = parts[:rng.randint(0, len(parts))]
-        redaction = [None, Redaction(), Redaction(values=(SECRET,)), Redaction(enabled=False),
-                     Redaction(values=(SECRET, "line one\nline two"))][trial % 5]
+        parts = parts[: rng.randint(0, len(parts))]
+        redaction = [
+            None,
+            Redaction(),
+            Redaction(values=(SECRET,)),
+            Redaction(enabled=False),
+            Redaction(values=(SECRET, "line one\nline two")),
+        ][trial % 5]
 
-        def doc(lazy: bool) -> dict[str, object]:
-            artifact = {"parts": LazyList(lambda: iter(parts)) if lazy else parts,
-                        "text": LazyText(lambda: iter(cut)) if lazy else text, "chunks": len(parts)}
-            return {"formatVersion": 1, "task": {"artifacts": [artifact, dict(artifact)], "history": []},
-                    "message": None}
+        def doc(lazy: bool, parts: list[Any] = parts, cut: list[str] = cut, text: str = text) -> dict[str, object]:
+            artifact = {
+                "parts": LazyList(lambda: iter(parts)) if lazy else parts,
+                "text": LazyText(lambda: iter(cut)) if lazy else text,
+                "chunks": len(parts),
+            }
+            return {
+                "formatVersion": 1,
+                "task": {"artifacts": [artifact, dict(artifact)], "history": []},
+                "message": None,
+            }
 
         whole = _printed(doc(False), redaction)
         assert _printed(doc(True), redaction) == whole, (trial, text)
@@ -62,7 +90,7 @@ def test_a_secret_or_a_url_across_two_pieces_of_the_text_is_redacted_as_in_one_s
         text = f"say {SECRET} and see\nhttps://u:pw@x.test/a?token=zzz.\ndone {lines}!"
         for at in range(len(text) + 1):
             cut = [text[:at], text[at:]]
-            lazy = _printed({"text": LazyText(lambda: iter(cut))}, redaction)
+            lazy = _printed({"text": LazyText(lambda cut=cut: iter(cut))}, redaction)
             assert lazy == _printed({"text": text}, redaction)
             assert SECRET not in lazy and "zzz" not in lazy and "pw@" not in lazy
 

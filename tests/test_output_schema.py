@@ -26,13 +26,19 @@ SCENARIO = {
     "name": "output-schema",
     "card": {"name": "Output Agent", "capabilities": {"streaming": True}},
     "rules": [
-        {"when": {"text": "^boom"}, "script": [{"error": {"code": -32001, "message": "Task not found",
-                                                          "data": {"why": "scripted"}}}]},
+        {
+            "when": {"text": "^boom"},
+            "script": [{"error": {"code": -32001, "message": "Task not found", "data": {"why": "scripted"}}}],
+        },
         {"when": {"text": "^fail"}, "script": [{"status": "working"}, {"status": "failed", "message": "no"}]},
-        {"when": {"text": "^story"}, "script": [
-            {"status": "working", "message": "writing"},
-            {"chunks": {"name": "story", "texts": ["once ", "upon"]}},
-            {"status": "completed", "message": "done"}]},
+        {
+            "when": {"text": "^story"},
+            "script": [
+                {"status": "working", "message": "writing"},
+                {"chunks": {"name": "story", "texts": ["once ", "upon"]}},
+                {"status": "completed", "message": "done"},
+            ],
+        },
     ],
     "fallback": [{"status": "completed", "message": "echo: {text}"}],
 }
@@ -96,8 +102,12 @@ def test_failures_and_errors_validate(cli: Cli, validator: jsonschema.Draft20201
     assert failed.code != 0, failed
     assert valid(validator, failed.json())["task"]["state"] == "failed"
     rpc = cli("send", agent, "boom", "-o", "json", "--dialect", "0.3")
-    assert valid(validator, rpc.json())["error"] == {"type": "rpc", "code": -32001, "message": "Task not found",
-                                                      "data": {"why": "scripted"}}
+    assert valid(validator, rpc.json())["error"] == {
+        "type": "rpc",
+        "code": -32001,
+        "message": "Task not found",
+        "data": {"why": "scripted"},
+    }
     unknown = cli("get", agent, "no-such-task", "-o", "json", "--dialect", "0.3")
     assert valid(validator, unknown.json())["error"]["type"] == "rpc"
     cut = cli("send", agent, "story", "--stream", "-o", "json", "--max-stream-events", "3")
@@ -105,11 +115,13 @@ def test_failures_and_errors_validate(cli: Cli, validator: jsonschema.Draft20201
     doc = valid(validator, cut.json())
     assert doc["error"]["type"] == "limit" and doc["task"]["state"] == "working"
     assert [(r["kind"], r["text"]) for r in doc["task"]["remarks"]] == [
-        ("cut", "more than 3 events and comments (--max-stream-events)")]
+        ("cut", "more than 3 events and comments (--max-stream-events)")
+    ]
 
 
-def test_card_list_and_diff_validate(cli: Cli, validator: jsonschema.Draft202012Validator, agent: str,
-                                     tmp_path: Path) -> None:
+def test_card_list_and_diff_validate(
+    cli: Cli, validator: jsonschema.Draft202012Validator, agent: str, tmp_path: Path
+) -> None:
     card = cli("card", agent, "-o", "json")
     assert card.code == 1, card  # the scenario's bare card has lint errors: findings to validate too
     doc = valid(validator, card.json())
@@ -127,8 +139,14 @@ def test_card_list_and_diff_validate(cli: Cli, validator: jsonschema.Draft202012
 
 def test_the_schema_refuses_what_it_does_not_describe(validator: jsonschema.Draft202012Validator) -> None:
     # Our own objects are closed: a key added to the output without the model fails above.
-    doc = {"formatVersion": FORMAT_VERSION, "task": None, "message": None, "violations": [], "error": None,
-           "exitCode": 0}
+    doc = {
+        "formatVersion": FORMAT_VERSION,
+        "task": None,
+        "message": None,
+        "violations": [],
+        "error": None,
+        "exitCode": 0,
+    }
     assert validator.is_valid(doc)
     assert not validator.is_valid({**doc, "surprise": 1})
     assert not validator.is_valid({**doc, "formatVersion": FORMAT_VERSION + 1})

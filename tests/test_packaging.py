@@ -21,8 +21,12 @@ BIN = Path(sys.executable).parent
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(REPO)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(REPO)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     (path,) = out.glob("a2a_inspect-*.whl")
     return zipfile.ZipFile(path)
 
@@ -45,16 +49,22 @@ def test_the_wheel_holds_the_themes_typing_markers_and_data(wheel: zipfile.ZipFi
     assert dict(ep["console_scripts"]) == {"a2a-inspect": "inspector.cli:main", "a2a-mock": "mock_agent.cli:main"}
     assert dict(ep["pytest11"]) == {"a2a_mock": "mock_agent.pytest_plugin"}
     # Nothing of the repository's own beyond the packages: no tests, benchmarks or scripts.
-    assert not {n.split("/")[0] for n in names} - {"inspector", "mock_agent"} - {
-        n.split("/")[0] for n in names if ".dist-info/" in n}
+    assert (
+        not {n.split("/")[0] for n in names}
+        - {"inspector", "mock_agent"}
+        - {n.split("/")[0] for n in names if ".dist-info/" in n}
+    )
 
 
 def test_every_package_of_the_tree_is_in_the_distribution() -> None:
     # pyproject lists the packages (themes/ installs as inspector.themes): a new package
     # directory that is not listed would be missing from the wheel.
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(p.parent.relative_to(REPO).parts) for root in ("inspector", "mock_agent")
-             for p in (REPO / root).rglob("__init__.py")}
+    found = {
+        ".".join(p.parent.relative_to(REPO).parts)
+        for root in ("inspector", "mock_agent")
+        for p in (REPO / root).rglob("__init__.py")
+    }
     assert found | {"inspector.themes"} == listed
 
 
@@ -67,24 +77,33 @@ def test_version(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["a2a-inspect", "a2a-mock"])
-@pytest.mark.parametrize(("shell", "registers"), [("bash", "-F _python_argcomplete"), ("zsh", "#compdef"),
-                                                   ("fish", "complete --command")])
+@pytest.mark.parametrize(
+    ("shell", "registers"), [("bash", "-F _python_argcomplete"), ("zsh", "#compdef"), ("fish", "complete --command")]
+)
 def test_completion_script_for_each_shell(command: str, shell: str, registers: str) -> None:
     out = subprocess.run([str(BIN / command), "--completion", shell], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out
     assert registers in out.stdout and command in out.stdout
 
 
-@pytest.mark.parametrize("argv", [["a2a-inspect", "--completion", "bash"], ["a2a-mock", "--completion", "zsh"],
-                                  ["a2a-mock", "--list"], ["a2a-mock", "schema"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["a2a-inspect", "--completion", "bash"],
+        ["a2a-mock", "--completion", "zsh"],
+        ["a2a-mock", "--list"],
+        ["a2a-mock", "schema"],
+    ],
+)
 def test_printing_to_a_reader_that_went_away_is_quiet(argv: list[str]) -> None:
     # `... | head -1`, made deterministic: the pipe's read end is closed before the
     # command writes, so its first write meets EPIPE.
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        out = subprocess.run([str(BIN / argv[0]), *argv[1:]], stdout=write_end, stderr=subprocess.PIPE,
-                             text=True, timeout=60)
+        out = subprocess.run(
+            [str(BIN / argv[0]), *argv[1:]], stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60
+        )
     finally:
         os.close(write_end)
     assert (out.returncode, out.stderr) == (0, ""), out
@@ -106,7 +125,7 @@ def test_the_wheel_says_its_licence_version_and_links(wheel: zipfile.ZipFile) ->
     assert "version" not in project and "version" in project["dynamic"]
 
 
-BASH_TAB = r'''
+BASH_TAB = r"""
 source <("$1" --completion bash)
 shift
 for line in "$@"; do
@@ -118,30 +137,50 @@ for line in "$@"; do
     _python_argcomplete "${COMP_WORDS[0]}"
     echo "${COMPREPLY[*]}"
 done
-'''
+"""
 
 
 def tab(command: str, *lines: str) -> list[list[str]]:
     """What bash offers for each command line (cursor at its end), through the script."""
     env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(REPO)}
-    out = subprocess.run(["bash", "-c", BASH_TAB, "tab", command, *lines], capture_output=True, text=True,
-                         env=env, timeout=120, check=True)
+    out = subprocess.run(
+        ["bash", "-c", BASH_TAB, "tab", command, *lines],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
     return [line.split() for line in out.stdout.splitlines()]
 
 
 def test_tab_completes_commands_options_and_choices() -> None:
-    assert tab("a2a-inspect", "a2a-inspect se", "a2a-inspect send http://x --dia",
-               "a2a-inspect send http://x --dialect ", "a2a-inspect --de", "a2a-inspect push ") == [
-        ["send"], ["--dialect"], ["auto", "0.1", "0.2", "0.3", "1.0"], ["--demo"],
-        ["-h", "--help", "set", "get", "list", "delete"]]
+    assert tab(
+        "a2a-inspect",
+        "a2a-inspect se",
+        "a2a-inspect send http://x --dia",
+        "a2a-inspect send http://x --dialect ",
+        "a2a-inspect --de",
+        "a2a-inspect push ",
+    ) == [
+        ["send"],
+        ["--dialect"],
+        ["auto", "0.1", "0.2", "0.3", "1.0"],
+        ["--demo"],
+        ["-h", "--help", "set", "get", "list", "delete"],
+    ]
     assert tab("a2a-mock", "a2a-mock --scenario stre", "a2a-mock --profile ") == [
-        ["streaming"], ["draft", "orloj", "society", "society-ai"]]
+        ["streaming"],
+        ["draft", "orloj", "society", "society-ai"],
+    ]
 
 
 def test_the_pytest_plugin_imports_nothing_heavy() -> None:
-    code = ("import sys\nimport mock_agent.pytest_plugin\n"
-            "print(sorted(m for m in ('uvicorn', 'starlette', 'pydantic', 'yaml', 'httpx', 'textual')"
-            " if m in sys.modules))")
+    code = (
+        "import sys\nimport mock_agent.pytest_plugin\n"
+        "print(sorted(m for m in ('uvicorn', 'starlette', 'pydantic', 'yaml', 'httpx', 'textual')"
+        " if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
     # ... and the fixtures still work: tests/test_mock_cli.py uses them.

@@ -15,7 +15,12 @@ V10 = {"A2A-Version": "1.0"}
 
 
 def send(text: str, parts: Any = None, **extra: Any) -> dict[str, Any]:
-    msg = {"messageId": f"m-{text}", "role": "ROLE_USER", "parts": [{"text": text}] if parts is None else parts, **extra}
+    msg = {
+        "messageId": f"m-{text}",
+        "role": "ROLE_USER",
+        "parts": [{"text": text}] if parts is None else parts,
+        **extra,
+    }
     return {"jsonrpc": "2.0", "id": text, "method": "SendMessage", "params": {"message": msg}}
 
 
@@ -25,13 +30,19 @@ async def test_each_client_fault_is_found_and_attributed_to_the_client() -> None
             await http.post("/", json=send("no-version"))
             await http.post("/", json=send("empty", parts=[]), headers=V10)
             await http.post("/", content=b'{"jsonrpc": "2.0", "id": 1, "method": ', headers=V10)
-            await http.post("/", json={"jsonrpc": "1.0", "id": 1, "method": "GetTask", "params": {"id": "x"}},
-                            headers=V10)
+            await http.post(
+                "/", json={"jsonrpc": "1.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}, headers=V10
+            )
             asked = (await http.post("/", json=send("ask"), headers=V10)).json()["result"]["task"]
             assert asked["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
             await http.post("/", json=send("Paris", contextId=asked["contextId"]), headers=V10)
     found = [(v.code, v.exchange) for v in proxy.tracker.violations]
-    assert [code for code, _ in found] == ["client-no-version", "client-empty-parts", "client-bad-envelope",
-                                           "client-bad-envelope", "client-continuation-without-task"]
+    assert [code for code, _ in found] == [
+        "client-no-version",
+        "client-empty-parts",
+        "client-bad-envelope",
+        "client-bad-envelope",
+        "client-continuation-without-task",
+    ]
     waiting = next(v for v in proxy.tracker.violations if v.code == "client-continuation-without-task")
     assert waiting.task_id == asked["id"]

@@ -14,12 +14,11 @@ import httpx
 import pytest
 
 from cli_helpers import Cli
+from inspector.session import Kind
+from inspector.session.reader import load_recording
 from proxy_helpers import message, sdk_client, texts
 from test_hub_cli import Lines
 from test_replay_serve import mock_process
-
-from inspector.session import Kind
-from inspector.session.reader import load_recording
 
 WAIT = 30.0
 
@@ -66,13 +65,23 @@ async def _session(url: str) -> list[str]:
         got.append(texts(sent.task.artifacts[0].parts))
         (asked,) = [r async for r in client.send_message(message("ask me"))]
         assert asked.task.status.state == pb.TaskState.TASK_STATE_INPUT_REQUIRED
-        (answered,) = [r async for r in client.send_message(
-            message("the answer", task_id=asked.task.id, context_id=asked.task.context_id))]
+        (answered,) = [
+            r
+            async for r in client.send_message(
+                message("the answer", task_id=asked.task.id, context_id=asked.task.context_id)
+            )
+        ]
         got.append(answered.task.status.message.parts[0].text if answered.task.status.message.parts else "")
     async with sdk_client(url, streaming=True) as client:
         events = [e async for e in client.send_message(message("stream me please now"))]
-        got.append(texts(p for e in events if e.WhichOneof("payload") == "artifact_update"
-                         for p in e.artifact_update.artifact.parts))
+        got.append(
+            texts(
+                p
+                for e in events
+                if e.WhichOneof("payload") == "artifact_update"
+                for p in e.artifact_update.artifact.parts
+            )
+        )
     return got
 
 
@@ -117,7 +126,9 @@ def test_ndjson_output_is_every_event_redacted(cli: Cli, sdk_agent_v10: str) -> 
     proxy = ProxyProcess(cli, sdk_agent_v10, "-o", "ndjson")
     try:
         with httpx.Client(timeout=WAIT) as http:
-            r = http.get(f"{proxy.url}/.well-known/agent-card.json", headers={"Authorization": "Bearer s3cret-t0ken-xyz"})
+            r = http.get(
+                f"{proxy.url}/.well-known/agent-card.json", headers={"Authorization": "Bearer s3cret-t0ken-xyz"}
+            )
         assert r.status_code == 200
         line = proxy.wait_for('"kind": "response"')
     finally:
@@ -129,12 +140,15 @@ def test_ndjson_output_is_every_event_redacted(cli: Cli, sdk_agent_v10: str) -> 
     assert json.loads(line)["status"] == 200
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    ((), "give the agent's URL"),
-    (("ftp://x",), "http:// or https://"),
-    (("http://127.0.0.1:9", "--route", "nopath"), "--route expects"),
-    (("http://127.0.0.1:9", "--faults", "/no/such/faults.yaml"), "cannot read"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        ((), "give the agent's URL"),
+        (("ftp://x",), "http:// or https://"),
+        (("http://127.0.0.1:9", "--route", "nopath"), "--route expects"),
+        (("http://127.0.0.1:9", "--faults", "/no/such/faults.yaml"), "cannot read"),
+    ],
+)
 def test_usage_errors_are_one_line(cli: Cli, args: tuple[str, ...], needle: str) -> None:
     proc = cli.start("proxy", "--headless", "--port", "0", *args)
     out, err = proc.communicate(timeout=WAIT)
@@ -144,16 +158,25 @@ def test_usage_errors_are_one_line(cli: Cli, args: tuple[str, ...], needle: str)
 
 
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
-def test_a_signal_mid_stream_stops_the_proxy_cleanly(cli: Cli, screen_agent: object, tmp_path: Path,
-                                                      sig: str) -> None:
+def test_a_signal_mid_stream_stops_the_proxy_cleanly(cli: Cli, screen_agent: object, tmp_path: Path, sig: str) -> None:
     """Ctrl-C or SIGTERM while a stream passes through: the proxy's own handler stops it
     (uvicorn used to take the signal first and close the connections under the relay):
     exit 0, no traceback, and the recording holds the exchange as far as it went."""
     recording = tmp_path / "mid.jsonl"
     proxy = ProxyProcess(cli, screen_agent.url, "--record", str(recording))
-    body = {"jsonrpc": "2.0", "id": 1, "method": "message/stream",
-            "params": {"message": {"role": "user", "messageId": "m1", "kind": "message",
-                                   "parts": [{"kind": "text", "text": "held on"}]}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "message/stream",
+        "params": {
+            "message": {
+                "role": "user",
+                "messageId": "m1",
+                "kind": "message",
+                "parts": [{"kind": "text", "text": "held on"}],
+            }
+        },
+    }
 
     async def stream_until_held() -> None:
         async with httpx.AsyncClient(timeout=WAIT) as client:

@@ -11,12 +11,11 @@ from typing import Any
 
 import pytest
 
-from mock_agent import MockAgent
-from proxy_helpers import MOCK_SCENARIO, message, proxy_to, sdk_client, until
-
-from inspector.session.describe import proxy_line as describe
 from inspector.proxy import Rule, Rules, RulesError, load_rules
 from inspector.session import Kind
+from inspector.session.describe import proxy_line as describe
+from mock_agent import MockAgent
+from proxy_helpers import MOCK_SCENARIO, message, proxy_to, sdk_client, until
 
 
 def rules(*docs: dict[str, Any]) -> Rules:
@@ -24,8 +23,11 @@ def rules(*docs: dict[str, Any]) -> Rules:
 
 
 def injected_notes(proxy: Any) -> list[str]:
-    return [e.data["injected"] for e in proxy.session.events
-            if e.kind is Kind.NOTE and e.data.get("code") == "proxy-injected"]
+    return [
+        e.data["injected"]
+        for e in proxy.session.events
+        if e.kind is Kind.NOTE and e.data.get("code") == "proxy-injected"
+    ]
 
 
 def agent_violations(proxy: Any) -> list[str]:
@@ -38,9 +40,12 @@ async def _stream(url: str, text: str) -> list[Any]:
 
 
 async def test_delay_holds_the_request_then_relays_it() -> None:
-    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock, \
-            proxy_to(("", mock.base_url), rules=rules({"match": {"method": "SendMessage"},
-                                                       "fault": {"delay": "50ms"}})) as (proxy, server):
+    async with (
+        MockAgent(MOCK_SCENARIO, dialect="1.0") as mock,
+        proxy_to(
+            ("", mock.base_url), rules=rules({"match": {"method": "SendMessage"}, "fault": {"delay": "50ms"}})
+        ) as (proxy, server),
+    ):
         async with sdk_client(server.base_url, streaming=False) as client:
             (sent,) = [r async for r in client.send_message(message("hello"))]
     assert sent.task.status.state == 3  # TASK_STATE_COMPLETED
@@ -54,9 +59,13 @@ async def test_error_answers_instead_of_the_agent_which_never_hears_of_it() -> N
     from a2a.types import a2a_pb2 as pb
     from a2a.utils.errors import TaskNotFoundError
 
-    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock, \
-            proxy_to(("", mock.base_url), rules=rules({"match": {"method": "tasks/get"},
-                                                       "fault": {"rpc_error": {"code": -32001}}})) as (proxy, server):
+    async with (
+        MockAgent(MOCK_SCENARIO, dialect="1.0") as mock,
+        proxy_to(
+            ("", mock.base_url),
+            rules=rules({"match": {"method": "tasks/get"}, "fault": {"rpc_error": {"code": -32001}}}),
+        ) as (proxy, server),
+    ):
         async with sdk_client(server.base_url, streaming=False) as client:
             (sent,) = [r async for r in client.send_message(message("hello"))]
             with pytest.raises(TaskNotFoundError):
@@ -70,9 +79,13 @@ async def test_error_answers_instead_of_the_agent_which_never_hears_of_it() -> N
 
 
 async def test_http_status_answers_instead_of_the_agent() -> None:
-    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock, \
-            proxy_to(("", mock.base_url), rules=rules({"match": {"method": "send"},
-                                                       "fault": {"http_status": 503}})) as (proxy, server):
+    async with (
+        MockAgent(MOCK_SCENARIO, dialect="1.0") as mock,
+        proxy_to(("", mock.base_url), rules=rules({"match": {"method": "send"}, "fault": {"http_status": 503}})) as (
+            proxy,
+            server,
+        ),
+    ):
         async with sdk_client(server.base_url, streaming=False) as client:
             with pytest.raises(Exception) as raised:
                 [r async for r in client.send_message(message("hello"))]
@@ -88,9 +101,12 @@ async def test_http_status_answers_instead_of_the_agent() -> None:
 
 
 async def test_drop_after_ends_the_clients_stream_and_does_not_blame_the_agent() -> None:
-    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock, \
-            proxy_to(("", mock.base_url), rules=rules({"match": {"method": "SendStreamingMessage"},
-                                                       "fault": {"drop_after": 2}})) as (proxy, server):
+    async with (
+        MockAgent(MOCK_SCENARIO, dialect="1.0") as mock,
+        proxy_to(
+            ("", mock.base_url), rules=rules({"match": {"method": "SendStreamingMessage"}, "fault": {"drop_after": 2}})
+        ) as (proxy, server),
+    ):
         got: list[Any] = []
         failure: BaseException | None = None
         try:
@@ -109,9 +125,13 @@ async def test_drop_after_ends_the_clients_stream_and_does_not_blame_the_agent()
 
 
 async def test_corrupt_chunk_reaches_the_client_cut_but_the_agents_event_is_logged_whole() -> None:
-    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock, \
-            proxy_to(("", mock.base_url), rules=rules({"match": {"method": "SendStreamingMessage"},
-                                                       "fault": {"corrupt_chunk": 2}})) as (proxy, server):
+    async with (
+        MockAgent(MOCK_SCENARIO, dialect="1.0") as mock,
+        proxy_to(
+            ("", mock.base_url),
+            rules=rules({"match": {"method": "SendStreamingMessage"}, "fault": {"corrupt_chunk": 2}}),
+        ) as (proxy, server),
+    ):
         with pytest.raises(Exception) as raised:
             await _stream(server.base_url, "stream this")
         assert not isinstance(raised.value, AssertionError)
@@ -125,8 +145,10 @@ async def test_corrupt_chunk_reaches_the_client_cut_but_the_agents_event_is_logg
 async def test_duplicate_chunk_sends_one_event_twice() -> None:
     async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock:
         plain = await _stream(mock.base_url, "stream this")
-        async with proxy_to(("", mock.base_url), rules=rules({"match": {"method": "SendStreamingMessage"},
-                                                              "fault": {"duplicate_chunk": 3}})) as (proxy, server):
+        async with proxy_to(
+            ("", mock.base_url),
+            rules=rules({"match": {"method": "SendStreamingMessage"}, "fault": {"duplicate_chunk": 3}}),
+        ) as (proxy, server):
             doubled = await _stream(server.base_url, "stream this")
     assert len(doubled) == len(plain) + 1
     assert doubled[2] == doubled[3]
@@ -146,8 +168,12 @@ async def test_per_event_faults_count_events_when_one_chunk_carries_several() ->
     from inspector.proxy import Proxy, Route
     from mock_agent import MockServer
 
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
-        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "stream this"}]}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "stream this"}]}},
+    }
 
     async def events(fault: dict[str, Any] | None) -> tuple[list[str], Any]:
         upstream = MockServer(MOCK_SCENARIO, dialect="1.0", time_scale=0)
@@ -175,9 +201,13 @@ async def test_per_event_faults_count_events_when_one_chunk_carries_several() ->
 async def test_hold_working_keeps_the_task_working_until_the_rule_is_switched_off() -> None:
     from a2a.types import a2a_pb2 as pb
 
-    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock, \
-            proxy_to(("", mock.base_url), rules=rules({"match": {"method": "SendStreamingMessage"},
-                                                       "fault": {"hold_working": True}})) as (proxy, server):
+    async with (
+        MockAgent(MOCK_SCENARIO, dialect="1.0") as mock,
+        proxy_to(
+            ("", mock.base_url),
+            rules=rules({"match": {"method": "SendStreamingMessage"}, "fault": {"hold_working": True}}),
+        ) as (proxy, server),
+    ):
         got: list[Any] = []
 
         async def read() -> None:
@@ -187,11 +217,19 @@ async def test_hold_working_keeps_the_task_working_until_the_rule_is_switched_of
 
         reader = asyncio.ensure_future(read())
         # The agent has finished (its stream ended) while the client still waits.
-        await until(lambda: any(e.kind is Kind.NOTE and e.data.get("injected") == "hold_working"
-                                for e in proxy.session.events), "the hold")
-        await until(lambda: any(e.kind is Kind.SSE and getattr(getattr(e.payload, "status", None), "state", None)
-                                and e.payload.status.state.value == "completed" for e in proxy.session.events),
-                    "the agent's completed status, held")
+        await until(
+            lambda: any(e.kind is Kind.NOTE and e.data.get("injected") == "hold_working" for e in proxy.session.events),
+            "the hold",
+        )
+        await until(
+            lambda: any(
+                e.kind is Kind.SSE
+                and getattr(getattr(e.payload, "status", None), "state", None)
+                and e.payload.status.state.value == "completed"
+                for e in proxy.session.events
+            ),
+            "the agent's completed status, held",
+        )
         assert not reader.done()
         states = [e.status_update.status.state for e in got if e.WhichOneof("payload") == "status_update"]
         assert pb.TaskState.TASK_STATE_COMPLETED not in states
@@ -206,8 +244,10 @@ async def test_hold_working_keeps_the_task_working_until_the_rule_is_switched_of
 
 
 def test_match_by_method_spelling_route_text_and_times() -> None:
-    r = rules({"match": {"method": "SendStreamingMessage", "times": 1}, "fault": {"drop_after": 1}},
-              {"match": {"route": "/b", "text": "secret"}, "fault": {"delay": 1}})
+    r = rules(
+        {"match": {"method": "SendStreamingMessage", "times": 1}, "fault": {"drop_after": 1}},
+        {"match": {"route": "/b", "text": "secret"}, "fault": {"delay": 1}},
+    )
     v03 = {"a2a_method": "stream", "rpc_method": "message/stream"}
     assert [i for i, _ in r.match(v03, "/", b"")] == [0]
     assert r.match(v03, "/", b"") == []  # times: 1
@@ -217,14 +257,17 @@ def test_match_by_method_spelling_route_text_and_times() -> None:
     assert r.match({"a2a_method": "card"}, "/b", b"secret") == []  # card GETs are not A2A calls
 
 
-@pytest.mark.parametrize(("text", "needle"), [
-    ("- match: {method: Nope}\n  fault: {delay: 1}\n", "not an A2A method"),
-    ("- fault: {}\n", "a fault needs one of"),
-    ("- fault: {delay: forever}\n", "not a duration"),
-    ("- fault: {delay: 1, bogus: 2}\n", "bogus"),
-    ("- fault: {error: -32001, http: 503}\n", "give one"),
-    ("- [unclosed\n", "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("- match: {method: Nope}\n  fault: {delay: 1}\n", "not an A2A method"),
+        ("- fault: {}\n", "a fault needs one of"),
+        ("- fault: {delay: forever}\n", "not a duration"),
+        ("- fault: {delay: 1, bogus: 2}\n", "bogus"),
+        ("- fault: {error: -32001, http: 503}\n", "give one"),
+        ("- [unclosed\n", "not valid YAML"),
+    ],
+)
 def test_a_bad_rules_file_is_one_clear_line(tmp_path: Path, text: str, needle: str) -> None:
     path = tmp_path / "faults.yaml"
     path.write_text(text)
@@ -256,9 +299,13 @@ def test_the_examples_of_the_docs_load(tmp_path: Path) -> None:
 
 
 async def test_hold_working_holds_a_blocking_answer_until_switched_off() -> None:
-    async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock, \
-            proxy_to(("", mock.base_url), rules=rules({"match": {"method": "SendMessage"},
-                                                       "fault": {"hold_working": True}})) as (proxy, server):
+    async with (
+        MockAgent(MOCK_SCENARIO, dialect="1.0") as mock,
+        proxy_to(
+            ("", mock.base_url), rules=rules({"match": {"method": "SendMessage"}, "fault": {"hold_working": True}})
+        ) as (proxy, server),
+    ):
+
         async def send() -> Any:
             async with sdk_client(server.base_url, streaming=False) as client:
                 return [r async for r in client.send_message(message("hello"))]

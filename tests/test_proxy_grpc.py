@@ -8,21 +8,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from pathlib import Path
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from mock_agent import MockAgent
-from peers.sdk_agent import release, wait_parked
-from proxy_helpers import MOCK_SCENARIO, message, proxy_to, requests, texts, until
-
 from inspector.protocol import models as m
 from inspector.proxy import Rules
 from inspector.proxy.faults import Rule
 from inspector.session import Kind
+from mock_agent import MockAgent
+from peers.sdk_agent import release, wait_parked
+from proxy_helpers import MOCK_SCENARIO, message, proxy_to, requests, texts, until
 
 
 @contextlib.asynccontextmanager
@@ -30,12 +29,17 @@ async def grpc_client(url: str, *, streaming: bool) -> AsyncIterator[Any]:
     """The SDK's client made from the card at ``url``, picking its GRPC interface."""
     import grpc
     from a2a.client import ClientConfig, ClientFactory
+
     from test_mock_sdk_interop import _sdk_compat_grpc
 
     _sdk_compat_grpc()
     async with httpx.AsyncClient(timeout=30) as http:
-        config = ClientConfig(streaming=streaming, httpx_client=http, supported_protocol_bindings=["GRPC"],
-                              grpc_channel_factory=grpc.aio.insecure_channel)
+        config = ClientConfig(
+            streaming=streaming,
+            httpx_client=http,
+            supported_protocol_bindings=["GRPC"],
+            grpc_channel_factory=grpc.aio.insecure_channel,
+        )
         client = await ClientFactory(config).create_from_url(url)
         try:
             yield client
@@ -63,8 +67,12 @@ async def test_every_call_over_grpc_through_the_proxy_to_the_sdk_agent(sdk_agent
             assert texts(sent.task.artifacts[0].parts) == "echo: hello over grpc"
             (asked,) = [r async for r in client.send_message(message("ask me"))]
             assert asked.task.status.state == S.TASK_STATE_INPUT_REQUIRED
-            (answered,) = [r async for r in client.send_message(
-                message("the answer", task_id=asked.task.id, context_id=asked.task.context_id))]
+            (answered,) = [
+                r
+                async for r in client.send_message(
+                    message("the answer", task_id=asked.task.id, context_id=asked.task.context_id)
+                )
+            ]
             assert answered.task.status.state == S.TASK_STATE_COMPLETED
             (held,) = [r async for r in client.send_message(message("hold for cancel", return_immediately=True))]
             await asyncio.to_thread(wait_parked, base, held.task.id)
@@ -78,8 +86,12 @@ async def test_every_call_over_grpc_through_the_proxy_to_the_sdk_agent(sdk_agent
         async with grpc_client(server.base_url, streaming=True) as client:
             events = [e async for e in client.send_message(message("stream me over grpc"))]
             assert events[-1].status_update.status.state == S.TASK_STATE_COMPLETED
-            streamed = texts(p for e in events if e.WhichOneof("payload") == "artifact_update"
-                             for p in e.artifact_update.artifact.parts)
+            streamed = texts(
+                p
+                for e in events
+                if e.WhichOneof("payload") == "artifact_update"
+                for p in e.artifact_update.artifact.parts
+            )
             assert streamed == "echo: stream me over grpc"
         async with grpc_client(server.base_url, streaming=False) as blocking:
             (live,) = [r async for r in blocking.send_message(message("hold to subscribe", return_immediately=True))]
@@ -145,7 +157,10 @@ async def test_fault_rules_over_grpc_to_a2a_mock() -> None:
     faults = rules(
         {"match": {"method": "SendMessage", "text": "err"}, "fault": {"error": {"code": -32001}}},
         {"match": {"method": "SendMessage", "text": "http"}, "fault": {"http": 503}},
-        {"match": {"method": "SendMessage", "text": "grpcstatus"}, "fault": {"http": {"status": 500, "grpc": "DATA_LOSS"}}},
+        {
+            "match": {"method": "SendMessage", "text": "grpcstatus"},
+            "fault": {"http": {"status": 500, "grpc": "DATA_LOSS"}},
+        },
         {"match": {"method": "SendStreamingMessage", "text": "drop"}, "fault": {"drop_after": 2}},
         {"match": {"method": "SendStreamingMessage", "text": "dup"}, "fault": {"duplicate_chunk": 2}},
         {"match": {"method": "SendStreamingMessage", "text": "corrupt"}, "fault": {"corrupt_chunk": 2}},
@@ -176,15 +191,24 @@ async def test_fault_rules_over_grpc_to_a2a_mock() -> None:
             assert failure is not None
             slow, failure = await _stream(server.base_url, "slow me")
             assert failure is None and len(slow) == len(plain_events)
-            assert not mock.requests or all(r.get("body", {}).get("message", {}).get("parts", [{}])[0].get("text")
-                                            not in ("err please", "http please") for r in mock.requests)
+            assert not mock.requests or all(
+                r.get("body", {}).get("message", {}).get("parts", [{}])[0].get("text")
+                not in ("err please", "http please")
+                for r in mock.requests
+            )
 
-    calls = {e.data["body"] and json.loads(e.data["body"])["message"]["parts"][0]["text"]: e.exchange
-             for e in grpc_requests(proxy) if e.data["a2a_method"] in ("send", "stream")}
+    calls = {
+        e.data["body"] and json.loads(e.data["body"])["message"]["parts"][0]["text"]: e.exchange
+        for e in grpc_requests(proxy)
+        if e.data["a2a_method"] in ("send", "stream")
+    }
 
     def injected(text: str) -> str:
-        return " ".join(e.data["injected"] for e in events_of(proxy, calls[text])
-                        if e.kind in (Kind.RESPONSE, Kind.STREAM_END) and e.data.get("injected"))
+        return " ".join(
+            e.data["injected"]
+            for e in events_of(proxy, calls[text])
+            if e.kind in (Kind.RESPONSE, Kind.STREAM_END) and e.data.get("injected")
+        )
 
     assert "error=-32001" in injected("err please")
     assert "http=503" in injected("http please")
@@ -290,15 +314,15 @@ async def test_a_method_outside_a2a_passes_through_both_ways() -> None:
     assert response.data["grpc_status"] == "OK" and response.data["trailers"]["x-count"] == "3"
 
 
-def test_headless_proxy_records_grpc_that_replays_and_diffs_equivalent(sdk_agent_grpc: tuple[str, str],
-                                                                       tmp_path: Path) -> None:
+def test_headless_proxy_records_grpc_that_replays_and_diffs_equivalent(
+    sdk_agent_grpc: tuple[str, str], tmp_path: Path
+) -> None:
     """``a2a-inspect proxy --grpc-upstream`` relays gRPC from the start; its recording
     is an ordinary one: it loads as the client's own gRPC recordings do, and ``replay
     --against`` the agent finds the same conversation."""
     from cli_helpers import Cli
-    from test_proxy_cli import ProxyProcess
-
     from inspector.session.reader import load_recording
+    from test_proxy_cli import ProxyProcess
 
     base, target = sdk_agent_grpc
     cli = Cli(tmp_path / "home")
@@ -317,12 +341,22 @@ def test_headless_proxy_records_grpc_that_replays_and_diffs_equivalent(sdk_agent
                 got.append(texts(sent.task.artifacts[0].parts))
                 (asked,) = [r async for r in client.send_message(message("ask me"))]
                 assert asked.task.status.state == pb.TaskState.TASK_STATE_INPUT_REQUIRED
-                [r async for r in client.send_message(
-                    message("the answer", task_id=asked.task.id, context_id=asked.task.context_id))]
+                [
+                    r
+                    async for r in client.send_message(
+                        message("the answer", task_id=asked.task.id, context_id=asked.task.context_id)
+                    )
+                ]
             async with grpc_client(proxy.url, streaming=True) as client:
                 events = [e async for e in client.send_message(message("stream me over grpc"))]
-                got.append(texts(p for e in events if e.WhichOneof("payload") == "artifact_update"
-                                 for p in e.artifact_update.artifact.parts))
+                got.append(
+                    texts(
+                        p
+                        for e in events
+                        if e.WhichOneof("payload") == "artifact_update"
+                        for p in e.artifact_update.artifact.parts
+                    )
+                )
             return got
 
         got = asyncio.run(talk())
@@ -335,11 +369,15 @@ def test_headless_proxy_records_grpc_that_replays_and_diffs_equivalent(sdk_agent
     assert "error (" not in text and "warning (" not in text
     # Times print rounded to the microsecond, never as a float's long tail.
     import re
+
     assert not re.search(r"\+\d+\.\d{4,} ms", text), text
     rec = load_recording(record)
     assert {Kind.REQUEST, Kind.RESPONSE, Kind.MESSAGE, Kind.STREAM_END} <= {e.kind for e in rec.session.events}
-    assert {e.data.get("binding") for e in rec.session.events if e.kind is Kind.REQUEST
-            and e.data.get("a2a_method") != "card"} == {"grpc"}
+    assert {
+        e.data.get("binding")
+        for e in rec.session.events
+        if e.kind is Kind.REQUEST and e.data.get("a2a_method") != "card"
+    } == {"grpc"}
     diff = cli("replay", str(record), "--against", target)
     assert diff.code == 0, diff
     assert "equivalent" in diff.out
@@ -367,13 +405,15 @@ async def _stream_to(address: str, text: str) -> tuple[list[bytes], BaseExceptio
 
     from inspector.protocol import grpc_schema
 
-    request = grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
-        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}}).SerializeToString()
+    request = grpc_schema.from_json(
+        "1.0", "SendMessageRequest", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}}
+    ).SerializeToString()
     got: list[bytes] = []
     async with grpc.aio.insecure_channel(address) as channel:
         try:
             async for raw in channel.unary_stream("/lf.a2a.v1.A2AService/SendStreamingMessage")(
-                    request, metadata=(("a2a-version", "1.0"),)):
+                request, metadata=(("a2a-version", "1.0"),)
+            ):
                 got.append(raw)
         except grpc.aio.AioRpcError as exc:
             return got, exc
@@ -418,8 +458,8 @@ async def _raw_agent(stream: Any) -> AsyncIterator[str]:
 def _update(text: str) -> bytes:
     from inspector.protocol import grpc_schema
 
-    return grpc_schema.message_class("1.0", "StreamResponse")(artifact_update={
-        "task_id": "t", "context_id": "c", "artifact": {"artifact_id": "a", "parts": [{"text": text}]}}
+    return grpc_schema.message_class("1.0", "StreamResponse")(
+        artifact_update={"task_id": "t", "context_id": "c", "artifact": {"artifact_id": "a", "parts": [{"text": text}]}}
     ).SerializeToString()
 
 
@@ -449,8 +489,8 @@ async def test_an_agent_failing_mid_stream_reaches_the_client_after_its_messages
 
 
 async def test_a_client_leaving_mid_stream_ends_the_agents_call() -> None:
-    from inspector.proxy import Proxy, ProxyServer, Route
     from inspector.protocol import grpc_schema
+    from inspector.proxy import Proxy, ProxyServer, Route
 
     agent_gone = asyncio.Event()
 
@@ -465,21 +505,24 @@ async def test_a_client_leaving_mid_stream_ends_the_agents_call() -> None:
 
     import grpc
 
-    request = grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
-        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+    request = grpc_schema.from_json(
+        "1.0", "SendMessageRequest", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}
+    ).SerializeToString()
     async with _raw_agent(stream) as address:
         proxy = Proxy([Route("", "http://127.0.0.1:9")])
         async with ProxyServer(proxy, grpc_upstream=address):
             (listener,) = proxy.grpc.listeners.values()
             async with grpc.aio.insecure_channel(listener.address) as channel:
                 call = channel.unary_stream("/lf.a2a.v1.A2AService/SendStreamingMessage")(
-                    request, metadata=(("a2a-version", "1.0"),))
+                    request, metadata=(("a2a-version", "1.0"),)
+                )
                 for _ in range(5):
                     assert await call.read() == _update(f"part {_}")
                 call.cancel()
             await until(agent_gone.is_set, "the agent's call ended")
-            end = await until(lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END],
-                              "the stream's end logged")
+            end = await until(
+                lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END], "the stream's end logged"
+            )
     assert end[0].data["reason"] == "closed" and end[0].data.get("closed_by") == "client"
     messages = [e for e in proxy.session.events if e.kind is Kind.MESSAGE]
     assert len(messages) == end[0].data["events"] >= 5

@@ -21,15 +21,14 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route as StarletteRoute
 
 from cli_helpers import Cli
-from proxy_helpers import proxy_to
-from test_proxy_cli import ProxyProcess
-
 from inspector.protocol import grpc_schema
 from inspector.proxy import Proxy, ProxyServer, Route
 from inspector.proxy.core import MAX_REQUEST
 from inspector.proxy.grpc_relay import GrpcFront
 from inspector.serving.runner import BackgroundServer
 from inspector.session import Kind
+from proxy_helpers import proxy_to
+from test_proxy_cli import ProxyProcess
 
 HERE = Path(__file__).resolve().parent
 STREAM = "/lf.a2a.v1.A2AService/SendStreamingMessage"
@@ -40,13 +39,22 @@ TARGETS = 300
 
 
 def _card_agent(targets: int) -> Starlette:
-    interfaces: list[dict[str, Any]] = [{"url": f"grpc://127.0.0.1:{20000 + i}", "protocolBinding": "GRPC",
-                                         "protocolVersion": "1.0"} for i in range(targets)]
+    interfaces: list[dict[str, Any]] = [
+        {"url": f"grpc://127.0.0.1:{20000 + i}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+        for i in range(targets)
+    ]
     # The same target twice, spelled two ways: one listener.
     interfaces.insert(1, {"url": "127.0.0.1:20000", "protocolBinding": "GRPC", "protocolVersion": "1.0"})
-    card = {"name": "Many", "description": "Names a gRPC interface per port.", "version": "1",
-            "supportedInterfaces": interfaces, "capabilities": {}, "defaultInputModes": ["text/plain"],
-            "defaultOutputModes": ["text/plain"], "skills": []}
+    card = {
+        "name": "Many",
+        "description": "Names a gRPC interface per port.",
+        "version": "1",
+        "supportedInterfaces": interfaces,
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+    }
 
     async def serve(_request: Any) -> JSONResponse:
         return JSONResponse(card)
@@ -92,8 +100,12 @@ async def test_a_card_naming_hundreds_of_grpc_targets_opens_a_bounded_number_of_
 def grpc_agent() -> Iterator[str]:
     """A 1.0 gRPC agent in a process of its own (tests/grpc_flood_agent.py), streaming one
     short chunk (4 messages): ``127.0.0.1:PORT``."""
-    proc = subprocess.Popen([sys.executable, str(HERE / "grpc_flood_agent.py"), "1", "10"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "grpc_flood_agent.py"), "1", "10"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         yield f"127.0.0.1:{proc.stdout.readline().strip()}"

@@ -16,8 +16,6 @@ from typing import Any
 import grpc
 import pytest
 
-from proxy_helpers import until
-
 from inspector.client.limits import Limits
 from inspector.protocol import grpc_codec, grpc_schema
 from inspector.protocol.errors import ProtocolError
@@ -25,6 +23,7 @@ from inspector.proxy import Proxy, ProxyServer, Route, Rules
 from inspector.proxy.faults import Rule
 from inspector.session import Kind
 from inspector.session.recorder import Recorder
+from proxy_helpers import until
 
 STREAM = "/lf.a2a.v1.A2AService/SendStreamingMessage"
 SEND = "/lf.a2a.v1.A2AService/SendMessage"
@@ -34,15 +33,22 @@ FRAME = 16_384
 
 def update(i: int, text: str | None = None) -> bytes:
     cls = grpc_schema.message_class("1.0", "StreamResponse")
-    message = cls(artifact_update={"task_id": "t", "context_id": "c", "append": i > 0,
-                                   "artifact": {"artifact_id": "a", "parts": [{"text": ""}]}})
+    message = cls(
+        artifact_update={
+            "task_id": "t",
+            "context_id": "c",
+            "append": i > 0,
+            "artifact": {"artifact_id": "a", "parts": [{"text": ""}]},
+        }
+    )
     message.artifact_update.artifact.parts[0].text = f"part {i:05d}" if text is None else text
     return message.SerializeToString()
 
 
 def request(text: str = "go") -> bytes:
-    return grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
-        "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}}).SerializeToString()
+    return grpc_schema.from_json(
+        "1.0", "SendMessageRequest", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}}
+    ).SerializeToString()
 
 
 @contextlib.asynccontextmanager
@@ -134,8 +140,10 @@ async def test_messages_at_the_size_limits_are_relayed_and_logged_as_the_limits_
         yield at
         yield over
 
-    async with agent(stream) as upstream, relay(upstream, limits=Limits(max_event=limit), max_request=bound) \
-            as (proxy, address):
+    async with (
+        agent(stream) as upstream,
+        relay(upstream, limits=Limits(max_event=limit), max_request=bound) as (proxy, address),
+    ):
         got, failure = await read_all(address, fits_text)
         assert failure is None and got == [at, over] and reached == [bound]
         refused, failure = await read_all(address, big_text)
@@ -147,8 +155,9 @@ async def test_messages_at_the_size_limits_are_relayed_and_logged_as_the_limits_
     assert cut.data["size"] == limit + 1 and cut.data.get("cut") and isinstance(cut.payload, ProtocolError)
 
 
-@pytest.mark.parametrize("fault", [{"corrupt_chunk": 7}, {"duplicate_chunk": 7}, {"drop_after": 7}],
-                         ids=lambda f: next(iter(f)))
+@pytest.mark.parametrize(
+    "fault", [{"corrupt_chunk": 7}, {"duplicate_chunk": 7}, {"drop_after": 7}], ids=lambda f: next(iter(f))
+)
 async def test_a_per_message_fault_hits_exactly_the_nth_message(fault: dict[str, int]) -> None:
     sent = [update(i) for i in range(12)]
 
@@ -160,7 +169,7 @@ async def test_a_per_message_fault_hits_exactly_the_nth_message(fault: dict[str,
     async with agent(stream) as upstream, relay(upstream, rules=rules) as (proxy, address):
         got, failure = await read_all(address)
         end = await until(lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END], "the stream's end")
-    (name, n), = fault.items()
+    ((name, n),) = fault.items()
     if name == "corrupt_chunk":
         assert got[:6] == sent[:6] and got[6] == grpc_codec.garbled(sent[6]) and got[6] != sent[6]
         assert failure is None and got[7:] == sent[7:]
@@ -212,15 +221,19 @@ async def test_the_recording_holds_every_message_of_a_fast_10k_stream_in_order(t
         recorder = Recorder.attach(proxy.session, path)
         try:
             got, failure = await read_all(address)
-            end = await until(lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END],
-                              "the stream's end")
+            end = await until(
+                lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END], "the stream's end"
+            )
         finally:
             recorder.close()
     assert failure is None and len(got) == count
     assert end[0].data["events"] == count
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
-    texts = [json.loads(line["json"])["artifactUpdate"]["artifact"]["parts"][0]["text"]
-             for line in lines if line["kind"] == "message"]
+    texts = [
+        json.loads(line["json"])["artifactUpdate"]["artifact"]["parts"][0]["text"]
+        for line in lines
+        if line["kind"] == "message"
+    ]
     assert texts == [f"part {i:05d}" for i in range(count)]
 
 

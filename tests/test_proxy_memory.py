@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: (what the proxy's tracker keeps of them is the task's latest status), then a
 #: completed one. Over SSE (1.0 JSON-RPC) or gRPC (1.0 SendStreamingMessage), as fast
 #: as it can write.
-AGENT = r'''
+AGENT = r"""
 import asyncio, json, sys
 mode, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 TEXT = "x" * size
@@ -75,15 +75,20 @@ async def grpc_agent():
     await server.wait_for_termination()
 
 asyncio.run(sse() if mode == "sse" else grpc_agent())
-'''
+"""
 
 
 class Headless:
     """``a2a-inspect proxy --headless`` in a subprocess; its output read by a thread."""
 
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "inspector.cli", "proxy", "--headless", "--port", "0",
-                                      *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "inspector.cli", "proxy", "--headless", "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         assert self.proc.stdout is not None
         self.banner = [self.proc.stdout.readline() for _ in range(3)]
         self.ended = threading.Event()
@@ -108,8 +113,9 @@ class Headless:
 
 
 def _agent(mode: str, count: int, size: int) -> tuple[subprocess.Popen[str], int]:
-    agent = subprocess.Popen([sys.executable, "-c", AGENT, mode, str(count), str(size)], stdout=subprocess.PIPE,
-                             text=True, cwd=ROOT)
+    agent = subprocess.Popen(
+        [sys.executable, "-c", AGENT, mode, str(count), str(size)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
     assert agent.stdout is not None
     return agent, int(agent.stdout.readline())
 
@@ -131,11 +137,22 @@ def test_a_long_sse_stream_through_the_headless_proxy_leaves_its_memory_flat() -
         proxy = Headless(f"http://127.0.0.1:{port}")
         listen = re.search(r"127\.0\.0\.1:(\d+)", proxy.banner[0])
         assert listen, proxy.banner
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
-            "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}})
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "SendStreamingMessage",
+                "params": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}},
+            }
+        )
         events = 0
-        with httpx.stream("POST", f"http://127.0.0.1:{listen.group(1)}/", content=body, timeout=60,
-                          headers={"content-type": "application/json", "A2A-Version": "1.0"}) as resp:
+        with httpx.stream(
+            "POST",
+            f"http://127.0.0.1:{listen.group(1)}/",
+            content=body,
+            timeout=60,
+            headers={"content-type": "application/json", "A2A-Version": "1.0"},
+        ) as resp:
             assert resp.status_code == 200
             tail = b""
             for chunk in resp.iter_raw():
@@ -168,13 +185,17 @@ def test_a_long_grpc_stream_through_the_headless_proxy_leaves_its_memory_flat() 
         proxy = Headless("http://127.0.0.1:9", "--grpc-upstream", f"127.0.0.1:{port}")
         listen = re.search(r"gRPC 127\.0\.0\.1:(\d+)", "".join(proxy.banner))
         assert listen, proxy.banner
-        request = grpc_schema.from_json("1.0", "SendMessageRequest", {"message": {
-            "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}).SerializeToString()
+        request = grpc_schema.from_json(
+            "1.0",
+            "SendMessageRequest",
+            {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}},
+        ).SerializeToString()
 
         async def read() -> int:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{listen.group(1)}") as channel:
                 call = channel.unary_stream("/lf.a2a.v1.A2AService/SendStreamingMessage")(
-                    request, metadata=(("a2a-version", "1.0"),), timeout=60)
+                    request, metadata=(("a2a-version", "1.0"),), timeout=60
+                )
                 return sum([1 async for _ in call])
 
         assert asyncio.run(read()) == COUNT + 1

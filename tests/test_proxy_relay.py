@@ -16,11 +16,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Route
 
-from peers.sdk_agent import release, wait_parked
-from proxy_helpers import MOCK_SCENARIO, message, proxy_to, requests, sdk_client, texts
-
 from inspector.serving.runner import BackgroundServer
 from inspector.session import Kind, Recorder
+from peers.sdk_agent import release, wait_parked
+from proxy_helpers import MOCK_SCENARIO, message, proxy_to, requests, sdk_client, texts
 
 SECRET = "Bearer tok-0123456789abcdef"
 
@@ -43,9 +42,15 @@ async def test_credentials_reach_the_upstream_unchanged_and_are_redacted_in_the_
             path = tmp_path / "rec.jsonl"
             with Recorder.attach(proxy.session, path):
                 async with httpx.AsyncClient(timeout=10) as http:
-                    ok = await http.post(f"{server.base_url}/a2a", json={"x": 1},
-                                         headers={"Authorization": SECRET, "X-API-Key": "key-abcdefgh123",
-                                                  "Proxy-Authorization": "Basic cHJveHk6cHc="})
+                    ok = await http.post(
+                        f"{server.base_url}/a2a",
+                        json={"x": 1},
+                        headers={
+                            "Authorization": SECRET,
+                            "X-API-Key": "key-abcdefgh123",
+                            "Proxy-Authorization": "Basic cHJveHk6cHc=",
+                        },
+                    )
                     moved = await http.get(f"{server.base_url}/moved", headers={"Authorization": SECRET})
     assert ok.status_code == 200 and seen[0]["authorization"] == SECRET and seen[0]["x-api-key"] == "key-abcdefgh123"
     # The proxy's own credential is the proxy's: not passed on.
@@ -64,8 +69,10 @@ async def test_two_clients_streaming_at_once_each_get_their_stream(sdk_agent_com
 
     upstream = sdk_agent_compat
     async with proxy_to(("", upstream)) as (proxy, server):
-        async with sdk_client(server.base_url, streaming=True) as one, \
-                sdk_client(server.base_url, streaming=True) as two:
+        async with (
+            sdk_client(server.base_url, streaming=True) as one,
+            sdk_client(server.base_url, streaming=True) as two,
+        ):
             a = one.send_message(message("hold alpha beta"))
             b = two.send_message(message("hold gamma delta"))
             a_first, b_first = await anext(a), await anext(b)
@@ -79,8 +86,9 @@ async def test_two_clients_streaming_at_once_each_get_their_stream(sdk_agent_com
             a_rest = [e async for e in a]
 
     def streamed(events: list[Any]) -> str:
-        return texts(p for e in events if e.WhichOneof("payload") == "artifact_update"
-                     for p in e.artifact_update.artifact.parts)
+        return texts(
+            p for e in events if e.WhichOneof("payload") == "artifact_update" for p in e.artifact_update.artifact.parts
+        )
 
     assert streamed(a_rest) == "echo: hold alpha beta" and streamed(b_rest) == "echo: hold gamma delta"
     assert a_rest[-1].status_update.status.state == pb.TaskState.TASK_STATE_COMPLETED
@@ -99,12 +107,25 @@ async def test_a_long_stream_is_relayed_whole_and_logged_whole() -> None:
     from mock_agent import MockAgent
 
     texts_sent = [f"piece {i:05d} " for i in range(4000)]
-    scenario = {"name": "long", "card": {**MOCK_SCENARIO["card"], "name": "Long"}, "rules": [{"script": [
-        {"status": "working"}, {"chunks": {"id": "a", "name": "a", "texts": texts_sent}}, {"status": "completed"}]}]}
+    scenario = {
+        "name": "long",
+        "card": {**MOCK_SCENARIO["card"], "name": "Long"},
+        "rules": [
+            {
+                "script": [
+                    {"status": "working"},
+                    {"chunks": {"id": "a", "name": "a", "texts": texts_sent}},
+                    {"status": "completed"},
+                ]
+            }
+        ],
+    }
     async with MockAgent(scenario, dialect="1.0") as mock, proxy_to(("", mock.base_url)) as (proxy, server):
         async with sdk_client(server.base_url, streaming=True) as client:
             events = [e async for e in client.send_message(message("go"))]
-    got = texts(p for e in events if e.WhichOneof("payload") == "artifact_update" for p in e.artifact_update.artifact.parts)
+    got = texts(
+        p for e in events if e.WhichOneof("payload") == "artifact_update" for p in e.artifact_update.artifact.parts
+    )
     assert got == "".join(texts_sent)
     (task,) = proxy.tracker.tasks.values()
     assert next(iter(task.artifacts.values())).text() == "".join(texts_sent)
@@ -117,19 +138,31 @@ async def test_a_long_stream_is_relayed_whole_and_logged_whole() -> None:
 async def test_a_log_that_falls_behind_the_relay_is_said_and_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past BACKLOG unlogged bytes the relay waits for its log; it says so once (a NOTE,
     and the waits on the STREAM_END). Here the bound is a byte: it waits every chunk."""
-    from mock_agent import MockAgent
-
     from inspector.proxy import core, relaying
+    from mock_agent import MockAgent
 
     monkeypatch.setattr(relaying, "BACKLOG", 1)
     monkeypatch.setattr(core, "BACKLOG", 1)
     texts_sent = [f"piece {i:03d} " for i in range(50)]
-    scenario = {"name": "behind", "card": {**MOCK_SCENARIO["card"], "name": "Behind"}, "rules": [{"script": [
-        {"status": "working"}, {"chunks": {"id": "a", "name": "a", "texts": texts_sent}}, {"status": "completed"}]}]}
+    scenario = {
+        "name": "behind",
+        "card": {**MOCK_SCENARIO["card"], "name": "Behind"},
+        "rules": [
+            {
+                "script": [
+                    {"status": "working"},
+                    {"chunks": {"id": "a", "name": "a", "texts": texts_sent}},
+                    {"status": "completed"},
+                ]
+            }
+        ],
+    }
     async with MockAgent(scenario, dialect="1.0") as mock, proxy_to(("", mock.base_url)) as (proxy, server):
         async with sdk_client(server.base_url, streaming=True) as client:
             events = [e async for e in client.send_message(message("go"))]
-    got = texts(p for e in events if e.WhichOneof("payload") == "artifact_update" for p in e.artifact_update.artifact.parts)
+    got = texts(
+        p for e in events if e.WhichOneof("payload") == "artifact_update" for p in e.artifact_update.artifact.parts
+    )
     assert got == "".join(texts_sent)
     notes = [e for e in proxy.session.events if e.kind is Kind.NOTE and e.data.get("code") == "proxy-log-behind"]
     assert len(notes) == 1 and "behind the relay" in notes[0].data["text"]
@@ -141,8 +174,12 @@ async def test_a_log_that_falls_behind_the_relay_is_said_and_loses_nothing(monke
 
 async def test_a_client_that_hangs_up_ends_the_stream_as_closed(sdk_agent_compat: str) -> None:
     upstream = sdk_agent_compat
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": {
-        "messageId": "m-hang", "role": "ROLE_USER", "parts": [{"text": "hold on there"}]}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendStreamingMessage",
+        "params": {"message": {"messageId": "m-hang", "role": "ROLE_USER", "parts": [{"text": "hold on there"}]}},
+    }
     async with proxy_to(("", upstream)) as (proxy, server):
         async with httpx.AsyncClient(timeout=20) as http:
             async with http.stream("POST", f"{server.base_url}/", json=body, headers={"A2A-Version": "1.0"}) as resp:

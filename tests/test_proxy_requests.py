@@ -13,16 +13,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route as StarletteRoute
 
-from proxy_helpers import proxy_to
-
 from inspector.serving.runner import BackgroundServer
 from inspector.session import Kind
+from proxy_helpers import proxy_to
 
 
 def _recorder(seen: list[dict[str, Any]]) -> Starlette:
     async def anything(request: Request) -> JSONResponse:
-        seen.append({"path": request.scope["raw_path"].decode("latin-1"),
-                     "headers": [(k.decode("latin-1"), v) for k, v in request.scope["headers"]]})
+        seen.append(
+            {
+                "path": request.scope["raw_path"].decode("latin-1"),
+                "headers": [(k.decode("latin-1"), v) for k, v in request.scope["headers"]],
+            }
+        )
         return JSONResponse({"ok": True})
 
     return Starlette(routes=[StarletteRoute("/{path:path}", anything, methods=["GET", "POST"])])
@@ -33,8 +36,9 @@ async def _raw(base: str, target: str, extra: bytes = b"") -> tuple[int, bytes]:
     host, port = base.split("://", 1)[1].rstrip("/").rsplit(":", 1)
     reader, writer = await asyncio.open_connection(host, int(port))
     try:
-        writer.write(f"GET {target} HTTP/1.1\r\nHost: {host}:{port}\r\n".encode("ascii") + extra
-                     + b"Connection: close\r\n\r\n")
+        writer.write(
+            f"GET {target} HTTP/1.1\r\nHost: {host}:{port}\r\n".encode("ascii") + extra + b"Connection: close\r\n\r\n"
+        )
         await writer.drain()
         data = await asyncio.wait_for(reader.read(), 10)
     finally:
@@ -48,9 +52,17 @@ async def test_dot_segments_that_leave_the_route_are_refused() -> None:
     with BackgroundServer(_recorder(seen)) as up:
         async with proxy_to(("/planner", f"{up.url}/agents/planner")) as (proxy, server):
             refused = {}
-            for target in ("/planner/../../../x", "/planner/%2e%2e/%2E%2E/x", "/planner/a/../../x",
-                           "/planner/.%2e/secret?token=1", "/planner/..", "/planner/%2e%2E",
-                           "/planner/..%2f..%2fx", "/planner/a/..%5C..%5Cx", "/planner/a/..\\..\\x"):
+            for target in (
+                "/planner/../../../x",
+                "/planner/%2e%2e/%2E%2E/x",
+                "/planner/a/../../x",
+                "/planner/.%2e/secret?token=1",
+                "/planner/..",
+                "/planner/%2e%2E",
+                "/planner/..%2f..%2fx",
+                "/planner/a/..%5C..%5Cx",
+                "/planner/a/..\\..\\x",
+            ):
                 refused[target] = await _raw(server.base_url, target)
             # Dot segments that stay inside the route are resolved, not refused.
             inside = await _raw(server.base_url, "/planner/a/./b/../c%20d?q=%20")

@@ -12,12 +12,11 @@ import json
 import httpx
 import pytest
 
+from inspector.protocol import models as m
+from inspector.session import Kind
 from mock_agent import MockAgent
 from peers.sdk_agent import release, wait_parked
 from proxy_helpers import MOCK_SCENARIO, message, methods, proxy_to, requests, sdk_client, texts, until
-
-from inspector.protocol import models as m
-from inspector.session import Kind
 
 
 async def test_every_call_through_the_proxy_to_the_sdk_agent(sdk_agent: tuple[str, str]) -> None:
@@ -34,8 +33,12 @@ async def test_every_call_through_the_proxy_to_the_sdk_agent(sdk_agent: tuple[st
             # input-required, continued on the task.
             (asked,) = [r async for r in client.send_message(message("ask me"))]
             assert asked.task.status.state == S.TASK_STATE_INPUT_REQUIRED
-            (answered,) = [r async for r in client.send_message(
-                message("the answer", task_id=asked.task.id, context_id=asked.task.context_id))]
+            (answered,) = [
+                r
+                async for r in client.send_message(
+                    message("the answer", task_id=asked.task.id, context_id=asked.task.context_id)
+                )
+            ]
             assert answered.task.status.state == S.TASK_STATE_COMPLETED
 
             # A held task, canceled.
@@ -47,13 +50,18 @@ async def test_every_call_through_the_proxy_to_the_sdk_agent(sdk_agent: tuple[st
         async with sdk_client(server.base_url, streaming=True) as client:
             events = [e async for e in client.send_message(message("stream me please now"))]
             assert events[-1].status_update.status.state == S.TASK_STATE_COMPLETED
-            streamed = texts(p for e in events if e.WhichOneof("payload") == "artifact_update"
-                             for p in e.artifact_update.artifact.parts)
+            streamed = texts(
+                p
+                for e in events
+                if e.WhichOneof("payload") == "artifact_update"
+                for p in e.artifact_update.artifact.parts
+            )
             assert streamed == "echo: stream me please now"
 
             # Subscribe to a live task, then let it finish.
-            (live,) = [r async for r in _blocking(server.base_url, message("hold to subscribe",
-                                                                           return_immediately=True))]
+            (live,) = [
+                r async for r in _blocking(server.base_url, message("hold to subscribe", return_immediately=True))
+            ]
             await asyncio.to_thread(wait_parked, upstream, live.task.id)
             subscribed = client.subscribe(pb.SubscribeToTaskRequest(id=live.task.id))
             head = await anext(subscribed)
@@ -73,8 +81,10 @@ async def test_every_call_through_the_proxy_to_the_sdk_agent(sdk_agent: tuple[st
     assert states[asked.task.id] is m.TaskState.COMPLETED
     assert states[held.task.id] is m.TaskState.CANCELED
     assert states[live.task.id] is m.TaskState.COMPLETED
-    assert tracker.tasks[sent.task.id].artifacts and \
-        next(iter(tracker.tasks[sent.task.id].artifacts.values())).text() == "echo: hello there inspector"
+    assert (
+        tracker.tasks[sent.task.id].artifacts
+        and next(iter(tracker.tasks[sent.task.id].artifacts.values())).text() == "echo: hello there inspector"
+    )
     assert tracker.violations == [], [(v.code, v.message) for v in tracker.violations]
     # Who made each call is on record.
     first = requests(proxy)[0].data
@@ -101,8 +111,12 @@ async def test_every_call_through_the_proxy_to_a2a_mock(dialect: str) -> None:
             assert texts(sent.task.artifacts[0].parts) == "echo: hello!"
             (asked,) = [r async for r in client.send_message(message("ask"))]
             assert asked.task.status.state == S.TASK_STATE_INPUT_REQUIRED
-            (answered,) = [r async for r in client.send_message(
-                message("Paris", task_id=asked.task.id, context_id=asked.task.context_id))]
+            (answered,) = [
+                r
+                async for r in client.send_message(
+                    message("Paris", task_id=asked.task.id, context_id=asked.task.context_id)
+                )
+            ]
             assert answered.task.status.state == S.TASK_STATE_COMPLETED
             (held,) = [r async for r in client.send_message(message("hold it", return_immediately=True))]
             await until(lambda: mock.held("p") == 1, "the task at its gate")
@@ -139,8 +153,11 @@ async def test_the_card_points_every_address_at_the_proxy_and_keeps_the_rest(sdk
             legacy = await http.get(f"{server.base_url}/.well-known/agent.json")
     assert proxied.status_code == 200 and legacy.status_code == 200
     card = json.loads(proxied.content)
-    urls = [card.get("url"), *(i["url"] for i in card["supportedInterfaces"]),
-            *(i["url"] for i in card.get("additionalInterfaces", []))]
+    urls = [
+        card.get("url"),
+        *(i["url"] for i in card["supportedInterfaces"]),
+        *(i["url"] for i in card.get("additionalInterfaces", [])),
+    ]
     assert urls and all(u.startswith(server.base_url) for u in urls if u), urls
     assert {i["url"] for i in card["supportedInterfaces"]} == {f"{server.base_url}/", f"{server.base_url}/rest"}
     # Byte for byte the agent's card, but for the addresses.
@@ -152,22 +169,32 @@ async def test_the_card_points_every_address_at_the_proxy_and_keeps_the_rest(sdk
 async def test_a_card_address_elsewhere_and_grpc_interfaces_stay_and_are_noted() -> None:
     from inspector.proxy.card import rewrite_card
 
-    body = json.dumps({"name": "x", "url": "http://up:1/a", "x-unknown": {"keep": [1, 2]},
-                       "supportedInterfaces": [
-                           {"url": "http://up:1/a", "protocolBinding": "JSONRPC"},
-                           {"url": "up:2", "protocolBinding": "GRPC"},
-                           {"url": "http://other:3/", "protocolBinding": "HTTP+JSON"}]}).encode()
-    out = rewrite_card(body, lambda url: "http://proxy:9/p" + url[len("http://up:1"):]
-                       if url.startswith("http://up:1") else None)
+    body = json.dumps(
+        {
+            "name": "x",
+            "url": "http://up:1/a",
+            "x-unknown": {"keep": [1, 2]},
+            "supportedInterfaces": [
+                {"url": "http://up:1/a", "protocolBinding": "JSONRPC"},
+                {"url": "up:2", "protocolBinding": "GRPC"},
+                {"url": "http://other:3/", "protocolBinding": "HTTP+JSON"},
+            ],
+        }
+    ).encode()
+    out = rewrite_card(
+        body, lambda url: "http://proxy:9/p" + url[len("http://up:1") :] if url.startswith("http://up:1") else None
+    )
     assert out is not None
     card = json.loads(out.body)
     assert card["url"] == "http://proxy:9/p/a" and card["supportedInterfaces"][0]["url"] == "http://proxy:9/p/a"
-    assert card["supportedInterfaces"][1]["url"] == "up:2" and card["supportedInterfaces"][2]["url"] == "http://other:3/"
+    assert (
+        card["supportedInterfaces"][1]["url"] == "up:2" and card["supportedInterfaces"][2]["url"] == "http://other:3/"
+    )
     assert card["x-unknown"] == {"keep": [1, 2]}
     assert [why.split(":")[0] for _url, why in out.kept] == ["a gRPC interface", "not under any upstream of this proxy"]
     # The same string quoted elsewhere: the card is re-serialised, the quote kept.
     quoted = json.dumps({"url": "http://up:1/a", "description": "http://up:1/a"}).encode()
-    again = rewrite_card(quoted, lambda url: "http://proxy:9" + url[len("http://up:1"):])
+    again = rewrite_card(quoted, lambda url: "http://proxy:9" + url[len("http://up:1") :])
     assert again is not None and json.loads(again.body) == {"url": "http://proxy:9/a", "description": "http://up:1/a"}
 
 
@@ -178,9 +205,9 @@ async def test_the_rest_binding_through_the_proxy_is_detected_and_replays(sdk_ag
     from a2a.client import ClientConfig, ClientFactory
     from a2a.types import a2a_pb2 as pb
 
+    from inspector.serving.runner import BackgroundServer
     from inspector.session import Recorder
     from mock_agent.replay import ReplayServer
-    from inspector.serving.runner import BackgroundServer
 
     upstream = sdk_agent_v10
     path = tmp_path / "rest.jsonl"
@@ -196,8 +223,11 @@ async def test_the_rest_binding_through_the_proxy_is_detected_and_replays(sdk_ag
                 finally:
                     await client.close()
                 last = replies[-1]
-                out.append(texts(last.task.artifacts[0].parts) if last.WhichOneof("payload") == "task" else
-                           last.status_update.status.state == pb.TaskState.TASK_STATE_COMPLETED)
+                out.append(
+                    texts(last.task.artifacts[0].parts)
+                    if last.WhichOneof("payload") == "task"
+                    else last.status_update.status.state == pb.TaskState.TASK_STATE_COMPLETED
+                )
         return out
 
     async with proxy_to(("", upstream)) as (proxy, server):
@@ -206,6 +236,8 @@ async def test_the_rest_binding_through_the_proxy_is_detected_and_replays(sdk_ag
     calls = [e.data for e in requests(proxy) if e.data.get("a2a_method") in ("send", "stream")]
     assert [(c["binding"], c["dialect"], c["rest_base"]) for c in calls] == [("rest", "1.0", f"{upstream}/rest")] * 2
     assert got == ["echo: hello there inspector", True]
-    assert proxy.tracker.violations == [] and all(t.state is m.TaskState.COMPLETED for t in proxy.tracker.tasks.values())
+    assert proxy.tracker.violations == [] and all(
+        t.state is m.TaskState.COMPLETED for t in proxy.tracker.tasks.values()
+    )
     with BackgroundServer(ReplayServer([path]).app) as replay:
         assert await run(replay.url) == got

@@ -38,8 +38,12 @@ def _files(*tops: str) -> list[Path]:
 
 def _ours(module: str) -> bool:
     top = module.split(".")[0]
-    return top in OURS or top.startswith("test_") or (ROOT / "bench" / f"{top}.py").exists() \
+    return (
+        top in OURS
+        or top.startswith("test_")
+        or (ROOT / "bench" / f"{top}.py").exists()
         or (ROOT / "tests" / f"{top}.py").exists()
+    )
 
 
 def _private(part: str) -> bool:
@@ -56,8 +60,10 @@ def private_imports(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and not _ours(node.module):
             names = [a.name for a in node.names if _private(a.name)]
             if any(_private(p) for p in node.module.split(".")) or names:
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import "
-                             f"{', '.join(a.name for a in node.names)}")
+                found.append(
+                    f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import "
+                    f"{', '.join(a.name for a in node.names)}"
+                )
     return found
 
 
@@ -81,8 +87,12 @@ def _textual_private_names() -> frozenset[str]:
             for item in ast.walk(node):
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     names.add(item.name)
-                elif isinstance(item, ast.Attribute) and isinstance(item.ctx, ast.Store) \
-                        and isinstance(item.value, ast.Name) and item.value.id == "self":
+                elif (
+                    isinstance(item, ast.Attribute)
+                    and isinstance(item.ctx, ast.Store)
+                    and isinstance(item.value, ast.Name)
+                    and item.value.id == "self"
+                ):
                     names.add(item.attr)
                 elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
                     names.add(item.id)
@@ -118,8 +128,14 @@ def _assigned_on_self(cls: type) -> set[str]:
         tree = ast.parse(inspect.getsource(cls))
     except (OSError, TypeError):
         return set()
-    return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-            and isinstance(n.value, ast.Name) and n.value.id == "self"}
+    return {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.ctx, ast.Store)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "self"
+    }
 
 
 def test_no_private_name_of_textual_is_overridden() -> None:
@@ -150,8 +166,10 @@ def test_no_private_attribute_of_textual_is_used() -> None:
 def test_the_checks_see_what_they_look_for(tmp_path: Path) -> None:
     """The checks themselves: each finds the kind of use it forbids."""
     sample = tmp_path / "sample.py"
-    sample.write_text("from textual.widgets._footer import FooterKey\nimport textual._compositor\n"
-                      "from httpx_sse._decoders import SSEDecoder\nfrom inspector.session.decoding import _body\n")
+    sample.write_text(
+        "from textual.widgets._footer import FooterKey\nimport textual._compositor\n"
+        "from httpx_sse._decoders import SSEDecoder\nfrom inspector.session.decoding import _body\n"
+    )
     original = ROOT
     globals()["ROOT"] = tmp_path
     try:
@@ -159,8 +177,10 @@ def test_the_checks_see_what_they_look_for(tmp_path: Path) -> None:
     finally:
         globals()["ROOT"] = original
     assert [line.split(": ", 1)[1] for line in found] == [
-        "from textual.widgets._footer import FooterKey", "import textual._compositor",
-        "from httpx_sse._decoders import SSEDecoder"]
+        "from textual.widgets._footer import FooterKey",
+        "import textual._compositor",
+        "from httpx_sse._decoders import SSEDecoder",
+    ]
     assert {"_refresh_layout", "_compositor_refresh", "_handle_exception", "_compositor"} <= _textual_private_names()
 
 

@@ -12,10 +12,10 @@ import httpx
 
 from inspector.client import A2AClient
 from inspector.client.push_receiver import PushReceiver, latest_dialect, token_of
-from inspector.session.payloads import push_payload
 from inspector.protocol import models as m
 from inspector.protocol.errors import ProtocolError
 from inspector.session import Kind, Session, TaskTracker, load_recording
+from inspector.session.payloads import push_payload
 from inspector.session.recorder import Recorder
 from mock_agent import MockAgent
 
@@ -31,8 +31,13 @@ async def wait_for(predicate, timeout: float = 10.0, what: str = "condition"):
 
 
 def status_body(task_id: str, state: str) -> dict:
-    return {"kind": "status-update", "taskId": task_id, "contextId": "c1",
-            "status": {"state": state}, "final": state == "completed"}
+    return {
+        "kind": "status-update",
+        "taskId": task_id,
+        "contextId": "c1",
+        "status": {"state": state},
+        "final": state == "completed",
+    }
 
 
 async def test_post_becomes_a_push_event_decoded_in_the_connection_dialect() -> None:
@@ -45,8 +50,9 @@ async def test_post_becomes_a_push_event_decoded_in_the_connection_dialect() -> 
         token = receiver.issue_token("t1")
         async with httpx.AsyncClient() as http:
             for state in ("working", "completed"):
-                resp = await http.post(receiver.url_for("t1"), json=status_body("t1", state),
-                                       headers={"X-A2A-Notification-Token": token})
+                resp = await http.post(
+                    receiver.url_for("t1"), json=status_body("t1", state), headers={"X-A2A-Notification-Token": token}
+                )
                 assert resp.status_code == 200
         pushes = [e for e in session.events if e.kind is Kind.PUSH]
         assert len(pushes) == 2 == len(receiver.received)
@@ -73,8 +79,9 @@ async def test_tokens_paths_and_methods_are_judged_not_trusted() -> None:
         receiver.issue_token("t1")
         base = receiver.url.rsplit("/", 2)[0]  # http://127.0.0.1:PORT
         async with httpx.AsyncClient() as http:
-            bad = await http.post(receiver.url_for("t1"), json=status_body("t1", "working"),
-                                  headers={"X-A2A-Notification-Token": "guess"})
+            bad = await http.post(
+                receiver.url_for("t1"), json=status_body("t1", "working"), headers={"X-A2A-Notification-Token": "guess"}
+            )
             none = await http.post(receiver.url + "deeper/path", json=status_body("t1", "working"))
             garbage = await http.post(receiver.url, content=b"\xff\xfe not json")
             stray = await http.post(base + "/somewhere-else", json={})
@@ -101,8 +108,7 @@ def test_payload_follows_the_latest_request_dialect_like_replay() -> None:
     session.append(Kind.REQUEST, {"method": "POST", "dialect": "1.0"}, exchange=1)
     session.append(Kind.REQUEST, {"method": "GET", "a2a_method": "card"}, exchange=2)
     assert latest_dialect(session) == "1.0"
-    body = json.dumps({"statusUpdate": {"taskId": "t", "contextId": "c",
-                                        "status": {"state": "TASK_STATE_WORKING"}}})
+    body = json.dumps({"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}})
     payload = push_payload("1.0", {"body": body})
     assert isinstance(payload, m.TaskStatusUpdateEvent) and payload.status.state is m.TaskState.WORKING
     assert push_payload(None, {"body": body}) is None
@@ -115,10 +121,20 @@ async def test_end_to_end_with_the_mock_and_replay_agrees(tmp_path) -> None:
     path = tmp_path / "push.jsonl"
     recorder = Recorder.attach(session, path)
     # The task waits at a gate until its push config is set: every later step is pushed.
-    pushed = {"name": "pushed", "card": {"name": "Pushed", "capabilities": {"pushNotifications": True}},
-              "rules": [{"script": [{"hold": "registered"}, {"status": "working"},
-                                    {"chunks": {"name": "echo", "texts": ["echo: ", "{text}"]}},
-                                    {"status": "completed", "message": "done"}]}]}
+    pushed = {
+        "name": "pushed",
+        "card": {"name": "Pushed", "capabilities": {"pushNotifications": True}},
+        "rules": [
+            {
+                "script": [
+                    {"hold": "registered"},
+                    {"status": "working"},
+                    {"chunks": {"name": "echo", "texts": ["echo: ", "{text}"]}},
+                    {"status": "completed", "message": "done"},
+                ]
+            }
+        ],
+    }
     async with MockAgent(pushed, dialect="all") as mock:
         receiver = PushReceiver(session)
         await receiver.start()
@@ -126,7 +142,8 @@ async def test_end_to_end_with_the_mock_and_replay_agrees(tmp_path) -> None:
         try:
             params = m.SendParams(
                 message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="hello")], message_id="m1"),
-                configuration=m.SendConfiguration(blocking=False))
+                configuration=m.SendConfiguration(blocking=False),
+            )
             task = await client.send(params)
             assert isinstance(task, m.Task) and task.status.state not in (m.TaskState.COMPLETED,)
             config = m.PushNotificationConfig(url=receiver.url_for(task.id), token=receiver.issue_token(task.id))
@@ -148,8 +165,10 @@ async def test_end_to_end_with_the_mock_and_replay_agrees(tmp_path) -> None:
 
 
 def test_receiver_module_is_headless() -> None:
-    code = ("import sys, inspector.client.push_receiver\n"
-            "print(any(n == 'textual' or n.startswith('textual.') for n in sys.modules))")
+    code = (
+        "import sys, inspector.client.push_receiver\n"
+        "print(any(n == 'textual' or n.startswith('textual.') for n in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from captures import parse
-from inspector.session import payloads
 from inspector.protocol.dialects import get_dialect
 from inspector.protocol.errors import JsonRpcError, ProtocolError
 from inspector.protocol.models import AgentCard, SendParams, Task, TaskArtifactUpdateEvent
@@ -30,6 +29,7 @@ from inspector.session import (
     TaskTracker,
     iter_recording,
     load_recording,
+    payloads,
 )
 from shared_paths import CAPTURES
 
@@ -46,16 +46,29 @@ class Client:
         self.session = Session(clock=lambda: next(ticks), wall_clock=lambda: next(walls))
         self.requests: dict[int, dict[str, Any]] = {}
 
-    def request(self, dialect: str | None, a2a_method: str, obj: Any = None, *, method: str = "POST",
-                url: str = "http://agent.test/", headers: dict | None = None) -> int:
+    def request(
+        self,
+        dialect: str | None,
+        a2a_method: str,
+        obj: Any = None,
+        *,
+        method: str = "POST",
+        url: str = "http://agent.test/",
+        headers: dict | None = None,
+    ) -> int:
         ex = self.session.new_exchange()
         d = get_dialect(dialect) if dialect else None
         body = json.dumps(obj) if obj is not None else None
         # The live client logs the params it encoded; decoding its body gives them back.
         payload = d.decode_request(obj).params if d is not None and obj is not None else None
         data = {
-            "method": method, "url": url, "headers": headers or {"accept": "application/json"},
-            "body": body, "body_encoding": "utf-8", "dialect": dialect, "a2a_method": a2a_method,
+            "method": method,
+            "url": url,
+            "headers": headers or {"accept": "application/json"},
+            "body": body,
+            "body_encoding": "utf-8",
+            "dialect": dialect,
+            "a2a_method": a2a_method,
             "rpc_method": obj.get("method") if isinstance(obj, dict) else None,
             "rpc_id": obj.get("id") if isinstance(obj, dict) else None,
         }
@@ -72,9 +85,14 @@ class Client:
         else:
             text, enc = body, "utf-8"
         data = {
-            "status": status, "reason": "OK", "headers": {"content-type": "application/json"},
-            "body": text, "body_encoding": enc, "body_size": len(body) if body is not None else None,
-            "elapsed_ms": 3.5, "streaming": body is None,
+            "status": status,
+            "reason": "OK",
+            "headers": {"content-type": "application/json"},
+            "body": text,
+            "body_encoding": enc,
+            "body_size": len(body) if body is not None else None,
+            "elapsed_ms": 3.5,
+            "streaming": body is None,
             "content_type": "text/event-stream" if body is None else "application/json",
         }
         payload = payloads.response_payload(self.requests[ex], data)
@@ -94,8 +112,18 @@ def rich_session() -> Session:
     c = Client()
     c.other(Kind.NOTE, {"text": "session started", "agent": "http://agent.test/"})
     ex = c.request(None, "card", method="GET", url="http://agent.test/.well-known/agent-card.json")
-    c.response(ex, json.dumps({"name": "Echo", "url": "http://agent.test/", "protocolVersion": "0.3.0",
-                               "capabilities": {"streaming": True}, "skills": []}))
+    c.response(
+        ex,
+        json.dumps(
+            {
+                "name": "Echo",
+                "url": "http://agent.test/",
+                "protocolVersion": "0.3.0",
+                "capabilities": {"streaming": True},
+                "skills": [],
+            }
+        ),
+    )
     # 0.3 stream, from a real capture, with heartbeats.
     cap = parse(CAPTURES / "03_v03_message_stream.txt")
     ex = c.request("0.3", "stream", cap.request_json())
@@ -114,28 +142,86 @@ def rich_session() -> Session:
     ex = c.request("1.0", "send", cap.request_json(), headers={"A2A-Version": "1.0"})
     c.response(ex, cap.response_body)
     # 0.1 send, and a JSON-RPC error.
-    ex = c.request("0.1", "send", {"jsonrpc": "2.0", "id": 9, "method": "tasks/send", "params": {
-        "id": "t01", "sessionId": "s01", "message": {"role": "user", "parts": [{"type": "text", "text": "hi"}]}}})
-    c.response(ex, json.dumps({"jsonrpc": "2.0", "id": 9, "result": {
-        "id": "t01", "sessionId": "s01", "status": {"state": "completed"},
-        "artifacts": [{"index": 0, "parts": [{"type": "text", "text": "hello"}]}]}}))
+    ex = c.request(
+        "0.1",
+        "send",
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tasks/send",
+            "params": {
+                "id": "t01",
+                "sessionId": "s01",
+                "message": {"role": "user", "parts": [{"type": "text", "text": "hi"}]},
+            },
+        },
+    )
+    c.response(
+        ex,
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "result": {
+                    "id": "t01",
+                    "sessionId": "s01",
+                    "status": {"state": "completed"},
+                    "artifacts": [{"index": 0, "parts": [{"type": "text", "text": "hello"}]}],
+                },
+            }
+        ),
+    )
     ex = c.request("0.3", "get", {"jsonrpc": "2.0", "id": 10, "method": "tasks/get", "params": {"id": "nope"}})
-    c.response(ex, json.dumps({"jsonrpc": "2.0", "id": 10, "error": {"code": -32001, "message": "Task not found"}}),
-               status=200)
+    c.response(
+        ex, json.dumps({"jsonrpc": "2.0", "id": 10, "error": {"code": -32001, "message": "Task not found"}}), status=200
+    )
     # A body that is not UTF-8 (recorded as base64) and a probe.
     ex = c.request("0.3", "get", {"jsonrpc": "2.0", "id": 11, "method": "tasks/get", "params": {"id": "t01"}})
     c.response(ex, b'{"jsonrpc": "2.0", "result": "\xff\xfe"}', status=502)
-    ex = c.request("0.3", "probe", {"jsonrpc": "2.0", "id": 12, "method": "message/send", "params": {
-        "message": {"kind": "message", "role": "user", "messageId": "p", "parts": []}}})
-    c.response(ex, json.dumps({"jsonrpc": "2.0", "id": 12, "result": {
-        "kind": "message", "role": "agent", "messageId": "r", "parts": [{"kind": "text", "text": "pong"}]}}))
-    ex = c.request("0.3", "send", {"jsonrpc": "2.0", "id": 13, "method": "message/send", "params": {
-        "message": {"kind": "message", "role": "user", "messageId": "q", "parts": []}}})
+    ex = c.request(
+        "0.3",
+        "probe",
+        {
+            "jsonrpc": "2.0",
+            "id": 12,
+            "method": "message/send",
+            "params": {"message": {"kind": "message", "role": "user", "messageId": "p", "parts": []}},
+        },
+    )
+    c.response(
+        ex,
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 12,
+                "result": {
+                    "kind": "message",
+                    "role": "agent",
+                    "messageId": "r",
+                    "parts": [{"kind": "text", "text": "pong"}],
+                },
+            }
+        ),
+    )
+    ex = c.request(
+        "0.3",
+        "send",
+        {
+            "jsonrpc": "2.0",
+            "id": 13,
+            "method": "message/send",
+            "params": {"message": {"kind": "message", "role": "user", "messageId": "q", "parts": []}},
+        },
+    )
     c.other(Kind.ERROR, {"type": "connect", "message": "connection refused"}, ex)
-    push_body = json.dumps({"kind": "status-update", "taskId": "t01", "contextId": "s01", "final": True,
-                            "status": {"state": "completed"}})
-    c.other(Kind.PUSH, {"headers": {"content-type": "application/json"}, "body": push_body, "url": "/push"},
-            payload=get_dialect("0.3").decode_event(json.loads(push_body), "$"))
+    push_body = json.dumps(
+        {"kind": "status-update", "taskId": "t01", "contextId": "s01", "final": True, "status": {"state": "completed"}}
+    )
+    c.other(
+        Kind.PUSH,
+        {"headers": {"content-type": "application/json"}, "body": push_body, "url": "/push"},
+        payload=get_dialect("0.3").decode_event(json.loads(push_body), "$"),
+    )
     return c.session
 
 
@@ -160,13 +246,25 @@ def same_payload(a: Any, b: Any) -> bool:
 
 def projection(tracker: TaskTracker) -> Any:
     """The tracker's picture as plain data (what the UI would show)."""
+
     def art(a: Any) -> Any:
         return (a.key, a.text(), a.closed, a.chunked, [(c.seq, c.append, c.last_chunk, c.size) for c in a.chunks])
 
     return {
-        "tasks": [(t.id, t.context_id, t.state, [(c.state, round(c.t, 6), c.seq) for c in t.timeline],
-                   [m.model_dump() for m in t.history], [art(a) for a in t.artifacts.values()],
-                   t.exchanges, t.first_seq, t.last_seq) for t in tracker.tasks.values()],
+        "tasks": [
+            (
+                t.id,
+                t.context_id,
+                t.state,
+                [(c.state, round(c.t, 6), c.seq) for c in t.timeline],
+                [m.model_dump() for m in t.history],
+                [art(a) for a in t.artifacts.values()],
+                t.exchanges,
+                t.first_seq,
+                t.last_seq,
+            )
+            for t in tracker.tasks.values()
+        ],
         "replies": [m.model_dump() for m in tracker.replies],
         "violations": [(v.seq, v.task_id, v.code, v.severity, v.message) for v in tracker.violations],
         "exchanges": {k: (x.task_id, x.method, x.ended, x.error is not None) for k, x in tracker.exchanges.items()},
@@ -277,14 +375,17 @@ def test_corrupted_middle_line_is_reported_with_its_number(tmp_path: Path) -> No
     assert after and all(e.payload is not None for e in after if e.data["data"] is not None)
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "empty"),
-    (b'{"seq": 1, "t": 0, "kind": "note", "text": "no header"}\n', "no format header"),
-    (b'{"format": "har", "version": 1}\n', "'har'"),
-    (b'{"format": "a2a-inspect-recording", "version": 99}\n', "newer"),
-    (b"GIF89a\x00\x01", "not a JSON header"),
-    (b'{"format": "a2a-inspect-rec', "incomplete"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "empty"),
+        (b'{"seq": 1, "t": 0, "kind": "note", "text": "no header"}\n', "no format header"),
+        (b'{"format": "har", "version": 1}\n', "'har'"),
+        (b'{"format": "a2a-inspect-recording", "version": 99}\n', "newer"),
+        (b"GIF89a\x00\x01", "not a JSON header"),
+        (b'{"format": "a2a-inspect-rec', "incomplete"),
+    ],
+)
 def test_missing_or_foreign_header_is_a_clear_error(tmp_path: Path, content: bytes, message: str) -> None:
     path = tmp_path / "r.jsonl"
     path.write_bytes(content)
@@ -294,11 +395,26 @@ def test_missing_or_foreign_header_is_a_clear_error(tmp_path: Path, content: byt
 
 def test_unknown_dialect_is_noted_and_the_rest_loads(tmp_path: Path) -> None:
     session = Session()
-    session.append(Kind.REQUEST, {"method": "POST", "url": "u", "headers": {}, "body": "{}",
-                                  "body_encoding": "utf-8", "dialect": "9.9", "a2a_method": "send",
-                                  "rpc_method": "x", "rpc_id": 1}, exchange=1)
-    session.append(Kind.RESPONSE, {"status": 200, "headers": {}, "body": "{}", "body_encoding": "utf-8",
-                                   "streaming": False}, exchange=1)
+    session.append(
+        Kind.REQUEST,
+        {
+            "method": "POST",
+            "url": "u",
+            "headers": {},
+            "body": "{}",
+            "body_encoding": "utf-8",
+            "dialect": "9.9",
+            "a2a_method": "send",
+            "rpc_method": "x",
+            "rpc_id": 1,
+        },
+        exchange=1,
+    )
+    session.append(
+        Kind.RESPONSE,
+        {"status": 200, "headers": {}, "body": "{}", "body_encoding": "utf-8", "streaming": False},
+        exchange=1,
+    )
     rec = load_recording(record(session, tmp_path / "r.jsonl"))
     assert len(rec.session) == 2 and [p.line for p in rec.problems] == [2]
     assert "9.9" in rec.problems[0].message
@@ -369,8 +485,7 @@ def test_a_process_killed_mid_recording_loses_at_most_the_event_in_flight(tmp_pa
 
 
 @pytest.mark.parametrize("dialect", ["0.3", "1.0", "auto"])
-async def test_live_client_session_replays_identically(sdk_agent_compat: str, dialect: str,
-                                                       tmp_path: Path) -> None:
+async def test_live_client_session_replays_identically(sdk_agent_compat: str, dialect: str, tmp_path: Path) -> None:
     """The real client against the real SDK agent, recorded and loaded back: what the
     reader derives is what the client logged, and the tracker cannot tell them apart."""
     from inspector.client import A2AClient, MemoryDialectCache
@@ -380,16 +495,15 @@ async def test_live_client_session_replays_identically(sdk_agent_compat: str, di
     session = Session()
     live = TaskTracker(session)
     recorder = Recorder.attach(session, path, redact=False)
-    async with A2AClient(sdk_agent_compat, session=session, dialect=dialect,
-                         dialect_cache=MemoryDialectCache()) as c:
+    async with A2AClient(sdk_agent_compat, session=session, dialect=dialect, dialect_cache=MemoryDialectCache()) as c:
         await c.get_card()
-        params = m.SendParams(message=m.Message(role="user", parts=[m.TextPart(text="replay me")],
-                                                message_id="m-live"))
+        params = m.SendParams(message=m.Message(role="user", parts=[m.TextPart(text="replay me")], message_id="m-live"))
         async with c.stream(params) as events:
             async for _ in events:
                 pass
-        sent = await c.send(m.SendParams(message=m.Message(role="user", parts=[m.TextPart(text="again")],
-                                                           message_id="m-live-2")))
+        sent = await c.send(
+            m.SendParams(message=m.Message(role="user", parts=[m.TextPart(text="again")], message_id="m-live-2"))
+        )
         await c.get_task(sent.id)
     recorder.close()
 

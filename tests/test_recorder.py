@@ -28,12 +28,25 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
 
 
-def request(session: Session, headers: dict[str, str], body: str | None = None,
-            url: str = "http://agent.test/") -> None:
+def request(
+    session: Session, headers: dict[str, str], body: str | None = None, url: str = "http://agent.test/"
+) -> None:
     ex = session.new_exchange()
-    session.append(Kind.REQUEST, {"method": "POST", "url": url, "headers": headers, "body": body,
-                                  "body_encoding": "utf-8", "dialect": "0.3", "a2a_method": "send",
-                                  "rpc_method": "message/send", "rpc_id": 1}, exchange=ex)
+    session.append(
+        Kind.REQUEST,
+        {
+            "method": "POST",
+            "url": url,
+            "headers": headers,
+            "body": body,
+            "body_encoding": "utf-8",
+            "dialect": "0.3",
+            "a2a_method": "send",
+            "rpc_method": "message/send",
+            "rpc_id": 1,
+        },
+        exchange=ex,
+    )
 
 
 def note(session: Session, text: str) -> None:
@@ -226,18 +239,32 @@ def test_headers_are_redacted_case_insensitively_keeping_the_auth_scheme(tmp_pat
     path = tmp_path / "rec.jsonl"
     with Recorder.attach(session, path, extra_secret_headers=["x-tenant-secret"]):
         request(session, SECRET_HEADERS)
-        session.append(Kind.RESPONSE, {"status": 200, "headers": {"Set-Cookie": "id=1, other=2",
-                                                                  "content-type": "application/json"},
-                                       "body": "{}", "body_encoding": "utf-8", "streaming": False}, exchange=1)
-        session.append(Kind.PUSH, {"headers": {"x-a2a-notification-token": "tok", "AUTHORIZATION": "token"},
-                                   "body": "{}", "url": "/push"})
+        session.append(
+            Kind.RESPONSE,
+            {
+                "status": 200,
+                "headers": {"Set-Cookie": "id=1, other=2", "content-type": "application/json"},
+                "body": "{}",
+                "body_encoding": "utf-8",
+                "streaming": False,
+            },
+            exchange=1,
+        )
+        session.append(
+            Kind.PUSH,
+            {"headers": {"x-a2a-notification-token": "tok", "AUTHORIZATION": "token"}, "body": "{}", "url": "/push"},
+        )
     header, req, resp, push = lines(path)
     assert req["headers"] == {
         "Authorization": "Bearer [redacted]",
         "proxy-authorization": "Basic [redacted]",
-        "X-API-Key": REDACTED, "api-key": REDACTED, "Cookie": REDACTED,
-        "X-A2A-Notification-Token": REDACTED, "X-Tenant-Secret": REDACTED,
-        "Content-Type": "application/json", "User-Agent": "a2a-inspect",
+        "X-API-Key": REDACTED,
+        "api-key": REDACTED,
+        "Cookie": REDACTED,
+        "X-A2A-Notification-Token": REDACTED,
+        "X-Tenant-Secret": REDACTED,
+        "Content-Type": "application/json",
+        "User-Agent": "a2a-inspect",
     }
     assert resp["headers"] == {"Set-Cookie": REDACTED, "content-type": "application/json"}
     # A bare token has no scheme to keep.
@@ -271,24 +298,56 @@ def test_secret_query_parameters_are_redacted(tmp_path: Path) -> None:
 
 PUSH_BODIES = {
     # 0.3: push config with the send, and push set.
-    "0.3 send": {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
-        "message": {"role": "user", "parts": []},
-        "configuration": {"pushNotificationConfig": {"url": "https://me/hook", "token": "T1",
-                                                     "authentication": {"schemes": ["Bearer"],
-                                                                        "credentials": "C1"}}}}},
-    "0.3 set": {"jsonrpc": "2.0", "id": 2, "method": "tasks/pushNotificationConfig/set", "params": {
-        "taskId": "t", "pushNotificationConfig": {"url": "https://me/hook", "token": "T2"}}},
+    "0.3 send": {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "message/send",
+        "params": {
+            "message": {"role": "user", "parts": []},
+            "configuration": {
+                "pushNotificationConfig": {
+                    "url": "https://me/hook",
+                    "token": "T1",
+                    "authentication": {"schemes": ["Bearer"], "credentials": "C1"},
+                }
+            },
+        },
+    },
+    "0.3 set": {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tasks/pushNotificationConfig/set",
+        "params": {"taskId": "t", "pushNotificationConfig": {"url": "https://me/hook", "token": "T2"}},
+    },
     # 0.1: ``pushNotification`` on the send params.
-    "0.1 send": {"jsonrpc": "2.0", "id": 3, "method": "tasks/send", "params": {
-        "id": "t", "message": {"role": "user", "parts": []},
-        "pushNotification": {"url": "https://me/hook", "token": "T3"}}},
+    "0.1 send": {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tasks/send",
+        "params": {
+            "id": "t",
+            "message": {"role": "user", "parts": []},
+            "pushNotification": {"url": "https://me/hook", "token": "T3"},
+        },
+    },
     # 1.0: the params are the config itself.
-    "1.0 create": {"jsonrpc": "2.0", "id": 4, "method": "CreateTaskPushNotificationConfig", "params": {
-        "taskId": "t", "url": "https://me/hook", "token": "T4",
-        "authentication": {"scheme": "Bearer", "credentials": "C4"}}},
+    "1.0 create": {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "CreateTaskPushNotificationConfig",
+        "params": {
+            "taskId": "t",
+            "url": "https://me/hook",
+            "token": "T4",
+            "authentication": {"scheme": "Bearer", "credentials": "C4"},
+        },
+    },
     # An answer echoing the config (push get).
-    "0.3 get result": {"jsonrpc": "2.0", "id": 5, "result": {
-        "taskId": "t", "pushNotificationConfig": {"url": "https://me/hook", "token": "T5"}}},
+    "0.3 get result": {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "result": {"taskId": "t", "pushNotificationConfig": {"url": "https://me/hook", "token": "T5"}},
+    },
 }
 
 
@@ -305,7 +364,7 @@ def test_push_notification_tokens_in_bodies_are_redacted(name: str) -> None:
 def test_bodies_without_secrets_stay_byte_exact() -> None:
     body = '{"jsonrpc": "2.0",  "id": 1, "result": {"token": "not a push config", "n": 1.50}}'
     assert redact_body(body) is body
-    assert redact_body("not json, but with \"token\"") == "not json, but with \"token\""
+    assert redact_body('not json, but with "token"') == 'not json, but with "token"'
 
 
 def test_request_and_response_bodies_are_redacted_in_the_recording(tmp_path: Path) -> None:
@@ -313,8 +372,17 @@ def test_request_and_response_bodies_are_redacted_in_the_recording(tmp_path: Pat
     path = tmp_path / "rec.jsonl"
     with Recorder.attach(session, path):
         request(session, {}, body=json.dumps(PUSH_BODIES["0.3 set"]))
-        session.append(Kind.RESPONSE, {"status": 200, "headers": {}, "body": json.dumps(PUSH_BODIES["0.3 get result"]),
-                                       "body_encoding": "utf-8", "streaming": False}, exchange=1)
+        session.append(
+            Kind.RESPONSE,
+            {
+                "status": 200,
+                "headers": {},
+                "body": json.dumps(PUSH_BODIES["0.3 get result"]),
+                "body_encoding": "utf-8",
+                "streaming": False,
+            },
+            exchange=1,
+        )
     # The secrets' own fields, not the whole file: its header holds a timestamp, and a
     # short token such as "T2" can appear in one (2026-...T22:...).
     sent, answered = (json.loads(event["body"]) for event in lines(path)[1:])
@@ -327,5 +395,8 @@ def test_redaction_settings_are_configurable_objects() -> None:
     r = Redaction(extra_names=("X-Custom",))
     assert r.headers({"x-custom": "v", "other": "w"}) == {"x-custom": REDACTED, "other": "w"}
     assert r.headers([["X-Custom", "v"], ["Cookie", "c"], ["a", "b"]]) == [
-        ["X-Custom", REDACTED], ["Cookie", REDACTED], ["a", "b"]]
+        ["X-Custom", REDACTED],
+        ["Cookie", REDACTED],
+        ["a", "b"],
+    ]
     assert Redaction(enabled=False).settings() == {"enabled": False}

@@ -43,8 +43,9 @@ def test_a_cut_off_last_line_marks_the_recording_truncated() -> None:
     lines.line += 1
     assert lines.parse(b'{"seq": 1, "t": 0, "ki') is None
     assert lines.truncated
-    assert _messages(lines) == [(2, "incomplete last line: the recording was cut off (process killed?); "
-                                    "the event being written then is lost")]
+    assert _messages(lines) == [
+        (2, "incomplete last line: the recording was cut off (process killed?); the event being written then is lost")
+    ]
 
 
 def test_events_and_headers_parse_and_a_later_session_continues_the_numbers() -> None:
@@ -56,8 +57,7 @@ def test_events_and_headers_parse_and_a_later_session_continues_the_numbers() ->
     lines.line = 9
     lines.follow(2, 1.5, 0)  # a seq that does not go up
     assert _messages(lines) == [(9, "seq 2 does not follow seq 2")]
-    header = lines.parse(b'{"format": "%s", "version": %d, "session_started": 160.0}\n'
-                         % (FORMAT.encode(), VERSION))
+    header = lines.parse(b'{"format": "%s", "version": %d, "session_started": 160.0}\n' % (FORMAT.encode(), VERSION))
     assert header is not None and is_header(header)
     start = lines.begin(header)
     assert (start.number, start.seq, start.exchange, start.t) == (2, 3, 3, 60.0)

@@ -26,15 +26,21 @@ def lines(path: Path) -> list[dict]:
 def test_urls_in_free_text_lose_their_secret_parameters() -> None:
     r = Redaction()
     text = "dialect 1.0 remembered for http://h:1/a?token=T0KEN-1&v=2, from the cache (http://h/?key=K3Y)."
-    assert r.text(text) == ("dialect 1.0 remembered for http://h:1/a?token=[redacted]&v=2, from the cache "
-                            "(http://h/?key=[redacted]).")
+    assert r.text(text) == (
+        "dialect 1.0 remembered for http://h:1/a?token=[redacted]&v=2, from the cache (http://h/?key=[redacted])."
+    )
     assert r.text("no url here?") == "no url here?"
 
 
 def test_notes_and_errors_are_redacted_in_the_recording(tmp_path: Path) -> None:
     session = Session()
-    session.append(Kind.NOTE, {"text": "dialect 0.3 remembered for http://h/?access_token=AT-123456",
-                               "endpoint": "http://h/rpc?api_key=AK-123456"})
+    session.append(
+        Kind.NOTE,
+        {
+            "text": "dialect 0.3 remembered for http://h/?access_token=AT-123456",
+            "endpoint": "http://h/rpc?api_key=AK-123456",
+        },
+    )
     session.append(Kind.ERROR, {"type": "connect", "message": "cannot connect to http://h/?token=TK-123456: refused"})
     with Recorder.attach(session, tmp_path / "r.jsonl"):
         pass
@@ -51,7 +57,8 @@ def test_credentials_under_any_header_name_are_secret_names_and_values() -> None
     r = Redaction.for_connection(
         credentials=(Auth.api_key("KEY-123456", header="X-My-Key") + Auth.custom({"X-Org": "ORG-123456"})).headers(),
         headers={"Cookie": "sid=SID-123456; theme=dark", "Authorization": "Bearer BR-123456", "X-Plain": "PLAIN-1234"},
-        urls=("http://h/?token=Q-123456&v=1", None))
+        urls=("http://h/?token=Q-123456&v=1", None),
+    )
     assert r.is_secret_header("x-my-key") and r.is_secret_header("X-Org")
     assert not r.is_secret_header("X-Plain")
     for value in ("KEY-123456", "ORG-123456", "SID-123456", "BR-123456", "Q-123456"):
@@ -71,8 +78,18 @@ def test_basic_auth_hides_the_token_the_pair_and_the_password() -> None:
 @pytest.mark.parametrize("value", ["S3CRET-value", 'quote"and\\slash', "caf\u00e9-\u65e5\u672c-secret", "1,2,3,4,5"])
 def test_a_secret_value_is_replaced_in_any_string_of_a_line(tmp_path: Path, value: str) -> None:
     session = Session()
-    session.append(Kind.SSE, {"raw": f"data: echo {value}", "data": f"echo {value}", "event": None, "id": None,
-                              "retry": None, "list": [1, 2, 3, 4, 5]}, exchange=1)
+    session.append(
+        Kind.SSE,
+        {
+            "raw": f"data: echo {value}",
+            "data": f"echo {value}",
+            "event": None,
+            "id": None,
+            "retry": None,
+            "list": [1, 2, 3, 4, 5],
+        },
+        exchange=1,
+    )
     with Recorder.attach(session, tmp_path / "r.jsonl", redact=Redaction(values=(value,))):
         pass
     (event,) = lines(tmp_path / "r.jsonl")[1:]
@@ -105,8 +122,11 @@ def test_the_dialect_cache_never_holds_a_secret_query_parameter(tmp_path: Path) 
 async def test_the_tui_recorder_redacts_its_connections_credentials(tmp_path: Path) -> None:
     agents = store.AgentStore(tmp_path / "agents.json")
     async with MockAgent("echo", dialect="all") as mock:
-        saved = agents.add(store.SavedAgent(name="keyed", url=mock.url, auth="api-key", auth_header="X-My-Key",
-                                            secret="TUI-KEY-123456"))
+        saved = agents.add(
+            store.SavedAgent(
+                name="keyed", url=mock.url, auth="api-key", auth_header="X-My-Key", secret="TUI-KEY-123456"
+            )
+        )
         app = InspectorApp(agent_store=agents, settings=store.Settings())
         async with app.run_test(size=(120, 36)) as pilot:
             conn = app.connect_to(saved.url, saved=saved)
@@ -117,8 +137,15 @@ async def test_the_tui_recorder_redacts_its_connections_credentials(tmp_path: Pa
 
             params = m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="say TUI-KEY-123456")]))
             app.send_message(conn, params, stream=False)
-            await wait_until(pilot, lambda: any(e.kind is Kind.RESPONSE and e.data.get("body") and "say" in
-                                                e.data["body"] for e in conn.session.events), 10, "answer")
+            await wait_until(
+                pilot,
+                lambda: any(
+                    e.kind is Kind.RESPONSE and e.data.get("body") and "say" in e.data["body"]
+                    for e in conn.session.events
+                ),
+                10,
+                "answer",
+            )
             sent = [e.data["headers"] for e in conn.session.events if e.kind is Kind.REQUEST]
             assert all(h.get("X-My-Key") == "TUI-KEY-123456" for h in sent)  # live: the real value
             app.action_toggle_recording()
@@ -132,8 +159,10 @@ def test_a_password_in_the_url_is_a_secret() -> None:
     r = Redaction.for_connection(urls=("http://ada:PW-s3cret-01@h:1/x",))
     assert r.url("http://ada:PW-s3cret-01@h:1/x?v=1") == "http://ada:%5Bredacted%5D@h:1/x?v=1"
     assert r.url(r.url("http://ada:PW-s3cret-01@h:1/x")) == "http://ada:%5Bredacted%5D@h:1/x"  # still a URL
-    assert r.text("cannot connect to http://ada:PW-s3cret-01@h:1/x: refused") == \
-        "cannot connect to http://ada:%5Bredacted%5D@h:1/x: refused"
+    assert (
+        r.text("cannot connect to http://ada:PW-s3cret-01@h:1/x: refused")
+        == "cannot connect to http://ada:%5Bredacted%5D@h:1/x: refused"
+    )
     assert "PW-s3cret-01" in r.values
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -21,10 +22,8 @@ import hostile
 from cli_helpers import Cli, assert_one_error_line, cli  # noqa: F401 (fixture)
 from inspector.client import A2AClient, Auth, MemoryDialectCache, TransportError
 from inspector.client.transport import same_origin
-from inspector.session.events import Kind
 from inspector.serving.runner import BackgroundServer
-
-import httpx
+from inspector.session.events import Kind
 
 CARD = {"name": "elsewhere", "protocolVersion": "0.3.0", "url": "/rpc", "preferredTransport": "JSONRPC"}
 BOUND = ("authorization", "x-my-key", "x-custom", "cookie")
@@ -75,8 +74,10 @@ def refused() -> Iterator[str]:
 
 
 def credentials() -> dict[str, Any]:
-    return {"auth": Auth.api_key("KEY-0123456789", header="X-My-Key") + Auth.bearer("BEARER-0123456789"),
-            "headers": {"X-Custom": "mine", "Cookie": "sid=COOKIE-0123456789"}}
+    return {
+        "auth": Auth.api_key("KEY-0123456789", header="X-My-Key") + Auth.bearer("BEARER-0123456789"),
+        "headers": {"X-Custom": "mine", "Cookie": "sid=COOKIE-0123456789"},
+    }
 
 
 def notes(c: A2AClient) -> list[str]:
@@ -86,9 +87,9 @@ def notes(c: A2AClient) -> list[str]:
 def test_same_origin_rule() -> None:
     u = httpx.URL
     assert same_origin(u("http://a:80/x"), u("http://a/y"))
-    assert same_origin(u("http://a/x"), u("https://a/y"))          # upgrade, same host
-    assert not same_origin(u("https://a/x"), u("http://a/y"))      # downgrade
-    assert not same_origin(u("http://a:1/x"), u("http://a:2/x"))   # another port
+    assert same_origin(u("http://a/x"), u("https://a/y"))  # upgrade, same host
+    assert not same_origin(u("https://a/x"), u("http://a/y"))  # downgrade
+    assert not same_origin(u("http://a:1/x"), u("http://a:2/x"))  # another port
     assert not same_origin(u("http://a/x"), u("http://b/x"))
     assert not same_origin(u("http://a:8080/x"), u("https://a:8443/x"))
 
@@ -168,14 +169,27 @@ async def test_a_missing_card_after_a_redirect_names_where_it_was_missing(sites)
     assert f"{b.url}/gone.json (HTTP 404)" in info.value.message
 
 
-def test_cli_cross_origin_redirect(cli: Cli, sites, tmp_path: Path) -> None:  # noqa: F811
+def test_cli_cross_origin_redirect(cli: Cli, sites, tmp_path: Path) -> None:
     a, b = sites
     a.routes["/.well-known/agent-card.json"] = f"{b.url}/card.json"
     b.routes["/card.json"] = {**CARD, "url": f"{a.url}/rpc"}
     a.routes["/rpc"] = {}
     rec = tmp_path / "r.jsonl"
-    r = cli("send", a.url, "hi", "--api-key", "KEY-0123456789", "--api-key-header", "X-My-Key",
-            "-H", "X-Custom: mine", "--secret-header", "X-Org: ORG-0123456789", "--record", str(rec))
+    r = cli(
+        "send",
+        a.url,
+        "hi",
+        "--api-key",
+        "KEY-0123456789",
+        "--api-key-header",
+        "X-My-Key",
+        "-H",
+        "X-Custom: mine",
+        "--secret-header",
+        "X-Org: ORG-0123456789",
+        "--record",
+        str(rec),
+    )
     assert r.code == 0, r
     (sent_b,) = b.headers_at("/card.json")
     assert not {"x-my-key", "x-custom", "x-org"} & set(sent_b)
@@ -185,7 +199,7 @@ def test_cli_cross_origin_redirect(cli: Cli, sites, tmp_path: Path) -> None:  # 
     assert "another origin: sent there without X-My-Key, X-Org, X-Custom" in text
 
 
-def test_cli_error_names_the_redirect_target(cli: Cli, sites, refused: str) -> None:  # noqa: F811
+def test_cli_error_names_the_redirect_target(cli: Cli, sites, refused: str) -> None:
     a, _b = sites
     a.routes["/.well-known/agent-card.json"] = f"{refused}/card.json"
     r = cli("card", a.url)
@@ -204,9 +218,11 @@ async def test_an_endpoint_named_by_a_card_from_another_origin_gets_no_credentia
     assert not set(BOUND) & set(sent)
     assert sent["content-type"] == "application/json"
     (note,) = [n for n in notes(c) if "named by the card" in n]
-    assert note == (f"{b.url}/rpc is on another origin than {a.url}, named by the card served from "
-                    f"{b.url}/card.json after a redirect: sent there without X-My-Key, Authorization, "
-                    "X-Custom, Cookie")
+    assert note == (
+        f"{b.url}/rpc is on another origin than {a.url}, named by the card served from "
+        f"{b.url}/card.json after a redirect: sent there without X-My-Key, Authorization, "
+        "X-Custom, Cookie"
+    )
 
 
 async def test_a_card_from_the_given_origin_speaks_for_its_endpoint(sites) -> None:

@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import Cli
-from ui_helpers import screen_text, wait_until
 
+from cli_helpers import Cli
 from inspector.protocol import models as m
 from inspector.session import Kind, TaskTracker, load_recording
 from inspector.session import index as index_mod
@@ -26,6 +25,7 @@ from inspector.ui.replay import ReplayController
 from inspector.ui.replay_app import open_replay
 from inspector.ui.widgets.replay_bar import ReplayBar
 from mock_agent import MockAgent
+from ui_helpers import screen_text, wait_until
 
 SIZE = (120, 36)
 #: (text, dialect) of each session: the second one speaks another dialect, so an event
@@ -54,11 +54,20 @@ def tracker_state(tracker: TaskTracker) -> Any:
     tasks = {}
     for task_id, task in tracker.tasks.items():
         tasks[task_id] = (
-            task.state, [(c.state, c.t, c.seq, c.exchange, c.updates) for c in task.timeline],
+            task.state,
+            [(c.state, c.t, c.seq, c.exchange, c.updates) for c in task.timeline],
             {key: (a.text(), a.closed, len(a.chunks), a.first_seq, a.last_seq) for key, a in task.artifacts.items()},
-            list(task.exchanges), len(task.history), task.first_seq, task.last_seq, task.origin)
-    return (tasks, [(v.seq, v.code, v.exchange, v.task_id) for v in tracker.violations],
-            {n: ex.method for n, ex in tracker.exchanges.items()})
+            list(task.exchanges),
+            len(task.history),
+            task.first_seq,
+            task.last_seq,
+            task.origin,
+        )
+    return (
+        tasks,
+        [(v.seq, v.code, v.exchange, v.task_id) for v in tracker.violations],
+        {n: ex.method for n, ex in tracker.exchanges.items()},
+    )
 
 
 def fed(events: Any) -> TaskTracker:
@@ -87,8 +96,9 @@ def test_the_recording_holds_three_sessions_the_reader_renumbers(appended: tuple
 
 
 @pytest.mark.parametrize("slice_bytes", [None, 300, 4096])
-def test_the_index_reads_several_sessions_as_the_reader_does(appended: tuple[Path, str],
-                                                             slice_bytes: int | None) -> None:
+def test_the_index_reads_several_sessions_as_the_reader_does(
+    appended: tuple[Path, str], slice_bytes: int | None
+) -> None:
     path, _url = appended
     loaded = load_recording(path)
     events = loaded.session.events
@@ -98,8 +108,9 @@ def test_the_index_reads_several_sessions_as_the_reader_does(appended: tuple[Pat
             pass
         assert index.problems == [] and not index.truncated
         assert index.count == len(events)
-        assert index.headers == [json.loads(line) for line in path.read_text().splitlines()
-                                 if '"format"' in line and '"seq"' not in line]
+        assert index.headers == [
+            json.loads(line) for line in path.read_text().splitlines() if '"format"' in line and '"seq"' not in line
+        ]
         assert index.session_positions == session_starts(events)
         # Every event as the reader has it: renumbered seq, exchange and t; the NOTEs;
         # payloads decoded with the right session's exchange facts.
@@ -109,8 +120,13 @@ def test_the_index_reads_several_sessions_as_the_reader_does(appended: tuple[Pat
         assert list(index.times) == replay_mod._monotonic_times(events)
         # Pages that start at, end at and straddle a session's start read the same.
         for start in session_starts(events):
-            for a, b in ((start - 1, start), (start, start + 1), (start - 2, start + 3), (0, start + 1),
-                         (start, len(events))):
+            for a, b in (
+                (start - 1, start),
+                (start, start + 1),
+                (start - 2, start + 3),
+                (0, start + 1),
+                (start, len(events)),
+            ):
                 assert index.read(a, b) == events[a:b], (a, b)
         # The marks, lanes and URLs a controller shows: the same from both.
         lazy, whole = ReplayController(index), ReplayController(loaded)
@@ -123,7 +139,8 @@ def test_the_index_reads_several_sessions_as_the_reader_does(appended: tuple[Pat
 
 
 def test_damage_and_a_newer_session_are_reported_at_the_lines_the_reader_names(
-        appended: tuple[Path, str], tmp_path: Path) -> None:
+    appended: tuple[Path, str], tmp_path: Path
+) -> None:
     path, _url = appended
     lines = path.read_text().splitlines(keepends=True)
     headers = [i for i, line in enumerate(lines) if '"format"' in line and '"seq"' not in line]
@@ -173,7 +190,8 @@ def test_diff_and_export_read_every_session(appended: tuple[Path, str], tmp_path
 
 
 async def test_the_tui_replays_every_session_through_the_index(
-        appended: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    appended: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, _url = appended
     # The replayed session keeps few events in memory: the views read the rest back
     # from the file, across the sessions' starts.
@@ -194,19 +212,20 @@ async def test_the_tui_replays_every_session_through_the_index(
         # the events before it, from the index, with the tracker's state at that point.
         second = session_starts(events)[0] + 1
         c.seek(second)
-        await wait_until(pilot, lambda: c.cursor == second and c._pending is None and not c.settling, 10,
-                         "the second session")
+        await wait_until(
+            pilot, lambda: c.cursor == second and c._pending is None and not c.settling, 10, "the second session"
+        )
         assert c.event_at().data["text"].startswith("session 2 of this file")
         assert list(app.active.session.events) == events[:second]
         assert tracker_state(app.active.tracker) == tracker_state(fed(events[:second]))
         await pilot.press("f5")
-        await wait_until(pilot, lambda: "session 2 of this file" in screen_text(app), 5,
-                         "the NOTE in the traffic list")
+        await wait_until(pilot, lambda: "session 2 of this file" in screen_text(app), 5, "the NOTE in the traffic list")
         # The second session's stream decodes in its own dialect as the cursor moves on.
         third = session_starts(events)[1]
         c.seek(third)
-        await wait_until(pilot, lambda: c.cursor == third and c._pending is None and not c.settling, 10,
-                         "the third session's start")
+        await wait_until(
+            pilot, lambda: c.cursor == third and c._pending is None and not c.settling, 10, "the third session's start"
+        )
         task = app.active.tracker.tasks[list(c.lanes)[1]]
         assert task.state is m.TaskState.COMPLETED and task.text().count("chunk") == 20
         assert tracker_state(app.active.tracker) == tracker_state(fed(events[:third]))
@@ -214,7 +233,8 @@ async def test_the_tui_replays_every_session_through_the_index(
 
 
 async def test_a_big_file_of_several_sessions_opens_at_its_start_and_indexes_on(
-        appended: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    appended: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, _url = appended
     loaded = load_recording(path)
     events = loaded.session.events
@@ -231,8 +251,7 @@ async def test_a_big_file_of_several_sessions_opens_at_its_start_and_indexes_on(
         c.seek(len(events))  # past what is indexed: kept until it is
         while not index.scan():
             pass
-        await wait_until(pilot, lambda: c.cursor == len(events) and not c.seeking and not c.settling, 10,
-                         "the end")
+        await wait_until(pilot, lambda: c.cursor == len(events) and not c.seeking and not c.settling, 10, "the end")
         assert list(app.active.session.events) == events
         assert tracker_state(app.active.tracker) == tracker_state(fed(events))
         assert c.marks == ReplayController(loaded).marks

@@ -36,9 +36,10 @@ NO_WAIT, PLAIN = 0, 1
 
 
 def _params(text: str, **config: Any) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4())),
-                        configuration=m.SendConfiguration(**config) if config else None)
+    return m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=str(uuid.uuid4())),
+        configuration=m.SendConfiguration(**config) if config else None,
+    )
 
 
 async def _record(path: Path, dialect: str) -> None:
@@ -97,17 +98,26 @@ IGNORED: list[tuple[str, tuple[str, ...], Edit]] = [
     ("another messageId", ("1.0", "0.3"), lambda b: message(b).update(messageId=str(uuid.uuid4()))),
     ("an empty configuration", ("1.0", "0.3"), lambda b: b["params"].update(configuration={})),
     ("returnImmediately false", ("1.0",), lambda b: b["params"].update(configuration={"returnImmediately": False})),
-    ("blocking true and no output modes", ("0.3",),
-     lambda b: b["params"].update(configuration={"blocking": True, "acceptedOutputModes": []})),
-    ("a null historyLength and push config", ("1.0", "0.3"),
-     lambda b: b["params"].update(configuration={"historyLength": None, "pushNotificationConfig": None})),
+    (
+        "blocking true and no output modes",
+        ("0.3",),
+        lambda b: b["params"].update(configuration={"blocking": True, "acceptedOutputModes": []}),
+    ),
+    (
+        "a null historyLength and push config",
+        ("1.0", "0.3"),
+        lambda b: b["params"].update(configuration={"historyLength": None, "pushNotificationConfig": None}),
+    ),
 ]
 
 REFUSED: list[tuple[str, tuple[str, ...], Edit]] = [
     ("another text", ("1.0", "0.3"), lambda b: part(b).update(text="hello here")),
     ("a data part instead of text", ("1.0",), lambda b: message(b).update(parts=[{"data": {"text": TEXT}}])),
-    ("a data part instead of text", ("0.3",),
-     lambda b: message(b).update(parts=[{"kind": "data", "data": {"text": TEXT}}])),
+    (
+        "a data part instead of text",
+        ("0.3",),
+        lambda b: message(b).update(parts=[{"kind": "data", "data": {"text": TEXT}}]),
+    ),
     ("a media type that is not the default", ("1.0",), lambda b: part(b).update(mediaType="text/markdown")),
     ("a second part", ("1.0",), lambda b: message(b)["parts"].append({"text": "more"})),
     ("message metadata with something in it", ("1.0", "0.3"), lambda b: message(b).update(metadata={"k": "v"})),
@@ -122,8 +132,9 @@ def _cases(table: list[tuple[str, tuple[str, ...], Edit]]) -> list[Any]:
 
 
 @pytest.mark.parametrize(("dialect", "name", "edit"), _cases(IGNORED))
-def test_a_default_a_client_fills_in_still_matches(recordings: dict[str, Path], dialect: str, name: str,
-                                                   edit: Edit) -> None:
+def test_a_default_a_client_fills_in_still_matches(
+    recordings: dict[str, Path], dialect: str, name: str, edit: Edit
+) -> None:
     server = ReplayServer([recordings[dialect]], speed=0)
     body = recorded(server, SEND[dialect])
     edit(body)
@@ -133,8 +144,9 @@ def test_a_default_a_client_fills_in_still_matches(recordings: dict[str, Path], 
 
 
 @pytest.mark.parametrize(("dialect", "name", "edit"), _cases(REFUSED))
-def test_a_request_that_means_something_else_is_refused(recordings: dict[str, Path], dialect: str, name: str,
-                                                        edit: Edit) -> None:
+def test_a_request_that_means_something_else_is_refused(
+    recordings: dict[str, Path], dialect: str, name: str, edit: Edit
+) -> None:
     server = ReplayServer([recordings[dialect]], speed=0)
     body = recorded(server, SEND[dialect])
     edit(body)
@@ -144,7 +156,8 @@ def test_a_request_that_means_something_else_is_refused(recordings: dict[str, Pa
 
 
 def test_the_client_defaults_pick_the_recorded_plain_send_not_the_one_without_waiting(
-        recordings: dict[str, Path]) -> None:
+    recordings: dict[str, Path],
+) -> None:
     """Both recorded sends have the same message; the JS SDK's defaults (0.3: blocking
     true, no output modes; 1.0: an empty configuration) say what a2a-inspect's plain
     send said, so they get its answer, not the no-wait one's."""
@@ -168,8 +181,7 @@ def recorded_index(server: ReplayServer, method: str, nth: int) -> int:
 
 
 @pytest.mark.parametrize("dialect", list(SEND))
-def test_a_get_with_an_empty_tenant_or_a_null_history_length_matches(recordings: dict[str, Path],
-                                                                      dialect: str) -> None:
+def test_a_get_with_an_empty_tenant_or_a_null_history_length_matches(recordings: dict[str, Path], dialect: str) -> None:
     server = ReplayServer([recordings[dialect]], speed=0)
     sent = ask(server, recorded(server, SEND[dialect]), HEADER[dialect])
     assert isinstance(sent, Match)
@@ -207,11 +219,17 @@ def test_content_inside_data_and_metadata_is_not_touched() -> None:
     part or a metadata object is compared as it came."""
     from mock_agent.replay_defaults import without_defaults
 
-    params = {"message": {"role": "user", "parts": [
-        {"kind": "data", "data": {"metadata": {}, "extensions": [], "mediaType": "text/plain", "text": ""}},
-        {"text": "x", "mediaType": "text/plain", "metadata": {"inner": {}, "empty": []}}],
-        "metadata": {"tenant": "", "blocking": True}},
-        "configuration": {"blocking": False, "returnImmediately": True, "acceptedOutputModes": ["text/plain"]}}
+    params = {
+        "message": {
+            "role": "user",
+            "parts": [
+                {"kind": "data", "data": {"metadata": {}, "extensions": [], "mediaType": "text/plain", "text": ""}},
+                {"text": "x", "mediaType": "text/plain", "metadata": {"inner": {}, "empty": []}},
+            ],
+            "metadata": {"tenant": "", "blocking": True},
+        },
+        "configuration": {"blocking": False, "returnImmediately": True, "acceptedOutputModes": ["text/plain"]},
+    }
     out = without_defaults(params)
     assert out["message"]["parts"][0] == params["message"]["parts"][0]
     assert out["message"]["parts"][1] == {"text": "x", "metadata": {"inner": {}, "empty": []}}

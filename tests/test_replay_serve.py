@@ -26,10 +26,10 @@ import pytest
 from inspector.client import A2AClient, TransportError
 from inspector.protocol import models as m
 from inspector.protocol.errors import JsonRpcError
+from inspector.serving.runner import BackgroundServer
 from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
 from mock_agent import MockAgent
 from mock_agent.replay import ReplayError, ReplayServer
-from inspector.serving.runner import BackgroundServer
 from peers.sdk_agent import DONE_TEXT, QUESTION
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,8 +40,15 @@ MOCK = [sys.executable, "-m", "mock_agent.cli"]
 
 
 def message(text: str, task_id: str | None = None, context_id: str | None = None) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4()), task_id=task_id, context_id=context_id))
+    return m.SendParams(
+        message=m.Message(
+            role=m.Role.USER,
+            parts=[m.TextPart(text=text)],
+            message_id=str(uuid.uuid4()),
+            task_id=task_id,
+            context_id=context_id,
+        )
+    )
 
 
 async def stream_all(client: A2AClient, params: m.SendParams) -> list[Any]:
@@ -65,10 +72,14 @@ def replaying(*paths: Path, speed: float = 0.0) -> Iterator[tuple[ReplayServer, 
 def mock_process(*args: str, timeout: float = 20.0) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """``a2a-mock --port 0 ARGS`` as a real process: (the URL it prints, the process).
     Stopped (SIGTERM) on exit; its stderr is then in ``proc.stderr_text``."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1",
-           "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)}
-    proc = subprocess.Popen([*MOCK, "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, cwd=REPO)
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p),
+    }
+    proc = subprocess.Popen(
+        [*MOCK, "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO
+    )
     try:
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], timeout)
@@ -111,8 +122,9 @@ async def record_multi_turn(url: str, path: Path, dialect: str) -> dict[str, Any
 
 
 @pytest.mark.parametrize("dialect", ["1.0", "0.3"])
-async def test_a_multi_turn_task_continues_on_the_new_clients_ids(sdk_agent_compat: str, tmp_path: Path,
-                                                                  dialect: str) -> None:
+async def test_a_multi_turn_task_continues_on_the_new_clients_ids(
+    sdk_agent_compat: str, tmp_path: Path, dialect: str
+) -> None:
     path = tmp_path / "multi.jsonl"
     recorded = await record_multi_turn(sdk_agent_compat, path, dialect)
     with replaying(path) as (_server, url):
@@ -215,13 +227,18 @@ async def test_an_unmatched_request_gets_an_error_naming_the_closest(sdk_agent_v
             assert info.value.code == -32602
             assert "not-a-task" in info.value.data["why"]
         # A method the recording never used.
-        reply = await _post(url + "/", {"jsonrpc": "2.0", "id": "x", "method": "ListTasks", "params": {}},
-                            {"A2A-Version": "1.0"})
+        reply = await _post(
+            url + "/", {"jsonrpc": "2.0", "id": "x", "method": "ListTasks", "params": {}}, {"A2A-Version": "1.0"}
+        )
         assert reply["id"] == "x" and reply["error"]["code"] == -32601
         assert "not in the recording" in reply["error"]["data"]["why"]
         # The A2A-Version header is part of what was recorded.
-        body = {"jsonrpc": "2.0", "id": 7, "method": "SendMessage",
-                "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "ask me"}], "messageId": "m-1"}}}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "SendMessage",
+            "params": {"message": {"role": "ROLE_USER", "parts": [{"text": "ask me"}], "messageId": "m-1"}},
+        }
         reply = await _post(url + "/", body)
         assert reply["error"]["code"] == -32602 and "A2A-Version" in reply["error"]["data"]["why"]
         reply = await _post(url + "/", body, {"A2A-Version": "1.0"})
@@ -291,8 +308,10 @@ async def test_named_events_and_heartbeats_are_served_as_recorded(tmp_path: Path
 
 
 async def test_speed_scales_the_recorded_pauses(tmp_path: Path) -> None:
-    scenario = {"card": {"name": "Pauser", "capabilities": {"streaming": True}},
-                "rules": [{"script": [{"status": "working"}, {"delay": 0.8}, {"status": "completed"}]}]}
+    scenario = {
+        "card": {"name": "Pauser", "capabilities": {"streaming": True}},
+        "rules": [{"script": [{"status": "working"}, {"delay": 0.8}, {"status": "completed"}]}],
+    }
     path = tmp_path / "slow.jsonl"
     async with MockAgent(scenario, dialect="0.3") as mock:
         session = Session()
@@ -371,9 +390,18 @@ def test_the_command_line_serves_a_damaged_recording_and_says_what_was_skipped(t
     assert rec.truncated and len(rec.problems) == 2
     with mock_process("--replay", str(path), "--speed", "0") as (url, proc):
         assert url.endswith("/")
-        reply = httpx.post(url, json=json.loads(next(
-            e.data["body"] for e in rec.session.events if e.kind is Kind.REQUEST and e.data["a2a_method"] == "send")),
-            headers={"Content-Type": "application/json"}, timeout=10)
+        reply = httpx.post(
+            url,
+            json=json.loads(
+                next(
+                    e.data["body"]
+                    for e in rec.session.events
+                    if e.kind is Kind.REQUEST and e.data["a2a_method"] == "send"
+                )
+            ),
+            headers={"Content-Type": "application/json"},
+            timeout=10,
+        )
         assert reply.json()["result"]["status"]["state"] == "completed"
     err = proc.stderr_text  # type: ignore[attr-defined]
     assert "line 2:" in err and "not a valid event line" in err
@@ -385,11 +413,14 @@ async def _send_once(url: str, session: Session) -> None:
         await client.send(message("hi"))
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (("--replay", "/no/such/recording.jsonl"), "no such file"),
-    (("--replay", "x.jsonl", "--scenario", "echo"), "does not take --scenario"),
-    (("--replay", "x.jsonl", "--speed", "-1"), "--speed"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--replay", "/no/such/recording.jsonl"), "no such file"),
+        (("--replay", "x.jsonl", "--scenario", "echo"), "does not take --scenario"),
+        (("--replay", "x.jsonl", "--speed", "-1"), "--speed"),
+    ],
+)
 def test_command_line_usage_errors(args: tuple[str, ...], needle: str) -> None:
     result = subprocess.run([*MOCK, *args, "--port", "0"], capture_output=True, text=True, timeout=30, cwd=REPO)
     assert result.returncode == 1 and needle in result.stderr, result
@@ -408,8 +439,9 @@ def test_a_taken_port_is_one_line_and_exit_1(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = subprocess.run([*MOCK, "--replay", str(path), "--port", str(port)], capture_output=True, text=True,
-                           timeout=30, cwd=REPO)
+        r = subprocess.run(
+            [*MOCK, "--replay", str(path), "--port", str(port)], capture_output=True, text=True, timeout=30, cwd=REPO
+        )
     assert r.returncode == 1, r
     assert r.stderr.strip().splitlines()[-1] == f"a2a-mock: cannot listen on 127.0.0.1:{port}: Address already in use"
     assert "Traceback" not in r.stderr

@@ -14,8 +14,20 @@ def test_send_and_stream_over_rest(cli: Cli, sdk_agent_compat: str, tmp_path: Pa
     assert result.code == 0, result
     assert result.json()["task"]["state"] == "completed"
     record = tmp_path / "s.jsonl"
-    result = cli("send", sdk_agent_compat, "stream me now", "--stream", "--binding", "rest", "--dialect", "0.3",
-                 "-o", "ndjson", "--record", str(record))
+    result = cli(
+        "send",
+        sdk_agent_compat,
+        "stream me now",
+        "--stream",
+        "--binding",
+        "rest",
+        "--dialect",
+        "0.3",
+        "-o",
+        "ndjson",
+        "--record",
+        str(record),
+    )
     assert result.code == 0, result
     assert [e["kind"] for e in result.ndjson()][-1] == "status-update"
     lines = [json.loads(line) for line in record.read_text().splitlines()]

@@ -14,13 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
+from binding_matrix import DIALECTS, HOOK, MOCK_SCENARIO, mock_matrix, msg, requests, sdk_matrix, until_held
 from inspector.client import A2AClient
-from inspector.protocol import models as m
 from inspector.protocol.rest import RestError
 from inspector.session import TaskTracker
 from inspector.session.events import Kind
 from mock_agent import MockAgent
-from binding_matrix import DIALECTS, HOOK, MOCK_SCENARIO, mock_matrix, msg, requests, sdk_matrix, until_held
 from test_mock_sdk_interop import SCENARIO
 
 
@@ -133,10 +132,14 @@ async def test_mock_rest_refuses_1_0_without_version_header_as_the_sdk_does() ->
 async def test_mock_rest_http_fault_and_dropped_stream() -> None:
     from inspector.client import TransportError
 
-    scenario = {"name": "faults", "card": {"name": "Faulty", "capabilities": {"streaming": True}}, "rules": [
-        {"when": {"text": "^http"}, "script": [{"http": {"status": 503, "body": "try later"}}]},
-        {"when": {"text": "^drop"}, "script": [{"status": "working", "message": "going"}, {"drop": True}]},
-    ]}
+    scenario = {
+        "name": "faults",
+        "card": {"name": "Faulty", "capabilities": {"streaming": True}},
+        "rules": [
+            {"when": {"text": "^http"}, "script": [{"http": {"status": 503, "body": "try later"}}]},
+            {"when": {"text": "^drop"}, "script": [{"status": "working", "message": "going"}, {"drop": True}]},
+        ],
+    }
     async with MockAgent(scenario, dialect="1.0") as mock:
         async with rest_client(mock.base_url, "1.0") as client:
             with pytest.raises(TransportError) as raised:
@@ -170,6 +173,7 @@ async def sdk_rest_client(mock: MockAgent, *, streaming: bool) -> AsyncIterator[
 @pytest.mark.parametrize("dialect", DIALECTS)
 async def test_the_sdk_rest_client_against_the_mock(dialect: str) -> None:
     from a2a.types import a2a_pb2 as pb
+
     from test_mock_sdk_interop import message, texts
 
     S = pb.TaskState
@@ -185,17 +189,21 @@ async def test_the_sdk_rest_client_against_the_mock(dialect: str) -> None:
                 listed = await client.list_tasks(pb.ListTasksRequest(page_size=10, context_id=task.context_id))
                 assert [t.id for t in listed.tasks] == [task.id]
             made = await client.create_task_push_notification_config(
-                pb.TaskPushNotificationConfig(task_id=task.id, id="cfg-1", url=HOOK, token="tok"))
+                pb.TaskPushNotificationConfig(task_id=task.id, id="cfg-1", url=HOOK, token="tok")
+            )
             assert (made.task_id, made.id, made.url) == (task.id, "cfg-1", HOOK)
             fetched = await client.get_task_push_notification_config(
-                pb.GetTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
+                pb.GetTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1")
+            )
             assert fetched.url == HOOK and fetched.token == "tok"
             if dialect == "1.0":  # (a2a-sdk's 0.3 REST client has no list or delete)
                 configs = await client.list_task_push_notification_configs(
-                    pb.ListTaskPushNotificationConfigsRequest(task_id=task.id))
+                    pb.ListTaskPushNotificationConfigsRequest(task_id=task.id)
+                )
                 assert [c.id for c in configs.configs] == ["cfg-1"]
                 await client.delete_task_push_notification_config(
-                    pb.DeleteTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1"))
+                    pb.DeleteTaskPushNotificationConfigRequest(task_id=task.id, id="cfg-1")
+                )
             (held,) = [r async for r in client.send_message(message("hold for cancel", return_immediately=True))]
             await until_held(mock)
             canceled = await client.cancel_task(pb.CancelTaskRequest(id=held.task.id))
@@ -231,10 +239,18 @@ async def test_a_tenant_on_the_card_prefixes_every_route() -> None:
     import httpx
 
     seen: list[str] = []
-    card = {"name": "Tenanted", "version": "1", "description": "", "capabilities": {"streaming": True},
-            "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
-            "supportedInterfaces": [{"url": "http://agent.test/api", "protocolBinding": "HTTP+JSON",
-                                     "protocolVersion": "1.0", "tenant": "acme"}]}
+    card = {
+        "name": "Tenanted",
+        "version": "1",
+        "description": "",
+        "capabilities": {"streaming": True},
+        "defaultInputModes": [],
+        "defaultOutputModes": [],
+        "skills": [],
+        "supportedInterfaces": [
+            {"url": "http://agent.test/api", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0", "tenant": "acme"}
+        ],
+    }
     task = {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}
 
     class Body(httpx.AsyncByteStream):
@@ -248,8 +264,11 @@ async def test_a_tenant_on_the_card_prefixes_every_route() -> None:
         seen.append(f"{request.method} {request.url.path}")
         if request.url.path.endswith("agent-card.json"):
             return httpx.Response(200, stream=Body(card), headers={"content-type": "application/json"})
-        return httpx.Response(200, stream=Body({"task": task} if request.method == "POST" else task),
-                              headers={"content-type": "application/a2a+json"})
+        return httpx.Response(
+            200,
+            stream=Body({"task": task} if request.method == "POST" else task),
+            headers={"content-type": "application/a2a+json"},
+        )
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
         async with A2AClient("http://agent.test/", http=http) as client:
@@ -287,8 +306,9 @@ class _TenantCard(httpx.AsyncBaseTransport):
         for interface in card.get("supportedInterfaces", []):
             if interface["protocolBinding"] != "JSONRPC" and interface["protocolVersion"] == "1.0":
                 interface["tenant"] = self.tenant
-        return httpx.Response(200, stream=_Body(json.dumps(card).encode()),
-                              headers={"content-type": "application/json"})
+        return httpx.Response(
+            200, stream=_Body(json.dumps(card).encode()), headers={"content-type": "application/json"}
+        )
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -301,13 +321,13 @@ async def test_the_tenant_prefix_against_the_mock() -> None:
     import grpc
     from a2a.client import ClientConfig, ClientFactory
     from a2a.types import a2a_pb2 as pb
+
     from test_mock_sdk_interop import message
 
     async with MockAgent(SCENARIO, dialect="1.0", grpc_port=0) as mock:
         async with httpx.AsyncClient() as http:  # the routes themselves
             body = {"message": {"role": "ROLE_USER", "messageId": "t-1", "parts": [{"text": "hi"}]}}
-            sent = await http.post(mock.base_url + "/rest/acme/message:send", json=body,
-                                   headers={"A2A-Version": "1.0"})
+            sent = await http.post(mock.base_url + "/rest/acme/message:send", json=body, headers={"A2A-Version": "1.0"})
             task_id = sent.json()["task"]["id"]
             got = await http.get(f"{mock.base_url}/rest/acme/tasks/{task_id}", headers={"A2A-Version": "1.0"})
             assert got.status_code == 200 and got.json()["id"] == task_id
@@ -318,12 +338,18 @@ async def test_the_tenant_prefix_against_the_mock() -> None:
                 assert (await client.get_task(task.id)).id == task.id
                 assert client.tenant == "acme"
         assert [p for p in tenanted.paths if "/rest/" in p] == [
-            "POST /rest/acme/message:send", f"GET /rest/acme/tasks/{task.id}"]
+            "POST /rest/acme/message:send",
+            f"GET /rest/acme/tasks/{task.id}",
+        ]
         for binding in ("HTTP+JSON", "GRPC"):
             tenanted = _TenantCard("acme")
             async with httpx.AsyncClient(transport=tenanted) as http:
-                config = ClientConfig(streaming=False, httpx_client=http, supported_protocol_bindings=[binding],
-                                      grpc_channel_factory=grpc.aio.insecure_channel)
+                config = ClientConfig(
+                    streaming=False,
+                    httpx_client=http,
+                    supported_protocol_bindings=[binding],
+                    grpc_channel_factory=grpc.aio.insecure_channel,
+                )
                 client = await ClientFactory(config).create_from_url(mock.base_url)
                 try:
                     (reply,) = [r async for r in client.send_message(message("sdk"))]
@@ -333,10 +359,14 @@ async def test_the_tenant_prefix_against_the_mock() -> None:
                     await client.close()
             if binding == "HTTP+JSON":
                 assert [p for p in tenanted.paths if "/rest/" in p] == [
-                    "POST /rest/acme/message:send", f"GET /rest/acme/tasks/{reply.task.id}"]
+                    "POST /rest/acme/message:send",
+                    f"GET /rest/acme/tasks/{reply.task.id}",
+                ]
         grpc_calls = [r for r in mock.requests if isinstance(r, dict) and r.get("binding") == "grpc"]
-        assert [(r["rpc"], r["body"].get("tenant")) for r in grpc_calls] == [("SendMessage", "acme"),
-                                                                             ("GetTask", "acme")]
+        assert [(r["rpc"], r["body"].get("tenant")) for r in grpc_calls] == [
+            ("SendMessage", "acme"),
+            ("GetTask", "acme"),
+        ]
 
 
 REST_REFUSED = [

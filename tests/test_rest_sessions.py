@@ -10,23 +10,30 @@ from typing import Any
 
 from binding_matrix import message
 from inspector.client import A2AClient
+from inspector.headless.resend import diff_against
 from inspector.protocol import models as m
 from inspector.protocol.rest import RestError
+from inspector.serving.runner import BackgroundServer
 from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
-from inspector.headless.resend import diff_against
 from inspector.session.export_har import to_har
 from mock_agent import MockAgent
 from mock_agent.replay import ReplayServer
-from inspector.serving.runner import BackgroundServer
 
 SCENARIO: dict[str, Any] = {
-    "name": "rest-sessions", "card": {"name": "Rest Agent", "capabilities": {"streaming": True}},
+    "name": "rest-sessions",
+    "card": {"name": "Rest Agent", "capabilities": {"streaming": True}},
     "rules": [
-        {"when": {"text": "^ask"}, "script": [{"ask": "which one?", "then": [
-            {"status": "completed", "message": "took {text}"}]}]},
-        {"script": [{"status": "working", "message": "on it"},
-                    {"chunks": {"id": "out", "name": "out", "texts": ["echo: ", "{text}"]}},
-                    {"status": "completed", "message": "done"}]},
+        {
+            "when": {"text": "^ask"},
+            "script": [{"ask": "which one?", "then": [{"status": "completed", "message": "took {text}"}]}],
+        },
+        {
+            "script": [
+                {"status": "working", "message": "on it"},
+                {"chunks": {"id": "out", "name": "out", "texts": ["echo: ", "{text}"]}},
+                {"status": "completed", "message": "done"},
+            ]
+        },
     ],
 }
 
@@ -57,16 +64,26 @@ async def test_a_rest_recording_reads_back_as_it_was_live(tmp_path: Path) -> Non
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     requests = [ln for ln in lines if ln.get("kind") == "request" and ln.get("a2a_method") != "card"]
     assert {r["binding"] for r in requests} == {"rest"}
-    assert [r["route"] for r in requests] == ["POST /message:stream", "POST /message:send", "POST /message:send",
-                                              "GET /tasks/{id}", "GET /tasks/{id}"]
+    assert [r["route"] for r in requests] == [
+        "POST /message:stream",
+        "POST /message:send",
+        "POST /message:send",
+        "GET /tasks/{id}",
+        "GET /tasks/{id}",
+    ]
     rec = load_recording(path)
     events = rec.session.events
     sent = [e.payload for e in events if e.kind is Kind.REQUEST and e.data.get("binding") == "rest"]
     assert isinstance(sent[0], m.SendParams) and sent[0].message.parts[0].text == "hello stream"
     assert isinstance(sent[3], m.TaskQueryParams) and sent[3].history_length == 2
     streamed = [e.payload for e in events if e.kind is Kind.SSE]
-    assert [type(p).__name__ for p in streamed] == ["Task", "TaskStatusUpdateEvent", "TaskArtifactUpdateEvent",
-                                                    "TaskArtifactUpdateEvent", "TaskStatusUpdateEvent"]
+    assert [type(p).__name__ for p in streamed] == [
+        "Task",
+        "TaskStatusUpdateEvent",
+        "TaskArtifactUpdateEvent",
+        "TaskArtifactUpdateEvent",
+        "TaskStatusUpdateEvent",
+    ]
     failures = [e.payload for e in events if e.kind is Kind.RESPONSE and isinstance(e.payload, RestError)]
     assert [(f.code, f.http_status, f.reason) for f in failures] == [(-32001, 404, "TASK_NOT_FOUND")]
     assert states(rec.session) == ["completed", "completed"]
@@ -76,11 +93,29 @@ def test_a_recording_without_the_binding_field_reads_as_json_rpc(tmp_path: Path)
     # A request line as recordings made before the binding field hold it.
     path = tmp_path / "old.jsonl"
     header = {"kind": "header", "format": "a2a-inspect-recording", "version": 1}
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
-        "role": "user", "messageId": "m1", "parts": [{"kind": "text", "text": "old"}]}}})
-    request = {"seq": 1, "t": 0.0, "kind": "request", "exchange": 1,
-               "method": "POST", "url": "http://127.0.0.1:1/", "headers": {}, "body": body, "body_encoding": "utf-8",
-               "dialect": "0.3", "a2a_method": "send", "rpc_method": "message/send", "rpc_id": 1}
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "message/send",
+            "params": {"message": {"role": "user", "messageId": "m1", "parts": [{"kind": "text", "text": "old"}]}},
+        }
+    )
+    request = {
+        "seq": 1,
+        "t": 0.0,
+        "kind": "request",
+        "exchange": 1,
+        "method": "POST",
+        "url": "http://127.0.0.1:1/",
+        "headers": {},
+        "body": body,
+        "body_encoding": "utf-8",
+        "dialect": "0.3",
+        "a2a_method": "send",
+        "rpc_method": "message/send",
+        "rpc_id": 1,
+    }
     path.write_text(json.dumps(header) + "\n" + json.dumps(request) + "\n")
     rec = load_recording(path)
     (event,) = [e for e in rec.session.events if e.kind is Kind.REQUEST]

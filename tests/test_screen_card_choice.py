@@ -57,14 +57,20 @@ def test_a_binding_or_dialect_the_card_does_not_list_is_said(agent: str) -> None
     listed = f"JSONRPC 0.3 at {agent}/, HTTP+JSON 0.3 at {agent}/rest"
     with Terminal.app([agent, "--binding", "grpc"], size=(140, 45)) as term:
         term.wait_for("● ready", region=bar(term))
-        wait_toast(term, "(shift+F8: choose one it lists)",
-                   f"binding not in the card the card lists no gRPC interface for 0.2/0.3 (it lists: {listed}); "
-                   f"trying {agent} anyway")
+        wait_toast(
+            term,
+            "(shift+F8: choose one it lists)",
+            f"binding not in the card the card lists no gRPC interface for 0.2/0.3 (it lists: {listed}); "
+            f"trying {agent} anyway",
+        )
         term.press("shift+f8")
         term.wait_for("Switch binding")
-        term.wait_until(lambda: menu_text(term, "the card lists:")
-                        == f"the card lists: {listed}; a binding it does not list is a guess",
-                        "the menu naming the card's interfaces")
+        term.wait_until(
+            lambda: (
+                menu_text(term, "the card lists:") == f"the card lists: {listed}; a binding it does not list is a guess"
+            ),
+            "the menu naming the card's interfaces",
+        )
         term.press("escape")
         term.wait_gone("Switch binding")
         # The dialect menu says the same, and a dialect the card does not list is a guess.
@@ -76,9 +82,11 @@ def test_a_binding_or_dialect_the_card_does_not_list_is_said(agent: str) -> None
         term.press("enter")
         term.wait_gone("Switch dialect")
         term.wait_for("dialect 1.0 ▾ (user)", region=bar(term))
-        wait_toast(term, "(F8: choose one it lists)",
-                   f"dialect not in the card the card lists no 1.0 interface (it lists: {listed}); "
-                   f"trying {agent} anyway")
+        wait_toast(
+            term,
+            "(F8: choose one it lists)",
+            f"dialect not in the card the card lists no 1.0 interface (it lists: {listed}); trying {agent} anyway",
+        )
         # The guess fails (gRPC to an HTTP/1.1 port): the error list names the likely cause.
         send(term, "hello")
         term.wait_for("(ctrl+e: details)")

@@ -19,8 +19,7 @@ ASKING = Path(__file__).parent / "fixtures" / "check" / "no-final-asks-holds.yam
 
 @sizes()
 def test_f7_summary_failure_first_skips_grouped_options_and_enter_opens_the_failure(size) -> None:
-    with MockAgent(str(ASKING)) as mock, \
-            Terminal.app([mock.base_url, "--binding", "jsonrpc"], size=size) as term:
+    with MockAgent(str(ASKING)) as mock, Terminal.app([mock.base_url, "--binding", "jsonrpc"], size=size) as term:
         term.wait_for("● ready", region=bar(term))
         term.press("f7")
         term.wait_for(re.compile(r"· run 1 · 1\.0 · jsonrpc"))

@@ -53,7 +53,7 @@ def literal(tag: str, upto: str | None = None) -> str:
     that cuts the field short shows only its start)."""
     text = ea.hostile(tag)
     if upto is not None:
-        text = text[:text.index(upto) + len(upto)]
+        text = text[: text.index(upto) + len(upto)]
     return visible(text)
 
 
@@ -62,7 +62,7 @@ def as_json(tag: str, upto: str | None = None) -> str:
     with the rest made visible."""
     text = ea.hostile(tag)
     if upto is not None:
-        text = text[:text.index(upto) + len(upto)]
+        text = text[: text.index(upto) + len(upto)]
     return visible(json.dumps(text, ensure_ascii=False)[1:-1])
 
 
@@ -106,8 +106,11 @@ def shows(term: Terminal, tag: str, expected: str, floating: bool = False) -> bo
     start = expected.find(tag)
     for row, line in enumerate(term.text().split("\n")):
         for found in re.finditer(re.escape(tag), line):
-            text = (_float_text(term, row, max(0, found.start() - start)) if floating
-                    else _pane_text(term, row, found.start()))
+            text = (
+                _float_text(term, row, max(0, found.start() - start))
+                if floating
+                else _pane_text(term, row, found.start())
+            )
             if want in text:
                 return True
     return False
@@ -115,8 +118,9 @@ def shows(term: Terminal, tag: str, expected: str, floating: bool = False) -> bo
 
 def wait_shown(term: Terminal, tag: str, expected: str | None = None, floating: bool = False) -> None:
     expected = literal(tag) if expected is None else expected
-    term.wait_until(lambda: shows(term, tag, expected, floating),
-                    f"{ea.TAGS.get(tag, tag)} ({tag}) shown as {expected!r}")
+    term.wait_until(
+        lambda: shows(term, tag, expected, floating), f"{ea.TAGS.get(tag, tag)} ({tag}) shown as {expected!r}"
+    )
 
 
 def seek(term: Terminal, tag: str, expected: str | None = None, key: str = "pagedown", presses: int = 6) -> None:
@@ -137,11 +141,11 @@ def no_leaks(term: Terminal) -> None:
     for what, payload in ea.LEAKS.items():
         at = raw.find(payload)
         if at >= 0:
-            tags = sorted(set(re.findall(rb"[A-Z]{2}(?=\[bold)", raw[max(0, at - 60):at + 60])))
-            leaks.append(f"{what} (near {b', '.join(tags).decode() or '?'}): {raw[max(0, at - 60):at + 60]!r}")
+            tags = sorted(set(re.findall(rb"[A-Z]{2}(?=\[bold)", raw[max(0, at - 60) : at + 60])))
+            leaks.append(f"{what} (near {b', '.join(tags).decode() or '?'}): {raw[max(0, at - 60) : at + 60]!r}")
     link = re.search(ea.LINK_LEAK, raw)
     if link:
-        leaks.append(f"markup made a hyperlink: {raw[max(0, link.start() - 60):link.end() + 20]!r}")
+        leaks.append(f"markup made a hyperlink: {raw[max(0, link.start() - 60) : link.end() + 20]!r}")
     assert not leaks, "the agent's text reached the terminal as escapes:\n" + "\n".join(leaks)
 
 
@@ -190,11 +194,22 @@ def test_card_bar_sidebar_and_what_they_lead_to(agent: str) -> None:
         # skill's id show only the start (short); lists cut each item at 80, the security
         # line at 400, a skill's name at 60.
         # SS names a scheme of an unknown type: a finding's path holds the name.
-        for tag, expected in (("SN", short("SN")), ("SH", literal("SH")), ("SD", literal("SD", ea.OSC8)),
-                              ("SS", literal("SS", ea.CLICK)), ("ST", literal("ST")),
-                              ("IM", literal("IM", ea.BIDI)), ("PF", literal("PF")), ("IT", short("IT")),
-                              ("IU", literal("IU")), ("SK", head("SK")), ("SI", short("SI")),
-                              ("SX", literal("SX")), ("TG", literal("TG", ea.BIDI)), ("EG", literal("EG"))):
+        for tag, expected in (
+            ("SN", short("SN")),
+            ("SH", literal("SH")),
+            ("SD", literal("SD", ea.OSC8)),
+            ("SS", literal("SS", ea.CLICK)),
+            ("ST", literal("ST")),
+            ("IM", literal("IM", ea.BIDI)),
+            ("PF", literal("PF")),
+            ("IT", short("IT")),
+            ("IU", literal("IU")),
+            ("SK", head("SK")),
+            ("SI", short("SI")),
+            ("SX", literal("SX")),
+            ("TG", literal("TG", ea.BIDI)),
+            ("EG", literal("EG")),
+        ):
             seek(term, tag, expected)
         # A lint finding quotes the agent's value: visible there too.
         term.wait_for("[unknown-protocol-binding]")
@@ -314,7 +329,7 @@ def test_a_streamed_task_its_events_and_two_tasks_side_by_side(agent: str) -> No
         term.press("up", "up")
         term.wait_for("decoded: TaskArtifactUpdateEvent")
         term.press("tab", "pagedown")  # the detail has the keys, and shows the parts
-        rest = visible(json.dumps(ea.STREAMED_ARTIFACT[ea.SPLIT_AT:], ensure_ascii=False))
+        rest = visible(json.dumps(ea.STREAMED_ARTIFACT[ea.SPLIT_AT :], ensure_ascii=False))
         term.wait_for(f'"text": {rest[:60]}')
 
         # The two tasks side by side (F4, up to the first, b): the first one beside the

@@ -44,8 +44,7 @@ def test_tab_then_typing_lands_in_the_next_field(screen_agent, size) -> None:
         term.wait_for("Add a saved agent")
         # Each field's text right after the Tab that moves to it, in one write.
         term.write(b"my agent" + KEYS["tab"] + b"http://127.0.0.1:9/x")
-        term.wait_until(lambda: _field(term, "URL") == "http://127.0.0.1:9/x",
-                        "the URL in the URL field")
+        term.wait_until(lambda: _field(term, "URL") == "http://127.0.0.1:9/x", "the URL in the URL field")
         assert _field(term, "name") == "my agent"
         term.press("ctrl+s")
         term.wait_gone("Add a saved agent")

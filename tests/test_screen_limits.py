@@ -13,21 +13,33 @@ import re
 import time
 from typing import Any
 
-from screen_app import bar, body, inspector, quit_app, send, task_right
-
 from inspector.client.limits import Limits
 from inspector.protocol.sizes import MiB
+from screen_app import bar, body, inspector, quit_app, send, task_right
 
 WORDS = "an event larger than 16 MiB (--max-event)"
-OVER = {"name": "over", "card": {"name": "Over Agent", "capabilities": {"streaming": True}},
-        "rules": [{"script": [
-            {"status": "working"},
-            {"artifact": {"id": "answer", "text": "first ", "last_chunk": False}},
-            {"artifact": {"id": "answer", "text": "second ", "append": True, "last_chunk": False}},
-            {"artifact": {"id": "answer", "append": True, "last_chunk": False,
-                          "parts": [{"text": "x", "repeat": 17 * MiB}]}},
-            {"hold": "never", "timeout": 600},
-        ]}]}
+OVER = {
+    "name": "over",
+    "card": {"name": "Over Agent", "capabilities": {"streaming": True}},
+    "rules": [
+        {
+            "script": [
+                {"status": "working"},
+                {"artifact": {"id": "answer", "text": "first ", "last_chunk": False}},
+                {"artifact": {"id": "answer", "text": "second ", "append": True, "last_chunk": False}},
+                {
+                    "artifact": {
+                        "id": "answer",
+                        "append": True,
+                        "last_chunk": False,
+                        "parts": [{"text": "x", "repeat": 17 * MiB}],
+                    }
+                },
+                {"hold": "never", "timeout": 600},
+            ]
+        }
+    ],
+}
 
 
 def test_a_stream_cut_at_a_limit_shows_in_the_task_view_and_the_spinner_stops(a2a_mock_factory: Any) -> None:

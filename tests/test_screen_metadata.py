@@ -13,15 +13,25 @@ from mock_agent import MockAgent
 from screen_app import body, inspector, quit_app, send
 
 SCENARIO = {
-    "name": "society-ai-screen", "dialect": "0.1",
-    "card": {"name": "research-agent", "description": "Research with metadata", "version": "1.0.0",
-             "capabilities": {"streaming": True},
-             "skills": [{"id": "research-topic", "name": "Topic Research", "description": "Research",
-                         "tags": ["research"]}]},
+    "name": "society-ai-screen",
+    "dialect": "0.1",
+    "card": {
+        "name": "research-agent",
+        "description": "Research with metadata",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True},
+        "skills": [{"id": "research-topic", "name": "Topic Research", "description": "Research", "tags": ["research"]}],
+    },
     "fallback": [
-        {"artifact": {"name": "report", "text": "Findings on {text}",
-                      "metadata": {"sources": 2, "note": "\x1b[31mred\x1b[0m [bold]x[/bold]"}}},
-        {"status": "completed", "message": "Research complete."}],
+        {
+            "artifact": {
+                "name": "report",
+                "text": "Findings on {text}",
+                "metadata": {"sources": 2, "note": "\x1b[31mred\x1b[0m [bold]x[/bold]"},
+            }
+        },
+        {"status": "completed", "message": "Research complete."},
+    ],
 }
 
 

@@ -19,7 +19,8 @@ TOKEN = "SCREEN-bearer-t0ken-000042"
 
 def test_a_bearer_token_is_masked_until_v_shows_it(screen_agent) -> None:
     store.AgentStore(store.config_dir() / "agents.json").add(
-        store.SavedAgent(name=NAME, url=screen_agent.url, auth="bearer", secret=TOKEN))
+        store.SavedAgent(name=NAME, url=screen_agent.url, auth="bearer", secret=TOKEN)
+    )
     with Terminal.app([], size=(140, 45)) as term:
         term.wait_for("SAVED (1)")
         term.wait_for(NAME)

@@ -31,8 +31,9 @@ def _agrees(term: Terminal, name: str) -> bool:
 def _ready_then_agree(term: Terminal, name: str) -> None:
     term.wait_for("● ready", region=term.rows(0, 1))
     seen = time.monotonic()
-    term.wait_until(lambda: _agrees(term, name), f"the sidebar and panes to show {name!r} (the bar says ready)",
-                    timeout=AGREE + 30)
+    term.wait_until(
+        lambda: _agrees(term, name), f"the sidebar and panes to show {name!r} (the bar says ready)", timeout=AGREE + 30
+    )
     took = time.monotonic() - seen
     assert took <= AGREE, f"the screen agreed with the bar {took:.2f} s after ready:\n{term.dump()}"
 

@@ -36,8 +36,11 @@ def test_a_stream_is_shown_live_and_to_its_end(screen_agent, size) -> None:
         # final message, and no spinner left in the bar.
         term.wait_for(re.compile(r"▸ completed"), body(term))
         term.wait_for(re.compile(r"4 chunks · 124 B · complete"), body(term))
-        term.wait_for(STORY_START + " One night the sea was empty, so she counted stars instead, " + STORY_END,
-                      task_right(term), flow=True)
+        term.wait_for(
+            STORY_START + " One night the sea was empty, so she counted stars instead, " + STORY_END,
+            task_right(term),
+            flow=True,
+        )
         term.wait_for("The end.", body(term))
         term.wait_gone("streaming", bar(term))
         quit_app(term)

@@ -20,9 +20,11 @@ ROUND = ("f5", "f4", "f2", "f6", "f3")
 def _task_id_prefix(term: Terminal, other_than: str | None = None) -> str:
     """The short id of the task the task view shows ("task 0f17e280…"), once it is not
     ``other_than`` (the task shown before)."""
+
     def shown() -> str | None:
         match = term.find(re.compile(r"task ([0-9a-f]{8})…"), task_right(term))
         return match.group(1) if match and match.group(1) != other_than else None
+
     return term.wait_until(shown, "the task view to show a new task")
 
 

@@ -30,8 +30,13 @@ V10 = {"A2A-Version": "1.0"}
 
 
 def msg03(text: str, **ids: str) -> dict[str, Any]:
-    return {"kind": "message", "role": "user", "messageId": f"m-{uuid.uuid4()}",
-            "parts": [{"kind": "text", "text": text}], **ids}
+    return {
+        "kind": "message",
+        "role": "user",
+        "messageId": f"m-{uuid.uuid4()}",
+        "parts": [{"kind": "text", "text": text}],
+        **ids,
+    }
 
 
 def msg10(text: str, **ids: str) -> dict[str, Any]:
@@ -42,8 +47,7 @@ def envelope(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": params}
 
 
-def rpc(url: str, method: str, params: dict[str, Any],
-        headers: dict[str, str] | None = None) -> dict[str, Any]:
+def rpc(url: str, method: str, params: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
     body = envelope(method, params)
     r = httpx.post(f"{url}/", json=body, headers=headers, timeout=5)
     assert r.status_code == 200, r.text
@@ -57,8 +61,9 @@ def result(reply: dict[str, Any]) -> dict[str, Any]:
     return reply["result"]
 
 
-def rpc_stream(url: str, method: str, params: dict[str, Any],
-               headers: dict[str, str] | None = None, on_first: Any = None) -> list[dict[str, Any]]:
+def rpc_stream(
+    url: str, method: str, params: dict[str, Any], headers: dict[str, str] | None = None, on_first: Any = None
+) -> list[dict[str, Any]]:
     """The stream's JSON-RPC responses; ``on_first`` runs once the first has arrived."""
     body = envelope(method, params)
     events = []
@@ -67,7 +72,7 @@ def rpc_stream(url: str, method: str, params: dict[str, Any],
         assert r.headers["content-type"].startswith("text/event-stream")
         for line in r.iter_lines():
             if line.startswith("data:"):
-                event = json.loads(line[len("data:"):])
+                event = json.loads(line[len("data:") :])
                 assert event["id"] == body["id"]
                 events.append(event)
                 if on_first is not None:
@@ -83,12 +88,15 @@ def texts(parts: list[dict[str, Any]]) -> list[str]:
 # --- echo chunking (pure) -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, chunks", [
-    ("hello there inspector", ["echo: hello ", "there ", "inspector"]),      # capture 02
-    ("stream me please now", ["echo: stream ", "me please ", "now"]),        # capture 03
-    ("the answer", ["echo: ", "the ", "answer"]),                            # capture 10
-    ("notify", ["echo: ", "notify ", "."]),                                  # capture 31
-])
+@pytest.mark.parametrize(
+    "text, chunks",
+    [
+        ("hello there inspector", ["echo: hello ", "there ", "inspector"]),  # capture 02
+        ("stream me please now", ["echo: stream ", "me please ", "now"]),  # capture 03
+        ("the answer", ["echo: ", "the ", "answer"]),  # capture 10
+        ("notify", ["echo: ", "notify ", "."]),  # capture 31
+    ],
+)
 def test_echo_chunks_match_captures(text: str, chunks: list[str]) -> None:
     assert echo_chunks(text) == chunks
 
@@ -106,7 +114,8 @@ def test_card_uses_bound_url_and_matches_mode(sdk_agent: tuple[str, str]) -> Non
     versions = ["1.0", "0.3"] if mode == "compat" else ["1.0"]
     assert card["supportedInterfaces"] == [
         {"url": u, "protocolBinding": b, "protocolVersion": v}
-        for v in versions for u, b in ((f"{url}/", "JSONRPC"), (f"{url}/rest", "HTTP+JSON"))
+        for v in versions
+        for u, b in ((f"{url}/", "JSONRPC"), (f"{url}/rest", "HTTP+JSON"))
     ]
     legacy = httpx.get(f"{url}/.well-known/agent.json")
     if mode == "compat":
@@ -136,10 +145,13 @@ def test_v03_message_send_completes_with_three_chunk_echo(sdk_agent_compat: str)
     assert task["kind"] == "task"
     assert task["status"]["state"] == "completed"
     assert texts(task["status"]["message"]["parts"]) == ["done"]
-    assert task["artifacts"] == [{
-        "artifactId": artifact_id_for(task["id"]), "name": "echo",
-        "parts": [{"kind": "text", "text": t} for t in ("echo: hello ", "there ", "inspector")],
-    }]
+    assert task["artifacts"] == [
+        {
+            "artifactId": artifact_id_for(task["id"]),
+            "name": "echo",
+            "parts": [{"kind": "text", "text": t} for t in ("echo: hello ", "there ", "inspector")],
+        }
+    ]
     assert [texts(m["parts"]) for m in task["history"]] == [["hello there inspector"], ["echoing..."]]
     assert [m["role"] for m in task["history"]] == ["user", "agent"]
 
@@ -150,10 +162,13 @@ def test_v10_send_message_completes_with_three_chunk_echo(sdk_agent: tuple[str, 
     task = reply["task"]
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
     assert texts(task["status"]["message"]["parts"]) == ["done"]
-    assert task["artifacts"] == [{
-        "artifactId": artifact_id_for(task["id"]), "name": "echo",
-        "parts": [{"text": "echo: hello "}, {"text": "one "}, {"text": "oh"}],
-    }]
+    assert task["artifacts"] == [
+        {
+            "artifactId": artifact_id_for(task["id"]),
+            "name": "echo",
+            "parts": [{"text": "echo: hello "}, {"text": "one "}, {"text": "oh"}],
+        }
+    ]
     assert [m["role"] for m in task["history"]] == ["ROLE_USER", "ROLE_AGENT"]
 
 
@@ -182,10 +197,17 @@ def test_msg_keyword_replies_with_a_message(sdk_agent: tuple[str, str]) -> None:
 
 
 def test_v03_message_stream_sequence(sdk_agent_compat: str) -> None:
-    events = [e["result"] for e in rpc_stream(sdk_agent_compat, "message/stream",
-                                              {"message": msg03("stream me please now")})]
+    events = [
+        e["result"] for e in rpc_stream(sdk_agent_compat, "message/stream", {"message": msg03("stream me please now")})
+    ]
     assert [e["kind"] for e in events] == [
-        "task", "status-update", "artifact-update", "artifact-update", "artifact-update", "status-update"]
+        "task",
+        "status-update",
+        "artifact-update",
+        "artifact-update",
+        "artifact-update",
+        "status-update",
+    ]
     submitted, working, *chunks, completed = events
     task_id = submitted["id"]
     assert submitted["status"] == {"state": "submitted"}
@@ -201,10 +223,15 @@ def test_v03_message_stream_sequence(sdk_agent_compat: str) -> None:
 
 def test_v10_streaming_sequence(sdk_agent: tuple[str, str]) -> None:
     _, url = sdk_agent
-    events = [e["result"] for e in rpc_stream(url, "SendStreamingMessage",
-                                              {"message": msg10("stream in one oh")}, V10)]
+    events = [e["result"] for e in rpc_stream(url, "SendStreamingMessage", {"message": msg10("stream in one oh")}, V10)]
     assert [next(iter(e)) for e in events] == [
-        "task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]
+        "task",
+        "statusUpdate",
+        "artifactUpdate",
+        "artifactUpdate",
+        "artifactUpdate",
+        "statusUpdate",
+    ]
     submitted, working, *chunks, completed = (next(iter(e.values())) for e in events)
     task_id = submitted["id"]
     assert submitted["status"] == {"state": "TASK_STATE_SUBMITTED"}
@@ -237,7 +264,11 @@ def test_v03_ask_then_follow_up_on_same_task(sdk_agent_compat: str) -> None:
     assert texts(done["artifacts"][0]["parts"]) == ["echo: ", "the ", "answer"]
     # The question moves from status into history when the answer arrives.
     assert [texts(m["parts"]) for m in done["history"]] == [
-        ["ask me something"], [QUESTION], ["the answer"], ["echoing..."]]
+        ["ask me something"],
+        [QUESTION],
+        ["the answer"],
+        ["echoing..."],
+    ]
 
 
 def test_v10_ask_then_follow_up_and_get_with_history_length(sdk_agent: tuple[str, str]) -> None:
@@ -253,8 +284,7 @@ def test_v10_ask_then_follow_up_and_get_with_history_length(sdk_agent: tuple[str
     assert texts(done["artifacts"][0]["parts"]) == ["echo: ", "ask ", "again"]
 
     full = result(rpc(url, "GetTask", {"id": asked["id"]}, V10))
-    assert [texts(m["parts"]) for m in full["history"]] == [
-        ["ask v1"], [QUESTION], ["ask again"], ["echoing..."]]
+    assert [texts(m["parts"]) for m in full["history"]] == [["ask v1"], [QUESTION], ["ask again"], ["echoing..."]]
     last = result(rpc(url, "GetTask", {"id": asked["id"], "historyLength": 1}, V10))
     assert [texts(m["parts"]) for m in last["history"]] == [["echoing..."]]
     none = result(rpc(url, "GetTask", {"id": asked["id"], "historyLength": 0}, V10))
@@ -262,8 +292,7 @@ def test_v10_ask_then_follow_up_and_get_with_history_length(sdk_agent: tuple[str
 
 
 def test_v03_stream_ask_ends_at_input_required(sdk_agent_compat: str) -> None:
-    events = [e["result"] for e in rpc_stream(sdk_agent_compat, "message/stream",
-                                              {"message": msg03("ask via stream")})]
+    events = [e["result"] for e in rpc_stream(sdk_agent_compat, "message/stream", {"message": msg03("ask via stream")})]
     assert [e["kind"] for e in events] == ["task", "status-update"]
     # Capture 53: the SDK sends final=false here although the stream then closes.
     assert (events[1]["status"]["state"], events[1]["final"]) == ("input-required", False)
@@ -316,12 +345,22 @@ def test_v03_cancel_input_required_task(sdk_agent_compat: str) -> None:
 
 def test_v10_subscribe_to_running_slow_task(sdk_agent: tuple[str, str]) -> None:
     _, url = sdk_agent
-    started = result(rpc(url, "SendMessage", {"configuration": {"returnImmediately": True},
-                                              "message": msg10("hold four five six")}, V10))["task"]
+    started = result(
+        rpc(
+            url,
+            "SendMessage",
+            {"configuration": {"returnImmediately": True}, "message": msg10("hold four five six")},
+            V10,
+        )
+    )["task"]
     assert started["status"]["state"] == "TASK_STATE_SUBMITTED"
     wait_parked(url, started["id"])  # the task waits before its first chunk ...
-    events = [e["result"] for e in rpc_stream(url, "SubscribeToTask", {"id": started["id"]}, V10,
-                                              on_first=lambda: release(url, started["id"]))]
+    events = [
+        e["result"]
+        for e in rpc_stream(
+            url, "SubscribeToTask", {"id": started["id"]}, V10, on_first=lambda: release(url, started["id"])
+        )
+    ]
     # ... until the subscriber has the snapshot, which comes first; then only what the
     # agent emits after subscribing.
     assert next(iter(events[0])) == "task" and events[0]["task"]["id"] == started["id"]

@@ -36,9 +36,9 @@ import hostile
 from cli_helpers import Cli
 from inspector import store
 from inspector.client import Auth
+from inspector.serving.runner import BackgroundServer
 from inspector.ui.connection import AgentConnection
 from inspector.ui.widgets.agents_panel import saved_from_connection
-from inspector.serving.runner import BackgroundServer
 
 
 def echo_agent() -> Starlette:
@@ -122,8 +122,7 @@ class Landed:
 
 
 @pytest.fixture(scope="module", params=WAYS, ids=[w.name for w in WAYS])
-def landed(request: pytest.FixtureRequest, agent: tuple[str, Any],
-           tmp_path_factory: pytest.TempPathFactory) -> Landed:
+def landed(request: pytest.FixtureRequest, agent: tuple[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Landed:
     way: Way = request.param
     base, app = agent
     home = tmp_path_factory.mktemp(way.name)
@@ -146,8 +145,9 @@ def landed(request: pytest.FixtureRequest, agent: tuple[str, Any],
     wire = way.wire or way.secret
     assert any(wire in seen for seen in app.state.seen), way
     exports = {"har": home / "s.har", "curl": home / "s.sh", "scenario": home / "s.yaml"}
-    r = cli("export", str(out.files["recording 1"]), *(w for fmt, path in exports.items()
-                                                       for w in (f"--{fmt}", str(path))))
+    r = cli(
+        "export", str(out.files["recording 1"]), *(w for fmt, path in exports.items() for w in (f"--{fmt}", str(path)))
+    )
     assert r.code == 0, r
     out.files.update(exports)
     out.files["dialect cache"] = cli.dialect_cache

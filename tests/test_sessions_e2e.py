@@ -70,15 +70,19 @@ def test_a_session_with_the_mock_served_back_prints_the_same(cli: Cli, tmp_path:
 
 
 @pytest.mark.parametrize("dialect", ["auto", "0.3"])
-def test_a_session_with_the_sdk_agent_served_back_prints_the_same(cli: Cli, tmp_path: Path, sdk_agent_compat: str,
-                                                                  dialect: str) -> None:
+def test_a_session_with_the_sdk_agent_served_back_prints_the_same(
+    cli: Cli, tmp_path: Path, sdk_agent_compat: str, dialect: str
+) -> None:
     rec = tmp_path / "sdk.jsonl"
     args = ("--dialect", dialect)
     streamed = cli("send", sdk_agent_compat, "hello there inspector", "--stream", *args, "--record", str(rec))
     assert streamed.code == 0, streamed
     recording = load_recording(rec)
-    wire = {e.data["rpc_method"] for e in recording.session.events
-            if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "stream"}
+    wire = {
+        e.data["rpc_method"]
+        for e in recording.session.events
+        if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "stream"
+    }
     assert wire == ({"SendStreamingMessage"} if dialect == "auto" else {"message/stream"})
     with mock_process("--replay", str(rec)) as (url, _proc):
         again = cli("send", url, "hello there inspector", "--stream", *args)

@@ -14,13 +14,27 @@ from inspector.protocol.sizes import GiB, KiB, MiB, base64_size, format_size, pa
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize(("n", "shown"), [
-    (None, ""), (0, "0 B"), (1, "1 B"), (1000, "1000 B"), (1023, "1023 B"),
-    (1024, "1 KiB"), (1100, "1.1 KiB"), (1536, "1.5 KiB"), (100 * KiB, "100 KiB"),
-    # Rounded up into the next unit rather than "1024.0 KiB".
-    (MiB - 1, "1.0 MiB"), (MiB, "1 MiB"), (MiB + 1, "1.0 MiB"),
-    (64 * MiB, "64 MiB"), (GiB + GiB // 2, "1.5 GiB"), (2048 * GiB, "2048 GiB"),
-])
+@pytest.mark.parametrize(
+    ("n", "shown"),
+    [
+        (None, ""),
+        (0, "0 B"),
+        (1, "1 B"),
+        (1000, "1000 B"),
+        (1023, "1023 B"),
+        (1024, "1 KiB"),
+        (1100, "1.1 KiB"),
+        (1536, "1.5 KiB"),
+        (100 * KiB, "100 KiB"),
+        # Rounded up into the next unit rather than "1024.0 KiB".
+        (MiB - 1, "1.0 MiB"),
+        (MiB, "1 MiB"),
+        (MiB + 1, "1.0 MiB"),
+        (64 * MiB, "64 MiB"),
+        (GiB + GiB // 2, "1.5 GiB"),
+        (2048 * GiB, "2048 GiB"),
+    ],
+)
 def test_format_size(n: int | None, shown: str) -> None:
     assert format_size(n) == shown
 

@@ -33,17 +33,34 @@ from typing import Any
 
 import pytest
 from pytest_textual_snapshot import SVGImageExtension
-from snapshot_app import (MODALS, PROXY_SCREENS, SCREENS, SIZE, deterministic, hub_screenshot, in_process_hub,
-                          in_process_proxy, make_app, make_hub_app, make_proxy_app, make_replay_app,
-                          proxy_screenshots, screenshots, show_replay)
+
+from snapshot_app import (
+    MODALS,
+    PROXY_SCREENS,
+    SCREENS,
+    SIZE,
+    deterministic,
+    hub_screenshot,
+    in_process_hub,
+    in_process_proxy,
+    make_app,
+    make_hub_app,
+    make_proxy_app,
+    make_replay_app,
+    proxy_screenshots,
+    screenshots,
+    show_replay,
+)
 
 # One worker takes them all (pyproject's --dist loadgroup): the session above is played
 # once per worker that runs any of them.
 pytestmark = pytest.mark.xdist_group("snapshots")
 
 #: Other sizes, and the screens taken at each (named "screen@WxH").
-SIZED = {(80, 24): ("task", "card", "tasks", "traffic", "push", "help", "split", *MODALS),
-         (200, 50): ("task", "card", "tasks", "traffic", "push", "split", *MODALS)}
+SIZED = {
+    (80, 24): ("task", "card", "tasks", "traffic", "push", "help", "split", *MODALS),
+    (200, 50): ("task", "card", "tasks", "traffic", "push", "split", *MODALS),
+}
 #: Screens of other apps than the demo's, at every size: the replay of the demo's
 #: recording (tests/fixtures/recordings/demo.jsonl); the proxy's traffic and its fault
 #: rules (F10), two clients having called it (snapshot_app.drive_proxy); the hub's
@@ -99,8 +116,18 @@ def _report(request: pytest.FixtureRequest, snapshot: Any, passed: bool, actual:
     result = snapshot.executions.get(index)
     exists = bool(result and result.final_data is not None)
     path, line, name = request.node.reportinfo()
-    data = (passed, str(snapshot), actual, PseudoApp(PseudoConsole(console.legacy_windows, console.size)),
-            path, line, name, "", "", exists)
+    data = (
+        passed,
+        str(snapshot),
+        actual,
+        PseudoApp(PseudoConsole(console.legacy_windows, console.size)),
+        path,
+        line,
+        name,
+        "",
+        "",
+        exists,
+    )
     node_to_report_path(request.node).write_bytes(pickle.dumps(data))
 
 
@@ -117,9 +144,18 @@ def test_screen(screen: str, svgs: dict[str, str], snapshot: Any, request: pytes
 
 #: The README's pictures (screenshots/NAME.svg, made by scripts/screenshots.py), each
 #: from the same state as a snapshot: name -> that snapshot's screen. check.svg has none.
-README_PICTURES = {"task": "task", "card": "card", "tasks": "tasks", "traffic": "traffic", "push": "push",
-                   "help": "help", "palette": "palette", "task-light": "light", "split": "split",
-                   "proxy": "proxy"}
+README_PICTURES = {
+    "task": "task",
+    "card": "card",
+    "tasks": "tasks",
+    "traffic": "traffic",
+    "push": "push",
+    "help": "help",
+    "palette": "palette",
+    "task-light": "light",
+    "split": "split",
+    "proxy": "proxy",
+}
 
 
 @pytest.mark.parametrize("picture", README_PICTURES)
@@ -132,5 +168,6 @@ def test_the_readme_picture_is_the_snapshot(picture: str) -> None:
     root = Path(__file__).resolve().parents[1]
     shown = root / "screenshots" / f"{picture}.svg"
     baseline = root / "tests" / "__snapshots__" / "test_snapshots" / f"test_screen[{README_PICTURES[picture]}].svg"
-    assert normalize_svg(shown.read_text(encoding="utf-8")) == normalize_svg(baseline.read_text(encoding="utf-8")), \
+    assert normalize_svg(shown.read_text(encoding="utf-8")) == normalize_svg(baseline.read_text(encoding="utf-8")), (
         f"screenshots/{picture}.svg is not the {README_PICTURES[picture]} snapshot: run scripts/screenshots.py"
+    )

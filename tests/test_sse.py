@@ -34,8 +34,17 @@ def comments(items: list) -> list[str]:
 def key(item: SSEEvent | SSEComment) -> tuple:
     if isinstance(item, SSEComment):
         return ("comment", item.text)
-    return ("event", item.raw, item.event, item.data, item.id, item.retry, item.incomplete,
-            str(item.error) if item.error else None, item.raw_encoding)
+    return (
+        "event",
+        item.raw,
+        item.event,
+        item.data,
+        item.id,
+        item.retry,
+        item.incomplete,
+        str(item.error) if item.error else None,
+        item.raw_encoding,
+    )
 
 
 def keys(items: list) -> list[tuple]:
@@ -117,8 +126,10 @@ def test_unknown_fields_are_ignored_but_kept_in_raw() -> None:
 def test_block_without_data_is_reported_with_data_none() -> None:
     got = parse(b"id: 5\n\nevent: ping\n\nretry: 10\n\n")
     assert [(e.raw, e.data, e.id, e.event, e.retry) for e in events(got)] == [
-        ("id: 5", None, "5", None, None), ("event: ping", None, None, "ping", None),
-        ("retry: 10", None, None, None, 10)]
+        ("id: 5", None, "5", None, None),
+        ("event: ping", None, None, "ping", None),
+        ("retry: 10", None, None, None, 10),
+    ]
 
 
 def test_extra_blank_lines_dispatch_nothing() -> None:
@@ -198,7 +209,7 @@ def test_non_utf8_in_the_fast_path_region_does_not_poison_neighbours() -> None:
 
 
 def test_incomplete_last_event_is_reported_not_dropped() -> None:
-    got = parse(b"data: one\n\ndata: {\"half\": ")
+    got = parse(b'data: one\n\ndata: {"half": ')
     assert [(e.data, e.incomplete) for e in events(got)] == [("one", False), ('{"half": ', True)]
 
 
@@ -214,7 +225,7 @@ def test_trailing_comment_at_eof_is_a_comment_not_an_incomplete_event() -> None:
 def test_huge_event_arriving_in_small_chunks() -> None:
     big = b"x" * 300_000
     stream = b"data: " + big + b"\r\n\r\ndata: after\r\n\r\n"
-    got = events(parse(*[stream[i:i + 1000] for i in range(0, len(stream), 1000)]))
+    got = events(parse(*[stream[i : i + 1000] for i in range(0, len(stream), 1000)]))
     assert [len(e.data) for e in got] == [len(big), 5]
 
 
@@ -225,15 +236,17 @@ async def test_aiter_sse_reports_the_incomplete_tail() -> None:
         yield b"\ndata: b"
 
     got = [item async for item in aiter_sse(chunks())]
-    assert keys(got) == keys([SSEComment(" hi"), SSEEvent("data: a", None, "a"),
-                              SSEEvent("data: b", None, "b", incomplete=True)])
+    assert keys(got) == keys(
+        [SSEComment(" hi"), SSEEvent("data: a", None, "a"), SSEEvent("data: b", None, "b", incomplete=True)]
+    )
 
 
 # --------------------------------------------------------------------- chunking
 
 EVERYTHING = (
-    BOM + b": hello\r\n\r\n"
-    + b"event: status\r\ndata: {\"state\": \"working\", \"t\": \"\xe2\x80\xa8\"}\r\nid: 1\r\n\r\n"
+    BOM
+    + b": hello\r\n\r\n"
+    + b'event: status\r\ndata: {"state": "working", "t": "\xe2\x80\xa8"}\r\nid: 1\r\n\r\n'
     + b"data: line1\ndata: line2\n\n"
     + b"data: cr\r\rretry: 20\r\r"
     + b": heartbeat\n\n"
@@ -254,7 +267,7 @@ def test_every_two_way_split_gives_identical_output() -> None:
 
 
 def test_byte_at_a_time_gives_identical_output() -> None:
-    assert keys(parse(*[EVERYTHING[i:i + 1] for i in range(len(EVERYTHING))])) == keys(parse(EVERYTHING))
+    assert keys(parse(*[EVERYTHING[i : i + 1] for i in range(len(EVERYTHING))])) == keys(parse(EVERYTHING))
 
 
 # A line-by-line reading of the spec (plus our documented choices), written to be
@@ -281,8 +294,19 @@ def reference(stream: bytes) -> list[tuple]:
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            out.append(("event", base64.b64encode(raw).decode(), None, None, None, None, incomplete,
-                        f"event is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", "base64"))
+            out.append(
+                (
+                    "event",
+                    base64.b64encode(raw).decode(),
+                    None,
+                    None,
+                    None,
+                    None,
+                    incomplete,
+                    f"event is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                    "base64",
+                )
+            )
             return
         event = id_ = retry = None
         data: list[str] = []
@@ -306,8 +330,19 @@ def reference(stream: bytes) -> list[tuple]:
                 retry = int(value)
         has_data = any(line.decode().partition(":")[0] == "data" for line, _ in block)
         if fields:
-            out.append(("event", raw.decode(), event, "\n".join(data) if has_data else None, id_, retry,
-                        incomplete, None, "utf-8"))
+            out.append(
+                (
+                    "event",
+                    raw.decode(),
+                    event,
+                    "\n".join(data) if has_data else None,
+                    id_,
+                    retry,
+                    incomplete,
+                    None,
+                    "utf-8",
+                )
+            )
 
     for index, (line, term) in enumerate(lines):
         last = index == len(lines) - 1
@@ -323,11 +358,31 @@ def reference(stream: bytes) -> list[tuple]:
 
 
 _LINE = st.one_of(
-    st.builds(lambda s: b"data: " + s.encode(), st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=12)),
+    st.builds(
+        lambda s: b"data: " + s.encode(),
+        st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=12),
+    ),
     st.builds(lambda s: b"data:" + s.encode(), st.sampled_from(["", " ", "  x", "\u2028", "\x85"])),
-    st.sampled_from([b"data", b"event", b"event: status", b"id: 3", b"id: a\x00b", b"retry: 100",
-                     b"retry: x1", b"foo: bar", b": heartbeat", b":", b"", b"", b"", b"data: \xff\xfe",
-                     b"\xef\xbb\xbfdata: z", b"data: \xe2\x80\xa8"]),
+    st.sampled_from(
+        [
+            b"data",
+            b"event",
+            b"event: status",
+            b"id: 3",
+            b"id: a\x00b",
+            b"retry: 100",
+            b"retry: x1",
+            b"foo: bar",
+            b": heartbeat",
+            b":",
+            b"",
+            b"",
+            b"",
+            b"data: \xff\xfe",
+            b"\xef\xbb\xbfdata: z",
+            b"data: \xe2\x80\xa8",
+        ]
+    ),
 )
 
 
@@ -377,7 +432,7 @@ def test_captured_streams_chunk_by_chunk(name: str) -> None:
     assert comments(got) == pings
     # and byte by byte, the same
     whole = b"".join(chunks)
-    assert keys(parse(*[whole[i:i + 1] for i in range(len(whole))])) == keys(got)
+    assert keys(parse(*[whole[i : i + 1] for i in range(len(whole))])) == keys(got)
 
 
 def test_captured_ping_is_a_heartbeat_comment() -> None:

@@ -45,9 +45,11 @@ def test_stream_to_a_card_without_streaming_warns_and_says_why_it_failed(cli: Cl
 
 def test_a_card_that_is_wrong_about_streaming_still_streams(cli: Cli) -> None:
     # a2a-mock streams whatever its card says: the warning, then the stream as asked.
-    scenario = {"name": "says-no-stream", "card": {"name": "quiet", "capabilities": {"streaming": False}},
-                "rules": [{"script": [{"chunks": {"name": "a", "texts": ["one ", "two"]}},
-                                      {"status": "completed"}]}]}
+    scenario = {
+        "name": "says-no-stream",
+        "card": {"name": "quiet", "capabilities": {"streaming": False}},
+        "rules": [{"script": [{"chunks": {"name": "a", "texts": ["one ", "two"]}}, {"status": "completed"}]}],
+    }
     with MockAgent(scenario, dialect="0.3", time_scale=0.01) as mock:
         streamed = cli("send", mock.url, "hi", "--stream")
     assert streamed.code == 0, streamed

@@ -26,18 +26,28 @@ MANY = {f"k{i:02}": i for i in range(40)}
 # Society AI's agent (the mock's society-ai profile: it adds requester, executor,
 # skill_used and cost to every task) with artifacts that carry metadata of their own.
 SCENARIO = {
-    "name": "society-ai-metadata", "dialect": "0.1",
-    "card": {"name": "research-agent", "description": "Research with metadata", "version": "1.0.0",
-             "capabilities": {"streaming": True},
-             "skills": [{"id": "research-topic", "name": "Topic Research", "description": "Research",
-                         "tags": ["research"]}]},
-    "rules": [{"when": {"text": "^many"}, "script": [
-        {"artifact": {"name": "report", "text": "many keys", "metadata": MANY}},
-        {"status": "completed"}]}],
+    "name": "society-ai-metadata",
+    "dialect": "0.1",
+    "card": {
+        "name": "research-agent",
+        "description": "Research with metadata",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True},
+        "skills": [{"id": "research-topic", "name": "Topic Research", "description": "Research", "tags": ["research"]}],
+    },
+    "rules": [
+        {
+            "when": {"text": "^many"},
+            "script": [
+                {"artifact": {"name": "report", "text": "many keys", "metadata": MANY}},
+                {"status": "completed"},
+            ],
+        }
+    ],
     "fallback": [
-        {"artifact": {"name": "report", "text": "Findings on {text}",
-                      "metadata": {"sources": 2, "note": HOSTILE}}},
-        {"status": "completed", "message": "Research complete."}],
+        {"artifact": {"name": "report", "text": "Findings on {text}", "metadata": {"sources": 2, "note": HOSTILE}}},
+        {"status": "completed", "message": "Research complete."},
+    ],
 }
 
 
@@ -96,8 +106,9 @@ def test_metadata_rows_are_bounded_and_json_has_them_all(cli: Cli, society_ai: s
 
 @pytest.mark.parametrize("stream", [False, True], ids=["send", "stream"])
 @pytest.mark.parametrize("dialect, peer", [("0.3", "sdk_agent_compat"), ("1.0", "sdk_agent_v10")])
-def test_metadata_from_the_a2a_sdk_in_each_dialect(cli: Cli, request, validator, dialect: str, peer: str,
-                                                   stream: bool) -> None:
+def test_metadata_from_the_a2a_sdk_in_each_dialect(
+    cli: Cli, request, validator, dialect: str, peer: str, stream: bool
+) -> None:
     url = request.getfixturevalue(peer)
     how = ["--stream"] if stream else []
     sent = cli("send", url, "meta please", "--dialect", dialect, *how, "-o", "json")

@@ -20,10 +20,9 @@ from starlette.routing import Route
 
 import hostile
 from cli_helpers import Cli
-from test_proxy_cli import WAIT, ProxyProcess
-
 from inspector.serving.runner import BackgroundServer
 from inspector.session.reader import load_recording
+from test_proxy_cli import WAIT, ProxyProcess
 
 #: An agent's error message far larger than any terminal line.
 HUGE = 5 * 1024 * 1024
@@ -35,11 +34,21 @@ def reflecting_agent() -> Starlette:
     5 MB message when asked for "huge"."""
 
     async def card(request: Request) -> Response:
-        return hostile.json_response({"name": "reflector", "url": str(request.url).split("/.well-known")[0] + "/"
-                                      + (f"?{request.url.query}" if request.url.query else ""),
-                                      "protocolVersion": "0.3.0", "version": "1", "description": "d",
-                                      "capabilities": {}, "defaultInputModes": ["text/plain"],
-                                      "defaultOutputModes": ["text/plain"], "skills": []})
+        return hostile.json_response(
+            {
+                "name": "reflector",
+                "url": str(request.url).split("/.well-known")[0]
+                + "/"
+                + (f"?{request.url.query}" if request.url.query else ""),
+                "protocolVersion": "0.3.0",
+                "version": "1",
+                "description": "d",
+                "capabilities": {},
+                "defaultInputModes": ["text/plain"],
+                "defaultOutputModes": ["text/plain"],
+                "skills": [],
+            }
+        )
 
     async def rpc(request: Request) -> Response:
         body = json.loads(await request.body())
@@ -111,11 +120,23 @@ def test_an_echoed_credential_is_not_printed(cli: Cli, agent: str) -> None:
     assert "AUTH-s3cret-05" not in r.out + r.err
 
 
-def test_a_credential_looking_header_is_recorded_redacted_unless_listed_plain(cli: Cli, agent: str,
-                                                                              tmp_path: Path) -> None:
+def test_a_credential_looking_header_is_recorded_redacted_unless_listed_plain(
+    cli: Cli, agent: str, tmp_path: Path
+) -> None:
     rec = tmp_path / "r.jsonl"
-    r = cli("send", agent, "hi", "-H", "X-Auth-Token: AUTH-s3cret-06", "-H", "X-Session-Id: trace-000000042",
-            "-H", "X-Plain: PLAIN-value-07", "--record", str(rec))
+    r = cli(
+        "send",
+        agent,
+        "hi",
+        "-H",
+        "X-Auth-Token: AUTH-s3cret-06",
+        "-H",
+        "X-Session-Id: trace-000000042",
+        "-H",
+        "X-Plain: PLAIN-value-07",
+        "--record",
+        str(rec),
+    )
     assert r.code == 0, r
     text = rec.read_text()
     assert "AUTH-s3cret-06" not in text and "trace-000000042" not in text
@@ -124,8 +145,17 @@ def test_a_credential_looking_header_is_recorded_redacted_unless_listed_plain(cl
     # The settings' plain_headers: a name that only looks like a credential's.
     settings(cli, plain_headers=["X-Session-Id"])
     rec2 = tmp_path / "r2.jsonl"
-    r = cli("send", agent, "hi", "-H", "X-Auth-Token: AUTH-s3cret-06", "-H", "X-Session-Id: trace-000000042",
-            "--record", str(rec2))
+    r = cli(
+        "send",
+        agent,
+        "hi",
+        "-H",
+        "X-Auth-Token: AUTH-s3cret-06",
+        "-H",
+        "X-Session-Id: trace-000000042",
+        "--record",
+        str(rec2),
+    )
     assert r.code == 0, r
     text = rec2.read_text()
     assert '"X-Session-Id":"trace-000000042"' in text and "AUTH-s3cret-06" not in text
@@ -137,8 +167,10 @@ def test_proxy_ndjson_honours_the_settings_names(cli: Cli, agent: str) -> None:
     proxy = ProxyProcess(cli, agent, "-o", "ndjson")
     try:
         with httpx.Client(timeout=WAIT) as http:
-            r = http.get(f"{proxy.url}/.well-known/agent-card.json",
-                         headers={"X-Tenant": "TENANT-s3cret-08", "X-Auth-Token": "AUTH-s3cret-09"})
+            r = http.get(
+                f"{proxy.url}/.well-known/agent-card.json",
+                headers={"X-Tenant": "TENANT-s3cret-08", "X-Auth-Token": "AUTH-s3cret-09"},
+            )
         assert r.status_code == 200
         proxy.wait_for('"kind": "response"')
     finally:
@@ -164,8 +196,7 @@ def test_proxy_lines_lose_the_urls_secrets(cli: Cli, agent: str) -> None:
     assert "PROXY-s3cret-10" not in "".join(proxy.lines) + rest
 
 
-def test_a_huge_error_message_is_shown_as_its_start_and_recorded_whole(cli: Cli, agent: str,
-                                                                       tmp_path: Path) -> None:
+def test_a_huge_error_message_is_shown_as_its_start_and_recorded_whole(cli: Cli, agent: str, tmp_path: Path) -> None:
     rec = tmp_path / "r.jsonl"
     r = cli("send", agent, "huge", "--record", str(rec))
     assert r.code != 0, r
@@ -182,9 +213,11 @@ def test_finding_urls_in_an_agents_text_stays_linear() -> None:
     import subprocess
     import sys
 
-    code = ("from inspector.session.redact import Redaction\n"
-            "text = 'a.' * 2_000_000 + ' grpc://ada:PW-s3cret-11@h/?token=TK-s3cret-12'\n"
-            "print(Redaction().shown(text)[-60:])\n")
+    code = (
+        "from inspector.session.redact import Redaction\n"
+        "text = 'a.' * 2_000_000 + ' grpc://ada:PW-s3cret-11@h/?token=TK-s3cret-12'\n"
+        "print(Redaction().shown(text)[-60:])\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip().endswith("grpc://ada:%5Bredacted%5D@h/?token=[redacted]"), done.stdout
 
@@ -206,8 +239,9 @@ async def test_hub_ndjson_redacts_an_agents_handshake_credentials(cli: Cli) -> N
             if '"hub-listening"' in lines[-1]:
                 ws_url = json.loads(lines[-1])["ws"]
                 break
-        async with connect(ws_url, additional_headers={"Authorization": "Bearer HUB-s3cret-0001",
-                                                        "X-Auth-Token": "HUB-s3cret-0002"}):
+        async with connect(
+            ws_url, additional_headers={"Authorization": "Bearer HUB-s3cret-0001", "X-Auth-Token": "HUB-s3cret-0002"}
+        ):
             while '"op": "open"' not in lines[-1]:
                 lines.append(out.next())
     finally:

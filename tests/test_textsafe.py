@@ -5,16 +5,19 @@ import pytest
 from inspector.textsafe import shorten, visible
 
 
-@pytest.mark.parametrize(("raw", "shown"), [
-    ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
-    ("bell\x07", "bell\\x07"),
-    ("csi\x9b2J", "csi\\x9b2J"),            # C1 control: an escape introducer on some terminals
-    ("del\x7f", "del\\x7f"),
-    ("ab\u202ecd", "ab\\u202ecd"),          # right-to-left override
-    ("one\u2028two", "one\\u2028two"),      # line separator: would split a line
-    ("para\u2029graph", "para\\u2029graph"),
-    ("cr\rover", "cr\\rover"),
-])
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+        ("bell\x07", "bell\\x07"),
+        ("csi\x9b2J", "csi\\x9b2J"),  # C1 control: an escape introducer on some terminals
+        ("del\x7f", "del\\x7f"),
+        ("ab\u202ecd", "ab\\u202ecd"),  # right-to-left override
+        ("one\u2028two", "one\\u2028two"),  # line separator: would split a line
+        ("para\u2029graph", "para\\u2029graph"),
+        ("cr\rover", "cr\\rover"),
+    ],
+)
 def test_controls_become_visible(raw: str, shown: str) -> None:
     assert visible(raw) == shown
 

@@ -42,48 +42,94 @@ class Script:
         body = json.dumps({"jsonrpc": "2.0", "id": ex, "method": wire, "params": params})
         payload = self.dialect.decode_request(json.loads(body)).params
         self.methods[ex] = method
-        self.session.append(Kind.REQUEST, {
-            "method": "POST", "url": "http://agent.test/", "headers": {"content-type": "application/json"},
-            "body": body, "body_encoding": "utf-8", "dialect": self.dialect.name,
-            "a2a_method": method.value, "rpc_method": wire, "rpc_id": ex,
-        }, exchange=ex, payload=payload)
+        self.session.append(
+            Kind.REQUEST,
+            {
+                "method": "POST",
+                "url": "http://agent.test/",
+                "headers": {"content-type": "application/json"},
+                "body": body,
+                "body_encoding": "utf-8",
+                "dialect": self.dialect.name,
+                "a2a_method": method.value,
+                "rpc_method": wire,
+                "rpc_id": ex,
+            },
+            exchange=ex,
+            payload=payload,
+        )
         return ex
 
-    def reply(self, ex: int, result: Any = None, *, error: dict | None = None, raw: str | None = None,
-              status: int = 200, reason: str = "OK", content_type: str = "application/json") -> Event:
+    def reply(
+        self,
+        ex: int,
+        result: Any = None,
+        *,
+        error: dict | None = None,
+        raw: str | None = None,
+        status: int = 200,
+        reason: str = "OK",
+        content_type: str = "application/json",
+    ) -> Event:
         if raw is None:
             obj = {"jsonrpc": "2.0", "id": ex}
             obj.update({"error": error} if error is not None else {"result": result})
             raw = json.dumps(obj)
         payload = capture(decode_response_body, self.dialect, self.methods[ex], raw)
-        return self.session.append(Kind.RESPONSE, {
-            "status": status, "reason": reason, "headers": {"content-type": content_type},
-            "body": raw, "body_encoding": "utf-8", "body_size": len(raw), "elapsed_ms": 1.0,
-            "streaming": False, "content_type": content_type,
-        }, exchange=ex, payload=payload)
+        return self.session.append(
+            Kind.RESPONSE,
+            {
+                "status": status,
+                "reason": reason,
+                "headers": {"content-type": content_type},
+                "body": raw,
+                "body_encoding": "utf-8",
+                "body_size": len(raw),
+                "elapsed_ms": 1.0,
+                "streaming": False,
+                "content_type": content_type,
+            },
+            exchange=ex,
+            payload=payload,
+        )
 
     def fail(self, ex: int, type_: str, message: str) -> Event:
         """The ERROR event the client logs after a response it cannot use."""
         return self.session.append(Kind.ERROR, {"type": type_, "message": message}, exchange=ex)
 
     def open(self, ex: int) -> Event:
-        return self.session.append(Kind.RESPONSE, {
-            "status": 200, "reason": "OK", "headers": {"content-type": "text/event-stream"},
-            "body": None, "body_encoding": None, "body_size": None, "elapsed_ms": 1.0,
-            "streaming": True, "content_type": "text/event-stream",
-        }, exchange=ex)
+        return self.session.append(
+            Kind.RESPONSE,
+            {
+                "status": 200,
+                "reason": "OK",
+                "headers": {"content-type": "text/event-stream"},
+                "body": None,
+                "body_encoding": None,
+                "body_size": None,
+                "elapsed_ms": 1.0,
+                "streaming": True,
+                "content_type": "text/event-stream",
+            },
+            exchange=ex,
+        )
 
     def event(self, ex: int, result: Any = None, *, raw: str | None = None, sse_id: str | None = None) -> Event:
         if raw is None:
             raw = json.dumps({"jsonrpc": "2.0", "id": ex, "result": result})
         payload = capture(decode_sse_data, self.dialect, raw)
-        event = self.session.append(Kind.SSE, {"raw": f"data: {raw}", "event": None, "data": raw,
-                                               "id": sse_id, "retry": None}, exchange=ex, payload=payload)
+        event = self.session.append(
+            Kind.SSE,
+            {"raw": f"data: {raw}", "event": None, "data": raw, "id": sse_id, "retry": None},
+            exchange=ex,
+            payload=payload,
+        )
         return event
 
     def end(self, ex: int, reason: str = "complete") -> Event:
-        return self.session.append(Kind.STREAM_END, {"reason": reason, "events": 0, "elapsed_ms": 1.0,
-                                                     "terminal": None}, exchange=ex)
+        return self.session.append(
+            Kind.STREAM_END, {"reason": reason, "events": 0, "elapsed_ms": 1.0, "terminal": None}, exchange=ex
+        )
 
     def stream(self, params: dict[str, Any], *results: Any) -> tuple[int, list[Event]]:
         ex = self.call(Method.STREAM, params)
@@ -98,10 +144,15 @@ class Script:
 # ----------------------------------------------------------------- 0.3 wire builders
 
 
-def msg(text: str, role: str = "agent", mid: str | None = None, task: str | None = None,
-        ctx: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "message", "role": role, "messageId": mid or f"m-{text}",
-                           "parts": [{"kind": "text", "text": text}]}
+def msg(
+    text: str, role: str = "agent", mid: str | None = None, task: str | None = None, ctx: str | None = None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "kind": "message",
+        "role": role,
+        "messageId": mid or f"m-{text}",
+        "parts": [{"kind": "text", "text": text}],
+    }
     if task:
         out["taskId"] = task
     if ctx:
@@ -116,8 +167,14 @@ def send(text: str, mid: str | None = None, task: str | None = None, **config: A
     return out
 
 
-def task(tid: str, state: str, ctx: str = "c1", history: list | None = None,
-         artifacts: list | None = None, message: dict | None = None) -> dict[str, Any]:
+def task(
+    tid: str,
+    state: str,
+    ctx: str = "c1",
+    history: list | None = None,
+    artifacts: list | None = None,
+    message: dict | None = None,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": "task", "id": tid, "contextId": ctx, "status": {"state": state}}
     if message:
         out["status"]["message"] = message
@@ -128,10 +185,10 @@ def task(tid: str, state: str, ctx: str = "c1", history: list | None = None,
     return out
 
 
-def status(tid: str, state: str, final: bool | None = None, ctx: str = "c1",
-           message: dict | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "status-update", "taskId": tid, "contextId": ctx,
-                           "status": {"state": state}}
+def status(
+    tid: str, state: str, final: bool | None = None, ctx: str = "c1", message: dict | None = None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": "status-update", "taskId": tid, "contextId": ctx, "status": {"state": state}}
     if final is not None:
         out["final"] = final
     if message:
@@ -139,10 +196,15 @@ def status(tid: str, state: str, final: bool | None = None, ctx: str = "c1",
     return out
 
 
-def chunk(tid: str, aid: str, text: str, append: bool | None = None, last: bool | None = None,
-          ctx: str = "c1") -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "artifact-update", "taskId": tid, "contextId": ctx,
-                           "artifact": {"artifactId": aid, "parts": [{"kind": "text", "text": text}]}}
+def chunk(
+    tid: str, aid: str, text: str, append: bool | None = None, last: bool | None = None, ctx: str = "c1"
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "kind": "artifact-update",
+        "taskId": tid,
+        "contextId": ctx,
+        "artifact": {"artifactId": aid, "parts": [{"kind": "text", "text": text}]},
+    }
     if append is not None:
         out["append"] = append
     if last is not None:
@@ -167,8 +229,11 @@ def texts(messages: list[Message]) -> list[str]:
 
 def test_v01_index_keyed_chunks_with_flags_on_the_artifact() -> None:
     s = Script("0.1")
-    params = {"id": "t1", "sessionId": "s1",
-              "message": {"role": "user", "parts": [{"type": "text", "text": "write two files"}]}}
+    params = {
+        "id": "t1",
+        "sessionId": "s1",
+        "message": {"role": "user", "parts": [{"type": "text", "text": "write two files"}]},
+    }
     ex = s.call(Method.STREAM, params)
     # 0.1: the client picks the task id, so the user's turn is on the task at once.
     view = s.tracker.task("t1")
@@ -184,9 +249,14 @@ def test_v01_index_keyed_chunks_with_flags_on_the_artifact() -> None:
     s.event(ex, art(1, "one"))
     s.event(ex, art(0, "beta ", append=True))
     s.event(ex, art(0, "gamma", append=True, lastChunk=True))
-    s.event(ex, {"id": "t1", "status": {"state": "completed",
-                                        "message": {"role": "agent", "parts": [{"type": "text", "text": "ok"}]}},
-                 "final": True})
+    s.event(
+        ex,
+        {
+            "id": "t1",
+            "status": {"state": "completed", "message": {"role": "agent", "parts": [{"type": "text", "text": "ok"}]}},
+            "final": True,
+        },
+    )
     s.end(ex)
 
     assert s.tracker.violations == []
@@ -248,11 +318,19 @@ def test_v10_stream_without_final_from_a_real_capture() -> None:
 
 def test_v10_stream_that_stops_at_working_is_flagged() -> None:
     s = Script("1.0")
-    ex, _ = s.stream({"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "hi"}]}},
-                     {"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}},
-                     {"artifactUpdate": {"taskId": "t", "contextId": "c",
-                                         "artifact": {"artifactId": "a", "parts": [{"text": "x"}]},
-                                         "append": False, "lastChunk": False}})
+    ex, _ = s.stream(
+        {"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "hi"}]}},
+        {"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}},
+        {
+            "artifactUpdate": {
+                "taskId": "t",
+                "contextId": "c",
+                "artifact": {"artifactId": "a", "parts": [{"text": "x"}]},
+                "append": False,
+                "lastChunk": False,
+            }
+        },
+    )
     end = s.end(ex, "eof")
     assert s.codes == [("stream-no-terminal", end.seq), ("artifact-not-closed", end.seq)]
 
@@ -260,9 +338,12 @@ def test_v10_stream_that_stops_at_working_is_flagged() -> None:
 def test_repeated_status_updates_of_one_state_are_counted_on_its_timeline_entry() -> None:
     # An agent streaming its answer in status messages: one "working" entry, counted.
     s = Script()
-    s.stream(send("go", "u1"), task("t", "submitted"),
-             *(status("t", "working", message=msg(f"tok{i} ", mid=f"a{i}")) for i in range(5)),
-             status("t", "completed", final=True))
+    s.stream(
+        send("go", "u1"),
+        task("t", "submitted"),
+        *(status("t", "working", message=msg(f"tok{i} ", mid=f"a{i}")) for i in range(5)),
+        status("t", "completed", final=True),
+    )
     view = s.tracker.task("t")
     assert states(view) == [S.SUBMITTED, S.WORKING, S.COMPLETED]
     assert [c.updates for c in view.timeline] == [1, 5, 1]
@@ -274,9 +355,11 @@ def test_repeated_status_updates_of_one_state_are_counted_on_its_timeline_entry(
 
 def test_multi_turn_input_required_on_the_same_task() -> None:
     s = Script("0.3")
-    ex1, _ = s.stream(send("book a table", "u1"),
-                      task("t", "submitted", history=[msg("book a table", "user", "u1", "t", "c1")]),
-                      status("t", "input-required", final=True, message=msg("for how many?", mid="q1")))
+    ex1, _ = s.stream(
+        send("book a table", "u1"),
+        task("t", "submitted", history=[msg("book a table", "user", "u1", "t", "c1")]),
+        status("t", "input-required", final=True, message=msg("for how many?", mid="q1")),
+    )
     s.end(ex1)
     view = s.tracker.task("t")
     assert view.interrupted and view.status_message.message_id == "q1"
@@ -320,14 +403,20 @@ def test_snapshots_do_not_duplicate_history() -> None:
     s = Script("0.3")
     ex = s.call(Method.SEND, send("hello", "u1"))
     user = msg("hello", "user", "u1", "t", "c1")
-    s.reply(ex, task("t", "completed", history=[user, msg("thinking", mid="a1")],
-                     message=msg("hi there", mid="a2")))
+    s.reply(ex, task("t", "completed", history=[user, msg("thinking", mid="a1")], message=msg("hi there", mid="a2")))
     view = s.tracker.task("t")
     assert texts(view.history) == ["hello", "thinking", "hi there"]
     # A later get repeats everything and adds one message the tracker never saw.
     get = s.call(Method.GET, {"id": "t"})
-    s.reply(get, task("t", "completed", history=[user, msg("thinking", mid="a1"), msg("hi there", mid="a2"),
-                                                 msg("p.s.", mid="a3")], message=msg("hi there", mid="a2")))
+    s.reply(
+        get,
+        task(
+            "t",
+            "completed",
+            history=[user, msg("thinking", mid="a1"), msg("hi there", mid="a2"), msg("p.s.", mid="a3")],
+            message=msg("hi there", mid="a2"),
+        ),
+    )
     assert texts(view.history) == ["hello", "thinking", "hi there", "p.s."]
     assert s.tracker.violations == []
     assert s.tracker.exchange_task(get) == "t"
@@ -337,8 +426,7 @@ def test_snapshot_messages_missing_from_the_middle_are_inserted_in_place() -> No
     s = Script("0.3")
     ex, _ = s.stream(send("go", "u1"), status("t", "working", message=msg("late", mid="a3")))
     get = s.call(Method.GET, {"id": "t"})
-    s.reply(get, task("t", "working", history=[msg("go", "user", "u1"), msg("early", mid="a1"),
-                                               msg("late", mid="a3")]))
+    s.reply(get, task("t", "working", history=[msg("go", "user", "u1"), msg("early", mid="a1"), msg("late", mid="a3")]))
     assert texts(s.tracker.task("t").history) == ["go", "early", "late"]
 
 
@@ -346,20 +434,34 @@ def test_v01_messages_without_ids_are_matched_by_content() -> None:
     s = Script("0.1")
 
     def turn(text: str) -> int:
-        return s.call(Method.SEND, {"id": "t", "sessionId": "s",
-                                    "message": {"role": "user", "parts": [{"type": "text", "text": text}]}})
+        return s.call(
+            Method.SEND,
+            {"id": "t", "sessionId": "s", "message": {"role": "user", "parts": [{"type": "text", "text": text}]}},
+        )
 
     def m01(role: str, text: str) -> dict[str, Any]:
         return {"role": role, "parts": [{"type": "text", "text": text}]}
 
     ex = turn("yes")
-    s.reply(ex, {"id": "t", "sessionId": "s",
-                 "status": {"state": "input-required", "message": m01("agent", "sure?")},
-                 "history": [m01("user", "yes"), m01("agent", "sure?")]})
+    s.reply(
+        ex,
+        {
+            "id": "t",
+            "sessionId": "s",
+            "status": {"state": "input-required", "message": m01("agent", "sure?")},
+            "history": [m01("user", "yes"), m01("agent", "sure?")],
+        },
+    )
     ex = turn("yes")
-    s.reply(ex, {"id": "t", "sessionId": "s",
-                 "status": {"state": "completed", "message": m01("agent", "done")},
-                 "history": [m01("user", "yes"), m01("agent", "sure?"), m01("user", "yes"), m01("agent", "done")]})
+    s.reply(
+        ex,
+        {
+            "id": "t",
+            "sessionId": "s",
+            "status": {"state": "completed", "message": m01("agent", "done")},
+            "history": [m01("user", "yes"), m01("agent", "sure?"), m01("user", "yes"), m01("agent", "done")],
+        },
+    )
     view = s.tracker.task("t")
     # The same words said twice are two turns; the snapshots' copies are not new ones.
     assert texts(view.history) == ["yes", "sure?", "yes", "done"]
@@ -368,8 +470,10 @@ def test_v01_messages_without_ids_are_matched_by_content() -> None:
 
 
 def _v01_turn(s: Script, text: str) -> int:
-    ex = s.call(Method.STREAM, {"id": "t", "sessionId": "s",
-                                "message": {"role": "user", "parts": [{"type": "text", "text": text}]}})
+    ex = s.call(
+        Method.STREAM,
+        {"id": "t", "sessionId": "s", "message": {"role": "user", "parts": [{"type": "text", "text": text}]}},
+    )
     s.open(ex)
     return ex
 
@@ -476,10 +580,13 @@ def test_snapshot_fills_artifacts_never_streamed() -> None:
 
 def test_snapshot_agreeing_with_chunks_in_other_part_boundaries_is_fine() -> None:
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), task("t", "working"),
-                     chunk("t", "a", "ab", append=False, last=False),
-                     chunk("t", "a", "c", append=True, last=True),
-                     status("t", "completed", final=True))
+    ex, _ = s.stream(
+        send("go"),
+        task("t", "working"),
+        chunk("t", "a", "ab", append=False, last=False),
+        chunk("t", "a", "c", append=True, last=True),
+        status("t", "completed", final=True),
+    )
     s.end(ex)
     get = s.call(Method.GET, {"id": "t"})
     s.reply(get, task("t", "completed", artifacts=[artifact("a", "abc")]))
@@ -508,12 +615,24 @@ def test_snapshot_that_extends_the_chunks_is_adopted_after_a_dropped_stream() ->
 def test_snapshot_extending_chunks_across_part_boundaries_is_adopted() -> None:
     # Compared like any snapshot: adjacent text joined, so "ab"+"c" is a prefix of "abcde".
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), task("t", "working"),
-                     chunk("t", "a", "ab", append=False, last=False), chunk("t", "a", "c", append=True, last=False))
+    ex, _ = s.stream(
+        send("go"),
+        task("t", "working"),
+        chunk("t", "a", "ab", append=False, last=False),
+        chunk("t", "a", "c", append=True, last=False),
+    )
     s.end(ex, "closed")
     get = s.call(Method.GET, {"id": "t"})
-    s.reply(get, task("t", "completed", artifacts=[
-        {"artifactId": "a", "parts": [{"kind": "text", "text": "abcde"}, {"kind": "data", "data": {"n": 1}}]}]))
+    s.reply(
+        get,
+        task(
+            "t",
+            "completed",
+            artifacts=[
+                {"artifactId": "a", "parts": [{"kind": "text", "text": "abcde"}, {"kind": "data", "data": {"n": 1}}]}
+            ],
+        ),
+    )
     view = s.tracker.task("t").artifacts["a"]
     assert s.tracker.violations == []
     assert view.text() == "abcde" and len(view.parts) == 2 and view.parts[1].data == {"n": 1}
@@ -551,12 +670,16 @@ def test_get_during_a_live_stream_leaves_the_artifact_to_the_stream() -> None:
     assert s.tracker.violations == []
 
 
-@pytest.mark.parametrize(("streamed", "snapshot"), [
-    (["abc"], ["abXdef"]),     # longer, but says something else
-    (["abc", "def"], ["abc"]),  # shorter than what streamed
-])
-def test_snapshot_that_contradicts_the_chunks_is_flagged_and_not_adopted(streamed: list[str],
-                                                                        snapshot: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("streamed", "snapshot"),
+    [
+        (["abc"], ["abXdef"]),  # longer, but says something else
+        (["abc", "def"], ["abc"]),  # shorter than what streamed
+    ],
+)
+def test_snapshot_that_contradicts_the_chunks_is_flagged_and_not_adopted(
+    streamed: list[str], snapshot: list[str]
+) -> None:
     s = Script("0.3")
     chunks = [chunk("t", "a", text, append=i > 0, last=i == len(streamed) - 1) for i, text in enumerate(streamed)]
     ex, _ = s.stream(send("go"), task("t", "working"), *chunks, status("t", "completed", final=True))
@@ -569,11 +692,14 @@ def test_snapshot_that_contradicts_the_chunks_is_flagged_and_not_adopted(streame
 
 def test_artifact_restart_replaces_parts_but_keeps_every_chunk() -> None:
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), task("t", "working"),
-                     chunk("t", "a", "draft", last=True),
-                     chunk("t", "a", "final ", append=False, last=False),
-                     chunk("t", "a", "text", append=True, last=True),
-                     status("t", "completed", final=True))
+    ex, _ = s.stream(
+        send("go"),
+        task("t", "working"),
+        chunk("t", "a", "draft", last=True),
+        chunk("t", "a", "final ", append=False, last=False),
+        chunk("t", "a", "text", append=True, last=True),
+        status("t", "completed", final=True),
+    )
     s.end(ex)
     view = s.tracker.task("t").artifacts["a"]
     assert view.text() == "final text" and len(view.chunks) == 3 and view.closed
@@ -596,8 +722,7 @@ def test_artifact_size_follows_growth_and_restarts_when_read_between_chunks() ->
 
 def test_single_shot_artifact_without_last_chunk_is_not_unclosed() -> None:
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "whole"),
-                     status("t", "completed", final=True))
+    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "whole"), status("t", "completed", final=True))
     s.end(ex)
     assert s.tracker.violations == []
     assert s.tracker.task("t").artifacts["a"].complete
@@ -608,25 +733,45 @@ def _cut_short(s: Script, end_state: TaskState) -> int:
     ``end_state``. Returns the STREAM_END's seq."""
     name = s.dialect.name
     if name == "0.1":
+
         def part(text: str, **flags: bool) -> dict[str, Any]:
             return {"id": "t", "artifact": {"index": 0, "parts": [{"type": "text", "text": text}], **flags}}
+
         params = {"id": "t", "sessionId": "c1", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}
-        events = [{"id": "t", "status": {"state": "working"}, "final": False},
-                  part("alpha ", append=False, lastChunk=False), part("beta", append=True, lastChunk=False),
-                  {"id": "t", "status": {"state": end_state.value}, "final": True}]
+        events = [
+            {"id": "t", "status": {"state": "working"}, "final": False},
+            part("alpha ", append=False, lastChunk=False),
+            part("beta", append=True, lastChunk=False),
+            {"id": "t", "status": {"state": end_state.value}, "final": True},
+        ]
     elif name == "1.0":
+
         def part(text: str, **flags: bool) -> dict[str, Any]:
-            return {"artifactUpdate": {"taskId": "t", "contextId": "c1", **flags,
-                                       "artifact": {"artifactId": "a", "parts": [{"text": text}]}}}
+            return {
+                "artifactUpdate": {
+                    "taskId": "t",
+                    "contextId": "c1",
+                    **flags,
+                    "artifact": {"artifactId": "a", "parts": [{"text": text}]},
+                }
+            }
+
         params = {"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "go"}]}}
         state = "TASK_STATE_" + end_state.name
-        events = [{"task": {"id": "t", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
-                  part("alpha "), part("beta", append=True),
-                  {"statusUpdate": {"taskId": "t", "contextId": "c1", "status": {"state": state}}}]
+        events = [
+            {"task": {"id": "t", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
+            part("alpha "),
+            part("beta", append=True),
+            {"statusUpdate": {"taskId": "t", "contextId": "c1", "status": {"state": state}}},
+        ]
     else:
         params = send("go")
-        events = [task("t", "working"), chunk("t", "a", "alpha ", append=False, last=False),
-                  chunk("t", "a", "beta", append=True, last=False), status("t", end_state.value, final=True)]
+        events = [
+            task("t", "working"),
+            chunk("t", "a", "alpha ", append=False, last=False),
+            chunk("t", "a", "beta", append=True, last=False),
+            status("t", end_state.value, final=True),
+        ]
     ex, _ = s.stream(params, *events)
     assert s.tracker.task("t").state is end_state
     return s.end(ex).seq
@@ -652,8 +797,12 @@ def test_a_task_that_ends_otherwise_with_an_unclosed_artifact_is_flagged(dialect
 def test_rejected_task_with_an_unclosed_artifact_is_flagged() -> None:
     # 0.3's rejected: the agent refused the task mid-artifact, which is still flagged.
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "x", append=False, last=False),
-                     status("t", "rejected", final=True))
+    ex, _ = s.stream(
+        send("go"),
+        task("t", "working"),
+        chunk("t", "a", "x", append=False, last=False),
+        status("t", "rejected", final=True),
+    )
     end = s.end(ex)
     assert s.codes == [("artifact-not-closed", end.seq)]
 
@@ -661,18 +810,29 @@ def test_rejected_task_with_an_unclosed_artifact_is_flagged() -> None:
 def test_an_artifact_left_open_across_an_input_required_turn_is_judged_when_the_task_ends() -> None:
     # The agent pauses mid-artifact to ask; the next turn may carry on with it.
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "part one ", append=False, last=False),
-                     status("t", "input-required", final=True))
+    ex, _ = s.stream(
+        send("go"),
+        task("t", "working"),
+        chunk("t", "a", "part one ", append=False, last=False),
+        status("t", "input-required", final=True),
+    )
     s.end(ex)
     assert s.codes == []
-    ex, _ = s.stream(send("more", task="t"), chunk("t", "a", "part two", append=True, last=True),
-                     status("t", "completed", final=True))
+    ex, _ = s.stream(
+        send("more", task="t"),
+        chunk("t", "a", "part two", append=True, last=True),
+        status("t", "completed", final=True),
+    )
     s.end(ex)
     assert s.codes == [] and s.tracker.task("t").artifacts["a"].text() == "part one part two"
     # Left open to the end: flagged when the task's last stream ends.
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "x", append=False, last=False),
-                     status("t", "input-required", final=True))
+    ex, _ = s.stream(
+        send("go"),
+        task("t", "working"),
+        chunk("t", "a", "x", append=False, last=False),
+        status("t", "input-required", final=True),
+    )
     s.end(ex)
     ex, _ = s.stream(send("more", task="t"), status("t", "completed", final=True))
     end = s.end(ex)
@@ -704,8 +864,15 @@ def test_tracker_given_a_session_replays_what_it_already_holds() -> None:
 def test_list_result_snapshots_every_task() -> None:
     s = Script("1.0")
     ex = s.call(Method.LIST, {})
-    s.reply(ex, {"tasks": [{"id": "a", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}},
-                           {"id": "b", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}]})
+    s.reply(
+        ex,
+        {
+            "tasks": [
+                {"id": "a", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}},
+                {"id": "b", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}},
+            ]
+        },
+    )
     assert {k: v.state for k, v in s.tracker.tasks.items()} == {"a": S.COMPLETED, "b": S.WORKING}
 
 
@@ -713,8 +880,11 @@ def test_push_notification_updates_its_task() -> None:
     s = Script("0.3")
     ex, _ = s.stream(send("go"), task("t", "working"))
     s.end(ex, "closed")
-    push = s.session.append(Kind.PUSH, {"headers": {}, "body": "", "url": "/push"},
-                            payload=s.dialect.decode_event(status("t", "completed", final=True), "$"))
+    push = s.session.append(
+        Kind.PUSH,
+        {"headers": {}, "body": "", "url": "/push"},
+        payload=s.dialect.decode_event(status("t", "completed", final=True), "$"),
+    )
     assert s.tracker.task("t").state is S.COMPLETED
     assert s.tracker.task("t").timeline[-1].seq == push.seq
 
@@ -734,16 +904,24 @@ def _illegal_transition(s: Script) -> int:
 
 def _artifact_after_terminal(s: Script) -> int:
     s.dialect = get_dialect("1.0")
-    ex, evs = s.stream({"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "go"}]}},
-                       {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}},
-                       {"artifactUpdate": {"taskId": "t", "contextId": "c",
-                                           "artifact": {"artifactId": "a", "parts": [{"text": "late"}]}}})
+    ex, evs = s.stream(
+        {"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "go"}]}},
+        {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}},
+        {
+            "artifactUpdate": {
+                "taskId": "t",
+                "contextId": "c",
+                "artifact": {"artifactId": "a", "parts": [{"text": "late"}]},
+            }
+        },
+    )
     return evs[-1].seq
 
 
 def _chunk_after_close(s: Script) -> int:
-    _, evs = s.stream(send("go"), task("t", "working"), chunk("t", "a", "x", last=True),
-                      chunk("t", "a", "y", append=True))
+    _, evs = s.stream(
+        send("go"), task("t", "working"), chunk("t", "a", "x", last=True), chunk("t", "a", "y", append=True)
+    )
     return evs[-1].seq
 
 
@@ -758,8 +936,12 @@ def _stream_no_terminal(s: Script) -> int:
 
 
 def _artifact_not_closed(s: Script) -> int:
-    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "x", append=False, last=False),
-                     status("t", "completed", final=True))
+    ex, _ = s.stream(
+        send("go"),
+        task("t", "working"),
+        chunk("t", "a", "x", append=False, last=False),
+        status("t", "completed", final=True),
+    )
     return s.end(ex).seq
 
 
@@ -774,8 +956,9 @@ def _terminal_not_final(s: Script) -> int:
 
 
 def _event_after_final(s: Script) -> int:
-    _, evs = s.stream(send("go"), task("t", "working"), status("t", "input-required", final=True),
-                      status("t", "working"))
+    _, evs = s.stream(
+        send("go"), task("t", "working"), status("t", "input-required", final=True), status("t", "working")
+    )
     return evs[-1].seq
 
 
@@ -808,16 +991,21 @@ def _decode_error(s: Script) -> int:
 
 
 def _snapshot_mismatch(s: Script) -> int:
-    ex, _ = s.stream(send("go"), task("t", "working"), chunk("t", "a", "abc", last=True),
-                     status("t", "completed", final=True))
+    ex, _ = s.stream(
+        send("go"), task("t", "working"), chunk("t", "a", "abc", last=True), status("t", "completed", final=True)
+    )
     s.end(ex)
     get = s.call(Method.GET, {"id": "t"})
     return s.reply(get, task("t", "completed", artifacts=[artifact("a", "abX")])).seq
 
 
 def _message_id_reused(s: Script) -> int:
-    _, evs = s.stream(send("go"), task("t", "working"), status("t", "working", message=msg("one", mid="m1")),
-                      status("t", "working", message=msg("two", mid="m1")))
+    _, evs = s.stream(
+        send("go"),
+        task("t", "working"),
+        status("t", "working", message=msg("one", mid="m1")),
+        status("t", "working", message=msg("two", mid="m1")),
+    )
     return evs[-1].seq
 
 
@@ -830,9 +1018,16 @@ def _id_mismatch(s: Script) -> int:
     # The client's NOTE for a response whose id is not the request's (see A2AClient).
     ex = s.call(Method.SEND, send("go"))
     s.reply(ex, task("t", "completed"))
-    note = s.session.append(Kind.NOTE, {"text": "JSON-RPC id mismatch: the response carries id 7, "
-                                                 "but the request's id is 1", "code": "id-mismatch",
-                                        "expected": 1, "got": 7}, exchange=ex)
+    note = s.session.append(
+        Kind.NOTE,
+        {
+            "text": "JSON-RPC id mismatch: the response carries id 7, but the request's id is 1",
+            "code": "id-mismatch",
+            "expected": 1,
+            "got": 7,
+        },
+        exchange=ex,
+    )
     return note.seq
 
 
@@ -840,42 +1035,75 @@ def _duplicate_chunk(s: Script) -> int:
     # Event ids one per event, then event 3 again, word for word.
     ex = s.call(Method.STREAM, send("go"))
     s.open(ex)
-    sent = [task("t", "working"), chunk("t", "a", "ha"), chunk("t", "a", "ha", append=True),
-            chunk("t", "a", "!", append=True)]
+    sent = [
+        task("t", "working"),
+        chunk("t", "a", "ha"),
+        chunk("t", "a", "ha", append=True),
+        chunk("t", "a", "!", append=True),
+    ]
     for i, result in enumerate(sent, 1):
         s.event(ex, result, sse_id=str(i))
     return s.event(ex, sent[2], sse_id="3").seq
 
 
-def hub_frame(s: Script, direction: str, agent: str, doc: dict[str, Any], exchange: int = 0,
-              **extra: Any) -> Event:
+def hub_frame(s: Script, direction: str, agent: str, doc: dict[str, Any], exchange: int = 0, **extra: Any) -> Event:
     """A frame at the hub (a ``ws`` event) as the hub logs it."""
     from inspector.session.payloads import ws_payload
 
     text = json.dumps(doc)
-    data = {"conn": 1 if agent == "a" else 2, "dir": direction, "op": "text", "agent": agent, "text": text,
-            "size": len(text), **extra}
+    data = {
+        "conn": 1 if agent == "a" else 2,
+        "dir": direction,
+        "op": "text",
+        "agent": agent,
+        "text": text,
+        "size": len(text),
+        **extra,
+    }
     return s.session.append(Kind.WS, data, exchange=exchange, payload=ws_payload(data))
 
 
 def hub_task_sent_to_a(s: Script) -> int:
     """The hub's tasks/send of task "t" to agent a; returns its exchange."""
     ex = s.session.new_exchange()
-    hub_frame(s, "out", "a", {"jsonrpc": "2.0", "id": "hub-1", "method": "tasks/send", "params": {
-        "id": "t", "sessionId": "c", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}}}, ex)
+    hub_frame(
+        s,
+        "out",
+        "a",
+        {
+            "jsonrpc": "2.0",
+            "id": "hub-1",
+            "method": "tasks/send",
+            "params": {
+                "id": "t",
+                "sessionId": "c",
+                "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]},
+            },
+        },
+        ex,
+    )
     return ex
 
 
 def _foreign_task_frame(s: Script) -> int:
     # Agent b's artifact about the task the hub sent agent a: the hub marked it refused.
     hub_task_sent_to_a(s)
-    return hub_frame(s, "in", "b", {"jsonrpc": "2.0", "method": "task.artifact", "params": {
-        "id": "t", "artifact": {"parts": [{"type": "text", "text": "forged"}]}}},
-        refused="ws-agent b sent task.artifact about task t, which the hub sent to a: refused, not applied").seq
+    return hub_frame(
+        s,
+        "in",
+        "b",
+        {
+            "jsonrpc": "2.0",
+            "method": "task.artifact",
+            "params": {"id": "t", "artifact": {"parts": [{"type": "text", "text": "forged"}]}},
+        },
+        refused="ws-agent b sent task.artifact about task t, which the hub sent to a: refused, not applied",
+    ).seq
 
 
-def client_request(s: Script, body: Any, *, headers: dict[str, str] | None = None, verb: str = "POST",
-                   path: str = "/") -> list[int]:
+def client_request(
+    s: Script, body: Any, *, headers: dict[str, str] | None = None, verb: str = "POST", path: str = "/"
+) -> list[int]:
     """A request as the proxy sees one from a client: judged by the proxy's own checks,
     each finding logged as the NOTE the proxy logs. Returns the notes' seqs."""
     from inspector.proxy.checks import check_request
@@ -887,27 +1115,41 @@ def client_request(s: Script, body: Any, *, headers: dict[str, str] | None = Non
     parsed = classify(verb, path, lower, raw)
     ex = s.session.new_exchange()
     text = raw.decode("utf-8", "replace")
-    data = {"method": verb, "url": f"http://agent.test{path}", "headers": headers or {}, "body": text,
-            "body_encoding": "utf-8", **parsed.info, "client": "127.0.0.1:1", "user_agent": "test"}
+    data = {
+        "method": verb,
+        "url": f"http://agent.test{path}",
+        "headers": headers or {},
+        "body": text,
+        "body_encoding": "utf-8",
+        **parsed.info,
+        "client": "127.0.0.1:1",
+        "user_agent": "test",
+    }
     params = payloads.request_payload(data) if parsed.info.get("dialect") else None
     s.session.append(Kind.REQUEST, data, exchange=ex, payload=params)
     seqs = []
     for code, message, task_id in check_request(parsed, lower, params, s.tracker):
         extra = {"task_id": task_id} if task_id else {}
-        seqs.append(s.session.append(Kind.NOTE, {"text": message, "code": code, "side": "client", **extra},
-                                     exchange=ex).seq)
+        seqs.append(
+            s.session.append(Kind.NOTE, {"text": message, "code": code, "side": "client", **extra}, exchange=ex).seq
+        )
     return seqs
 
 
 def _v10_send(text: str, parts: list[Any] | None = None, **message: Any) -> dict[str, Any]:
-    msg = {"messageId": f"u-{text}", "role": "ROLE_USER",
-           "parts": [{"text": text}] if parts is None else parts, **message}
+    msg = {
+        "messageId": f"u-{text}",
+        "role": "ROLE_USER",
+        "parts": [{"text": text}] if parts is None else parts,
+        **message,
+    }
     return {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": msg}}
 
 
 def _client_bad_envelope(s: Script) -> int:
-    (seq,) = client_request(s, {"jsonrpc": "2.0", "id": {"no": "objects"}, "method": "message/send",
-                                "params": send("go")})
+    (seq,) = client_request(
+        s, {"jsonrpc": "2.0", "id": {"no": "objects"}, "method": "message/send", "params": send("go")}
+    )
     return seq
 
 
@@ -1012,8 +1254,7 @@ def test_http_error_status_with_a_json_rpc_error_keeps_the_error() -> None:
 
 def test_repeated_problems_in_one_stream_are_reported_once() -> None:
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), task("t", "working", ctx="c1"),
-                     *[status("t", "working", ctx="c2") for _ in range(50)])
+    ex, _ = s.stream(send("go"), task("t", "working", ctx="c1"), *[status("t", "working", ctx="c2") for _ in range(50)])
     assert [v.code for v in s.tracker.violations] == ["context-mismatch"]
 
 
@@ -1026,8 +1267,7 @@ def test_a_clean_stream_flags_nothing_and_illegal_events_are_still_applied() -> 
 
 def test_payload_that_is_a_protocol_error_instance_outside_exchanges() -> None:
     s = Script("0.3")
-    s.session.append(Kind.PUSH, {"headers": {}, "body": "{", "url": "/push"},
-                     payload=ProtocolError("invalid JSON"))
+    s.session.append(Kind.PUSH, {"headers": {}, "body": "{", "url": "/push"}, payload=ProtocolError("invalid JSON"))
     (v,) = s.tracker.violations
     assert v.code == "decode-error" and v.task_id is None and "push" in v.message
 

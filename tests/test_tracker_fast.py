@@ -29,10 +29,13 @@ def fold(events: list[Any], shortcut: bool) -> tuple[TaskTracker, list[set[str]]
 
 
 def state(tracker: TaskTracker) -> Any:
-    return ({k: dataclasses.asdict(v) for k, v in tracker.tasks.items()},
-            [dataclasses.asdict(v) for v in tracker.violations],
-            {k: dataclasses.asdict(v) for k, v in tracker.exchanges.items()},
-            tracker.replies, tracker._once)
+    return (
+        {k: dataclasses.asdict(v) for k, v in tracker.tasks.items()},
+        [dataclasses.asdict(v) for v in tracker.violations],
+        {k: dataclasses.asdict(v) for k, v in tracker.exchanges.items()},
+        tracker.replies,
+        tracker._once,
+    )
 
 
 def leaned(events: list[Any]) -> tuple[list[Any], int]:
@@ -91,8 +94,13 @@ def test_a_long_stream_takes_the_shortcut() -> None:
     s = tt.Script("0.3")
     chunks = [tt.chunk("t1", "a", "first ")] + [tt.chunk("t1", "a", f"{i} ", append=True) for i in range(20)]
     chunks.append(tt.chunk("t1", "a", "end", append=True, last=True))
-    s.stream(tt.send("hi"), tt.task("t1", "submitted"), tt.status("t1", "working"), *chunks,
-             tt.status("t1", "completed", final=True))
+    s.stream(
+        tt.send("hi"),
+        tt.task("t1", "submitted"),
+        tt.status("t1", "working"),
+        *chunks,
+        tt.status("t1", "completed", final=True),
+    )
     assert same_either_way(s.session.events) == 21
     lean_events, lean = leaned(s.session.events)
     assert lean == 21  # the appended chunks: a silent fallback would lose the speed
@@ -108,8 +116,13 @@ def test_a_long_stream_takes_the_shortcut() -> None:
 
 
 def _open_stream(s: tt.Script) -> int:
-    ex, _ = s.stream(tt.send("hi"), tt.task("t1", "submitted"), tt.status("t1", "working"),
-                     tt.chunk("t1", "a", "one "), tt.chunk("t1", "a", "two ", append=True))
+    ex, _ = s.stream(
+        tt.send("hi"),
+        tt.task("t1", "submitted"),
+        tt.status("t1", "working"),
+        tt.chunk("t1", "a", "one "),
+        tt.chunk("t1", "a", "two ", append=True),
+    )
     return ex
 
 
@@ -120,8 +133,9 @@ def _more(s: tt.Script, ex: int) -> None:
 
 BREAKS = {
     "other context": lambda s, ex: s.event(ex, tt.chunk("t1", "a", "x", append=True, ctx="c2")),
-    "no context": lambda s, ex: s.event(ex, {k: v for k, v in tt.chunk("t1", "a", "x", append=True).items()
-                                             if k != "contextId"}),
+    "no context": lambda s, ex: s.event(
+        ex, {k: v for k, v in tt.chunk("t1", "a", "x", append=True).items() if k != "contextId"}
+    ),
     "after completed": lambda s, ex: s.event(ex, tt.status("t1", "completed")),
     "after final": lambda s, ex: s.event(ex, tt.status("t1", "working", final=True)),
     "after input-required": lambda s, ex: s.event(ex, tt.status("t1", "input-required")),
@@ -132,14 +146,27 @@ BREAKS = {
     "lastChunk false": lambda s, ex: s.event(ex, tt.chunk("t1", "a", "x", append=True, last=False)),
     "restart": lambda s, ex: s.event(ex, tt.chunk("t1", "a", "x", append=False)),
     "unknown artifact": lambda s, ex: s.event(ex, tt.chunk("t1", "b", "x", append=True)),
-    "flags on the artifact": lambda s, ex: s.event(ex, {**tt.chunk("t1", "a", "x"),
-                                                        "artifact": {**tt.artifact("a", "x"), "append": True}}),
-    "no artifact id": lambda s, ex: s.event(ex, {**tt.chunk("t1", "a", "x", append=True),
-                                                 "artifact": {"index": 0, "parts": [{"kind": "text", "text": "x"}]}}),
-    "name, description, metadata": lambda s, ex: s.event(ex, {**tt.chunk("t1", "a", "x", append=True), "artifact": {
-        **tt.artifact("a", "x", "y"), "name": "n", "description": "d", "metadata": {"m": 1}}}),
-    "data part": lambda s, ex: s.event(ex, {**tt.chunk("t1", "a", "x", append=True), "artifact": {
-        "artifactId": "a", "parts": [{"kind": "data", "data": {"k": [1, 2]}}]}}),
+    "flags on the artifact": lambda s, ex: s.event(
+        ex, {**tt.chunk("t1", "a", "x"), "artifact": {**tt.artifact("a", "x"), "append": True}}
+    ),
+    "no artifact id": lambda s, ex: s.event(
+        ex,
+        {**tt.chunk("t1", "a", "x", append=True), "artifact": {"index": 0, "parts": [{"kind": "text", "text": "x"}]}},
+    ),
+    "name, description, metadata": lambda s, ex: s.event(
+        ex,
+        {
+            **tt.chunk("t1", "a", "x", append=True),
+            "artifact": {**tt.artifact("a", "x", "y"), "name": "n", "description": "d", "metadata": {"m": 1}},
+        },
+    ),
+    "data part": lambda s, ex: s.event(
+        ex,
+        {
+            **tt.chunk("t1", "a", "x", append=True),
+            "artifact": {"artifactId": "a", "parts": [{"kind": "data", "data": {"k": [1, 2]}}]},
+        },
+    ),
     "snapshot": lambda s, ex: s.event(ex, tt.task("t1", "working", artifacts=[tt.artifact("a", "one two ")])),
     "continuation stream": lambda s, ex: _more(s, s.stream(tt.send("again", task="t1"))[0]),
     "other stream, new task": lambda s, ex: _more(s, s.stream(tt.send("new"), tt.task("t9", "working"))[0]),
@@ -185,12 +212,17 @@ def test_other_dialects(dialect: str) -> None:
         a = m.Artifact(artifact_id="a", index=0, parts=[m.TextPart(text=text)], **flags)
         return enc(m.TaskArtifactUpdateEvent(task_id="t1", context_id="c1", artifact=a), 1)["result"]
 
-    user = m.Message(role=m.Role.USER, parts=[m.TextPart(text="hi")], message_id="u1",
-                     task_id="t1" if dialect == "0.1" else None)
+    user = m.Message(
+        role=m.Role.USER, parts=[m.TextPart(text="hi")], message_id="u1", task_id="t1" if dialect == "0.1" else None
+    )
     ex = s.call(Method.STREAM, s.dialect.encode_params(Method.STREAM, m.SendParams(message=user)))
     s.open(ex)
-    s.event(ex, enc(m.TaskStatusUpdateEvent(task_id="t1", context_id="c1",
-                                            status=m.TaskStatus(state=m.TaskState.WORKING)), 1)["result"])
+    s.event(
+        ex,
+        enc(m.TaskStatusUpdateEvent(task_id="t1", context_id="c1", status=m.TaskStatus(state=m.TaskState.WORKING)), 1)[
+            "result"
+        ],
+    )
     for i in range(6):
         s.event(ex, art(f"{i} ", append=i > 0, last_chunk=i == 5))
     s.event(ex, art("late", append=True))
@@ -199,19 +231,32 @@ def test_other_dialects(dialect: str) -> None:
 
 # ---------------------------------------------------------------------- random sessions
 
-steps = st.lists(st.one_of(
-    st.tuples(st.just("chunk"), st.sampled_from(["t1", "t2"]), st.sampled_from(["a", "b"]),
-              st.sampled_from([None, True, False]), st.sampled_from([None, True, False]),
-              st.sampled_from(["c1", "c2"]), st.integers(1, 3)),
-    st.tuples(st.just("status"), st.sampled_from(["t1", "t2"]),
-              st.sampled_from(["working", "input-required", "completed"]), st.sampled_from([None, True, False])),
-    st.tuples(st.just("message"), st.sampled_from([None, "t1"])),
-    st.tuples(st.just("task"), st.sampled_from(["t1", "t2"]), st.sampled_from(["submitted", "working"])),
-    st.tuples(st.just("stream"), st.sampled_from([None, "t1"])),
-    st.tuples(st.just("end"), st.sampled_from(["complete", "eof", "closed"])),
-    st.tuples(st.just("push"), st.sampled_from(["a", "b"]), st.sampled_from([None, True]), st.integers(0, 2)),
-    st.tuples(st.just("resubscribe"), st.booleans()),
-), max_size=40)
+steps = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("chunk"),
+            st.sampled_from(["t1", "t2"]),
+            st.sampled_from(["a", "b"]),
+            st.sampled_from([None, True, False]),
+            st.sampled_from([None, True, False]),
+            st.sampled_from(["c1", "c2"]),
+            st.integers(1, 3),
+        ),
+        st.tuples(
+            st.just("status"),
+            st.sampled_from(["t1", "t2"]),
+            st.sampled_from(["working", "input-required", "completed"]),
+            st.sampled_from([None, True, False]),
+        ),
+        st.tuples(st.just("message"), st.sampled_from([None, "t1"])),
+        st.tuples(st.just("task"), st.sampled_from(["t1", "t2"]), st.sampled_from(["submitted", "working"])),
+        st.tuples(st.just("stream"), st.sampled_from([None, "t1"])),
+        st.tuples(st.just("end"), st.sampled_from(["complete", "eof", "closed"])),
+        st.tuples(st.just("push"), st.sampled_from(["a", "b"]), st.sampled_from([None, True]), st.integers(0, 2)),
+        st.tuples(st.just("resubscribe"), st.booleans()),
+    ),
+    max_size=40,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -260,12 +305,16 @@ def test_add_next_folds_a_plain_text_chunk_and_its_parts_alike() -> None:
     pieces = [("Hel", None), ("lo", False), ("!", True)]
     for seq, (text, last) in enumerate(pieces, 1):
         by_text.add_next(seq, seq / 2, 7, text, None, last, "story" if seq == 1 else None, None, None)
-        by_parts.add_next(seq, seq / 2, 7, None, [m.TextPart(text=text)], last,
-                          "story" if seq == 1 else None, None, None)
+        by_parts.add_next(
+            seq, seq / 2, 7, None, [m.TextPart(text=text)], last, "story" if seq == 1 else None, None, None
+        )
     for view in (by_text, by_parts):
         assert view.text() == "Hello!" and view.closed and view.chunked and view.name == "story"
         assert [(c.seq, c.t, c.append, c.last_chunk, c.size, c.exchange, c.pos) for c in view.chunks] == [
-            (1, 0.5, True, None, 3, 7, 0), (2, 1.0, True, False, 2, 7, 1), (3, 1.5, True, True, 1, 7, 2)]
+            (1, 0.5, True, None, 3, 7, 0),
+            (2, 1.0, True, False, 2, 7, 1),
+            (3, 1.5, True, True, 1, 7, 2),
+        ]
         assert (view.last_seq, view.last_t) == (3, 1.5)
     assert list(by_text.chunks) == list(by_parts.chunks)
     assert list(by_text.parts) == list(by_parts.parts)
@@ -277,8 +326,14 @@ def test_parts_compare_with_adjacent_texts_joined_once() -> None:
     from inspector.protocol import models as m
     from inspector.session.tracker import _normal
 
-    parts = [m.TextPart(text="a"), m.TextPart(text="b"), m.DataPart(data={"k": 1}),
-             m.TextPart(text="c"), m.TextPart(text="d"), m.TextPart(text="e")]
+    parts = [
+        m.TextPart(text="a"),
+        m.TextPart(text="b"),
+        m.DataPart(data={"k": 1}),
+        m.TextPart(text="c"),
+        m.TextPart(text="d"),
+        m.TextPart(text="e"),
+    ]
     assert _normal(parts) == ["ab", {"kind": "data", "data": {"k": 1}}, "cde"]
     many = [m.TextPart(text="x" * 45) for _ in range(100_000)]
     assert _normal(many) == ["x" * 4_500_000]

@@ -34,15 +34,23 @@ def snap(tid: str, state: str, when: str | None, **kw: Any) -> dict[str, Any]:
 
 
 def push(s: Script, result: dict[str, Any]) -> Any:
-    payload = s.dialect.decode_event(result, "$") if result.get("kind") != "task" else \
-        s.dialect.decode_result(Method.GET, result, "$")
+    payload = (
+        s.dialect.decode_event(result, "$")
+        if result.get("kind") != "task"
+        else s.dialect.decode_result(Method.GET, result, "$")
+    )
     return s.session.append(Kind.PUSH, {"headers": {}, "body": "", "url": "/push"}, payload=payload)
 
 
 def finished_stream(s: Script, completed_at: str | None = T3) -> int:
-    ex, _ = s.stream(send("go"), snap("t", "submitted", T1), stamped("t", "working", T2),
-                     chunk("t", "a", "one "), chunk("t", "a", "two", append=True, last=True),
-                     stamped("t", "completed", completed_at, final=True))
+    ex, _ = s.stream(
+        send("go"),
+        snap("t", "submitted", T1),
+        stamped("t", "working", T2),
+        chunk("t", "a", "one "),
+        chunk("t", "a", "two", append=True, last=True),
+        stamped("t", "completed", completed_at, final=True),
+    )
     s.end(ex)
     return ex
 
@@ -54,8 +62,11 @@ def finished_stream(s: Script, completed_at: str | None = T3) -> int:
 def test_a_push_older_than_the_final_state_is_a_late_report(kind: str) -> None:
     s = Script("0.3")
     finished_stream(s)
-    body = stamped("t", "working", T2) if kind == "status-update" else \
-        snap("t", "working", T2, artifacts=[artifact("a", "one ")])
+    body = (
+        stamped("t", "working", T2)
+        if kind == "status-update"
+        else snap("t", "working", T2, artifacts=[artifact("a", "one ")])
+    )
     event = push(s, body)
     view = s.tracker.task("t")
     assert s.tracker.violations == []
@@ -108,8 +119,7 @@ def test_an_answer_asked_before_the_end_arrived_may_be_older() -> None:
 
 
 def _open(s: Script) -> int:
-    ex, _ = s.stream(send("go"), task("t", "submitted"), status("t", "working"),
-                     chunk("t", "a", "echo: "))
+    ex, _ = s.stream(send("go"), task("t", "submitted"), status("t", "working"), chunk("t", "a", "echo: "))
     return ex
 
 
@@ -120,8 +130,12 @@ def test_a_resubscribe_beside_the_stream_assembles_each_chunk_once(original_firs
     again = s.call(Method.RESUBSCRIBE, {"id": "t"})
     s.open(again)
     s.event(again, task("t", "working", artifacts=[artifact("a", "echo: ")]))
-    rest = [chunk("t", "a", "ha", append=True), chunk("t", "a", "ha", append=True),
-            chunk("t", "a", "!", append=True, last=True), status("t", "completed", final=True)]
+    rest = [
+        chunk("t", "a", "ha", append=True),
+        chunk("t", "a", "ha", append=True),
+        chunk("t", "a", "!", append=True, last=True),
+        status("t", "completed", final=True),
+    ]
     first, second = (ex, again) if original_first else (again, ex)
     for result in rest:
         s.event(first, result)
@@ -172,15 +186,17 @@ def test_a_resubscribe_without_a_snapshot_joins_where_its_request_was_sent() -> 
             body["lastChunk"] = last
         return {"id": "t", "artifact": body}
 
-    ex = s.call(Method.STREAM, {"id": "t", "sessionId": "s",
-                                "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}})
+    ex = s.call(
+        Method.STREAM,
+        {"id": "t", "sessionId": "s", "message": {"role": "user", "parts": [{"type": "text", "text": "go"}]}},
+    )
     s.open(ex)
     s.event(ex, {"id": "t", "status": {"state": "working"}})
     s.event(ex, art("ha", append=False))
     s.event(ex, art("ha", append=True))
     again = s.call(Method.RESUBSCRIBE, {"id": "t"})
     s.open(again)
-    s.event(ex, art("ha", append=True))       # made after the resubscribe: both get it
+    s.event(ex, art("ha", append=True))  # made after the resubscribe: both get it
     s.event(again, art("ha", append=True))
     s.event(again, art("!", append=True, last=True))
     s.event(ex, art("!", append=True, last=True))
@@ -194,28 +210,42 @@ def test_a_resubscribe_without_a_snapshot_joins_where_its_request_was_sent() -> 
 @pytest.mark.parametrize("push_first", [True, False])
 def test_v10_push_beside_the_stream_delivers_each_chunk_once(push_first: bool) -> None:
     s = Script("1.0")
-    params = {"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "go"}]},
-              "configuration": {"pushNotificationConfig": {"url": "http://127.0.0.1:9/p"}}}
+    params = {
+        "message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "go"}]},
+        "configuration": {"pushNotificationConfig": {"url": "http://127.0.0.1:9/p"}},
+    }
     ex = s.call(Method.STREAM, params)
     s.open(ex)
     s.event(ex, {"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_SUBMITTED"}}})
 
     def upd(text: str, append: bool, last: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"taskId": "t", "contextId": "c", "artifact": {"artifactId": "a", "parts": [{"text": text}]}}
+        body: dict[str, Any] = {
+            "taskId": "t",
+            "contextId": "c",
+            "artifact": {"artifactId": "a", "parts": [{"text": text}]},
+        }
         if append:
             body["append"] = True
         if last:
             body["lastChunk"] = True
         return {"artifactUpdate": body}
 
-    updates = [upd("ha", False, False), upd("ha", True, False), upd("!", True, True),
-               {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}}]
+    updates = [
+        upd("ha", False, False),
+        upd("ha", True, False),
+        upd("!", True, True),
+        {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}},
+    ]
     for u in updates:
         if push_first:
-            s.session.append(Kind.PUSH, {"headers": {}, "body": "", "url": "/p"}, payload=s.dialect.decode_event(u, "$"))
+            s.session.append(
+                Kind.PUSH, {"headers": {}, "body": "", "url": "/p"}, payload=s.dialect.decode_event(u, "$")
+            )
         s.event(ex, u)
         if not push_first:
-            s.session.append(Kind.PUSH, {"headers": {}, "body": "", "url": "/p"}, payload=s.dialect.decode_event(u, "$"))
+            s.session.append(
+                Kind.PUSH, {"headers": {}, "body": "", "url": "/p"}, payload=s.dialect.decode_event(u, "$")
+            )
     s.end(ex)
     assert s.tracker.task("t").artifacts["a"].text() == "haha!"
     assert s.tracker.violations == []
@@ -226,9 +256,15 @@ def test_v10_push_beside_the_stream_delivers_each_chunk_once(push_first: bool) -
 
 def test_the_same_text_twice_in_a_row_is_a_token_stream_not_a_duplicate() -> None:
     s = Script("0.3")
-    ex, _ = s.stream(send("laugh"), task("t", "working"), chunk("t", "a", "ha"),
-                     chunk("t", "a", "ha", append=True), chunk("t", "a", "\n", append=True),
-                     chunk("t", "a", "\n", append=True, last=True), status("t", "completed", final=True))
+    ex, _ = s.stream(
+        send("laugh"),
+        task("t", "working"),
+        chunk("t", "a", "ha"),
+        chunk("t", "a", "ha", append=True),
+        chunk("t", "a", "\n", append=True),
+        chunk("t", "a", "\n", append=True, last=True),
+        status("t", "completed", final=True),
+    )
     s.end(ex)
     assert s.tracker.task("t").artifacts["a"].text() == "haha\n\n"
     assert s.tracker.violations == []
@@ -240,8 +276,13 @@ def test_event_ids_that_do_not_name_events_prove_nothing(ids: list[str]) -> None
     ex = s.call(Method.STREAM, send("laugh"))
     s.open(ex)
     s.event(ex, task("t", "working"))
-    results = [chunk("t", "a", "ha"), chunk("t", "a", "ha", append=True), chunk("t", "a", "ha", append=True),
-               chunk("t", "a", "ha", append=True), chunk("t", "a", "ha", append=True, last=True)]
+    results = [
+        chunk("t", "a", "ha"),
+        chunk("t", "a", "ha", append=True),
+        chunk("t", "a", "ha", append=True),
+        chunk("t", "a", "ha", append=True),
+        chunk("t", "a", "ha", append=True, last=True),
+    ]
     for sse_id, result in zip(ids, results, strict=True):
         s.event(ex, result, sse_id=sse_id)
     assert s.tracker.task("t").artifacts["a"].text() == "ha" * 5

@@ -16,7 +16,6 @@ import json
 import logging
 import random
 import sys
-import uuid
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,23 +23,23 @@ from typing import Any
 
 import httpx
 import pytest
+
 import trust_agents as ta
 from cli_helpers import COMMAND, REPO, Cli, CliResult, assert_one_error_line, cli  # noqa: F401 - cli is a fixture
-
-from inspector.client import A2AClient, Limits, SSEParser, TransportError
+from inspector.client import A2AClient, Limits, SSEParser
 from inspector.client.limits import PIECE, BodyDecoder, DecodeFailed
 from inspector.client.push_receiver import PushReceiver
 from inspector.client.sse import EventTooLarge
 from inspector.protocol.errors import ProtocolError
-from inspector.safejson import MAX_JSON_DEPTH, TooDeep, loads
 from inspector.protocol.sizes import parse_size
 from inspector.protocol.wire import parse_json
+from inspector.safejson import MAX_JSON_DEPTH, TooDeep, loads
 from inspector.safeyaml import MAX_ALIAS_NODES, YAMLLimit
 from inspector.safeyaml import load as load_yaml
-from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
 from inspector.serving.deadline import REQUEST_TIMEOUT
-from mock_agent.replay import ReplayServer
 from inspector.serving.runner import BackgroundServer, _config
+from inspector.session import Kind, Recorder, Session, TaskTracker, load_recording
+from mock_agent.replay import ReplayServer
 from mock_agent.server import MockServer
 
 #: Generous: the CLI peaks near 180 MiB on a bomb (a 64 MiB body kept as bytes and as
@@ -73,14 +72,18 @@ def events_of(path: Path) -> list[Any]:
 BOMBS = [
     ("card", ("card", "{url}/card-bomb/"), "response from {url}/card-bomb/.well-known/agent-card.json " + LIMIT_64M),
     ("send", ("send", "{url}/send-bomb/", "hi", "--dialect", "0.3"), "response from {url}/send-bomb/ " + LIMIT_64M),
-    ("stream", ("send", "{url}/stream-bomb/", "hi", "--dialect", "0.3", "--stream"),
-     "an event of the stream from {url}/stream-bomb/ " + EVENT_16M),
+    (
+        "stream",
+        ("send", "{url}/stream-bomb/", "hi", "--dialect", "0.3", "--stream"),
+        "an event of the stream from {url}/stream-bomb/ " + EVENT_16M,
+    ),
 ]
 
 
 @pytest.mark.parametrize(("args", "needle"), [b[1:] for b in BOMBS], ids=[b[0] for b in BOMBS])
-def test_a_gzip_bomb_ends_at_the_size_limit_with_memory_bounded(cli: Cli, agents: str, args: tuple[str, ...],
-                                                                needle: str) -> None:
+def test_a_gzip_bomb_ends_at_the_size_limit_with_memory_bounded(
+    cli: Cli, agents: str, args: tuple[str, ...], needle: str
+) -> None:
     result, peak = measured(cli, *(a.format(url=agents) for a in args))
     assert_one_error_line(result, 3, needle.format(url=agents))
     assert "MemoryError" not in result.err
@@ -91,8 +94,9 @@ def test_a_gzip_bomb_ends_at_the_size_limit_with_memory_bounded(cli: Cli, agents
 
 def test_a_cut_body_stays_on_record_up_to_the_limit(cli: Cli, agents: str, tmp_path: Path) -> None:
     record = tmp_path / "bomb.jsonl"
-    result, peak = measured(cli, "send", f"{agents}/send-bomb/", "hi", "--dialect", "0.3",
-                            "--max-body", "1M", "--record", str(record))
+    result, peak = measured(
+        cli, "send", f"{agents}/send-bomb/", "hi", "--dialect", "0.3", "--max-body", "1M", "--record", str(record)
+    )
     assert_one_error_line(result, 3, "is larger than 1 MiB after decompression (--max-body)")
     assert peak < RSS_BOUND_MIB
     events = events_of(record)
@@ -108,10 +112,12 @@ def test_a_cut_body_stays_on_record_up_to_the_limit(cli: Cli, agents: str, tmp_p
 
 def test_max_body_applies_to_a_plain_body_and_keeps_its_text_whole(cli: Cli, agents: str, tmp_path: Path) -> None:
     record = tmp_path / "big.jsonl"
-    result = cli("send", f"{agents}/big-answer/", "hi", "--dialect", "0.3", "--max-body", "100K",
-                 "--record", str(record))
-    line = assert_one_error_line(result, 3, f"response from {agents}/big-answer/ is larger than 100 KiB "
-                                            "(--max-body); stopped reading")
+    result = cli(
+        "send", f"{agents}/big-answer/", "hi", "--dialect", "0.3", "--max-body", "100K", "--record", str(record)
+    )
+    line = assert_one_error_line(
+        result, 3, f"response from {agents}/big-answer/ is larger than 100 KiB (--max-body); stopped reading"
+    )
     assert "decompression" not in line  # it was not compressed
     (response,) = [e for e in events_of(record) if e.data.get("cut")]
     # The cut fell inside a two-byte "é": the half character is dropped, the rest stays text.
@@ -122,10 +128,23 @@ def test_max_body_applies_to_a_plain_body_and_keeps_its_text_whole(cli: Cli, age
 
 def test_max_event_cuts_one_event_and_keeps_the_ones_before(cli: Cli, agents: str, tmp_path: Path) -> None:
     record = tmp_path / "event.jsonl"
-    result = cli("send", f"{agents}/big-event/", "hi", "--dialect", "0.3", "--stream", "--max-event", "100K",
-                 "--record", str(record))
-    assert_one_error_line(result, 3, f"an event of the stream from {agents}/big-event/ is larger than 100 KiB "
-                                     "(--max-event); stopped reading")
+    result = cli(
+        "send",
+        f"{agents}/big-event/",
+        "hi",
+        "--dialect",
+        "0.3",
+        "--stream",
+        "--max-event",
+        "100K",
+        "--record",
+        str(record),
+    )
+    assert_one_error_line(
+        result,
+        3,
+        f"an event of the stream from {agents}/big-event/ is larger than 100 KiB (--max-event); stopped reading",
+    )
     assert "task t-trust working" in result.out  # the first event arrived and was shown
     sse = [e for e in events_of(record) if e.kind is Kind.SSE]
     assert len(sse) == 2 and not sse[0].data.get("cut") and sse[1].data["cut"] is True
@@ -140,15 +159,32 @@ def test_max_event_cuts_one_event_and_keeps_the_ones_before(cli: Cli, agents: st
 
 def test_max_stream_events_ends_a_flood_of_comments(cli: Cli, agents: str, tmp_path: Path) -> None:
     record = tmp_path / "flood.jsonl"
-    result, peak = measured(cli, "send", f"{agents}/comment-flood/", "hi", "--dialect", "0.3", "--stream",
-                            "--max-stream-events", "1000", "--record", str(record))
-    assert_one_error_line(result, 3, f"stream from {agents}/comment-flood/ sent more than 1000 events and "
-                                     "comments (--max-stream-events); stopped reading")
+    result, peak = measured(
+        cli,
+        "send",
+        f"{agents}/comment-flood/",
+        "hi",
+        "--dialect",
+        "0.3",
+        "--stream",
+        "--max-stream-events",
+        "1000",
+        "--record",
+        str(record),
+    )
+    assert_one_error_line(
+        result,
+        3,
+        f"stream from {agents}/comment-flood/ sent more than 1000 events and "
+        "comments (--max-stream-events); stopped reading",
+    )
     kinds = [e.kind for e in events_of(record)]
     assert kinds.count(Kind.SSE) + kinds.count(Kind.COMMENT) == 1000
     (end,) = [e for e in events_of(record) if e.kind is Kind.STREAM_END]
-    assert (end.data["reason"], end.data["limit"]) == ("limit", "more than 1000 events and comments "
-                                                                "(--max-stream-events)")
+    assert (end.data["reason"], end.data["limit"]) == (
+        "limit",
+        "more than 1000 events and comments (--max-stream-events)",
+    )
     assert peak < RSS_BOUND_MIB
 
 
@@ -166,18 +202,30 @@ def test_no_limit_option_means_the_default_limits() -> None:
     assert (limits.max_stream_events, limits.max_stream_body) == (10_000_000, 4 * 2**30)
 
 
-@pytest.mark.a2a_mock({"name": "long", "card": {"name": "long", "capabilities": {"streaming": True}},
-                       "rules": [{"script": [{"status": "working"},
-                                             {"chunks": {"id": "a", "text": "token {i} ", "count": 1000}},
-                                             {"status": "completed"}]}]})
+@pytest.mark.a2a_mock(
+    {
+        "name": "long",
+        "card": {"name": "long", "capabilities": {"streaming": True}},
+        "rules": [
+            {
+                "script": [
+                    {"status": "working"},
+                    {"chunks": {"id": "a", "text": "token {i} ", "count": 1000}},
+                    {"status": "completed"},
+                ]
+            }
+        ],
+    }
+)
 def test_a_streams_whole_body_has_its_own_bound(cli: Cli, a2a_mock: Any, tmp_path: Path) -> None:
     # 1,000 events of some 200 bytes: over 100K in all, each far under it.
     fine = cli("send", a2a_mock.url, "hi", "--stream", "--max-body", "100K")
     assert fine.code == 0 and "completed" in fine.out, fine  # --max-body bounds plain bodies only
     record = tmp_path / "long.jsonl"
     cut = cli("send", a2a_mock.url, "hi", "--stream", "--max-stream-body", "100K", "--record", str(record))
-    assert_one_error_line(cut, 3, f"stream from {a2a_mock.url} is larger than 100 KiB (--max-stream-body); "
-                                  "stopped reading")
+    assert_one_error_line(
+        cut, 3, f"stream from {a2a_mock.url} is larger than 100 KiB (--max-stream-body); stopped reading"
+    )
     events = events_of(record)
     (end,) = [e for e in events if e.kind is Kind.STREAM_END]
     assert (end.data["reason"], end.data["limit"]) == ("limit", "larger than 100 KiB (--max-stream-body)")
@@ -189,23 +237,33 @@ def test_a_body_that_does_not_decompress_is_one_line(cli: Cli, agents: str) -> N
     assert_one_error_line(result, 3, f"response from {agents}/bad-gzip/: gzip body does not decompress")
 
 
-@pytest.mark.parametrize(("option", "value", "needle"), [
-    ("--max-body", "12Q", "not a size: '12Q'"),
-    ("--max-body", "0", "at least 1 byte"),
-    ("--max-event", "-1", "not a size"),
-    ("--max-stream-events", "many", "not a count"),
-    ("--max-stream-body", "lots", "not a size"),
-    ("--max-time", "0", "more than 0"),
-    ("--timeout", "soon", "not a number of seconds"),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "needle"),
+    [
+        ("--max-body", "12Q", "not a size: '12Q'"),
+        ("--max-body", "0", "at least 1 byte"),
+        ("--max-event", "-1", "not a size"),
+        ("--max-stream-events", "many", "not a count"),
+        ("--max-stream-body", "lots", "not a size"),
+        ("--max-time", "0", "more than 0"),
+        ("--timeout", "soon", "not a number of seconds"),
+    ],
+)
 def test_limit_options_refuse_nonsense(cli: Cli, option: str, value: str, needle: str) -> None:
     result = cli("send", "http://127.0.0.1:1/", "hi", option, value)
     assert_one_error_line(result, 2, option, needle)
 
 
 def test_sizes_are_bytes_or_powers_of_1024() -> None:
-    assert [parse_size(t) for t in ("65536", "64K", "64k", "16M", "16MiB", "1G", "1.5M")] == \
-           [65536, 65536, 65536, 16 << 20, 16 << 20, 1 << 30, 3 << 19]
+    assert [parse_size(t) for t in ("65536", "64K", "64k", "16M", "16MiB", "1G", "1.5M")] == [
+        65536,
+        65536,
+        65536,
+        16 << 20,
+        16 << 20,
+        1 << 30,
+        3 << 19,
+    ]
 
 
 # ------------------------------------------------------------ the decoder and the parser
@@ -214,7 +272,7 @@ def test_sizes_are_bytes_or_powers_of_1024() -> None:
 def _decode_all(decoder: BodyDecoder, raw: bytes, split: int) -> list[bytes]:
     out = []
     for start in range(0, len(raw), split):
-        out += list(decoder.feed(raw[start:start + split]))
+        out += list(decoder.feed(raw[start : start + split]))
     return out + list(decoder.flush())
 
 
@@ -264,7 +322,7 @@ def test_an_event_over_the_limit_is_refused_the_same_for_every_chunking(seed: in
     with pytest.raises(EventTooLarge) as caught:
         while pos < len(data):
             step = rng.randint(1, 3000)
-            seen += parser.feed(data[pos:pos + step])
+            seen += parser.feed(data[pos : pos + step])
             assert len(parser._buf) <= 4000  # never more than one limit pending
             pos += step
         seen += parser.close()
@@ -285,8 +343,18 @@ def test_an_event_at_the_limit_passes() -> None:
 
 def test_max_time_ends_a_stream_of_heartbeats(cli: Cli, agents: str, tmp_path: Path) -> None:
     record = tmp_path / "beats.jsonl"
-    result = cli("send", f"{agents}/heartbeats/", "hi", "--dialect", "0.3", "--stream", "--max-time", "1",
-                 "--record", str(record))
+    result = cli(
+        "send",
+        f"{agents}/heartbeats/",
+        "hi",
+        "--dialect",
+        "0.3",
+        "--stream",
+        "--max-time",
+        "1",
+        "--record",
+        str(record),
+    )
     assert_one_error_line(result, 3, "gave up after 1 s (--max-time)")
     events = events_of(record)
     assert Kind.COMMENT in [e.kind for e in events]  # the heartbeats kept it alive until then
@@ -295,8 +363,9 @@ def test_max_time_ends_a_stream_of_heartbeats(cli: Cli, agents: str, tmp_path: P
 
 def test_an_explicit_timeout_bounds_a_stalled_stream(cli: Cli, agents: str, tmp_path: Path) -> None:
     record = tmp_path / "stalled.jsonl"
-    result = cli("send", f"{agents}/stalled/", "hi", "--dialect", "0.3", "--stream", "--timeout", "0.5",
-                 "--record", str(record))
+    result = cli(
+        "send", f"{agents}/stalled/", "hi", "--dialect", "0.3", "--stream", "--timeout", "0.5", "--record", str(record)
+    )
     assert_one_error_line(result, 3, f"stream from {agents}/stalled/ went quiet for 0.5 s (read timeout)")
     (end,) = [e for e in events_of(record) if e.kind is Kind.STREAM_END]
     assert (end.data["reason"], end.data["limit"]) == ("timeout", "went quiet for 0.5 s (read timeout)")
@@ -308,17 +377,32 @@ def test_an_explicit_timeout_bounds_a_stalled_stream(cli: Cli, agents: str, tmp_
 
 def test_stream_timeout_still_wins_over_timeout_for_streams(cli: Cli, agents: str) -> None:
     # Silent for longer than --timeout: only --max-time ends it, so --timeout did not.
-    result = cli("send", f"{agents}/stalled/", "hi", "--dialect", "0.3", "--stream", "--timeout", "2",
-                 "--stream-timeout", "120", "--max-time", "4")
+    result = cli(
+        "send",
+        f"{agents}/stalled/",
+        "hi",
+        "--dialect",
+        "0.3",
+        "--stream",
+        "--timeout",
+        "2",
+        "--stream-timeout",
+        "120",
+        "--max-time",
+        "4",
+    )
     assert_one_error_line(result, 3, "gave up after 4 s (--max-time)")
 
 
-@pytest.mark.parametrize(("given", "read", "stream"), [
-    ({}, 30.0, 300.0),
-    ({"timeout": 5.0}, 5.0, 5.0),
-    ({"stream_timeout": 60.0}, 30.0, 60.0),
-    ({"timeout": 5.0, "stream_timeout": 60.0}, 5.0, 60.0),
-])
+@pytest.mark.parametrize(
+    ("given", "read", "stream"),
+    [
+        ({}, 30.0, 300.0),
+        ({"timeout": 5.0}, 5.0, 5.0),
+        ({"stream_timeout": 60.0}, 30.0, 60.0),
+        ({"timeout": 5.0, "stream_timeout": 60.0}, 5.0, 60.0),
+    ],
+)
 def test_which_timeout_bounds_a_stream(given: dict[str, float], read: float, stream: float) -> None:
     import argparse
 
@@ -331,19 +415,28 @@ def test_which_timeout_bounds_a_stream(given: dict[str, float], read: float, str
 
 def test_help_says_which_option_bounds_what(cli: Cli) -> None:
     text = " ".join(cli("send", "--help").out.split())
-    assert "--timeout SECONDS longest wait to connect, and for each read of an ordinary response; " \
-           "also a stream's longest silence unless --stream-timeout is given (default: 30)" in text
-    assert "--stream-timeout SECONDS longest silence on a stream, heartbeats count as activity " \
-           "(default: --timeout when given, else 300)" in text
+    assert (
+        "--timeout SECONDS longest wait to connect, and for each read of an ordinary response; "
+        "also a stream's longest silence unless --stream-timeout is given (default: 30)" in text
+    )
+    assert (
+        "--stream-timeout SECONDS longest silence on a stream, heartbeats count as activity "
+        "(default: --timeout when given, else 300)" in text
+    )
     assert "--max-time SECONDS give up on the whole command after this long" in text
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
-    for option in ("--timeout S", "--stream-timeout S", "--max-time S", "--max-body SIZE", "--max-event SIZE",
-                   "--max-stream-events N", "--max-stream-body SIZE"):
+    for option in (
+        "--timeout S",
+        "--stream-timeout S",
+        "--max-time S",
+        "--max-body SIZE",
+        "--max-event SIZE",
+        "--max-stream-events N",
+        "--max-stream-body SIZE",
+    ):
         assert f"`{option}`" in readme, option
-    assert "--max-stream-events N most events and heartbeat comments one stream may carry (default: 10000000)" \
-        in text
-    assert "--max-stream-body SIZE largest whole body of one stream, counted after decompression " \
-           "(default: 4G)" in text
+    assert "--max-stream-events N most events and heartbeat comments one stream may carry (default: 10000000)" in text
+    assert "--max-stream-body SIZE largest whole body of one stream, counted after decompression (default: 4G)" in text
 
 
 # ====================================================================== depth
@@ -394,8 +487,7 @@ def test_a_deep_line_in_a_recording_is_reported_and_skipped(cli: Cli, tmp_path: 
     result = cli("export", str(path), "--har", "-")
     assert result.code == 0 and "Traceback" not in result.err, result
     # A line wraps what it records a few levels down: it may nest 8 levels more.
-    assert f"line 2: not a valid event line (nested more than {MAX_JSON_DEPTH + 8} levels deep); skipped" \
-           in result.err
+    assert f"line 2: not a valid event line (nested more than {MAX_JSON_DEPTH + 8} levels deep); skipped" in result.err
 
 
 def test_deep_json_in_the_settings_and_agents_files_is_set_aside() -> None:
@@ -421,9 +513,19 @@ def test_the_mock_answers_deep_json_with_a_json_rpc_error(caplog: pytest.LogCapt
         response = _post(srv.url + "/", ta.deep_json())
         # A valid 0.3 message (kind "message", a data part's data an object), nested
         # just under the limit.
-        at_limit = {"jsonrpc": "2.0", "id": 1, "method": "message/send",
-                    "params": {"message": {"kind": "message", "role": "user", "messageId": "m", "parts": [
-                        {"kind": "data", "data": {"deep": json.loads("[" * 189 + "]" * 189)}}]}}}
+        at_limit = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "message/send",
+            "params": {
+                "message": {
+                    "kind": "message",
+                    "role": "user",
+                    "messageId": "m",
+                    "parts": [{"kind": "data", "data": {"deep": json.loads("[" * 189 + "]" * 189)}}],
+                }
+            },
+        }
         fine = _post(srv.url + "/", json.dumps(at_limit).encode())
     assert response.status_code == 200 and response.headers["content-type"].startswith("application/json")
     assert response.json() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": TOO_DEEP}}
@@ -441,8 +543,9 @@ def _recording(tmp_path: Path) -> Path:
         recorder = Recorder.attach(session, path)
         with MockAgent("echo", dialect="0.3") as mock:
             async with A2AClient(mock.url, session=session, dialect="0.3") as client:
-                await client.send({"message": {"role": "user", "messageId": "m1",
-                                               "parts": [{"kind": "text", "text": "hi"}]}})
+                await client.send(
+                    {"message": {"role": "user", "messageId": "m1", "parts": [{"kind": "text", "text": "hi"}]}}
+                )
         recorder.close()
 
     asyncio.run(run())
@@ -466,8 +569,9 @@ def test_the_push_receiver_records_a_deep_body_as_what_it_is() -> None:
         await receiver.start()
         try:
             async with httpx.AsyncClient() as http:
-                answer = await http.post(receiver.url_for("t1"), content=ta.deep_json(),
-                                         headers={"content-type": "application/json"})
+                answer = await http.post(
+                    receiver.url_for("t1"), content=ta.deep_json(), headers={"content-type": "application/json"}
+                )
         finally:
             await receiver.stop()
         return answer, receiver.received
@@ -491,12 +595,15 @@ def test_the_push_receiver_refuses_an_oversized_body_unread(announced: bool) -> 
 
         async def chunks() -> Any:
             for start in range(0, len(body), 1 << 20):
-                yield body[start:start + (1 << 20)]
+                yield body[start : start + (1 << 20)]
 
         try:
             async with httpx.AsyncClient() as http:
-                answer = await http.post(receiver.url_for("t1"), content=body if announced else chunks(),
-                                         headers={"content-type": "application/json"})
+                answer = await http.post(
+                    receiver.url_for("t1"),
+                    content=body if announced else chunks(),
+                    headers={"content-type": "application/json"},
+                )
         finally:
             await receiver.stop()
         return answer, receiver.received, session.events
@@ -510,22 +617,31 @@ def test_the_push_receiver_refuses_an_oversized_body_unread(announced: bool) -> 
 
 LAUGHS = "card: {name: lol}\nlol:\n" + "".join(
     f"  {name}: &{name} [{', '.join([f'*{prev}'] * 9 if prev else ['lol'] * 9)}]\n"
-    for prev, name in zip([None, *"abcdefgh"], "abcdefghi", strict=True))
+    for prev, name in zip([None, *"abcdefgh"], "abcdefghi", strict=True)
+)
 
 
-@pytest.mark.parametrize(("text", "line", "needle"), [
-    (LAUGHS, 7, f"aliases repeat more than {MAX_ALIAS_NODES} nodes in all; refused at alias *d"),
-    ("card: {name: x}\nloop: &a [*a]\n", 2, "alias *a is used inside its own anchor (a cycle)"),
-    ("card: {name: x}\nrules: " + "[" * 100_000 + "]" * 100_000 + "\n", 2, TOO_DEEP),
-], ids=["billion-laughs", "self-alias", "deep"])
-def test_a2a_mock_check_refuses_alias_bombs_cycles_and_depth(tmp_path: Path, text: str, line: int,
-                                                             needle: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "line", "needle"),
+    [
+        (LAUGHS, 7, f"aliases repeat more than {MAX_ALIAS_NODES} nodes in all; refused at alias *d"),
+        ("card: {name: x}\nloop: &a [*a]\n", 2, "alias *a is used inside its own anchor (a cycle)"),
+        ("card: {name: x}\nrules: " + "[" * 100_000 + "]" * 100_000 + "\n", 2, TOO_DEEP),
+    ],
+    ids=["billion-laughs", "self-alias", "deep"],
+)
+def test_a2a_mock_check_refuses_alias_bombs_cycles_and_depth(tmp_path: Path, text: str, line: int, needle: str) -> None:
     import subprocess
 
     path = tmp_path / "hostile.yaml"
     path.write_text(text, encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mock_agent.cli", "--check", "--scenario", str(path)],
-                          capture_output=True, text=True, timeout=60, cwd=REPO)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mock_agent.cli", "--check", "--scenario", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
     assert proc.returncode == 1, proc
     assert proc.stderr.startswith(f"{path}:{line}:") and needle in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -536,8 +652,9 @@ def test_anchors_reused_within_the_budget_still_load() -> None:
     assert load_yaml(text)["three"][1] == {"a": [1, 2, 3], "b": {"c": "d"}}
 
 
-@pytest.mark.parametrize("text", [LAUGHS, "x: &a {y: *a}\n", "[" * 100_000 + "]" * 100_000],
-                         ids=["billion-laughs", "self-alias", "deep"])
+@pytest.mark.parametrize(
+    "text", [LAUGHS, "x: &a {y: *a}\n", "[" * 100_000 + "]" * 100_000], ids=["billion-laughs", "self-alias", "deep"]
+)
 def test_themes_refuse_the_same_yaml(tmp_path: Path, text: str) -> None:
     from inspector.ui.themes import ThemeError, load_theme_file
 
@@ -590,8 +707,7 @@ def test_a_request_dribbled_a_byte_at_a_time_is_cut_off(slow_server: tuple[int, 
 
 def test_a_body_dribbled_a_byte_at_a_time_is_cut_off(slow_server: tuple[int, bytes]) -> None:
     port, opening = slow_server
-    answer = ta.dribble(port, opening + b"Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{",
-                        b" ")
+    answer = ta.dribble(port, opening + b"Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{", b" ")
     assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
 
 
@@ -617,16 +733,21 @@ def test_every_server_gets_the_request_deadline() -> None:
 # ====================================================================== the TUI
 
 
-@pytest.mark.parametrize(("case", "path", "needle", "cut"), [
-    ("card", "card-bomb", "larger than 64 MiB after decompression", ("response", 64 << 20)),
-    ("send", "send-bomb", "larger than 64 MiB after decompression", ("response", 64 << 20)),
-    ("stream", "stream-bomb", "larger than 16 MiB after decompression", ("sse", 16 << 20)),
-])
-def test_the_tui_shows_a_bomb_as_an_error_with_memory_bounded(agents: str, tmp_path: Path, case: str, path: str,
-                                                             needle: str, cut: tuple[str, int]) -> None:
+@pytest.mark.parametrize(
+    ("case", "path", "needle", "cut"),
+    [
+        ("card", "card-bomb", "larger than 64 MiB after decompression", ("response", 64 << 20)),
+        ("send", "send-bomb", "larger than 64 MiB after decompression", ("response", 64 << 20)),
+        ("stream", "stream-bomb", "larger than 16 MiB after decompression", ("sse", 16 << 20)),
+    ],
+)
+def test_the_tui_shows_a_bomb_as_an_error_with_memory_bounded(
+    agents: str, tmp_path: Path, case: str, path: str, needle: str, cut: tuple[str, int]
+) -> None:
     env = Cli(tmp_path / "home").env
-    proc, peak = ta.peak_rss_mib([sys.executable, str(REPO / "tests" / "trust_tui.py"), case, f"{agents}/{path}/"],
-                                 env=env, cwd=tmp_path)
+    proc, peak = ta.peak_rss_mib(
+        [sys.executable, str(REPO / "tests" / "trust_tui.py"), case, f"{agents}/{path}/"], env=env, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     result = json.loads(proc.stdout)
     if case == "card":
@@ -639,16 +760,16 @@ def test_the_tui_shows_a_bomb_as_an_error_with_memory_bounded(agents: str, tmp_p
     assert "MemoryError" not in proc.stdout.decode() + proc.stderr.decode()
     # What arrived is on record, cut at the limit, and listed in the traffic view.
     assert result["cut"] == [cut[0]] and result["cut_size"] == cut[1]
-    assert "invalid: " in result["traffic_screen"] and ("body cut" in result["traffic_screen"]
-                                                        or "event cut" in result["traffic_screen"])
+    assert "invalid: " in result["traffic_screen"] and (
+        "body cut" in result["traffic_screen"] or "event cut" in result["traffic_screen"]
+    )
     assert peak < RSS_BOUND_MIB, f"peak RSS {peak:.0f} MiB"
 
 
 async def test_an_unexpected_failure_is_the_connections_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ui_helpers import wait_until
-
     from inspector.ui.app import InspectorApp
     from mock_agent import MockAgent
+    from ui_helpers import wait_until
 
     # Memory running out cannot be caused safely in a test; the fault is injected where
     # it struck before the limits existed: inside the connection's first call.
@@ -659,8 +780,9 @@ async def test_an_unexpected_failure_is_the_connections_error_not_a_hang(monkeyp
     with MockAgent("echo") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36)) as pilot:
-            await wait_until(pilot, lambda: app.active is not None and app.active.state == "error", 10,
-                             "the connection to fail")
+            await wait_until(
+                pilot, lambda: app.active is not None and app.active.state == "error", 10, "the connection to fail"
+            )
             assert str(app.active.error) == "unexpected MemoryError"
             assert app.errors and app.errors[-1][1].endswith("failed")
             assert app.errors[-1][2] == "unexpected MemoryError"

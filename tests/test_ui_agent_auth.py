@@ -17,15 +17,21 @@ from inspector.ui.screens.agent_form import AgentForm
 from mock_agent import MockAgent
 from ui_helpers import screen_text, wait_until
 
-LOCKED_CARD = {"name": "locked", "card": {
-    "name": "Locked Agent", "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Team-Key"}},
-    "security": [{"key": []}]},
-    "rules": [{"script": [{"status": "completed", "message": "ok"}]}]}
+LOCKED_CARD = {
+    "name": "locked",
+    "card": {
+        "name": "Locked Agent",
+        "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Team-Key"}},
+        "security": [{"key": []}],
+    },
+    "rules": [{"script": [{"status": "completed", "message": "ok"}]}],
+}
 
 
 async def ready(pilot: Any, app: InspectorApp) -> Any:
-    return await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                            15, "connected")
+    return await wait_until(
+        pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 15, "connected"
+    )
 
 
 async def test_saving_prefills_auth_from_the_card_and_secret_headers_are_redacted(tmp_path: Path) -> None:
@@ -34,8 +40,12 @@ async def test_saving_prefills_auth_from_the_card_and_secret_headers_are_redacte
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(pilot, app)
             await pilot.press("ctrl+b")
-            await wait_until(pilot, lambda: app.screen.focused is not None
-                             and app.screen.focused.id == "agents-list", 5, "the sidebar")
+            await wait_until(
+                pilot,
+                lambda: app.screen.focused is not None and app.screen.focused.id == "agents-list",
+                5,
+                "the sidebar",
+            )
             await pilot.press("s")
             form = await wait_until(pilot, lambda: isinstance(app.screen, AgentForm) and app.screen, 5, "form")
             await pilot.pause()
@@ -68,8 +78,12 @@ async def test_saving_prefills_auth_from_the_card_and_secret_headers_are_redacte
             record = tmp_path / "r.jsonl"
             app.start_recording(conn, record)
             await pilot.press("f3", *"hi", "ctrl+s")
-            await wait_until(pilot, lambda: any(e.kind is Kind.RESPONSE and e.exchange > 1
-                                                for e in conn.session.events), 10, "the answer")
+            await wait_until(
+                pilot,
+                lambda: any(e.kind is Kind.RESPONSE and e.exchange > 1 for e in conn.session.events),
+                10,
+                "the answer",
+            )
             sent = [e for e in conn.session.events if e.kind is Kind.REQUEST][-1].data["headers"]
             assert sent.get("X-Session-Secret") == "s3cret-value-42" and sent.get("X-Tenant") == "acme"
             conn.stop_recording()

@@ -65,8 +65,16 @@ async def test_add_agent_survives_restart_then_rename_and_remove() -> None:
             await wait_until(pilot, lambda: "local echo" in screen_text(app), 3, "the saved agent listed")
             assert "SAVED (1)" in screen_text(app)
         saved = json.loads((store.config_dir() / "agents.json").read_text())
-        assert saved == [{"name": "local echo", "url": mock.url, "dialect": "0.3", "headers": {},
-                          "auth": "bearer", "secret": "s3cret"}]
+        assert saved == [
+            {
+                "name": "local echo",
+                "url": mock.url,
+                "dialect": "0.3",
+                "headers": {},
+                "auth": "bearer",
+                "secret": "s3cret",
+            }
+        ]
 
         # A new run, same user directories: the agent is there.
         app = InspectorApp()
@@ -75,8 +83,12 @@ async def test_add_agent_survives_restart_then_rename_and_remove() -> None:
             p = await focus_panel(pilot, app)
             highlight(p, "saved:local echo")
             await pilot.press("enter")
-            conn = await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                                    10, "the saved agent to connect")
+            conn = await wait_until(
+                pilot,
+                lambda: app.active if app.active and app.active.state == "ready" else None,
+                10,
+                "the saved agent to connect",
+            )
             assert conn.saved_as == "local echo" and conn.dialect_name == "0.3"
             await wait_until(pilot, lambda: "local echo (open)" in screen_text(app), 3, "shown as open")
             assert "auth: bearer" in screen_text(app)
@@ -137,19 +149,27 @@ async def test_save_the_active_connection() -> None:
 async def test_several_connections_news_dot_switch_and_close() -> None:
     # The story waits at a gate after its first chunk until the second agent is active,
     # so its later chunks surely arrive on a connection in the background.
-    story = {"name": "story", "card": {"name": "Storyteller", "capabilities": {"streaming": True}},
-             "rules": [{"script": [
-                 {"status": "working", "message": "writing..."},
-                 {"artifact": {"id": "story", "text": "Once upon a time, ", "last_chunk": False}},
-                 {"hold": "more"},
-                 {"artifact": {"id": "story", "text": "there was a test.", "append": True, "last_chunk": True}},
-                 {"status": "completed", "message": "done"}]}]}
-    async with MockAgent(story, dialect="all") as first, \
-            MockAgent("echo", dialect="all") as second:
+    story = {
+        "name": "story",
+        "card": {"name": "Storyteller", "capabilities": {"streaming": True}},
+        "rules": [
+            {
+                "script": [
+                    {"status": "working", "message": "writing..."},
+                    {"artifact": {"id": "story", "text": "Once upon a time, ", "last_chunk": False}},
+                    {"hold": "more"},
+                    {"artifact": {"id": "story", "text": "there was a test.", "append": True, "last_chunk": True}},
+                    {"status": "completed", "message": "done"},
+                ]
+            }
+        ],
+    }
+    async with MockAgent(story, dialect="all") as first, MockAgent("echo", dialect="all") as second:
         app = InspectorApp(url=first.url)
         async with app.run_test(size=SIZE) as pilot:
-            a = await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                                 10, "the first agent")
+            a = await wait_until(
+                pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 10, "the first agent"
+            )
             composer = app.screen.query_one(Composer)
             composer.text_area.focus()
             composer.set_text("stream a story")
@@ -194,10 +214,12 @@ async def test_bad_saved_agents_file_is_a_notification() -> None:
     path.write_text("[{not json")
     app = InspectorApp()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: any("agents.json" in n for n in notifications(app)), 3,
-                         "a notification about the file")
+        await wait_until(
+            pilot, lambda: any("agents.json" in n for n in notifications(app)), 3, "a notification about the file"
+        )
         assert "SAVED (0)" in screen_text(app)
         assert path.with_suffix(".json.corrupt").exists()
+
         # a file that cannot be written is a notification too
         def broken() -> None:
             raise OSError(28, "No space left on device")
@@ -207,8 +229,9 @@ async def test_bad_saved_agents_file_is_a_notification() -> None:
         await pilot.press("a")
         await fill_form(pilot, app, name="x", url="http://127.0.0.1:9")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: any("No space left" in n for n in notifications(app)), 3,
-                         "a notification about the write")
+        await wait_until(
+            pilot, lambda: any("No space left" in n for n in notifications(app)), 3, "a notification about the write"
+        )
         assert app.is_running
 
 

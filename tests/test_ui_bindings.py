@@ -20,8 +20,9 @@ SIZE = (140, 36)
 
 
 async def ready(pilot: Any, app: InspectorApp) -> Any:
-    return await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                            10, "the agent to be ready")
+    return await wait_until(
+        pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 10, "the agent to be ready"
+    )
 
 
 def say(text: str) -> m.SendParams:
@@ -105,8 +106,18 @@ def test_a_recording_shows_the_binding_it_was_made_over() -> None:
 
     def recorded(data: dict[str, Any]) -> AgentConnection:
         session = Session()
-        session.append(Kind.REQUEST, {"method": "POST", "url": "http://127.0.0.1:9/x", "headers": {}, "body": None,
-                                      "dialect": "1.0", "a2a_method": "send", **data})
+        session.append(
+            Kind.REQUEST,
+            {
+                "method": "POST",
+                "url": "http://127.0.0.1:9/x",
+                "headers": {},
+                "body": None,
+                "dialect": "1.0",
+                "a2a_method": "send",
+                **data,
+            },
+        )
         return AgentConnection("http://127.0.0.1:9/", session=session, read_only=True)
 
     rest = recorded({"binding": "rest", "route": "POST /message:send"})

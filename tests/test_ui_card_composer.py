@@ -27,8 +27,9 @@ SIZE = (120, 36)
 
 
 async def ready(pilot: Any, app: InspectorApp) -> Any:
-    conn = await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                            10, "the agent to be ready")
+    conn = await wait_until(
+        pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 10, "the agent to be ready"
+    )
     await pilot.pause(0.1)
     return conn
 
@@ -124,8 +125,9 @@ async def test_skill_example_fills_the_composer() -> None:
 
 async def add_file(pilot: Any, app: InspectorApp, path: str, *, by_uri: bool = False) -> None:
     await pilot.press("ctrl+f")
-    screen = await wait_until(pilot, lambda: isinstance(app.screen, FilePickScreen) and app.screen,
-                              3, "the file picker")
+    screen = await wait_until(
+        pilot, lambda: isinstance(app.screen, FilePickScreen) and app.screen, 3, "the file picker"
+    )
     screen.query_one("#file-path").value = path
     await pilot.pause()
     if by_uri:
@@ -137,8 +139,9 @@ async def add_file(pilot: Any, app: InspectorApp, path: str, *, by_uri: bool = F
 
 async def add_data(pilot: Any, app: InspectorApp, text: str) -> None:
     await pilot.press("ctrl+g")
-    screen = await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen,
-                              3, "the JSON editor")
+    screen = await wait_until(
+        pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 3, "the JSON editor"
+    )
     screen.text_area.text = text
     await pilot.pause()
     await pilot.press("ctrl+s")
@@ -262,8 +265,9 @@ async def test_data_part_editor_validates_live_and_opens_editor(monkeypatch: Any
             await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditScreen), 3, "cancelled")
             assert composer.draft.parts == []
             await pilot.click("#composer-add-data")  # the mouse works too
-            screen = await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen,
-                                      3, "the JSON editor")
+            screen = await wait_until(
+                pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 3, "the JSON editor"
+            )
             screen.text_area.text = '{\n  "a": 1\n  "b": 2\n}'
             await pilot.pause()
             text = screen_text(app)
@@ -280,8 +284,9 @@ async def test_data_part_editor_validates_live_and_opens_editor(monkeypatch: Any
             composer.part_list.focus()
             composer.part_list.highlighted = 1
             await pilot.press("m")
-            screen = await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen,
-                                      3, "the metadata editor")
+            screen = await wait_until(
+                pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 3, "the metadata editor"
+            )
             screen.text_area.text = "[1]"
             await pilot.pause()
             assert "must be a JSON object" in screen_text(app)
@@ -290,8 +295,9 @@ async def test_data_part_editor_validates_live_and_opens_editor(monkeypatch: Any
             await wait_until(pilot, lambda: composer.draft.parts[0].metadata == {"source": "test"}, 3, "metadata")
             composer.part_list.highlighted = 2
             await pilot.press("enter")
-            screen = await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen,
-                                      3, "the message metadata editor")
+            screen = await wait_until(
+                pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 3, "the message metadata editor"
+            )
             screen.text_area.text = '{"trace": "t-1"}'
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: composer.draft.message_metadata == {"trace": "t-1"}, 3, "msg metadata")
@@ -314,8 +320,9 @@ async def test_file_picker_validates_and_sends_by_uri(tmp_path: Any) -> None:
             composer = app.screen.query_one(Composer)
             composer.text_area.focus()
             await pilot.press("ctrl+f")
-            screen = await wait_until(pilot, lambda: isinstance(app.screen, FilePickScreen) and app.screen,
-                                      3, "the file picker")
+            screen = await wait_until(
+                pilot, lambda: isinstance(app.screen, FilePickScreen) and app.screen, 3, "the file picker"
+            )
             screen.query_one("#file-path").value = str(tmp_path / "missing.txt")
             await pilot.pause()
             assert "✗ no such file" in screen_text(app)
@@ -360,8 +367,11 @@ async def test_switch_dialect_from_the_bar() -> None:
 
 
 async def test_bar_shows_progress_while_waiting_and_recording() -> None:
-    waits = {"name": "waits", "card": {"name": "Waits", "capabilities": {"streaming": True}},
-             "rules": [{"script": [{"status": "working"}, {"hold": "done"}, {"status": "completed"}]}]}
+    waits = {
+        "name": "waits",
+        "card": {"name": "Waits", "capabilities": {"streaming": True}},
+        "rules": [{"script": [{"status": "working"}, {"hold": "done"}, {"status": "completed"}]}],
+    }
     async with MockAgent(waits, dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=SIZE) as pilot:
@@ -397,8 +407,15 @@ HOSTILE = {
         "capabilities": {"streaming": True},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "s[1]", "name": "[red]skill[/red]", "description": "d", "tags": ["[b]t[/b]"],
-                    "examples": ["say [bold]hi[/bold]"]}],
+        "skills": [
+            {
+                "id": "s[1]",
+                "name": "[red]skill[/red]",
+                "description": "d",
+                "tags": ["[b]t[/b]"],
+                "examples": ["say [bold]hi[/bold]"],
+            }
+        ],
     },
     "rules": [{"script": [{"status": "completed", "message": "ok"}]}],
 }
@@ -445,14 +462,23 @@ async def test_composer_preview_follows_the_dialect(dialect: str) -> None:
 
 def test_findings_sit_under_the_field_they_concern() -> None:
     from inspector.protocol.card import decode_card
-    from inspector.protocol.lint import lint_card
     from inspector.protocol.card_sections import FindingPlacer
+    from inspector.protocol.lint import lint_card
     from inspector.ui.widgets.card_view import card_sections, section_content
 
-    raw = {"name": "x", "description": "d", "version": "1", "url": "http://h/", "protocolVersion": "0.3.0",
-           "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-           "skills": [{"id": "a", "name": "A", "description": "d", "tags": []}],
-           "securitySchemes": {"my auth": {"type": "http"}}, "security": [{"my auth": []}]}
+    raw = {
+        "name": "x",
+        "description": "d",
+        "version": "1",
+        "url": "http://h/",
+        "protocolVersion": "0.3.0",
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "a", "name": "A", "description": "d", "tags": []}],
+        "securitySchemes": {"my auth": {"type": "http"}},
+        "security": [{"my auth": []}],
+    }
     findings = FindingPlacer(lint_card(raw, "0.3"))
     sections = dict(card_sections(decode_card(raw), card_url=None, dialect=None, endpoint=None))
     lines = section_content("security", sections["security"], findings).plain.split("\n")
@@ -468,8 +494,7 @@ def test_the_message_box_binds_what_textarea_binds_but_f6() -> None:
     from inspector.ui.widgets.message_text import MessageText
 
     def actions(cls: type) -> dict[str, list[str]]:
-        return {key: [b.action for b in bindings]
-                for key, bindings in cls._merged_bindings.key_to_bindings.items()}
+        return {key: [b.action for b in bindings] for key, bindings in cls._merged_bindings.key_to_bindings.items()}
 
     expected = actions(TextArea)
     assert expected.pop("f6") == ["select_line"]

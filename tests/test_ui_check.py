@@ -37,19 +37,25 @@ def asking() -> Iterator[MockAgent]:
 
 
 async def ready(pilot: Any, app: InspectorApp) -> Any:
-    return await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                            10, "the agent to be ready")
+    return await wait_until(
+        pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 10, "the agent to be ready"
+    )
 
 
 async def check_view(pilot: Any, app: InspectorApp) -> CheckScreen:
-    return await wait_until(pilot, lambda: app.screen if isinstance(app.screen, CheckScreen) else None,
-                            5, "the Check view")
+    return await wait_until(
+        pilot, lambda: app.screen if isinstance(app.screen, CheckScreen) else None, 5, "the Check view"
+    )
 
 
 async def finished(pilot: Any, app: InspectorApp, number: int = 1) -> CheckScreen:
     screen = await check_view(pilot, app)
-    await wait_until(pilot, lambda: screen.run is not None and screen.run.number == number
-                     and screen.report is not None, 20, f"check run {number} to finish")
+    await wait_until(
+        pilot,
+        lambda: screen.run is not None and screen.run.number == number and screen.report is not None,
+        20,
+        f"check run {number} to finish",
+    )
     await pilot.pause()
     return screen
 
@@ -60,13 +66,15 @@ def outcome(screen: CheckScreen, probe: str) -> str:
     return found.pop()
 
 
-async def set_options(pilot: Any, app: InspectorApp, ask: str | None = None, running: str | None = None,
-                      off: tuple[str, ...] = ()) -> None:
+async def set_options(
+    pilot: Any, app: InspectorApp, ask: str | None = None, running: str | None = None, off: tuple[str, ...] = ()
+) -> None:
     """o, then the form: the texts typed over what was there, every group but those in
     ``off`` switched on (space), ctrl+s to run."""
     await pilot.press("o")
-    form = await wait_until(pilot, lambda: app.screen if isinstance(app.screen, CheckOptionsScreen) else None,
-                            5, "the options form")
+    form = await wait_until(
+        pilot, lambda: app.screen if isinstance(app.screen, CheckOptionsScreen) else None, 5, "the options form"
+    )
     for value in (ask, running):
         if value is not None:
             typed = ["space" if c == " " else c for c in value]
@@ -99,10 +107,20 @@ async def test_a_failure_opens_its_exchange_in_the_traffic_view() -> None:
             assert failed.outcome == "fail" and failed.probe.id == "messages.stream-text"
             assert "The stream should complete" in text  # the rule, under the list
             await pilot.press("enter")
-            view = await wait_until(pilot, lambda: next(iter(app.screen.query(TrafficView)), None)
-                                    if not isinstance(app.screen, CheckScreen) else None, 5, "the traffic view")
-            await wait_until(pilot, lambda: view.current() is not None and view.current().seq == failed.seq, 5,
-                             "the failure's event selected")
+            view = await wait_until(
+                pilot,
+                lambda: (
+                    next(iter(app.screen.query(TrafficView)), None) if not isinstance(app.screen, CheckScreen) else None
+                ),
+                5,
+                "the traffic view",
+            )
+            await wait_until(
+                pilot,
+                lambda: view.current() is not None and view.current().seq == failed.seq,
+                5,
+                "the failure's event selected",
+            )
             # The check's exchanges are the agent's session's, like any other.
             assert view.current().exchange in failed.exchanges
             assert any(e.seq == failed.seq for e in conn.session.events)
@@ -141,11 +159,19 @@ async def test_failures_first_skips_grouped_by_reason_and_folded_passes_in_one_l
         assert all(not row.is_expanded for row in rows[1:])
         assert "2 skipped: the card does not declare capabilities.pushNotifications" in text
         lines = text.splitlines()
-        where = {what: next(i for i, line in enumerate(lines) if what in line)
-                 for what in ("✗ messages.stream-text", "skipped: the card does not declare an extended card",
-                              f"✓ {passed} passed")}
-        assert where["✗ messages.stream-text"] < where["skipped: the card does not declare an extended card"] \
+        where = {
+            what: next(i for i, line in enumerate(lines) if what in line)
+            for what in (
+                "✗ messages.stream-text",
+                "skipped: the card does not declare an extended card",
+                f"✓ {passed} passed",
+            )
+        }
+        assert (
+            where["✗ messages.stream-text"]
+            < where["skipped: the card does not declare an extended card"]
             < where[f"✓ {passed} passed"]
+        )
         # Folded: the probes a reason skipped, and the passes, one to a line, are not shown.
         assert "push.config  [jsonrpc]" not in text and "✓ card.lint  [agent]" not in text
         # The cursor starts on the failure; its rule is below the list.
@@ -185,8 +211,9 @@ async def test_options_make_the_ask_and_running_probes_run_and_are_kept_for_the_
         assert outcome(screen, "multi-turn.continue") == "skip"
         # The ask text and the running text typed in the form, and two groups left on:
         # the probes the texts enable run, and only those groups' probes.
-        await set_options(pilot, app, ask="ask me", running="hold on",
-                          off=("card", "messages", "errors", "push", "bindings"))
+        await set_options(
+            pilot, app, ask="ask me", running="hold on", off=("card", "messages", "errors", "push", "bindings")
+        )
         screen = await finished(pilot, app, 2)
         assert {r.probe.group for r in screen.results} == {"tasks", "multi-turn"}
         assert outcome(screen, "multi-turn.continue") == "pass"
@@ -207,8 +234,9 @@ async def test_options_make_the_ask_and_running_probes_run_and_are_kept_for_the_
         screen = await finished(pilot, app, 3)
         assert "run 3" in screen_text(app) and "groups: multi-turn" in screen_text(app)
         await pilot.press("o")
-        form = await wait_until(pilot, lambda: app.screen if isinstance(app.screen, CheckOptionsScreen) else None,
-                                5, "the options form")
+        form = await wait_until(
+            pilot, lambda: app.screen if isinstance(app.screen, CheckOptionsScreen) else None, 5, "the options form"
+        )
         assert form.query_one("#check-ask").value == "ask me"
         assert form.query_one("#check-running").value == "hold on"
         assert form.query_one("#check-groups").selected == ["multi-turn"]
@@ -253,10 +281,20 @@ async def test_a_run_in_progress_says_so_and_a_rerun_replaces_the_results(asking
         failure = screen.results[0]
         assert failure.outcome == "fail" and failure.seq != first_failure.seq
         await pilot.press("enter")
-        view = await wait_until(pilot, lambda: next(iter(app.screen.query(TrafficView)), None)
-                                if not isinstance(app.screen, CheckScreen) else None, 5, "the traffic view")
-        await wait_until(pilot, lambda: view.current() is not None and view.current().seq == failure.seq, 5,
-                         "run 3's failure selected")
+        view = await wait_until(
+            pilot,
+            lambda: (
+                next(iter(app.screen.query(TrafficView)), None) if not isinstance(app.screen, CheckScreen) else None
+            ),
+            5,
+            "the traffic view",
+        )
+        await wait_until(
+            pilot,
+            lambda: view.current() is not None and view.current().seq == failure.seq,
+            5,
+            "run 3's failure selected",
+        )
 
 
 async def test_another_agent_never_shows_the_first_agents_results() -> None:
@@ -298,12 +336,19 @@ async def test_another_agent_never_shows_the_first_agents_results() -> None:
 
 MARKUP = "[bold red]boom[/] [link=http://example.invalid]here[/link]"
 #: An agent that answers every message with an error whose text is Rich markup.
-ERRING = {"name": "markup-errors",
-          "card": {"name": "Erring Agent", "description": "Errs.", "version": "1.0.0",
-                   "capabilities": {"streaming": True}, "defaultInputModes": ["text/plain"],
-                   "defaultOutputModes": ["text/plain"],
-                   "skills": [{"id": "err", "name": "Err", "description": "Errs", "tags": ["err"]}]},
-          "fallback": [{"error": {"code": -32603, "message": MARKUP}}]}
+ERRING = {
+    "name": "markup-errors",
+    "card": {
+        "name": "Erring Agent",
+        "description": "Errs.",
+        "version": "1.0.0",
+        "capabilities": {"streaming": True},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "err", "name": "Err", "description": "Errs", "tags": ["err"]}],
+    },
+    "fallback": [{"error": {"code": -32603, "message": MARKUP}}],
+}
 
 
 async def test_the_agents_words_are_shown_literally() -> None:

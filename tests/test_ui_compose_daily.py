@@ -15,14 +15,14 @@ from ui_helpers import screen_text, wait_until
 
 
 async def ready(pilot: Any, app: InspectorApp) -> Any:
-    return await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                            15, "connected")
+    return await wait_until(
+        pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 15, "connected"
+    )
 
 
 async def open_data_editor(pilot: Any, app: InspectorApp) -> JsonEditScreen:
     await pilot.press("ctrl+g")
-    return await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 5,
-                            "the JSON editor")
+    return await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 5, "the JSON editor")
 
 
 def sent_messages(conn: Any) -> list[dict[str, Any]]:
@@ -98,8 +98,9 @@ async def test_message_metadata_goes_with_one_message_only() -> None:
             composer.part_list.focus()
             composer.part_list.highlighted = composer.part_list.option_count - 1  # message metadata
             await pilot.press("enter")
-            screen = await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen,
-                                      5, "the metadata editor")
+            screen = await wait_until(
+                pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 5, "the metadata editor"
+            )
             await pilot.press(*'"trace": "t-1"', "ctrl+s")
             await wait_until(pilot, lambda: composer.draft.message_metadata == {"trace": "t-1"}, 5, "set")
             assert 'message metadata 1 key: {"trace": "t-1"}' in screen_text(app)
@@ -126,9 +127,14 @@ async def test_message_metadata_goes_with_one_message_only() -> None:
 async def test_a_direct_message_reply_shows_in_the_task_views_conversation() -> None:
     from inspector.ui.widgets.conversation import Conversation
 
-    script = {"name": "replies", "card": {"name": "Reply Agent"},
-              "rules": [{"when": {"text": "^msg"}, "script": [{"reply": "echo: {text}"}]},
-                        {"script": [{"status": "completed", "message": "done"}]}]}
+    script = {
+        "name": "replies",
+        "card": {"name": "Reply Agent"},
+        "rules": [
+            {"when": {"text": "^msg"}, "script": [{"reply": "echo: {text}"}]},
+            {"script": [{"status": "completed", "message": "done"}]},
+        ],
+    }
     async with MockAgent(script, dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -154,8 +160,12 @@ async def test_get_from_the_tasks_view_shows_the_fetched_task() -> None:
             await pilot.press(*"two", "ctrl+s")
             await wait_until(pilot, lambda: len(conn.tracker.tasks) == 2 and app.task_id != first, 10, "two")
             await pilot.press("f4", "up", "g")  # the first task's row: get it
-            await wait_until(pilot, lambda: app.task_id == first and app.screen.query_one("#views").active == "task",
-                             10, "the fetched task shown")
+            await wait_until(
+                pilot,
+                lambda: app.task_id == first and app.screen.query_one("#views").active == "task",
+                10,
+                "the fetched task shown",
+            )
             gets = [e for e in conn.session.events if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "get"]
             assert len(gets) == 1
 
@@ -164,8 +174,11 @@ async def test_the_running_states_time_ticks_while_the_agent_is_silent() -> None
     from inspector.ui.widgets.formatting import format_duration
     from inspector.ui.widgets.state_diagram import StateDiagram
 
-    script = {"name": "holds", "card": {"name": "Holds", "capabilities": {"streaming": True}},
-              "rules": [{"script": [{"status": "working"}, {"hold": "go"}, {"status": "completed"}]}]}
+    script = {
+        "name": "holds",
+        "card": {"name": "Holds", "capabilities": {"streaming": True}},
+        "rules": [{"script": [{"status": "working"}, {"hold": "go"}, {"status": "completed"}]}],
+    }
     async with MockAgent(script, dialect="1.0") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -174,8 +187,16 @@ async def test_the_running_states_time_ticks_while_the_agent_is_silent() -> None
             now = [1000.0]
             diagram.clock = lambda: now[0]  # type: ignore[method-assign]
             await pilot.press(*"wait", "ctrl+s")
-            await wait_until(pilot, lambda: diagram.task_view is not None and diagram.task_view.state is not None
-                             and diagram.task_view.state.value == "working", 10, "working")
+            await wait_until(
+                pilot,
+                lambda: (
+                    diagram.task_view is not None
+                    and diagram.task_view.state is not None
+                    and diagram.task_view.state.value == "working"
+                ),
+                10,
+                "working",
+            )
             session = app.active.session
 
             def shows(seconds: float) -> bool:
@@ -203,15 +224,24 @@ async def test_two_agents_answering_the_same_message_side_by_side() -> None:
             new = app.connect_to(mock.url, dialect="1.0", name="one-oh")
             await wait_until(pilot, lambda: new.state == "ready" and app.active is new, 10, "the 1.0 agent")
             await pilot.press("f3", "ctrl+up", "ctrl+s")  # the same message again
-            await wait_until(pilot, lambda: len(new.tracker.tasks) == 1 and app.task_id in new.tracker.tasks,
-                             10, "the 1.0 task")
+            await wait_until(
+                pilot, lambda: len(new.tracker.tasks) == 1 and app.task_id in new.tracker.tasks, 10, "the 1.0 task"
+            )
             await pilot.press("f4")
-            await wait_until(pilot, lambda: app.screen.focused is not None
-                             and app.screen.focused.id == "tasks-table", 5, "the tasks table")
+            await wait_until(
+                pilot,
+                lambda: app.screen.focused is not None and app.screen.focused.id == "tasks-table",
+                5,
+                "the tasks table",
+            )
             await pilot.press("up", "b")  # the 0.3 task's row, beside the 1.0 one
             beside = app.screen.query_one(TaskBeside)
-            await wait_until(pilot, lambda: beside.display and app.screen.query_one("#views").active == "task",
-                             5, "the split task view")
+            await wait_until(
+                pilot,
+                lambda: beside.display and app.screen.query_one("#views").active == "task",
+                5,
+                "the split task view",
+            )
             assert beside.conn is old and beside.task_id in old.tracker.tasks
             assert app.active is new and app.task_id in new.tracker.tasks
             text = screen_text(app)

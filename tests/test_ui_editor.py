@@ -16,8 +16,7 @@ from ui_helpers import screen_text, wait_until
 async def open_editor(pilot: Any, app: InspectorApp) -> JsonEditScreen:
     app.screen.query_one(Composer).text_area.focus()
     await pilot.press("ctrl+g")
-    return await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 5,
-                            "the JSON editor")
+    return await wait_until(pilot, lambda: isinstance(app.screen, JsonEditScreen) and app.screen, 5, "the JSON editor")
 
 
 async def test_without_visual_or_editor_ctrl_o_runs_vi_from_the_path(monkeypatch: Any, tmp_path: Path) -> None:
@@ -50,8 +49,9 @@ async def test_no_editor_at_all_is_one_clear_warning(monkeypatch: Any, tmp_path:
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: any("no editor" in n.message for n in app._notifications), 5, "the warning")
         (note,) = [n.message for n in app._notifications if "no editor" in n.message]
-        assert note == ("no editor: $VISUAL and $EDITOR are unset and vi is not on the PATH; set $EDITOR to edit "
-                        "in your own editor")
+        assert note == (
+            "no editor: $VISUAL and $EDITOR are unset and vi is not on the PATH; set $EDITOR to edit in your own editor"
+        )
         assert screen.text_area.text == '{"kept": true}' and isinstance(app.screen, JsonEditScreen)
         # An $EDITOR that does not exist: named, in one line, and the text is kept.
         monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor"))
@@ -61,13 +61,11 @@ async def test_no_editor_at_all_is_one_clear_warning(monkeypatch: Any, tmp_path:
         assert screen.text_area.text == '{"kept": true}'
 
 
-
-
 def shown_in(app: InspectorApp, selector: str) -> str:
     """The words on screen inside the region of the widget ``selector`` (of the screen on top)."""
     region = app.screen.query_one(selector).region
-    lines = screen_text(app).split("\n")[region.y:region.bottom]
-    return " ".join(" ".join(line[region.x:region.right] for line in lines).split())
+    lines = screen_text(app).split("\n")[region.y : region.bottom]
+    return " ".join(" ".join(line[region.x : region.right] for line in lines).split())
 
 
 async def test_the_problem_and_its_line_wrap_whole_at_80_columns() -> None:

@@ -17,8 +17,11 @@ SIZE = (120, 36)
 
 
 def sends(conn: Any) -> list[dict[str, Any]]:
-    return [json.loads(e.data["body"]) for e in conn.session.events
-            if e.kind is Kind.REQUEST and e.data.get("a2a_method") in ("send", "stream")]
+    return [
+        json.loads(e.data["body"])
+        for e in conn.session.events
+        if e.kind is Kind.REQUEST and e.data.get("a2a_method") in ("send", "stream")
+    ]
 
 
 def composer_head(app: InspectorApp) -> str:
@@ -27,7 +30,7 @@ def composer_head(app: InspectorApp) -> str:
     top = next(i for i, line in enumerate(lines) if "⇶ stream" in line or "→ send" in line)
     column = lines[top].index("⇶ stream" if "⇶ stream" in lines[top] else "→ send")
     out = []
-    for line in lines[top:top + 3]:
+    for line in lines[top : top + 3]:
         cell = line[column:].split("│")[0].strip()
         if cell.startswith("▊"):
             break
@@ -43,8 +46,12 @@ async def test_continuing_a_completed_task_warns_and_a_refusal_starts_a_new_task
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=SIZE) as pilot:
-            conn = await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready"
-                                    else None, 10, "the agent to be ready")
+            conn = await wait_until(
+                pilot,
+                lambda: app.active if app.active and app.active.state == "ready" else None,
+                10,
+                "the agent to be ready",
+            )
             composer = app.screen.query_one(Composer)
             composer.text_area.focus()
             composer.set_text("first")
@@ -63,8 +70,12 @@ async def test_continuing_a_completed_task_warns_and_a_refusal_starts_a_new_task
 
             composer.set_text("second")
             await pilot.press("ctrl+s")
-            await wait_until(pilot, lambda: conn.tracker.exchanges and any(
-                v.error is not None for v in conn.tracker.exchanges.values()), 10, "the refusal")
+            await wait_until(
+                pilot,
+                lambda: conn.tracker.exchanges and any(v.error is not None for v in conn.tracker.exchanges.values()),
+                10,
+                "the refusal",
+            )
             # Refused: back on "new task", said in a toast.
             await wait_until(pilot, lambda: composer.target == "new", 3, "new task after the refusal")
             await wait_until(pilot, lambda: "↺ continues" not in composer_head(app), 3, "the head redrawn")

@@ -7,8 +7,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from ui_helpers import screen_text, wait_until
-
 from inspector.protocol import models as m
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.conversation import Conversation
@@ -18,6 +16,7 @@ from inspector.ui.widgets.status_run import StatusRun
 from inspector.ui.widgets.traffic_model import Positions
 from inspector.ui.widgets.traffic_view import TrafficView
 from mock_agent import MockAgent
+from ui_helpers import screen_text, wait_until
 
 SIZE = (120, 36)
 N = 400
@@ -32,13 +31,17 @@ def flood(tokens: list[str], hold_after: int | None = None) -> dict[str, Any]:
             script.append({"hold": "half"})
         script.append({"status": "working", "message": token})
     script.append({"status": "completed", "message": "done"})
-    return {"name": "tokens", "card": {"name": "token agent", "capabilities": {"streaming": True}},
-            "rules": [{"script": script}]}
+    return {
+        "name": "tokens",
+        "card": {"name": "token agent", "capabilities": {"streaming": True}},
+        "rules": [{"script": script}],
+    }
 
 
 def ask(text: str) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4())))
+    return m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=str(uuid.uuid4()))
+    )
 
 
 async def connected(pilot: Any) -> Any:
@@ -59,8 +62,12 @@ async def test_status_updates_of_one_state_grow_one_entry_with_a_count() -> None
             conn = await connected(pilot)
             conversation = app.main.query_one(Conversation)
             app.send_message(conn, ask("stream tokens"), stream=True)
-            await wait_until(pilot, lambda: mock.held("half") == 1 and (run := the_run(conversation)) is not None
-                             and run.count == HALF, 15, "the first half, the agent held")
+            await wait_until(
+                pilot,
+                lambda: mock.held("half") == 1 and (run := the_run(conversation)) is not None and run.count == HALF,
+                15,
+                "the first half, the agent held",
+            )
             run = the_run(conversation)
             assert run is not None
             assert [v.label for v in conversation.messages] == ["you", "agent · working"]
@@ -69,9 +76,18 @@ async def test_status_updates_of_one_state_grow_one_entry_with_a_count() -> None
             assert f"agent · working · {HALF} updates" in screen_text(app)
 
             mock.release("half")
-            task = await wait_until(pilot, lambda: (t := conn.tracker.task(app.task_id or "")) is not None
-                                    and t.terminal and run.count == N and len(conversation.messages) == 3 and t,
-                                    15, "every update")
+            task = await wait_until(
+                pilot,
+                lambda: (
+                    (t := conn.tracker.task(app.task_id or "")) is not None
+                    and t.terminal
+                    and run.count == N
+                    and len(conversation.messages) == 3
+                    and t
+                ),
+                15,
+                "every update",
+            )
             assert len(task.history) == N + 2  # the user's message, N tokens, "done"
             # One entry grew: the same widget, all the text, joined as chunks join.
             assert the_run(conversation) is run
@@ -109,18 +125,27 @@ async def test_status_updates_of_one_state_grow_one_entry_with_a_count() -> None
 async def test_a_new_state_or_a_user_turn_starts_a_new_entry() -> None:
     script = flood(["a", "b", "c"])
     steps = script["rules"][0]["script"]
-    steps[-1:] = [{"status": "input-required", "message": "which one?"},
-                  {"status": "input-required", "message": "(still waiting)"}]
+    steps[-1:] = [
+        {"status": "input-required", "message": "which one?"},
+        {"status": "input-required", "message": "(still waiting)"},
+    ]
     async with MockAgent(script, dialect="1.0") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=SIZE) as pilot:
             conn = await connected(pilot)
             conversation = app.main.query_one(Conversation)
             app.send_message(conn, ask("go"), stream=True)
-            await wait_until(pilot, lambda: len(conversation.messages) == 3
-                             and all(isinstance(v, StatusRun) for v in conversation.messages[1:])
-                             and conversation.messages[2].count == 2
-                             and conversation.messages[2].waiting, 15, "two runs, the question waiting")
+            await wait_until(
+                pilot,
+                lambda: (
+                    len(conversation.messages) == 3
+                    and all(isinstance(v, StatusRun) for v in conversation.messages[1:])
+                    and conversation.messages[2].count == 2
+                    and conversation.messages[2].waiting
+                ),
+                15,
+                "two runs, the question waiting",
+            )
             you, working, question = conversation.messages
             assert (working.label, working.count, working.body.text) == ("agent · working", 3, "abc")
             assert question.label == "agent asks · input-required"
@@ -135,8 +160,12 @@ async def test_the_traffic_list_stays_virtual_under_a_flood() -> None:
         async with app.run_test(size=SIZE) as pilot:
             conn = await connected(pilot)
             app.send_message(conn, ask("flood"), stream=True)
-            await wait_until(pilot, lambda: (t := conn.tracker.task(app.task_id or "")) is not None
-                             and t.terminal and not app.waiting, 20, "the flood")
+            await wait_until(
+                pilot,
+                lambda: (t := conn.tracker.task(app.task_id or "")) is not None and t.terminal and not app.waiting,
+                20,
+                "the flood",
+            )
             app.action_view("traffic")
             view = app.screen.query_one(TrafficView)
             await wait_until(pilot, lambda: len(view.index.rows) == len(conn.session.events), 5, "all rows")

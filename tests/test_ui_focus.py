@@ -18,13 +18,19 @@ from mock_agent import MockAgent
 from ui_helpers import wait_until
 
 #: Each view key, the view it shows, and the widget that must have the keys then.
-VIEW_KEYS = (("f2", "card", "card-view"), ("f3", "task", "composer-text"), ("f4", "tasks", "tasks-table"),
-             ("f5", "traffic", "traffic-list"), ("f6", "push", "push-table"))
+VIEW_KEYS = (
+    ("f2", "card", "card-view"),
+    ("f3", "task", "composer-text"),
+    ("f4", "tasks", "tasks-table"),
+    ("f5", "traffic", "traffic-list"),
+    ("f6", "push", "push-table"),
+)
 
 
 async def ready(pilot: Any, app: InspectorApp) -> Any:
-    return await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                            15, "connected")
+    return await wait_until(
+        pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 15, "connected"
+    )
 
 
 def focused_id(app: InspectorApp) -> str | None:
@@ -53,7 +59,9 @@ async def test_each_view_key_shows_its_view_and_gives_it_the_keys(size: tuple[in
             # Twice round, from every view to every other (and to itself).
             for key, view, widget in VIEW_KEYS * 2:
                 await pilot.press(key)
-                await wait_until(pilot, lambda widget=widget: focused_id(app) == widget, 5, f"{widget} focused after {key}")
+                await wait_until(
+                    pilot, lambda widget=widget: focused_id(app) == widget, 5, f"{widget} focused after {key}"
+                )
                 assert tabs.active == view
             # From the agents sidebar too: F3 takes the keys back to the composer.
             await pilot.press("ctrl+b")
@@ -129,8 +137,12 @@ async def test_end_in_the_tasks_table_keeps_the_keys_there() -> None:
             conn = await ready(pilot, app)
             for text in ("one", "two", "three"):
                 await pilot.press(*text, "ctrl+s")
-                await wait_until(pilot, lambda text=text: len(conn.tracker.tasks) >= ["one", "two", "three"].index(text) + 1,
-                                 10, "the task")
+                await wait_until(
+                    pilot,
+                    lambda text=text: len(conn.tracker.tasks) >= ["one", "two", "three"].index(text) + 1,
+                    10,
+                    "the task",
+                )
             await pilot.press("f4")
             table = app.screen.query_one("#tasks-table", DataTable)
             await wait_until(pilot, lambda: app.screen.focused is table, 5, "the table")

@@ -36,14 +36,26 @@ async def test_every_footer_fits_80_columns(tmp_path: Path) -> None:
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp(url=mock.url, record=str(record))
         async with app.run_test(size=SIZE) as pilot:
-            conn = await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready"
-                                    else None, 10, "the agent to be ready")
+            conn = await wait_until(
+                pilot,
+                lambda: app.active if app.active and app.active.state == "ready" else None,
+                10,
+                "the agent to be ready",
+            )
             composer = app.screen.query_one(Composer)
             composer.text_area.focus()
             composer.set_text("hi")
             await pilot.press("ctrl+s")
-            await wait_until(pilot, lambda: app.task_id and conn.tracker.task(app.task_id).state is not None
-                             and conn.tracker.task(app.task_id).state.value == "completed", 10, "the task")
+            await wait_until(
+                pilot,
+                lambda: (
+                    app.task_id
+                    and conn.tracker.task(app.task_id).state is not None
+                    and conn.tracker.task(app.task_id).state.value == "completed"
+                ),
+                10,
+                "the task",
+            )
             assert "^t Stream on/off" in await shows_whole(pilot, app, "the task view", "f3")
             assert "⏎ Use example" in await shows_whole(pilot, app, "the card view", "f2")
             assert "g Get" in await shows_whole(pilot, app, "the tasks view", "f4")

@@ -31,10 +31,20 @@ def test_every_binding_of_every_pane_is_described_under_a_task() -> None:
 def _elsewhere(name: str, action: str, described: set[tuple[str | None, str]]) -> bool:
     """Bindings that repeat another's action (replay keys bound both on the app and on
     the timeline; shift+f beside f; the artifacts view's save and the document's)."""
-    twins = {("ReplayApp", "replay"), ("ReplayBar", "command"), ("ArtifactDocument", "select_file"),
-             ("ArtifactDocument", "save"), ("TrafficList", "cursor"), ("TrafficList", "page"),
-             ("TrafficList", "first"), ("TrafficList", "last"), ("CardView", "cursor"),
-             ("CardView", "scroll_body"), ("AgentsPanel", "open"), ("JsonText", "select_all")}
+    twins = {
+        ("ReplayApp", "replay"),
+        ("ReplayBar", "command"),
+        ("ArtifactDocument", "select_file"),
+        ("ArtifactDocument", "save"),
+        ("TrafficList", "cursor"),
+        ("TrafficList", "page"),
+        ("TrafficList", "first"),
+        ("TrafficList", "last"),
+        ("CardView", "cursor"),
+        ("CardView", "scroll_body"),
+        ("AgentsPanel", "open"),
+        ("JsonText", "select_all"),
+    }
     return (name, action.split("(")[0]) in twins
 
 

@@ -10,21 +10,23 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from hub_scenario import ws_agent
-from ui_helpers import screen_text, wait_until
-
 from inspector.headless.hub_cmd import HubOptions
 from inspector.hub import HubLimits
 from inspector.protocol import models as m
 from inspector.session import Kind
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.traffic_model import TrafficIndex, direction
+from ui_helpers import screen_text, wait_until
 
 SIZE = (130, 40)
 
 
 def params(text: str, task_id: str | None = None) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4()), task_id=task_id))
+    return m.SendParams(
+        message=m.Message(
+            role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=str(uuid.uuid4()), task_id=task_id
+        )
+    )
 
 
 @contextlib.asynccontextmanager
@@ -58,8 +60,14 @@ async def test_a_registered_agent_opens_with_its_card_and_streams_from_the_compo
         await pilot.pause()
         await pilot.press(*"stream it")
         await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: any(a.text() == "Once upon a time." for t in conn.tracker.tasks.values()
-                                            for a in t.artifacts.values()), 10, "the assembled story")
+        await wait_until(
+            pilot,
+            lambda: any(
+                a.text() == "Once upon a time." for t in conn.tracker.tasks.values() for a in t.artifacts.values()
+            ),
+            10,
+            "the assembled story",
+        )
         task = next(iter(conn.tracker.tasks.values()))
         await wait_until(pilot, lambda: task.terminal, 10, "the task to complete")
         assert [c.state for c in task.timeline] == [m.TaskState.WORKING, m.TaskState.COMPLETED]
@@ -96,8 +104,15 @@ async def test_traffic_shows_every_frame_both_ways_heartbeats_included() -> None
         conn = await agent_ready(pilot)
         app.send_message(conn, params("hello"), stream=False)
         await wait_until(pilot, lambda: any(t.terminal for t in conn.tracker.tasks.values()), 10, "the task")
-        await wait_until(pilot, lambda: sum(1 for e in conn.session.events if e.kind is Kind.WS
-                                            and e.data.get("rpc_method") == "heartbeat") >= 2, 10, "heartbeats")
+        await wait_until(
+            pilot,
+            lambda: (
+                sum(1 for e in conn.session.events if e.kind is Kind.WS and e.data.get("rpc_method") == "heartbeat")
+                >= 2
+            ),
+            10,
+            "heartbeats",
+        )
         index = TrafficIndex(conn.session, conn.tracker.exchange_task)
         index.catch_up(budget=10)
         rows = [index.events[p] for p in index.rows]
@@ -132,7 +147,6 @@ async def test_a_dropped_socket_shows_offline_and_the_task_failed() -> None:
 
 async def test_the_delegation_chain_shows_parent_and_child() -> None:
     from hub_helpers import RawAgent, text_parts
-
     from inspector.ui.widgets.state_diagram import StateDiagram
 
     async with hub_app() as (app, pilot, server), ws_agent(server.ws_url), RawAgent(server.ws_url) as lead:
@@ -145,8 +159,9 @@ async def test_the_delegation_chain_shows_parent_and_child() -> None:
         parent_id = req["params"]["id"]
         await lead.notify("task.status", {"id": parent_id, "status": {"state": "working"}, "final": False})
         # The mock helper echoes; the hub answers once its task settles.
-        answer = await lead.call("agent.send_task", {"agent": "helper", "message": {
-            "role": "user", "parts": text_parts("find papers")}})
+        answer = await lead.call(
+            "agent.send_task", {"agent": "helper", "message": {"role": "user", "parts": text_parts("find papers")}}
+        )
         child_id = answer["result"]["id"]
         assert answer["result"]["metadata"]["parent_task_id"] == parent_id
         await lead.notify("task.complete", {"id": parent_id, "status": {"state": "completed"}})
@@ -167,7 +182,6 @@ async def test_the_delegation_chain_shows_parent_and_child() -> None:
 
 async def test_a_hub_recording_replays_in_the_ui(tmp_path) -> None:
     from hub_helpers import running_hub
-
     from inspector.client import A2AClient
     from inspector.session import Recorder
     from inspector.ui.replay_app import open_replay
@@ -177,16 +191,24 @@ async def test_a_hub_recording_replays_in_the_ui(tmp_path) -> None:
     async with running_hub() as (hub, server):
         recorder = Recorder.attach(hub.session, path)
         async with ws_agent(server.ws_url), A2AClient(f"{server.base_url}/agents/helper") as client:
-            events = [e async for e in client.stream({"message": {"role": "user", "parts": [
-                {"kind": "text", "text": "stream it"}]}})]
+            events = [
+                e
+                async for e in client.stream(
+                    {"message": {"role": "user", "parts": [{"kind": "text", "text": "stream it"}]}}
+                )
+            ]
         recorder.close()
     task_id = events[-1].task_id
 
     app = open_replay(path, background=False)
     async with app.run_test(size=SIZE) as pilot:
         conn = await wait_until(pilot, lambda: app.active, 10, "the recording to open")
-        await wait_until(pilot, lambda: conn.tracker.task(task_id) is not None
-                         and conn.tracker.task(task_id).terminal, 10, "the task replayed")
+        await wait_until(
+            pilot,
+            lambda: conn.tracker.task(task_id) is not None and conn.tracker.task(task_id).terminal,
+            10,
+            "the task replayed",
+        )
         task = conn.tracker.task(task_id)
         assert [c.state for c in task.timeline] == [m.TaskState.WORKING, m.TaskState.COMPLETED]
         assert next(iter(task.artifacts.values())).text() == "Once upon a time."

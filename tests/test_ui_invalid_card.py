@@ -11,9 +11,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from inspector.serving.runner import BackgroundServer
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.card_view import CardView
-from inspector.serving.runner import BackgroundServer
 from ui_helpers import screen_text, wait_until
 
 BODIES = {
@@ -31,8 +31,9 @@ def card_app() -> Starlette:
         return Response(BODIES[what][0], media_type="application/json")
 
     async def rpc(request: Request) -> Response:
-        return Response('{"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "no"}}',
-                        media_type="application/json")
+        return Response(
+            '{"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "no"}}', media_type="application/json"
+        )
 
     return Starlette(routes=[Route("/{what}/.well-known/{name}", card), Route("/{what}", rpc, methods=["POST"])])
 
@@ -46,8 +47,9 @@ def agent() -> Iterator[str]:
 async def card_text(url: str) -> tuple[str, CardView]:
     app = InspectorApp(url=url)
     async with app.run_test(size=(160, 40)) as pilot:
-        await wait_until(pilot, lambda: app.active is not None and app.active.state in ("ready", "error"),
-                         15, "connected")
+        await wait_until(
+            pilot, lambda: app.active is not None and app.active.state in ("ready", "error"), 15, "connected"
+        )
         await pilot.press("f2")
         view = app.screen.query_one(CardView)
         await wait_until(pilot, lambda: "fetching the card" not in screen_text(app), 5, "the card view")

@@ -31,8 +31,12 @@ async def test_text_typed_right_after_tab_lands_in_the_next_field() -> None:
     app = InspectorApp()
     async with app.run_test(size=(120, 36)) as pilot:
         app.push_screen(AgentForm("Add a saved agent"))
-        form = await wait_until(pilot, lambda: isinstance(app.screen, AgentForm) and len(app.screen.query(Input)) > 1
-                                and app.screen, 10, "the form")
+        form = await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, AgentForm) and len(app.screen.query(Input)) > 1 and app.screen,
+            10,
+            "the form",
+        )
         name, url = form.query(Input)[0], form.query(Input)[1]
         await wait_until(pilot, lambda: app.focused is name, 10, "the name field focused")
         _one_read(app, [*"my agent", "tab", *"http://x"])
@@ -44,8 +48,9 @@ async def test_send_then_a_view_key_sends_then_shows_the_view() -> None:
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36)) as pilot:
-            conn = await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                                    10, "the agent")
+            conn = await wait_until(
+                pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 10, "the agent"
+            )
             composer = app.screen.query_one(Composer)
             await wait_until(pilot, lambda: app.focused is composer.text_area, 10, "the composer focused")
             # Text, send and the traffic view in one read: the text is in the message.

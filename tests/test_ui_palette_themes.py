@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from textual.color import Color
 from textual import events
+from textual.color import Color
 from textual.command import CommandInput, CommandList, CommandPalette
 from textual.content import Content
 
 from inspector import store
 from inspector.session import Session
-from inspector.ui.app import InspectorApp
 from inspector.textsafe import visible
+from inspector.ui.app import InspectorApp
 from inspector.ui.commands import InspectorCommands, literal_markup
 from inspector.ui.connection import AgentConnection
 from inspector.ui.themes import STATES, load_theme_file, shipped_theme_files
@@ -55,8 +55,9 @@ async def run_from_palette(pilot: Any, query: str) -> None:
 
 
 #: What markup is made of, so that most examples hold tags, escapes and their mixes.
-_MARKUP_BITS = st.sampled_from(["[", "]", "\\", "/", "@", "=", "$", "#", "b", "B", " ", "link", "click",
-                                "bold red", "on", ":", "\x1b", "\u202e"])
+_MARKUP_BITS = st.sampled_from(
+    ["[", "]", "\\", "/", "@", "=", "$", "#", "b", "B", " ", "link", "click", "bold red", "on", ":", "\x1b", "\u202e"]
+)
 
 
 @given(st.lists(_MARKUP_BITS | st.text(max_size=3), max_size=12).map("".join))
@@ -70,13 +71,25 @@ async def test_palette_offers_what_applies_and_hides_the_rest() -> None:
     async with InspectorApp().run_test(size=(120, 36)) as pilot:
         app = pilot.app
         idle = names(app)
-        for expected in ("Connect to an agent URL…", "Show card view", "Show task view", "Show tasks view",
-                         "Show traffic view", "Show push view", "Error details", "Help: keys",
-                         "Quit a2a-inspect"):
+        for expected in (
+            "Connect to an agent URL…",
+            "Show card view",
+            "Show task view",
+            "Show tasks view",
+            "Show traffic view",
+            "Show push view",
+            "Error details",
+            "Help: keys",
+            "Quit a2a-inspect",
+        ):
             assert expected in idle
         # No agent: nothing that needs one.
-        assert not any(n.startswith(("Send", "Start the push", "Switch dialect", "Start recording",
-                                     "Get the selected", "Save the active")) for n in idle)
+        assert not any(
+            n.startswith(
+                ("Send", "Start the push", "Switch dialect", "Start recording", "Get the selected", "Save the active")
+            )
+            for n in idle
+        )
         # A widget without the action, or no such widget: the command is not offered.
         cmds = provider(app)
         assert list(cmds._widget_command("x", "", "#no-such-widget", "send")) == []
@@ -91,16 +104,24 @@ async def test_palette_commands_for_a_live_agent_run_their_actions() -> None:
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
             conn = app.active
             live = names(app)
-            for expected in ("Start the push receiver", "Register the push receiver for the selected task",
-                             "Switch dialect to 0.3", "Start recording", "Filter traffic",
-                             "Copy the selected event's body"):
+            for expected in (
+                "Start the push receiver",
+                "Register the push receiver for the selected task",
+                "Switch dialect to 0.3",
+                "Start recording",
+                "Filter traffic",
+                "Copy the selected event's body",
+            ):
                 assert expected in live, expected
             assert not any(n.startswith("Get the selected task") for n in live)  # no task selected yet
             app.select_task("some-task")
             # Named as the active dialect spells them (the mock speaks 1.0 here).
             assert conn.dialect_name == "1.0"
-            assert {"Get the selected task (GetTask)", "Cancel the selected task (CancelTask)",
-                    "Resubscribe to the selected task (SubscribeToTask)"} <= set(names(app))
+            assert {
+                "Get the selected task (GetTask)",
+                "Cancel the selected task (CancelTask)",
+                "Resubscribe to the selected task (SubscribeToTask)",
+            } <= set(names(app))
             app.select_task(None)
 
             await run_from_palette(pilot, "show traffic view")
@@ -127,8 +148,9 @@ async def test_an_ended_task_is_not_offered_cancel_or_resubscribe_and_0_3_names_
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
             conn = app.active
             await pilot.press(*"hi", "ctrl+s")
-            await wait_until(pilot, lambda: app.task_id is not None and conn.tracker.task(app.task_id).terminal,
-                             10, "the task done")
+            await wait_until(
+                pilot, lambda: app.task_id is not None and conn.tracker.task(app.task_id).terminal, 10, "the task done"
+            )
             listed = names(app)
             assert "Get the selected task (tasks/get)" in listed
             assert not any(n.startswith(("Cancel the selected", "Resubscribe")) for n in listed), listed
@@ -203,16 +225,26 @@ async def test_user_theme_is_picked_up_and_borrows_state_colours() -> None:
         assert app.get_css_variables()["state-working"].upper().startswith("#00FF00")
 
 
-@pytest.mark.parametrize("filename, text, words", [
-    ("broken.yaml", "name: broken\nprimary: [unclosed\n", ["broken.yaml", "line", "YAML"]),
-    ("colour.yaml", "name: colour\nprimary: '#12345'\nsecondary: not-a-colour\n", ["colour.yaml", "primary"]),
-    ("state.yaml", "name: state\nprimary: '#123456'\nstates:\n  sleeping: '#ffffff'\n",
-     ["state.yaml", "states", "sleeping"]),
-    ("state-colour.yaml", "name: sc\nprimary: '#123456'\nstates:\n  working: nope\n",
-     ["state-colour.yaml", "states", "nope"]),
-])
-async def test_a_bad_theme_file_is_one_notification_naming_file_and_field(filename: str, text: str,
-                                                                         words: list[str]) -> None:
+@pytest.mark.parametrize(
+    "filename, text, words",
+    [
+        ("broken.yaml", "name: broken\nprimary: [unclosed\n", ["broken.yaml", "line", "YAML"]),
+        ("colour.yaml", "name: colour\nprimary: '#12345'\nsecondary: not-a-colour\n", ["colour.yaml", "primary"]),
+        (
+            "state.yaml",
+            "name: state\nprimary: '#123456'\nstates:\n  sleeping: '#ffffff'\n",
+            ["state.yaml", "states", "sleeping"],
+        ),
+        (
+            "state-colour.yaml",
+            "name: sc\nprimary: '#123456'\nstates:\n  working: nope\n",
+            ["state-colour.yaml", "states", "nope"],
+        ),
+    ],
+)
+async def test_a_bad_theme_file_is_one_notification_naming_file_and_field(
+    filename: str, text: str, words: list[str]
+) -> None:
     write_theme(filename, text)
     write_theme("fine.yaml", "name: fine\nprimary: '#336699'\n")
     async with InspectorApp().run_test(size=(120, 36)) as pilot:
@@ -258,9 +290,19 @@ async def test_theme_switched_from_the_palette_persists_across_a_restart() -> No
         prompts = [str(hits.get_option_at_index(i).prompt) for i in range(hits.option_count)]
         assert len([p for p in prompts if "theme" in p.lower()]) == 1, prompts
         await pilot.press("enter")
-        await wait_until(pilot, lambda: CommandPalette.is_open(app) and "a2a-light" in [
-            str(app.screen.query_one(CommandList).get_option_at_index(i).prompt).split("\n")[0]
-            for i in range(app.screen.query_one(CommandList).option_count)], 5, "the theme picker")
+        await wait_until(
+            pilot,
+            lambda: (
+                CommandPalette.is_open(app)
+                and "a2a-light"
+                in [
+                    str(app.screen.query_one(CommandList).get_option_at_index(i).prompt).split("\n")[0]
+                    for i in range(app.screen.query_one(CommandList).option_count)
+                ]
+            ),
+            5,
+            "the theme picker",
+        )
         picker = app.screen.query_one(CommandList)
         listed = [str(picker.get_option_at_index(i).prompt).split("\n")[0] for i in range(picker.option_count)]
         assert len(listed) == len(set(listed)), listed

@@ -9,13 +9,12 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-from proxy_helpers import message, sdk_client
-from ui_helpers import screen_text, wait_until
-
 from inspector.headless.proxy_cmd import ProxyOptions
 from inspector.protocol import models as m
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.traffic_model import Filter, TrafficIndex
+from proxy_helpers import message, sdk_client
+from ui_helpers import screen_text, wait_until
 
 SIZE = (140, 42)
 
@@ -48,8 +47,12 @@ async def test_intercepted_traffic_fills_the_tasks_task_and_traffic_views(sdk_ag
         app.action_view("task")
         await wait_until(pilot, lambda: "completed" in screen_text(app), 5, "the state diagram")
         # The message is the client's, not the reader's.
-        user = await wait_until(pilot, lambda: [v for v in app.screen.query("MessageView") if v.kind == "user"], 5,
-                                "the client's message in the conversation")
+        user = await wait_until(
+            pilot,
+            lambda: [v for v in app.screen.query("MessageView") if v.kind == "user"],
+            5,
+            "the client's message in the conversation",
+        )
         assert [v.label for v in user] == ["client"] and "stream me please now" in user[0].plain
         app.action_view("traffic")
         await wait_until(pilot, lambda: "127.0.0.1:" in screen_text(app), 5, "the client in the traffic view")
@@ -88,8 +91,10 @@ async def test_two_clients_are_told_apart_and_filtered_by_user_agent(sdk_agent_v
 
 async def test_f10_lists_the_fault_rules_and_switches_them(sdk_agent_v10: str, tmp_path: Any) -> None:
     faults = tmp_path / "faults.yaml"
-    faults.write_text("- name: slow sends\n  match: {method: SendMessage}\n  fault: {delay: 10ms}\n"
-                      "- match: {method: GetTask}\n  fault: {error: -32001}\n  enabled: false\n")
+    faults.write_text(
+        "- name: slow sends\n  match: {method: SendMessage}\n  fault: {delay: 10ms}\n"
+        "- match: {method: GetTask}\n  fault: {error: -32001}\n  enabled: false\n"
+    )
     async with proxy_app(sdk_agent_v10, str(faults)) as (app, pilot, server):
         rules = app.proxy[0].rules
         await pilot.press("f10")
@@ -110,11 +115,10 @@ async def test_f10_lists_the_fault_rules_and_switches_them(sdk_agent_v10: str, t
 
 
 async def test_the_task_view_shows_the_likely_caller_with_the_reason() -> None:
+    from inspector.serving.runner import BackgroundServer
     from mock_agent import MockAgent
     from proxy_helpers import MOCK_SCENARIO
     from test_proxy_routes import _ask_orchestrator, orchestrator
-
-    from inspector.serving.runner import BackgroundServer
 
     sub: dict[str, str] = {}
     async with MockAgent(MOCK_SCENARIO, dialect="1.0") as mock:
@@ -126,8 +130,12 @@ async def test_the_task_view_shows_the_likely_caller_with_the_reason() -> None:
                 sub["url"] = f"{server.base_url}/sub/"
                 top = await _ask_orchestrator(server.base_url, "weather", "ctx-9")
                 conn = app.active
-                child = await wait_until(pilot, lambda: next((t for t in conn.tracker.tasks.values()
-                                                              if t.parent == top["id"]), None), 10, "the link")
+                child = await wait_until(
+                    pilot,
+                    lambda: next((t for t in conn.tracker.tasks.values() if t.parent == top["id"]), None),
+                    10,
+                    "the link",
+                )
                 app.action_view("task")
                 # The caller's side first (the view follows the newest task), then the callee's.
                 await wait_until(pilot, lambda: "likely called  task" in screen_text(app), 5, "the callee shown")
@@ -177,7 +185,7 @@ async def test_f10_s_rules_wrap_whole_at_80_columns(tmp_path: Any) -> None:
         await pilot.pause()
         await pilot.pause()
         region = app.screen.query_one("#fault-rules-table").region
-        lines = screen_text(app).split("\n")[region.y:region.bottom]
-        shown = " ".join(" ".join(line[region.x:region.right] for line in lines).split())
+        lines = screen_text(app).split("\n")[region.y : region.bottom]
+        shown = " ".join(" ".join(line[region.x : region.right] for line in lines).split())
         for i, rule in enumerate(rules.rules):
             assert " ".join(rule_text(i, rule).split()) in shown

@@ -19,24 +19,29 @@ from mock_agent import MockAgent
 from ports import unassigned_port
 from ui_helpers import screen_text, wait_until
 
-
 #: The task waits until the test has registered the receiver, then works and completes:
 #: every step after the gate reaches the receiver, however slow the machine.
 PUSHED = {
     "name": "pushed",
     "card": {"name": "Pushed", "capabilities": {"streaming": True, "pushNotifications": True}},
-    "rules": [{"script": [
-        {"hold": "registered"},
-        {"status": "working", "message": "still thinking..."},
-        {"chunks": {"name": "echo", "texts": ["echo: ", "{text}", " (done)"]}},
-        {"status": "completed", "message": "done"},
-    ]}],
+    "rules": [
+        {
+            "script": [
+                {"hold": "registered"},
+                {"status": "working", "message": "still thinking..."},
+                {"chunks": {"name": "echo", "texts": ["echo: ", "{text}", " (done)"]}},
+                {"status": "completed", "message": "done"},
+            ]
+        }
+    ],
 }
 
 
 def non_blocking(text: str) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)]),
-                        configuration=m.SendConfiguration(blocking=False))
+    return m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)]),
+        configuration=m.SendConfiguration(blocking=False),
+    )
 
 
 def cell(table: DataTable[Any], row: int, column: int) -> str:
@@ -57,8 +62,12 @@ async def test_register_receiver_and_notifications_move_the_task() -> None:
             await pilot.pause()
 
             await pilot.press("s")
-            receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
-                                        else None, 10, "receiver running")
+            receiver = await wait_until(
+                pilot,
+                lambda: panel.receiver if panel.receiver and panel.receiver.running else None,
+                10,
+                "receiver running",
+            )
             assert receiver.url.startswith("http://127.0.0.1:")
             assert "listening on" in screen_text(app)
 
@@ -72,8 +81,9 @@ async def test_register_receiver_and_notifications_move_the_task() -> None:
             mock.release("registered")
 
             # Nothing polls the task: only the notifications can complete it.
-            await wait_until(pilot, lambda: conn.tracker.task(task_id).state is m.TaskState.COMPLETED,
-                             15, "task completed by push")
+            await wait_until(
+                pilot, lambda: conn.tracker.task(task_id).state is m.TaskState.COMPLETED, 15, "task completed by push"
+            )
             pushes = [e for e in conn.session.events if e.kind is Kind.PUSH]
             assert pushes and all(receiver.check_token(e) == "ok" for e in pushes)
             timeline = conn.tracker.task(task_id).timeline
@@ -83,16 +93,24 @@ async def test_register_receiver_and_notifications_move_the_task() -> None:
             assert cell(table, 0, 3) == "ok"
             assert task_id[:8] in cell(table, 0, 1)
             # The frame message names the task a push changed, so task views redraw.
-            assert any(isinstance(msg, SessionAdvanced) and task_id in msg.changed
-                       and any(e.kind is Kind.PUSH for e in msg.events) for msg in messages)
+            assert any(
+                isinstance(msg, SessionAdvanced)
+                and task_id in msg.changed
+                and any(e.kind is Kind.PUSH for e in msg.events)
+                for msg in messages
+            )
 
             # enter on a notification shows it in the traffic view
             table.focus()
             table.move_cursor(row=0)
             await pilot.press("enter")
             traffic = app.screen.query_one(TrafficView)
-            await wait_until(pilot, lambda: traffic.current() is not None and traffic.current().seq == pushes[0].seq,
-                             5, "push selected in traffic")
+            await wait_until(
+                pilot,
+                lambda: traffic.current() is not None and traffic.current().seq == pushes[0].seq,
+                5,
+                "push selected in traffic",
+            )
 
             app.action_view("push")
             table.focus()
@@ -104,8 +122,10 @@ async def test_register_receiver_and_notifications_move_the_task() -> None:
 async def test_register_without_a_task_or_on_a_recording_is_a_notice() -> None:
     async with InspectorApp().run_test(size=(120, 36)) as pilot:
         session = Session()
-        session.append(Kind.PUSH, {"headers": {"X-A2A-Notification-Token": "t"}, "body": "{}", "url": "/x",
-                                   "path": "/x", "body_size": 2})
+        session.append(
+            Kind.PUSH,
+            {"headers": {"X-A2A-Notification-Token": "t"}, "body": "{}", "url": "/x", "path": "/x", "body_size": 2},
+        )
         conn = AgentConnection("http://127.0.0.1:9/", session=session, read_only=True)
         app = pilot.app
         app.open_connection(conn)
@@ -129,8 +149,12 @@ async def test_receivers_stop_when_the_app_quits() -> None:
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
             panel = app.screen.query_one(PushPanel)
             panel.action_start_receiver()
-            receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
-                                        else None, 10, "receiver running")
+            receiver = await wait_until(
+                pilot,
+                lambda: panel.receiver if panel.receiver and panel.receiver.running else None,
+                10,
+                "receiver running",
+            )
         assert not receiver.running
 
 
@@ -143,8 +167,12 @@ async def test_push_port_goes_to_the_first_receiver_and_others_get_free_ports() 
             app.action_view("push")
             panel = app.screen.query_one(PushPanel)
             panel.action_start_receiver()
-            first = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
-                                     else None, 10, "the first receiver")
+            first = await wait_until(
+                pilot,
+                lambda: panel.receiver if panel.receiver and panel.receiver.running else None,
+                10,
+                "the first receiver",
+            )
             assert first.url.startswith(f"http://127.0.0.1:{port}/")
             assert f"127.0.0.1:{port}/" in screen_text(app)
 
@@ -152,9 +180,16 @@ async def test_push_port_goes_to_the_first_receiver_and_others_get_free_ports() 
             app.connect(second_conn)
             await wait_until(pilot, lambda: second_conn.state == "ready", 10, "the second agent")
             panel.action_start_receiver()
-            second = await wait_until(pilot, lambda: panel.receiver if panel.receiver is not first
-                                      and panel.receiver and panel.receiver.running else None, 10,
-                                      "the second receiver")
+            second = await wait_until(
+                pilot,
+                lambda: (
+                    panel.receiver
+                    if panel.receiver is not first and panel.receiver and panel.receiver.running
+                    else None
+                ),
+                10,
+                "the second receiver",
+            )
             assert second.url.startswith("http://127.0.0.1:") and f":{port}/" not in second.url
 
 
@@ -180,8 +215,7 @@ async def test_a_busy_push_port_is_a_notification_not_a_crash() -> None:
         async with MockAgent("echo", dialect="all") as mock:
             app = InspectorApp(url=mock.url, push_port=port)
             async with app.run_test(size=(120, 36)) as pilot:
-                await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
-                                 "connected")
+                await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
                 app.action_view("push")
                 panel = app.screen.query_one(PushPanel)
                 panel.action_start_receiver()
@@ -193,8 +227,12 @@ async def test_a_busy_push_port_is_a_notification_not_a_crash() -> None:
                 # The app goes on: a receiver on a free port still starts.
                 app.push_port = 0
                 panel.action_start_receiver()
-                await wait_until(pilot, lambda: panel.receiver is not None and panel.receiver.running, 10,
-                                 "a receiver on a free port")
+                await wait_until(
+                    pilot,
+                    lambda: panel.receiver is not None and panel.receiver.running,
+                    10,
+                    "a receiver on a free port",
+                )
 
 
 async def refuses(url: str) -> bool:
@@ -213,8 +251,13 @@ async def refuses(url: str) -> bool:
 async def notify(receiver: Any, task_id: str) -> None:
     import httpx
 
-    body = {"kind": "status-update", "taskId": task_id, "contextId": "c1", "status": {"state": "working"},
-            "final": False}
+    body = {
+        "kind": "status-update",
+        "taskId": task_id,
+        "contextId": "c1",
+        "status": {"state": "working"},
+        "final": False,
+    }
     async with httpx.AsyncClient() as http:
         assert (await http.post(receiver.url_for(task_id), json=body)).status_code == 200
 
@@ -228,8 +271,12 @@ async def test_the_receiver_belongs_to_the_connection_not_to_the_push_view() -> 
             app.action_view("push")
             panel = app.screen.query_one(PushPanel)
             panel.action_start_receiver()
-            receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
-                                        else None, 10, "receiver running")
+            receiver = await wait_until(
+                pilot,
+                lambda: panel.receiver if panel.receiver and panel.receiver.running else None,
+                10,
+                "receiver running",
+            )
             url = receiver.url_for("t1")
 
             # Another view in front: the receiver goes on, and the panel lists what came meanwhile.
@@ -271,8 +318,12 @@ async def test_closing_a_connection_that_is_not_shown_stops_its_receiver() -> No
             app.action_view("push")
             panel = app.screen.query_one(PushPanel)
             panel.action_start_receiver()
-            receiver = await wait_until(pilot, lambda: panel.receiver if panel.receiver and panel.receiver.running
-                                        else None, 10, "the first receiver")
+            receiver = await wait_until(
+                pilot,
+                lambda: panel.receiver if panel.receiver and panel.receiver.running else None,
+                10,
+                "the first receiver",
+            )
             url = receiver.url_for("t1")
 
             second = app.connect_to(mock.url)

@@ -5,13 +5,11 @@ back (a rebuilt session), and every view showing the state at the cursor."""
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_helpers import screen_text, wait_until
 
 from inspector.client import A2AClient
 from inspector.protocol import models as m
@@ -25,18 +23,30 @@ from inspector.ui.widgets.replay_bar import ReplayBar
 from inspector.ui.widgets.state_diagram import StateDiagram
 from inspector.ui.widgets.traffic_view import TrafficView
 from mock_agent import MockAgent
+from ui_helpers import screen_text, wait_until
 
 SIZE = (120, 36)
 
 
 def params(text: str, task_id: str | None = None, context_id: str | None = None) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4()), task_id=task_id,
-                                          context_id=context_id))
+    return m.SendParams(
+        message=m.Message(
+            role=m.Role.USER,
+            parts=[m.TextPart(text=text)],
+            message_id=str(uuid.uuid4()),
+            task_id=task_id,
+            context_id=context_id,
+        )
+    )
 
 
-async def record(path: Path, scenario: Any = "streaming", dialect: str = "1.0",
-                 texts: tuple[str, ...] = ("hi",), time_scale: float = 0.05) -> Path:
+async def record(
+    path: Path,
+    scenario: Any = "streaming",
+    dialect: str = "1.0",
+    texts: tuple[str, ...] = ("hi",),
+    time_scale: float = 0.05,
+) -> Path:
     """Run a real client session against the mock agent, recorded to ``path``."""
     async with MockAgent(scenario, dialect=dialect, time_scale=time_scale) as mock:
         session = Session()
@@ -112,7 +122,7 @@ async def test_controller_paces_by_recorded_time_and_rebuilds_going_back(tmp_pat
     now[0] += horizon
     c.tick(now[0])
     assert c.cursor == sum(1 for e in events if e.t <= horizon)
-    assert c.conn.session.events == events[:c.cursor]
+    assert c.conn.session.events == events[: c.cursor]
 
     # 10x covers ten times the recorded time per second.
     c.set_speed(10.0)
@@ -201,7 +211,7 @@ async def test_step_to_state_changes_and_back_shows_the_state_at_the_cursor(tmp_
             await pilot.press("right")
         c = await settled(pilot, app)
         assert c.cursor == working_at + 5
-        partial = artifact_text(c.events[:c.cursor])
+        partial = artifact_text(c.events[: c.cursor])
         assert partial and partial != artifact_text(c.events)
         await wait_until(pilot, lambda: artifacts.text_of("story") == partial, 5, "the partial artifact")
 
@@ -213,7 +223,7 @@ async def test_step_to_state_changes_and_back_shows_the_state_at_the_cursor(tmp_
         assert c.cursor == working_at + 4 and c.rebuilds == rebuilds + 1
         assert app.active is not conn and app.active in app.connections and conn not in app.connections
         assert len(app.active.session) == c.cursor
-        shorter = artifact_text(c.events[:c.cursor])
+        shorter = artifact_text(c.events[: c.cursor])
         assert len(shorter) < len(partial)
         await wait_until(pilot, lambda: artifacts.text_of("story") == shorter, 5, "one chunk fewer")
         assert diagram_state(app) == "working"
@@ -225,8 +235,9 @@ async def test_step_to_state_changes_and_back_shows_the_state_at_the_cursor(tmp_
         await pilot.press("shift+left")
         c = await settled(pilot, app)
         assert c.cursor < working_at
-        await wait_until(pilot, lambda: diagram_state(app) not in (None, "working", "completed"),
-                         5, "the earlier state")
+        await wait_until(
+            pilot, lambda: diagram_state(app) not in (None, "working", "completed"), 5, "the earlier state"
+        )
         assert artifacts.text_of("story") in (None, "")
 
 
@@ -301,8 +312,9 @@ async def test_traffic_lists_exactly_the_events_up_to_the_cursor(tmp_path: Path)
         c = await settled(pilot, app)
         await pilot.press("f5")
         traffic = view(app, TrafficView)
-        await wait_until(pilot, lambda: traffic.index.done and len(traffic.index.rows) == c.total,
-                         5, "every event listed")
+        await wait_until(
+            pilot, lambda: traffic.index.done and len(traffic.index.rows) == c.total, 5, "every event listed"
+        )
 
         # g: go to an event number (f7 first: the timeline has the keys, whatever has focus).
         await pilot.press("f7")
@@ -328,8 +340,12 @@ async def test_traffic_lists_exactly_the_events_up_to_the_cursor(tmp_path: Path)
         c = await settled(pilot, app)
         await wait_until(pilot, lambda: listed() == [e.seq for e in c.events[:11]], 5, "11 events")
         last = c.events[10]
-        await wait_until(pilot, lambda: f"#{last.seq} " in view(app, ReplayBar).status_text(), 5,
-                         "the bar naming the event at the cursor")
+        await wait_until(
+            pilot,
+            lambda: f"#{last.seq} " in view(app, ReplayBar).status_text(),
+            5,
+            "the bar naming the event at the cursor",
+        )
 
 
 async def test_card_view_shows_the_card_as_recorded_at_the_cursor(tmp_path: Path) -> None:
@@ -343,11 +359,13 @@ async def test_card_view_shows_the_card_as_recorded_at_the_cursor(tmp_path: Path
         # F2 gave the card the keys (home scrolls it): the timeline takes them back (F7).
         await pilot.press("f7", "home")
         await settled(pilot, app)
-        await wait_until(pilot, lambda: "a recording: no card to show" in screen_text(app), 5,
-                         "no card before the card GET")
+        await wait_until(
+            pilot, lambda: "a recording: no card to show" in screen_text(app), 5, "no card before the card GET"
+        )
         # The card GET's response is the second event: step to it and the card is back.
-        answer = next(i for i, e in enumerate(c.events, 1)
-                      if e.kind is Kind.RESPONSE and isinstance(e.payload, m.AgentCard))
+        answer = next(
+            i for i, e in enumerate(c.events, 1) if e.kind is Kind.RESPONSE and isinstance(e.payload, m.AgentCard)
+        )
         for _ in range(answer):
             await pilot.press("right")
         await settled(pilot, app)
@@ -421,7 +439,7 @@ async def test_replay_works_for_each_dialect(tmp_path: Path, dialect: str) -> No
             if states[-1] == "completed":
                 break
         assert states[-1] == "completed" and "working" in states
-        assert artifacts.text_of(key) == artifact_text(c.events[:c.cursor])
+        assert artifacts.text_of(key) == artifact_text(c.events[: c.cursor])
 
 
 async def test_several_tasks_get_lanes_and_the_selection_survives_going_back(tmp_path: Path) -> None:
@@ -445,8 +463,7 @@ async def test_several_tasks_get_lanes_and_the_selection_survives_going_back(tmp
         # The lane colours come from the $state-* variables.
         lane = bar._lane(newest, 60)
         working = bar.get_component_rich_style("replay-bar--working", partial=True)
-        assert any(span.style.color == working.color for span in lane.spans
-                   if hasattr(span.style, "color"))
+        assert any(span.style.color == working.color for span in lane.spans if hasattr(span.style, "color"))
 
 
 async def test_seeking_back_in_a_large_recording_rebuilds_at_the_target(tmp_path: Path) -> None:
@@ -472,9 +489,10 @@ def inflate(source: Path, target: Path, *, chunks: int) -> Path:
     and t renumbered): a large recording without a long mock run."""
     lines = source.read_text().splitlines()
     header, events = lines[0], [json.loads(line) for line in lines[1:]]
-    first = next(i for i, e in enumerate(events)
-                 if e["kind"] == "sse" and '"append":true' in e.get("data", "").replace(" ", ""))
-    out = [*events[:first + 1], *(dict(events[first]) for _ in range(chunks)), *events[first + 1:]]
+    first = next(
+        i for i, e in enumerate(events) if e["kind"] == "sse" and '"append":true' in e.get("data", "").replace(" ", "")
+    )
+    out = [*events[: first + 1], *(dict(events[first]) for _ in range(chunks)), *events[first + 1 :]]
     t = 0.0
     for seq, event in enumerate(out, 1):
         t = max(t, event["t"]) + 1e-5

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from inspector.protocol import models as m
-from inspector.session import load_recording
 from inspector.session import index as index_mod
+from inspector.session import load_recording
 from inspector.session import log as log_mod
 from inspector.session.index import RecordingIndex
 from inspector.ui import replay as replay_mod
@@ -32,15 +32,18 @@ async def big_recording(tmp_path: Path, chunks: int = CHUNKS) -> Path:
     small = await record(tmp_path / "small.jsonl")
     lines = small.read_text().splitlines()
     header, objs = lines[0], [json.loads(line) for line in lines[1:]]
-    first = next(i for i, e in enumerate(objs)
-                 if e["kind"] == "sse" and '"append":true' in (e.get("data") or "").replace(" ", ""))
+    first = next(
+        i
+        for i, e in enumerate(objs)
+        if e["kind"] == "sse" and '"append":true' in (e.get("data") or "").replace(" ", "")
+    )
     data = json.loads(objs[first]["data"])
     out = objs[:first]
     for i in range(chunks):
         data["result"]["artifactUpdate"]["artifact"]["parts"] = [{"text": f"chunk {i}; "}]
         text = json.dumps(data, separators=(",", ":"))
         out.append({**objs[first], "raw": f"data: {text}", "data": text})
-    out += objs[first + 1:]
+    out += objs[first + 1 :]
     t = 0.0
     for seq, obj in enumerate(out, 1):
         t = max(t, obj["t"]) + 1e-4
@@ -58,7 +61,8 @@ def bar_text(app: Any) -> str:
 
 
 async def test_the_first_frame_comes_before_the_index_and_the_timeline_moves_meanwhile(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = await big_recording(tmp_path)
     monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", 64 * 1024)  # a head only before the first frame
     monkeypatch.setattr(index_mod, "BLOCK", 64 * 1024)  # the file is read in many slices
@@ -83,7 +87,8 @@ async def test_the_first_frame_comes_before_the_index_and_the_timeline_moves_mea
 
 
 async def test_a_seek_past_what_is_indexed_waits_for_it_then_lands(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = await big_recording(tmp_path)
     monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", 64 * 1024)
     monkeypatch.setattr(index_mod, "BLOCK", 64 * 1024)
@@ -112,11 +117,12 @@ async def test_a_seek_past_what_is_indexed_waits_for_it_then_lands(
 
 
 async def test_a_long_seek_builds_in_the_background_and_old_events_are_read_back(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = await big_recording(tmp_path)
-    monkeypatch.setattr(replay_mod, "SYNC_BUILD", 100)       # builds past 100 events in a thread
-    monkeypatch.setattr(replay_mod, "FAR_FORWARD", 100)      # and far forward is a rebuild too
-    monkeypatch.setattr(replay_mod, "REPLAY_KEPT", 50)       # the session holds few events
+    monkeypatch.setattr(replay_mod, "SYNC_BUILD", 100)  # builds past 100 events in a thread
+    monkeypatch.setattr(replay_mod, "FAR_FORWARD", 100)  # and far forward is a rebuild too
+    monkeypatch.setattr(replay_mod, "REPLAY_KEPT", 50)  # the session holds few events
     monkeypatch.setattr(log_mod, "EVICT_BATCH", 64)
     monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", path.stat().st_size)  # indexed before the first frame
     app = open_replay(path)
@@ -129,8 +135,9 @@ async def test_a_long_seek_builds_in_the_background_and_old_events_are_read_back
         await wait_until(pilot, lambda: c.cursor == 0 and not c.seeking and not c.settling, 10, "the start")
         rebuilds = c.rebuilds
         c.seek(2000)
-        await wait_until(pilot, lambda: c.cursor == 2000 and not c.seeking and not c.settling, 10,
-                         "the background build")
+        await wait_until(
+            pilot, lambda: c.cursor == 2000 and not c.seeking and not c.settling, 10, "the background build"
+        )
         assert c.rebuilds == rebuilds + 1
         session = app.active.session
         assert len(session) == 2000 and session.bounded and len(session.events._mem) < 50 + 64
@@ -180,7 +187,8 @@ def test_a_controller_over_an_index_sees_what_one_over_a_loaded_recording_sees(t
 
 
 def test_a_recording_opens_at_its_end_or_its_start_by_its_size_alone(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # By size, not by how long the index took: the same file opens the same way on a
     # quiet machine and a loaded one.
     import asyncio
@@ -196,5 +204,5 @@ def test_a_recording_opens_at_its_end_or_its_start_by_its_size_alone(
     monkeypatch.setattr(replay_app, "SYNC_INDEX_BYTES", size - 1)
     app = open_replay(path)
     c = app.replay_controller
-    assert c.loading and c.cursor == 0 and 0 < c.total and app.index_in_background
+    assert c.loading and c.cursor == 0 and c.total > 0 and app.index_in_background
     c.source.close()

@@ -13,7 +13,6 @@ from typing import Any
 from inspector import store
 from inspector.session.events import Kind
 from inspector.ui.app import InspectorApp
-from inspector.ui.screens.agent_form import AgentForm
 from inspector.ui.screens.binding_menu import BindingMenu
 from inspector.ui.widgets.connection_bar import connection_label
 from mock_agent import MockAgent
@@ -22,8 +21,9 @@ from ui_helpers import screen_text, wait_until
 
 
 async def ready(pilot: Any, app: InspectorApp) -> Any:
-    return await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                            10, "the agent to be ready")
+    return await wait_until(
+        pilot, lambda: app.active if app.active and app.active.state == "ready" else None, 10, "the agent to be ready"
+    )
 
 
 async def test_save_keeps_the_name_and_the_binding_then_edit_every_field() -> None:
@@ -66,24 +66,45 @@ async def test_save_keeps_the_name_and_the_binding_then_edit_every_field() -> No
             form = await fill_form(pilot, app)
             assert not form.query_one("#agent-url").disabled  # every field, not the name only
             assert form.query_one("#agent-name").value == "Echo Agent"
-            await fill_form(pilot, app, name="echo (1.0)", dialect="1.0", binding="jsonrpc", auth="bearer",
-                            secret="$A2A_TEST_ECHO_TOKEN", **{"hname-0": "X-Trace", "hvalue-0": "t-1"})
+            await fill_form(
+                pilot,
+                app,
+                name="echo (1.0)",
+                dialect="1.0",
+                binding="jsonrpc",
+                auth="bearer",
+                secret="$A2A_TEST_ECHO_TOKEN",
+                **{"hname-0": "X-Trace", "hvalue-0": "t-1"},
+            )
             assert not form.query_one("#agent-secret").password  # $VAR is shown as typed
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: app.agent_store.find("echo (1.0)"), 3, "the edit saved")
             assert conn.saved_as == "echo (1.0)" and connection_label(conn) == "echo (1.0)"
             assert any("keeps its settings" in n for n in notifications(app))
         (saved,) = json.loads((store.config_dir() / "agents.json").read_text())
-        assert saved == {"name": "echo (1.0)", "url": mock.url, "dialect": "1.0", "binding": "jsonrpc",
-                     "headers": {"X-Trace": "t-1"},
-                         "auth": "bearer", "secret": {"env": "A2A_TEST_ECHO_TOKEN"}}
+        assert saved == {
+            "name": "echo (1.0)",
+            "url": mock.url,
+            "dialect": "1.0",
+            "binding": "jsonrpc",
+            "headers": {"X-Trace": "t-1"},
+            "auth": "bearer",
+            "secret": {"env": "A2A_TEST_ECHO_TOKEN"},
+        }
 
 
 async def test_a_secret_from_the_environment_is_sent_and_a_missing_one_named(monkeypatch: Any) -> None:
     async with MockAgent("echo", dialect="all") as mock:
-        store.AgentStore().add(store.SavedAgent(name="env agent", url=mock.url, auth="api-key",
-                                                auth_header="X-Key", secret={"env": "A2A_TEST_KEY"},
-                                                secret_headers={"X-Team-Token": {"env": "A2A_TEST_TEAM"}}))
+        store.AgentStore().add(
+            store.SavedAgent(
+                name="env agent",
+                url=mock.url,
+                auth="api-key",
+                auth_header="X-Key",
+                secret={"env": "A2A_TEST_KEY"},
+                secret_headers={"X-Team-Token": {"env": "A2A_TEST_TEAM"}},
+            )
+        )
         monkeypatch.delenv("A2A_TEST_KEY", raising=False)
         monkeypatch.setenv("A2A_TEST_TEAM", "team-secret-value-1234")
         app = InspectorApp()
@@ -92,8 +113,9 @@ async def test_a_secret_from_the_environment_is_sent_and_a_missing_one_named(mon
             await wait_until(pilot, lambda: "env agent" in screen_text(app), 3, "the saved agent")
             highlight(p, "saved:env agent")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: any("A2A_TEST_KEY is not set" in n for n in notifications(app)), 3,
-                             "the variable named")
+            await wait_until(
+                pilot, lambda: any("A2A_TEST_KEY is not set" in n for n in notifications(app)), 3, "the variable named"
+            )
             assert not app.connections and app.is_running
 
             monkeypatch.setenv("A2A_TEST_KEY", "key-from-the-environment-99")
@@ -115,9 +137,21 @@ async def test_a_secret_from_the_environment_is_sent_and_a_missing_one_named(mon
 
 def test_files_saved_by_older_versions_still_load(tmp_path: Any) -> None:
     path = tmp_path / "agents.json"
-    path.write_text(json.dumps([{"name": "old", "url": "http://127.0.0.1:9", "dialect": "0.3", "headers": {},
-                                 "auth": "bearer", "secret": "s3cret"},
-                                {"name": "bad ref", "url": "http://127.0.0.1:9", "secret": {"file": "x"}}]))
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "old",
+                    "url": "http://127.0.0.1:9",
+                    "dialect": "0.3",
+                    "headers": {},
+                    "auth": "bearer",
+                    "secret": "s3cret",
+                },
+                {"name": "bad ref", "url": "http://127.0.0.1:9", "secret": {"file": "x"}},
+            ]
+        )
+    )
     agents = store.AgentStore(path)
     assert [(a.name, a.binding, a.secret) for a in agents.agents] == [("old", "auto", "s3cret")]
     assert "skipped saved agent #2" in (agents.problem or "")
@@ -127,6 +161,10 @@ async def test_the_sidebar_footer_with_e_edit_fits_80_columns() -> None:
     app = InspectorApp()
     async with app.run_test(size=(80, 24)) as pilot:
         await focus_panel(pilot, app)
-        footer = await wait_until(pilot, lambda: (line := screen_text(app).splitlines()[-1]) and "e Edit" in line
-                                  and line, 3, "the sidebar's keys in the footer")
+        footer = await wait_until(
+            pilot,
+            lambda: (line := screen_text(app).splitlines()[-1]) and "e Edit" in line and line,
+            3,
+            "the sidebar's keys in the footer",
+        )
         assert "s Save" in footer and "^o Connect" in footer, footer

@@ -25,8 +25,12 @@ async def _open(pilot: Any, app: InspectorApp, name: str) -> None:
 
 
 async def _settled(pilot: Any, app: InspectorApp) -> Any:
-    return await wait_until(pilot, lambda: app.active if app.active and app.active.state in ("ready", "error")
-                            else None, 15, "the agent to answer")
+    return await wait_until(
+        pilot,
+        lambda: app.active if app.active and app.active.state in ("ready", "error") else None,
+        15,
+        "the agent to answer",
+    )
 
 
 async def test_the_form_saves_tls_paths_and_opening_uses_them(mtls_agent: str, pki: Pki) -> None:
@@ -62,8 +66,16 @@ async def test_an_untrusted_agent_fails_in_words_and_insecure_connects_marked(ht
         assert INSECURE_MARK not in screen_text(app)
 
         await _open(pilot, app, "unchecked")
-        conn = await wait_until(pilot, lambda: app.active if app.active and app.active.saved_as == "unchecked"
-                                and app.active.state == "ready" else None, 15, "the insecure agent ready")
+        conn = await wait_until(
+            pilot,
+            lambda: (
+                app.active
+                if app.active and app.active.saved_as == "unchecked" and app.active.state == "ready"
+                else None
+            ),
+            15,
+            "the insecure agent ready",
+        )
         await wait_until(pilot, lambda: INSECURE_MARK in screen_text(app), 3, "the bar's mark")
         assert any(e.kind is Kind.NOTE and e.data.get("code") == "tls-insecure" for e in conn.session.events)
 
@@ -74,8 +86,12 @@ async def test_a_missing_tls_file_is_named_instead_of_connecting(tmp_path: Any) 
     app = InspectorApp()
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot, app, "lost ca")
-        await wait_until(pilot, lambda: any("CA file: cannot read" in n and str(gone) in n
-                                            for n in notifications(app)), 3, "the file named")
+        await wait_until(
+            pilot,
+            lambda: any("CA file: cannot read" in n and str(gone) in n for n in notifications(app)),
+            3,
+            "the file named",
+        )
         assert not app.connections and app.is_running
 
 

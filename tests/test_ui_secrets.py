@@ -8,8 +8,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from test_terminal_secrets import HUGE, reflecting_agent
-from ui_helpers import screen_text, wait_until
 
 from inspector.client import Auth
 from inspector.protocol import models as m
@@ -17,6 +15,8 @@ from inspector.serving.runner import BackgroundServer
 from inspector.session import Kind
 from inspector.ui.app import InspectorApp
 from inspector.ui.connection import AgentConnection
+from test_terminal_secrets import HUGE, reflecting_agent
+from ui_helpers import screen_text, wait_until
 
 BEARER = "UI-bearer-s3cret-0001"
 HEADER = "UI-header-s3cret-0002"
@@ -35,8 +35,9 @@ def agent() -> Iterator[str]:
 
 
 def _params(text: str) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4())))
+    return m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=str(uuid.uuid4()))
+    )
 
 
 async def test_the_traffic_detail_masks_secrets_until_v(agent: str) -> None:
@@ -44,15 +45,20 @@ async def test_the_traffic_detail_masks_secrets_until_v(agent: str) -> None:
 
     app = InspectorApp()
     async with app.run_test(size=(160, 50)) as pilot:
-        conn = AgentConnection(f"{agent}/?token={QUERY}&v=1", headers={"X-Auth-Token": HEADER},
-                               auth=Auth.bearer(BEARER))
+        conn = AgentConnection(
+            f"{agent}/?token={QUERY}&v=1", headers={"X-Auth-Token": HEADER}, auth=Auth.bearer(BEARER)
+        )
         app.open_connection(conn)
         app.connect(conn)
         await wait_until(pilot, lambda: conn.state == "ready", 10, "connected")
         # The agent echoes the text: the token comes back in the answer's body.
         app.send_message(conn, _params(f"my token is {BEARER}"), stream=False)
-        await wait_until(pilot, lambda: any(e.kind is Kind.RESPONSE and e.exchange == 2
-                                            for e in conn.session.events), 10, "the answer")
+        await wait_until(
+            pilot,
+            lambda: any(e.kind is Kind.RESPONSE and e.exchange == 2 for e in conn.session.events),
+            10,
+            "the answer",
+        )
         await pilot.press("f5")
         view = app.screen.query_one(TrafficView)
         detail = view.detail

@@ -5,32 +5,38 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from mock_agent import MockAgent
-from ui_helpers import screen_text, wait_until
 
 from inspector.protocol import models as m
 from inspector.session import Kind, Session
 from inspector.ui.app import InspectorApp
 from inspector.ui.connection import AgentConnection
+from mock_agent import MockAgent
+from ui_helpers import screen_text, wait_until
 
 
 def _params(text: str) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4())))
+    return m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=str(uuid.uuid4()))
+    )
 
 
 async def test_closing_a_connection_mid_stream_stops_the_stream_without_an_error() -> None:
     # The stream stays open until the connection is closed: the agent waits at a gate.
-    waits = {"name": "waits", "card": {"name": "Waits", "capabilities": {"streaming": True}},
-             "rules": [{"script": [{"status": "working"}, {"hold": "never"}, {"status": "completed"}]}]}
+    waits = {
+        "name": "waits",
+        "card": {"name": "Waits", "capabilities": {"streaming": True}},
+        "rules": [{"script": [{"status": "working"}, {"hold": "never"}, {"status": "completed"}]}],
+    }
     async with MockAgent(waits, dialect="1.0") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36)) as pilot:
-            conn = await wait_until(pilot, lambda: app.active if app.active and app.active.state == "ready" else None,
-                                    what="connected")
+            conn = await wait_until(
+                pilot, lambda: app.active if app.active and app.active.state == "ready" else None, what="connected"
+            )
             app.send_message(conn, _params("slow one two three"), stream=True)
-            await wait_until(pilot, lambda: any(e.kind is Kind.SSE for e in conn.session.events),
-                             what="the stream to start")
+            await wait_until(
+                pilot, lambda: any(e.kind is Kind.SSE for e in conn.session.events), what="the stream to start"
+            )
             await app.close_connection(conn)
             await pilot.pause(0.1)
             assert conn not in app.connections
@@ -75,8 +81,7 @@ async def test_view_keys_switch_from_every_focusable_of_every_view() -> None:
         app = InspectorApp(url=mock.url)
         app.animation_level = "none"  # the tabs' underline would slide on each of ~60 switches
         async with app.run_test(size=(120, 36)) as pilot:
-            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
-                             "connected")
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
             tabs = app.screen.query_one("#views", TabbedContent)
             pairs: dict[str, list[tuple[object, str]]] = {}
             for source, key in keys.items():
@@ -99,8 +104,9 @@ async def test_view_keys_switch_from_every_focusable_of_every_view() -> None:
                 where = f"{keys[target]} with {widget!r} focused on the {source} tab"
                 assert tabs.active == target, where
                 focused = app.screen.focused
-                assert focused is None or all(node.display for node in focused.ancestors_with_self), \
+                assert focused is None or all(node.display for node in focused.ancestors_with_self), (
                     f"{where}: focus left on hidden {focused!r}"
+                )
                 checked += 1
             assert checked == sum(len(items) for items in pairs.values())
 
@@ -114,13 +120,16 @@ async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the
     async with MockAgent("demo", dialect="all", time_scale=0.01) as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36)) as pilot:
-            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
-                             "connected")
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
             app.send_message(app.active, _params("trigger an error"), stream=True)
             # The notification is a message the app handles after recording the error:
             # wait for both, or a loaded machine sees the first without the second.
-            await wait_until(pilot, lambda: app.errors and any(n.severity == "error" for n in app._notifications),
-                             10, "the error and its notification")
+            await wait_until(
+                pilot,
+                lambda: app.errors and any(n.severity == "error" for n in app._notifications),
+                10,
+                "the error and its notification",
+            )
             _, title, detail = app.errors[-1]
             assert "-32603" in detail and "The demo agent failed on purpose." in detail
             notes = [n for n in app._notifications if n.severity == "error"]
@@ -146,16 +155,25 @@ async def test_a_view_on_its_way_out_gets_no_more_updates(view_id: str) -> None:
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp(url=mock.url)
         async with app.run_test(size=(120, 36)) as pilot:
-            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
-                             "the agent")
+            await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "the agent")
             conn = app.active
             await wait_until(pilot, lambda: app.screen.query(f"#{view_id}"), 10, "the view")
             await app.screen.query_one(f"#{view_id}").remove()
-            app.send_message(conn, m.SendParams(message=m.Message(
-                role=m.Role.USER, parts=[m.TextPart(text="still here?")], message_id=str(uuid.uuid4()))),
-                stream=True)
-            await wait_until(pilot, lambda: conn.tracker.tasks and all(
-                t.terminal for t in conn.tracker.tasks.values()), 10, "the task to end")
+            app.send_message(
+                conn,
+                m.SendParams(
+                    message=m.Message(
+                        role=m.Role.USER, parts=[m.TextPart(text="still here?")], message_id=str(uuid.uuid4())
+                    )
+                ),
+                stream=True,
+            )
+            await wait_until(
+                pilot,
+                lambda: conn.tracker.tasks and all(t.terminal for t in conn.tracker.tasks.values()),
+                10,
+                "the task to end",
+            )
             await pilot.pause()
             assert app.is_running and not app.errors
         assert app.return_code in (0, None)

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from textual.widgets import Label, Static
-from ui_helpers import screen_text, wait_until
 
 from inspector.client.limits import Limits
 from inspector.protocol import models as m
@@ -26,29 +25,39 @@ from inspector.ui.widgets.connection_bar import SPINNER
 from inspector.ui.widgets.conversation import Conversation
 from inspector.ui.widgets.state_diagram import StateDiagram
 from inspector.ui.widgets.tasks_view import TasksView
+from ui_helpers import screen_text, wait_until
 
 SIZE = (140, 45)
 
 
 def scenario(*script: dict[str, Any]) -> dict[str, Any]:
-    return {"name": "cut", "card": {"name": "cut agent", "capabilities": {"streaming": True}},
-            "rules": [{"script": list(script)}]}
+    return {
+        "name": "cut",
+        "card": {"name": "cut agent", "capabilities": {"streaming": True}},
+        "rules": [{"script": list(script)}],
+    }
 
 
 def params(text: str) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4())))
+    return m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=str(uuid.uuid4()))
+    )
 
 
 # Each stream goes past one limit while its artifact is open; the hold keeps the task
 # working at the mock, whatever the client does.
-COUNT = scenario({"status": "working"}, {"chunks": {"id": "big", "text": "chunk {i} ", "count": 500}},
-                 {"hold": "never", "timeout": 600})
-EVENT = scenario({"status": "working"}, {"artifact": {"id": "big", "text": "one ", "last_chunk": False}},
-                 {"artifact": {"id": "big", "text": "two ", "append": True, "last_chunk": False}},
-                 {"artifact": {"id": "big", "append": True, "last_chunk": False,
-                               "parts": [{"text": "x", "repeat": 4096}]}},
-                 {"hold": "never", "timeout": 600})
+COUNT = scenario(
+    {"status": "working"},
+    {"chunks": {"id": "big", "text": "chunk {i} ", "count": 500}},
+    {"hold": "never", "timeout": 600},
+)
+EVENT = scenario(
+    {"status": "working"},
+    {"artifact": {"id": "big", "text": "one ", "last_chunk": False}},
+    {"artifact": {"id": "big", "text": "two ", "append": True, "last_chunk": False}},
+    {"artifact": {"id": "big", "append": True, "last_chunk": False, "parts": [{"text": "x", "repeat": 4096}]}},
+    {"hold": "never", "timeout": 600},
+)
 BODY = COUNT
 
 CASES = [
@@ -59,8 +68,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("script", "limits", "words"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-async def test_a_stream_cut_at_a_limit_says_so_in_the_task_view(a2a_mock_factory: Any, script: dict[str, Any],
-                                                                limits: Limits, words: str) -> None:
+async def test_a_stream_cut_at_a_limit_says_so_in_the_task_view(
+    a2a_mock_factory: Any, script: dict[str, Any], limits: Limits, words: str
+) -> None:
     mock = a2a_mock_factory(script)
     app = InspectorApp()
     async with app.run_test(size=SIZE) as pilot:
@@ -126,14 +136,19 @@ async def test_a_cut_task_is_followed_again_once_heard_of(a2a_mock_factory: Any)
         app.connect(conn)
         await wait_until(pilot, lambda: conn.state == "ready", 10, "the agent to be ready")
         app.send_message(conn, params("go"), stream=True)
-        task = await wait_until(pilot, lambda: app.task_id and (t := conn.tracker.task(app.task_id))
-                                and t.cut is not None and t, 30, "the cut")
+        task = await wait_until(
+            pilot,
+            lambda: app.task_id and (t := conn.tracker.task(app.task_id)) and t.cut is not None and t,
+            30,
+            "the cut",
+        )
         conversation = app.main.query_one(Conversation)
         note = conversation.query_one("#conversation-cut", Static)
         await wait_until(pilot, lambda: note.display, 10, "the cut in the conversation")
         tasks = app.main.query_one(TasksView)
-        await wait_until(pilot, lambda: "working · stream cut" in tasks.table.get_row_at(0)[1].plain, 10,
-                         "the cut in the tasks list")
+        await wait_until(
+            pilot, lambda: "working · stream cut" in tasks.table.get_row_at(0)[1].plain, 10, "the cut in the tasks list"
+        )
 
         # A get: the agent answers for the task again, so it is no longer cut off.
         app.task_action(conn, "get", task.id)

@@ -15,7 +15,6 @@ from rich.text import Text
 from textual.content import Content
 from textual.geometry import Offset
 from textual.selection import Selection
-from ui_helpers import screen_text, wait_until
 
 from inspector.protocol import models as m
 from inspector.ui.app import InspectorApp
@@ -26,6 +25,7 @@ from inspector.ui.widgets.conversation import Conversation
 from inspector.ui.widgets.state_diagram import StateDiagram, taken_edges
 from inspector.ui.widgets.wrap import TAB, WrappedText, wrap_rows
 from mock_agent import MockAgent
+from ui_helpers import screen_text, wait_until
 
 SIZE = (120, 36)
 
@@ -39,15 +39,20 @@ def scenario(*script: dict[str, Any], name: str = "test", rules: list[dict] | No
 
 
 def params(text: str, task_id: str | None = None, context_id: str | None = None) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4()), task_id=task_id,
-                                          context_id=context_id))
+    return m.SendParams(
+        message=m.Message(
+            role=m.Role.USER,
+            parts=[m.TextPart(text=text)],
+            message_id=str(uuid.uuid4()),
+            task_id=task_id,
+            context_id=context_id,
+        )
+    )
 
 
 async def ready(pilot: Any) -> AgentConnection:
     app = pilot.app
-    await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10,
-                     "the agent to be ready")
+    await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "the agent to be ready")
     return app.active
 
 
@@ -55,8 +60,15 @@ def view(app: InspectorApp, cls: type) -> Any:
     return app.main.query_one(cls)
 
 
-async def stream_until(pilot: Any, conn: AgentConnection, text: str, predicate: Any,
-                       what: str, task_id: str | None = None, timeout: float = 15) -> None:
+async def stream_until(
+    pilot: Any,
+    conn: AgentConnection,
+    text: str,
+    predicate: Any,
+    what: str,
+    task_id: str | None = None,
+    timeout: float = 15,
+) -> None:
     pilot.app.send_message(conn, params(text, task_id=task_id), stream=True)
     await wait_until(pilot, predicate, timeout, what)
 
@@ -93,8 +105,14 @@ def combined(text: Text, word: str, context: str | None = None) -> Style:
 
 STORY = scenario(
     {"status": "working", "message": "writing..."},
-    {"chunks": {"id": "story", "name": "story.txt",
-                "texts": ["Once ", "upon ", "a time, ", "the end."], "delay": 0.02}},
+    {
+        "chunks": {
+            "id": "story",
+            "name": "story.txt",
+            "texts": ["Once ", "upon ", "a time, ", "the end."],
+            "delay": 0.02,
+        }
+    },
     {"status": "completed", "message": "done"},
     name="story",
 )
@@ -106,9 +124,13 @@ async def test_stream_assembles_the_artifact_and_the_diagram_walks_the_path() ->
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot)
             artifacts = view(app, ArtifactsView)
-            await stream_until(pilot, conn, "tell me",
-                               lambda: artifacts.text_of("story") == "Once upon a time, the end.",
-                               "the assembled story")
+            await stream_until(
+                pilot,
+                conn,
+                "tell me",
+                lambda: artifacts.text_of("story") == "Once upon a time, the end.",
+                "the assembled story",
+            )
             # The task the user just created is selected without a key press.
             task = selected_task(app)
             assert task is not None and task.terminal
@@ -136,8 +158,12 @@ async def test_stream_assembles_the_artifact_and_the_diagram_walks_the_path() ->
 
             # The diagram: the current state lit (reverse, in its colour), the path listed.
             diagram = view(app, StateDiagram)
-            await wait_until(pilot, lambda: "completed" in diagram.render().plain and
-                             "▸ completed" in diagram.render().plain, 5, "the final state")
+            await wait_until(
+                pilot,
+                lambda: "completed" in diagram.render().plain and "▸ completed" in diagram.render().plain,
+                5,
+                "the final state",
+            )
             rendered = diagram.render()
             plain = rendered.plain
             assert "╭───────────╮" in plain  # the drawing, at 120x36
@@ -153,8 +179,7 @@ async def test_stream_assembles_the_artifact_and_the_diagram_walks_the_path() ->
             assert lit.color == diagram.get_component_rich_style("state-diagram--completed", partial=True).color
             assert not combined(rendered, "rejected").reverse
             assert combined(rendered, "working", "│  working").bold  # visited
-            assert taken_edges([m.TaskState.SUBMITTED, m.TaskState.WORKING, m.TaskState.COMPLETED]).keys() \
-                == {"1", "6"}
+            assert taken_edges([m.TaskState.SUBMITTED, m.TaskState.WORKING, m.TaskState.COMPLETED]).keys() == {"1", "6"}
 
             # The conversation: the user's message, then the status messages with their states.
             conversation = view(app, Conversation)
@@ -181,13 +206,21 @@ async def test_artifact_text_grows_while_streaming() -> None:
             artifacts = view(app, ArtifactsView)
             app.send_message(conn, params("go"), stream=True)
             for shown in ("one ", "one two "):
-                await wait_until(pilot, lambda shown=shown: artifacts.text_of("a") == shown and mock.held("next") == 1,
-                                 10, f"{shown!r} on screen, the agent waiting")
+                await wait_until(
+                    pilot,
+                    lambda shown=shown: artifacts.text_of("a") == shown and mock.held("next") == 1,
+                    10,
+                    f"{shown!r} on screen, the agent waiting",
+                )
                 task = selected_task(app)
                 assert task is not None and not task.terminal
                 mock.release("next")
-            await wait_until(pilot, lambda: artifacts.text_of("a") == "one two three "
-                             and selected_task(app).terminal, 10, "the whole artifact")
+            await wait_until(
+                pilot,
+                lambda: artifacts.text_of("a") == "one two three " and selected_task(app).terminal,
+                10,
+                "the whole artifact",
+            )
             # One text run, appended to, not rebuilt.
             assert [b.kind for b in artifacts.document.sections["a"].blocks] == ["text"]
 
@@ -201,8 +234,9 @@ async def test_an_input_required_question_shows_in_the_conversation() -> None:
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot)
             conversation = view(app, Conversation)
-            await stream_until(pilot, conn, "hello", lambda: any(
-                v.waiting for v in conversation.messages), "the question")
+            await stream_until(
+                pilot, conn, "hello", lambda: any(v.waiting for v in conversation.messages), "the question"
+            )
             question = next(v for v in conversation.messages if v.waiting)
             assert question.kind == "question"
             assert question.label == "agent asks · input-required"
@@ -217,18 +251,21 @@ async def test_an_input_required_question_shows_in_the_conversation() -> None:
             assert combined(diagram.render(), "input-required", "│input-required").reverse
 
             # Answer on the same task: the question is no longer waiting, the echo arrives.
-            app.send_message(conn, params("parrot", task_id=task.id, context_id=task.context_id),
-                             stream=True)
+            app.send_message(conn, params("parrot", task_id=task.id, context_id=task.context_id), stream=True)
             await wait_until(pilot, lambda: task.terminal, 10, "the task to complete")
-            await wait_until(pilot, lambda: not any(v.waiting for v in conversation.messages), 5,
-                             "the question answered")
+            await wait_until(
+                pilot, lambda: not any(v.waiting for v in conversation.messages), 5, "the question answered"
+            )
             labels = [v.label for v in conversation.messages]
             assert labels[:3] == ["you", "agent · working", "agent asks · input-required"]
             assert "you" in labels[3:]
             artifacts = view(app, ArtifactsView)
-            await wait_until(pilot, lambda: any("echo: parrot" in s.text
-                                                for s in artifacts.document.sections.values()),
-                             5, "the echo artifact")
+            await wait_until(
+                pilot,
+                lambda: any("echo: parrot" in s.text for s in artifacts.document.sections.values()),
+                5,
+                "the echo artifact",
+            )
 
 
 async def test_direct_replies_show_when_no_task_is_selected() -> None:
@@ -261,11 +298,17 @@ async def test_a_chunk_after_close_is_highlighted_as_a_violation() -> None:
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot)
             diagram = view(app, StateDiagram)
-            await stream_until(pilot, conn, "go", lambda: selected_task(app) is not None
-                               and {"chunk-after-close", "stream-no-terminal"}
-                               <= {v.code for v in selected_task(app).violations}, "the violations")
-            await wait_until(pilot, lambda: "stream-no-terminal" in diagram.render().plain, 5,
-                             "the violations drawn")
+            await stream_until(
+                pilot,
+                conn,
+                "go",
+                lambda: (
+                    selected_task(app) is not None
+                    and {"chunk-after-close", "stream-no-terminal"} <= {v.code for v in selected_task(app).violations}
+                ),
+                "the violations",
+            )
+            await wait_until(pilot, lambda: "stream-no-terminal" in diagram.render().plain, 5, "the violations drawn")
             rendered = diagram.render()
             assert "violations: " in rendered.plain
             assert "chunk appended to artifact 'doc' after its lastChunk" in rendered.plain
@@ -275,8 +318,7 @@ async def test_a_chunk_after_close_is_highlighted_as_a_violation() -> None:
             assert "chunk-after-close" in screen_text(app)
             # The artifact still shows what the agent sent.
             artifacts = view(app, ArtifactsView)
-            await wait_until(pilot, lambda: artifacts.text_of("doc") == "closed and more", 5,
-                             "the artifact")
+            await wait_until(pilot, lambda: artifacts.text_of("doc") == "closed and more", 5, "the artifact")
             # The diagram draws its own strips (cheaper than Textual's path from the Text):
             # the rows Textual would draw, at every width, wrapped where it wraps them.
             error_segments = 0
@@ -289,8 +331,12 @@ async def test_a_chunk_after_close_is_highlighted_as_a_violation() -> None:
                 strips = diagram._strips(width)
                 assert [s.text.rstrip() for s in strips] == [r.plain.rstrip() for r in textual_rows]
                 assert all(s.cell_length == width for s in strips)
-                error_segments += sum(1 for s in strips for seg in s if seg.text == "chunk-after-close"
-                                      and seg.style is not None and seg.style.color == error.color)
+                error_segments += sum(
+                    1
+                    for s in strips
+                    for seg in s
+                    if seg.text == "chunk-after-close" and seg.style is not None and seg.style.color == error.color
+                )
             assert error_segments == 6  # at width 12 the code folds over two rows
             # A mouse selection works as in any other widget: each cell knows its place.
             screen = app.screen
@@ -311,12 +357,36 @@ async def test_a_chunk_after_close_is_highlighted_as_a_violation() -> None:
 CSV = b"name,score\nada,1\ngrace,2\n"
 FILES = scenario(
     {"status": "working"},
-    {"artifact": {"id": "csv", "name": "table.csv", "parts": [
-        {"file": {"name": "../../etc/table.csv", "mime_type": "text/csv",
-                  "bytes": base64.b64encode(CSV).decode()}}]}},
-    {"artifact": {"id": "link", "name": "report", "parts": [
-        {"file": {"name": "report.pdf", "mime_type": "application/pdf",
-                  "uri": "https://example.invalid/report.pdf"}}]}},
+    {
+        "artifact": {
+            "id": "csv",
+            "name": "table.csv",
+            "parts": [
+                {
+                    "file": {
+                        "name": "../../etc/table.csv",
+                        "mime_type": "text/csv",
+                        "bytes": base64.b64encode(CSV).decode(),
+                    }
+                }
+            ],
+        }
+    },
+    {
+        "artifact": {
+            "id": "link",
+            "name": "report",
+            "parts": [
+                {
+                    "file": {
+                        "name": "report.pdf",
+                        "mime_type": "application/pdf",
+                        "uri": "https://example.invalid/report.pdf",
+                    }
+                }
+            ],
+        }
+    },
     {"artifact": {"id": "numbers", "parts": [{"data": {"rows": 2, "ok": True}}]}},
     {"status": "completed"},
 )
@@ -329,8 +399,13 @@ async def test_saving_a_file_part_writes_the_decoded_bytes_under_a_safe_name(tmp
             conn = await ready(pilot)
             artifacts = view(app, ArtifactsView)
             document = artifacts.document
-            await stream_until(pilot, conn, "files", lambda: len(document.file_parts) == 2
-                               and "numbers" in document.sections, "the file parts")
+            await stream_until(
+                pilot,
+                conn,
+                "files",
+                lambda: len(document.file_parts) == 2 and "numbers" in document.sections,
+                "the file parts",
+            )
             inline, uri = document.file_parts
             document.focus()
             await pilot.pause(0.1)
@@ -375,8 +450,7 @@ async def test_s_in_the_artifacts_view_saves_the_only_file_part(tmp_path: Path) 
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot)
             artifacts = view(app, ArtifactsView)
-            await stream_until(pilot, conn, "x", lambda: len(artifacts.document.file_parts) == 1,
-                               "the file part")
+            await stream_until(pilot, conn, "x", lambda: len(artifacts.document.file_parts) == 1, "the file part")
             artifacts.document.focus()
             await pilot.press("s")
             await wait_until(pilot, lambda: isinstance(app.screen, SaveFileScreen), 5, "the save prompt")
@@ -426,9 +500,17 @@ async def test_agent_text_with_markup_and_escapes_renders_literally() -> None:
             conn = await ready(pilot)
             conversation = view(app, Conversation)
             artifacts = view(app, ArtifactsView)
-            await stream_until(pilot, conn, HOSTILE, lambda: selected_task(app) is not None
-                               and selected_task(app).terminal and artifacts.text_of("[b]id") is not None,
-                               "the task")
+            await stream_until(
+                pilot,
+                conn,
+                HOSTILE,
+                lambda: (
+                    selected_task(app) is not None
+                    and selected_task(app).terminal
+                    and artifacts.text_of("[b]id") is not None
+                ),
+                "the task",
+            )
             await wait_until(pilot, lambda: len(conversation.messages) == 3, 5, "three messages")
             literal = "[bold]not bold[/bold] \\x1b[31mred\\x1b[0m [link=http://x]y[/link]"
             you, status, _done = conversation.messages
@@ -440,7 +522,7 @@ async def test_agent_text_with_markup_and_escapes_renders_literally() -> None:
             assert "\x1b" not in shown
             assert "[bold]not bold[/bold]" in shown
             assert "[red]name" in shown
-            assert '\\u001b[31mred' in shown  # inside the data part's JSON
+            assert "\\u001b[31mred" in shown  # inside the data part's JSON
             # Nothing was interpreted as markup: no span styles the agent's words bold.
             head = combined(status.render(), "not bold")
             assert not head.bold
@@ -465,16 +547,22 @@ async def test_2000_fast_chunks_display_quickly() -> None:
             await pilot.press("t")  # the chunk table is live too
             started = time.monotonic()
             app.send_message(conn, params("go"), stream=True)
-            await wait_until(pilot, lambda: artifacts.text_of("big") == expected
-                             and artifacts.chunk_table.row_count == 2000, 60, "2,000 chunks on screen")
+            await wait_until(
+                pilot,
+                lambda: artifacts.text_of("big") == expected and artifacts.chunk_table.row_count == 2000,
+                60,
+                "2,000 chunks on screen",
+            )
             elapsed = time.monotonic() - started
             shown_at = time.time()
             task = selected_task(app)
             assert task is not None and len(task.artifacts["big"].chunks) == 2000
             last = next(e for e in reversed(conn.session.events) if e.seq == task.last_seq)
-            print(f"\n2,000 chunks: all on screen {elapsed:.2f} s after sending; the stream took "
-                  f"{task.last_t - task.first_t:.2f} s (mock, client and UI share one event loop); "
-                  f"on screen {shown_at - last.wall:.2f} s after the last event")
+            print(
+                f"\n2,000 chunks: all on screen {elapsed:.2f} s after sending; the stream took "
+                f"{task.last_t - task.first_t:.2f} s (mock, client and UI share one event loop); "
+                f"on screen {shown_at - last.wall:.2f} s after the last event"
+            )
             await pilot.press("t")
             await pilot.pause(0.1)
             assert "chunk 1999" in screen_text(app)  # followed to the end
@@ -501,8 +589,12 @@ async def test_a_streaming_artifact_text_is_held_once_by_the_tracker_not_the_vie
             conn = await ready(pilot)
             artifacts = view(app, ArtifactsView)
             app.send_message(conn, params("go"), stream=True)
-            await wait_until(pilot, lambda: mock.held("more") == 1 and artifacts.text_of("big") == sent, 30,
-                             "300 chunks shown, the agent waiting")
+            await wait_until(
+                pilot,
+                lambda: mock.held("more") == 1 and artifacts.text_of("big") == sent,
+                30,
+                "300 chunks shown, the agent waiting",
+            )
             task = selected_task(app)
             assert task is not None and not task.artifacts["big"].closed
             body = artifacts.document.sections["big"].blocks[0].body
@@ -569,8 +661,16 @@ async def test_an_artifact_shown_again_shows_what_it_showed_while_it_arrived() -
     s.event(ex, chunk("t", "a", "first line\n"))
     for i in range(3000):
         s.event(ex, chunk("t", "a", f"chunk {i} of a long line " + ("\n" if i % 7 == 0 else ""), append=True))
-    s.event(ex, {"kind": "artifact-update", "taskId": "t", "contextId": "c1", "append": True,
-                 "artifact": {"artifactId": "a", "parts": [{"kind": "data", "data": {"k": [1, 2]}}]}})
+    s.event(
+        ex,
+        {
+            "kind": "artifact-update",
+            "taskId": "t",
+            "contextId": "c1",
+            "append": True,
+            "artifact": {"artifactId": "a", "parts": [{"kind": "data", "data": {"k": [1, 2]}}]},
+        },
+    )
     s.event(ex, chunk("t", "a", "after the data\tpart \x1b[1m", append=True, last=True))
     async with InspectorApp().run_test(size=SIZE) as pilot:
         app = pilot.app
@@ -580,8 +680,9 @@ async def test_an_artifact_shown_again_shows_what_it_showed_while_it_arrived() -
         app.action_view("task")
         artifacts = view(app, ArtifactsView)
         document = artifacts.document
-        await wait_until(pilot, lambda: "a" in document.sections and len(document.sections["a"].blocks) == 3, 5,
-                         "the artifact")
+        await wait_until(
+            pilot, lambda: "a" in document.sections and len(document.sections["a"].blocks) == 3, 5, "the artifact"
+        )
         shown = (document.plain, document.row_count, [b.kind for b in document.sections["a"].blocks])
         document.clear()
         document.sync(conn.tracker.task("t"))
@@ -640,7 +741,7 @@ def test_wrap_rows_matches_a_cell_by_cell_wrap() -> None:
         rows, pos = [], 0
         while cell_len(line[pos:]) > width:
             end = pos
-            while cell_len(line[pos:end + 1]) <= width:
+            while cell_len(line[pos : end + 1]) <= width:
                 end += 1
             if end == pos:  # a glyph wider than the width takes a row of its own
                 rows.append((pos, pos + 1))
@@ -661,7 +762,9 @@ def test_wrap_rows_matches_a_cell_by_cell_wrap() -> None:
 
     rng = random.Random(11)
     for _ in range(600):
-        line = "".join(rng.choice(["ab", " ", "é", "“q”", "—", "жи", "…", "→", "日", "e\u0301"]) for _ in range(rng.randint(0, 60)))
+        line = "".join(
+            rng.choice(["ab", " ", "é", "“q”", "—", "жи", "…", "→", "日", "e\u0301"]) for _ in range(rng.randint(0, 60))
+        )
         width = rng.randint(1, 16)
         assert wrap_rows(line, 0, width) == by_cells(line, width), (line, width)
     # A wide glyph anywhere after the start sends the line to the cell-by-cell path.
@@ -688,8 +791,10 @@ async def test_a_narrow_diagram_falls_back_to_a_path_line() -> None:
             column = app.screen.query_one("#task-right")
             column.styles.min_width = 0
             column.styles.width = 24
-            await stream_until(pilot, conn, "hi", lambda: selected_task(app) is not None
-                               and selected_task(app).terminal, "the task")
-            await wait_until(pilot, lambda: "submitted → working → completed" in diagram.render().plain,
-                             5, "the path line")
+            await stream_until(
+                pilot, conn, "hi", lambda: selected_task(app) is not None and selected_task(app).terminal, "the task"
+            )
+            await wait_until(
+                pilot, lambda: "submitted → working → completed" in diagram.render().plain, 5, "the path line"
+            )
             assert "╭" not in diagram.render().plain

@@ -3,8 +3,6 @@ characters), and says when a prefix starts several tasks' ids (issue 28, item 6)
 
 from __future__ import annotations
 
-from typing import Any
-
 from inspector.protocol import models as m
 from inspector.session import Kind
 from inspector.ui.app import InspectorApp
@@ -31,10 +29,15 @@ async def test_a_task_prefix_filters_its_events_and_an_ambiguous_one_says_so() -
             conn = app.active
             for task_id in ("beef0001-first", "beef0002-second", "cafe0003-third"):
                 app.send_message(conn, say("hello", task_id), stream=True)
-                await wait_until(pilot, lambda t=task_id: (v := conn.tracker.task(t)) is not None
-                                 and v.state is m.TaskState.COMPLETED, 10, f"{task_id} completed")
-            await wait_until(pilot, lambda: sum(e.kind is Kind.STREAM_END for e in conn.session.events) == 3,
-                             10, "the streams' ends")
+                await wait_until(
+                    pilot,
+                    lambda t=task_id: (v := conn.tracker.task(t)) is not None and v.state is m.TaskState.COMPLETED,
+                    10,
+                    f"{task_id} completed",
+                )
+            await wait_until(
+                pilot, lambda: sum(e.kind is Kind.STREAM_END for e in conn.session.events) == 3, 10, "the streams' ends"
+            )
             app.action_view("traffic")
             view = app.screen.query_one(TrafficView)
             view.traffic_list.focus()
@@ -42,8 +45,9 @@ async def test_a_task_prefix_filters_its_events_and_an_ambiguous_one_says_so() -
 
             # Typed as a person does: the 8 characters the tasks list shows.
             await pilot.press("slash", *"task:cafe0003", "enter")
-            await wait_until(pilot, lambda: view.index.filter.text == "task:cafe0003" and view.index.done, 5,
-                             "the filter")
+            await wait_until(
+                pilot, lambda: view.index.filter.text == "task:cafe0003" and view.index.done, 5, "the filter"
+            )
             assert view.index.rows and tasks_shown(view) == {"cafe0003-third"}
             assert view.index.filter.problem is None
 
@@ -60,4 +64,6 @@ async def test_a_task_prefix_filters_its_events_and_an_ambiguous_one_says_so() -
             assert tasks_shown(view) == {"beef0001-first", "beef0002-second"}
             await pilot.pause(0.1)
             shown = screen_text(app)
-            assert "task:beef is ambiguous: beef0001…, beef0002…" in shown, [ln for ln in shown.splitlines() if "of" in ln][:3]
+            assert "task:beef is ambiguous: beef0001…, beef0002…" in shown, [
+                ln for ln in shown.splitlines() if "of" in ln
+            ][:3]

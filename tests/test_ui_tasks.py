@@ -6,37 +6,45 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from ui_helpers import screen_text, wait_until
-
 from inspector.protocol import models as m
 from inspector.ui.app import InspectorApp
 from inspector.ui.connection import AgentConnection
 from inspector.ui.widgets.conversation import Conversation
 from inspector.ui.widgets.tasks_view import TasksView, row_key
 from mock_agent import MockAgent
+from ui_helpers import screen_text, wait_until
 
 SIZE = (120, 36)
 
 SLOW = {
     "name": "slow-task",
     "card": {"name": "slow", "capabilities": {"streaming": True}},
-    "rules": [{"script": [
-        {"status": "working", "message": "on it"},
-        {"hold": "finish"},  # running for as long as the test needs
-        {"status": "completed"},
-    ]}],
+    "rules": [
+        {
+            "script": [
+                {"status": "working", "message": "on it"},
+                {"hold": "finish"},  # running for as long as the test needs
+                {"status": "completed"},
+            ]
+        }
+    ],
 }
 
 
 def params(text: str) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4())))
+    return m.SendParams(
+        message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=str(uuid.uuid4()))
+    )
 
 
 async def ready(pilot: Any, conn: AgentConnection | None = None) -> AgentConnection:
     app = pilot.app
-    await wait_until(pilot, lambda: (conn or app.active) is not None and (conn or app.active).state == "ready",
-                     10, "the agent to be ready")
+    await wait_until(
+        pilot,
+        lambda: (conn or app.active) is not None and (conn or app.active).state == "ready",
+        10,
+        "the agent to be ready",
+    )
     return conn or app.active
 
 
@@ -52,8 +60,9 @@ async def new_task(pilot: Any, conn: AgentConnection, text: str, *, settled: boo
     """Send ``text`` (streamed) and return the id of the task it created."""
     before = set(conn.tracker.tasks)
     pilot.app.send_message(conn, params(text), stream=True)
-    new = await wait_until(pilot, lambda: [t for t in conn.tracker.tasks if t not in before], 10,
-                           f"a task for {text!r}")
+    new = await wait_until(
+        pilot, lambda: [t for t in conn.tracker.tasks if t not in before], 10, f"a task for {text!r}"
+    )
     task = conn.tracker.task(new[0])
     if settled:
         await wait_until(pilot, lambda: task.terminal, 10, "the task to finish")
@@ -78,8 +87,12 @@ async def test_cancel_from_the_tasks_tab_shows_canceled() -> None:
             await wait_until(pilot, lambda: task.state is m.TaskState.WORKING, 10, "working")
             view = await open_tasks_tab(pilot)
             key = row_key(conn, task_id)
-            await wait_until(pilot, lambda: key in view.row_keys and cell(view, key, "state") == "working",
-                             5, "the row in state working")
+            await wait_until(
+                pilot,
+                lambda: key in view.row_keys and cell(view, key, "state") == "working",
+                5,
+                "the row in state working",
+            )
             await pilot.press("c")
             await wait_until(pilot, lambda: task.state is m.TaskState.CANCELED, 10, "the task canceled")
             await wait_until(pilot, lambda: cell(view, key, "state") == "canceled", 5, "the row canceled")
@@ -99,13 +112,21 @@ async def test_get_and_resubscribe_ask_the_agent() -> None:
             view = await open_tasks_tab(pilot)
             await wait_until(pilot, lambda: row_key(conn, task_id) in view.row_keys, 5, "the row")
             await pilot.press("g")
-            await wait_until(pilot, lambda: any(ex.method == "get" and ex.task_id == task_id
-                                                for ex in conn.tracker.exchanges.values()), 10, "tasks/get")
+            await wait_until(
+                pilot,
+                lambda: any(ex.method == "get" and ex.task_id == task_id for ex in conn.tracker.exchanges.values()),
+                10,
+                "tasks/get",
+            )
             # The fetched task is shown in the Task view; back to the list for the next key.
             await wait_until(pilot, lambda: app.screen.query_one("#views").active == "task", 5, "the task view")
             await pilot.press("f4", "r")
-            await wait_until(pilot, lambda: any(ex.method == "resubscribe"
-                                                for ex in conn.tracker.exchanges.values()), 10, "resubscribe")
+            await wait_until(
+                pilot,
+                lambda: any(ex.method == "resubscribe" for ex in conn.tracker.exchanges.values()),
+                10,
+                "resubscribe",
+            )
 
 
 async def test_the_list_shows_counts_and_enter_opens_a_task() -> None:
@@ -119,8 +140,9 @@ async def test_the_list_shows_counts_and_enter_opens_a_task() -> None:
             await wait_until(pilot, lambda: app.task_id == second, 5, "the newest task selected")
             view = await open_tasks_tab(pilot)
             keys = [row_key(conn, first), row_key(conn, second)]
-            await wait_until(pilot, lambda: view.row_keys == keys
-                             and cell(view, keys[0], "artifacts") == "2", 5, "both rows")
+            await wait_until(
+                pilot, lambda: view.row_keys == keys and cell(view, keys[0], "artifacts") == "2", 5, "both rows"
+            )
             assert cell(view, keys[0], "state") == "completed"
             assert cell(view, keys[0], "violations") == "0"
             assert cell(view, keys[0], "messages") == "3"
@@ -132,8 +154,12 @@ async def test_the_list_shows_counts_and_enter_opens_a_task() -> None:
             await wait_until(pilot, lambda: app.task_id == first, 5, "the first task selected")
             assert app.main.query_one("#views").active == "task"
             conversation = app.main.query_one(Conversation)
-            await wait_until(pilot, lambda: any("stream a story" in v.plain for v in conversation.messages),
-                             5, "the first task's conversation")
+            await wait_until(
+                pilot,
+                lambda: any("stream a story" in v.plain for v in conversation.messages),
+                5,
+                "the first task's conversation",
+            )
 
             # Chosen by hand: a new task does not take the selection away.
             third = await new_task(pilot, conn, "hello again")
@@ -165,17 +191,18 @@ async def test_tasks_of_every_connection_are_listed_with_their_agent() -> None:
             app.active = first
             await pilot.pause()
             later = await new_task(pilot, second, "another", settled=False)
-            await wait_until(pilot, lambda: row_key(second, later) in view.row_keys, 5,
-                             "the other connection's new task")
-            await wait_until(pilot, lambda: cell(view, row_key(second, later), "state") == "working", 10,
-                             "its state")
+            await wait_until(
+                pilot, lambda: row_key(second, later) in view.row_keys, 5, "the other connection's new task"
+            )
+            await wait_until(pilot, lambda: cell(view, row_key(second, later), "state") == "working", 10, "its state")
 
             # Enter on another connection's task makes that connection active.
             view.table.focus()
             view.table.move_cursor(row=view.row_keys.index(row_key(second, slow_task)))
             await pilot.press("enter")
-            await wait_until(pilot, lambda: app.active is second and app.task_id == slow_task, 5,
-                             "the slow agent's task selected")
+            await wait_until(
+                pilot, lambda: app.active is second and app.task_id == slow_task, 5, "the slow agent's task selected"
+            )
 
             # Away and back: the first connection follows its newest task; the task picked
             # by hand on the second comes back with it.
@@ -187,8 +214,9 @@ async def test_tasks_of_every_connection_are_listed_with_their_agent() -> None:
             # Closing a connection removes its rows. (The echo agent: closing one with a
             # stream still running trips over the client's generator, see the report.)
             await app.close_connection(first)
-            await wait_until(pilot, lambda: row_key(first, echo_task) not in view.row_keys, 5,
-                             "the closed agent's rows gone")
+            await wait_until(
+                pilot, lambda: row_key(first, echo_task) not in view.row_keys, 5, "the closed agent's rows gone"
+            )
             assert {row_key(second, slow_task), row_key(second, later)} <= set(view.row_keys)
 
 

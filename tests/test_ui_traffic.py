@@ -59,11 +59,13 @@ async def test_stream_lists_every_event_with_its_columns() -> None:
             await wait_until(pilot, lambda: view.detail.event is last, 5, "detail of the last event")
             text = screen_text(app)
             assert "end" in text and "stream complete" in text
-            stream_request = next(e for e in conn.session.events
-                                  if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "stream")
+            stream_request = next(
+                e for e in conn.session.events if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "stream"
+            )
             index = view.index
-            response = next(e for e in conn.session.events
-                            if e.kind is Kind.RESPONSE and e.exchange == stream_request.exchange)
+            response = next(
+                e for e in conn.session.events if e.kind is Kind.RESPONSE and e.exchange == stream_request.exchange
+            )
             assert index.method(response) == "stream" and index.status(response) == "200"
             assert index.latency_ms(response) is not None
             first_sse = next(e for e in conn.session.events if e.kind is Kind.SSE)
@@ -78,8 +80,12 @@ async def test_detail_shows_pretty_json_and_headers_and_y_copies_the_raw_body() 
             conn, view = await streamed(pilot)
             await filter_to(pilot, view, "kind:req method:stream")
             assert kinds(view) == [Kind.REQUEST]
-            await wait_until(pilot, lambda: view.detail.event is not None
-                             and view.detail.event.kind is Kind.REQUEST, 5, "request detailed")
+            await wait_until(
+                pilot,
+                lambda: view.detail.event is not None and view.detail.event.kind is Kind.REQUEST,
+                5,
+                "request detailed",
+            )
             request = view.detail.event
             detail = view.detail.text()
             assert '  "jsonrpc": "2.0",' in detail  # pretty-printed, one key a line
@@ -100,8 +106,9 @@ async def test_agent_text_is_shown_literally() -> None:
             text = screen_text(app)
             assert "\x1b" not in text and "\u202e" not in text
             assert "\\x1b[31mred[/] [bold]x[/bold] \\u202eevil" in text  # summary, escapes made visible
-            await wait_until(pilot, lambda: view.detail.event is not None and view.detail.event.kind is Kind.SSE,
-                             5, "sse detailed")
+            await wait_until(
+                pilot, lambda: view.detail.event is not None and view.detail.event.kind is Kind.SSE, 5, "sse detailed"
+            )
             assert "[bold]x[/bold]" in view.detail.text() and "\\u202eevil" in view.detail.text()
 
 
@@ -138,8 +145,9 @@ async def test_brackets_walk_one_exchange_and_x_isolates_it() -> None:
         async with app.run_test(size=(120, 36)) as pilot:
             conn, view = await streamed(pilot)
             lst = view.traffic_list
-            request = next(e for e in conn.session.events
-                           if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "stream")
+            request = next(
+                e for e in conn.session.events if e.kind is Kind.REQUEST and e.data.get("a2a_method") == "stream"
+            )
             lst.move_to(view.index.row_of_seq(request.seq))
             await pilot.press("right_square_bracket")
             assert lst.selected.exchange == request.exchange and lst.selected.kind is Kind.RESPONSE
@@ -150,8 +158,12 @@ async def test_brackets_walk_one_exchange_and_x_isolates_it() -> None:
             await pilot.press("left_square_bracket")  # nothing before the request: stays, says so
             assert lst.selected is request
             await pilot.press("x")
-            await wait_until(pilot, lambda: view.index.done and view.index.filter.text == f"ex:{request.exchange}",
-                             5, "exchange filter")
+            await wait_until(
+                pilot,
+                lambda: view.index.done and view.index.filter.text == f"ex:{request.exchange}",
+                5,
+                "exchange filter",
+            )
             assert {view.index.events[i].exchange for i in view.index.rows} == {request.exchange}
             assert lst.selected is request  # the cursor stays on the event
             await pilot.press("x")
@@ -165,15 +177,32 @@ def synthetic(session: Session, count: int, start: int = 0) -> None:
     for i in range(start, start + count):
         if i % 1000 == 0:
             exchange = session.new_exchange()
-            append(Kind.REQUEST, {"method": "POST", "url": "http://agent/a2a", "headers": {},
-                                  "body": '{"jsonrpc":"2.0"}', "dialect": "0.3", "a2a_method": "stream",
-                                  "rpc_method": "message/stream", "rpc_id": i}, exchange=exchange)
+            append(
+                Kind.REQUEST,
+                {
+                    "method": "POST",
+                    "url": "http://agent/a2a",
+                    "headers": {},
+                    "body": '{"jsonrpc":"2.0"}',
+                    "dialect": "0.3",
+                    "a2a_method": "stream",
+                    "rpc_method": "message/stream",
+                    "rpc_id": i,
+                },
+                exchange=exchange,
+            )
         elif i % 1000 == 1:
-            append(Kind.RESPONSE, {"status": 200, "reason": "OK", "headers": {}, "body": None,
-                                   "streaming": True, "elapsed_ms": 3.0}, exchange=session._exchanges)
+            append(
+                Kind.RESPONSE,
+                {"status": 200, "reason": "OK", "headers": {}, "body": None, "streaming": True, "elapsed_ms": 3.0},
+                exchange=session._exchanges,
+            )
         else:
-            append(Kind.SSE, {"raw": f"data: chunk {i}", "event": None, "data": f"chunk {i}", "id": None,
-                              "retry": None}, exchange=session._exchanges)
+            append(
+                Kind.SSE,
+                {"raw": f"data: chunk {i}", "event": None, "data": f"chunk {i}", "id": None, "retry": None},
+                exchange=session._exchanges,
+            )
 
 
 async def test_100k_events_stay_smooth_benchmark() -> None:
@@ -208,9 +237,11 @@ async def test_100k_events_stay_smooth_benchmark() -> None:
         filtered = time.perf_counter() - t0
         assert [view.index.events[i].data["data"] for i in view.index.rows] == ["chunk 99998"]
         # Reported, not asserted tightly: the machine class is noisy.
-        print(f"\n100k events: {len(frames)} frames, frame handler median {frames[len(frames) // 2] * 1000:.2f} ms, "
-              f"max {frames[-1] * 1000:.2f} ms; all on screen after {elapsed:.2f} s; "
-              f"filter first slice {first_slice * 1000:.1f} ms, whole filter {filtered * 1000:.0f} ms")
+        print(
+            f"\n100k events: {len(frames)} frames, frame handler median {frames[len(frames) // 2] * 1000:.2f} ms, "
+            f"max {frames[-1] * 1000:.2f} ms; all on screen after {elapsed:.2f} s; "
+            f"filter first slice {first_slice * 1000:.1f} ms, whole filter {filtered * 1000:.0f} ms"
+        )
 
 
 def test_index_is_incremental_and_time_boxed() -> None:

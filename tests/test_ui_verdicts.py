@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ui_helpers import screen_text, wait_until
-
 from inspector.protocol import models as m
 from inspector.session import Kind, Session
 from inspector.ui.app import InspectorApp
@@ -19,6 +17,7 @@ from inspector.ui.widgets.tasks_view import TasksView
 from mock_agent import MockAgent
 from peers.sdk_agent import artifact_id_for, release, wait_parked
 from test_ui_task import params, ready, view
+from ui_helpers import screen_text, wait_until
 
 SIZE = (120, 40)
 
@@ -40,17 +39,23 @@ async def test_resubscribe_beside_the_open_stream_shows_each_chunk_once(sdk_agen
         tasks = view(app, TasksView)
         tasks.table.focus()
         await pilot.press("r")  # the tasks list's resubscribe action
-        resubscribe = await wait_until(pilot, lambda: next(
-            (ex for ex in conn.tracker.exchanges.values() if ex.method == "resubscribe" and ex.snapshot_seen),
-            None), 10, "the resubscribe's snapshot")
+        resubscribe = await wait_until(
+            pilot,
+            lambda: next(
+                (ex for ex in conn.tracker.exchanges.values() if ex.method == "resubscribe" and ex.snapshot_seen), None
+            ),
+            10,
+            "the resubscribe's snapshot",
+        )
         await asyncio.to_thread(release, sdk_agent_v10, task_id, "all")
         streams = [ex for ex in conn.tracker.exchanges.values() if ex.method in ("stream", "resubscribe")]
         await wait_until(pilot, lambda: all(ex.ended for ex in streams), 15, "both streams ended")
         assert resubscribe in streams and len(streams) == 2
         app.action_view("task")
         artifacts = view(app, ArtifactsView)
-        await wait_until(pilot, lambda: artifacts.text_of(key) == "echo: hold one two three four", 10,
-                         "the artifact, once")
+        await wait_until(
+            pilot, lambda: artifacts.text_of(key) == "echo: hold one two three four", 10, "the artifact, once"
+        )
         assert task.text() == "echo: hold one two three four"
         assert task.state is m.TaskState.COMPLETED
         assert conn.tracker.violations == [], conn.tracker.violations
@@ -64,8 +69,12 @@ async def test_an_error_mid_stream_shows_as_the_tasks_latest_word() -> None:
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot)
             app.send_message(conn, params("trigger an error"), stream=True)
-            task = await wait_until(pilot, lambda: next(
-                (t for t in conn.tracker.tasks.values() if t.error is not None), None), 10, "the error")
+            task = await wait_until(
+                pilot,
+                lambda: next((t for t in conn.tracker.tasks.values() if t.error is not None), None),
+                10,
+                "the error",
+            )
             assert task.state is m.TaskState.WORKING
             app.select_task(task.id)
             app.action_view("task")
@@ -76,8 +85,7 @@ async def test_an_error_mid_stream_shows_as_the_tasks_latest_word() -> None:
             app.action_view("tasks")
             tasks = view(app, TasksView)
             # The error ended the stream: nothing follows the task now (issue 28, item 6).
-            await wait_until(pilot, lambda: "working · ended on error -32603" in screen_text(app), 5,
-                             "the tasks list")
+            await wait_until(pilot, lambda: "working · ended on error -32603" in screen_text(app), 5, "the tasks list")
             assert tasks.row_keys and conn.tracker.violations == []
 
 
@@ -85,11 +93,13 @@ def _late_push_session() -> Session:
     from test_tracker import Script, chunk, send, status
 
     s = Script("0.3")
-    ex, _ = s.stream(send("go"), status("t", "working"), chunk("t", "a", "done", last=True),
-                     status("t", "completed", final=True))
+    ex, _ = s.stream(
+        send("go"), status("t", "working"), chunk("t", "a", "done", last=True), status("t", "completed", final=True)
+    )
     s.end(ex)
-    late = s.dialect.decode_event({**status("t", "working"), "status": {
-        "state": "working", "timestamp": "2025-01-01T10:00:00Z"}}, "$")
+    late = s.dialect.decode_event(
+        {**status("t", "working"), "status": {"state": "working", "timestamp": "2025-01-01T10:00:00Z"}}, "$"
+    )
     s.session.append(Kind.PUSH, {"headers": {}, "body": "", "url": "/push", "path": "/push"}, payload=late)
     return s.session
 

@@ -19,16 +19,21 @@ from cli_helpers import Cli, cli  # noqa: F401 (fixture)
 from inspector.client import A2AClient, MemoryDialectCache
 from inspector.client.discovery import agent_base, card_candidates
 from inspector.client.push_receiver import PushReceiver
-from inspector.session import Session
 from inspector.serving.runner import BackgroundServer, url_at
+from inspector.session import Session
 
 
 def test_card_candidates_keep_the_query_after_the_path() -> None:
-    assert card_candidates("http://a:1/?v=1") == ["http://a:1/.well-known/agent-card.json?v=1",
-                                                  "http://a:1/.well-known/agent.json?v=1"]
+    assert card_candidates("http://a:1/?v=1") == [
+        "http://a:1/.well-known/agent-card.json?v=1",
+        "http://a:1/.well-known/agent.json?v=1",
+    ]
     assert card_candidates("http://a:1/a2a?v=1#frag") == [
-        "http://a:1/a2a/.well-known/agent-card.json?v=1", "http://a:1/a2a/.well-known/agent.json?v=1",
-        "http://a:1/.well-known/agent-card.json?v=1", "http://a:1/.well-known/agent.json?v=1"]
+        "http://a:1/a2a/.well-known/agent-card.json?v=1",
+        "http://a:1/a2a/.well-known/agent.json?v=1",
+        "http://a:1/.well-known/agent-card.json?v=1",
+        "http://a:1/.well-known/agent.json?v=1",
+    ]
     # a card URL given: used as it is
     assert card_candidates("http://a:1/?v=1", "http://a:1/c.json?k=2") == ["http://a:1/c.json?k=2"]
 
@@ -64,8 +69,7 @@ def versioned_agent() -> Starlette:
         seen.append(f"GET {request.url.path}?{request.url.query}")
         if request.query_params.get("v") != "1":
             return Response("no such version", status_code=404)
-        return hostile.json_response({"name": "versioned", "protocolVersion": "0.3.0",
-                                      "preferredTransport": "JSONRPC"})
+        return hostile.json_response({"name": "versioned", "protocolVersion": "0.3.0", "preferredTransport": "JSONRPC"})
 
     async def rpc(request: Request) -> Response:
         seen.append(f"POST {request.url.path}?{request.url.query}")
@@ -74,8 +78,7 @@ def versioned_agent() -> Starlette:
             return hostile.json_response(hostile.err(rid, -32601, "unknown version"))
         return hostile.json_response(hostile.ok(rid, hostile.task("completed", text="versioned")))
 
-    app = Starlette(routes=[Route("/.well-known/agent-card.json", card),
-                            Route("/", rpc, methods=["POST"])])
+    app = Starlette(routes=[Route("/.well-known/agent-card.json", card), Route("/", rpc, methods=["POST"])])
     app.state.seen = seen
     return app
 
@@ -92,8 +95,9 @@ async def test_a_query_on_the_base_url_reaches_the_card_and_the_endpoint(version
     app.state.seen.clear()
     async with A2AClient(f"{url}/?v=1", dialect_cache=MemoryDialectCache()) as c:
         await c.resolve_dialect()
-        task = await c.send({"message": {"role": "user", "parts": [{"kind": "text", "text": "hi"}],
-                                         "messageId": "m-1"}})
+        task = await c.send(
+            {"message": {"role": "user", "parts": [{"kind": "text", "text": "hi"}], "messageId": "m-1"}}
+        )
     assert c.card_url == f"{url}/.well-known/agent-card.json?v=1"
     assert c.endpoint == f"{url}/?v=1"
     assert task.status.state.value == "completed"
@@ -102,21 +106,27 @@ async def test_a_query_on_the_base_url_reaches_the_card_and_the_endpoint(version
     assert set(app.state.seen[1:]) == {"POST /?v=1"}
 
 
-def test_cli_with_a_query_on_the_base_url(cli: Cli, versioned) -> None:  # noqa: F811
+def test_cli_with_a_query_on_the_base_url(cli: Cli, versioned) -> None:
     url, _app = versioned
     r = cli("send", f"{url}/?v=1", "hi")
     assert r.code == 0, r
     assert "versioned" in r.out
 
 
-@pytest.mark.parametrize(("url", "why", "shown"), [
-    ("http://[bad/", "Invalid IPv6 URL", "http://[bad/"),
-    # The password is a secret on stderr too (CI logs keep it).
-    ("http://ada:[pw]@127.0.0.1:9/", "does not appear to be an IPv4 or IPv6 address",
-     "http://ada:%5Bredacted%5D@127.0.0.1:9/"),
-    ("http://127.0.0.1:99999/", "Port out of range", "http://127.0.0.1:99999/"),
-])
-def test_an_unusable_url_is_a_usage_error(cli: Cli, url: str, why: str, shown: str) -> None:  # noqa: F811
+@pytest.mark.parametrize(
+    ("url", "why", "shown"),
+    [
+        ("http://[bad/", "Invalid IPv6 URL", "http://[bad/"),
+        # The password is a secret on stderr too (CI logs keep it).
+        (
+            "http://ada:[pw]@127.0.0.1:9/",
+            "does not appear to be an IPv4 or IPv6 address",
+            "http://ada:%5Bredacted%5D@127.0.0.1:9/",
+        ),
+        ("http://127.0.0.1:99999/", "Port out of range", "http://127.0.0.1:99999/"),
+    ],
+)
+def test_an_unusable_url_is_a_usage_error(cli: Cli, url: str, why: str, shown: str) -> None:
     from cli_helpers import assert_one_error_line
 
     assert_one_error_line(cli("card", url), 2, f"not a usable URL: {shown!r}", why)

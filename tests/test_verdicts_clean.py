@@ -38,8 +38,11 @@ CALL_ERRORS = (JsonRpcError, ProtocolError, TransportError)
 
 
 def _late_push(s: tt.Script) -> None:
-    ex, _ = s.stream(tt.send("go"), snap("t", "working", "2025-01-01T10:00:01Z"),
-                     stamped("t", "completed", "2025-01-01T10:00:03Z", final=True))
+    ex, _ = s.stream(
+        tt.send("go"),
+        snap("t", "working", "2025-01-01T10:00:01Z"),
+        stamped("t", "completed", "2025-01-01T10:00:03Z", final=True),
+    )
     s.end(ex)
     push(s, stamped("t", "working", "2025-01-01T10:00:02Z"))
 
@@ -57,8 +60,12 @@ def _resubscribe_beside(s: tt.Script) -> None:
     ex, _ = s.stream(tt.send("go"), tt.task("t", "working"), tt.chunk("t", "a", "ha"))
     again = s.call(Method.RESUBSCRIBE, {"id": "t"})
     s.open(again)
-    rest = [tt.task("t", "working", artifacts=[tt.artifact("a", "ha")]), tt.chunk("t", "a", "ha", append=True),
-            tt.chunk("t", "a", "!", append=True, last=True), tt.status("t", "completed", final=True)]
+    rest = [
+        tt.task("t", "working", artifacts=[tt.artifact("a", "ha")]),
+        tt.chunk("t", "a", "ha", append=True),
+        tt.chunk("t", "a", "!", append=True, last=True),
+        tt.status("t", "completed", final=True),
+    ]
     for result in rest:
         s.event(again, result)
     for result in rest[1:]:
@@ -81,22 +88,33 @@ def _joins_late(s: tt.Script) -> None:
 def _ends_where_it_may(s: tt.Script) -> None:
     ex, _ = s.stream(tt.send("go"), tt.task("t", "working"), tt.chunk("t", "a", "x", last=False))
     s.end(ex, "closed")  # the user closed it
-    ex, _ = s.stream(tt.send("ask"), tt.task("u", "working"), tt.chunk("u", "b", "x", last=False),
-                     tt.status("u", "input-required", final=True))
+    ex, _ = s.stream(
+        tt.send("ask"),
+        tt.task("u", "working"),
+        tt.chunk("u", "b", "x", last=False),
+        tt.status("u", "input-required", final=True),
+    )
     s.end(ex)
-    ex, _ = s.stream(tt.send("stop"), tt.task("v", "working"), tt.chunk("v", "c", "x", last=False),
-                     tt.status("v", "canceled", final=True))
+    ex, _ = s.stream(
+        tt.send("stop"),
+        tt.task("v", "working"),
+        tt.chunk("v", "c", "x", last=False),
+        tt.status("v", "canceled", final=True),
+    )
     s.end(ex)
-    ex, _ = s.stream(tt.send("once"), tt.task("w", "working"), tt.chunk("w", "d", "whole"),
-                     tt.status("w", "completed", final=True))
+    ex, _ = s.stream(
+        tt.send("once"), tt.task("w", "working"), tt.chunk("w", "d", "whole"), tt.status("w", "completed", final=True)
+    )
     s.end(ex)
 
 
 def _v10_ends_by_state(s: tt.Script) -> None:
     s.dialect = tt.get_dialect("1.0")
-    ex, _ = s.stream({"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "go"}]}},
-                     {"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}},
-                     {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}})
+    ex, _ = s.stream(
+        {"message": {"role": "ROLE_USER", "messageId": "m", "parts": [{"text": "go"}]}},
+        {"task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}},
+        {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_COMPLETED"}}},
+    )
     s.end(ex)
 
 
@@ -136,8 +154,13 @@ def _http_error_is_not_a_decode_error(s: tt.Script) -> None:
 
 
 def _merged_snapshot(s: tt.Script) -> None:
-    ex, _ = s.stream(tt.send("go"), tt.task("t", "working"), tt.chunk("t", "a", "ab"),
-                     tt.chunk("t", "a", "c", append=True, last=True), tt.status("t", "completed", final=True))
+    ex, _ = s.stream(
+        tt.send("go"),
+        tt.task("t", "working"),
+        tt.chunk("t", "a", "ab"),
+        tt.chunk("t", "a", "c", append=True, last=True),
+        tt.status("t", "completed", final=True),
+    )
     s.end(ex)
     get = s.call(Method.GET, {"id": "t"})
     s.reply(get, tt.task("t", "completed", artifacts=[tt.artifact("a", "abc")]))
@@ -145,11 +168,19 @@ def _merged_snapshot(s: tt.Script) -> None:
 
 def _echoed_message(s: tt.Script) -> None:
     ex = s.call(Method.SEND, tt.send("hello", "u1"))
-    s.reply(ex, tt.task("t", "completed", history=[tt.msg("hello", "user", "u1", "t", "c1")],
-                        message=tt.msg("hi", mid="a1")))
+    s.reply(
+        ex,
+        tt.task("t", "completed", history=[tt.msg("hello", "user", "u1", "t", "c1")], message=tt.msg("hi", mid="a1")),
+    )
     get = s.call(Method.GET, {"id": "t"})
-    s.reply(get, tt.task("t", "completed", history=[tt.msg("hello", "user", "u1", "t", "c1"),
-                                                    tt.msg("hi", mid="a1", task="t", ctx="c1")]))
+    s.reply(
+        get,
+        tt.task(
+            "t",
+            "completed",
+            history=[tt.msg("hello", "user", "u1", "t", "c1"), tt.msg("hi", mid="a1", task="t", ctx="c1")],
+        ),
+    )
 
 
 def _blocking_until_input(s: tt.Script) -> None:
@@ -170,8 +201,15 @@ def _token_stream(s: tt.Script) -> None:
 def _ids_of_real_captures(_s: tt.Script) -> list[str]:
     """The a2a-sdk's own answers carry the request's id (its own position: last)."""
     problems = []
-    for name in ("02_v03_message_send", "03_v03_message_stream", "05_v10_send", "06_v10_stream",
-                 "09_v10_GetTask", "14_v03_get_unknown_task", "15_v10_GetTask_unknown"):
+    for name in (
+        "02_v03_message_send",
+        "03_v03_message_stream",
+        "05_v10_send",
+        "06_v10_stream",
+        "09_v10_GetTask",
+        "14_v03_get_unknown_task",
+        "15_v10_GetTask_unknown",
+    ):
         cap = parse(CAPTURES / f"{name}.txt")
         rid = cap.request_json()["id"]
         bodies = [e.data for e in cap.events()] if cap.is_sse else [cap.response_body]
@@ -182,12 +220,27 @@ def _ids_of_real_captures(_s: tt.Script) -> list[str]:
 def _own_task_frames(s: tt.Script) -> list[str]:
     """The agent a task was sent to reports on it, after the relay's exchange ended too."""
     ex = tt.hub_task_sent_to_a(s)
-    tt.hub_frame(s, "in", "a", {"jsonrpc": "2.0", "method": "task.artifact", "params": {
-        "id": "t", "artifact": {"parts": [{"type": "text", "text": "real"}]}}}, ex)
-    tt.hub_frame(s, "in", "a", {"jsonrpc": "2.0", "method": "task.complete", "params": {
-        "id": "t", "status": {"state": "completed"}}}, ex)
-    s.session.append(Kind.STREAM_END, {"reason": "complete", "events": 2, "elapsed_ms": 1.0, "terminal": True},
-                     exchange=ex)
+    tt.hub_frame(
+        s,
+        "in",
+        "a",
+        {
+            "jsonrpc": "2.0",
+            "method": "task.artifact",
+            "params": {"id": "t", "artifact": {"parts": [{"type": "text", "text": "real"}]}},
+        },
+        ex,
+    )
+    tt.hub_frame(
+        s,
+        "in",
+        "a",
+        {"jsonrpc": "2.0", "method": "task.complete", "params": {"id": "t", "status": {"state": "completed"}}},
+        ex,
+    )
+    s.session.append(
+        Kind.STREAM_END, {"reason": "complete", "events": 2, "elapsed_ms": 1.0, "terminal": True}, exchange=ex
+    )
     task = s.tracker.task("t")
     return [] if task.text() == "real" else [f"the task's text is {task.text()!r}"]
 
@@ -229,11 +282,13 @@ NEAR_MISSES: dict[str, Callable[[tt.Script], Any]] = {
     "blocking-not-final": _blocking_until_input,
     "id-mismatch": _ids_of_real_captures,
     "duplicate-chunk": _token_stream,
-    "client-bad-envelope": lambda s: _clean_client(s, {"jsonrpc": "2.0", "id": "r-1", "method": "tasks/get",
-                                                       "params": {"id": "t"}}),
+    "client-bad-envelope": lambda s: _clean_client(
+        s, {"jsonrpc": "2.0", "id": "r-1", "method": "tasks/get", "params": {"id": "t"}}
+    ),
     "client-no-version": lambda s: _clean_client(s, tt._v10_send("go"), headers={"A2A-Version": "1.0"}),
-    "client-empty-parts": lambda s: _clean_client(s, tt._v10_send("go", parts=[{"text": ""}]),
-                                                  headers={"A2A-Version": "1.0"}),
+    "client-empty-parts": lambda s: _clean_client(
+        s, tt._v10_send("go", parts=[{"text": ""}]), headers={"A2A-Version": "1.0"}
+    ),
     "client-continuation-without-task": _continuation_named,
     "foreign-task-frame": _own_task_frames,
 }
@@ -252,8 +307,15 @@ def test_every_code_has_a_raising_case_and_a_clean_near_miss(code: str) -> None:
 
 
 def params(text: str, task_id: str | None = None, context_id: str | None = None) -> m.SendParams:
-    return m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)],
-                                          message_id=str(uuid.uuid4()), task_id=task_id, context_id=context_id))
+    return m.SendParams(
+        message=m.Message(
+            role=m.Role.USER,
+            parts=[m.TextPart(text=text)],
+            message_id=str(uuid.uuid4()),
+            task_id=task_id,
+            context_id=context_id,
+        )
+    )
 
 
 def _task_id(event: Any) -> str:
@@ -310,9 +372,12 @@ async def test_the_sdk_peer_in_every_flow_raises_nothing(mode: str, dialect: str
 
 #: Scenarios that script faults on purpose: what each trigger is meant to produce.
 DECLARED: dict[str, dict[str, set[str]]] = {
-    "errors": {"malformed": {"decode-error"}, "drop": {"stream-no-terminal"},
-               # ... and a 1.0 send (blocking unless it says returnImmediately) answered working.
-               "no final": {"stream-no-terminal", "blocking-not-final"}},
+    "errors": {
+        "malformed": {"decode-error"},
+        "drop": {"stream-no-terminal"},
+        # ... and a 1.0 send (blocking unless it says returnImmediately) answered working.
+        "no final": {"stream-no-terminal", "blocking-not-final"},
+    },
     # Seeded random faults: a bad JSON body or event, a dropped stream.
     "flaky": {"*": {"decode-error", "stream-no-terminal"}},
 }
@@ -379,8 +444,9 @@ async def test_every_builtin_scenario_raises_only_what_it_declares(name: str) ->
                     session = Session()
                     tracker = TaskTracker(session)
                     receiver = PushReceiver(session) if with_push else None
-                    async with A2AClient(mock.url, session=session, dialect=dialect,
-                                         dialect_cache=MemoryDialectCache()) as c:
+                    async with A2AClient(
+                        mock.url, session=session, dialect=dialect, dialect_cache=MemoryDialectCache()
+                    ) as c:
                         await c.resolve_dialect()
                         if stream and not c.dialect.has(Method.STREAM):
                             continue
@@ -399,9 +465,12 @@ async def test_every_builtin_scenario_raises_only_what_it_declares(name: str) ->
                             await _drained(mock)
                             await receiver.stop()
                     allowed = declared.get(text, declared.get("*", set()))
-                    unexpected += [f"{dialect} {'stream' if stream else 'send'}{' +push' if with_push else ''} "
-                                   f"{text!r}: {v.code} ({v.message})"
-                                   for v in tracker.violations if v.code not in allowed]
+                    unexpected += [
+                        f"{dialect} {'stream' if stream else 'send'}{' +push' if with_push else ''} "
+                        f"{text!r}: {v.code} ({v.message})"
+                        for v in tracker.violations
+                        if v.code not in allowed
+                    ]
                     if with_push:
                         assert any(e.kind is Kind.PUSH for e in session.events), (name, dialect, text)
     assert unexpected == []

@@ -36,9 +36,11 @@ LINK = re.compile(r"http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]+)")
 
 # --- the gate, as rules -----------------------------------------------------------------
 
+
 def _headers(port: int, **more: str) -> list[tuple[bytes, bytes]]:
     return [(b"host", f"127.0.0.1:{port}".encode())] + [
-        (k.replace("_", "-").encode(), v.encode()) for k, v in more.items()]
+        (k.replace("_", "-").encode(), v.encode()) for k, v in more.items()
+    ]
 
 
 def test_the_token_opens_the_page_once_and_then_only_the_cookie_does() -> None:
@@ -59,8 +61,13 @@ def test_the_token_opens_the_page_once_and_then_only_the_cookie_does() -> None:
 
 def test_nothing_but_the_page_with_the_right_token_spends_it() -> None:
     gate = Gate(8780)
-    for path, query in (("/", {}), ("/", {TOKEN_PARAM: "x" + gate.token}), ("/", {TOKEN_PARAM: "é"}),
-                        ("/ws", {TOKEN_PARAM: gate.token}), ("/static/css/xterm.css", {})):
+    for path, query in (
+        ("/", {}),
+        ("/", {TOKEN_PARAM: "x" + gate.token}),
+        ("/", {TOKEN_PARAM: "é"}),
+        ("/ws", {TOKEN_PARAM: gate.token}),
+        ("/static/css/xterm.css", {}),
+    ):
         verdict = gate.check(path, query, {}, _headers(8780))
         assert not verdict.allow and verdict.reason is not None and verdict.cookie is None, (path, query)
     assert not gate.spent
@@ -82,6 +89,7 @@ def test_other_pages_are_refused_even_with_the_cookie() -> None:
 
 # --- the server -------------------------------------------------------------------------
 
+
 class Web:
     def __init__(self, proc: subprocess.Popen[bytes], port: int, token: str) -> None:
         self.proc = proc
@@ -94,8 +102,12 @@ class Web:
 @contextmanager
 def web_server(*args: str) -> Iterator[Web]:
     """``a2a-inspect web ARGS --port 0``, until the block ends (then Ctrl-C, exit 0)."""
-    proc = subprocess.Popen([sys.executable, "-m", "inspector.cli", "web", "--port", "0", *args],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "inspector.cli", "web", "--port", "0", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], WAIT)
@@ -121,7 +133,7 @@ def descendants(pid: int) -> list[int]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         if fields[0] != "Z":
             parents.setdefault(int(fields[1]), []).append(int(entry))
     found, todo = [], [pid]
@@ -208,8 +220,9 @@ def test_stopping_the_server_ends_the_open_sessions_apps(a2a_mock) -> None:
     with web_server(a2a_mock.url) as web:
         opened = httpx.get(f"{web.link}")
         name, value = opened.headers["set-cookie"].split(";")[0].split("=", 1)
-        with connect(f"ws://127.0.0.1:{web.port}/ws", additional_headers={"Cookie": f"{name}={value}"},
-                     open_timeout=WAIT) as ws:
+        with connect(
+            f"ws://127.0.0.1:{web.port}/ws", additional_headers={"Cookie": f"{name}={value}"}, open_timeout=WAIT
+        ) as ws:
             AppSocket(ws).wait_for("● ready")
             running = descendants(web.proc.pid)
             assert len(apps(web.proc.pid)) == 1
@@ -230,8 +243,10 @@ def test_a_browser_opens_the_demo_sends_a_message_and_sees_it_completed(tmp_path
         page.type("hello there")
         page.wait_for("hello there")
         page.press("s", ctrl=True)
-        shown = page.wait_until(lambda text: "▸ completed" in text and "echo: hello there" in text,
-                                "the task completed, its echo artifact shown")
+        shown = page.wait_until(
+            lambda text: "▸ completed" in text and "echo: hello there" in text,
+            "the task completed, its echo artifact shown",
+        )
         assert "hello there" in shown
         page.close()
         wait_until(lambda: descendants(web.proc.pid) == [], "the app to end with its tab")
@@ -242,16 +257,27 @@ def test_the_port_taken_and_usage_errors_are_one_line_each() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = subprocess.run([sys.executable, "-m", "inspector.cli", "web", "--demo", "--port", str(port)],
-                              capture_output=True, text=True, timeout=WAIT)
+        done = subprocess.run(
+            [sys.executable, "-m", "inspector.cli", "web", "--demo", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+        )
         assert done.returncode == 1 and done.stderr.startswith(f"a2a-inspect web: cannot listen on 127.0.0.1:{port}")
         assert len(done.stderr.splitlines()) == 1
-    done = subprocess.run([sys.executable, "-m", "inspector.cli", "web", "http://127.0.0.1:1", "--dialect", "0.1",
-                           "--binding", "grpc"], capture_output=True, text=True, timeout=WAIT)
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector.cli", "web", "http://127.0.0.1:1", "--dialect", "0.1", "--binding", "grpc"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     # Without the web extra: what to install, not a traceback.
-    without = ("import sys; sys.modules['textual_serve'] = None; from inspector.cli import main; "
-               "sys.exit(main(['web', '--demo', '--port', '0']))")
+    without = (
+        "import sys; sys.modules['textual_serve'] = None; from inspector.cli import main; "
+        "sys.exit(main(['web', '--demo', '--port', '0']))"
+    )
     done = subprocess.run([sys.executable, "-c", without], capture_output=True, text=True, timeout=WAIT)
     assert done.returncode == 2 and done.stderr == (
-        "a2a-inspect web: needs the web extra (textual_serve is missing): pip install 'a2a-inspect[web]'\n")
+        "a2a-inspect web: needs the web extra (textual_serve is missing): pip install 'a2a-inspect[web]'\n"
+    )

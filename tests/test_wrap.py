@@ -29,8 +29,10 @@ def rows_of(wrapped: WrappedText, width: int) -> list[str]:
 def test_appends_give_the_rows_of_a_whole_rewrap(seed: int) -> None:
     rng = random.Random(seed)
     newline = 0.0 if seed % 2 else 0.02  # one long line, or lines
-    pieces = ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 6)))
-              + ("\n" if rng.random() < newline else "") for _ in range(3000)]
+    pieces = [
+        "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 6))) + ("\n" if rng.random() < newline else "")
+        for _ in range(3000)
+    ]
     width = rng.randint(1, 50)
     growing = WrappedText()
     growing.wrap(width)
@@ -85,7 +87,9 @@ def work(pieces: int, newline: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[i
     text.wrap(80)
     rng = random.Random(3)
     for i in range(pieces):
-        text.append(rng.choice(["the ", "quick ", "brün ", "fox—", "日本 "]) + ("\n" if newline and i % 10 == 9 else ""))
+        text.append(
+            rng.choice(["the ", "quick ", "brün ", "fox—", "日本 "]) + ("\n" if newline and i % 10 == 9 else "")
+        )
     monkeypatch.setattr(wrap, "wrap_rows", original)
     return text.read, measured[0]
 
@@ -195,12 +199,15 @@ def test_rows_take_about_5_bytes_each_and_give_back_every_offset() -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_rewrap_reads_the_text_a_window_at_a_time_and_gives_the_same_rows(
-        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(wrap, "WINDOW", 50)
     rng = random.Random(seed)
     newline = (0.0, 0.01, 0.2, 0.5)[seed]  # one long line ... many short ones
-    source = "".join("".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 6)))
-                     + ("\n" if rng.random() < newline else "") for _ in range(2000))
+    source = "".join(
+        "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 6))) + ("\n" if rng.random() < newline else "")
+        for _ in range(2000)
+    )
     source = visible(source).replace("\t", TAB)  # as shown: the text can be read from its source
     asked: list[int] = []
 
@@ -211,7 +218,7 @@ def test_a_rewrap_reads_the_text_a_window_at_a_time_and_gives_the_same_rows(
     text = WrappedText()
     text.follow(slicer, 0)
     for at in range(0, len(source), 97):
-        text.append(source[at:at + 97])
+        text.append(source[at : at + 97])
     for width in (7, 1, 33, 120):
         asked.clear()
         assert rows_of(text, width) == reference_rows(source, width)

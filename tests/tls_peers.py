@@ -54,16 +54,21 @@ def _https(srv: BackgroundServer) -> str:
 
 @pytest.fixture(scope="module")
 def https_agent(pki: Pki) -> Iterator[str]:
-    with BackgroundServer(build_app("v10", echo_delay=0, slow_delay=0), ssl_certfile=str(pki.server_cert),
-                          ssl_keyfile=str(pki.server_key)) as srv:
+    with BackgroundServer(
+        build_app("v10", echo_delay=0, slow_delay=0), ssl_certfile=str(pki.server_cert), ssl_keyfile=str(pki.server_key)
+    ) as srv:
         yield _https(srv)
 
 
 @pytest.fixture(scope="module")
 def mtls_agent(pki: Pki) -> Iterator[str]:
-    with BackgroundServer(build_app("v10", echo_delay=0, slow_delay=0), ssl_certfile=str(pki.server_cert),
-                          ssl_keyfile=str(pki.server_key), ssl_ca_certs=str(pki.ca),
-                          ssl_cert_reqs=ssl.CERT_REQUIRED) as srv:
+    with BackgroundServer(
+        build_app("v10", echo_delay=0, slow_delay=0),
+        ssl_certfile=str(pki.server_cert),
+        ssl_keyfile=str(pki.server_key),
+        ssl_ca_certs=str(pki.ca),
+        ssl_cert_reqs=ssl.CERT_REQUIRED,
+    ) as srv:
         yield _https(srv)
 
 
@@ -83,15 +88,17 @@ class _GrpcTls:
         from a2a.types import a2a_pb2_grpc
 
         card = build_card("v10", "http://127.0.0.1", 0)
-        handler = DefaultRequestHandler(agent_executor=EchoExecutor(0, 0), task_store=InMemoryTaskStore(),
-                                        agent_card=card, extended_agent_card=card)
+        handler = DefaultRequestHandler(
+            agent_executor=EchoExecutor(0, 0), task_store=InMemoryTaskStore(), agent_card=card, extended_agent_card=card
+        )
         self.server = grpc.aio.server()
         a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), self.server)
         pki = self.pki
         credentials = grpc.ssl_server_credentials(
             [(pki.server_key.read_bytes(), pki.server_cert.read_bytes())],
             root_certificates=pki.ca.read_bytes() if self.require_client else None,
-            require_client_auth=self.require_client)
+            require_client_auth=self.require_client,
+        )
         port = self.server.add_secure_port("127.0.0.1:0", credentials)
         await self.server.start()
         return port

@@ -95,8 +95,7 @@ async def stream_bomb(request: Request) -> Response:
 
 
 async def bad_gzip(request: Request) -> Response:
-    return Response(b"this was never gzip", headers={"content-type": "application/json",
-                                                     "content-encoding": "gzip"})
+    return Response(b"this was never gzip", headers={"content-type": "application/json", "content-encoding": "gzip"})
 
 
 async def deep_card(request: Request) -> Response:
@@ -105,8 +104,10 @@ async def deep_card(request: Request) -> Response:
 
 async def deep_answer(request: Request) -> Response:
     rpc_id = await _rpc_id(request)
-    return Response(b'{"jsonrpc":"2.0","id":%s,"result":' % json.dumps(rpc_id).encode() + deep_json() + b"}",
-                    media_type="application/json")
+    return Response(
+        b'{"jsonrpc":"2.0","id":%s,"result":' % json.dumps(rpc_id).encode() + deep_json() + b"}",
+        media_type="application/json",
+    )
 
 
 async def heartbeats(request: Request) -> Response:
@@ -136,9 +137,21 @@ async def stalled(request: Request) -> Response:
 async def big_event(request: Request) -> Response:
     """One event of 256 KiB of text, uncompressed: over a --max-event of 100K."""
     rpc_id = await _rpc_id(request)
-    status = {"kind": "status-update", "taskId": "t-trust", "contextId": "c-trust", "final": False,
-              "status": {"state": "working", "message": {"kind": "message", "role": "agent", "messageId": "m1",
-                                                         "parts": [{"kind": "text", "text": "x" * (256 * 1024)}]}}}
+    status = {
+        "kind": "status-update",
+        "taskId": "t-trust",
+        "contextId": "c-trust",
+        "final": False,
+        "status": {
+            "state": "working",
+            "message": {
+                "kind": "message",
+                "role": "agent",
+                "messageId": "m1",
+                "parts": [{"kind": "text", "text": "x" * (256 * 1024)}],
+            },
+        },
+    }
 
     async def chunks() -> Any:
         yield b"data: " + _ok(rpc_id, TASK) + b"\n\n"
@@ -151,8 +164,18 @@ async def big_event(request: Request) -> Response:
 async def big_answer(request: Request) -> Response:
     """A 256 KiB answer, uncompressed: over a --max-body of 100K."""
     rpc_id = await _rpc_id(request)
-    task = dict(TASK, status={"state": "completed", "message": {
-        "kind": "message", "role": "agent", "messageId": "m1", "parts": [{"kind": "text", "text": "é" * (128 * 1024)}]}})
+    task = dict(
+        TASK,
+        status={
+            "state": "completed",
+            "message": {
+                "kind": "message",
+                "role": "agent",
+                "messageId": "m1",
+                "parts": [{"kind": "text", "text": "é" * (128 * 1024)}],
+            },
+        },
+    )
     return Response(_ok(rpc_id, task), media_type="application/json")
 
 
@@ -171,19 +194,21 @@ async def comment_flood(request: Request) -> Response:
 
 
 def build_app() -> Starlette:
-    return Starlette(routes=[
-        Route("/card-bomb/.well-known/agent-card.json", card_bomb),
-        Route("/send-bomb/", send_bomb, methods=["POST"]),
-        Route("/stream-bomb/", stream_bomb, methods=["POST"]),
-        Route("/bad-gzip/", bad_gzip, methods=["POST"]),
-        Route("/deep-card/.well-known/agent-card.json", deep_card),
-        Route("/deep/", deep_answer, methods=["POST"]),
-        Route("/heartbeats/", heartbeats, methods=["POST"]),
-        Route("/stalled/", stalled, methods=["POST"]),
-        Route("/big-event/", big_event, methods=["POST"]),
-        Route("/big-answer/", big_answer, methods=["POST"]),
-        Route("/comment-flood/", comment_flood, methods=["POST"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/card-bomb/.well-known/agent-card.json", card_bomb),
+            Route("/send-bomb/", send_bomb, methods=["POST"]),
+            Route("/stream-bomb/", stream_bomb, methods=["POST"]),
+            Route("/bad-gzip/", bad_gzip, methods=["POST"]),
+            Route("/deep-card/.well-known/agent-card.json", deep_card),
+            Route("/deep/", deep_answer, methods=["POST"]),
+            Route("/heartbeats/", heartbeats, methods=["POST"]),
+            Route("/stalled/", stalled, methods=["POST"]),
+            Route("/big-event/", big_event, methods=["POST"]),
+            Route("/big-answer/", big_answer, methods=["POST"]),
+            Route("/comment-flood/", comment_flood, methods=["POST"]),
+        ]
+    )
 
 
 # ---------------------------------------------------------------------- measuring
@@ -199,12 +224,23 @@ sys.exit(code)
 """
 
 
-def peak_rss_mib(command: list[str], *, env: dict[str, str], cwd: Path, timeout: float = 120.0,
-                 ) -> tuple[subprocess.CompletedProcess[bytes], float]:
+def peak_rss_mib(
+    command: list[str],
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    timeout: float = 120.0,
+) -> tuple[subprocess.CompletedProcess[bytes], float]:
     """Run ``command`` (stdin closed, output captured); return it and its peak RSS in MiB."""
     out = Path(cwd) / f".peak-rss-{os.getpid()}-{time.monotonic_ns()}"
-    proc = subprocess.run([sys.executable, "-c", _MEASURE, str(out), *command], capture_output=True,
-                          timeout=timeout, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(out), *command],
+        capture_output=True,
+        timeout=timeout,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
     peak = int(out.read_text())
     out.unlink()
     # ru_maxrss is KiB on Linux, bytes on macOS.

@@ -22,24 +22,27 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
-from ui_helpers import screen_text, wait_until  # noqa: E402
-
-from inspector.protocol import models as m  # noqa: E402
-from inspector.session import Kind  # noqa: E402
-from inspector.ui.app import InspectorApp  # noqa: E402
+from inspector.protocol import models as m
+from inspector.ui.app import InspectorApp
+from ui_helpers import screen_text, wait_until
 
 
 async def main(case: str, url: str) -> dict[str, Any]:
     app = InspectorApp(url=url, dialect="0.3" if case != "card" else "auto")
     out: dict[str, Any] = {}
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: app.active is not None and app.active.state in ("ready", "error"),
-                         60, "the connection to settle")
+        await wait_until(
+            pilot,
+            lambda: app.active is not None and app.active.state in ("ready", "error"),
+            60,
+            "the connection to settle",
+        )
         conn = app.active
         if case != "card":
             assert conn.state == "ready", conn.error
-            params = m.SendParams(message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="hi")],
-                                                    message_id=str(uuid.uuid4())))
+            params = m.SendParams(
+                message=m.Message(role=m.Role.USER, parts=[m.TextPart(text="hi")], message_id=str(uuid.uuid4()))
+            )
             app.send_message(conn, params, stream=case == "stream")
             await wait_until(pilot, lambda: app.errors, 60, "the error to be reported")
         await pilot.pause(0.2)
@@ -52,8 +55,10 @@ async def main(case: str, url: str) -> dict[str, Any]:
         out["traffic_screen"] = screen_text(app)
         out["cut"] = [e.kind.value for e in conn.session.events if e.data.get("cut")]
         out["kinds"] = [e.kind.value for e in conn.session.events]
-        out["cut_size"] = max((len(e.data.get("body") or e.data.get("raw") or "")
-                               for e in conn.session.events if e.data.get("cut")), default=0)
+        out["cut_size"] = max(
+            (len(e.data.get("body") or e.data.get("raw") or "") for e in conn.session.events if e.data.get("cut")),
+            default=0,
+        )
     return out
 
 

@@ -10,8 +10,7 @@ from typing import Any
 BOUND = 30.0
 
 
-async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0,
-                     what: str = "condition") -> Any:
+async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
     """Poll ``predicate`` between short pauses until it is truthy; fail after ``timeout``,
     or after BOUND if that is longer: the bound ends a broken test, it does not time the
     app, and a loaded machine (more test workers than cores, other work) stretches a few
@@ -36,9 +35,11 @@ def screen_text(app: Any) -> str:
 async def preview(pilot: Any, composer: Any) -> tuple[str, Any]:
     """The composer's preview, once the composer has heard of the ready connection (a
     message after the connection's own state says ready)."""
+
     def previewed() -> Any:
         try:
             return composer.preview_request()
         except ValueError:
             return None
+
     return await wait_until(pilot, previewed, 10, "the composer to know the agent")

@@ -6,5 +6,16 @@ from .context import CheckOptions
 from .probe import FAIL, GROUPS, PASS, PROBES, SKIP, Probe, Result
 from .runner import Report, run_check, selected
 
-__all__ = ["FAIL", "GROUPS", "PASS", "PROBES", "SKIP", "CheckOptions", "Probe", "Report", "Result",
-           "run_check", "selected"]
+__all__ = [
+    "FAIL",
+    "GROUPS",
+    "PASS",
+    "PROBES",
+    "SKIP",
+    "CheckOptions",
+    "Probe",
+    "Report",
+    "Result",
+    "run_check",
+    "selected",
+]

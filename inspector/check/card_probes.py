@@ -16,6 +16,7 @@ from .probe import Skipped, probe
 def same_host(given: str, url: str) -> bool:
     """Whether ``url`` is on the host the user gave (any port, any scheme): the host a
     check may send to. gRPC interfaces are written host:port, without a scheme."""
+
     def host(u: str) -> str:
         parts = urlsplit(u if "://" in u else f"grpc://{u}")
         return (parts.hostname or "").lower()
@@ -26,30 +27,39 @@ def same_host(given: str, url: str) -> bool:
         return False
 
 
-@probe("card.lint", "card", "the card has no lint errors",
-       section="AgentCard (the schema of each version)",
-       rule="The card's required fields are present with the types the version's schema gives them.",
-       per_agent=True, skips="never: an agent without a card fails it")
+@probe(
+    "card.lint",
+    "card",
+    "the card has no lint errors",
+    section="AgentCard (the schema of each version)",
+    rule="The card's required fields are present with the types the version's schema gives them.",
+    per_agent=True,
+    skips="never: an agent without a card fails it",
+)
 async def card_lint(ctx: ProbeContext) -> None:
     client = ctx.client
     if client.card_raw is None:
         raise ctx.fail(f"no agent card: {error_text(client.card_error) if client.card_error else 'none found'}")
-    findings = [f for f in lint_card(client.card_raw, ctx.dialect, card_url=client.card_url)
-                if f.severity == "error"]
+    findings = [f for f in lint_card(client.card_raw, ctx.dialect, card_url=client.card_url) if f.severity == "error"]
     if findings:
         shown = "; ".join(f"{f.code} at {f.path}" for f in findings[:5])
         more = f" (and {len(findings) - 5} more)" if len(findings) > 5 else ""
-        raise ctx.fail(f"{len(findings)} lint error{'s' if len(findings) != 1 else ''}: {shown}{more} "
-                       "(a2a-inspect card URL says each)")
+        raise ctx.fail(
+            f"{len(findings)} lint error{'s' if len(findings) != 1 else ''}: {shown}{more} "
+            "(a2a-inspect card URL says each)"
+        )
 
 
-@probe("card.interfaces", "card", "every interface the card lists answers through its binding",
-       section="1.0 AgentCard.supported_interfaces, AgentInterface; 0.3 url, preferredTransport, additionalInterfaces",
-       rule="Each interface the card lists is a URL where the agent answers in the protocol binding "
-            "and version it names.",
-       per_agent=True,
-       skips="no card, or a card listing no interface a2a-inspect speaks; an interface on another host "
-             "than the one given is not probed (reported as such)")
+@probe(
+    "card.interfaces",
+    "card",
+    "every interface the card lists answers through its binding",
+    section="1.0 AgentCard.supported_interfaces, AgentInterface; 0.3 url, preferredTransport, additionalInterfaces",
+    rule="Each interface the card lists is a URL where the agent answers in the protocol binding and version it names.",
+    per_agent=True,
+    skips="no card, or a card listing no interface a2a-inspect speaks; an interface on another host "
+    "than the one given is not probed (reported as such)",
+)
 async def card_interfaces(ctx: ProbeContext) -> None:
     card = ctx.card
     if card is None:
@@ -81,8 +91,9 @@ async def card_interfaces(ctx: ProbeContext) -> None:
         except UnsupportedMethod as exc:
             problems.append(f"{iface.describe()}: {exc}")
         except (ProtocolError, TransportError) as exc:
-            raise ctx.fail(f"{iface.describe()} does not answer as {iface.spelled} {iface.dialect}: "
-                           f"{error_text(exc)}") from None
+            raise ctx.fail(
+                f"{iface.describe()} does not answer as {iface.spelled} {iface.dialect}: {error_text(exc)}"
+            ) from None
     if not probed:
         raise Skipped("; ".join(problems))
 
@@ -93,15 +104,19 @@ def _declares_extended(card: object) -> bool:
     return bool(flag if flag is not None else getattr(card, "supports_authenticated_extended_card", None))
 
 
-@probe("card.extended", "card", "the extended card a card declares is served",
-       section="1.0 GetExtendedAgentCard, AgentCapabilities.extended_agent_card; 0.3 "
-               "agent/getAuthenticatedExtendedCard, supportsAuthenticatedExtendedCard",
-       rule="1.0: \"Indicates if the agent supports providing an extended agent card when authenticated.\" "
-            "\"Gets the extended agent card for the authenticated agent.\" Declared, it is served (-32007: "
-            "\"the agent does not have an Authenticated Extended Card configured\" contradicts the card).",
-       dialects=("0.3", "1.0"),
-       skips="a card that does not declare an extended card; an agent that wants credentials for it "
-             "(HTTP 401/403: give --bearer, --api-key... to check it)")
+@probe(
+    "card.extended",
+    "card",
+    "the extended card a card declares is served",
+    section="1.0 GetExtendedAgentCard, AgentCapabilities.extended_agent_card; 0.3 "
+    "agent/getAuthenticatedExtendedCard, supportsAuthenticatedExtendedCard",
+    rule='1.0: "Indicates if the agent supports providing an extended agent card when authenticated." '
+    '"Gets the extended agent card for the authenticated agent." Declared, it is served (-32007: '
+    '"the agent does not have an Authenticated Extended Card configured" contradicts the card).',
+    dialects=("0.3", "1.0"),
+    skips="a card that does not declare an extended card; an agent that wants credentials for it "
+    "(HTTP 401/403: give --bearer, --api-key... to check it)",
+)
 async def extended(ctx: ProbeContext) -> None:
     if ctx.card is None or not _declares_extended(ctx.card):
         raise Skipped("the card does not declare an extended card")

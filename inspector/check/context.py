@@ -65,23 +65,57 @@ class CheckOptions:
     probe_seconds: float = 20.0
 
     def client(self, session: Session, dialect: str, binding: str) -> A2AClient:
-        return A2AClient(self.url, session=session, dialect=dialect, binding=binding, card_url=self.card_url,
-                         headers=self.headers, auth=self.auth, timeouts=self.timeouts, limits=self.limits,
-                         secret_names=self.secret_names, plain_names=self.plain_names,
-                         method_names=self.method_names, tls=self.tls, oauth2=self.oauth2)
+        return A2AClient(
+            self.url,
+            session=session,
+            dialect=dialect,
+            binding=binding,
+            card_url=self.card_url,
+            headers=self.headers,
+            auth=self.auth,
+            timeouts=self.timeouts,
+            limits=self.limits,
+            secret_names=self.secret_names,
+            plain_names=self.plain_names,
+            method_names=self.method_names,
+            tls=self.tls,
+            oauth2=self.oauth2,
+        )
 
     def client_at(self, session: Session, dialect: str, binding: str, endpoint: str) -> A2AClient:
         """A client that talks to ``endpoint`` itself (one interface of the card)."""
-        return A2AClient(self.url, session=session, dialect=dialect, binding=binding, card_url=self.card_url,
-                         endpoint=endpoint, headers=self.headers, auth=self.auth, timeouts=self.timeouts,
-                         limits=self.limits, secret_names=self.secret_names, plain_names=self.plain_names,
-                         method_names=self.method_names, tls=self.tls, oauth2=self.oauth2)
+        return A2AClient(
+            self.url,
+            session=session,
+            dialect=dialect,
+            binding=binding,
+            card_url=self.card_url,
+            endpoint=endpoint,
+            headers=self.headers,
+            auth=self.auth,
+            timeouts=self.timeouts,
+            limits=self.limits,
+            secret_names=self.secret_names,
+            plain_names=self.plain_names,
+            method_names=self.method_names,
+            tls=self.tls,
+            oauth2=self.oauth2,
+        )
 
 
 class ProbeContext:
-    def __init__(self, options: CheckOptions, client: A2AClient, session: Session, tracker: TaskTracker,
-                 *, dialect: str, binding: str | None, bindings: tuple[str, ...] = (),
-                 clients: dict[str, A2AClient] | None = None) -> None:
+    def __init__(
+        self,
+        options: CheckOptions,
+        client: A2AClient,
+        session: Session,
+        tracker: TaskTracker,
+        *,
+        dialect: str,
+        binding: str | None,
+        bindings: tuple[str, ...] = (),
+        clients: dict[str, A2AClient] | None = None,
+    ) -> None:
         self.options = options
         #: Every binding the check runs on, and the client of each that could be used
         #: (for the probes that compare them).
@@ -135,20 +169,28 @@ class ProbeContext:
 
     # -------------------------------------------------------------- messages
 
-    def message(self, text: str, *, task_id: str | None = None, context_id: str | None = None,
-                parts: list[Any] | None = None) -> m.Message:
-        return m.Message(role=m.Role.USER, parts=parts or [m.TextPart(text=text)], message_id=str(uuid.uuid4()),
-                         task_id=task_id, context_id=context_id)
+    def message(
+        self, text: str, *, task_id: str | None = None, context_id: str | None = None, parts: list[Any] | None = None
+    ) -> m.Message:
+        return m.Message(
+            role=m.Role.USER,
+            parts=parts or [m.TextPart(text=text)],
+            message_id=str(uuid.uuid4()),
+            task_id=task_id,
+            context_id=context_id,
+        )
 
-    def params(self, message: m.Message, *, blocking: bool | None = None,
-               history_length: int | None = None) -> m.SendParams:
+    def params(
+        self, message: m.Message, *, blocking: bool | None = None, history_length: int | None = None
+    ) -> m.SendParams:
         config = None
         if blocking is not None or history_length is not None:
             config = m.SendConfiguration(blocking=blocking, history_length=history_length)
         return m.SendParams(message=message, configuration=config)
 
-    async def send(self, text: str | None = None, *, blocking: bool | None = None,
-                   parts: list[Any] | None = None) -> m.Task | m.Message:
+    async def send(
+        self, text: str | None = None, *, blocking: bool | None = None, parts: list[Any] | None = None
+    ) -> m.Task | m.Message:
         """A send the agent must answer with a task or a message; anything else fails."""
         msg = self.message(text or self.options.text, parts=parts)
         try:
@@ -174,8 +216,9 @@ class ProbeContext:
             return await call
         except JsonRpcError as exc:
             if exc.code == -32601 and self.dialect == "0.1":
-                raise Skipped(f"the agent does not implement {what} (-32601), which the 0.1 draft "
-                              "leaves to it") from None
+                raise Skipped(
+                    f"the agent does not implement {what} (-32601), which the 0.1 draft leaves to it"
+                ) from None
             raise self.fail(f"{what} was answered with {error_text(exc)}") from None
         except (ProtocolError, TransportError) as exc:
             raise self.fail(f"{what} was answered with {error_text(exc)}") from None
@@ -191,17 +234,23 @@ class ProbeContext:
             if exc.code in codes:
                 return exc
             if exc.code == -32601 and self.dialect == "0.1":
-                raise Skipped(f"the agent does not implement {what} (-32601), which the 0.1 draft "
-                              "leaves to it") from None
+                raise Skipped(
+                    f"the agent does not implement {what} (-32601), which the 0.1 draft leaves to it"
+                ) from None
             raise self.fail(f"{what} was answered with {error_text(exc)}, not {_codes(codes)}") from None
         except (ProtocolError, TransportError) as exc:
-            raise self.fail(f"{what} was answered with {error_text(exc)}, not an A2A error "
-                            f"{_codes(codes)}") from None
+            raise self.fail(f"{what} was answered with {error_text(exc)}, not an A2A error {_codes(codes)}") from None
         shown = f"a task in state {result.status.state.value}" if isinstance(result, m.Task) else "a result"
         raise self.fail(f"{what} was answered with {shown}, not error {_codes(codes)}")
 
-    async def post_raw(self, body: bytes, *, rpc_method: str | None = None, url: str | None = None,
-                       headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    async def post_raw(
+        self,
+        body: bytes,
+        *,
+        rpc_method: str | None = None,
+        url: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, Any]:
         """POST ``body`` as it is to the JSON-RPC endpoint (or ``url``, with ``headers``),
         in the session like any request; returns (HTTP status, the JSON answer or None
         when it is not JSON). Credentials and the user's own headers go only where the
@@ -211,14 +260,22 @@ class ProbeContext:
         client = self.client
         assert client.dialect is not None and client.endpoint is not None
         target = url or client.endpoint
-        sent = dict(headers) if headers is not None else {
-            "Content-Type": "application/json", "Accept": "application/json", **client.dialect.request_headers()}
+        sent = (
+            dict(headers)
+            if headers is not None
+            else {"Content-Type": "application/json", "Accept": "application/json", **client.dialect.request_headers()}
+        )
         if same_origin(httpx.URL(client.url), httpx.URL(target)):
             sent.update(client.auth.headers() if client.auth is not None else {})
             sent.update(client.headers)
         wire = Wire(client.http, self.session, client.timeouts, client.limits)
-        info = {"dialect": client.dialect.name, "a2a_method": None, "rpc_method": rpc_method, "rpc_id": None,
-                "check": True}
+        info = {
+            "dialect": client.dialect.name,
+            "a2a_method": None,
+            "rpc_method": rpc_method,
+            "rpc_id": None,
+            "check": True,
+        }
         try:
             ex = await wire.send("POST", target, headers=sent, body=body, info=info)
             raw = await ex.read()

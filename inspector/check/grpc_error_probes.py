@@ -29,15 +29,20 @@ def _answer(code: int, message: str) -> str:
     return f"{name} {quoted(message)}" if message else name
 
 
-@probe("errors.grpc-unparsable", "errors", "a gRPC send whose bytes are not a request message is refused",
-       section="1.0 §3.3.2 Error Handling (validation errors: gRPC INVALID_ARGUMENT); " + STATUS_CODES,
-       rule="1.0 §3.3.2: \"Servers MUST validate all input parameters before processing\" (a validation "
-            "error is gRPC INVALID_ARGUMENT); gRPC's status codes: \"Error parsing request proto | INTERNAL | "
-            "Server\" (grpcio servers answer UNKNOWN, their code for an exception in the server). A call whose "
-            "bytes are not a SendMessageRequest is refused, never taken with OK.",
-       bindings=("grpc",), dialects=("0.3", "1.0"),
-       skips="the JSON-RPC and HTTP+JSON bindings (their forms: errors.invalid-json, "
-             "errors.rest-invalid-json); the 0.1 draft (no gRPC binding)")
+@probe(
+    "errors.grpc-unparsable",
+    "errors",
+    "a gRPC send whose bytes are not a request message is refused",
+    section="1.0 §3.3.2 Error Handling (validation errors: gRPC INVALID_ARGUMENT); " + STATUS_CODES,
+    rule='1.0 §3.3.2: "Servers MUST validate all input parameters before processing" (a validation '
+    "error is gRPC INVALID_ARGUMENT); gRPC's status codes: \"Error parsing request proto | INTERNAL | "
+    'Server" (grpcio servers answer UNKNOWN, their code for an exception in the server). A call whose '
+    "bytes are not a SendMessageRequest is refused, never taken with OK.",
+    bindings=("grpc",),
+    dialects=("0.3", "1.0"),
+    skips="the JSON-RPC and HTTP+JSON bindings (their forms: errors.invalid-json, "
+    "errors.rest-invalid-json); the 0.1 draft (no gRPC binding)",
+)
 async def grpc_unparsable(ctx: ProbeContext) -> None:
     code, message = await ctx.client.grpc_raw_call(_path(ctx, "SendMessage"), NOT_A_MESSAGE)
     name = grpc_errors.NAMES.get(code)
@@ -49,13 +54,17 @@ async def grpc_unparsable(ctx: ProbeContext) -> None:
     raise ctx.fail(f"{what} was answered {_answer(code, message)}, not {' or '.join(UNPARSED)}")
 
 
-@probe("errors.grpc-unknown-method", "errors", "a gRPC call of a method the service lacks is UNIMPLEMENTED",
-       section=STATUS_CODES + "; 1.0 §10 gRPC Protocol Binding (the A2AService)",
-       rule="gRPC's status codes: \"Method not found at server | UNIMPLEMENTED | Server\" (the gRPC library "
-            "answers it itself, before any handler of the agent's).",
-       bindings=("grpc",), dialects=("0.3", "1.0"),
-       skips="the JSON-RPC and HTTP+JSON bindings (errors.unknown-method is JSON-RPC's); the 0.1 draft "
-             "(no gRPC binding)")
+@probe(
+    "errors.grpc-unknown-method",
+    "errors",
+    "a gRPC call of a method the service lacks is UNIMPLEMENTED",
+    section=STATUS_CODES + "; 1.0 §10 gRPC Protocol Binding (the A2AService)",
+    rule='gRPC\'s status codes: "Method not found at server | UNIMPLEMENTED | Server" (the gRPC library '
+    "answers it itself, before any handler of the agent's).",
+    bindings=("grpc",),
+    dialects=("0.3", "1.0"),
+    skips="the JSON-RPC and HTTP+JSON bindings (errors.unknown-method is JSON-RPC's); the 0.1 draft (no gRPC binding)",
+)
 async def grpc_unknown_method(ctx: ProbeContext) -> None:
     path = _path(ctx, NO_SUCH_METHOD)
     code, message = await ctx.client.grpc_raw_call(path, b"")

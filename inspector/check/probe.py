@@ -57,7 +57,7 @@ class Probe:
     section: str
     #: The rule in the specification's own words, quoted in a failure.
     rule: str
-    run: Callable[["ProbeContext"], Awaitable[None]]
+    run: Callable[[ProbeContext], Awaitable[None]]
     dialects: tuple[str, ...] = ALL_DIALECTS
     bindings: tuple[str, ...] = ALL_BINDINGS
     #: A card capability the probe needs (``streaming``): skipped when the card says no.
@@ -102,13 +102,14 @@ class Result:
 PROBES: list[Probe] = []
 
 
-def probe(id: str, group: str, title: str, *, section: str, rule: str, **kw: Any
-          ) -> Callable[[Callable[["ProbeContext"], Awaitable[None]]], Callable[["ProbeContext"], Awaitable[None]]]:
+def probe(
+    id: str, group: str, title: str, *, section: str, rule: str, **kw: Any
+) -> Callable[[Callable[[ProbeContext], Awaitable[None]]], Callable[[ProbeContext], Awaitable[None]]]:
     """Register the decorated coroutine as a probe."""
     if group not in GROUPS:
         raise ValueError(f"unknown probe group {group!r}")
 
-    def add(fn: Callable[["ProbeContext"], Awaitable[None]]) -> Callable[["ProbeContext"], Awaitable[None]]:
+    def add(fn: Callable[[ProbeContext], Awaitable[None]]) -> Callable[[ProbeContext], Awaitable[None]]:
         if any(p.id == id for p in PROBES):
             raise ValueError(f"probe {id!r} registered twice")
         PROBES.append(Probe(id=id, group=group, title=title, section=section, rule=rule, run=fn, **kw))

@@ -19,8 +19,10 @@ from .task_probes import running_task
 #: How long a notification may take to arrive after the task it is about has ended.
 ARRIVAL_SECONDS = 10.0
 
-CONFIG_SECTION = ("1.0 Create/Get/List/DeleteTaskPushNotificationConfig; 0.3 tasks/pushNotificationConfig/"
-                  "set, get, list, delete; 0.1 tasks/pushNotification/set, get")
+CONFIG_SECTION = (
+    "1.0 Create/Get/List/DeleteTaskPushNotificationConfig; 0.3 tasks/pushNotificationConfig/"
+    "set, get, list, delete; 0.1 tasks/pushNotification/set, get"
+)
 
 
 @contextlib.asynccontextmanager
@@ -38,40 +40,46 @@ async def _call(ctx: ProbeContext, call: Any, what: str) -> Any:
         return await call
     except JsonRpcError as exc:
         if exc.code == -32601 and ctx.dialect == "0.1":
-            raise Skipped(f"the agent does not implement {what} (-32601), which the 0.1 draft leaves to it") \
-                from None
-        raise ctx.fail(f"{what} was answered with {error_text(exc)}, though the card declares push "
-                       "notifications") from None
+            raise Skipped(f"the agent does not implement {what} (-32601), which the 0.1 draft leaves to it") from None
+        raise ctx.fail(
+            f"{what} was answered with {error_text(exc)}, though the card declares push notifications"
+        ) from None
     except (ProtocolError, TransportError) as exc:
         raise ctx.fail(f"{what} was answered with {error_text(exc)}") from None
 
 
-@probe("push.config", "push", "a push config is set, read, listed and deleted on a task",
-       section=CONFIG_SECTION,
-       rule="1.0: \"Creates a push notification config for a task.\" \"Gets a push notification config for "
-            "a task.\" \"Get a list of push notifications configured for a task.\" \"Deletes a push "
-            "notification config for a task.\" (list and delete from 0.2.5; the 0.1 draft has set and get)",
-       needs="push_notifications",
-       skips="a card without capabilities.pushNotifications; the agent answers with a message; 0.1 agents "
-             "without streaming, or without the push methods (-32601)")
+@probe(
+    "push.config",
+    "push",
+    "a push config is set, read, listed and deleted on a task",
+    section=CONFIG_SECTION,
+    rule='1.0: "Creates a push notification config for a task." "Gets a push notification config for '
+    'a task." "Get a list of push notifications configured for a task." "Deletes a push '
+    'notification config for a task." (list and delete from 0.2.5; the 0.1 draft has set and get)',
+    needs="push_notifications",
+    skips="a card without capabilities.pushNotifications; the agent answers with a message; 0.1 agents "
+    "without streaming, or without the push methods (-32601)",
+)
 async def config(ctx: ProbeContext) -> None:
     text = ctx.options.running_text or ctx.options.text
     task_id, _state, stream = await running_task(ctx, text)
     try:
         async with _receiver(ctx) as receiver:
             url = receiver.url_for(task_id)
-            wanted = m.PushNotificationConfig(url=url, token=receiver.issue_token(task_id),
-                                              id=None if ctx.dialect == "0.1" else "a2a-inspect-check")
+            wanted = m.PushNotificationConfig(
+                url=url, token=receiver.issue_token(task_id), id=None if ctx.dialect == "0.1" else "a2a-inspect-check"
+            )
             made = await _call(ctx, ctx.client.set_push(task_id, wanted), "setting a push config")
             got_url = made.push_notification_config.url
             if made.task_id != task_id or got_url != url:
-                raise ctx.fail(f"setting a push config for task {task_id} at {url} was answered with task "
-                               f"{made.task_id} at {got_url}")
+                raise ctx.fail(
+                    f"setting a push config for task {task_id} at {url} was answered with task "
+                    f"{made.task_id} at {got_url}"
+                )
             config_id = made.push_notification_config.id
             read = await _call(ctx, ctx.client.get_push(task_id, config_id), "reading the push config")
             if read.push_notification_config.url != url:
-                raise ctx.fail(f"the push config read back names {read.push_notification_config.url}, "
-                               f"not {url}")
+                raise ctx.fail(f"the push config read back names {read.push_notification_config.url}, not {url}")
             if ctx.dialect == "0.1":
                 return
             listed = await _call(ctx, ctx.client.list_push(task_id), "listing the push configs")
@@ -91,13 +99,18 @@ async def config(ctx: ProbeContext) -> None:
                 await stream.aclose()  # type: ignore[attr-defined]
 
 
-@probe("push.notification", "push", "a notification reaches the config's URL with its token",
-       section="1.0 PushNotificationConfig, SendMessageConfiguration.push_notification_config; "
-               "0.3 PushNotificationConfig; 0.1 PushNotificationConfig",
-       rule="1.0 PushNotificationConfig.token: \"A token unique for this task or session.\" The agent posts "
-            "the task's updates to the config's URL, carrying the token (a2a-sdk: X-A2A-Notification-Token).",
-       needs="push_notifications", dialects=("0.3", "1.0"),
-       skips="a card without capabilities.pushNotifications; the 0.1 draft (its send takes no push config)")
+@probe(
+    "push.notification",
+    "push",
+    "a notification reaches the config's URL with its token",
+    section="1.0 PushNotificationConfig, SendMessageConfiguration.push_notification_config; "
+    "0.3 PushNotificationConfig; 0.1 PushNotificationConfig",
+    rule='1.0 PushNotificationConfig.token: "A token unique for this task or session." The agent posts '
+    "the task's updates to the config's URL, carrying the token (a2a-sdk: X-A2A-Notification-Token).",
+    needs="push_notifications",
+    dialects=("0.3", "1.0"),
+    skips="a card without capabilities.pushNotifications; the 0.1 draft (its send takes no push config)",
+)
 async def notification(ctx: ProbeContext) -> None:
     async with _receiver(ctx) as receiver:
         arrived: list[Any] = []
@@ -112,8 +125,12 @@ async def notification(ctx: ProbeContext) -> None:
             # Made before the send: the task's id is not known yet, so one URL and token for this probe.
             token = receiver.issue_token("a2a-inspect-check")
             push = m.PushNotificationConfig(url=receiver.url_for("a2a-inspect-check"), token=token)
-            params = m.SendParams(message=msg, configuration=m.SendConfiguration(
-                push_notification_config=push, blocking=True if ctx.dialect == "0.3" else None))
+            params = m.SendParams(
+                message=msg,
+                configuration=m.SendConfiguration(
+                    push_notification_config=push, blocking=True if ctx.dialect == "0.3" else None
+                ),
+            )
             ctx.ignore("blocking-not-final")
             try:
                 await ctx.client.send(params)

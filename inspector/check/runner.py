@@ -14,9 +14,18 @@ from typing import Any
 from ..client import A2AClient, JsonRpcError, ProtocolError, TransportError, UnsupportedMethod
 from ..protocol import bindings as b
 from ..session import Session, TaskTracker
+
 # Imported for what importing does: each probe module registers its probes.
-from . import (binding_probes, card_probes, error_probes, grpc_error_probes, message_probes,  # noqa: F401
-               push_probes, task_probes, turn_probes)
+from . import (  # noqa: F401
+    binding_probes,
+    card_probes,
+    error_probes,
+    grpc_error_probes,
+    message_probes,
+    push_probes,
+    task_probes,
+    turn_probes,
+)
 from .card_probes import same_host
 from .context import CheckOptions, ProbeContext, error_text, quoted
 from .probe import FAIL, GROUPS, PASS, PROBES, SKIP, Failed, Probe, Result, Skipped
@@ -72,14 +81,24 @@ def _bindings(client: A2AClient, dialect: str, wanted: str) -> list[str]:
     found: list[str] = []
     if client.card is not None:
         for iface in b.card_interfaces(client.card):
-            if iface.dialect == dialect and iface.binding in b.SPOKEN and iface.binding not in found \
-                    and dialect in b.DIALECTS[iface.binding]:
+            if (
+                iface.dialect == dialect
+                and iface.binding in b.SPOKEN
+                and iface.binding not in found
+                and dialect in b.DIALECTS[iface.binding]
+            ):
                 found.append(iface.binding)
     return found or [client.binding or b.JSONRPC]
 
 
-async def run_check(options: CheckOptions, session: Session, tracker: TaskTracker, *,
-                    max_time: float | None = None, on_result: Callable[[Result], None] | None = None) -> Report:
+async def run_check(
+    options: CheckOptions,
+    session: Session,
+    tracker: TaskTracker,
+    *,
+    max_time: float | None = None,
+    on_result: Callable[[Result], None] | None = None,
+) -> Report:
     started = time.monotonic()
     deadline = started + max_time if max_time is not None else None
     report = Report(url=options.url)
@@ -116,21 +135,29 @@ async def run_check(options: CheckOptions, session: Session, tracker: TaskTracke
             every = tuple(report.bindings)
             for p in probes:
                 if p.per_agent and not p.last:
-                    ctx = ProbeContext(options, first, session, tracker, dialect=dialect, binding=None,
-                                       bindings=every)
+                    ctx = ProbeContext(options, first, session, tracker, dialect=dialect, binding=None, bindings=every)
                     add(await _run(p, ctx, caps, deadline, report))
             async with contextlib.AsyncExitStack() as stack:
                 # Each binding's client stays open for the probes that compare bindings.
                 clients: dict[str, A2AClient] = {}
                 for binding in report.bindings:
                     client = await stack.enter_async_context(options.client(session, dialect, binding))
-                    if await _run_binding(options, client, session, tracker, dialect, binding, probes, caps,
-                                          deadline, report, add):
+                    if await _run_binding(
+                        options, client, session, tracker, dialect, binding, probes, caps, deadline, report, add
+                    ):
                         clients[binding] = client
                 for p in probes:
                     if p.per_agent and p.last:
-                        ctx = ProbeContext(options, first, session, tracker, dialect=dialect, binding=None,
-                                           bindings=every, clients=clients)
+                        ctx = ProbeContext(
+                            options,
+                            first,
+                            session,
+                            tracker,
+                            dialect=dialect,
+                            binding=None,
+                            bindings=every,
+                            clients=clients,
+                        )
                         add(await _run(p, ctx, caps, deadline, report))
     finally:
         report.requests = requests.close()
@@ -138,9 +165,19 @@ async def run_check(options: CheckOptions, session: Session, tracker: TaskTracke
     return report
 
 
-async def _run_binding(options: CheckOptions, client: A2AClient, session: Session, tracker: TaskTracker,
-                       dialect: str, binding: str, probes: list[Probe], caps: dict[str, Any],
-                       deadline: float | None, report: Report, add: Callable[[Result], None]) -> bool:
+async def _run_binding(
+    options: CheckOptions,
+    client: A2AClient,
+    session: Session,
+    tracker: TaskTracker,
+    dialect: str,
+    binding: str,
+    probes: list[Probe],
+    caps: dict[str, Any],
+    deadline: float | None,
+    report: Report,
+    add: Callable[[Result], None],
+) -> bool:
     """Run the per-binding probes on ``client``; False when the binding cannot be used."""
     mine = [p for p in probes if not p.per_agent]
     why = None
@@ -148,8 +185,10 @@ async def _run_binding(options: CheckOptions, client: A2AClient, session: Sessio
         async with _until(deadline):
             await client.resolve_dialect()
         if client.endpoint and not same_host(options.url, client.endpoint):
-            why = f"the card's {binding} endpoint {quoted(client.endpoint)} is on another host than " \
-                  f"{quoted(options.url)}: a check does not follow the card there"
+            why = (
+                f"the card's {binding} endpoint {quoted(client.endpoint)} is on another host than "
+                f"{quoted(options.url)}: a check does not follow the card there"
+            )
     except (UnsupportedMethod, ValueError) as exc:
         why = f"the {binding} binding cannot be used: {quoted(exc)}"
     except (TransportError, ProtocolError, JsonRpcError) as exc:
@@ -165,8 +204,7 @@ async def _run_binding(options: CheckOptions, client: A2AClient, session: Sessio
     return why is None
 
 
-async def _run(p: Probe, ctx: ProbeContext, caps: dict[str, Any], deadline: float | None,
-               report: Report) -> Result:
+async def _run(p: Probe, ctx: ProbeContext, caps: dict[str, Any], deadline: float | None, report: Report) -> Result:
     result = Result(p, ctx.binding, ctx.dialect, PASS)
     why = p.not_applicable(ctx.dialect, ctx.binding or "", caps)
     if why is not None:
@@ -211,8 +249,7 @@ async def _run(p: Probe, ctx: ProbeContext, caps: dict[str, Any], deadline: floa
         ctx.stop()
     result.seconds = time.monotonic() - t0
     result.exchanges = list(ctx.exchanges)
-    found = [v for v in ctx.tracker.violations[start:]
-             if v.severity == "error" and v.code not in ctx.ignored]
+    found = [v for v in ctx.tracker.violations[start:] if v.severity == "error" and v.code not in ctx.ignored]
     if found:
         said = "; ".join(f"violation {v.code}: {quoted(v.message)}" for v in found[:3])
         if result.outcome == FAIL:

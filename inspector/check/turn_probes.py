@@ -22,8 +22,12 @@ def _examples(card: m.AgentCard | None) -> list[str]:
     found: list[str] = []
     for skill in (card.skills or []) if card is not None else []:
         for example in skill.examples or []:
-            if isinstance(example, str) and example.strip() and len(example) <= MAX_EXAMPLE_CHARS \
-                    and example not in found:
+            if (
+                isinstance(example, str)
+                and example.strip()
+                and len(example) <= MAX_EXAMPLE_CHARS
+                and example not in found
+            ):
                 found.append(example)
     return found
 
@@ -47,8 +51,10 @@ async def _asking_example(ctx: ProbeContext) -> m.Task:
     saying what was tried when none does."""
     examples = _examples(ctx.card)
     if not examples:
-        raise Skipped("no --ask TEXT, and the card's skills give no examples to try: give a message that "
-                      "makes the agent ask for input")
+        raise Skipped(
+            "no --ask TEXT, and the card's skills give no examples to try: give a message that "
+            "makes the agent ask for input"
+        )
     tried = examples[:MAX_EXAMPLES]
     # A slow first example may use all the time the examples have (a busy machine, an
     # agent that thinks): the ones after it are then not sent, and the skip says so.
@@ -73,17 +79,22 @@ async def _asking_example(ctx: ProbeContext) -> m.Task:
             return answer
         outcomes.append(f"{quoted(example)} {_left(answer)}")
     more = f" (the first {len(tried)} of {len(examples)})" if len(examples) > len(tried) else ""
-    raise Skipped(f"no --ask TEXT, and none of the card's skill examples tried{more} made the agent ask: "
-                  + "; ".join(outcomes))
+    raise Skipped(
+        f"no --ask TEXT, and none of the card's skill examples tried{more} made the agent ask: " + "; ".join(outcomes)
+    )
 
 
-@probe("multi-turn.continue", "multi-turn", "the answer to a question continues the same task",
-       section="1.0 Message.task_id, TASK_STATE_INPUT_REQUIRED; 0.3 Message.taskId; 0.1 tasks/send id",
-       rule="1.0: \"Optional. The task id of the message. If set, the message will be associated with the "
-            "given task.\" The follow-up to a task in input-required is answered on that task, in its context.",
-       skips="no --ask TEXT (a message that makes the agent ask for input) and no skill example of the card "
-             "(at most 3 tried) that makes it ask; the agent does not ask (its task is in another state), or "
-             "answers with a message")
+@probe(
+    "multi-turn.continue",
+    "multi-turn",
+    "the answer to a question continues the same task",
+    section="1.0 Message.task_id, TASK_STATE_INPUT_REQUIRED; 0.3 Message.taskId; 0.1 tasks/send id",
+    rule='1.0: "Optional. The task id of the message. If set, the message will be associated with the '
+    'given task." The follow-up to a task in input-required is answered on that task, in its context.',
+    skips="no --ask TEXT (a message that makes the agent ask for input) and no skill example of the card "
+    "(at most 3 tried) that makes it ask; the agent does not ask (its task is in another state), or "
+    "answers with a message",
+)
 async def continue_task(ctx: ProbeContext) -> None:
     ask = ctx.options.ask
     if ask:
@@ -101,8 +112,9 @@ async def continue_task(ctx: ProbeContext) -> None:
         raise ctx.fail(f"the follow-up on task {first.id} was answered with {error_text(exc)}") from None
     named = answer.id if isinstance(answer, m.Task) else answer.task_id
     if named is not None and named != first.id:
-        raise ctx.fail(f"the follow-up on task {first.id} was answered with task {named}: a new task, "
-                       "not the one that asked")
+        raise ctx.fail(
+            f"the follow-up on task {first.id} was answered with task {named}: a new task, not the one that asked"
+        )
     context = answer.context_id
     if first.context_id and context and context != first.context_id:
         raise ctx.fail(f"the follow-up in context {first.context_id} was answered in context {context}")

@@ -12,7 +12,23 @@ from .sse import SSEComment, SSEEvent, SSEParser, aiter_sse
 from .transport import Timeouts
 
 __all__ = [
-    "AUTO", "A2AClient", "Auth", "DialectCache", "EventStream", "JsonRpcError", "Limits", "MemoryDialectCache",
-    "ProtocolError", "SSEComment", "SSEEvent", "SSEParser", "Timeouts", "TransportError",
-    "UnsupportedMethod", "agent_key", "aiter_sse", "ends_stream", "merge_headers",
+    "AUTO",
+    "A2AClient",
+    "Auth",
+    "DialectCache",
+    "EventStream",
+    "JsonRpcError",
+    "Limits",
+    "MemoryDialectCache",
+    "ProtocolError",
+    "SSEComment",
+    "SSEEvent",
+    "SSEParser",
+    "Timeouts",
+    "TransportError",
+    "UnsupportedMethod",
+    "agent_key",
+    "aiter_sse",
+    "ends_stream",
+    "merge_headers",
 ]

@@ -18,25 +18,25 @@ class Auth:
     _labels: tuple[str, ...] = ()
 
     @classmethod
-    def bearer(cls, token: str) -> "Auth":
+    def bearer(cls, token: str) -> Auth:
         return cls({"Authorization": f"Bearer {token}"}, ("bearer",))
 
     @classmethod
-    def api_key(cls, value: str, header: str = "X-API-Key") -> "Auth":
+    def api_key(cls, value: str, header: str = "X-API-Key") -> Auth:
         return cls({header: value}, (f"api key in header {header}",))
 
     @classmethod
-    def basic(cls, user: str, password: str) -> "Auth":
-        token = base64.b64encode(f"{user}:{password}".encode("utf-8")).decode("ascii")
+    def basic(cls, user: str, password: str) -> Auth:
+        token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
         return cls({"Authorization": f"Basic {token}"}, ("basic",))
 
     @classmethod
-    def custom(cls, headers: dict[str, str]) -> "Auth":
+    def custom(cls, headers: dict[str, str]) -> Auth:
         """Headers the user marked as credentials (``--secret-header``)."""
         names = ", ".join(sorted(headers))
         return cls(dict(headers), (f"secret header{'s' if len(headers) > 1 else ''} {names}",) if headers else ())
 
-    def __add__(self, other: "Auth") -> "Auth":
+    def __add__(self, other: Auth) -> Auth:
         return Auth({**self._headers, **other._headers}, self._labels + other._labels)
 
     @property
@@ -111,12 +111,14 @@ def card_auth(card: object) -> list[CardAuth]:
         kind = (scheme.type or "").lower()
         if kind == "http":
             http = (scheme.scheme or "").lower()
-            out.append(CardAuth(name, "basic" if http == "basic" else "bearer",
-                                detail=scheme.bearer_format or http))
+            out.append(CardAuth(name, "basic" if http == "basic" else "bearer", detail=scheme.bearer_format or http))
         elif kind == "apikey":
             out.append(CardAuth(name, "api-key", header=scheme.name, location=(scheme.location or "header").lower()))
-        elif kind == "oauth2" and isinstance(scheme.flows, dict) and \
-                any(k in scheme.flows for k in ("clientCredentials", "client_credentials")):
+        elif (
+            kind == "oauth2"
+            and isinstance(scheme.flows, dict)
+            and any(k in scheme.flows for k in ("clientCredentials", "client_credentials"))
+        ):
             out.append(CardAuth(name, "other", detail=CLIENT_CREDENTIALS))
         else:
             out.append(CardAuth(name, "other", detail=scheme.type or ""))
@@ -137,9 +139,14 @@ def card_asks(card: object) -> tuple[str, CardAuth, int] | None:
     if not ways:
         return None
     first = ways[0]
-    what = {"bearer": "a bearer token", "basic": "basic auth", "api-key": f"an API key ({first.header or '?'})",
-            "other": f"{first.detail} (a token)" if first.detail == CLIENT_CREDENTIALS else
-            f"{first.detail or 'its own'} auth"}[first.kind]
+    what = {
+        "bearer": "a bearer token",
+        "basic": "basic auth",
+        "api-key": f"an API key ({first.header or '?'})",
+        "other": f"{first.detail} (a token)"
+        if first.detail == CLIENT_CREDENTIALS
+        else f"{first.detail or 'its own'} auth",
+    }[first.kind]
     return f"the card asks for {what} in scheme {first.name!r}", first, len(ways)
 
 

@@ -38,8 +38,11 @@ class NotInCard:
         where = endpoint or "the agent URL"
         # gRPC aimed at an http(s) URL meets an HTTP/1.1 server: its error speaks of
         # HTTP/2 frames, which says nothing of why.
-        expect = (" (gRPC to an HTTP endpoint: expect an HTTP/2 error)"
-                  if self.binding == b.GRPC and (endpoint or "").lower().startswith(("http://", "https://")) else "")
+        expect = (
+            " (gRPC to an HTTP endpoint: expect an HTTP/2 error)"
+            if self.binding == b.GRPC and (endpoint or "").lower().startswith(("http://", "https://"))
+            else ""
+        )
         return f"{self.text} (it lists: {self.listed}); trying {where} anyway{expect}"
 
     def way(self, dialect_option: str, auto: str) -> str:
@@ -56,8 +59,9 @@ def listed_text(card: AgentCard) -> str:
     return ", ".join(names) + (f" and {more} more" if more > 0 else "")
 
 
-def not_in_card(card: AgentCard | None, dialect: Dialect, binding: str | None, *,
-                dialect_chosen: bool, binding_chosen: bool) -> NotInCard | None:
+def not_in_card(
+    card: AgentCard | None, dialect: Dialect, binding: str | None, *, dialect_chosen: bool, binding_chosen: bool
+) -> NotInCard | None:
     """None when the choice is one the card lists, or when there is nothing to compare
     with (no card, or a card that names no interface: the 0.1 draft's)."""
     if card is None:
@@ -67,8 +71,12 @@ def not_in_card(card: AgentCard | None, dialect: Dialect, binding: str | None, *
         # A card naming no interface (the 0.1 draft's, an early 0.2 one) has its ``url``,
         # which is JSON-RPC in every version; its dialect it does not say.
         if card.url and binding_chosen and binding not in (None, b.JSONRPC):
-            return NotInCard("binding", f"the card lists no {b.LABELS.get(binding, binding)} interface",
-                             f"JSONRPC at {shorten(card.url, WIDTH)}, its url", binding=binding)
+            return NotInCard(
+                "binding",
+                f"the card lists no {b.LABELS.get(binding, binding)} interface",
+                f"JSONRPC at {shorten(card.url, WIDTH)}, its url",
+                binding=binding,
+            )
         return None
     same = [i for i in listed if i.dialect == dialect.name]
     elsewhere: tuple[str, ...] = ()

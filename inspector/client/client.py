@@ -26,18 +26,20 @@ from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 from pydantic import BaseModel
-from pydantic_core import SchemaValidator, core_schema as cs
+from pydantic_core import SchemaValidator
+from pydantic_core import core_schema as cs
 
 from ..protocol import bindings as b
 from ..protocol import models as m
 from ..protocol import rest
 from ..protocol.card import card_dialects
-from ..protocol.dialects import ALL as ALL_DIALECTS, Dialect, get_dialect
-from ..protocol.validation import validate
+from ..protocol.dialects import ALL as ALL_DIALECTS
+from ..protocol.dialects import Dialect, get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
+from ..protocol.lean import TextChunk, lean_reader
 from ..protocol.methods import PARAMS, Method
 from ..protocol.states import INTERRUPTED, TERMINAL
-from ..protocol.lean import TextChunk, lean_reader
+from ..protocol.validation import validate
 from ..protocol.wire import parse_json
 from ..session import payloads
 from ..session.events import Kind
@@ -50,11 +52,20 @@ from .dialect_cache import DialectCache, agent_key
 from .error_reason import body_reason
 from .errors import TransportError, UnsupportedMethod
 from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
-from .sse import EventTooLarge, SSEComment, SSEParser
-from .transport import (BodyTooLarge, Exchange, Timeouts, Wire, body_text, describe_body, reason_phrase,
-                        same_origin, whole_chars)
 from .oauth2 import ClientCredentials, TokenSource
+from .sse import EventTooLarge, SSEComment, SSEParser
 from .tls import INSECURE_NOTE, TlsOptions, ssl_context
+from .transport import (
+    BodyTooLarge,
+    Exchange,
+    Timeouts,
+    Wire,
+    body_text,
+    describe_body,
+    reason_phrase,
+    same_origin,
+    whole_chars,
+)
 
 if TYPE_CHECKING:
     from .grpc_transport import GrpcTransport
@@ -87,10 +98,15 @@ def ends_stream(event: Any) -> bool:
 # Only the envelope's id and jsonrpc members are built; jiter skips the rest of the
 # document without making objects (about half the time of parsing it). _id_marks spares
 # the usual response and event even that.
-_ENVELOPE_ID = SchemaValidator(cs.typed_dict_schema(
-    {"id": cs.typed_dict_field(cs.any_schema(), required=False),
-     "jsonrpc": cs.typed_dict_field(cs.any_schema(), required=False)},
-    extra_behavior="ignore"))
+_ENVELOPE_ID = SchemaValidator(
+    cs.typed_dict_schema(
+        {
+            "id": cs.typed_dict_field(cs.any_schema(), required=False),
+            "jsonrpc": cs.typed_dict_field(cs.any_schema(), required=False),
+        },
+        extra_behavior="ignore",
+    )
+)
 
 ID_MISMATCH = "id-mismatch"
 
@@ -137,8 +153,12 @@ def _id_marks(rpc_id: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
     unambiguous: none of its quotes is escaped and the closing brace is the document's,
     and as the last member it is the id a parser keeps."""
     tok = json.dumps(rpc_id)
-    heads = (f'{{"jsonrpc":"2.0","id":{tok},', f'{{"id":{tok},',
-             f'{{"jsonrpc": "2.0", "id": {tok}, ', f'{{"id": {tok}, ')
+    heads = (
+        f'{{"jsonrpc":"2.0","id":{tok},',
+        f'{{"id":{tok},',
+        f'{{"jsonrpc": "2.0", "id": {tok}, ',
+        f'{{"id": {tok}, ',
+    )
     tails = (f', "id": {tok}, "jsonrpc": "2.0"}}', f',"id":{tok},"jsonrpc":"2.0"}}')
     return heads, tails
 
@@ -167,14 +187,14 @@ class EventStream:
     when it ends (A2AClient._stream does, in a ``finally``), so that each step is the
     generator's own awaitable, with no coroutine of ours around it."""
 
-    def __init__(self, make: Callable[["EventStream"], AsyncGenerator[Any, None]], owner: "A2AClient") -> None:
+    def __init__(self, make: Callable[[EventStream], AsyncGenerator[Any, None]], owner: A2AClient) -> None:
         self._owner = owner
         #: Set by drain(): nobody reads the events themselves (see protocol/lean.py).
         self.lean = False
         self._gen = make(self)
         owner._streams.add(self)
 
-    def __aiter__(self) -> "EventStream":
+    def __aiter__(self) -> EventStream:
         return self
 
     def __anext__(self) -> Awaitable[Any]:
@@ -198,7 +218,7 @@ class EventStream:
             last = last.model()
         return last
 
-    async def __aenter__(self) -> "EventStream":
+    async def __aenter__(self) -> EventStream:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -264,12 +284,24 @@ class A2AClient:
             self._binding_requested = b.GRPC
         elif self._grpc_url and self._binding_requested != b.GRPC:
             raise ValueError(f"{url} is a gRPC URL: it takes --binding grpc (or auto)")
-        if self._binding_requested == b.GRPC and self._requested is not None and self._requested.name not in b.DIALECTS[b.GRPC]:
-            raise ValueError(f"the {self._requested.label} dialect has no gRPC binding; "
-                             "use --binding jsonrpc, or --dialect 0.3 / 1.0")
-        if self._binding_requested == b.REST and self._requested is not None and not rest.supports(self._requested.name):
-            raise ValueError(f"the {self._requested.label} dialect has no HTTP+JSON/REST binding; "
-                             "use --binding jsonrpc, or --dialect 0.3 / 1.0")
+        if (
+            self._binding_requested == b.GRPC
+            and self._requested is not None
+            and self._requested.name not in b.DIALECTS[b.GRPC]
+        ):
+            raise ValueError(
+                f"the {self._requested.label} dialect has no gRPC binding; "
+                "use --binding jsonrpc, or --dialect 0.3 / 1.0"
+            )
+        if (
+            self._binding_requested == b.REST
+            and self._requested is not None
+            and not rest.supports(self._requested.name)
+        ):
+            raise ValueError(
+                f"the {self._requested.label} dialect has no HTTP+JSON/REST binding; "
+                "use --binding jsonrpc, or --dialect 0.3 / 1.0"
+            )
         #: jsonrpc or rest, once chosen; how (user, card, default) and the tenant (1.0 REST).
         self.binding: str | None = None
         self.binding_source: str | None = None
@@ -300,16 +332,26 @@ class A2AClient:
         #: What is secret in what the user gave: for recordings, and for whatever this
         #: client writes itself (the dialect cache's key, notes naming the agent's URL).
         self.redaction = Redaction.for_connection(
-            extra_names=secret_names, credentials=auth.headers() if auth else None, headers=self.headers,
-            urls=(url, card_url, endpoint), plain_names=plain_names)
+            extra_names=secret_names,
+            credentials=auth.headers() if auth else None,
+            headers=self.headers,
+            urls=(url, card_url, endpoint),
+            plain_names=plain_names,
+        )
         self.timeouts = timeouts or Timeouts()
         self.limits = limits or Limits()
         self._own_http = http is None
         self.tls = tls or TlsOptions()
         # Accept-Encoding: only what limits.BodyDecoder undoes under its bound.
-        self.http = http if http is not None else httpx.AsyncClient(timeout=self.timeouts.for_request(False),
-                                                                    verify=ssl_context(self.tls),
-                                                                    headers={"Accept-Encoding": ACCEPT_ENCODING})
+        self.http = (
+            http
+            if http is not None
+            else httpx.AsyncClient(
+                timeout=self.timeouts.for_request(False),
+                verify=ssl_context(self.tls),
+                headers={"Accept-Encoding": ACCEPT_ENCODING},
+            )
+        )
         self.dialect_cache = dialect_cache if dialect_cache is not None else DialectCache()
         self._wire = Wire(self.http, self.session, self.timeouts, self.limits)
         self._wire.client_cert = bool(self.tls.cert)
@@ -335,7 +377,7 @@ class A2AClient:
         elif not self.tls.default:
             self._note(self.tls.describe(), code="tls")
 
-    async def __aenter__(self) -> "A2AClient":
+    async def __aenter__(self) -> A2AClient:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -352,8 +394,7 @@ class A2AClient:
     # ------------------------------------------------------------------ discovery
 
     def _card_headers(self) -> dict[str, str]:
-        return merge_headers({"Accept": "application/json"}, self.auth.headers() if self.auth else {},
-                             self.headers)
+        return merge_headers({"Accept": "application/json"}, self.auth.headers() if self.auth else {}, self.headers)
 
     def _bound(self) -> frozenset[str]:
         """The headers that go only to the origin they were given for (see Wire.send)."""
@@ -370,15 +411,20 @@ class A2AClient:
             try:
                 given = [httpx.URL(u) for u in (self.url, self._card_url_arg, self._endpoint_arg) if u]
                 target = httpx.URL(url)
-                allowed = any(same_origin(g, target) for g in given) or self.card_url is None or \
-                    any(same_origin(g, httpx.URL(self.card_url)) for g in given)
+                allowed = (
+                    any(same_origin(g, target) for g in given)
+                    or self.card_url is None
+                    or any(same_origin(g, httpx.URL(self.card_url)) for g in given)
+                )
             except httpx.InvalidURL:
                 allowed = False
             self._allowed[url] = allowed
             withheld = [n for n in headers if n.lower() in self._bound()]
             if not allowed and withheld:
-                self._note(f"{url} is on another origin than {self.url}, named by the card served from "
-                           f"{self.card_url} after a redirect: sent there without {', '.join(withheld)}")
+                self._note(
+                    f"{url} is on another origin than {self.url}, named by the card served from "
+                    f"{self.card_url} after a redirect: sent there without {', '.join(withheld)}"
+                )
         if allowed:
             return headers
         bound = self._bound()
@@ -409,8 +455,11 @@ class A2AClient:
         if self._grpc_url:
             # No HTTP card URL was tried: say what the card RPC answered.
             why = self._grpc_card_how.removesuffix(": going on without a card")
-            raise TransportError("http", f"no agent card from {self.url}: {why} (an agent's public card is "
-                                         "served over HTTP: give its http:// URL)")
+            raise TransportError(
+                "http",
+                f"no agent card from {self.url}: {why} (an agent's public card is "
+                "served over HTTP: give its http:// URL)",
+            )
         raise discovery.no_card_error(result)
 
     async def _grpc_card(self) -> None:
@@ -479,7 +528,9 @@ class A2AClient:
         named = card_dialects(self.card) if self.card is not None else []
         if not named and self.card is not None and self._binding_requested != b.JSONRPC:
             # A card listing only HTTP+JSON interfaces names its dialects there.
-            named = list(dict.fromkeys(i.dialect for i in b.card_interfaces(self.card) if i.binding in (b.REST, b.GRPC)))
+            named = list(
+                dict.fromkeys(i.dialect for i in b.card_interfaces(self.card) if i.binding in (b.REST, b.GRPC))
+            )
         dialect: Dialect | None  # None: a cached name this version no longer knows
         if not named and self._grpc_dialect is not None:
             dialect = self._grpc_dialect
@@ -497,23 +548,27 @@ class A2AClient:
             except ValueError:
                 dialect = None
             if dialect is not None:
-                self._choose(dialect, "cache", f"dialect {dialect.name} remembered for {key} "
-                                               "from an earlier session (cache)")
+                self._choose(
+                    dialect, "cache", f"dialect {dialect.name} remembered for {key} from an earlier session (cache)"
+                )
                 return
         if self._binding_requested in (b.REST, b.GRPC):
             # The probes are JSON-RPC requests: they say nothing of a REST or gRPC agent.
             dialect = get_dialect("1.0")
             label = b.LABELS[self._binding_requested]
-            self._choose(dialect, "fallback", f"dialect 1.0 assumed for the {label} binding: the card "
-                                              "names no dialect (--dialect 0.3 for 0.3)")
+            self._choose(
+                dialect,
+                "fallback",
+                f"dialect 1.0 assumed for the {label} binding: the card names no dialect (--dialect 0.3 for 0.3)",
+            )
             return
 
         def probe_url(d: Dialect) -> str:
-            return self._endpoint_arg or discovery.endpoint_for(self.card, self.card_raw, d.name,
-                                                                self.card_url, base)
+            return self._endpoint_arg or discovery.endpoint_for(self.card, self.card_raw, d.name, self.card_url, base)
 
         outcome = await discovery.probe_dialect(
-            self._wire, probe_url,
+            self._wire,
+            probe_url,
             lambda d: self._guard(probe_url(d), self._rpc_headers(d, stream=False, probe=True)),
             lambda: next(self._ids),
         )
@@ -524,19 +579,28 @@ class A2AClient:
             return
         name, why = discovery.fallback_dialect(self.card_url if self.card_raw is not None else None)
         dialect = get_dialect(name)
-        self._choose(dialect, "fallback", f"dialect {dialect.name} assumed: no probe answered as "
-                                          f"expected ({outcome.detail}); {why}")
+        self._choose(
+            dialect,
+            "fallback",
+            f"dialect {dialect.name} assumed: no probe answered as expected ({outcome.detail}); {why}",
+        )
 
     def _choose(self, dialect: Dialect, source: str, text: str) -> None:
         self.dialect = dialect
         self.dialect_source = source
         binding_note = self.binding_reason = self._choose_binding(dialect)
         if not self.endpoint:
-            self.endpoint = discovery.endpoint_for(self.card, self.card_raw, dialect.name, self.card_url,
-                                                   discovery.agent_base(self.url))
+            self.endpoint = discovery.endpoint_for(
+                self.card, self.card_raw, dialect.name, self.card_url, discovery.agent_base(self.url)
+            )
         self._note(text, dialect=dialect.name, source=source, endpoint=self.endpoint)
-        self.not_in_card = not_in_card(self.card, dialect, self.binding, dialect_chosen=source == "user",
-                                       binding_chosen=self.binding_source == "user")
+        self.not_in_card = not_in_card(
+            self.card,
+            dialect,
+            self.binding,
+            dialect_chosen=source == "user",
+            binding_chosen=self.binding_source == "user",
+        )
         if self.not_in_card is not None:
             warning = self.not_in_card.warning(self.endpoint)
             self._note(warning)
@@ -546,8 +610,13 @@ class A2AClient:
         # JSON-RPC for this dialect. (An agent that only speaks JSON-RPC needs no word.)
         listed = {i.binding for i in b.card_interfaces(self.card) if i.dialect == dialect.name} if self.card else set()
         if self.binding_source == "user" or self.binding != b.JSONRPC or listed - {b.JSONRPC}:
-            self._note(f"binding {binding_note}", binding=self.binding, binding_source=self.binding_source,
-                       endpoint=self.endpoint, **({"tenant": self.tenant} if self.tenant else {}))
+            self._note(
+                f"binding {binding_note}",
+                binding=self.binding,
+                binding_source=self.binding_source,
+                endpoint=self.endpoint,
+                **({"tenant": self.tenant} if self.tenant else {}),
+            )
         self._wire_names = {}
         for method, name in self.method_names.items():
             if dialect.method_for(name) is method:
@@ -566,26 +635,34 @@ class A2AClient:
         label = b.LABELS
         if wanted == b.AUTO:
             spoken = [i for i in listed if i.binding in b.SPOKEN and dialect.name in b.DIALECTS[i.binding]]
-            skipped = listed[:listed.index(spoken[0])] if spoken else listed
+            skipped = listed[: listed.index(spoken[0])] if spoken else listed
             passed = "".join(f"; skipped {i.describe()} (unknown binding)" for i in skipped)
             if not spoken or spoken[0].binding == b.JSONRPC:
                 self.binding, self.binding_source = b.JSONRPC, "card" if spoken else "default"
-                why = (f"the card's first {dialect.label} interface this client speaks" if spoken
-                       else "the card lists no interface this client speaks" if listed else "the default")
+                why = (
+                    f"the card's first {dialect.label} interface this client speaks"
+                    if spoken
+                    else "the card lists no interface this client speaks"
+                    if listed
+                    else "the default"
+                )
                 return f"{label[b.JSONRPC]} ({why}{passed})"
             first = spoken[0]
             assert first.binding is not None  # spoken: its binding is one of b.SPOKEN
             self.binding, self.binding_source = first.binding, "card"
             self._rest_endpoint(first)
-            return (f"{label[first.binding]} at {self.endpoint}: the card's first {dialect.label} interface "
-                    f"this client speaks ({first.spelled}){passed}")
+            return (
+                f"{label[first.binding]} at {self.endpoint}: the card's first {dialect.label} interface "
+                f"this client speaks ({first.spelled}){passed}"
+            )
         self.binding, self.binding_source = wanted, "user"
         if wanted == b.JSONRPC:
             return f"{label[b.JSONRPC]} chosen by the user"
         if wanted == b.GRPC:
             if dialect.name not in b.DIALECTS[b.GRPC]:
-                raise UnsupportedMethod(dialect.label, "grpc", f"the {dialect.label} dialect has no gRPC binding: "
-                                                               "use --binding jsonrpc")
+                raise UnsupportedMethod(
+                    dialect.label, "grpc", f"the {dialect.label} dialect has no gRPC binding: use --binding jsonrpc"
+                )
             if self._grpc_url:
                 # The user named the target: the card (from the agent's RPC) does not move it.
                 self.endpoint = self._endpoint_arg or self.url
@@ -599,8 +676,11 @@ class A2AClient:
             where = "the card lists no gRPC interface" if self.card is not None else "there is no card"
             return f"{label[b.GRPC]} chosen by the user: {where} for {dialect.label}, so {self.endpoint} is its target"
         if not rest.supports(dialect.name):
-            raise UnsupportedMethod(dialect.label, "rest", f"the {dialect.label} dialect has no HTTP+JSON/REST "
-                                                           "binding: use --binding jsonrpc")
+            raise UnsupportedMethod(
+                dialect.label,
+                "rest",
+                f"the {dialect.label} dialect has no HTTP+JSON/REST binding: use --binding jsonrpc",
+            )
         match = next((i for i in listed if i.binding == b.REST), None)
         if match is not None:
             self._rest_endpoint(match)
@@ -630,11 +710,14 @@ class A2AClient:
             method = Method(key)
             dialects = (self._requested,) if self._requested is not None else ALL_DIALECTS
             if not any(d.method_for(name) is method for d in dialects):
-                known = sorted({d.methods[method] for d in dialects if method in d.methods}
-                               | {w for d in dialects for w, mm in d.method_aliases.items() if mm is method})
+                known = sorted(
+                    {d.methods[method] for d in dialects if method in d.methods}
+                    | {w for d in dialects for w, mm in d.method_aliases.items() if mm is method}
+                )
                 where = f"the {self._requested.label} dialect" if self._requested is not None else "any dialect"
-                raise ValueError(f"{name!r} is not how {where} spells {method.value}; "
-                                 f"known: {', '.join(known) or 'none'}")
+                raise ValueError(
+                    f"{name!r} is not how {where} spells {method.value}; known: {', '.join(known) or 'none'}"
+                )
             out[method] = name
         return out
 
@@ -676,14 +759,16 @@ class A2AClient:
         self._check(dialect, method)
         await self._authorize()
         if self.binding == b.REST and not rest.has(dialect.name, method):
-            raise UnsupportedMethod(dialect.label, method.value, f"the {dialect.label} HTTP+JSON/REST binding has "
-                                                                 f"no {method.value} route")
+            raise UnsupportedMethod(
+                dialect.label, method.value, f"the {dialect.label} HTTP+JSON/REST binding has no {method.value} route"
+            )
         if self.binding == b.GRPC:
             from ..protocol import grpc_codec
 
             if not grpc_codec.has(dialect.name, method):
-                raise UnsupportedMethod(dialect.label, method.value, f"the {dialect.label} gRPC binding has "
-                                                                     f"no {method.value} RPC")
+                raise UnsupportedMethod(
+                    dialect.label, method.value, f"the {dialect.label} gRPC binding has no {method.value} RPC"
+                )
         return dialect
 
     @staticmethod
@@ -698,8 +783,7 @@ class A2AClient:
         return merge_headers(base, self.auth.headers() if self.auth else {}, self.headers)
 
     def _rpc_headers(self, dialect: Dialect, *, stream: bool, probe: bool = False) -> dict[str, str]:
-        base = {"Content-Type": "application/json",
-                "Accept": "text/event-stream" if stream else "application/json"}
+        base = {"Content-Type": "application/json", "Accept": "text/event-stream" if stream else "application/json"}
         auth = self.auth.headers() if self.auth else {}
         if probe:
             # A probe's meaning depends on its version header: the user's cannot override it.
@@ -719,7 +803,9 @@ class A2AClient:
             raise TypeError(f"{method.value} takes {model.__name__}, not {type(params).__name__}")
         return validate(model, dict(params) if isinstance(params, Mapping) else params, "$.params")
 
-    async def _post(self, dialect: Dialect, method: Method, params: Any, *, stream: bool) -> tuple[Exchange, dict[str, Any]]:
+    async def _post(
+        self, dialect: Dialect, method: Method, params: Any, *, stream: bool
+    ) -> tuple[Exchange, dict[str, Any]]:
         params = dialect.with_client_ids(method, params)
         if self.binding == b.REST:
             return await self._send_rest(dialect, method, params, stream=stream)
@@ -729,32 +815,44 @@ class A2AClient:
         if spelled is not None:
             request["method"] = spelled
         body = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        info = {"dialect": dialect.name, "a2a_method": method.value,
-                "rpc_method": request["method"], "rpc_id": rpc_id}
+        info = {"dialect": dialect.name, "a2a_method": method.value, "rpc_method": request["method"], "rpc_id": rpc_id}
         assert self.endpoint is not None
         headers = self._guard(self.endpoint, self._rpc_headers(dialect, stream=stream))
-        ex = await self._wire.send("POST", self.endpoint, headers=headers,
-                                   body=body, info=info, payload=params, stream=stream)
+        ex = await self._wire.send(
+            "POST", self.endpoint, headers=headers, body=body, info=info, payload=params, stream=stream
+        )
         return ex, info
 
-    async def _send_rest(self, dialect: Dialect, method: Method, params: Any, *,
-                         stream: bool) -> tuple[Exchange, dict[str, Any]]:
+    async def _send_rest(
+        self, dialect: Dialect, method: Method, params: Any, *, stream: bool
+    ) -> tuple[Exchange, dict[str, Any]]:
         from urllib.parse import urlencode, urlsplit, urlunsplit
 
         req = rest.encode_request(dialect.name, method, params, self.tenant)
-        body = None if req.body is None else \
-            json.dumps(req.body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = (
+            None
+            if req.body is None
+            else json.dumps(req.body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        )
         assert self.endpoint is not None
         base = urlsplit(self.endpoint)
         query = "&".join(q for q in (base.query, urlencode(req.query)) if q)
         url = urlunsplit((base.scheme, base.netloc, base.path.rstrip("/") + req.path, query, ""))
-        info = {"dialect": dialect.name, "binding": b.REST, "a2a_method": method.value, "rpc_method": None,
-                "rpc_id": None, "route": req.route, "rest_base": self.endpoint}
+        info = {
+            "dialect": dialect.name,
+            "binding": b.REST,
+            "a2a_method": method.value,
+            "rpc_method": None,
+            "rpc_id": None,
+            "route": req.route,
+            "rest_base": self.endpoint,
+        }
         auth = self.auth.headers() if self.auth else {}
-        headers = self._guard(self.endpoint, merge_headers(rest.request_headers(dialect.name, body is not None, stream),
-                                                           auth, self.headers))
-        ex = await self._wire.send(req.verb, url, headers=headers, body=body, info=info, payload=params,
-                                   stream=stream)
+        headers = self._guard(
+            self.endpoint,
+            merge_headers(rest.request_headers(dialect.name, body is not None, stream), auth, self.headers),
+        )
+        ex = await self._wire.send(req.verb, url, headers=headers, body=body, info=info, payload=params, stream=stream)
         return ex, info
 
     def wire_preview(self, method: Method, params: Any, *, stream: bool) -> tuple[str, str, dict[str, str], Any, str]:
@@ -778,8 +876,11 @@ class A2AClient:
             headers = rest.request_headers(dialect.name, req.body is not None, stream)
             return req.verb, url, headers, req.body, f"{dialect.label} HTTP+JSON, {req.route}"
         request = dialect.encode_request(method, params, "<id set when sent>")
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream" if stream else "application/json",
-                   **dialect.request_headers()}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream" if stream else "application/json",
+            **dialect.request_headers(),
+        }
         return "POST", self.endpoint, headers, request, f"{dialect.label}, {request['method']}"
 
     @staticmethod
@@ -792,13 +893,18 @@ class A2AClient:
         # Reported, never raised: a result with a wrong id is still the result, and
         # showing the deviation is the point (real agents do get this wrong).
         heads, tails = _id_marks(info["rpc_id"])
-        if raw.startswith(tuple(h.encode() for h in heads)) or \
-                raw[-64:].rstrip().endswith(tuple(t.encode() for t in tails)):
+        if raw.startswith(tuple(h.encode() for h in heads)) or raw[-64:].rstrip().endswith(
+            tuple(t.encode() for t in tails)
+        ):
             return payload
         problem = id_problem(info["rpc_id"], raw, isinstance(payload, JsonRpcError))
         if problem is not None:
-            ex.note(f"JSON-RPC id mismatch: the response {problem[0]}", code=ID_MISMATCH,
-                    expected=info["rpc_id"], got=problem[1])
+            ex.note(
+                f"JSON-RPC id mismatch: the response {problem[0]}",
+                code=ID_MISMATCH,
+                expected=info["rpc_id"],
+                got=problem[1],
+            )
         return payload
 
     @staticmethod
@@ -813,8 +919,12 @@ class A2AClient:
         if not 200 <= status < 300:
             ctype = resp.headers.get("content-type")
             detail = body_reason(ctype, raw, reason_phrase(resp))
-            raise ex.fail("http", f"HTTP {status} {reason_phrase(resp)} ({describe_body(ctype, raw)})"
-                                  + (f": {detail}" if detail else ""), detail)
+            raise ex.fail(
+                "http",
+                f"HTTP {status} {reason_phrase(resp)} ({describe_body(ctype, raw)})"
+                + (f": {detail}" if detail else ""),
+                detail,
+            )
         if isinstance(payload, ProtocolError):
             ex.error("protocol", payload.reason, payload.path)
             raise payload
@@ -856,8 +966,9 @@ class A2AClient:
             dialect = await self._dialect_for(method)
             params = self._params(method, params)
             if self.binding == b.GRPC:
-                async for event in self._grpc_transport().stream(dialect, method, params, ends_stream,
-                                                                 lean=stream.lean):
+                async for event in self._grpc_transport().stream(
+                    dialect, method, params, ends_stream, lean=stream.lean
+                ):
                     yield event
                 return
             ex, info = await self._post(dialect, method, params, stream=True)
@@ -871,8 +982,7 @@ class A2AClient:
                     raw = await ex.read()
                     payload = self._log_body(ex, info, raw)
                     if 200 <= resp.status_code < 300:
-                        ex.note(f"expected an SSE stream, got {ctype or 'no content type'}: "
-                                "read it as one response")
+                        ex.note(f"expected an SSE stream, got {ctype or 'no content type'}: read it as one response")
                     yield self._outcome(ex, raw, payload)
                     return
                 ex.log(Kind.RESPONSE, ex.response_data(None))
@@ -901,8 +1011,10 @@ class A2AClient:
                         except StopAsyncIteration:
                             items, eof = parser.close(), True
                         except TimeoutError:
-                            ex.note(f"the agent kept the stream open {self.timeouts.linger:g} s after its "
-                                    "final event; closed it")
+                            ex.note(
+                                f"the agent kept the stream open {self.timeouts.linger:g} s after its "
+                                "final event; closed it"
+                            )
                             self._end(ex, state, "closed")
                             return
                         except httpx.HTTPError as exc:
@@ -910,8 +1022,12 @@ class A2AClient:
                                 yield event
                             # A read timeout is ours: the agent went quiet, it did not end the stream.
                             if isinstance(exc, httpx.TimeoutException):
-                                self._end(ex, state, "timeout",
-                                          f"went quiet for {self.timeouts.stream_read:g} s (read timeout)")
+                                self._end(
+                                    ex,
+                                    state,
+                                    "timeout",
+                                    f"went quiet for {self.timeouts.stream_read:g} s (read timeout)",
+                                )
                             else:
                                 self._end(ex, state, "error")
                             raise ex.stream_error(exc) from None
@@ -942,8 +1058,11 @@ class A2AClient:
                         self._end(ex, state, "complete")
                         return
                     self._end(ex, state, "eof")
-                    raise ex.fail("stream", f"stream ended before the task reached a final state "
-                                            f"({state.events} event{'' if state.events == 1 else 's'} received)")
+                    raise ex.fail(
+                        "stream",
+                        f"stream ended before the task reached a final state "
+                        f"({state.events} event{'' if state.events == 1 else 's'} received)",
+                    )
                 finally:
                     if not state.ended:
                         # The consumer stopped early (break, aclose, cancel).
@@ -953,8 +1072,9 @@ class A2AClient:
         finally:
             self._streams.discard(stream)
 
-    def _over(self, ex: Exchange, dialect: Dialect, state: "_StreamState", exc: Exception | None,
-              pending: Any) -> tuple[list[Any], TransportError]:
+    def _over(
+        self, ex: Exchange, dialect: Dialect, state: _StreamState, exc: Exception | None, pending: Any
+    ) -> tuple[list[Any], TransportError]:
         """A stream that went past a limit (``exc`` None: the count; ``pending`` is then
         the last items read, else the parser) or did not decompress: record what was
         complete before that point (an event over the size limit is logged cut, after
@@ -962,7 +1082,7 @@ class A2AClient:
         limits = self.limits
         cut: dict[str, Any] | None = None
         if exc is None:
-            items = pending[:len(pending) - (state.items - limits.max_stream_events)]
+            items = pending[: len(pending) - (state.items - limits.max_stream_events)]
         elif isinstance(exc, EventTooLarge):
             items = exc.items
             text, encoding = body_text(whole_chars(bytearray(exc.head)))
@@ -995,7 +1115,7 @@ class A2AClient:
             error = ex.fail("stream", f"stream from {ex.url}: {exc}")
         return events, error
 
-    def _record(self, ex: Exchange, dialect: Dialect, items: list[Any], state: "_StreamState") -> list[Any]:
+    def _record(self, ex: Exchange, dialect: Dialect, items: list[Any], state: _StreamState) -> list[Any]:
         """Log each parsed item; return the decoded events to hand on. A JSON-RPC error
         stops at that event (state.error); events after it in the same chunk are still
         logged, since they were received. Runs once per event: kept lean on purpose."""
@@ -1034,8 +1154,13 @@ class A2AClient:
                             payload = exc
                 append_sse(item.raw, payload, codec, number)
             else:
-                data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": text,
-                                        "id": item.id, "retry": item.retry}
+                data: dict[str, Any] = {
+                    "raw": item.raw,
+                    "event": item.event,
+                    "data": text,
+                    "id": item.id,
+                    "retry": item.retry,
+                }
                 if item.raw_encoding != "utf-8":
                     data["raw_encoding"] = item.raw_encoding
                 if item.incomplete:
@@ -1064,18 +1189,22 @@ class A2AClient:
         return out
 
     @staticmethod
-    def _check_event_id(ex: Exchange, state: "_StreamState", text: str, payload: Any) -> None:
+    def _check_event_id(ex: Exchange, state: _StreamState, text: str, payload: Any) -> None:
         problem = id_problem(state.rpc_id, text, isinstance(payload, JsonRpcError))
         if problem is None:
             return
         # Once per stream: an agent that gets it wrong usually does on every event.
         state.ids = None
-        ex.note(f"JSON-RPC id mismatch: stream event {state.events} {problem[0]} "
-                "(later events are not checked)", code=ID_MISMATCH, expected=state.rpc_id, got=problem[1],
-                event=state.events)
+        ex.note(
+            f"JSON-RPC id mismatch: stream event {state.events} {problem[0]} (later events are not checked)",
+            code=ID_MISMATCH,
+            expected=state.rpc_id,
+            got=problem[1],
+            event=state.events,
+        )
 
     @staticmethod
-    def _end(ex: Exchange, state: "_StreamState", reason: str, limit: str | None = None) -> None:
+    def _end(ex: Exchange, state: _StreamState, reason: str, limit: str | None = None) -> None:
         """``limit``: the words of the limit that ended it (reason ``limit`` or ``timeout``)."""
         state.ended = True
         data = {"reason": reason, "events": state.events, "elapsed_ms": ex.elapsed_ms(), "terminal": state.final}
@@ -1102,7 +1231,9 @@ class A2AClient:
     def resubscribe(self, id: str) -> EventStream:
         return self.stream_call(Method.RESUBSCRIBE, m.TaskIdParams(id=id))
 
-    async def set_push(self, task_id: str, config: m.PushNotificationConfig | Mapping[str, Any]) -> m.TaskPushNotificationConfig:
+    async def set_push(
+        self, task_id: str, config: m.PushNotificationConfig | Mapping[str, Any]
+    ) -> m.TaskPushNotificationConfig:
         if not isinstance(config, m.PushNotificationConfig):
             config = validate(m.PushNotificationConfig, dict(config), "$.params.pushNotificationConfig")
         params = m.TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from ..protocol import rest
 from ..protocol.card import jsonrpc_url
 from ..protocol.dialects import Dialect, get_dialect
-from ..protocol import rest
 from ..protocol.errors import ProtocolError
 from ..protocol.methods import Method
 from ..protocol.models import AgentCard
@@ -88,8 +88,9 @@ class CardResult:
     error: ProtocolError | None = None
 
 
-async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
-                     bound: frozenset[str] = frozenset()) -> CardResult:
+async def fetch_card(
+    wire: Wire, candidates: list[str], headers: dict[str, str], bound: frozenset[str] = frozenset()
+) -> CardResult:
     """GET each candidate until one answers 2xx, following redirects (``bound``: the
     headers that do not follow one to another origin; see Wire.send). The card's URL is
     where it was served from, after redirects. Connect and timeout failures raise: an
@@ -113,8 +114,10 @@ async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
             # An absent A2A-Version means 0.3; an agent whose card lists no 0.3 interface
             # (@a2a-js/sdk with its 0.3 layer on, as in its own compat sample) refuses
             # that with -32009 and serves its card to a 1.0 client only.
-            ex.note(f"the card at {url} was refused to a request without {VERSION_HEADER} (read as 0.3, "
-                    f"-32009): asked again as 1.0")
+            ex.note(
+                f"the card at {url} was refused to a request without {VERSION_HEADER} (read as 0.3, "
+                f"-32009): asked again as 1.0"
+            )
             asked.add(candidate)
             queue.insert(0, candidate)
             continue
@@ -125,8 +128,10 @@ async def fetch_card(wire: Wire, candidates: list[str], headers: dict[str, str],
                 why = body_reason(ctype, raw, reason_phrase(ex.response))
                 if why:
                     result.reasons[url] = why
-                ex.note(f"no agent card at {url}: HTTP {status} {reason_phrase(ex.response)} "
-                        f"({describe_body(ctype, raw)})" + (f": {why}" if why else ""))
+                ex.note(
+                    f"no agent card at {url}: HTTP {status} {reason_phrase(ex.response)} "
+                    f"({describe_body(ctype, raw)})" + (f": {why}" if why else "")
+                )
             continue
         result.url = url
         try:
@@ -161,13 +166,14 @@ def _version_refused(sent: dict[str, str], raw: bytes) -> bool:
 
 
 def no_card_error(result: CardResult) -> TransportError:
-    tried = ", ".join(f"{url} (HTTP {status}{': ' + result.reasons[url] if url in result.reasons else ''})"
-                      for url, status in result.misses)
+    tried = ", ".join(
+        f"{url} (HTTP {status}{': ' + result.reasons[url] if url in result.reasons else ''})"
+        for url, status in result.misses
+    )
     return TransportError("http", f"no agent card found: tried {tried}")
 
 
-def endpoint_for(card: AgentCard | None, card_raw: Any, dialect: str | None,
-                 card_url: str | None, base: str) -> str:
+def endpoint_for(card: AgentCard | None, card_raw: Any, dialect: str | None, card_url: str | None, base: str) -> str:
     """The card's JSON-RPC URL for ``dialect``, else its ``url``, else ``base``; a
     relative URL is taken relative to the card's own URL."""
     url = None
@@ -211,8 +217,7 @@ _REFUSALS = frozenset({-32601, -32009})
 PROBES: tuple[Probe, ...] = (
     # A random task id cannot exist, so "task not found" (-32001) is the only answer a
     # 1.0 agent can give; a 0.3 handler given the 1.0 header says -32603 (capture 25).
-    Probe("1.0", Method.GET, lambda code: code == -32001,
-          lambda: {"id": f"a2a-inspect-probe-{uuid.uuid4().hex}"}),
+    Probe("1.0", Method.GET, lambda code: code == -32001, lambda: {"id": f"a2a-inspect-probe-{uuid.uuid4().hex}"}),
     # Empty params are invalid, so nothing is sent to the agent's model: an agent that
     # knows the method says -32602, one that does not says -32601.
     Probe("0.3", Method.SEND, lambda code: code not in _REFUSALS, dict),
@@ -255,8 +260,9 @@ async def probe_dialect(
         dialect = get_dialect(probe.dialect)
         rpc_id = next_id()
         wire_name = dialect.wire_method(probe.method)
-        body = json.dumps({"jsonrpc": "2.0", "id": rpc_id, "method": wire_name, "params": probe.params()},
-                          separators=(",", ":")).encode("utf-8")
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": rpc_id, "method": wire_name, "params": probe.params()}, separators=(",", ":")
+        ).encode("utf-8")
         info = {"dialect": dialect.name, "a2a_method": payloads.PROBE, "rpc_method": wire_name, "rpc_id": rpc_id}
         ex = await wire.send("POST", endpoint(dialect), headers=headers(dialect), body=body, info=info)
         raw = await ex.read()
@@ -264,7 +270,9 @@ async def probe_dialect(
         data = ex.response_data(raw)
         ex.log(Kind.RESPONSE, data, payloads.response_payload(info, data))
         is_rpc, code = answer_code(raw)
-        answer = ("a result" if code is None else f"{code}") if is_rpc else f"HTTP {ex.response.status_code}, not JSON-RPC"
+        answer = (
+            ("a result" if code is None else f"{code}") if is_rpc else f"HTTP {ex.response.status_code}, not JSON-RPC"
+        )
         if is_rpc and probe.accepts(code):
             return ProbeOutcome(dialect.name, f"{wire_name} answered {answer}")
         tried.append(f"{wire_name} answered {answer}")

@@ -21,8 +21,9 @@ TRANSPORT_KINDS = ("connect", "timeout", "http", "stream", "limit")
 class TransportError(Exception):
     """One clear line saying what went wrong on the wire; ``kind`` is one of TRANSPORT_KINDS."""
 
-    def __init__(self, kind: str, message: str, *, status: int | None = None, url: str | None = None,
-                 detail: str | None = None) -> None:
+    def __init__(
+        self, kind: str, message: str, *, status: int | None = None, url: str | None = None, detail: str | None = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message

@@ -35,8 +35,21 @@ from .transport import Exchange, handshake_hint
 
 GRPC_SCHEMES = ("grpc", "grpcs")
 #: Metadata gRPC itself owns: a user's header of that name cannot travel as metadata.
-_RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
-                       "accept", "accept-encoding", "content-length", "keep-alive", "upgrade"))
+_RESERVED = frozenset(
+    (
+        "content-type",
+        "te",
+        "host",
+        "connection",
+        "transfer-encoding",
+        "user-agent",
+        "accept",
+        "accept-encoding",
+        "content-length",
+        "keep-alive",
+        "upgrade",
+    )
+)
 
 
 class _DumpsOptions(TypedDict):
@@ -46,8 +59,11 @@ class _DumpsOptions(TypedDict):
 
 
 _JSON: _DumpsOptions = {"ensure_ascii": False, "separators": (",", ":")}
-_NO_CONNECTION = re.compile(r"failed to connect|connection refused|dns resolution failed|name resolution|"
-                            r"socket closed|connection reset|handshake|no route to host|unreachable", re.IGNORECASE)
+_NO_CONNECTION = re.compile(
+    r"failed to connect|connection refused|dns resolution failed|name resolution|"
+    r"socket closed|connection reset|handshake|no route to host|unreachable",
+    re.IGNORECASE,
+)
 
 
 def is_grpc_url(url: str | None) -> bool:
@@ -160,8 +176,9 @@ class GrpcTransport:
         self.endpoint = endpoint
         self.target, self.secure = split_target(endpoint)
         if "://" in endpoint and "@" in urlsplit(endpoint).netloc:
-            client._note("a gRPC URL's user:password is not sent (gRPC has no URL credentials): "
-                         "give them with --basic USER:PASS")
+            client._note(
+                "a gRPC URL's user:password is not sent (gRPC has no URL credentials): give them with --basic USER:PASS"
+            )
         #: What the log names the agent by (``grpc://host:port``), and credentials are checked against.
         self.url = f"{'grpcs' if self.secure else 'grpc'}://{self.target}"
         #: Channels by the largest message they receive: gRPC bounds that per channel
@@ -210,13 +227,17 @@ class GrpcTransport:
         """``a2a-version`` (1.0), the credentials and the user's headers (only to the
         origin they were given for: A2AClient._guard), as lower-case metadata keys."""
         client = self.client
-        headers = client._guard(self.url, client._call_headers({k.lower(): v for k, v in dialect.request_headers().items()}))
+        headers = client._guard(
+            self.url, client._call_headers({k.lower(): v for k, v in dialect.request_headers().items()})
+        )
         dropped = [k for k in headers if k.lower() in _RESERVED or k.lower().startswith(("grpc-", ":"))]
         if dropped:
             client._note(f"gRPC metadata cannot carry {', '.join(dropped)} (gRPC sets it itself): not sent")
         return [(k.lower(), v) for k, v in headers.items() if k not in dropped]
 
-    def _request(self, dialect: Dialect, method: Method, params: Any) -> tuple[Exchange, Any, bytes, list[tuple[str, str]]]:
+    def _request(
+        self, dialect: Dialect, method: Method, params: Any
+    ) -> tuple[Exchange, Any, bytes, list[tuple[str, str]]]:
         """Build the call's message and log its REQUEST: (exchange, rpc, bytes, metadata)."""
         name = dialect.name
         rpc = grpc_schema.rpcs(name)[grpc_codec.rpc_name(name, method)]
@@ -227,26 +248,55 @@ class GrpcTransport:
             raise ProtocolError(f"cannot build {rpc.request}: {exc}") from None
         data = message.SerializeToString()
         metadata = self.metadata(dialect)
-        info = {"dialect": name, "binding": "grpc", "a2a_method": method.value, "rpc_method": rpc.name,
-                "rpc_id": None, "grpc_path": rpc.path}
+        info = {
+            "dialect": name,
+            "binding": "grpc",
+            "a2a_method": method.value,
+            "rpc_method": rpc.name,
+            "rpc_id": None,
+            "grpc_path": rpc.path,
+        }
         url = self.url + rpc.path
         ex = Exchange(self.client._wire, url, info)
-        ex.log(Kind.REQUEST, {"method": "POST", "url": url, "headers": dict(metadata),
-                              "body": json.dumps(grpc_schema.to_json(message), **_JSON), "body_encoding": "utf-8",
-                              "body_size": len(data), "content_type": "application/grpc", **info}, params)
+        ex.log(
+            Kind.REQUEST,
+            {
+                "method": "POST",
+                "url": url,
+                "headers": dict(metadata),
+                "body": json.dumps(grpc_schema.to_json(message), **_JSON),
+                "body_encoding": "utf-8",
+                "body_size": len(data),
+                "content_type": "application/grpc",
+                **info,
+            },
+            params,
+        )
         ex.t0 = time.perf_counter()
         return ex, rpc, data, metadata
 
     def _head(self, ex: Exchange, initial: Any, *, streaming: bool) -> dict[str, Any]:
-        return {"status": None, "reason": None, "headers": metadata_dict(initial), "body": None,
-                "body_encoding": None, "body_size": None, "elapsed_ms": ex.elapsed_ms(), "streaming": streaming,
-                "content_type": "application/grpc"}
+        return {
+            "status": None,
+            "reason": None,
+            "headers": metadata_dict(initial),
+            "body": None,
+            "body_encoding": None,
+            "body_size": None,
+            "elapsed_ms": ex.elapsed_ms(),
+            "streaming": streaming,
+            "content_type": "application/grpc",
+        }
 
     def _status(self, dialect: str, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
         """The status fields of a RESPONSE or STREAM_END: code, name, message, the rich
         details from ``grpc-status-details-bin`` as ProtoJSON, the trailers."""
-        out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_errors.NAMES.get(code, str(code)),
-                               "grpc_message": message or "", "trailers": metadata_dict(trailing)}
+        out: dict[str, Any] = {
+            "grpc_code": code,
+            "grpc_status": grpc_errors.NAMES.get(code, str(code)),
+            "grpc_message": message or "",
+            "trailers": metadata_dict(trailing),
+        }
         for key, value in trailing or ():
             if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes):
                 try:
@@ -257,8 +307,9 @@ class GrpcTransport:
 
     # ------------------------------------------------------------------ failures
 
-    def _failure(self, ex: Exchange, exc: Any, dialect: str, *, timeout: float | None,
-                 stream: bool = False) -> Exception:
+    def _failure(
+        self, ex: Exchange, exc: Any, dialect: str, *, timeout: float | None, stream: bool = False
+    ) -> Exception:
         """An AioRpcError -> what to raise, logged: a TransportError when nothing reached
         the agent or we gave up (connect, deadline, our own size limit: max_body, or a
         ``stream``'s max_event), else the agent's status as a RESPONSE and its GrpcError."""
@@ -280,16 +331,24 @@ class GrpcTransport:
         if code is grpc.StatusCode.DEADLINE_EXCEEDED:
             return ex.fail("timeout", f"no answer from {self.url} within {timeout or 0:g} s (deadline)")
         if stream and _own_limit(code, details):
-            return ex.fail("limit", f"an event of the stream from {self.url} is larger than "
-                                    f"{format_size(self.client.limits.max_event)} (--max-event); stopped reading")
+            return ex.fail(
+                "limit",
+                f"an event of the stream from {self.url} is larger than "
+                f"{format_size(self.client.limits.max_event)} (--max-event); stopped reading",
+            )
         if _own_limit(code, details):
-            return ex.fail("limit", f"a message from {self.url} is larger than "
-                                    f"{format_size(self.client.limits.max_body)} (--max-body); not read")
+            return ex.fail(
+                "limit",
+                f"a message from {self.url} is larger than "
+                f"{format_size(self.client.limits.max_body)} (--max-body); not read",
+            )
         data = self._head(ex, initial, streaming=False)
         data.update(self._status(dialect, code.value[0], details, exc.trailing_metadata()))
         payload = payloads.response_payload(ex.info, data)
         ex.log(Kind.RESPONSE, data, payload)
-        return payload if isinstance(payload, JsonRpcError) else ex.fail("http", f"gRPC {data['grpc_status']}: {details}")
+        return (
+            payload if isinstance(payload, JsonRpcError) else ex.fail("http", f"gRPC {data['grpc_status']}: {details}")
+        )
 
     # ------------------------------------------------------------------ unary
 
@@ -336,13 +395,29 @@ class GrpcTransport:
         import grpc
 
         metadata = self.metadata(dialect)
-        info = {"dialect": dialect.name, "binding": "grpc", "a2a_method": None,
-                "rpc_method": path.rsplit("/", 1)[-1], "rpc_id": None, "grpc_path": path}
+        info = {
+            "dialect": dialect.name,
+            "binding": "grpc",
+            "a2a_method": None,
+            "rpc_method": path.rsplit("/", 1)[-1],
+            "rpc_id": None,
+            "grpc_path": path,
+        }
         url = self.url + path
         ex = Exchange(self.client._wire, url, info)
-        ex.log(Kind.REQUEST, {"method": "POST", "url": url, "headers": dict(metadata),
-                              "body": base64.b64encode(data).decode("ascii"), "body_encoding": "base64",
-                              "body_size": len(data), "content_type": "application/grpc", **info})
+        ex.log(
+            Kind.REQUEST,
+            {
+                "method": "POST",
+                "url": url,
+                "headers": dict(metadata),
+                "body": base64.b64encode(data).decode("ascii"),
+                "body_encoding": "base64",
+                "body_size": len(data),
+                "content_type": "application/grpc",
+                **info,
+            },
+        )
         ex.t0 = time.perf_counter()
         deadline = self.client.timeouts.connect + self.client.timeouts.read
         call = self._channel(ex).unary_unary(path)(data, metadata=metadata, timeout=deadline)
@@ -364,8 +439,7 @@ class GrpcTransport:
 
     # ------------------------------------------------------------------ streams
 
-    async def stream(self, dialect: Dialect, method: Method, params: Any, ends_stream: Any,
-                     lean: bool = False) -> Any:
+    async def stream(self, dialect: Dialect, method: Method, params: Any, ends_stream: Any, lean: bool = False) -> Any:
         """The stream's events, decoded, as an async generator; logs every message.
         ``lean``: nobody reads the events but the session (EventStream.drain), so the
         plain next chunk of a text artifact (grpc_codec.plain_chunk_reader) is handed on
@@ -382,6 +456,7 @@ class GrpcTransport:
         fast = codec.decode_sse_fast
         plain = grpc_codec.plain_chunk_reader(dialect.name) if codec is not None else None
         from pydantic_core import to_json as dump  # compact, UTF-8 as is: json.dumps' ensure_ascii=False, 4x sooner
+
         response_class = grpc_schema.message_class(dialect.name, rpc.response)
         to_json = grpc_codec.stream_json
         number = ex.id
@@ -402,8 +477,13 @@ class GrpcTransport:
             # ``limit``: the words of the limit that ended it, as the HTTP path's STREAM_END has them.
             nonlocal ended
             ended = True
-            data = {"reason": reason, "events": events, "elapsed_ms": ex.elapsed_ms(), "terminal": final,
-                    **(status or {})}
+            data = {
+                "reason": reason,
+                "events": events,
+                "elapsed_ms": ex.elapsed_ms(),
+                "terminal": final,
+                **(status or {}),
+            }
             if limit is not None:
                 data["limit"] = limit
             ex.log(Kind.STREAM_END, data)
@@ -433,19 +513,25 @@ class GrpcTransport:
                     if _own_limit(exc.code(), exc.details()):
                         # Our channel's bound, not the agent's status: as the HTTP path words it.
                         words = f"larger than {format_size(limits.max_event)} (--max-event)"
-                        failure = ex.fail("limit", f"an event of the stream from {self.url} is {words}; "
-                                                   "stopped reading")
+                        failure = ex.fail(
+                            "limit", f"an event of the stream from {self.url} is {words}; stopped reading"
+                        )
                         end("limit", status, "an event " + words)
                         raise failure from None
-                    error = grpc_codec.decode_status(status["grpc_code"], status["grpc_message"],
-                                                     status.get("grpc_details"))
-                    ex.error("grpc", f"stream ended with gRPC {status['grpc_code']} {status['grpc_status']}: "
-                                     f"{status['grpc_message']}")
+                    error = grpc_codec.decode_status(
+                        status["grpc_code"], status["grpc_message"], status.get("grpc_details")
+                    )
+                    ex.error(
+                        "grpc",
+                        f"stream ended with gRPC {status['grpc_code']} {status['grpc_status']}: "
+                        f"{status['grpc_message']}",
+                    )
                     end("error", status)
                     raise error from None
                 if raw is EOF:
-                    status = self._status(dialect.name, (await call.code()).value[0], await call.details(),
-                                          await call.trailing_metadata())
+                    status = self._status(
+                        dialect.name, (await call.code()).value[0], await call.details(), await call.trailing_metadata()
+                    )
                     if not started:
                         ex.log(Kind.RESPONSE, self._head(ex, await call.initial_metadata(), streaming=True))
                     end("complete" if final else "eof", status)
@@ -453,20 +539,23 @@ class GrpcTransport:
                         if held is not None:
                             yield held
                         return
-                    raise ex.fail("stream", f"stream ended before the task reached a final state "
-                                            f"({events} event{'' if events == 1 else 's'} received)")
+                    raise ex.fail(
+                        "stream",
+                        f"stream ended before the task reached a final state "
+                        f"({events} event{'' if events == 1 else 's'} received)",
+                    )
                 if not started:
                     started = True
                     ex.log(Kind.RESPONSE, self._head(ex, await call.initial_metadata(), streaming=True))
                 events += 1
                 size += len(raw)
-                if (events > limits.max_stream_events or len(raw) > limits.max_event
-                        or size > limits.max_stream_body):
+                if events > limits.max_stream_events or len(raw) > limits.max_event or size > limits.max_stream_body:
                     events -= 1
                     if len(raw) > limits.max_event:
                         words = f"larger than {format_size(limits.max_event)} (--max-event)"
-                        failure = ex.fail("limit", f"an event of the stream from {self.url} is {words}; "
-                                                   "stopped reading")
+                        failure = ex.fail(
+                            "limit", f"an event of the stream from {self.url} is {words}; stopped reading"
+                        )
                         words = "an event " + words
                     elif size > limits.max_stream_body:
                         words = f"larger than {format_size(limits.max_stream_body)} (--max-stream-body)"
@@ -482,9 +571,12 @@ class GrpcTransport:
                     obj = to_json(message) if got is None else None
                 except Exception as exc:  # protobuf's DecodeError; a message that does not parse
                     text = f"not a valid {rpc.response}: {exc}"
-                    session.append(Kind.MESSAGE, {"json": None, "size": len(raw),
-                                                  "raw": base64.b64encode(raw).decode("ascii"), "error": text},
-                                   exchange=number, payload=ProtocolError(text))
+                    session.append(
+                        Kind.MESSAGE,
+                        {"json": None, "size": len(raw), "raw": base64.b64encode(raw).decode("ascii"), "error": text},
+                        exchange=number,
+                        payload=ProtocolError(text),
+                    )
                     ex.error("protocol", f"event {events} skipped: {text}")
                     continue
                 if got is not None:
@@ -541,11 +633,19 @@ class GrpcTransport:
                 if exc.grpc_code == 12:  # UNIMPLEMENTED: no such service in this dialect
                     tried.append(f"{dialect.label} {name}: UNIMPLEMENTED")
                     continue
-                return None, None, dialect, (f"{dialect.label} {name} answered {exc.describe()}: going on "
-                                             "without a card")
+                return (
+                    None,
+                    None,
+                    dialect,
+                    (f"{dialect.label} {name} answered {exc.describe()}: going on without a card"),
+                )
             except ProtocolError as exc:
-                return None, self.last_answer, dialect, (f"{dialect.label} {name} answered with a card that "
-                                                         f"does not decode ({exc})")
+                return (
+                    None,
+                    self.last_answer,
+                    dialect,
+                    (f"{dialect.label} {name} answered with a card that does not decode ({exc})"),
+                )
             return card, self.last_answer, dialect, f"the card came from the agent's {dialect.label} {name} RPC"
         return None, None, None, "no A2AService answered (" + "; ".join(tried) + ")"
 

@@ -99,7 +99,7 @@ class _Inflate:
         except zlib.error as exc:  # pragma: no cover - flush only reports what feed did
             raise DecodeFailed(self.name, str(exc)) from None
         for start in range(0, len(out), PIECE):
-            yield out[start:start + PIECE]
+            yield out[start : start + PIECE]
 
 
 class BodyDecoder:
@@ -120,7 +120,7 @@ class BodyDecoder:
     def feed(self, raw: bytes) -> Iterator[bytes]:
         if not self._layers:
             for start in range(0, len(raw), PIECE):
-                yield raw[start:start + PIECE]
+                yield raw[start : start + PIECE]
             return
         yield from self._through(0, raw)
 

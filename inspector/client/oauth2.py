@@ -97,19 +97,24 @@ def token_url_problem(token_url: str, card_url: str | None, given: Iterable[str 
     if target.scheme not in ("http", "https") or not target.host:
         return f"the card's token URL {token_url} is not an http(s) URL"
     if card is None or not any(same_origin(g, card) for g in named):
-        return (f"the card naming the token URL {token_url} was not served from an address you gave "
-                f"(it came from {card_url or 'nowhere'})")
+        return (
+            f"the card naming the token URL {token_url} was not served from an address you gave "
+            f"(it came from {card_url or 'nowhere'})"
+        )
     if target.scheme != "https" and not same_origin(card, target):
-        return (f"the card's token URL {token_url} is plain http on another origin than the card's: "
-                "the client secret would travel in clear text to a place you did not name")
+        return (
+            f"the card's token URL {token_url} is plain http on another origin than the card's: "
+            "the client secret would travel in clear text to a place you did not name"
+        )
     return None
 
 
 class TokenSource:
     """Fetches, keeps and renews one bearer token for one client."""
 
-    def __init__(self, credentials: ClientCredentials, http: httpx.AsyncClient, note: Callable[..., None],
-                 timeout: float) -> None:
+    def __init__(
+        self, credentials: ClientCredentials, http: httpx.AsyncClient, note: Callable[..., None], timeout: float
+    ) -> None:
         self.credentials = credentials
         self._http = http
         self._note = note
@@ -129,18 +134,26 @@ class TokenSource:
         found = card_flow(card) if card is not None else None
         scopes = self.credentials.scopes
         if self.credentials.token_url:
-            flow = Flow(found.scheme if found else "--oauth2-token-url", self.credentials.token_url,
-                        scopes if scopes is not None else (found.scopes if found else ()))
+            flow = Flow(
+                found.scheme if found else "--oauth2-token-url",
+                self.credentials.token_url,
+                scopes if scopes is not None else (found.scopes if found else ()),
+            )
         elif found is None:
-            raise TransportError("http", "--oauth2-client-id: the card declares no OAuth 2.0 client-credentials "
-                                         "flow (securitySchemes ... flows.clientCredentials.tokenUrl); give the "
-                                         "token URL with --oauth2-token-url URL")
+            raise TransportError(
+                "http",
+                "--oauth2-client-id: the card declares no OAuth 2.0 client-credentials "
+                "flow (securitySchemes ... flows.clientCredentials.tokenUrl); give the "
+                "token URL with --oauth2-token-url URL",
+            )
         else:
             url = urljoin(card_url, found.token_url) if card_url else found.token_url
             problem = token_url_problem(url, card_url, given)
             if problem:
-                raise TransportError("http", f"OAuth 2.0 token not requested: {problem}; if it is right, "
-                                             "give it with --oauth2-token-url URL")
+                raise TransportError(
+                    "http",
+                    f"OAuth 2.0 token not requested: {problem}; if it is right, give it with --oauth2-token-url URL",
+                )
             flow = Flow(found.scheme, url, scopes if scopes is not None else found.scopes)
         self.flow = flow
         return flow
@@ -152,21 +165,27 @@ class TokenSource:
         creds = self.credentials
         # RFC 6749 2.3.1: the id and secret form-encoded, then as HTTP Basic credentials.
         pair = f"{quote(creds.client_id, safe='')}:{quote(creds.client_secret, safe='')}"
-        headers = {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode("ascii"),
-                   "Accept": "application/json"}
+        headers = {
+            "Authorization": "Basic " + base64.b64encode(pair.encode()).decode("ascii"),
+            "Accept": "application/json",
+        }
         form = {"grant_type": "client_credentials"}
         if flow.scopes:
             form["scope"] = " ".join(flow.scopes)
         where = f"the token URL {flow.token_url}"
         try:
-            async with self._http.stream("POST", flow.token_url, data=form, headers=headers,
-                                         timeout=self._timeout, follow_redirects=False) as resp:
+            async with self._http.stream(
+                "POST", flow.token_url, data=form, headers=headers, timeout=self._timeout, follow_redirects=False
+            ) as resp:
                 raw = bytearray()
                 async for piece in resp.aiter_bytes():
                     raw += piece
                     if len(raw) > MAX_TOKEN_RESPONSE:
-                        raise TransportError("http", f"OAuth 2.0: {where} answered more than "
-                                                     f"{format_size(MAX_TOKEN_RESPONSE)}: not a token response")
+                        raise TransportError(
+                            "http",
+                            f"OAuth 2.0: {where} answered more than "
+                            f"{format_size(MAX_TOKEN_RESPONSE)}: not a token response",
+                        )
                 status = resp.status_code
         except httpx.HTTPError as exc:
             raise TransportError("http", f"OAuth 2.0: no token from {where}: {exc or type(exc).__name__}") from None
@@ -180,24 +199,31 @@ class TokenSource:
                 said = f": {body['error'][:100]}"
                 if isinstance(body.get("error_description"), str):
                     said += f" ({body['error_description'][:200]})"
-            raise TransportError("http", f"OAuth 2.0: {where} refused the client credentials: HTTP {status}{said}",
-                                 status=status)
+            raise TransportError(
+                "http", f"OAuth 2.0: {where} refused the client credentials: HTTP {status}{said}", status=status
+            )
         token = body.get("access_token") if isinstance(body, dict) else None
         if not isinstance(token, str) or not token or any(ord(c) < 33 or ord(c) == 127 for c in token):
             raise TransportError("http", f"OAuth 2.0: {where} answered 200 without a usable access_token")
         kind = body.get("token_type")
         if isinstance(kind, str) and kind.lower() != "bearer":
-            raise TransportError("http", f"OAuth 2.0: {where} gave a {kind[:40]!r} token; only bearer tokens "
-                                         "are supported")
+            raise TransportError(
+                "http", f"OAuth 2.0: {where} gave a {kind[:40]!r} token; only bearer tokens are supported"
+            )
         lifetime = body.get("expires_in")
-        lifetime = float(lifetime) if isinstance(lifetime, (int, float)) and not isinstance(lifetime, bool) \
-            and lifetime > 0 else None
+        lifetime = (
+            float(lifetime)
+            if isinstance(lifetime, (int, float)) and not isinstance(lifetime, bool) and lifetime > 0
+            else None
+        )
         self.token = token
         self._expires = None if lifetime is None else time.monotonic() + lifetime - min(EARLY, lifetime / 10)
         for sink in self.on_token:
             sink(token)
         life = f"expires in {lifetime:g} s" if lifetime is not None else "no expiry given"
         scopes = f", scopes {' '.join(flow.scopes)}" if flow.scopes else ""
-        self._note(f"OAuth 2.0 token ({why}) from {flow.token_url} for scheme {flow.scheme!r}{scopes}: {life}",
-                   code="oauth2-token")
+        self._note(
+            f"OAuth 2.0 token ({why}) from {flow.token_url} for scheme {flow.scheme!r}{scopes}: {life}",
+            code="oauth2-token",
+        )
         return token

@@ -69,8 +69,15 @@ def token_of(headers: dict[str, str]) -> str | None:
 class PushReceiver:
     """Receives push notifications for one session (one agent connection)."""
 
-    def __init__(self, session: Session, *, dialect: DialectSource = None,
-                 host: str = "127.0.0.1", port: int = 0, request_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        dialect: DialectSource = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        request_timeout: float | None = None,
+    ) -> None:
         """``dialect``: the connection's dialect (a name, or a callable giving it), used
         when the session holds no request yet to take it from. ``request_timeout``:
         seconds a notification may take to arrive (default: inspector.serving.deadline's)."""
@@ -162,12 +169,20 @@ class PushReceiver:
         source = self.dialect
         return source() if callable(source) else source
 
-    def record(self, method: str, url: str, path: str, headers: dict[str, str], raw: bytes,
-               client: str | None = None) -> Event:
+    def record(
+        self, method: str, url: str, path: str, headers: dict[str, str], raw: bytes, client: str | None = None
+    ) -> Event:
         """Append one received notification to the session (public for tests and replay tools)."""
         text, encoding = body_text(raw)
-        data: dict[str, Any] = {"method": method, "url": url, "path": path, "headers": headers,
-                                "body": text, "body_encoding": encoding, "body_size": len(raw)}
+        data: dict[str, Any] = {
+            "method": method,
+            "url": url,
+            "path": path,
+            "headers": headers,
+            "body": text,
+            "body_encoding": encoding,
+            "body_size": len(raw),
+        }
         if client:
             data["client"] = client
         event = self.session.append(Kind.PUSH, data, payload=push_payload(self._current_dialect(), data))
@@ -188,15 +203,18 @@ class PushReceiver:
                 return PlainTextResponse("not found", status_code=404)
             validation = request.query_params.get("validationToken")
             if request.method == "GET" and validation is not None:
-                self.session.append(Kind.NOTE, {"text": "push receiver: answered a URL validation request",
-                                                "url": str(request.url)})
+                self.session.append(
+                    Kind.NOTE, {"text": "push receiver: answered a URL validation request", "url": str(request.url)}
+                )
                 return PlainTextResponse(validation)
             if request.method != "POST":
                 return PlainTextResponse("POST notifications here", status_code=405)
             declared = request.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-                self.session.append(Kind.NOTE, {"text": f"push receiver: refused a {declared}-byte "
-                                                        f"notification (limit {format_size(MAX_BODY)})"})
+                self.session.append(
+                    Kind.NOTE,
+                    {"text": f"push receiver: refused a {declared}-byte notification (limit {format_size(MAX_BODY)})"},
+                )
                 return PlainTextResponse("too large", status_code=413)
             chunks: list[bytes] = []
             size = 0
@@ -204,14 +222,20 @@ class PushReceiver:
                 async for chunk in request.stream():
                     size += len(chunk)
                     if size > MAX_BODY:
-                        self.session.append(Kind.NOTE, {"text": f"push receiver: refused a notification "
-                                                                f"over {format_size(MAX_BODY)}"})
+                        self.session.append(
+                            Kind.NOTE, {"text": f"push receiver: refused a notification over {format_size(MAX_BODY)}"}
+                        )
                         return PlainTextResponse("too large", status_code=413)
                     chunks.append(chunk)
             except ClientDisconnect:
                 # Gone, or cut off for sending too slowly (mock_agent/deadline.py).
-                self.session.append(Kind.NOTE, {"text": f"push receiver: a notification broke off after "
-                                                        f"{format_size(size)} of its body; not recorded"})
+                self.session.append(
+                    Kind.NOTE,
+                    {
+                        "text": f"push receiver: a notification broke off after "
+                        f"{format_size(size)} of its body; not recorded"
+                    },
+                )
                 return Response(status_code=408)
             headers = _raw_headers(request.scope.get("headers") or [])
             client = request.client.host if request.client else None

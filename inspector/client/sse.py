@@ -136,7 +136,7 @@ class SSEParser:
                 del self._buf[:pos]
                 self._scanned = len(self._buf)
             if self.max_event is not None and len(self._buf) > self.max_event:
-                raise EventTooLarge(out, bytes(self._buf[:self.max_event]))
+                raise EventTooLarge(out, bytes(self._buf[: self.max_event]))
         return out
 
     def close(self) -> list[SSEItem]:
@@ -223,7 +223,7 @@ class SSEParser:
         # part of the event: measured without them, as a pending block is.
         skip = _head_comments(block, out, True) if block[0] in _HEAD_BYTES else 0
         if len(block) - skip > limit:
-            raise EventTooLarge(out, bytes(block[skip:skip + limit]))
+            raise EventTooLarge(out, bytes(block[skip : skip + limit]))
         if skip < len(block):
             self._block_bytes(block[skip:], out, False)
 
@@ -237,17 +237,20 @@ class SSEParser:
 
     def _block_bytes(self, block: bytes | bytearray, out: list[SSEItem], incomplete: bool) -> None:
         if block[0] in _HEAD_BYTES:
-            block = block[_head_comments(block, out, True):]
+            block = block[_head_comments(block, out, True) :]
             if not block:
                 return
         try:
             text = block.decode("utf-8")
         except UnicodeDecodeError as exc:
-            out.append(SSEEvent(
-                base64.b64encode(block).decode("ascii"), incomplete=incomplete,
-                error=ProtocolError(f"event is not UTF-8 (byte 0x{block[exc.start]:02x} at offset {exc.start})"),
-                raw_encoding="base64",
-            ))
+            out.append(
+                SSEEvent(
+                    base64.b64encode(block).decode("ascii"),
+                    incomplete=incomplete,
+                    error=ProtocolError(f"event is not UTF-8 (byte 0x{block[exc.start]:02x} at offset {exc.start})"),
+                    raw_encoding="base64",
+                )
+            )
             return
         self._block_text(text, out, incomplete)
 
@@ -255,7 +258,7 @@ class SSEParser:
         if text[0] in "\r\n:":
             # Same split as _block_bytes makes, so chunking cannot change the output.
             block = text.encode("utf-8")
-            text = block[_head_comments(block, out, True):].decode("utf-8")
+            text = block[_head_comments(block, out, True) :].decode("utf-8")
             if not text:
                 return
         comments: list[str] = []
@@ -309,7 +312,7 @@ def _head_comments(buf: bytes | bytearray, out: list[SSEItem], to_end: bool) -> 
             if not to_end:
                 break  # the line may still grow
             end = n
-        out.append(SSEComment(bytes(buf[pos + 1:end]).decode("utf-8", "replace")))
+        out.append(SSEComment(bytes(buf[pos + 1 : end]).decode("utf-8", "replace")))
         pos = end + 1
     return pos
 

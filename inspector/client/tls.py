@@ -124,11 +124,14 @@ def _build(options: TlsOptions) -> ssl.SSLContext:
         ctx = httpx.create_ssl_context()
     if options.cert:
         try:
-            ctx.load_cert_chain(str(Path(options.cert).expanduser()),
-                                str(Path(options.key).expanduser()) if options.key else None)
+            ctx.load_cert_chain(
+                str(Path(options.cert).expanduser()), str(Path(options.key).expanduser()) if options.key else None
+            )
         except ssl.SSLError as exc:
-            raise TlsError(f"--cert/--key: {options.cert} and its key do not load ({exc.reason or exc}); "
-                           "give the key with --key if it is in a file of its own") from None
+            raise TlsError(
+                f"--cert/--key: {options.cert} and its key do not load ({exc.reason or exc}); "
+                "give the key with --key if it is in a file of its own"
+            ) from None
         except OSError as exc:
             raise TlsError(f"--cert/--key: {exc.strerror or exc}") from None
     return ctx
@@ -143,8 +146,10 @@ def grpc_credentials(options: TlsOptions | None) -> Any:
         return grpc.ssl_channel_credentials()
     check(options)
     if options.insecure:
-        raise TlsError("--insecure is not available for gRPC (grpcio always verifies the agent's "
-                       "certificate): give its CA with --cacert FILE")
+        raise TlsError(
+            "--insecure is not available for gRPC (grpcio always verifies the agent's "
+            "certificate): give its CA with --cacert FILE"
+        )
     root = _read(options.cacert, "certificate", "--cacert") if options.cacert else None
     chain = _read(options.cert, "certificate", "--cert") if options.cert else None
     key = _read(options.key, "private key", "--key") if options.key else None

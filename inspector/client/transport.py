@@ -162,10 +162,14 @@ def handshake_hint(exc: BaseException) -> str | None:
         why = f"certificate verify failed: {said}" if said else "certificate verify failed"
         if "mismatch" in why.lower():
             # Trusting another CA would not help: the certificate is for other names.
-            return (f"the agent's TLS certificate is not for this host ({why}): use a host name it "
-                    "lists, or --insecure to skip the check")
-        return (f"the agent's TLS certificate is not trusted ({why}): give its CA with --cacert FILE "
-                "(a saved agent's CA file in the UI), or --insecure to skip the check")
+            return (
+                f"the agent's TLS certificate is not for this host ({why}): use a host name it "
+                "lists, or --insecure to skip the check"
+            )
+        return (
+            f"the agent's TLS certificate is not trusted ({why}): give its CA with --cacert FILE "
+            "(a saved agent's CA file in the UI), or --insecure to skip the check"
+        )
     if "CERTIFICATE_REQUIRED" in texts or "certificate required" in texts.lower():
         return "the agent asks for a client certificate: give it with --cert FILE --key FILE"
     if "WRONG_VERSION_NUMBER" in texts:
@@ -178,7 +182,7 @@ class Exchange:
 
     __slots__ = ("wire", "id", "url", "t0", "response", "info")
 
-    def __init__(self, wire: "Wire", url: str, info: dict[str, Any] | None = None) -> None:
+    def __init__(self, wire: Wire, url: str, info: dict[str, Any] | None = None) -> None:
         self.wire = wire
         self.id = wire.session.new_exchange()
         self.url = url
@@ -208,8 +212,9 @@ class Exchange:
         status = self.response.status_code if self.response is not None else None
         return TransportError(kind, message, status=status, url=self.url, detail=detail)
 
-    def response_data(self, raw: bytes | bytearray | None, *, streaming: bool | None = None,
-                      cut: bool = False) -> dict[str, Any]:
+    def response_data(
+        self, raw: bytes | bytearray | None, *, streaming: bool | None = None, cut: bool = False
+    ) -> dict[str, Any]:
         """The RESPONSE event's data: the head, with the body unless this is a stream
         (or the body could not be read: ``raw`` None, ``streaming`` False). ``cut``: the
         body is only what arrived up to the size limit."""
@@ -242,15 +247,17 @@ class Exchange:
         assert self.response is not None
         decoder = BodyDecoder(self.response.headers.get("content-encoding"))
         if decoder.skipped:
-            self.note(f"Content-Encoding {', '.join(decoder.skipped)} was not asked for and is not "
-                      "decoded: the body is kept as received")
+            self.note(
+                f"Content-Encoding {', '.join(decoder.skipped)} was not asked for and is not "
+                "decoded: the body is kept as received"
+            )
         size = raw_size = 0
         async for raw in self.response.aiter_raw():
             raw_size += len(raw)
             for piece in decoder.feed(raw):
                 size += len(piece)
                 if size > limit:
-                    yield piece[:len(piece) - (size - limit)]
+                    yield piece[: len(piece) - (size - limit)]
                     raise BodyTooLarge(decoder.decodes)
                 yield piece
             if raw_size > limit:
@@ -258,7 +265,7 @@ class Exchange:
         for piece in decoder.flush():
             size += len(piece)
             if size > limit:
-                yield piece[:len(piece) - (size - limit)]
+                yield piece[: len(piece) - (size - limit)]
                 raise BodyTooLarge(decoder.decodes)
             yield piece
 
@@ -269,8 +276,9 @@ class Exchange:
         return f"larger than {format_size(limit)}{after} ({option})"
 
     def too_large(self, what: str, limit: int, option: str, inflated: bool) -> TransportError:
-        return self.fail("limit", f"{what} from {self.url} is {self.larger_than(limit, option, inflated)}; "
-                                  "stopped reading")
+        return self.fail(
+            "limit", f"{what} from {self.url} is {self.larger_than(limit, option, inflated)}; stopped reading"
+        )
 
     async def read(self) -> bytes:
         """The whole body, up to the body size limit; a body over it (kept, cut, in the
@@ -295,8 +303,9 @@ class Exchange:
             raise self.fail("http", f"response from {self.url}: {exc}") from None
         except httpx.TimeoutException:
             self.log(Kind.RESPONSE, self.response_data(None, streaming=False))
-            raise self.fail("timeout", f"{self.url} stopped sending its response for "
-                                       f"{self.wire.timeouts.read:g} s (read timeout)") from None
+            raise self.fail(
+                "timeout", f"{self.url} stopped sending its response for {self.wire.timeouts.read:g} s (read timeout)"
+            ) from None
         except httpx.HTTPError as exc:
             # The head arrived; keep it on record even though the body did not.
             self.log(Kind.RESPONSE, self.response_data(None, streaming=False))
@@ -307,8 +316,9 @@ class Exchange:
     def stream_error(self, exc: httpx.HTTPError) -> TransportError:
         """Map an httpx failure while reading a stream to one logged line."""
         if isinstance(exc, httpx.TimeoutException):
-            return self.fail("timeout", f"stream from {self.url} went quiet for "
-                                        f"{self.wire.timeouts.stream_read:g} s (read timeout)")
+            return self.fail(
+                "timeout", f"stream from {self.url} went quiet for {self.wire.timeouts.stream_read:g} s (read timeout)"
+            )
         return self.fail("stream", f"stream from {self.url} broken off: {_reason(exc)}")
 
 
@@ -327,8 +337,13 @@ def same_origin(given: httpx.URL, target: httpx.URL) -> bool:
     (as httpx keeps Authorization on such an upgrade)."""
     if _origin(given) == _origin(target):
         return True
-    return (given.scheme == "http" and target.scheme == "https" and given.host == target.host
-            and given.port in (None, 80) and target.port in (None, 443))
+    return (
+        given.scheme == "http"
+        and target.scheme == "https"
+        and given.host == target.host
+        and given.port in (None, 80)
+        and target.port in (None, 443)
+    )
 
 
 class BodyTooLarge(Exception):
@@ -342,8 +357,9 @@ class BodyTooLarge(Exception):
 class Wire:
     """Sends requests through one httpx client and records them in one session."""
 
-    def __init__(self, http: httpx.AsyncClient, session: Session, timeouts: Timeouts,
-                 limits: Limits | None = None) -> None:
+    def __init__(
+        self, http: httpx.AsyncClient, session: Session, timeouts: Timeouts, limits: Limits | None = None
+    ) -> None:
         self.http = http
         self.session = session
         self.timeouts = timeouts
@@ -385,40 +401,51 @@ class Wire:
             to = str(target.url)
             hops += 1
             if hops > MAX_REDIRECTS:
-                raise ex.fail("http", f"{ex.url} redirected to {to}: more than {MAX_REDIRECTS} redirects, "
-                                      "gave up")
+                raise ex.fail("http", f"{ex.url} redirected to {to}: more than {MAX_REDIRECTS} redirects, gave up")
             send = headers
             text = f"{ex.url} redirected (HTTP {ex.response.status_code}) to {to}"
             if not same_origin(given, target.url):
                 withheld = [name for name in headers if name.lower() in bound]
                 if withheld:
                     send = {k: v for k, v in headers.items() if k.lower() not in bound}
-                    text += (f", another origin: sent there without {', '.join(withheld)} (credentials "
-                             f"and your own headers go only to {given.scheme}://{given.netloc.decode('ascii')})")
+                    text += (
+                        f", another origin: sent there without {', '.join(withheld)} (credentials "
+                        f"and your own headers go only to {given.scheme}://{given.netloc.decode('ascii')})"
+                    )
             ex.note(text, redirect=to)
-            ex = await self._send_one(target.method, to, send, body if target.method == method else None,
-                                      info, payload, stream)
+            ex = await self._send_one(
+                target.method, to, send, body if target.method == method else None, info, payload, stream
+            )
         return ex
 
-    async def _send_one(self, method: str, url: str, headers: dict[str, str], body: bytes | None,
-                        info: dict[str, Any], payload: Any, stream: bool) -> Exchange:
+    async def _send_one(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        body: bytes | None,
+        info: dict[str, Any],
+        payload: Any,
+        stream: bool,
+    ) -> Exchange:
         ex = Exchange(self, url, info)
         try:
-            request = self.http.build_request(method, url, headers=headers, content=body,
-                                              timeout=self.timeouts.for_request(stream))
+            request = self.http.build_request(
+                method, url, headers=headers, content=body, timeout=self.timeouts.for_request(stream)
+            )
         except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError, TypeError) as exc:
             ex.log(Kind.REQUEST, self._request_data(method, url, headers, body, info), payload)
             raise ex.fail("connect", f"cannot connect to {url}: {_reason(exc)}") from None
-        ex.log(Kind.REQUEST, self._request_data(method, url, raw_headers(request.headers), body, info),
-               payload)
+        ex.log(Kind.REQUEST, self._request_data(method, url, raw_headers(request.headers), body, info), payload)
         ex.t0 = time.perf_counter()
         try:
             # Redirects are followed by send(), hop by hop, so each is on the record and
             # credentials can be kept from other origins (httpx withholds Authorization only).
             ex.response = await self.http.send(request, stream=True, follow_redirects=False)
         except httpx.ConnectTimeout:
-            raise ex.fail("timeout", f"cannot connect to {url}: no answer within "
-                                     f"{self.timeouts.connect:g} s (connect timeout)") from None
+            raise ex.fail(
+                "timeout", f"cannot connect to {url}: no answer within {self.timeouts.connect:g} s (connect timeout)"
+            ) from None
         except httpx.TimeoutException:
             limit = self.timeouts.stream_read if stream else self.timeouts.read
             raise ex.fail("timeout", f"no response from {url} within {limit:g} s (read timeout)") from None
@@ -426,8 +453,7 @@ class Wire:
             raise ex.fail("connect", f"cannot connect to {url}: {handshake_hint(exc) or _reason(exc)}") from None
         except httpx.HTTPError as exc:
             why = handshake_hint(exc) or _reason(exc)
-            if (isinstance(exc, httpx.RemoteProtocolError) and not self.client_cert
-                    and request.url.scheme == "https"):
+            if isinstance(exc, httpx.RemoteProtocolError) and not self.client_cert and request.url.scheme == "https":
                 # TLS 1.3 sends the refusal of a missing client certificate after the
                 # handshake, and Python often never reads it: only the hang-up is seen.
                 why += " (if it asks for a client certificate, give it with --cert FILE --key FILE)"
@@ -435,8 +461,8 @@ class Wire:
         return ex
 
     @staticmethod
-    def _request_data(method: str, url: str, headers: dict[str, str], body: bytes | None,
-                      info: dict[str, Any]) -> dict[str, Any]:
+    def _request_data(
+        method: str, url: str, headers: dict[str, str], body: bytes | None, info: dict[str, Any]
+    ) -> dict[str, Any]:
         text, encoding = body_text(body) if body is not None else (None, "utf-8")
-        return {"method": method, "url": url, "headers": headers, "body": text,
-                "body_encoding": encoding, **info}
+        return {"method": method, "url": url, "headers": headers, "body": text, "body_encoding": encoding, **info}

@@ -45,12 +45,25 @@ async def _check(args: argparse.Namespace, out: Out) -> int:
     timeouts, limits = client_bounds(args)
     settings = store.load_settings()[0]
     dialect = "0.3" if args.dialect == "0.2" else args.dialect
-    options = CheckOptions(url=args.url, dialect=dialect, binding=args.binding, card_url=args.card_url,
-                           only=args.only, skip=args.skip, running_text=args.running_text, ask=args.ask,
-                           headers=_headers(args.header), auth=_auth(args), timeouts=timeouts, limits=limits,
-                           secret_names=tuple(settings.redact_headers), plain_names=tuple(settings.plain_headers),
-                           method_names=_method_names(args.method_name), tls=tls_options(args),
-                           oauth2=oauth2_credentials(args))
+    options = CheckOptions(
+        url=args.url,
+        dialect=dialect,
+        binding=args.binding,
+        card_url=args.card_url,
+        only=args.only,
+        skip=args.skip,
+        running_text=args.running_text,
+        ask=args.ask,
+        headers=_headers(args.header),
+        auth=_auth(args),
+        timeouts=timeouts,
+        limits=limits,
+        secret_names=tuple(settings.redact_headers),
+        plain_names=tuple(settings.plain_headers),
+        method_names=_method_names(args.method_name),
+        tls=tls_options(args),
+        oauth2=oauth2_credentials(args),
+    )
     if args.text:
         options.text = args.text
     session = Session(keep=0, store=None)
@@ -92,9 +105,11 @@ def report_lines(report: Any) -> list[str]:
     if report.unreachable is not None:
         return [f"check {visible(report.url, single_line=True)}: the agent could not be reached"]
     name = f" ({visible(shorten(report.card_name, 80), single_line=True)})" if report.card_name else ""
-    lines = [f"check {visible(report.url, single_line=True)}{name}",
-             f"dialect {report.dialect}, bindings {', '.join(report.bindings)}; "
-             f"{report.requests} requests in {report.seconds:.1f} s"]
+    lines = [
+        f"check {visible(report.url, single_line=True)}{name}",
+        f"dialect {report.dialect}, bindings {', '.join(report.bindings)}; "
+        f"{report.requests} requests in {report.seconds:.1f} s",
+    ]
     for outcome, title in ((FAIL, "failed"), (SKIP, "skipped"), (PASS, "passed")):
         chosen = [r for r in report.results if r.outcome == outcome]
         if not chosen:
@@ -118,21 +133,38 @@ def report_lines(report: Any) -> list[str]:
 
 
 def result_json(r: Any) -> dict[str, Any]:
-    return {"probe": r.probe.id, "group": r.probe.group, "title": r.probe.title, "binding": r.binding,
-            "dialect": r.dialect, "outcome": r.outcome, "reason": r.reason or None,
-            "section": r.probe.section, "rule": r.probe.rule, "exchanges": r.exchanges,
-            "exchange": r.exchange, "seq": r.seq, "seconds": round(r.seconds, 3)}
+    return {
+        "probe": r.probe.id,
+        "group": r.probe.group,
+        "title": r.probe.title,
+        "binding": r.binding,
+        "dialect": r.dialect,
+        "outcome": r.outcome,
+        "reason": r.reason or None,
+        "section": r.probe.section,
+        "rule": r.probe.rule,
+        "exchanges": r.exchanges,
+        "exchange": r.exchange,
+        "seq": r.seq,
+        "seconds": round(r.seconds, 3),
+    }
 
 
 def report_json(report: Any) -> dict[str, Any]:
     from ..check import FAIL, PASS, SKIP
 
-    return {"formatVersion": FORMAT_VERSION, "url": report.url, "dialect": report.dialect,
-            "bindings": report.bindings, "cardName": report.card_name, "unreachable": report.unreachable,
-            "stopped": report.stopped, "requests": report.requests,
-            "summary": {"failed": report.count(FAIL), "skipped": report.count(SKIP),
-                        "passed": report.count(PASS)},
-            "results": [result_json(r) for r in report.results]}
+    return {
+        "formatVersion": FORMAT_VERSION,
+        "url": report.url,
+        "dialect": report.dialect,
+        "bindings": report.bindings,
+        "cardName": report.card_name,
+        "unreachable": report.unreachable,
+        "stopped": report.stopped,
+        "requests": report.requests,
+        "summary": {"failed": report.count(FAIL), "skipped": report.count(SKIP), "passed": report.count(PASS)},
+        "results": [result_json(r) for r in report.results],
+    }
 
 
 def report_junit(report: Any) -> str:
@@ -148,16 +180,27 @@ def report_junit(report: Any) -> str:
         return visible(text, single_line=False)
 
     suites = ET.Element("testsuites")
-    suite = ET.SubElement(suites, "testsuite", name=f"a2a-inspect check {clean(report.url)}",
-                          tests=str(len(report.results)), failures=str(report.count(FAIL)),
-                          skipped=str(report.count(SKIP)), errors="1" if report.unreachable else "0",
-                          time=f"{report.seconds:.3f}")
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name=f"a2a-inspect check {clean(report.url)}",
+        tests=str(len(report.results)),
+        failures=str(report.count(FAIL)),
+        skipped=str(report.count(SKIP)),
+        errors="1" if report.unreachable else "0",
+        time=f"{report.seconds:.3f}",
+    )
     if report.unreachable is not None:
         case = ET.SubElement(suite, "testcase", classname="a2a-inspect.check", name="reach the agent")
         ET.SubElement(case, "error", message=clean(report.unreachable))
     for r in report.results:
-        case = ET.SubElement(suite, "testcase", classname=f"a2a-inspect.check.{r.probe.group}",
-                             name=f"{r.probe.id} [{_where(r)}]", time=f"{r.seconds:.3f}")
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"a2a-inspect.check.{r.probe.group}",
+            name=f"{r.probe.id} [{_where(r)}]",
+            time=f"{r.seconds:.3f}",
+        )
         if r.outcome == FAIL:
             node = ET.SubElement(case, "failure", message=clean(r.reason))
             node.text = clean(f"{r.reason}\nspec: {r.probe.section}\nrule: {r.probe.rule}")

@@ -18,11 +18,11 @@ from ..session import Kind, Recorder, Session, TaskTracker
 from ..textsafe import shorten, visible
 from . import exitcodes
 from .compose import UsageError, build_message, load_json_arg
-from .waiting_tasks import WaitingTasks, continue_waiting
 from .metadata_text import metadata_lines
 from .method_hints import no_stream_hint, no_stream_warning, spelling_hint
 from .output import FORMAT_VERSION, LazyList, LazyText, Out, event_json
 from .render import card_lines, message_lines, message_text, part_lines, text_lines
+from .waiting_tasks import WaitingTasks, continue_waiting
 
 # A coroutine, not any awaitable: the CLI hands it to asyncio.run.
 Handler = Callable[[argparse.Namespace, Out], Coroutine[Any, Any, int]]
@@ -88,11 +88,14 @@ def redaction_for(args: argparse.Namespace, settings: Any, url: str | None) -> A
 
     auth = _auth(args)
     return Redaction.for_connection(
-        enabled=settings.redact and not args.no_redact, extra_names=settings.redact_headers,
-        credentials=auth.headers() if auth else None, headers=_headers(args.header),
+        enabled=settings.redact and not args.no_redact,
+        extra_names=settings.redact_headers,
+        credentials=auth.headers() if auth else None,
+        headers=_headers(args.header),
         urls=(url, getattr(args, "card_url", None)),
         values=(getattr(args, "token", None), getattr(args, "oauth2_client_secret", None)),
-        plain_names=settings.plain_headers)
+        plain_names=settings.plain_headers,
+    )
 
 
 def terminal_redaction(args: argparse.Namespace) -> Any:
@@ -109,10 +112,13 @@ def terminal_redaction(args: argparse.Namespace) -> Any:
         auth, headers = None, {}
     urls = [getattr(args, name, None) for name in ("url", "card_url", "against")]
     return Redaction.for_connection(
-        extra_names=settings.redact_headers, credentials=auth.headers() if auth else None, headers=headers,
+        extra_names=settings.redact_headers,
+        credentials=auth.headers() if auth else None,
+        headers=headers,
         urls=[u for u in urls if isinstance(u, str)],
         values=(getattr(args, "token", None), getattr(args, "oauth2_client_secret", None)),
-        plain_names=settings.plain_headers)
+        plain_names=settings.plain_headers,
+    )
 
 
 def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | None:
@@ -139,8 +145,9 @@ def start_recorder(session: Session, args: argparse.Namespace) -> Recorder | Non
     try:
         recorder = Recorder.attach(session, path, redact=redaction_for(args, settings, url), append=append)
     except FileExistsError:
-        raise UsageError(f"{path} exists: --append adds this session to it (a recording holds several); "
-                         "or record to another file") from None
+        raise UsageError(
+            f"{path} exists: --append adds this session to it (a recording holds several); or record to another file"
+        ) from None
     except ValueError as exc:  # --append to a file that is not a recording
         raise UsageError(str(exc)) from None
     except OSError as exc:
@@ -164,10 +171,14 @@ def client_bounds(args: argparse.Namespace) -> tuple[Timeouts, Limits]:
     --stream-timeout says otherwise."""
     timeout, stream = getattr(args, "timeout", None), getattr(args, "stream_timeout", None)
     ordinary = timeout if timeout is not None else 30.0
-    timeouts = Timeouts(connect=ordinary, read=ordinary,
-                        stream_read=stream if stream is not None else timeout if timeout is not None else 300.0)
-    given = {name: getattr(args, name, None) for name in ("max_body", "max_event", "max_stream_events",
-                                                     "max_stream_body")}
+    timeouts = Timeouts(
+        connect=ordinary,
+        read=ordinary,
+        stream_read=stream if stream is not None else timeout if timeout is not None else 300.0,
+    )
+    given = {
+        name: getattr(args, name, None) for name in ("max_body", "max_event", "max_stream_events", "max_stream_body")
+    }
     return timeouts, Limits(**{name: value for name, value in given.items() if value is not None})
 
 
@@ -221,11 +232,22 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
     try:
         async with max_time(args, session):
             try:
-                client = A2AClient(args.url, session=session, dialect=dialect, card_url=args.card_url,
-                                   headers=_headers(args.header), auth=_auth(args), timeouts=timeouts,
-                                   method_names=_method_names(getattr(args, "method_name", None) or []),
-                                   secret_names=secret_names, plain_names=plain_names, limits=limits,
-                                   binding=binding, tls=tls, oauth2=oauth2)
+                client = A2AClient(
+                    args.url,
+                    session=session,
+                    dialect=dialect,
+                    card_url=args.card_url,
+                    headers=_headers(args.header),
+                    auth=_auth(args),
+                    timeouts=timeouts,
+                    method_names=_method_names(getattr(args, "method_name", None) or []),
+                    secret_names=secret_names,
+                    plain_names=plain_names,
+                    limits=limits,
+                    binding=binding,
+                    tls=tls,
+                    oauth2=oauth2,
+                )
             except ValueError as exc:  # an unknown method, or a spelling no dialect has
                 raise UsageError(f"--method-name: {exc}") from None
             client.on_warning = _warn(args)
@@ -234,8 +256,10 @@ async def connect(args: argparse.Namespace) -> AsyncIterator[tuple[A2AClient, Se
 
                 # The token is a secret from the moment it exists: the recording's and
                 # the terminal's redaction learn it then.
-                sinks = [recorder.add_secret if recorder is not None else None,
-                         getattr(CURRENT.get(), "add_secret", None)]
+                sinks = [
+                    recorder.add_secret if recorder is not None else None,
+                    getattr(CURRENT.get(), "add_secret", None),
+                ]
                 client.oauth2.on_token.extend(s for s in sinks if s is not None)
             async with client:
                 try:
@@ -284,8 +308,13 @@ def card_hint(client: A2AClient) -> str | None:
 
 
 def _auth_given(args: argparse.Namespace) -> bool:
-    return bool(args.bearer or args.api_key or args.basic or getattr(args, "secret_header", None)
-                or getattr(args, "oauth2_client_id", None))
+    return bool(
+        args.bearer
+        or args.api_key
+        or args.basic
+        or getattr(args, "secret_header", None)
+        or getattr(args, "oauth2_client_id", None)
+    )
 
 
 def oauth2_credentials(args: argparse.Namespace) -> Any:
@@ -298,33 +327,50 @@ def oauth2_credentials(args: argparse.Namespace) -> Any:
             raise UsageError("--oauth2-client-secret, --oauth2-scope and --oauth2-token-url go with --oauth2-client-id")
         return None
     if not secret:
-        raise UsageError("--oauth2-client-id: give the client secret too (--oauth2-client-secret @FILE, "
-                         "or --oauth2-client-secret-env VAR)")
+        raise UsageError(
+            "--oauth2-client-id: give the client secret too (--oauth2-client-secret @FILE, "
+            "or --oauth2-client-secret-env VAR)"
+        )
     from ..client.oauth2 import ClientCredentials
 
     scopes = getattr(args, "oauth2_scope", None)
-    return ClientCredentials(client_id, secret, tuple(s for given in scopes for s in given.split()) if scopes else None,
-                             getattr(args, "oauth2_token_url", None))
+    return ClientCredentials(
+        client_id,
+        secret,
+        tuple(s for given in scopes for s in given.split()) if scopes else None,
+        getattr(args, "oauth2_token_url", None),
+    )
 
 
 def _violation_json(v: Any) -> dict[str, Any]:
-    return {"code": v.code, "severity": v.severity, "message": v.message, "seq": v.seq,
-            "taskId": v.task_id}
+    return {"code": v.code, "severity": v.severity, "message": v.message, "seq": v.seq, "taskId": v.task_id}
 
 
 def _artifact_json(a: Any) -> dict[str, Any]:
     parts = a.parts
     # Written a part and a piece of text at a time (Out.json_doc): a million-chunk
     # artifact's parts as dicts, and its text joined, were each several times its text.
-    return {"artifactId": a.artifact_id, "index": a.index, "name": a.name,
-            "description": a.description, "parts": LazyList(lambda: map(event_json, parts.each())),
-            "text": LazyText(parts.pieces), "chunks": len(a.chunks), "closed": a.closed,
-            "metadata": a.metadata}
+    return {
+        "artifactId": a.artifact_id,
+        "index": a.index,
+        "name": a.name,
+        "description": a.description,
+        "parts": LazyList(lambda: map(event_json, parts.each())),
+        "text": LazyText(parts.pieces),
+        "chunks": len(a.chunks),
+        "closed": a.closed,
+        "metadata": a.metadata,
+    }
 
 
 def _remark_json(r: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": r.kind, "seq": r.seq, "t": round(r.t, 6),
-                           "state": r.state.value if r.state else None, "text": r.text}
+    out: dict[str, Any] = {
+        "kind": r.kind,
+        "seq": r.seq,
+        "t": round(r.t, 6),
+        "state": r.state.value if r.state else None,
+        "text": r.text,
+    }
     if r.error is not None:
         out.update(code=r.error.code, message=r.error.message, data=r.error.data)
     return out
@@ -363,8 +409,12 @@ def task_text(view: Any, out: Out) -> None:
         if r.kind == "late":
             out.line(f"late     {shorten(r.text, 300)}")
     if view.status_message is not None:
-        label = {"input-required": "question", "auth-required": "needs auth",
-                 "failed": "reason", "rejected": "reason"}.get(state, "message")
+        label = {
+            "input-required": "question",
+            "auth-required": "needs auth",
+            "failed": "reason",
+            "rejected": "reason",
+        }.get(state, "message")
         out.line(f"{label:<8} {message_text(view.status_message, 500)}")
         for part in view.status_message.parts:
             if not isinstance(part, m.TextPart):
@@ -391,7 +441,7 @@ def task_text(view: Any, out: Out) -> None:
 
 def _metadata_text(metadata: Any, label: str, out: Out) -> None:
     for i, line in enumerate(metadata_lines(metadata, " " * len(label))):
-        out.line(label + line[len(label):] if i == 0 else line)
+        out.line(label + line[len(label) :] if i == 0 else line)
 
 
 def violations_text(violations: list[Any], out: Out) -> None:
@@ -408,8 +458,14 @@ def _progress(ev: Any, t: float, out: Out) -> None:
     elif isinstance(ev, m.TaskArtifactUpdateEvent):
         a = ev.artifact
         size = sum(len(p.text) for p in a.parts if isinstance(p, m.TextPart))
-        flags = ", ".join(f for f, on in (("append", ev.append if ev.append is not None else a.append),
-                                            ("last", ev.last_chunk if ev.last_chunk is not None else a.last_chunk)) if on)
+        flags = ", ".join(
+            f
+            for f, on in (
+                ("append", ev.append if ev.append is not None else a.append),
+                ("last", ev.last_chunk if ev.last_chunk is not None else a.last_chunk),
+            )
+            if on
+        )
         name = a.name or a.artifact_id or (f"#{a.index}" if a.index is not None else "")
         out.line(f"[{t:6.2f}s] artifact {shorten(name, 40)} +{size} chars{f' ({flags})' if flags else ''}")
     elif isinstance(ev, m.Message):
@@ -419,9 +475,17 @@ def _progress(ev: Any, t: float, out: Out) -> None:
 # ------------------------------------------------------------------------- results
 
 
-async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task_id: str | None,
-                  reply: m.Message | None, error: BaseException | None, *,
-                  streamed: bool, command: str) -> int:
+async def _finish(
+    args: argparse.Namespace,
+    out: Out,
+    tracker: TaskTracker,
+    task_id: str | None,
+    reply: m.Message | None,
+    error: BaseException | None,
+    *,
+    streamed: bool,
+    command: str,
+) -> int:
     """Print the outcome of a send/get/cancel/resubscribe (``command``; a streamed send
     is "stream") and return the exit code."""
     view = tracker.tasks.get(task_id) if task_id else None
@@ -440,10 +504,15 @@ async def _finish(args: argparse.Namespace, out: Out, tracker: TaskTracker, task
         notice = _notice(args, command, task_id, state)
     code = exitcodes.judged(code, violations, getattr(args, "lenient", False))
     if args.output == "json":
-        doc = {"formatVersion": FORMAT_VERSION, "task": task_json(view) if view is not None else None,
-               "message": event_json(reply) if reply is not None else None,
-               "violations": [_violation_json(v) for v in violations],
-               "error": _error_json(error), "notice": notice, "exitCode": code}
+        doc = {
+            "formatVersion": FORMAT_VERSION,
+            "task": task_json(view) if view is not None else None,
+            "message": event_json(reply) if reply is not None else None,
+            "violations": [_violation_json(v) for v in violations],
+            "error": _error_json(error),
+            "notice": notice,
+            "exitCode": code,
+        }
         out.json_doc(doc)
     elif args.output == "ndjson":
         for v in violations:
@@ -480,8 +549,10 @@ def _notice(args: argparse.Namespace, command: str, task_id: str | None, state: 
         later = f"; it may still end it: {_follow(args, 'get', task_id)}" if state in exitcodes.RUNNING else ""
         return f"not canceled: the agent did not cancel the task, which is {shown}{later}"
     if state in exitcodes.RUNNING and command != "get":
-        return (f"still running: the task is {shown}; follow it with {_follow(args, 'resubscribe', task_id)} "
-                f"(or {_follow(args, 'get', task_id)})")
+        return (
+            f"still running: the task is {shown}; follow it with {_follow(args, 'resubscribe', task_id)} "
+            f"(or {_follow(args, 'get', task_id)})"
+        )
     return None
 
 
@@ -492,8 +563,11 @@ def _follow(args: argparse.Namespace, command: str, task_id: str | None) -> str:
 
     fits = task_id is not None and len(task_id) <= 200 and visible(task_id, single_line=True) == task_id
     ident = shlex.quote(task_id) if fits and task_id is not None else "TASK_ID"
-    extra = [f"--{name} {getattr(args, name)}" for name in ("dialect", "binding")
-             if getattr(args, name, "auto") not in (None, "auto")]
+    extra = [
+        f"--{name} {getattr(args, name)}"
+        for name in ("dialect", "binding")
+        if getattr(args, name, "auto") not in (None, "auto")
+    ]
     return " ".join(["a2a-inspect", command, shlex.quote(args.url), ident, *extra])
 
 
@@ -524,8 +598,13 @@ def _error_json(error: BaseException | None) -> dict[str, Any] | None:
     if isinstance(error, JsonRpcError):
         doc = {"type": "rpc", "code": error.code, "message": error.message, "data": error.data}
         if hasattr(error, "reason"):  # an HTTP+JSON error body, mapped to its JSON-RPC code
-            doc.update({"httpStatus": getattr(error, "http_status", None), "status": getattr(error, "status", None),
-                        "reason": error.reason})
+            doc.update(
+                {
+                    "httpStatus": getattr(error, "http_status", None),
+                    "status": getattr(error, "status", None),
+                    "reason": error.reason,
+                }
+            )
     elif isinstance(error, ProtocolError):
         doc = {"type": "protocol", "message": str(error), "path": error.path}
     elif isinstance(error, TransportError):
@@ -541,8 +620,9 @@ def _error_json(error: BaseException | None) -> dict[str, Any] | None:
     return doc
 
 
-async def _consume(args: argparse.Namespace, out: Out, session: Session, client: A2AClient,
-                   events: AsyncIterator[Any]) -> tuple[str | None, m.Message | None, BaseException | None]:
+async def _consume(
+    args: argparse.Namespace, out: Out, session: Session, client: A2AClient, events: AsyncIterator[Any]
+) -> tuple[str | None, m.Message | None, BaseException | None]:
     """Drain a stream, printing progress; returns (task id, message reply, error)."""
     task_id: str | None = None
     reply: m.Message | None = None
@@ -609,17 +689,32 @@ async def cmd_card(args: argparse.Namespace, out: Out) -> int:
         findings = lint_card(client.card_raw, forced, card_url=client.card_url)
         errors = any(f.severity == "error" for f in findings)
         if args.json or args.output == "json":
-            out.json_doc({"formatVersion": FORMAT_VERSION, "cardUrl": client.card_url, "dialect": dialect,
-                          "endpoint": client.endpoint, "binding": client.binding,
-                          "bindingReason": client.binding_reason, "card": client.card_raw,
-                          "findings": [{"severity": f.severity, "code": f.code, "path": f.path,
-                                        "message": f.message} for f in findings]})
+            out.json_doc(
+                {
+                    "formatVersion": FORMAT_VERSION,
+                    "cardUrl": client.card_url,
+                    "dialect": dialect,
+                    "endpoint": client.endpoint,
+                    "binding": client.binding,
+                    "bindingReason": client.binding_reason,
+                    "card": client.card_raw,
+                    "findings": [
+                        {"severity": f.severity, "code": f.code, "path": f.path, "message": f.message} for f in findings
+                    ],
+                }
+            )
         else:
             # Cut to a terminal's width only on a terminal: piped, every value is whole.
             isatty = getattr(out.stream, "isatty", None)
-            for line in card_lines(card, findings, card_url=client.card_url, dialect=dialect,
-                                   endpoint=client.endpoint, binding=client.binding_reason,
-                                   whole=not (callable(isatty) and isatty())):
+            for line in card_lines(
+                card,
+                findings,
+                card_url=client.card_url,
+                dialect=dialect,
+                endpoint=client.endpoint,
+                binding=client.binding_reason,
+                whole=not (callable(isatty) and isatty()),
+            ):
                 out.line(line)
         return exitcodes.TASK_FAILED if errors else exitcodes.OK
 
@@ -633,21 +728,27 @@ def _hint(error: BaseException | None, hint: str | None) -> None:
 async def cmd_send(args: argparse.Namespace, out: Out) -> int:
     if getattr(args, "continue_waiting", False):
         continue_waiting(args)
-    message = build_message(args.text, files=args.file, file_uris=args.file_uri, data=args.data,
-                            task_id=args.task_id, context_id=args.context_id)
+    message = build_message(
+        args.text,
+        files=args.file,
+        file_uris=args.file_uri,
+        data=args.data,
+        task_id=args.task_id,
+        context_id=args.context_id,
+    )
     metadata = load_json_arg(args.metadata, "--metadata") if args.metadata else None
     if metadata is not None and not isinstance(metadata, dict):
         raise UsageError("--metadata must be a JSON object")
-    message_metadata = (load_json_arg(args.message_metadata, "--message-metadata")
-                        if getattr(args, "message_metadata", None) else None)
+    message_metadata = (
+        load_json_arg(args.message_metadata, "--message-metadata") if getattr(args, "message_metadata", None) else None
+    )
     if message_metadata is not None:
         if not isinstance(message_metadata, dict):
             raise UsageError("--message-metadata must be a JSON object")
         message.metadata = message_metadata
     early = bool(getattr(args, "return_immediately", False))
     if early and args.stream:
-        raise UsageError("--return-immediately is for a send without --stream: a stream shows the task "
-                         "as it runs")
+        raise UsageError("--return-immediately is for a send without --stream: a stream shows the task as it runs")
     config = None
     if args.history_length is not None or early:
         config = m.SendConfiguration(history_length=args.history_length, blocking=False if early else None)
@@ -656,8 +757,10 @@ async def cmd_send(args: argparse.Namespace, out: Out) -> int:
         resolved = await client.resolve_dialect()
         if early and resolved.name == "0.1":
             # tasks/send has no such option: the agent would wait anyway, silently.
-            raise UsageError("--return-immediately: the 0.1 draft's tasks/send has no option to answer "
-                             "early (0.2/0.3 have blocking: false, 1.0 returnImmediately)")
+            raise UsageError(
+                "--return-immediately: the 0.1 draft's tasks/send has no option to answer "
+                "early (0.2/0.3 have blocking: false, 1.0 returnImmediately)"
+            )
         if args.stream:
             assert client.dialect is not None
             spelled = client.method_names.get(Method.STREAM) or client.dialect.wire_method(Method.STREAM)
@@ -692,8 +795,9 @@ async def cmd_cancel(args: argparse.Namespace, out: Out) -> int:
             out.json_line(event_json(result))
         task_id, reply = _single(result)
         # The user asked for canceled: getting it is success, anything else is not.
-        return await _finish(args, out, tracker, task_id or args.task_id, reply, error, streamed=False,
-                             command="cancel")
+        return await _finish(
+            args, out, tracker, task_id or args.task_id, reply, error, streamed=False, command="cancel"
+        )
 
 
 async def cmd_resubscribe(args: argparse.Namespace, out: Out) -> int:
@@ -701,8 +805,9 @@ async def cmd_resubscribe(args: argparse.Namespace, out: Out) -> int:
         await client.resolve_dialect()
         task_id, reply, error = await _consume(args, out, session, client, client.resubscribe(args.task_id))
         _hint(error, spelling_hint(error, client.dialect, Method.RESUBSCRIBE, client.method_names))
-        return await _finish(args, out, tracker, task_id or args.task_id, reply, error, streamed=True,
-                             command="resubscribe")
+        return await _finish(
+            args, out, tracker, task_id or args.task_id, reply, error, streamed=True, command="resubscribe"
+        )
 
 
 async def cmd_list(args: argparse.Namespace, out: Out) -> int:
@@ -711,10 +816,12 @@ async def cmd_list(args: argparse.Namespace, out: Out) -> int:
         try:
             state = m.TaskState(args.state)
         except ValueError:
-            raise UsageError(f"unknown state {args.state!r}; one of: "
-                             + ", ".join(s.value for s in m.TaskState)) from None
-    params = m.ListTasksParams(context_id=args.context_id, status=state, page_size=args.page_size,
-                               page_token=args.page_token)
+            raise UsageError(
+                f"unknown state {args.state!r}; one of: " + ", ".join(s.value for s in m.TaskState)
+            ) from None
+    params = m.ListTasksParams(
+        context_id=args.context_id, status=state, page_size=args.page_size, page_token=args.page_token
+    )
     async with connect(args) as (client, _session, tracker):
         await client.resolve_dialect()
         result: m.ListTasksResult = await client.list_tasks(params)
@@ -725,8 +832,9 @@ async def cmd_list(args: argparse.Namespace, out: Out) -> int:
                 out.json_line(event_json(task))
         else:
             for task in result.tasks:
-                out.line(f"{shorten(task.id, 40):<40} {task.status.state.value:<15} "
-                         f"{message_text(task.status.message, 60)}")
+                out.line(
+                    f"{shorten(task.id, 40):<40} {task.status.state.value:<15} {message_text(task.status.message, 60)}"
+                )
             if result.next_page_token:
                 out.line(f"next page: --page-token {shorten(result.next_page_token, 200)}")
         return _judge(args, out, tracker, exitcodes.OK)
@@ -763,9 +871,11 @@ async def cmd_push(args: argparse.Namespace, out: Out) -> int:
                 out.line("no push notification config")
             for cfg in configs:
                 pc = cfg.push_notification_config
-                out.line(f"task {shorten(cfg.task_id, 40)}  url {shorten(pc.url, 80)}"
-                         f"{'  id ' + shorten(pc.id, 40) if pc.id else ''}"
-                         f"{'  token set' if pc.token else ''}")
+                out.line(
+                    f"task {shorten(cfg.task_id, 40)}  url {shorten(pc.url, 80)}"
+                    f"{'  id ' + shorten(pc.id, 40) if pc.id else ''}"
+                    f"{'  token set' if pc.token else ''}"
+                )
         return _judge(args, out, tracker, exitcodes.OK)
 
 

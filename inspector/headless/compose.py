@@ -7,8 +7,8 @@ import json
 import mimetypes
 import sys
 import uuid
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -31,8 +31,7 @@ def file_part(path: str) -> m.FilePart:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     mime = mimetypes.guess_type(p.name)[0] or "application/octet-stream"
-    return m.FilePart(file=m.FileContent(name=p.name, mime_type=mime,
-                                         bytes=base64.b64encode(raw).decode("ascii")))
+    return m.FilePart(file=m.FileContent(name=p.name, mime_type=mime, bytes=base64.b64encode(raw).decode("ascii")))
 
 
 def file_uri_part(uri: str) -> m.FilePart:
@@ -58,13 +57,13 @@ def read_stdin(what: str) -> str:
     if stream is None:
         raise UsageError(f"{what}: there is no standard input to read")
     if stream.isatty():
-        print(f"a2a-inspect: reading {what} from standard input (end it with Ctrl-D)", file=sys.stderr,
-              flush=True)
+        print(f"a2a-inspect: reading {what} from standard input (end it with Ctrl-D)", file=sys.stderr, flush=True)
     try:
         return stream.buffer.read().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{what}: standard input is not UTF-8 (byte 0x{exc.object[exc.start]:02x} at "
-                         f"offset {exc.start})") from None
+        raise UsageError(
+            f"{what}: standard input is not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+        ) from None
     except OSError as exc:
         raise UsageError(f"{what}: cannot read standard input: {exc.strerror or exc}") from None
 
@@ -91,9 +90,15 @@ def load_json_arg(value: str, what: str) -> Any:
         raise UsageError(f"{what}: invalid JSON: {exc}") from None
 
 
-def build_message(text: str | None, *, files: Sequence[str] = (), file_uris: Sequence[str] = (),
-                  data: Sequence[str] = (), task_id: str | None = None,
-                  context_id: str | None = None) -> m.Message:
+def build_message(
+    text: str | None,
+    *,
+    files: Sequence[str] = (),
+    file_uris: Sequence[str] = (),
+    data: Sequence[str] = (),
+    task_id: str | None = None,
+    context_id: str | None = None,
+) -> m.Message:
     parts: list[Any] = []
     if text == "-":
         # As a shell pipeline gives it: the final newline is the writer's, not the message's.
@@ -108,5 +113,6 @@ def build_message(text: str | None, *, files: Sequence[str] = (), file_uris: Seq
     parts.extend(m.DataPart(data=load_json_arg(d, "--data")) for d in data)
     if not parts:
         raise UsageError("nothing to send: give TEXT, --file, --file-uri or --data")
-    return m.Message(role=m.Role.USER, parts=parts, message_id=str(uuid.uuid4()),
-                     task_id=task_id, context_id=context_id)
+    return m.Message(
+        role=m.Role.USER, parts=parts, message_id=str(uuid.uuid4()), task_id=task_id, context_id=context_id
+    )

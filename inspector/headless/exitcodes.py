@@ -7,13 +7,13 @@ from typing import Any
 
 from ..protocol.enums import TaskState
 
-OK = 0            # completed, or the agent replied with a Message (cancel: canceled)
-TASK_FAILED = 1   # failed, canceled, rejected or unknown (cancel: any state but canceled;
-                  # card: a lint error)
-USAGE = 2         # bad arguments, missing file, invalid JSON given on the command line
-TRANSPORT = 3     # unreachable, timeout, HTTP error, bad JSON, wrong types, broken stream, JSON-RPC error,
-                  # or any protocol violation of severity error (unless --lenient)
-NEEDS_INPUT = 4   # input-required or auth-required: the agent waits for the client
+OK = 0  # completed, or the agent replied with a Message (cancel: canceled)
+TASK_FAILED = 1  # failed, canceled, rejected or unknown (cancel: any state but canceled;
+# card: a lint error)
+USAGE = 2  # bad arguments, missing file, invalid JSON given on the command line
+TRANSPORT = 3  # unreachable, timeout, HTTP error, bad JSON, wrong types, broken stream, JSON-RPC error,
+# or any protocol violation of severity error (unless --lenient)
+NEEDS_INPUT = 4  # input-required or auth-required: the agent waits for the client
 INTERRUPTED = 130  # Ctrl-C
 
 _BY_STATE = {

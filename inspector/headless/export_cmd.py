@@ -87,13 +87,13 @@ def _write(fmt: str, rec: Any, source: str, out: TextIO) -> None:
         return
     from ..session.export_scenario import write_scenario
 
-    notes, problems = write_scenario(rec.session, out, name=Path(source).stem, source=source,
-                                     check=scenario_problems)
+    notes, problems = write_scenario(rec.session, out, name=Path(source).stem, source=source, check=scenario_problems)
     for note in notes:
         _say(f"note: {note}")
     if problems:
-        raise _Failed("the exported scenario does not load (a bug in a2a-inspect, please report it): "
-                      + "; ".join(problems[:3]))
+        raise _Failed(
+            "the exported scenario does not load (a bug in a2a-inspect, please report it): " + "; ".join(problems[:3])
+        )
 
 
 def scenario_problems(text: str) -> list[str]:

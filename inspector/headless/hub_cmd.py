@@ -57,9 +57,16 @@ def hub_options(args: argparse.Namespace) -> HubOptions:
     path = args.ws_path if args.ws_path.startswith("/") else "/" + args.ws_path
     if path.startswith("/agents"):
         raise UsageError("--ws-path cannot be under /agents: the HTTP bridge is there")
-    return HubOptions(port=args.port, ws_path=path, routes=routes, limits=HubLimits(**kwargs),
-                      record=args.record, append=bool(args.append), redact=not args.no_redact,
-                      allow_hosts=list(getattr(args, "allow_host", None) or ()))
+    return HubOptions(
+        port=args.port,
+        ws_path=path,
+        routes=routes,
+        limits=HubLimits(**kwargs),
+        record=args.record,
+        append=bool(args.append),
+        redact=not args.no_redact,
+        allow_hosts=list(getattr(args, "allow_host", None) or ()),
+    )
 
 
 def run_hub(args: argparse.Namespace) -> int:
@@ -76,8 +83,10 @@ async def _serve(options: HubOptions, output: str) -> int:
     server = HubServer(hub, port=options.port, ws_path=options.ws_path, allow_hosts=options.allow_hosts)
 
     def banner() -> list[str]:
-        return [f"a2a-inspect hub: agents connect to {server.ws_url}",
-                f"  bridge: {server.base_url}/agents/NAME (an A2A 0.1 endpoint per ws-agent)"]
+        return [
+            f"a2a-inspect hub: agents connect to {server.ws_url}",
+            f"  bridge: {server.base_url}/agents/NAME (an A2A 0.1 endpoint per ws-agent)",
+        ]
 
     return await serve_until_stopped(server, recorder, banner)
 

@@ -30,8 +30,11 @@ def terminal_redaction() -> Any:
     return Redaction.for_connection(extra_names=settings.redact_headers, plain_names=settings.plain_headers)
 
 
-def run_listening(args: argparse.Namespace, options_for: Callable[[argparse.Namespace], Options],
-                  serve: Callable[[Options, str], Coroutine[Any, Any, int]]) -> int:
+def run_listening(
+    args: argparse.Namespace,
+    options_for: Callable[[argparse.Namespace], Options],
+    serve: Callable[[Options, str], Coroutine[Any, Any, int]],
+) -> int:
     from .run import fail
 
     global _shown
@@ -88,8 +91,9 @@ def stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def serve_until_stopped(server: Any, recorder: Any, banner: Callable[[], Iterable[str]],
-                              started: Callable[[], None] | None = None) -> int:
+async def serve_until_stopped(
+    server: Any, recorder: Any, banner: Callable[[], Iterable[str]], started: Callable[[], None] | None = None
+) -> int:
     """Run ``server`` until Ctrl-C: print ``banner()`` once it listens (its first line is
     the one a script reads for the port), then call ``started``; close the recording last."""
     stop = stop_on_signals()
@@ -130,8 +134,11 @@ def start_recorder(session: Any, options: Any, name: str) -> Any:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot record to {path}: {exc.strerror or exc}") from None
-    redaction = Redaction.for_connection(enabled=settings.redact and options.redact,
-                                         extra_names=settings.redact_headers, plain_names=settings.plain_headers)
+    redaction = Redaction.for_connection(
+        enabled=settings.redact and options.redact,
+        extra_names=settings.redact_headers,
+        plain_names=settings.plain_headers,
+    )
     try:
         return Recorder.attach(session, path, redact=redaction, append=options.append)
     except FileExistsError:

@@ -28,8 +28,7 @@ _REFUSED = (-32601, -32004)
 _WHOSE = {"task/resubscribe": "Society AI's agents do"}
 
 
-def spelling_hint(error: BaseException | None, dialect: Any, method: Method,
-                  chosen: dict[Method, str]) -> str | None:
+def spelling_hint(error: BaseException | None, dialect: Any, method: Method, chosen: dict[Method, str]) -> str | None:
     """The hint for ``error`` from calling ``method`` in ``dialect`` (None when the
     error is not -32601, the user chose the spelling, or there is no other one)."""
     if not isinstance(error, JsonRpcError) or error.code != -32601 or dialect is None or method in chosen:
@@ -39,8 +38,10 @@ def spelling_hint(error: BaseException | None, dialect: Any, method: Method,
         return None
     other = others[0]
     whose = _WHOSE.get(other)
-    return (f"the agent does not know {dialect.wire_method(method)}; it may spell it {other}"
-            f"{f' ({whose})' if whose else ''}: try --method-name {method.value}={other}")
+    return (
+        f"the agent does not know {dialect.wire_method(method)}; it may spell it {other}"
+        f"{f' ({whose})' if whose else ''}: try --method-name {method.value}={other}"
+    )
 
 
 def no_streaming(card: Any) -> str | None:

@@ -135,9 +135,9 @@ class Out:
             return
         at = 0
         for found in re.finditer(f'"{token}-([0-9]+)"', text):
-            self._write(text[at:found.start()], flush=False)
+            self._write(text[at : found.start()], flush=False)
             line = text.rfind("\n", 0, found.start()) + 1
-            indent = len(text[line:found.start()]) - len(text[line:found.start()].lstrip(" "))
+            indent = len(text[line : found.start()]) - len(text[line : found.start()].lstrip(" "))
             self._write_chunks(self._lazy_json(lazy[int(found.group(1))], indent))
             at = found.end()
         self._write(text[at:] + "\n")
@@ -153,7 +153,7 @@ class Out:
                     # A secret across lines: redacted as one string, as a string would be.
                     whole = shown.shown("".join(node.pieces()))
                     for at in range(0, len(whole), WRITE):
-                        yield _escaped(whole[at:at + WRITE])
+                        yield _escaped(whole[at : at + WRITE])
                 else:
                     from .render import text_lines
 
@@ -170,8 +170,11 @@ class Out:
         for item in node.items():
             if shown is not None:
                 item = shown.shown_json(item)
-            yield ("[" if first else ",") + pad + _json_text(
-                json.dumps(item, ensure_ascii=False, indent=2).replace("\n", pad))
+            yield (
+                ("[" if first else ",")
+                + pad
+                + _json_text(json.dumps(item, ensure_ascii=False, indent=2).replace("\n", pad))
+            )
             first = False
         yield "[]" if first else "\n" + " " * indent + "]"
 

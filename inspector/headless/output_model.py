@@ -32,7 +32,8 @@ class _Doc(BaseModel):
 class Version(_Doc):
     # Literal[FORMAT_VERSION]; tests/test_output_schema.py checks the two agree.
     format_version: Literal[1] = Field(
-        description="The version of this document's shape; changes only on an incompatible change.")
+        description="The version of this document's shape; changes only on an incompatible change."
+    )
 
 
 class Violation(_Doc):
@@ -51,8 +52,9 @@ class Remark(_Doc):
 
     kind: Literal["late", "error", "cut"] = Field(
         description="late: a status older than the task's state; error: a JSON-RPC error that ended a call; "
-                    "cut: the stream that followed the task was cut at one of the client's limits (text: "
-                    "which, in its words).")
+        "cut: the stream that followed the task was cut at one of the client's limits (text: "
+        "which, in its words)."
+    )
     seq: int
     t: float = Field(description="Seconds since the session started.")
     state: str | None
@@ -74,7 +76,8 @@ class Artifact(_Doc):
     chunks: int = Field(description="How many chunks it arrived in (0: from a task snapshot).")
     closed: bool = Field(description="Whether its last chunk (lastChunk) arrived.")
     metadata: dict[str, Any] | None = Field(
-        None, description="The artifact's metadata as the agent sent it (the latest chunk's or snapshot's).")
+        None, description="The artifact's metadata as the agent sent it (the latest chunk's or snapshot's)."
+    )
 
 
 class Transition(_Doc):
@@ -95,8 +98,10 @@ class Task(_Doc):
     remarks: list[Remark]
     error: Remark | None = Field(description="The agent's latest JSON-RPC error about the task, if any.")
     metadata: dict[str, Any] | None = Field(
-        None, description="The task's metadata as the agent sent it in its latest Task (e.g. Society AI's "
-                          "requester, executor, skill_used, cost); null when no Task carried any.")
+        None,
+        description="The task's metadata as the agent sent it in its latest Task (e.g. Society AI's "
+        "requester, executor, skill_used, cost); null when no Task carried any.",
+    )
 
 
 class Error(_Doc):
@@ -109,16 +114,21 @@ class Error(_Doc):
     data: Any = Field(None, description="type rpc: the JSON-RPC error data, as sent.")
     path: str | None = Field(None, description="type protocol: where in the document the problem is.")
     http_status: int | None = Field(
-        None, description="type http, and type rpc from an HTTP+JSON error body: the response's HTTP status.")
+        None, description="type http, and type rpc from an HTTP+JSON error body: the response's HTTP status."
+    )
     status: str | None = Field(None, description="type rpc from an HTTP+JSON error body: its google.rpc.Code name.")
     reason: str | None = Field(None, description="type rpc from an HTTP+JSON error body: its ErrorInfo reason.")
     detail: str | None = Field(
-        None, description="type http: what the error response's body says went wrong, as the agent wrote it: "
-                          "its first lines, at most 240 characters, ending in … when cut (also at the end "
-                          "of message). Absent when the body says nothing readable (empty, HTML, binary).")
+        None,
+        description="type http: what the error response's body says went wrong, as the agent wrote it: "
+        "its first lines, at most 240 characters, ending in … when cut (also at the end "
+        "of message). Absent when the body says nothing readable (empty, HTML, binary).",
+    )
     hint: str | None = Field(
-        None, description="A likely cause, when a2a-inspect has one: the --binding or --dialect chosen is not "
-                          "in the card, so the endpoint was a guess.")
+        None,
+        description="A likely cause, when a2a-inspect has one: the --binding or --dialect chosen is not "
+        "in the card, so the endpoint was a guess.",
+    )
 
 
 class ResultDoc(Version):
@@ -130,9 +140,13 @@ class ResultDoc(Version):
     message: A2AObject | None = Field(description="A direct Message reply (A2A Message), if the agent sent one.")
     violations: list[Violation]
     error: Error | None
-    notice: str | None = Field(None, description=(
-        "What the state alone does not say: a cancel the agent did not carry out (exit 1), or a "
-        "task still submitted or working after the command, with the command line that follows it."))
+    notice: str | None = Field(
+        None,
+        description=(
+            "What the state alone does not say: a cancel the agent did not carry out (exit 1), or a "
+            "task still submitted or working after the command, with the command line that follows it."
+        ),
+    )
     exit_code: int = Field(description="The command's exit code (README: exit codes).")
 
 
@@ -185,8 +199,8 @@ class DiffDoc(Version):
     transport_error: str | None
     notes: list[str]
     exchanges: list[dict[str, Any]] = Field(
-        description="One per re-sent exchange: exchange, liveExchange, method, text, same, differences, "
-                    "recorded, live.")
+        description="One per re-sent exchange: exchange, liveExchange, method, text, same, differences, recorded, live."
+    )
     recording: str
     problems: list[Problem] = Field(description="Lines of the recording that could not be read.")
 
@@ -204,7 +218,6 @@ def json_schema() -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "a2a-inspect -o json output",
-        "description": f"What a2a-inspect prints with -o json (formatVersion {FORMAT_VERSION}); "
-                       "see docs/output.md.",
+        "description": f"What a2a-inspect prints with -o json (formatVersion {FORMAT_VERSION}); see docs/output.md.",
         **schema,
     }

@@ -88,16 +88,28 @@ def proxy_options(args: argparse.Namespace) -> ProxyOptions:
     grpc_upstream = getattr(args, "grpc_upstream", None)
     if grpc_upstream is not None:
         grpc_upstream = grpc_upstream.strip()
-        host, sep, port = grpc_upstream.rpartition(":") if "://" not in grpc_upstream else \
-            grpc_upstream.split("://", 1)[1].rpartition(":")
+        host, sep, port = (
+            grpc_upstream.rpartition(":")
+            if "://" not in grpc_upstream
+            else grpc_upstream.split("://", 1)[1].rpartition(":")
+        )
         if not sep or not host or not port.isdigit():
             raise UsageError(f"--grpc-upstream expects HOST:PORT (or grpc://HOST:PORT), got {grpc_upstream!r}")
     from .tls_args import tls_options
 
-    return ProxyOptions(upstream=upstream, port=args.port, routes=routes, record=args.record,
-                        append=bool(args.append), redact=not args.no_redact, faults=args.faults,
-                        grpc_port=getattr(args, "grpc_port", 0) or 0, grpc_upstream=grpc_upstream,
-                        allow_hosts=list(getattr(args, "allow_host", None) or ()), tls=tls_options(args))
+    return ProxyOptions(
+        upstream=upstream,
+        port=args.port,
+        routes=routes,
+        record=args.record,
+        append=bool(args.append),
+        redact=not args.no_redact,
+        faults=args.faults,
+        grpc_port=getattr(args, "grpc_port", 0) or 0,
+        grpc_upstream=grpc_upstream,
+        allow_hosts=list(getattr(args, "allow_host", None) or ()),
+        tls=tls_options(args),
+    )
 
 
 #: Messages of each task's history the headless proxy holds in memory (as the CLI's
@@ -115,8 +127,9 @@ def build_proxy(options: ProxyOptions, session: Any = None, messages_kept: int |
 
     rules = load_rules(options.faults) if options.faults else None
     extra: dict[str, Any] = {"messages_kept": messages_kept} if messages_kept is not None else {}
-    return Proxy(options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port, tls=options.tls,
-                 **extra)
+    return Proxy(
+        options.route_list(), session=session, rules=rules, grpc_port=options.grpc_port, tls=options.tls, **extra
+    )
 
 
 def run_proxy(args: argparse.Namespace) -> int:
@@ -128,12 +141,12 @@ async def _serve(options: ProxyOptions, output: str) -> int:
     from ..session import Session
 
     # Printed and recorded as they come, then let go: nothing here reads an old event.
-    proxy = build_proxy(options, session=Session(keep=0, store=None, keep_bytes=HEADLESS_BYTES_KEPT),
-                        messages_kept=MESSAGES_KEPT)
+    proxy = build_proxy(
+        options, session=Session(keep=0, store=None, keep_bytes=HEADLESS_BYTES_KEPT), messages_kept=MESSAGES_KEPT
+    )
     recorder = start_recorder(proxy.session, options, "proxy")
     printer = Printer(output, proxy.tracker, line_redaction())
-    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream,
-                         allow_hosts=options.allow_hosts)
+    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream, allow_hosts=options.allow_hosts)
 
     def banner() -> list[str]:
         lines = [f"a2a-inspect proxy: clients connect to {server.base_url}"]
@@ -167,12 +180,24 @@ class Printer:
             if line is not None:
                 printed(visible(clip(self.redaction.shown(line)), single_line=True))
         # The tracker subscribed first: what this event showed is in already.
-        found = self.tracker.violations[self._judged:]
+        found = self.tracker.violations[self._judged :]
         self._judged = len(self.tracker.violations)
         for v in found:
             if self.output == "ndjson":
-                say(json.dumps({"kind": "violation", "code": v.code, "severity": v.severity, "task": v.task_id,
-                                "message": v.message, "seq": v.seq, "exchange": v.exchange}, ensure_ascii=False))
+                say(
+                    json.dumps(
+                        {
+                            "kind": "violation",
+                            "code": v.code,
+                            "severity": v.severity,
+                            "task": v.task_id,
+                            "message": v.message,
+                            "seq": v.seq,
+                            "exchange": v.exchange,
+                        },
+                        ensure_ascii=False,
+                    )
+                )
             else:
                 side = "client" if v.code.startswith("client-") else "agent"
                 say(visible(f"#{v.exchange} {v.severity} ({side}) {v.code}: {v.message}", single_line=True))

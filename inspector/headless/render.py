@@ -7,7 +7,8 @@ Every agent-supplied string goes through ``visible``/``shorten``: markup such as
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..protocol import models as m
 from ..protocol.card_rows import CardRow, card_rows, value_text
@@ -15,11 +16,14 @@ from ..protocol.card_sections import SEVERITY_MARK, FindingPlacer
 from ..protocol.sizes import base64_size, format_size
 from ..textsafe import shorten, visible
 
+
 def _finding(f: Any) -> str:
     # The code is what docs/lint.md explains, and what to search for.
     # The path names the card's own keys (a security scheme's name): visible too.
-    return (f"{SEVERITY_MARK.get(f.severity, f.severity)} {visible(f.path, single_line=True)}: "
-            f"{visible(f.message, single_line=True)} [{f.code}]")
+    return (
+        f"{SEVERITY_MARK.get(f.severity, f.severity)} {visible(f.path, single_line=True)}: "
+        f"{visible(f.message, single_line=True)} [{f.code}]"
+    )
 
 
 #: A width no value reaches: ``whole`` output (to a pipe or a file) cuts nothing.
@@ -60,15 +64,21 @@ def _skill_lines(i: int, skill: m.AgentSkill, placer: FindingPlacer, whole: bool
     return out
 
 
-def card_lines(card: m.AgentCard, findings: Iterable[Any], *, card_url: str | None,
-               dialect: str | None, endpoint: str | None, binding: str | None = None,
-               whole: bool = False) -> list[str]:
+def card_lines(
+    card: m.AgentCard,
+    findings: Iterable[Any],
+    *,
+    card_url: str | None,
+    dialect: str | None,
+    endpoint: str | None,
+    binding: str | None = None,
+    whole: bool = False,
+) -> list[str]:
     """``whole``: every value in full (output to a pipe or a file, where a cut URL or
     description is lost for good); else values cut to fit a terminal's width."""
     placer = FindingPlacer(findings)
     out: list[str] = []
-    for name, rows in card_rows(card, card_url=card_url, dialect=dialect, endpoint=endpoint,
-                                binding=binding or "-"):
+    for name, rows in card_rows(card, card_url=card_url, dialect=dialect, endpoint=endpoint, binding=binding or "-"):
         _section(out, name, rows, placer, whole)
     skills = card.skills or []
     out.append(f"SKILLS ({len(skills)})")

@@ -60,10 +60,9 @@ def run_replay(args: argparse.Namespace) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     except (AttributeError, ValueError):  # pragma: no cover
         pass
+    from ..client import TransportError
     from .compose import UsageError
     from .output import Out, PipeClosed
-
-    from ..client import TransportError
 
     out = Out()
     try:
@@ -92,9 +91,9 @@ def recording_file(path_text: str) -> Path | None:
 
 async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
     from ..session import Session
-    from .resend import diff_against
     from .commands import _auth, _headers, client_bounds, max_time, oauth2_credentials, start_recorder
     from .output import FORMAT_VERSION
+    from .resend import diff_against
     from .tls_args import tls_options
 
     tls = tls_options(args)
@@ -116,12 +115,22 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
 
     try:
         async with max_time(args, session):
-            report = await diff_against(rec, args.against, session=session, dialect=dialect,
-                                        card_url=args.card_url, headers=_headers(args.header), auth=_auth(args),
-                                        timeouts=timeouts, progress=progress, limits=limits, tls=tls,
-                                        oauth2=oauth2, on_token=[s for s in (getattr(recorder, "add_secret", None),
-                                                                             out.add_secret) if s is not None],
-                                        binding=None if getattr(args, "binding", "auto") == "auto" else args.binding)
+            report = await diff_against(
+                rec,
+                args.against,
+                session=session,
+                dialect=dialect,
+                card_url=args.card_url,
+                headers=_headers(args.header),
+                auth=_auth(args),
+                timeouts=timeouts,
+                progress=progress,
+                limits=limits,
+                tls=tls,
+                oauth2=oauth2,
+                on_token=[s for s in (getattr(recorder, "add_secret", None), out.add_secret) if s is not None],
+                binding=None if getattr(args, "binding", "auto") == "auto" else args.binding,
+            )
     finally:
         if recorder is not None:
             recorder.close()
@@ -137,8 +146,12 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
     else:
         differ = doc["differ"]
         if report.transport_error is None:
-            verdict = "equivalent" if report.equivalent else f"DIFFERENT: {differ} of {doc['compared']} exchanges differ"
-            out.line(f"result: {verdict}" if doc["compared"] else "result: nothing to compare (no A2A request recorded)")
+            verdict = (
+                "equivalent" if report.equivalent else f"DIFFERENT: {differ} of {doc['compared']} exchanges differ"
+            )
+            out.line(
+                f"result: {verdict}" if doc["compared"] else "result: nothing to compare (no A2A request recorded)"
+            )
     if report.transport_error is not None:
         _say(f"could not reach the agent: {report.transport_error}")
         return exitcodes.TRANSPORT
@@ -148,9 +161,17 @@ async def _diff(args: argparse.Namespace, rec: Any, out: Any) -> int:
 # ---------------------------------------------------------------------- text
 
 
-_LABELS = {"http_status": "HTTP status", "error": "JSON-RPC error", "failures": "failure", "reply": "reply",
-           "task": "task", "states": "states", "message": "message", "artifacts": "artifacts",
-           "listed": "listed tasks"}
+_LABELS = {
+    "http_status": "HTTP status",
+    "error": "JSON-RPC error",
+    "failures": "failure",
+    "reply": "reply",
+    "task": "task",
+    "states": "states",
+    "message": "message",
+    "artifacts": "artifacts",
+    "listed": "listed tasks",
+}
 
 
 def _value(name: str, value: Any) -> str:
@@ -192,8 +213,9 @@ def exchange_lines(diff: Any) -> list[str]:
     if rec.text:
         what += f' "{shorten(rec.text.replace(chr(10), " "), 50)}"'
     if diff.same:
-        summary = " → ".join(rec.states) or (f"error {rec.error}" if rec.error is not None else
-                                             ("reply" if rec.reply is not None else "ok"))
+        summary = " → ".join(rec.states) or (
+            f"error {rec.error}" if rec.error is not None else ("reply" if rec.reply is not None else "ok")
+        )
         return [f"  #{rec.exchange:<3} {what}  same ({summary})"]
     lines = [f"  #{rec.exchange:<3} {what}  DIFFERS"]
     for d in diff.differences:

@@ -25,20 +25,54 @@ from ..protocol.dialects import Dialect, get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.methods import Method
 from ..protocol.rest import has as rest_has
-from ..session.diff import (DiffReport, ExchangeDiff, Outcome, TaskLabels, compare, exchanges, fresh_id, id_slots,
-                            outcome, set_path)
-from ..session.exchange import RecordedExchange
+from ..session.diff import (
+    DiffReport,
+    ExchangeDiff,
+    Outcome,
+    TaskLabels,
+    compare,
+    exchanges,
+    fresh_id,
+    id_slots,
+    outcome,
+    set_path,
+)
 from ..session.events import Event, Kind
+from ..session.exchange import RecordedExchange
 from ..session.log import Session
 from ..session.redact import REDACTED
 from ..session.tracker import TaskTracker
 
 #: The A2A methods re-sent (card GETs and dialect probes are the client's own business).
-RESENT = frozenset({"send", "stream", "get", "cancel", "resubscribe", "push-set", "push-get",
-                    "push-list", "push-delete", "list", "extended-card"})
+RESENT = frozenset(
+    {
+        "send",
+        "stream",
+        "get",
+        "cancel",
+        "resubscribe",
+        "push-set",
+        "push-get",
+        "push-list",
+        "push-delete",
+        "list",
+        "extended-card",
+    }
+)
 #: Request headers the live client sets itself; everything else recorded is sent again.
-_OWN_HEADERS = frozenset({"host", "content-length", "content-type", "accept", "accept-encoding",
-                          "connection", "user-agent", "a2a-version", "transfer-encoding"})
+_OWN_HEADERS = frozenset(
+    {
+        "host",
+        "content-length",
+        "content-type",
+        "accept",
+        "accept-encoding",
+        "connection",
+        "user-agent",
+        "a2a-version",
+        "transfer-encoding",
+    }
+)
 #: Transport failures that mean the live agent was not reached, not that it behaved.
 _UNREACHED = frozenset({"connect", "timeout"})
 #: Seconds to wait for a call to reach the wire, or an earlier stream to catch up.
@@ -114,21 +148,35 @@ async def diff_against(
     targets = [ex for ex in all_exs if ex.a2a_method in RESENT and ex.is_rpc]
     for ex in all_exs:
         if ex.a2a_method in RESENT and not ex.is_rpc:
-            report.notes.append(f"exchange #{ex.number} ({ex.a2a_method}) not re-sent: its recorded request is not "
-                                "an A2A request (JSON-RPC or REST)")
+            report.notes.append(
+                f"exchange #{ex.number} ({ex.a2a_method}) not re-sent: its recorded request is not "
+                "an A2A request (JSON-RPC or REST)"
+            )
     extra, redacted = recorded_headers(targets)
     given = {k.lower() for k in (headers or {})} | {k.lower() for k in (auth.headers() if auth else {})}
     if oauth2 is not None:
         given.add("authorization")
     redacted = [name for name in redacted if name.lower() not in given]
     if redacted:
-        report.notes.append("recorded with redacted " + ", ".join(redacted)
-                            + ": not re-sent (give them with -H, --bearer or --api-key)")
+        report.notes.append(
+            "recorded with redacted " + ", ".join(redacted) + ": not re-sent (give them with -H, --bearer or --api-key)"
+        )
     live = session if session is not None else Session()
 
     def new_client(name: str, over: str) -> A2AClient:
-        client = A2AClient(url, session=live, dialect=name, card_url=card_url, headers={**extra, **(headers or {})},
-                           auth=auth, timeouts=timeouts, limits=limits, binding=over, tls=tls, oauth2=oauth2)
+        client = A2AClient(
+            url,
+            session=live,
+            dialect=name,
+            card_url=card_url,
+            headers={**extra, **(headers or {})},
+            auth=auth,
+            timeouts=timeouts,
+            limits=limits,
+            binding=over,
+            tls=tls,
+            oauth2=oauth2,
+        )
         if client.oauth2 is not None:
             client.oauth2.on_token.extend(on_token)
         return client
@@ -143,9 +191,15 @@ class _Resend:
     """One ``diff_against`` run: the live calls in flight and what they have taught us
     about the live agent's ids."""
 
-    def __init__(self, report: DiffReport, recorded: Session, live: Session,
-                 new_client: Callable[[str, str], A2AClient], dialect: str | None,
-                 binding: str | None = None) -> None:
+    def __init__(
+        self,
+        report: DiffReport,
+        recorded: Session,
+        live: Session,
+        new_client: Callable[[str, str], A2AClient],
+        dialect: str | None,
+        binding: str | None = None,
+    ) -> None:
         self.report = report
         self.live = live
         self.rec_tracker = TaskTracker(recorded)
@@ -242,20 +296,24 @@ class _Resend:
             notes.append(f"exchange #{ex.number} not re-sent: dialect {codec.name} has no {method.value}")
             return None
         if (self.binding or ex.binding) == "rest" and not rest_has(codec.name, method):
-            notes.append(f"exchange #{ex.number} not re-sent: the {codec.label} dialect has no "
-                         f"HTTP+JSON/REST route for {method.value}")
+            notes.append(
+                f"exchange #{ex.number} not re-sent: the {codec.label} dialect has no "
+                f"HTTP+JSON/REST route for {method.value}"
+            )
             return None
         if (self.binding or ex.binding) == "grpc":
             from ..protocol.grpc_codec import has as grpc_has
 
             if not grpc_has(codec.name, method):
-                notes.append(f"exchange #{ex.number} not re-sent: the {codec.label} dialect has no "
-                             f"gRPC RPC for {method.value}")
+                notes.append(
+                    f"exchange #{ex.number} not re-sent: the {codec.label} dialect has no gRPC RPC for {method.value}"
+                )
                 return None
         return codec, method, rpc.params
 
-    async def run(self, ex: RecordedExchange, method: Method, client: A2AClient, params: Any,
-                  slot: list[int | None]) -> None:
+    async def run(
+        self, ex: RecordedExchange, method: Method, client: A2AClient, params: Any, slot: list[int | None]
+    ) -> None:
         def watch(event: Event) -> None:
             if slot[0] is None and event.kind is Kind.REQUEST and event.data.get("a2a_method") == method.value:
                 slot[0] = event.exchange

@@ -69,5 +69,4 @@ def run_command(args: argparse.Namespace) -> int:
         return fail(str(exc), exitcodes.TRANSPORT, getattr(exc, "hint", None), redaction=out.redaction)
     except UnsupportedMethod as exc:
         # Nothing was sent: the request cannot be made in this dialect at all.
-        return fail(f"{exc} (choose another --dialect, or another command)", exitcodes.USAGE,
-                    redaction=out.redaction)
+        return fail(f"{exc} (choose another --dialect, or another command)", exitcodes.USAGE, redaction=out.redaction)

@@ -14,9 +14,10 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..client.dialect_cache import agent_key
 from ..protocol.states import INTERRUPTED
@@ -72,8 +73,11 @@ class WaitingTasks:
         data = self._load()
         key = agent_key(url)
         agent = data.pop(key, None)
-        tasks = [t for t in (agent.get("tasks", []) if isinstance(agent, dict) else []) if
-                 isinstance(t, dict) and t.get("id") != task_id]
+        tasks = [
+            t
+            for t in (agent.get("tasks", []) if isinstance(agent, dict) else [])
+            if isinstance(t, dict) and t.get("id") != task_id
+        ]
         data[key] = {"tasks": [entry, *tasks][:TASKS]}
         # Dicts keep insertion order: the agent just used is last, the oldest first.
         while len(data) > AGENTS:
@@ -88,8 +92,12 @@ class WaitingTasks:
                 continue
             context = t.get("contextId")
             question = t.get("question")
-            return Waiting(t["id"], context if isinstance(context, str) else None, t["state"],
-                           question if isinstance(question, str) else "")
+            return Waiting(
+                t["id"],
+                context if isinstance(context, str) else None,
+                t["state"],
+                question if isinstance(question, str) else "",
+            )
         return None
 
     def _load(self) -> dict[str, Any]:
@@ -116,13 +124,14 @@ def continue_waiting(args: Any, tasks: WaitingTasks | None = None) -> Waiting:
     """``send --continue``: point ``args`` at the agent's last task waiting for input,
     and say which on stderr (stdout stays the command's own output)."""
     if args.task_id or args.context_id:
-        raise UsageError("--continue picks the task and its context itself: give it without --task-id "
-                         "and --context-id")
+        raise UsageError("--continue picks the task and its context itself: give it without --task-id and --context-id")
     found = (tasks or WaitingTasks()).last_waiting(args.url)
     if found is None:
-        raise UsageError(f"--continue: no task of {shorten(agent_key(args.url), 100)} is waiting for input "
-                         "(input-required or auth-required) as far as this machine's last commands saw; "
-                         "name one with --task-id")
+        raise UsageError(
+            f"--continue: no task of {shorten(agent_key(args.url), 100)} is waiting for input "
+            "(input-required or auth-required) as far as this machine's last commands saw; "
+            "name one with --task-id"
+        )
     args.task_id, args.context_id = found.task_id, found.context_id
     print(f"a2a-inspect: continuing {found.describe()}", file=sys.stderr, flush=True)
     return found

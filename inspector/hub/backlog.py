@@ -106,7 +106,7 @@ class Backlog:
         blob = self._file.read(first, self._offsets[stop - 1] + self._lengths[stop - 1] - first)
         for k in range(start, stop):
             at, length = self._offsets[k] - first, self._lengths[k]
-            self._mem.append((_KINDS[self._kinds[k]].model_validate_json(blob[at:at + length]), length))
+            self._mem.append((_KINDS[self._kinds[k]].model_validate_json(blob[at : at + length]), length))
             self._held += length
         self._next = stop
         if stop == len(self._offsets):

@@ -24,8 +24,8 @@ from ..protocol import hub as proto
 from ..protocol import models as m
 from ..protocol.dialects import v01
 from ..protocol.errors import JsonRpcError
-from ..safejson import loads
 from ..protocol.methods import Method
+from ..safejson import loads
 from ..session.hub_bridge import as_stream_events
 from .relay import RelayFailed, settles
 
@@ -47,7 +47,7 @@ def _dump(doc: Any) -> bytes:
 
 
 class Bridge:
-    def __init__(self, hub: "Hub", heartbeat: float = HEARTBEAT) -> None:
+    def __init__(self, hub: Hub, heartbeat: float = HEARTBEAT) -> None:
         self.hub = hub
         self.heartbeat = heartbeat
 
@@ -63,15 +63,20 @@ class Bridge:
 
     # ------------------------------------------------------------------ GET
 
-    async def list_agents(self, request: "Request") -> "Response":
+    async def list_agents(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
 
         hub = self.hub
-        return JSONResponse({"agents": [
-            {"name": e.name, "url": e.url, "status": e.status, "bridge": hub.bridge_url(e.name)}
-            for e in hub.agents.values()]})
+        return JSONResponse(
+            {
+                "agents": [
+                    {"name": e.name, "url": e.url, "status": e.status, "bridge": hub.bridge_url(e.name)}
+                    for e in hub.agents.values()
+                ]
+            }
+        )
 
-    async def card(self, request: "Request") -> "Response":
+    async def card(self, request: Request) -> Response:
         from starlette.responses import JSONResponse, PlainTextResponse
 
         name = request.path_params["name"]
@@ -84,14 +89,19 @@ class Bridge:
 
     # ------------------------------------------------------------------ JSON-RPC
 
-    async def rpc(self, request: "Request") -> "Response":
+    async def rpc(self, request: Request) -> Response:
         from starlette.responses import Response
 
         name = request.path_params["name"]
         body = await self._body(request)
         if body is None:
-            return self._error(None, JsonRpcError(-32600, "Request payload too large", {
-                "reason": f"the bridge reads at most {MAX_BODY} bytes"}), 413)
+            return self._error(
+                None,
+                JsonRpcError(
+                    -32600, "Request payload too large", {"reason": f"the bridge reads at most {MAX_BODY} bytes"}
+                ),
+                413,
+            )
         try:
             obj = loads(body)
         except ValueError as exc:
@@ -122,8 +132,11 @@ class Bridge:
                 return self._sse(self._follow_events(view, relay, rid))
             if method is Method.LIST:
                 return self._result(rid, method, m.ListTasksResult(tasks=self.hub.tasks_of(name)))
-            raise JsonRpcError(-32003, "Push Notification is not supported", {
-                "reason": "the hub relays tasks only; push notifications do not go through it"})
+            raise JsonRpcError(
+                -32003,
+                "Push Notification is not supported",
+                {"reason": "the hub relays tasks only; push notifications do not go through it"},
+            )
         except JsonRpcError as err:
             return self._error(rid, err, 404 if err.code == proto.NO_SUCH_AGENT else 200)
         except RelayFailed as exc:
@@ -144,7 +157,7 @@ class Bridge:
         return self.hub.task(relay.task_id, params.configuration.history_length if params.configuration else None)
 
     @staticmethod
-    async def _body(request: "Request") -> bytes | None:
+    async def _body(request: Request) -> bytes | None:
         chunks: list[bytes] = []
         size = 0
         async for chunk in request.stream():
@@ -155,24 +168,25 @@ class Bridge:
         return b"".join(chunks)
 
     @staticmethod
-    def _result(rid: Any, method: Method, result: Any) -> "Response":
+    def _result(rid: Any, method: Method, result: Any) -> Response:
         from starlette.responses import Response
 
         return Response(_dump(v01.encode_response(method, result, rid)), media_type="application/json")
 
     @staticmethod
-    def _error(rid: Any, err: JsonRpcError, status: int = 200) -> "Response":
+    def _error(rid: Any, err: JsonRpcError, status: int = 200) -> Response:
         from starlette.responses import Response
 
         return Response(_dump(v01.encode_error(err, rid)), status_code=status, media_type="application/json")
 
     # ------------------------------------------------------------------ streams
 
-    def _sse(self, events: AsyncIterator[bytes]) -> "Response":
+    def _sse(self, events: AsyncIterator[bytes]) -> Response:
         from starlette.responses import StreamingResponse
 
-        return StreamingResponse(events, media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            events, media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        )
 
     async def _beats(self, source: AsyncIterator[Any]) -> AsyncIterator[Any]:
         """``source``'s items, with _TICK whenever it is quiet for the heartbeat gap."""
@@ -225,8 +239,9 @@ class Bridge:
 
     async def _follow_events(self, view: Any, relay: Any, rid: Any) -> AsyncIterator[bytes]:
         task = self.hub.task(view.id)
-        now = m.TaskStatusUpdateEvent(task_id=task.id, context_id=task.context_id, status=task.status,
-                                      final=relay is None)
+        now = m.TaskStatusUpdateEvent(
+            task_id=task.id, context_id=task.context_id, status=task.status, final=relay is None
+        )
         yield self._frame(rid, now)
         if relay is None:
             return

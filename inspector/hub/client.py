@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 class HubClient:
     """``ws-agent://NAME`` on ``hub``; the A2AClient calls a connection makes."""
 
-    def __init__(self, hub: "Hub", name: str) -> None:
+    def __init__(self, hub: Hub, name: str) -> None:
         self.hub = hub
         self.name = name
         self.url = proto.agent_url(name)
@@ -104,8 +104,9 @@ class HubClient:
         self._owned(task_id)
         view, relay = await self.hub.follow(task_id)
         task = self.hub.task(view.id)
-        yield m.TaskStatusUpdateEvent(task_id=task.id, context_id=task.context_id, status=task.status,
-                                      final=relay is None)
+        yield m.TaskStatusUpdateEvent(
+            task_id=task.id, context_id=task.context_id, status=task.status, final=relay is None
+        )
         if relay is None:
             return
         queue = self.hub.follow_queue(task_id)
@@ -120,8 +121,11 @@ class HubClient:
             self.hub.unfollow(task_id, queue)
 
     async def set_push(self, task_id: str, config: Any) -> Any:
-        raise JsonRpcError(-32003, "Push Notification is not supported", {
-            "reason": "the hub relays tasks only; push notifications do not go through it"})
+        raise JsonRpcError(
+            -32003,
+            "Push Notification is not supported",
+            {"reason": "the hub relays tasks only; push notifications do not go through it"},
+        )
 
     async def aclose(self) -> None:
         """Nothing to close: the hub owns the socket."""

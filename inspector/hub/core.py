@@ -15,20 +15,21 @@ import asyncio
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from datetime import UTC
 from typing import Any
 
-from ..session.payloads import ws_payload
 from ..protocol import hub as proto
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError
 from ..protocol.methods import Method
 from ..session import Kind, Session, TaskTracker
+from ..session.payloads import ws_payload
+from ..session.task_snapshot import task_from_view
 from .backlog import Backlog
 from .limits import HubLimits, name_problem
 from .registry import AgentEntry, matches
 from .relay import RelayFailed, TaskRelay
 from .socket import AgentSocket, close_words
-from ..session.task_snapshot import task_from_view
 
 #: Listener(event, entry): "registered" | "stale" | "alive" | "offline" | "card".
 AgentListener = Callable[[str, AgentEntry], None]
@@ -49,9 +50,16 @@ MAX_RESULTS = 50
 
 
 class Hub:
-    def __init__(self, *, session: Session | None = None, limits: HubLimits | None = None,
-                 clock: Callable[[], float] = time.monotonic, http_agents: Mapping[str, str] | None = None,
-                 agent_sessions: bool = False, requester: str = "a2a-inspect") -> None:
+    def __init__(
+        self,
+        *,
+        session: Session | None = None,
+        limits: HubLimits | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        http_agents: Mapping[str, str] | None = None,
+        agent_sessions: bool = False,
+        requester: str = "a2a-inspect",
+    ) -> None:
         """``http_agents``: name -> URL of HTTP A2A agents that agent.send_task may
         reach. ``clock``: the monotonic clock for heartbeats and flood limits (tests
         pass their own). ``requester``: who the hub says sends the tasks it relays for
@@ -80,8 +88,18 @@ class Hub:
 
     # ------------------------------------------------------------------ the log
 
-    def frame(self, sock: AgentSocket, direction: str, op: str, *, text: str | None = None,
-              size: int | None = None, exchange: int = 0, payload: Any = _UNSET, **extra: Any) -> None:
+    def frame(
+        self,
+        sock: AgentSocket,
+        direction: str,
+        op: str,
+        *,
+        text: str | None = None,
+        size: int | None = None,
+        exchange: int = 0,
+        payload: Any = _UNSET,
+        **extra: Any,
+    ) -> None:
         """Append one ``ws`` event: a frame (``op`` text/binary), an opening or a closing."""
         data: dict[str, Any] = {"conn": sock.number, "dir": direction, "op": op, "agent": sock.name}
         if text is not None:
@@ -109,8 +127,15 @@ class Hub:
                 data["agent"] = sock.name
         self._append(Kind.NOTE, data, exchange, None, sock)
 
-    def _append(self, kind: Kind, data: dict[str, Any], exchange: int, payload: Any,
-                sock: AgentSocket | None, name: str | None = None) -> None:
+    def _append(
+        self,
+        kind: Kind,
+        data: dict[str, Any],
+        exchange: int,
+        payload: Any,
+        sock: AgentSocket | None,
+        name: str | None = None,
+    ) -> None:
         _log(self.session, kind, data, exchange, payload)
         if not self.agent_sessions:
             return
@@ -136,14 +161,17 @@ class Hub:
 
     # ------------------------------------------------------------------ sockets
 
-    def open_socket(self, transport: Any, peer: str | None, path: str,
-                    headers: dict[str, str] | None = None) -> AgentSocket | None:
+    def open_socket(
+        self, transport: Any, peer: str | None, path: str, headers: dict[str, str] | None = None
+    ) -> AgentSocket | None:
         """A new socket; None (and a note) when the hub holds as many as it may."""
         self._sockets_seen += 1
         sock = AgentSocket(self, self._sockets_seen, transport, peer)
         if len(self.sockets) >= self.limits.max_sockets:
-            self.note(f"refused ws socket #{sock.number} from {peer}: {self.limits.max_sockets} sockets are "
-                      "open already", code="hub-too-many-sockets")
+            self.note(
+                f"refused ws socket #{sock.number} from {peer}: {self.limits.max_sockets} sockets are open already",
+                code="hub-too-many-sockets",
+            )
             return None
         self.sockets[sock.number] = sock
         self._opened[sock.number] = self.clock()
@@ -178,17 +206,29 @@ class Hub:
         entry = relay.entry
         view = self.tracker.task(relay.task_id)
         state = view.state.value if view is not None and view.state is not None else "submitted"
-        text = (f"ws-agent {entry.name} disconnected ({words}) while task {relay.task_id} was {state}: "
-                "the hub failed the task")
+        text = (
+            f"ws-agent {entry.name} disconnected ({words}) while task {relay.task_id} was {state}: "
+            "the hub failed the task"
+        )
         self._agent_log(entry.name, Kind.ERROR, {"type": "stream", "message": text}, relay.exchange)
         message = m.Message(role=m.Role.AGENT, parts=[m.TextPart(text=text)], task_id=relay.task_id)
-        status = m.TaskStatusUpdateEvent(task_id=relay.task_id, context_id=view.context_id if view else None,
-                                         status=m.TaskStatus(state=m.TaskState.FAILED, message=message,
-                                                             timestamp=_now()), final=True)
+        status = m.TaskStatusUpdateEvent(
+            task_id=relay.task_id,
+            context_id=view.context_id if view else None,
+            status=m.TaskStatus(state=m.TaskState.FAILED, message=message, timestamp=_now()),
+            final=True,
+        )
         doc = proto.notification(proto.STATUS, proto.status_params(status))
         text_frame = proto.dumps(doc)
-        data = {"conn": entry.extra.get("conn"), "dir": "hub", "op": "text", "agent": entry.name,
-                "text": text_frame, "size": len(text_frame.encode("utf-8")), "rpc_method": proto.STATUS}
+        data = {
+            "conn": entry.extra.get("conn"),
+            "dir": "hub",
+            "op": "text",
+            "agent": entry.name,
+            "text": text_frame,
+            "size": len(text_frame.encode("utf-8")),
+            "rpc_method": proto.STATUS,
+        }
         frame = proto.decode_frame(text_frame)
         self._agent_log(entry.name, Kind.WS, data, relay.exchange, frame)
         for other in list(self.relays.get(relay.task_id, ())):
@@ -200,8 +240,11 @@ class Hub:
         entry.last_seen = self.clock()
         if entry.stale:
             entry.stale = False
-            self._agent_log(entry.name, Kind.NOTE, {"text": f"ws-agent {entry.name} is heard from again: no "
-                                                            "longer stale", "agent": entry.name})
+            self._agent_log(
+                entry.name,
+                Kind.NOTE,
+                {"text": f"ws-agent {entry.name} is heard from again: no longer stale", "agent": entry.name},
+            )
             self._tell("alive", entry)
 
     def sweep(self) -> list[AgentSocket]:
@@ -212,12 +255,22 @@ class Hub:
         for entry in self.agents.values():
             if entry.online and not entry.stale and now - entry.last_seen > timeout:
                 entry.stale = True
-                self._agent_log(entry.name, Kind.NOTE, {
-                    "text": f"ws-agent {entry.name} has sent nothing for {now - entry.last_seen:.0f} s (heartbeat "
-                            f"timeout {timeout:g} s): marked stale", "agent": entry.name, "code": "hub-stale"})
+                self._agent_log(
+                    entry.name,
+                    Kind.NOTE,
+                    {
+                        "text": f"ws-agent {entry.name} has sent nothing for {now - entry.last_seen:.0f} s (heartbeat "
+                        f"timeout {timeout:g} s): marked stale",
+                        "agent": entry.name,
+                        "code": "hub-stale",
+                    },
+                )
                 self._tell("stale", entry)
-        return [s for n, s in self.sockets.items()
-                if s.name is None and not s.closed and now - self._opened.get(n, now) > timeout]
+        return [
+            s
+            for n, s in self.sockets.items()
+            if s.name is None and not s.closed and now - self._opened.get(n, now) > timeout
+        ]
 
     # ------------------------------------------------------------------ registration
 
@@ -226,8 +279,7 @@ class Hub:
         rid = frame.rpc_id
 
         async def refuse(code: int, message: str, reason: str) -> None:
-            self.note(f"ws socket #{sock.number}: agent.register refused: {reason}", sock,
-                      code="hub-register-refused")
+            self.note(f"ws socket #{sock.number}: agent.register refused: {reason}", sock, code="hub-register-refused")
             if frame.has_id:
                 await sock.send(proto.error(rid, JsonRpcError(code, message, {"reason": reason})))
 
@@ -242,20 +294,26 @@ class Hub:
         name = reg.name
         assert name is not None
         if sock.name is not None and sock.name != name:
-            await refuse(proto.BAD_NAME, "Already registered",
-                         f"this connection is registered as {sock.name!r} already; open another to register "
-                         f"{name!r}")
+            await refuse(
+                proto.BAD_NAME,
+                "Already registered",
+                f"this connection is registered as {sock.name!r} already; open another to register {name!r}",
+            )
             return
         entry = self.agents.get(name)
         if entry is not None and entry.socket is not None and entry.socket is not sock:
-            await refuse(proto.NAME_TAKEN, "Agent name taken",
-                         f"the name {name!r} is registered by another connection (#{entry.socket.number}); "
-                         "choose another name, or close that connection first")
+            await refuse(
+                proto.NAME_TAKEN,
+                "Agent name taken",
+                f"the name {name!r} is registered by another connection (#{entry.socket.number}); "
+                "choose another name, or close that connection first",
+            )
             return
         online = sum(1 for e in self.agents.values() if e.online)
         if entry is None and online >= self.limits.max_agents:
-            await refuse(proto.TOO_MANY_AGENTS, "Too many agents",
-                         f"{self.limits.max_agents} agents are registered already")
+            await refuse(
+                proto.TOO_MANY_AGENTS, "Too many agents", f"{self.limits.max_agents} agents are registered already"
+            )
             return
         now = self.clock()
         new = entry is None
@@ -275,21 +333,31 @@ class Hub:
             for kind, data, exchange, payload in self._early.pop(sock.number, []):
                 _log(entry.session, kind, {**data, "agent": name} if kind is Kind.WS else data, exchange, payload)
         again = "" if new else " again"
-        card = "" if reg.card is not None else (
-            f" with a card that does not decode ({reg.card_error})" if reg.card_error else " without a card")
+        card = (
+            ""
+            if reg.card is not None
+            else (f" with a card that does not decode ({reg.card_error})" if reg.card_error else " without a card")
+        )
         self.note(f"ws-agent {name} registered{again} on socket #{sock.number}{card}", sock, code="hub-registered")
         if frame.has_id:
-            await sock.send(proto.result(rid, {
-                "name": name, "url": entry.url, "heartbeat_interval": self.limits.heartbeat_interval,
-                "heartbeat_timeout": self.limits.heartbeat_timeout}))
+            await sock.send(
+                proto.result(
+                    rid,
+                    {
+                        "name": name,
+                        "url": entry.url,
+                        "heartbeat_interval": self.limits.heartbeat_interval,
+                        "heartbeat_timeout": self.limits.heartbeat_timeout,
+                    },
+                )
+            )
         self._tell("registered", entry)
 
     # ------------------------------------------------------------------ search
 
     def find(self, search: proto.Search) -> list[dict[str, Any]]:
         """Cards of the online agents that match (and configured HTTP agents by name)."""
-        out = [e.card_json(self.bridge_url(e.name)) for e in self.agents.values()
-               if e.online and matches(e, search)]
+        out = [e.card_json(self.bridge_url(e.name)) for e in self.agents.values() if e.online and matches(e, search)]
         words = search.query.casefold().split()
         if not search.tags and not search.skill:
             for name, url in self.http_agents.items():
@@ -302,8 +370,9 @@ class Hub:
         item = frame.item
         if not isinstance(item, proto.Search):
             if frame.has_id:
-                await sock.send(proto.error(frame.rpc_id, JsonRpcError(-32602, "Invalid params", {
-                    "reason": str(item)})))
+                await sock.send(
+                    proto.error(frame.rpc_id, JsonRpcError(-32602, "Invalid params", {"reason": str(item)}))
+                )
             return
         if frame.has_id:
             await sock.send(proto.result(frame.rpc_id, {"agents": self.find(item)}))
@@ -318,19 +387,22 @@ class Hub:
 
     def single_exchange(self, sock: AgentSocket) -> int:
         """The exchange of the socket's one running task, when it has exactly one."""
-        found = {r.exchange for relays in self.relays.values() for r in relays
-                 if r.entry.socket is sock and not r.done}
+        found = {r.exchange for relays in self.relays.values() for r in relays if r.entry.socket is sock and not r.done}
         return found.pop() if len(found) == 1 else 0
 
     def entry(self, name: str) -> AgentEntry:
         entry = self.agents.get(name)
         if entry is None or entry.socket is None:
-            raise JsonRpcError(proto.NO_SUCH_AGENT, "Agent not found", {
-                "agent": name, "reason": f"no ws-agent named {name!r} is connected to this hub"})
+            raise JsonRpcError(
+                proto.NO_SUCH_AGENT,
+                "Agent not found",
+                {"agent": name, "reason": f"no ws-agent named {name!r} is connected to this hub"},
+            )
         return entry
 
-    async def start(self, name: str, params: m.SendParams, *, stream: bool,
-                    requester: str | None = None, parent: str | None = None) -> TaskRelay:
+    async def start(
+        self, name: str, params: m.SendParams, *, stream: bool, requester: str | None = None, parent: str | None = None
+    ) -> TaskRelay:
         """Send a task (or the next turn of one) to agent ``name``; the relay follows it."""
         entry = self.entry(name)
         sock = entry.socket
@@ -411,9 +483,11 @@ class Hub:
             item = await asyncio.wait_for(answer, self.limits.answer_timeout)
         except TimeoutError:
             sock.pending.pop(rid, None)
-            raise JsonRpcError(-32603, "Internal error", {
-                "reason": f"ws-agent {name} did not answer tasks/cancel within {self.limits.answer_timeout:g} s"}) \
-                from None
+            raise JsonRpcError(
+                -32603,
+                "Internal error",
+                {"reason": f"ws-agent {name} did not answer tasks/cancel within {self.limits.answer_timeout:g} s"},
+            ) from None
         except RelayFailed as exc:
             raise JsonRpcError(-32603, "Internal error", {"reason": str(exc)}) from None
         if isinstance(item, JsonRpcError):
@@ -495,6 +569,6 @@ def _log(session: Session, kind: Kind, data: dict[str, Any], exchange: int, payl
 
 
 def _now() -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

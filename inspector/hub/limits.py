@@ -56,6 +56,5 @@ def name_problem(name: object) -> str | None:
         return "no name given (params.name)"
     if not NAME_RE.fullmatch(name):
         shown = name if len(name) <= 40 else name[:39] + "…"
-        return (f"name {shown!r} is not 1-64 letters, digits, '.', '_' or '-' (starting with a letter "
-                "or digit)")
+        return f"name {shown!r} is not 1-64 letters, digits, '.', '_' or '-' (starting with a letter or digit)"
     return None

@@ -21,7 +21,7 @@ class AgentEntry:
     the same name carries on in the same session."""
 
     name: str
-    socket: "AgentSocket | None"
+    socket: AgentSocket | None
     card: m.AgentCard | None = None
     card_raw: Any = None
     card_error: Exception | None = None
@@ -31,7 +31,7 @@ class AgentEntry:
     #: Nothing heard for longer than the heartbeat timeout.
     stale: bool = False
     #: The agent's own session (frames of its sockets only), when the hub keeps them.
-    session: "Session | None" = None
+    session: Session | None = None
     #: Times it registered (a reconnect counts again).
     registrations: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
@@ -72,8 +72,13 @@ def _words(card: m.AgentCard | None, name: str) -> str:
     if card is not None:
         bits += [card.name or "", card.description or ""]
         for skill in card.skills or ():
-            bits += [skill.id or "", skill.name or "", skill.description or "", *(skill.tags or ()),
-                     *(skill.examples or ())]
+            bits += [
+                skill.id or "",
+                skill.name or "",
+                skill.description or "",
+                *(skill.tags or ()),
+                *(skill.examples or ()),
+            ]
     return " ".join(bits).casefold()
 
 

@@ -49,8 +49,7 @@ class RelayFailed(Exception):
 
 
 class TaskRelay:
-    def __init__(self, hub: "Hub", entry: "AgentEntry", task_id: str, stream: bool, exchange: int,
-                 rpc_id: str) -> None:
+    def __init__(self, hub: Hub, entry: AgentEntry, task_id: str, stream: bool, exchange: int, rpc_id: str) -> None:
         self.hub = hub
         self.entry = entry
         self.task_id = task_id
@@ -107,8 +106,11 @@ class TaskRelay:
     def answered(self, item: Any) -> None:
         """The agent's answer to the request frame: a Task, a Message or an ack."""
         if isinstance(item, JsonRpcError):
-            self.fail(RelayFailed(f"ws-agent {self.entry.name} answered with JSON-RPC error {item.code}: "
-                                  f"{item.message}", item))
+            self.fail(
+                RelayFailed(
+                    f"ws-agent {self.entry.name} answered with JSON-RPC error {item.code}: {item.message}", item
+                )
+            )
             return
         if isinstance(item, (m.Task, m.Message)):
             self.feed(item)
@@ -174,5 +176,3 @@ class TaskRelay:
         if self.failure is not None:
             raise self.failure
         return self.last
-
-

@@ -69,8 +69,11 @@ def build_app(hub: Hub, *, ws_path: str = WS_PATH, sweep_every: float | None = N
         while True:
             await asyncio.sleep(every)
             for sock in hub.sweep():
-                hub.note(f"ws socket #{sock.number} did not register within {hub.limits.heartbeat_timeout:g} s: "
-                         "closed it", sock, code="hub-no-register")
+                hub.note(
+                    f"ws socket #{sock.number} did not register within {hub.limits.heartbeat_timeout:g} s: closed it",
+                    sock,
+                    code="hub-no-register",
+                )
                 await sock.close(POLICY, "register first (agent.register)")
                 sock.disconnected(POLICY, "did not register", ours=True)
 
@@ -94,9 +97,17 @@ def build_app(hub: Hub, *, ws_path: str = WS_PATH, sweep_every: float | None = N
 class HubServer:
     """``hub`` served on a loopback port, as a task of the running event loop."""
 
-    def __init__(self, hub: Hub, *, host: str = "127.0.0.1", port: int = 0, ws_path: str = WS_PATH,
-                 sweep_every: float | None = None, request_timeout: float | None = None,
-                 allow_hosts: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        ws_path: str = WS_PATH,
+        sweep_every: float | None = None,
+        request_timeout: float | None = None,
+        allow_hosts: Iterable[str] = (),
+    ) -> None:
         """``request_timeout``: seconds the bridge's HTTP requests may take to arrive
         (serving/deadline.py; tests shorten it). Agents' sockets are not bound by it.
         ``allow_hosts``: Host names to answer for besides loopback (serving/browser_guard.py);
@@ -110,9 +121,17 @@ class HubServer:
         # websockets' sans-I/O protocol refuses a frame over ws_max_size from its header,
         # before reading the payload; no compression, so no frame grows after arrival.
         extra: dict[str, Any] = {"request_timeout": request_timeout} if request_timeout else {}
-        self._server = BackgroundServer(app, host=host, port=port, log_config=None, ws="websockets-sansio",
-                                        ws_max_size=hub.limits.max_frame, ws_per_message_deflate=False,
-                                        lifespan="on", **extra)
+        self._server = BackgroundServer(
+            app,
+            host=host,
+            port=port,
+            log_config=None,
+            ws="websockets-sansio",
+            ws_max_size=hub.limits.max_frame,
+            ws_per_message_deflate=False,
+            lifespan="on",
+            **extra,
+        )
 
     @property
     def base_url(self) -> str:
@@ -128,19 +147,23 @@ class HubServer:
     def port(self) -> int:
         return self._server.port
 
-    async def start(self) -> "HubServer":
+    async def start(self) -> HubServer:
         await self._server.astart()
         self.hub.bridge = self.base_url
         # In the session (and so in a recording): where the bridge was, so that a hub
         # recording's bridge exchanges are rebuilt with the address their callers used.
-        self.hub.note(f"hub listening: agents connect to {self.ws_url}; the bridge is at {self.base_url}/agents/NAME",
-                      code="hub-listening", bridge=self.base_url, ws=self.ws_url)
+        self.hub.note(
+            f"hub listening: agents connect to {self.ws_url}; the bridge is at {self.base_url}/agents/NAME",
+            code="hub-listening",
+            bridge=self.base_url,
+            ws=self.ws_url,
+        )
         return self
 
     async def stop(self) -> None:
         await self._server.astop()
 
-    async def __aenter__(self) -> "HubServer":
+    async def __aenter__(self) -> HubServer:
         return await self.start()
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -37,7 +37,7 @@ class AgentSocket:
     """The hub's side of one agent's socket. ``send_text``/``close_socket`` are the
     transport (a Starlette WebSocket in the server; anything with those two in tests)."""
 
-    def __init__(self, hub: "Hub", number: int, transport: Any, peer: str | None = None) -> None:
+    def __init__(self, hub: Hub, number: int, transport: Any, peer: str | None = None) -> None:
         self.hub = hub
         self.number = number
         self.transport = transport
@@ -116,8 +116,14 @@ class AgentSocket:
         if text is None:
             data = message.get("bytes") or b""
             self._binary(data)
-            await self.send(proto.error(None, JsonRpcError(-32600, "Invalid Request", {
-                "reason": "binary frame: the hub takes JSON-RPC in text frames"})))
+            await self.send(
+                proto.error(
+                    None,
+                    JsonRpcError(
+                        -32600, "Invalid Request", {"reason": "binary frame: the hub takes JSON-RPC in text frames"}
+                    ),
+                )
+            )
             return True
         assert frame is not None
         await self._text(text, frame)
@@ -142,21 +148,27 @@ class AgentSocket:
                 if relays:
                     if relays[-1].events < limits.max_task_frames:
                         return None
-                    return (f"ws socket #{self.number}{self._who()} sent more than {limits.max_task_frames} frames "
-                            f"about task {task_id}: closed it as a flood", "hub-task-flood",
-                            "too many frames for one task")
+                    return (
+                        f"ws socket #{self.number}{self._who()} sent more than {limits.max_task_frames} frames "
+                        f"about task {task_id}: closed it as a flood",
+                        "hub-task-flood",
+                        "too many frames for one task",
+                    )
         if not self._flooding():
             return None
-        return (f"ws socket #{self.number}{self._who()} sent more than {limits.burst} frames unasked in a burst "
-                f"(more than {limits.rate:g} a second after it): closed it as a flood", "hub-flood", "frame flood")
+        return (
+            f"ws socket #{self.number}{self._who()} sent more than {limits.burst} frames unasked in a burst "
+            f"(more than {limits.rate:g} a second after it): closed it as a flood",
+            "hub-flood",
+            "frame flood",
+        )
 
     def _binary(self, data: bytes) -> None:
         kept = data[:BINARY_KEPT]
         extra: dict[str, Any] = {"encoding": "base64"}
         if len(data) > BINARY_KEPT:
             extra["cut"] = True
-        self.hub.frame(self, "in", "binary", text=base64.b64encode(kept).decode("ascii"), size=len(data),
-                       **extra)
+        self.hub.frame(self, "in", "binary", text=base64.b64encode(kept).decode("ascii"), size=len(data), **extra)
 
     def _who(self) -> str:
         return f" ({self.name})" if self.name else ""
@@ -172,8 +184,11 @@ class AgentSocket:
             hub.frame(self, "in", "text", text=text, exchange=exchange, payload=frame)
             reason = frame.item.reason if isinstance(frame.item, ProtocolError) else str(frame.item)
             code = -32700 if "JSON" in reason or "empty" in reason else -32600
-            await self.send(proto.error(None, JsonRpcError(code, "Parse error" if code == -32700 else
-                                                           "Invalid Request", {"reason": reason})))
+            await self.send(
+                proto.error(
+                    None, JsonRpcError(code, "Parse error" if code == -32700 else "Invalid Request", {"reason": reason})
+                )
+            )
             return
         if role in ("result", "error"):
             rid = frame.rpc_id if _hashable(frame.rpc_id) else None
@@ -184,8 +199,10 @@ class AgentSocket:
             if late is not None:
                 return
             if waiter is None:
-                hub.note(f"ws socket #{self.number}{self._who()} answered id {frame.rpc_id!r}, which the hub "
-                         "never sent", self)
+                hub.note(
+                    f"ws socket #{self.number}{self._who()} answered id {frame.rpc_id!r}, which the hub never sent",
+                    self,
+                )
                 return
             waiter[1](frame)
             return
@@ -213,8 +230,19 @@ class AgentSocket:
             await hub.search(self, frame)
         elif method in proto.A2A_METHODS:
             if frame.has_id:
-                await self.send(proto.error(frame.rpc_id, JsonRpcError(-32601, "Method not found", {
-                    "method": method, "reason": "the hub sends tasks to agents; to delegate, use agent.send_task"})))
+                await self.send(
+                    proto.error(
+                        frame.rpc_id,
+                        JsonRpcError(
+                            -32601,
+                            "Method not found",
+                            {
+                                "method": method,
+                                "reason": "the hub sends tasks to agents; to delegate, use agent.send_task",
+                            },
+                        ),
+                    )
+                )
         elif frame.has_id:
             await self.send(proto.error(frame.rpc_id, JsonRpcError(-32601, "Method not found", {"method": method})))
 
@@ -223,8 +251,16 @@ class AgentSocket:
 
     async def _refuse_unregistered(self, frame: proto.Frame) -> None:
         if frame.has_id:
-            await self.send(proto.error(frame.rpc_id, JsonRpcError(proto.NOT_REGISTERED, "Not registered", {
-                "reason": f"register first (agent.register) before {frame.method}"})))
+            await self.send(
+                proto.error(
+                    frame.rpc_id,
+                    JsonRpcError(
+                        proto.NOT_REGISTERED,
+                        "Not registered",
+                        {"reason": f"register first (agent.register) before {frame.method}"},
+                    ),
+                )
+            )
 
     async def _update(self, text: str, frame: proto.Frame) -> None:
         hub = self.hub
@@ -240,22 +276,28 @@ class AgentSocket:
         refused: dict[str, Any] = {}
         if foreign:
             sent = f"which the hub sent to {owner}" if owner else "which the hub never sent"
-            refused["refused"] = (f"ws-agent {self.name or '#' + str(self.number)} sent {frame.method} about task "
-                                  f"{task_id}, {sent}: refused, not applied")
+            refused["refused"] = (
+                f"ws-agent {self.name or '#' + str(self.number)} sent {frame.method} about task "
+                f"{task_id}, {sent}: refused, not applied"
+            )
         hub.frame(self, "in", "text", text=text, exchange=exchange, payload=frame, **refused)
         if self.name is None:
             await self._refuse_unregistered(frame)
             return
         if isinstance(item, ProtocolError):
             if frame.has_id:
-                await self.send(proto.error(frame.rpc_id, JsonRpcError(-32602, "Invalid params", {
-                    "path": item.path, "reason": item.reason})))
+                await self.send(
+                    proto.error(
+                        frame.rpc_id, JsonRpcError(-32602, "Invalid params", {"path": item.path, "reason": item.reason})
+                    )
+                )
             return
         if foreign:
             hub.note(refused["refused"], self, code="hub-foreign-task")
             if frame.has_id:
-                await self.send(proto.error(frame.rpc_id, JsonRpcError(proto.UNKNOWN_TASK, "Task not found", {
-                    "id": task_id})))
+                await self.send(
+                    proto.error(frame.rpc_id, JsonRpcError(proto.UNKNOWN_TASK, "Task not found", {"id": task_id}))
+                )
             return
         for relay in relays:
             relay.feed(item)
@@ -292,16 +334,25 @@ class AgentSocket:
             # 1009 is the hub's own WebSocket layer refusing a frame over the size limit.
             hub.frame(self, "out" if code == TOO_BIG else "in", "close", **extra)
             if code == TOO_BIG:
-                hub.note(f"ws socket #{self.number}{self._who()} sent a frame over the "
-                         f"{format_size(hub.limits.max_frame)} limit (--max-frame): the hub refused it unread and "
-                         "closed the socket (1009)", self, code="hub-frame-too-large")
+                hub.note(
+                    f"ws socket #{self.number}{self._who()} sent a frame over the "
+                    f"{format_size(hub.limits.max_frame)} limit (--max-frame): the hub refused it unread and "
+                    "closed the socket (1009)",
+                    self,
+                    code="hub-frame-too-large",
+                )
         # Running tasks first: the hub fails each with its own status, which their
         # callers get; then whatever else waited for an answer (a cancel) fails.
         hub.socket_gone(self, code, reason)
         for rid, waiter in list(self.pending.items()):
             self.pending.pop(rid, None)
-            waiter[2](RelayFailed(f"ws-agent {self.name or '#' + str(self.number)} disconnected "
-                                  f"({close_words(code, reason)}) before answering", reason="eof"))
+            waiter[2](
+                RelayFailed(
+                    f"ws-agent {self.name or '#' + str(self.number)} disconnected "
+                    f"({close_words(code, reason)}) before answering",
+                    reason="eof",
+                )
+            )
         for task in list(self._tasks):
             task.cancel()
 

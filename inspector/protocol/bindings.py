@@ -26,10 +26,18 @@ DIALECTS = {JSONRPC: ("0.1", "0.3", "1.0"), REST: ("0.3", "1.0"), GRPC: ("0.3", 
 
 #: How cards spell them (0.3 ``transport``, 1.0 ``protocolBinding``).
 CARD_NAMES = {JSONRPC: "JSONRPC", REST: "HTTP+JSON", GRPC: "GRPC"}
-_FROM_CARD = {"JSONRPC": JSONRPC, "JSON-RPC": JSONRPC, "HTTP+JSON": REST, "HTTP+JSON/REST": REST,
-              "REST": REST, "HTTP": REST, "GRPC": GRPC}
+_FROM_CARD = {
+    "JSONRPC": JSONRPC,
+    "JSON-RPC": JSONRPC,
+    "HTTP+JSON": REST,
+    "HTTP+JSON/REST": REST,
+    "REST": REST,
+    "HTTP": REST,
+    "GRPC": GRPC,
+}
 
 LABELS = {JSONRPC: "JSON-RPC", REST: "HTTP+JSON/REST", GRPC: "gRPC"}
+
 
 def get_binding(name: str) -> str:
     """``jsonrpc`` / ``rest`` / ``grpc`` (also the card spellings, any case) -> the name.
@@ -96,8 +104,11 @@ def card_interfaces(card: AgentCard) -> list[Interface]:
             except ValueError:
                 continue
         add(interface.protocol_binding, dialect, interface.url, interface.tenant)
-    says_v03 = (is_v03_version(card.protocol_version) or card.preferred_transport is not None
-                or bool(card.additional_interfaces))
+    says_v03 = (
+        is_v03_version(card.protocol_version)
+        or card.preferred_transport is not None
+        or bool(card.additional_interfaces)
+    )
     if says_v03:
         add(card.preferred_transport, "0.3", card.url)
         for interface in card.additional_interfaces or ():

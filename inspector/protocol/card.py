@@ -31,7 +31,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .validation import type_name, validate
 from .errors import ProtocolError
 from .models import (
     AgentCapabilities,
@@ -40,27 +39,67 @@ from .models import (
     AgentSkill,
     SecurityScheme,
 )
+from .validation import type_name, validate
 
 DIALECTS = ("0.1", "0.3", "1.0")
 
 #: Top-level card keys each dialect's schema defines.
 CARD_KEYS: dict[str, frozenset[str]] = {
-    "0.1": frozenset({
-        "name", "description", "url", "provider", "version", "documentationUrl",
-        "capabilities", "authentication", "defaultInputModes", "defaultOutputModes", "skills",
-    }),
-    "0.3": frozenset({
-        "name", "description", "url", "provider", "version", "documentationUrl", "iconUrl",
-        "capabilities", "securitySchemes", "security", "defaultInputModes",
-        "defaultOutputModes", "skills", "supportsAuthenticatedExtendedCard",
-        "protocolVersion", "preferredTransport", "additionalInterfaces", "signatures",
-    }),
-    "1.0": frozenset({
-        "name", "description", "supportedInterfaces", "provider", "version",
-        "documentationUrl", "iconUrl", "capabilities", "securitySchemes",
-        "securityRequirements", "defaultInputModes", "defaultOutputModes", "skills",
-        "signatures",
-    }),
+    "0.1": frozenset(
+        {
+            "name",
+            "description",
+            "url",
+            "provider",
+            "version",
+            "documentationUrl",
+            "capabilities",
+            "authentication",
+            "defaultInputModes",
+            "defaultOutputModes",
+            "skills",
+        }
+    ),
+    "0.3": frozenset(
+        {
+            "name",
+            "description",
+            "url",
+            "provider",
+            "version",
+            "documentationUrl",
+            "iconUrl",
+            "capabilities",
+            "securitySchemes",
+            "security",
+            "defaultInputModes",
+            "defaultOutputModes",
+            "skills",
+            "supportsAuthenticatedExtendedCard",
+            "protocolVersion",
+            "preferredTransport",
+            "additionalInterfaces",
+            "signatures",
+        }
+    ),
+    "1.0": frozenset(
+        {
+            "name",
+            "description",
+            "supportedInterfaces",
+            "provider",
+            "version",
+            "documentationUrl",
+            "iconUrl",
+            "capabilities",
+            "securitySchemes",
+            "securityRequirements",
+            "defaultInputModes",
+            "defaultOutputModes",
+            "skills",
+            "signatures",
+        }
+    ),
 }
 CAPABILITY_KEYS: dict[str, frozenset[str]] = {
     "0.1": frozenset({"streaming", "pushNotifications", "stateTransitionHistory"}),
@@ -70,10 +109,18 @@ CAPABILITY_KEYS: dict[str, frozenset[str]] = {
 SKILL_KEYS: dict[str, frozenset[str]] = {
     "0.1": frozenset({"id", "name", "description", "tags", "examples", "inputModes", "outputModes"}),
     "0.3": frozenset({"id", "name", "description", "tags", "examples", "inputModes", "outputModes", "security"}),
-    "1.0": frozenset({
-        "id", "name", "description", "tags", "examples", "inputModes", "outputModes",
-        "securityRequirements",
-    }),
+    "1.0": frozenset(
+        {
+            "id",
+            "name",
+            "description",
+            "tags",
+            "examples",
+            "inputModes",
+            "outputModes",
+            "securityRequirements",
+        }
+    ),
 }
 INTERFACE_KEYS: dict[str, frozenset[str]] = {
     "0.3": frozenset({"url", "transport"}),
@@ -89,10 +136,21 @@ SCHEME_WRAPPERS: dict[str, str] = {
     "mtlsSecurityScheme": "mutualTLS",
 }
 _WRAPPER_FOR = {kind: wrapper for wrapper, kind in SCHEME_WRAPPERS.items()}
-_SCHEME_KEYS = frozenset({
-    "type", "description", "name", "in", "location", "scheme", "bearerFormat", "flows",
-    "oauth2MetadataUrl", "openIdConnectUrl", *SCHEME_WRAPPERS,
-})
+_SCHEME_KEYS = frozenset(
+    {
+        "type",
+        "description",
+        "name",
+        "in",
+        "location",
+        "scheme",
+        "bearerFormat",
+        "flows",
+        "oauth2MetadataUrl",
+        "openIdConnectUrl",
+        *SCHEME_WRAPPERS,
+    }
+)
 
 _ALL_CARD_KEYS = frozenset().union(*CARD_KEYS.values())
 _ALL_CAPABILITY_KEYS = frozenset().union(*CAPABILITY_KEYS.values())
@@ -110,7 +168,7 @@ _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def dialect_name(name: str) -> str:
-    """"0.1" / "0.3" / "1.0"; "0.2" is the 0.3 dialect (same wire names)."""
+    """ "0.1" / "0.3" / "1.0"; "0.2" is the 0.3 dialect (same wire names)."""
     canonical = "0.3" if name == "0.2" else name
     if canonical not in DIALECTS:
         raise ValueError(f"unknown dialect {name!r} (expected 0.1, 0.3 or 1.0)")
@@ -118,7 +176,7 @@ def dialect_name(name: str) -> str:
 
 
 def version_tuple(text: Any) -> tuple[int, int, int] | None:
-    """"0.3.0" -> (0, 3, 0); "1.0" -> (1, 0, 0); None for anything not version-shaped."""
+    """ "0.3.0" -> (0, 3, 0); "1.0" -> (1, 0, 0); None for anything not version-shaped."""
     if not isinstance(text, str):
         return None
     match = _VERSION.fullmatch(text.strip())
@@ -223,9 +281,7 @@ def decode_security_scheme(raw: Any, path: str) -> SecurityScheme:
         return validate(SecurityScheme, data, path)
     kinds = [key for key in obj if key in SCHEME_WRAPPERS]
     if not kinds:
-        raise ProtocolError(
-            "security scheme has no type and none of " + ", ".join(SCHEME_WRAPPERS), path
-        )
+        raise ProtocolError("security scheme has no type and none of " + ", ".join(SCHEME_WRAPPERS), path)
     if len(kinds) > 1:
         raise ProtocolError(f"security scheme sets more than one kind: {', '.join(kinds)}", path)
     kind = kinds[0]
@@ -303,8 +359,7 @@ def _says_v03(card: AgentCard) -> bool:
     if card.preferred_transport is not None or card.additional_interfaces:
         return True
     return any(
-        is_jsonrpc(i.protocol_binding) and is_v03_version(i.protocol_version)
-        for i in card.supported_interfaces or ()
+        is_jsonrpc(i.protocol_binding) and is_v03_version(i.protocol_version) for i in card.supported_interfaces or ()
     )
 
 

@@ -13,8 +13,10 @@ from typing import Any
 
 # Card sections and the JSON paths whose lint findings belong beside them.
 CARD_SECTIONS: list[tuple[str, tuple[str, ...]]] = [
-    ("identity", ("$.name", "$.description", "$.version", "$.url", "$.protocolVersion",
-                  "$.documentationUrl", "$.iconUrl")),
+    (
+        "identity",
+        ("$.name", "$.description", "$.version", "$.url", "$.protocolVersion", "$.documentationUrl", "$.iconUrl"),
+    ),
     ("provider", ("$.provider",)),
     ("capabilities", ("$.capabilities", "$.supportsAuthenticatedExtendedCard")),
     ("security", ("$.securitySchemes", "$.security", "$.securityRequirements", "$.authentication")),

@@ -25,7 +25,7 @@ class ProtocolError(ValueError):
         self.reason = message
         self.path = path
 
-    def at(self, prefix: str) -> "ProtocolError":
+    def at(self, prefix: str) -> ProtocolError:
         """The same error, its path re-rooted under ``prefix`` (e.g. ``$.result``)."""
         tail = self.path[1:] if self.path.startswith("$") else self.path
         return ProtocolError(self.reason, prefix + tail)

@@ -14,12 +14,12 @@ the client reads with it); the proto packages are grpc_schema.py's.
 
 from __future__ import annotations
 
-from json.encoder import encode_basestring as _quote
 from collections.abc import Callable
+from json.encoder import encode_basestring as _quote
 from typing import Any, TypeAlias, cast
 
-from . import models as m
 from . import grpc_errors, proto03, rest
+from . import models as m
 from .dialects import get_dialect
 from .errors import ProtocolError
 from .grpc_schema import PACKAGES, SERVICE
@@ -28,18 +28,29 @@ from .methods import Method
 #: The A2AService method of each A2A method, per dialect.
 RPC_NAMES: dict[str, dict[Method, str]] = {
     "1.0": {
-        Method.SEND: "SendMessage", Method.STREAM: "SendStreamingMessage", Method.GET: "GetTask",
-        Method.LIST: "ListTasks", Method.CANCEL: "CancelTask", Method.RESUBSCRIBE: "SubscribeToTask",
-        Method.PUSH_SET: "CreateTaskPushNotificationConfig", Method.PUSH_GET: "GetTaskPushNotificationConfig",
+        Method.SEND: "SendMessage",
+        Method.STREAM: "SendStreamingMessage",
+        Method.GET: "GetTask",
+        Method.LIST: "ListTasks",
+        Method.CANCEL: "CancelTask",
+        Method.RESUBSCRIBE: "SubscribeToTask",
+        Method.PUSH_SET: "CreateTaskPushNotificationConfig",
+        Method.PUSH_GET: "GetTaskPushNotificationConfig",
         Method.PUSH_LIST: "ListTaskPushNotificationConfigs",
-        Method.PUSH_DELETE: "DeleteTaskPushNotificationConfig", Method.EXTENDED_CARD: "GetExtendedAgentCard",
+        Method.PUSH_DELETE: "DeleteTaskPushNotificationConfig",
+        Method.EXTENDED_CARD: "GetExtendedAgentCard",
     },
     "0.3": {
-        Method.SEND: "SendMessage", Method.STREAM: "SendStreamingMessage", Method.GET: "GetTask",
-        Method.CANCEL: "CancelTask", Method.RESUBSCRIBE: "TaskSubscription",
-        Method.PUSH_SET: "CreateTaskPushNotificationConfig", Method.PUSH_GET: "GetTaskPushNotificationConfig",
+        Method.SEND: "SendMessage",
+        Method.STREAM: "SendStreamingMessage",
+        Method.GET: "GetTask",
+        Method.CANCEL: "CancelTask",
+        Method.RESUBSCRIBE: "TaskSubscription",
+        Method.PUSH_SET: "CreateTaskPushNotificationConfig",
+        Method.PUSH_GET: "GetTaskPushNotificationConfig",
         Method.PUSH_LIST: "ListTaskPushNotificationConfig",
-        Method.PUSH_DELETE: "DeleteTaskPushNotificationConfig", Method.EXTENDED_CARD: "GetAgentCard",
+        Method.PUSH_DELETE: "DeleteTaskPushNotificationConfig",
+        Method.EXTENDED_CARD: "GetAgentCard",
     },
 }
 #: The metadata key 1.0 carries its version in (gRPC keys are lower case).
@@ -70,8 +81,9 @@ def rpc_path(dialect: str, method: Method) -> str:
 
 
 #: The other way: each dialect's RPC names -> the A2A methods (the mock's dispatch).
-METHODS: dict[str, dict[str, Method]] = {d: {rpc: method for method, rpc in names.items()}
-                                         for d, names in RPC_NAMES.items()}
+METHODS: dict[str, dict[str, Method]] = {
+    d: {rpc: method for method, rpc in names.items()} for d, names in RPC_NAMES.items()
+}
 
 
 def method_for(dialect: str, name: str) -> Method | None:
@@ -127,8 +139,7 @@ def decode_request(dialect: str, method: Method, obj: Any) -> Any:
     if dialect == "1.0":
         return v10.decode_params(method, {k: v for k, v in obj.items() if k != "tenant"}, "$")
     ids = _split_name(obj.get("name") or obj.get("parent"))
-    found = rest.RouteMatch(method, {"id": ids[0] if ids else "", **({"config": ids[1]} if len(ids) > 1 else {})},
-                            None)
+    found = rest.RouteMatch(method, {"id": ids[0] if ids else "", **({"config": ids[1]} if len(ids) > 1 else {})}, None)
     query = [(k, str(obj[k])) for k in ("historyLength", "pageSize", "pageToken") if obj.get(k) is not None]
     return rest.decode_request(dialect, found, query, obj)
 
@@ -142,8 +153,7 @@ class GrpcError(rest.RestError):
     """An error status from a gRPC agent, carried as the JSON-RPC code it maps to.
     ``grpc_code``/``status``: the status (5, NOT_FOUND); ``reason``: the ErrorInfo's."""
 
-    def __init__(self, code: int, message: str, data: Any = None, *, grpc_code: int,
-                 reason: str | None = None) -> None:
+    def __init__(self, code: int, message: str, data: Any = None, *, grpc_code: int, reason: str | None = None) -> None:
         super().__init__(code, message, data, status=grpc_errors.NAMES.get(grpc_code, str(grpc_code)), reason=reason)
         self.grpc_code = grpc_code
 
@@ -157,13 +167,15 @@ def decode_status(grpc_code: int, message: str, details: Any) -> GrpcError:
     details, a list, when the agent sent them) -> GrpcError with the mapped code."""
     reason = None
     for detail in details if isinstance(details, list) else ():
-        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("google.rpc.ErrorInfo") \
-                and isinstance(detail.get("reason"), str):
+        if (
+            isinstance(detail, dict)
+            and str(detail.get("@type", "")).endswith("google.rpc.ErrorInfo")
+            and isinstance(detail.get("reason"), str)
+        ):
             reason = detail["reason"]
             break
     code = grpc_errors.rpc_code_for_status(grpc_code, reason, message if isinstance(message, str) else None)
-    return GrpcError(code, message, details if isinstance(details, list) else None, grpc_code=grpc_code,
-                     reason=reason)
+    return GrpcError(code, message, details if isinstance(details, list) else None, grpc_code=grpc_code, reason=reason)
 
 
 def status_details(dialect: str, data: bytes) -> list[Any]:
@@ -298,13 +310,15 @@ def _plain_chunk(message: Any) -> tuple[str, ChunkFacts] | None:
     last = True if update.last_chunk else None
     # Written out directly, keys in field-number order as json_format writes them; the
     # strings escaped as pydantic_core.to_json (the general path) escapes them.
-    json = (f'{{"artifactUpdate":{{"taskId":{_quote(task_id)}'
-            + (f',"contextId":{_quote(context_id)}' if context_id is not None else "")
-            + f',"artifact":{{"artifactId":{_quote(artifact_id)}'
-            + (f',"name":{_quote(name)}' if name is not None else "")
-            + (f',"description":{_quote(description)}' if description is not None else "")
-            + f',"parts":[{{"text":{_quote(text)}}}]}},"append":true'
-            + (',"lastChunk":true}}' if last else "}}"))
+    json = (
+        f'{{"artifactUpdate":{{"taskId":{_quote(task_id)}'
+        + (f',"contextId":{_quote(context_id)}' if context_id is not None else "")
+        + f',"artifact":{{"artifactId":{_quote(artifact_id)}'
+        + (f',"name":{_quote(name)}' if name is not None else "")
+        + (f',"description":{_quote(description)}' if description is not None else "")
+        + f',"parts":[{{"text":{_quote(text)}}}]}},"append":true'
+        + (',"lastChunk":true}}' if last else "}}")
+    )
     return json, (task_id, context_id, artifact_id, name, description, text, last)
 
 

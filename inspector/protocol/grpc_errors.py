@@ -15,10 +15,23 @@ from . import rest
 
 #: google.rpc.Code, by name (google/rpc/code.proto).
 CODES: dict[str, int] = {
-    "OK": 0, "CANCELLED": 1, "UNKNOWN": 2, "INVALID_ARGUMENT": 3, "DEADLINE_EXCEEDED": 4,
-    "NOT_FOUND": 5, "ALREADY_EXISTS": 6, "PERMISSION_DENIED": 7, "RESOURCE_EXHAUSTED": 8,
-    "FAILED_PRECONDITION": 9, "ABORTED": 10, "OUT_OF_RANGE": 11, "UNIMPLEMENTED": 12,
-    "INTERNAL": 13, "UNAVAILABLE": 14, "DATA_LOSS": 15, "UNAUTHENTICATED": 16,
+    "OK": 0,
+    "CANCELLED": 1,
+    "UNKNOWN": 2,
+    "INVALID_ARGUMENT": 3,
+    "DEADLINE_EXCEEDED": 4,
+    "NOT_FOUND": 5,
+    "ALREADY_EXISTS": 6,
+    "PERMISSION_DENIED": 7,
+    "RESOURCE_EXHAUSTED": 8,
+    "FAILED_PRECONDITION": 9,
+    "ABORTED": 10,
+    "OUT_OF_RANGE": 11,
+    "UNIMPLEMENTED": 12,
+    "INTERNAL": 13,
+    "UNAVAILABLE": 14,
+    "DATA_LOSS": 15,
+    "UNAUTHENTICATED": 16,
 }
 NAMES: dict[int, str] = {v: k for k, v in CODES.items()}
 #: The ErrorInfo domain of A2A errors.
@@ -27,8 +40,16 @@ STATUS_DETAILS_KEY = "grpc-status-details-bin"
 
 # What a gRPC client makes of an HTTP response that is not a gRPC one (grpc's
 # doc/http-grpc-status-mapping.md): the mock's HTTP status faults seen over gRPC.
-_FROM_HTTP = {400: "INTERNAL", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "UNIMPLEMENTED",
-              429: "UNAVAILABLE", 502: "UNAVAILABLE", 503: "UNAVAILABLE", 504: "UNAVAILABLE"}
+_FROM_HTTP = {
+    400: "INTERNAL",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "UNIMPLEMENTED",
+    429: "UNAVAILABLE",
+    502: "UNAVAILABLE",
+    503: "UNAVAILABLE",
+    504: "UNAVAILABLE",
+}
 
 
 def code_of(name_or_int: str | int) -> int:
@@ -74,15 +95,26 @@ def status_for_http(http: int) -> int:
 # puts the error's class name before its message, "TaskNotFoundError: Task not found",
 # and its 0.3 client reads the type back from there.
 ERROR_NAMES_03: dict[int, str] = {
-    -32001: "TaskNotFoundError", -32002: "TaskNotCancelableError", -32003: "PushNotificationNotSupportedError",
-    -32004: "UnsupportedOperationError", -32005: "ContentTypeNotSupportedError",
-    -32006: "InvalidAgentResponseError", -32007: "ExtendedAgentCardNotConfiguredError",
-    -32008: "ExtensionSupportRequiredError", -32009: "VersionNotSupportedError", -32600: "InvalidRequestError",
-    -32601: "MethodNotFoundError", -32602: "InvalidParamsError", -32603: "InternalError", -32700: "JSONParseError",
+    -32001: "TaskNotFoundError",
+    -32002: "TaskNotCancelableError",
+    -32003: "PushNotificationNotSupportedError",
+    -32004: "UnsupportedOperationError",
+    -32005: "ContentTypeNotSupportedError",
+    -32006: "InvalidAgentResponseError",
+    -32007: "ExtendedAgentCardNotConfiguredError",
+    -32008: "ExtensionSupportRequiredError",
+    -32009: "VersionNotSupportedError",
+    -32600: "InvalidRequestError",
+    -32601: "MethodNotFoundError",
+    -32602: "InvalidParamsError",
+    -32603: "InternalError",
+    -32700: "JSONParseError",
 }
 # The 0.3 spec's own name for -32007, which an agent built on it (not a2a-sdk 1.3.0) sends.
-_CODES_03 = {"AuthenticatedExtendedCardNotConfiguredError": -32007,
-             **{name: code for code, name in ERROR_NAMES_03.items()}}
+_CODES_03 = {
+    "AuthenticatedExtendedCardNotConfiguredError": -32007,
+    **{name: code for code, name in ERROR_NAMES_03.items()},
+}
 
 
 def message_03(code: int, message: str) -> str:

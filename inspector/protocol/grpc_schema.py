@@ -71,9 +71,16 @@ def message_class(dialect: str, name: str) -> type[Message]:
 def rpcs(dialect: str) -> dict[str, Rpc]:
     """The service's methods by name (``SendMessage``, ``GetTask``...)."""
     service = pool(dialect).FindServiceByName(f"{PACKAGES[dialect]}.{SERVICE}")
-    return {m.name: Rpc(m.name, f"/{service.full_name}/{m.name}", m.input_type.full_name,
-                        m.output_type.full_name, m.server_streaming)
-            for m in service.methods}
+    return {
+        m.name: Rpc(
+            m.name,
+            f"/{service.full_name}/{m.name}",
+            m.input_type.full_name,
+            m.output_type.full_name,
+            m.server_streaming,
+        )
+        for m in service.methods
+    }
 
 
 def to_json(message: Any) -> dict[str, Any]:

@@ -24,11 +24,11 @@ from typing import Any
 
 from . import models as m
 from .dialects import v01 as _CODEC
-from .shape import check, fail, obj, string
 from .dialects.base import decode_error
 from .dialects.v01 import artifact_in, message_in, status_in, task_in, task_out
 from .errors import JsonRpcError, ProtocolError
 from .methods import Method
+from .shape import check, fail, obj, string
 from .validation import type_name
 from .wire import parse_json
 
@@ -53,8 +53,7 @@ STREAM = "tasks/sendSubscribe"
 CANCEL = "tasks/cancel"
 GET = "tasks/get"
 #: Wire method -> the A2A operation, for the requests the hub sends an agent.
-A2A_METHODS: dict[str, Method] = {SEND: Method.SEND, STREAM: Method.STREAM, CANCEL: Method.CANCEL,
-                                  GET: Method.GET}
+A2A_METHODS: dict[str, Method] = {SEND: Method.SEND, STREAM: Method.STREAM, CANCEL: Method.CANCEL, GET: Method.GET}
 
 #: Metadata key naming the task that delegated this one (agent.send_task).
 PARENT_KEY = "parent_task_id"
@@ -67,6 +66,7 @@ NO_SUCH_AGENT = -32013
 TOO_MANY_AGENTS = -32014
 UNKNOWN_TASK = -32001  # the 0.1 draft's "Task not found"
 
+
 def agent_url(name: str) -> str:
     return f"{SCHEME}://{name}"
 
@@ -75,7 +75,7 @@ def agent_name(url: str) -> str | None:
     """NAME of ``ws-agent://NAME``, else None."""
     prefix = f"{SCHEME}://"
     if url.startswith(prefix):
-        name = url[len(prefix):].strip("/")
+        name = url[len(prefix) :].strip("/")
         return name or None
     return None
 
@@ -179,17 +179,21 @@ def decode_document(doc: Any) -> Frame:
     has_id = "id" in doc
     rid = doc.get("id")
     if isinstance(rid, bool) or (rid is not None and not isinstance(rid, (str, int, float))):
-        return Frame("invalid", rpc_id=None, item=ProtocolError(f"id must be a string, a number or null, got "
-                                                                f"{type_name(rid)}", "$.id"), has_id=has_id)
+        return Frame(
+            "invalid",
+            rpc_id=None,
+            item=ProtocolError(f"id must be a string, a number or null, got {type_name(rid)}", "$.id"),
+            has_id=has_id,
+        )
     if isinstance(rid, float) and not math.isfinite(rid):
         # 1e999 parses as infinity: echoed back, it would be written as Infinity, not JSON.
-        return Frame("invalid", rpc_id=None, item=ProtocolError("id must be a finite number", "$.id"),
-                     has_id=has_id)
+        return Frame("invalid", rpc_id=None, item=ProtocolError("id must be a finite number", "$.id"), has_id=has_id)
     method = doc.get("method")
     if method is not None:
         if not isinstance(method, str):
-            return Frame("invalid", rpc_id=rid, item=ProtocolError("method must be a string", "$.method"),
-                         has_id=has_id)
+            return Frame(
+                "invalid", rpc_id=rid, item=ProtocolError("method must be a string", "$.method"), has_id=has_id
+            )
         role = "request" if has_id else "notification"
         return Frame(role, method, rid, _params(method, doc.get("params")), has_id)
     if doc.get("error") is not None:
@@ -199,8 +203,7 @@ def decode_document(doc: Any) -> Frame:
             return Frame("invalid", None, rid, exc, has_id)
     if "result" in doc:
         return Frame("result", None, rid, _result(doc["result"]), has_id)
-    return Frame("invalid", None, rid, ProtocolError("a JSON-RPC object with neither method, result nor error"),
-                 has_id)
+    return Frame("invalid", None, rid, ProtocolError("a JSON-RPC object with neither method, result nor error"), has_id)
 
 
 def _params(method: str, raw: Any) -> Any:
@@ -428,8 +431,9 @@ def send_request(params: m.SendParams, *, stream: bool, rpc_id: Any) -> dict[str
 
 
 def task_request(method: Method, task_id: str, rpc_id: Any) -> dict[str, Any]:
-    return _CODEC.encode_request(method, m.TaskIdParams(id=task_id) if method is not Method.GET
-                                 else m.TaskQueryParams(id=task_id), rpc_id)
+    return _CODEC.encode_request(
+        method, m.TaskIdParams(id=task_id) if method is not Method.GET else m.TaskQueryParams(id=task_id), rpc_id
+    )
 
 
 def encode_task(task: m.Task) -> dict[str, Any]:

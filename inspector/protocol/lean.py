@@ -34,14 +34,23 @@ class TextChunk:
     """One appended piece of text of an artifact: what the tracker folds. ``model()``
     is the event as every other path decodes it (a TaskArtifactUpdateEvent)."""
 
-    __slots__ = ("task_id", "context_id", "artifact_id", "name", "description", "text", "last_chunk",
-                 "data", "codec")
+    __slots__ = ("task_id", "context_id", "artifact_id", "name", "description", "text", "last_chunk", "data", "codec")
 
     #: Only appending chunks are read lean (a first chunk starts the artifact: rare).
     append = True
 
-    def __init__(self, task_id: str, context_id: str | None, artifact_id: str, name: str | None,
-                 description: str | None, text: str, last_chunk: bool | None, data: str, codec: Any) -> None:
+    def __init__(
+        self,
+        task_id: str,
+        context_id: str | None,
+        artifact_id: str,
+        name: str | None,
+        description: str | None,
+        text: str,
+        last_chunk: bool | None,
+        data: str,
+        codec: Any,
+    ) -> None:
         self.task_id = task_id
         self.context_id = context_id
         self.artifact_id = artifact_id
@@ -59,8 +68,10 @@ class TextChunk:
         return capture(lambda: codec.decode_stream_event(parse_json(self.data)))
 
     def __repr__(self) -> str:
-        return (f"TextChunk(task_id={self.task_id!r}, artifact_id={self.artifact_id!r}, "
-                f"text={self.text!r}, last_chunk={self.last_chunk!r})")
+        return (
+            f"TextChunk(task_id={self.task_id!r}, artifact_id={self.artifact_id!r}, "
+            f"text={self.text!r}, last_chunk={self.last_chunk!r})"
+        )
 
 
 def _chunk(ev: Any, keys: frozenset[str], tagged: bool, data: str, codec: Any) -> TextChunk | None:
@@ -94,9 +105,12 @@ def _chunk(ev: Any, keys: frozenset[str], tagged: bool, data: str, codec: Any) -
     last = ev.get("lastChunk")
     name = art.get("name")
     description = art.get("description")
-    if ((context_id is not None and context_id.__class__ is not str) or (last is not None and last.__class__ is not bool)
-            or (name is not None and name.__class__ is not str)
-            or (description is not None and description.__class__ is not str)):
+    if (
+        (context_id is not None and context_id.__class__ is not str)
+        or (last is not None and last.__class__ is not bool)
+        or (name is not None and name.__class__ is not str)
+        or (description is not None and description.__class__ is not str)
+    ):
         return None
     return TextChunk(task_id, context_id, artifact_id, name, description, text, last, data, codec)
 
@@ -164,6 +178,7 @@ def lean_reader(codec: Any) -> Any:
             if chunk is not None:
                 return chunk
         return read(data)
+
     return read_lean
 
 

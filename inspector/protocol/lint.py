@@ -11,8 +11,9 @@ Severity: ``error`` breaks the card for that version's schema or for any client;
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 from urllib.parse import SplitResult, urljoin, urlsplit
 
 from .card import (
@@ -28,8 +29,8 @@ from .card import (
     is_v10_version,
     version_tuple,
 )
-from .validation import type_name
 from .errors import ProtocolError
+from .validation import type_name
 
 Severity = Literal["error", "warning", "info"]
 
@@ -54,12 +55,27 @@ _SCHEME_REQUIRED: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 _TOP_LEVEL_TYPES: dict[str, type | tuple[type, ...]] = {
-    "name": str, "description": str, "version": str, "url": str, "protocolVersion": str,
-    "preferredTransport": str, "documentationUrl": str, "iconUrl": str,
-    "capabilities": dict, "provider": dict, "authentication": dict, "securitySchemes": dict,
-    "security": list, "securityRequirements": list, "defaultInputModes": list,
-    "defaultOutputModes": list, "skills": list, "supportedInterfaces": list,
-    "additionalInterfaces": list, "supportsAuthenticatedExtendedCard": bool, "signatures": list,
+    "name": str,
+    "description": str,
+    "version": str,
+    "url": str,
+    "protocolVersion": str,
+    "preferredTransport": str,
+    "documentationUrl": str,
+    "iconUrl": str,
+    "capabilities": dict,
+    "provider": dict,
+    "authentication": dict,
+    "securitySchemes": dict,
+    "security": list,
+    "securityRequirements": list,
+    "defaultInputModes": list,
+    "defaultOutputModes": list,
+    "skills": list,
+    "supportedInterfaces": list,
+    "additionalInterfaces": list,
+    "supportsAuthenticatedExtendedCard": bool,
+    "signatures": list,
 }
 _JSON_TYPE = {str: "a string", dict: "an object", list: "an array", bool: "a boolean"}
 
@@ -153,9 +169,18 @@ LINT_CODES: dict[str, str] = {
 
 #: Card keys that came with A2A 0.2 or later: a card with none of them, and no version
 #: of its own, has the shape of a 0.1 draft card.
-_LATER_KEYS = ("protocolVersion", "preferredTransport", "additionalInterfaces", "supportedInterfaces",
-               "securitySchemes", "security", "securityRequirements", "iconUrl",
-               "supportsAuthenticatedExtendedCard", "signatures")
+_LATER_KEYS = (
+    "protocolVersion",
+    "preferredTransport",
+    "additionalInterfaces",
+    "supportedInterfaces",
+    "securitySchemes",
+    "security",
+    "securityRequirements",
+    "iconUrl",
+    "supportsAuthenticatedExtendedCard",
+    "signatures",
+)
 
 
 def infer_dialect(raw: Any) -> str:
@@ -176,8 +201,9 @@ def infer_dialect(raw: Any) -> str:
     versions = [e.get("protocolVersion") for e in listed if isinstance(e, dict)] if isinstance(listed, list) else []
     if any(is_v10_version(v) for v in versions):
         return "1.0"
-    says_v03 = (is_v03_version(raw.get("protocolVersion"))
-                or "preferredTransport" in raw or "additionalInterfaces" in raw)
+    says_v03 = (
+        is_v03_version(raw.get("protocolVersion")) or "preferredTransport" in raw or "additionalInterfaces" in raw
+    )
     if isinstance(listed, list) and not raw.get("url") and not says_v03:
         return "1.0"
     if says_v03 or any(is_v03_version(v) for v in versions):
@@ -301,24 +327,35 @@ class _Linter:
                     if key == "version" and self.dialect == "0.1":
                         # The draft's schema lists it, and the agents of its time left it
                         # out (Society AI's): worth knowing, not a broken card.
-                        self.add("warning", "$.version", "missing-version",
-                                 "version is listed as required by the A2A 0.1 draft; agents of that "
-                                 "time often leave it out")
+                        self.add(
+                            "warning",
+                            "$.version",
+                            "missing-version",
+                            "version is listed as required by the A2A 0.1 draft; agents of that "
+                            "time often leave it out",
+                        )
                     else:
-                        self.add("error", child("$", key), f"missing-{key}",
-                                 f"{key} is required by A2A {self.dialect}")
+                        self.add("error", child("$", key), f"missing-{key}", f"{key} is required by A2A {self.dialect}")
             elif isinstance(value, str) and not value.strip():
                 if key != "description":
                     self.add("error", child("$", key), f"empty-{key}", f"{key} is empty")
                 elif self.v10:
                     # 1.0's REQUIRED is the proto's: an empty string is its default, which
                     # ProtoJSON leaves out, so to a 1.0 client the description is missing.
-                    self.add("error", "$.description", "empty-description",
-                             "description is empty; A2A 1.0 marks it REQUIRED, and an empty string is the proto "
-                             "default that 1.0 clients read as not set")
+                    self.add(
+                        "error",
+                        "$.description",
+                        "empty-description",
+                        "description is empty; A2A 1.0 marks it REQUIRED, and an empty string is the proto "
+                        "default that 1.0 clients read as not set",
+                    )
                 else:
-                    self.add("warning", "$.description", "empty-description",
-                             "description is empty: legal, but it tells a client nothing")
+                    self.add(
+                        "warning",
+                        "$.description",
+                        "empty-description",
+                        "description is empty: legal, but it tells a client nothing",
+                    )
 
     # -------------------------------------------------------------- endpoints
 
@@ -326,8 +363,12 @@ class _Linter:
         url = self.raw.get("url")
         if not self.v10:
             if url is None or (isinstance(url, str) and not url.strip()):
-                self.add("error", "$.url", "missing-url",
-                         f"url is {'empty' if url is not None else 'missing'}; A2A {self.dialect} sends requests there")
+                self.add(
+                    "error",
+                    "$.url",
+                    "missing-url",
+                    f"url is {'empty' if url is not None else 'missing'}; A2A {self.dialect} sends requests there",
+                )
         if isinstance(url, str) and url.strip():
             self.endpoint_url("$.url", url, self.get("preferredTransport") or "JSONRPC")
         preferred = self.get("preferredTransport")
@@ -354,13 +395,17 @@ class _Linter:
         if parts.scheme.lower() == "ws-agent" and parts.netloc and self.dialect == "0.1":
             return  # a Society AI ws-agent (seed 001, a 0.1 system), reached through its hub
         if _HOST_PORT.fullmatch(url.strip()):
-            self.add("error", path, "non-http-url",
-                     f"{url!r} is a gRPC-style host:port target; a {name} interface needs an absolute "
-                     "http(s) URL")
+            self.add(
+                "error",
+                path,
+                "non-http-url",
+                f"{url!r} is a gRPC-style host:port target; a {name} interface needs an absolute http(s) URL",
+            )
         elif not parts.scheme:
             where = (
                 f"; resolves to {urljoin(self.card_url, url)!r} against the card's URL"
-                if self.card_url else "; clients need an absolute URL"
+                if self.card_url
+                else "; clients need an absolute URL"
             )
             self.add("error", path, "relative-url", f"relative URL {url!r}{where}")
         elif parts.scheme.lower() not in ("http", "https"):
@@ -376,9 +421,13 @@ class _Linter:
             return
         scheme = text.partition("://")[0].lower() if "://" in text else ""
         if scheme and scheme not in _GRPC_SCHEMES:
-            self.add("error", path, "invalid-grpc-target",
-                     f"{scheme!r} is not a gRPC URL scheme; a GRPC interface is host:port, "
-                     "grpc(s)://host:port or http(s)://host:port")
+            self.add(
+                "error",
+                path,
+                "invalid-grpc-target",
+                f"{scheme!r} is not a gRPC URL scheme; a GRPC interface is host:port, "
+                "grpc(s)://host:port or http(s)://host:port",
+            )
             return
         if scheme == "dns":
             # dns:///host:port keeps the target in the path (the authority is the resolver's).
@@ -387,16 +436,19 @@ class _Linter:
             text = "//" + text
         parts = _split(text)
         if parts is None or not parts.hostname:
-            self.add("error", path, "invalid-grpc-target",
-                     f"{url!r} names no host to dial; a GRPC interface is host:port, grpc(s)://host:port "
-                     "or http(s)://host:port")
+            self.add(
+                "error",
+                path,
+                "invalid-grpc-target",
+                f"{url!r} names no host to dial; a GRPC interface is host:port, grpc(s)://host:port "
+                "or http(s)://host:port",
+            )
         elif not _port_ok(parts):
             self.add("error", path, "invalid-grpc-target", f"{url!r} has a port that is not a number from 0 to 65535")
 
     def binding_name(self, path: str, binding: str) -> None:
         if binding not in _BINDINGS:
-            self.add("warning", path, "unknown-protocol-binding",
-                     f"{binding!r} is not one of {', '.join(_BINDINGS)}")
+            self.add("warning", path, "unknown-protocol-binding", f"{binding!r} is not one of {', '.join(_BINDINGS)}")
 
     def interfaces(self, key: str) -> list[tuple[str, dict[str, Any]]]:
         """(path, entry) for each well-formed entry of an interface list."""
@@ -417,8 +469,12 @@ class _Linter:
             transport = entry.get("transport")
             if transport is None:
                 hint = " (protocolBinding is 1.0's spelling)" if "protocolBinding" in entry else ""
-                self.add("error", child(path, "transport"), "interface-missing-transport",
-                         f"interface transport is missing{hint}")
+                self.add(
+                    "error",
+                    child(path, "transport"),
+                    "interface-missing-transport",
+                    f"interface transport is missing{hint}",
+                )
             elif not isinstance(transport, str):
                 self.wrong_type(child(path, "transport"), transport, str)
             else:
@@ -430,14 +486,22 @@ class _Linter:
             main = (self.get("preferredTransport") or "JSONRPC").upper()
             listed = any(e.get("url") == url and str(e.get("transport", "")).upper() == main for _, e in entries)
             if not listed:
-                self.add("info", "$.additionalInterfaces", "main-interface-not-listed",
-                         f"additionalInterfaces should also list the main url with {main}")
+                self.add(
+                    "info",
+                    "$.additionalInterfaces",
+                    "main-interface-not-listed",
+                    f"additionalInterfaces should also list the main url with {main}",
+                )
 
     def supported_interfaces(self) -> None:
         value = self.raw.get("supportedInterfaces")
         if self.v10 and value is None:
-            self.add("error", "$.supportedInterfaces", "missing-supported-interfaces",
-                     "supportedInterfaces is required by A2A 1.0: it is where a 1.0 client finds the endpoints")
+            self.add(
+                "error",
+                "$.supportedInterfaces",
+                "missing-supported-interfaces",
+                "supportedInterfaces is required by A2A 1.0: it is where a 1.0 client finds the endpoints",
+            )
         elif self.v10 and value == []:
             self.empty_required("$.supportedInterfaces", "supportedInterfaces")
         seen: dict[tuple[Any, ...], str] = {}
@@ -446,25 +510,41 @@ class _Linter:
             binding = entry.get("protocolBinding")
             if binding is None:
                 hint = " (transport is 0.3's spelling)" if "transport" in entry else ""
-                self.add("error", child(path, "protocolBinding"), "interface-missing-protocol-binding",
-                         f"interface protocolBinding is missing{hint}")
+                self.add(
+                    "error",
+                    child(path, "protocolBinding"),
+                    "interface-missing-protocol-binding",
+                    f"interface protocolBinding is missing{hint}",
+                )
             elif not isinstance(binding, str):
                 self.wrong_type(child(path, "protocolBinding"), binding, str)
             elif not binding.strip():
-                self.add("error", child(path, "protocolBinding"), "interface-missing-protocol-binding",
-                         "interface protocolBinding is empty (1.0 marks it REQUIRED)")
+                self.add(
+                    "error",
+                    child(path, "protocolBinding"),
+                    "interface-missing-protocol-binding",
+                    "interface protocolBinding is empty (1.0 marks it REQUIRED)",
+                )
             else:
                 self.binding_name(child(path, "protocolBinding"), binding)
             version = entry.get("protocolVersion")
             if version is None:
-                self.add("error", child(path, "protocolVersion"), "interface-missing-protocol-version",
-                         "interface protocolVersion is missing")
+                self.add(
+                    "error",
+                    child(path, "protocolVersion"),
+                    "interface-missing-protocol-version",
+                    "interface protocolVersion is missing",
+                )
             elif not isinstance(version, str):
                 self.wrong_type(child(path, "protocolVersion"), version, str)
             elif version_tuple(version) is None:
-                self.add("error", child(path, "protocolVersion"), "invalid-protocol-version",
-                         f"{version!r} is not a version number: clients pick the dialect to speak at this "
-                         "interface from it; write the major.minor it serves, such as \"1.0\" or \"0.3\"")
+                self.add(
+                    "error",
+                    child(path, "protocolVersion"),
+                    "invalid-protocol-version",
+                    f"{version!r} is not a version number: clients pick the dialect to speak at this "
+                    'interface from it; write the major.minor it serves, such as "1.0" or "0.3"',
+                )
             tenant = entry.get("tenant")
             if tenant is not None and not isinstance(tenant, str):
                 self.wrong_type(child(path, "tenant"), tenant, str)
@@ -486,15 +566,23 @@ class _Linter:
                 return
             if not any(is_v10_version(e.get("protocolVersion")) and _known(e.get("protocolBinding")) for e in entries):
                 listed = ", ".join(f"{e.get('protocolBinding')} {e.get('protocolVersion')}" for e in entries)
-                self.add("warning", "$.supportedInterfaces", "no-interface-for-version",
-                         f"no entry offers A2A 1.x over JSONRPC, GRPC or HTTP+JSON (listed: {listed}); "
-                         "a 1.0 client finds nothing to call")
+                self.add(
+                    "warning",
+                    "$.supportedInterfaces",
+                    "no-interface-for-version",
+                    f"no entry offers A2A 1.x over JSONRPC, GRPC or HTTP+JSON (listed: {listed}); "
+                    "a 1.0 client finds nothing to call",
+                )
         elif self.v03 and self.get("url"):
             main = self.get("preferredTransport") or "JSONRPC"
             others = [e.get("transport") for _, e in self.interfaces_quietly("additionalInterfaces")]
             if not _known(main) and not any(_known(t) for t in others):
-                self.add("warning", "$.preferredTransport", "no-interface-for-version",
-                         "neither the main url nor any additionalInterfaces entry uses JSONRPC, GRPC or HTTP+JSON")
+                self.add(
+                    "warning",
+                    "$.preferredTransport",
+                    "no-interface-for-version",
+                    "neither the main url nor any additionalInterfaces entry uses JSONRPC, GRPC or HTTP+JSON",
+                )
 
     # -------------------------------------------------------------- versions
 
@@ -502,31 +590,51 @@ class _Linter:
         value = self.raw.get("protocolVersion")
         if value is None:
             if self.v03:
-                self.add("error", "$.protocolVersion", "missing-protocol-version",
-                         "protocolVersion is required since A2A 0.2.5 (e.g. \"0.3.0\")")
+                self.add(
+                    "error",
+                    "$.protocolVersion",
+                    "missing-protocol-version",
+                    'protocolVersion is required since A2A 0.2.5 (e.g. "0.3.0")',
+                )
             return
         if not isinstance(value, str):
             return
         parsed = version_tuple(value)
         if parsed is None:
-            self.add("error", "$.protocolVersion", "invalid-protocol-version",
-                     f"{value!r} does not look like a version such as 0.3.0")
+            self.add(
+                "error",
+                "$.protocolVersion",
+                "invalid-protocol-version",
+                f"{value!r} does not look like a version such as 0.3.0",
+            )
             return
         major = parsed[0]
-        if self.v03 and major >= 1 and not any(
-            (version_tuple(e.get("protocolVersion")) or (0,))[0] == major
-            for _, e in self.interfaces_quietly("supportedInterfaces")
+        if (
+            self.v03
+            and major >= 1
+            and not any(
+                (version_tuple(e.get("protocolVersion")) or (0,))[0] == major
+                for _, e in self.interfaces_quietly("supportedInterfaces")
+            )
         ):
             shape = ", ".join(k for k in ("url", "preferredTransport", "additionalInterfaces") if k in self.raw)
-            self.add("error", "$.protocolVersion", "protocol-version-unreachable",
-                     f"protocolVersion {value} claims A2A {major}.x, but the card has 0.3's shape "
-                     f"({shape or 'no url'}) and no supportedInterfaces entry for {major}.x: a {major}.x client "
-                     "finds its endpoints only in supportedInterfaces, so none can reach this agent; list them "
-                     "there, or claim the 0.3 the card is written in (\"0.3.0\")")
+            self.add(
+                "error",
+                "$.protocolVersion",
+                "protocol-version-unreachable",
+                f"protocolVersion {value} claims A2A {major}.x, but the card has 0.3's shape "
+                f"({shape or 'no url'}) and no supportedInterfaces entry for {major}.x: a {major}.x client "
+                "finds its endpoints only in supportedInterfaces, so none can reach this agent; list them "
+                'there, or claim the 0.3 the card is written in ("0.3.0")',
+            )
             return
         if self.v03 and not is_v03_version(value):
-            self.add("warning", "$.protocolVersion", "protocol-version-mismatch",
-                     f"protocolVersion {value} is not a 0.2/0.3 version")
+            self.add(
+                "warning",
+                "$.protocolVersion",
+                "protocol-version-mismatch",
+                f"protocolVersion {value} is not a 0.2/0.3 version",
+            )
             return
         self.version_matches_interfaces(value)
 
@@ -538,15 +646,20 @@ class _Linter:
             return
         binding = (self.get("preferredTransport") or "JSONRPC").upper()
         same = [
-            entry for _, entry in self.interfaces_quietly("supportedInterfaces")
+            entry
+            for _, entry in self.interfaces_quietly("supportedInterfaces")
             if entry.get("url") == url and str(entry.get("protocolBinding", "")).upper() == binding
         ]
         wanted = (version_tuple(value) or ())[:2]
         versions = [entry.get("protocolVersion") for entry in same]
         if same and not any((version_tuple(v) or ())[:2] == wanted for v in versions):
             listed = ", ".join(str(v) for v in versions)
-            self.add("warning", "$.protocolVersion", "protocol-version-mismatch",
-                     f"protocolVersion {value} but supportedInterfaces lists {url} ({binding}) for {listed}")
+            self.add(
+                "warning",
+                "$.protocolVersion",
+                "protocol-version-mismatch",
+                f"protocolVersion {value} but supportedInterfaces lists {url} ({binding}) for {listed}",
+            )
 
     def interfaces_quietly(self, key: str) -> list[tuple[str, dict[str, Any]]]:
         value = self.get(key)
@@ -556,8 +669,12 @@ class _Linter:
 
     def capabilities(self) -> None:
         if self.raw.get("capabilities") is None:
-            self.add("error", "$.capabilities", "missing-capabilities",
-                     f"capabilities is required by A2A {self.dialect} (may be {{}})")
+            self.add(
+                "error",
+                "$.capabilities",
+                "missing-capabilities",
+                f"capabilities is required by A2A {self.dialect} (may be {{}})",
+            )
             return
         caps = self.get("capabilities")
         if caps is None:
@@ -580,17 +697,29 @@ class _Linter:
         bindings = self.bindings()
         if bindings and bindings <= {"GRPC"}:
             if caps.get("streaming") is True:
-                self.add("info", "$.capabilities.streaming", "streaming-grpc-only",
-                         "streaming is only offered over gRPC; there is no JSONRPC or HTTP+JSON (SSE) interface")
+                self.add(
+                    "info",
+                    "$.capabilities.streaming",
+                    "streaming-grpc-only",
+                    "streaming is only offered over gRPC; there is no JSONRPC or HTTP+JSON (SSE) interface",
+                )
             if caps.get("pushNotifications") is True:
-                self.add("info", "$.capabilities.pushNotifications", "push-notifications-grpc-only",
-                         "push notification configs can only be set over gRPC here")
+                self.add(
+                    "info",
+                    "$.capabilities.pushNotifications",
+                    "push-notifications-grpc-only",
+                    "push notification configs can only be set over gRPC here",
+                )
         flag = caps.get("extendedAgentCard")
         legacy = self.raw.get("supportsAuthenticatedExtendedCard")
         if isinstance(flag, bool) and isinstance(legacy, bool) and flag != legacy:
-            self.add("warning", "$.supportsAuthenticatedExtendedCard", "extended-card-flag-mismatch",
-                     f"supportsAuthenticatedExtendedCard is {str(legacy).lower()} but "
-                     f"capabilities.extendedAgentCard is {str(flag).lower()}")
+            self.add(
+                "warning",
+                "$.supportsAuthenticatedExtendedCard",
+                "extended-card-flag-mismatch",
+                f"supportsAuthenticatedExtendedCard is {str(legacy).lower()} but "
+                f"capabilities.extendedAgentCard is {str(flag).lower()}",
+            )
 
     def bindings(self) -> set[str]:
         """The bindings of the endpoints this dialect reads from the card."""
@@ -623,17 +752,26 @@ class _Linter:
                     self.add("warning", child("$", key), f"empty-{code}", f"{key} is empty: no media type is accepted")
 
     def empty_required(self, path: str, key: str) -> None:
-        self.add("error", path, "empty-required-array",
-                 f"{key} is empty; A2A 1.0 marks it REQUIRED, and arrays marked as required MUST contain "
-                 "at least one element (1.0 §5.7)")
+        self.add(
+            "error",
+            path,
+            "empty-required-array",
+            f"{key} is empty; A2A 1.0 marks it REQUIRED, and arrays marked as required MUST contain "
+            "at least one element (1.0 §5.7)",
+        )
 
     # -------------------------------------------------------------- skills
 
     def skills(self) -> None:
         value = self.raw.get("skills")
         if value is None:
-            self.add("error", "$.skills", "missing-skills", f"skills is required by A2A {self.dialect}"
-                     + (" with at least one skill" if self.v10 else " (may be [])"))
+            self.add(
+                "error",
+                "$.skills",
+                "missing-skills",
+                f"skills is required by A2A {self.dialect}"
+                + (" with at least one skill" if self.v10 else " (may be [])"),
+            )
             return
         if not isinstance(value, list):
             return
@@ -652,8 +790,12 @@ class _Linter:
             skill_id = self.required(skill, "id", path, "skill-missing-id", "skill id")
             if skill_id is not None:
                 if skill_id in ids:
-                    self.add("error", child(path, "id"), "duplicate-skill-id",
-                             f"skill id {skill_id!r} is already used by {ids[skill_id]}")
+                    self.add(
+                        "error",
+                        child(path, "id"),
+                        "duplicate-skill-id",
+                        f"skill id {skill_id!r} is already used by {ids[skill_id]}",
+                    )
                 ids.setdefault(skill_id, path)
             self.required(skill, "name", path, "skill-missing-name", "skill name")
             if full:
@@ -661,8 +803,12 @@ class _Linter:
             tags = skill.get("tags")
             if tags is None:
                 if full:
-                    self.add("error", child(path, "tags"), "skill-missing-tags",
-                             f"skill tags are required by A2A {self.dialect}")
+                    self.add(
+                        "error",
+                        child(path, "tags"),
+                        "skill-missing-tags",
+                        f"skill tags are required by A2A {self.dialect}",
+                    )
             elif self.strings(tags, child(path, "tags")) is not None and not tags and self.v10:
                 self.empty_required(child(path, "tags"), "tags")
             for key in ("examples", "inputModes", "outputModes"):
@@ -696,17 +842,29 @@ class _Linter:
             return
         if "type" in scheme:
             if self.v10:
-                self.add("warning", path, "security-scheme-shape",
-                         "0.3 spelling ({type: ...}); 1.0 wraps schemes, e.g. {apiKeySecurityScheme: {...}}")
+                self.add(
+                    "warning",
+                    path,
+                    "security-scheme-shape",
+                    "0.3 spelling ({type: ...}); 1.0 wraps schemes, e.g. {apiKeySecurityScheme: {...}}",
+                )
             self.flat_scheme(path, scheme)
             return
         if not kinds:
-            self.add("error", path, "invalid-security-scheme",
-                     "security scheme has no type and none of " + ", ".join(SCHEME_WRAPPERS))
+            self.add(
+                "error",
+                path,
+                "invalid-security-scheme",
+                "security scheme has no type and none of " + ", ".join(SCHEME_WRAPPERS),
+            )
             return
         if self.v03 and len(kinds) == 1:
-            self.add("warning", path, "security-scheme-shape",
-                     f"1.0 spelling ({kinds[0]}); 0.3 uses {{type: {SCHEME_WRAPPERS[kinds[0]]}, ...}}")
+            self.add(
+                "warning",
+                path,
+                "security-scheme-shape",
+                f"1.0 spelling ({kinds[0]}); 0.3 uses {{type: {SCHEME_WRAPPERS[kinds[0]]}, ...}}",
+            )
         self.wrapped_scheme(path, scheme, kinds)
 
     def dual_scheme(self, path: str, scheme: dict[str, Any], kinds: list[str]) -> None:
@@ -719,16 +877,24 @@ class _Linter:
         if own:
             self.findings.extend(own)
             mine, theirs = ("1.0", "0.3") if self.v10 else ("0.3", "1.0")
-            self.add("warning", path, "security-scheme-shape",
-                     f"carries the 0.3 and 1.0 spellings, but the {mine} one is not valid"
-                     + (f" (only the {theirs} one is)" if not other else ""))
+            self.add(
+                "warning",
+                path,
+                "security-scheme-shape",
+                f"carries the 0.3 and 1.0 spellings, but the {mine} one is not valid"
+                + (f" (only the {theirs} one is)" if not other else ""),
+            )
             return
         kind = scheme["type"]
         if len(kinds) == 1 and isinstance(kind, str) and SCHEME_WRAPPERS[kinds[0]] != kind:
             # Each spelling is fine on its own, but 0.3 and 1.0 clients would be told
             # to authenticate differently.
-            self.add("warning", path, "security-scheme-shape",
-                     f"the 0.3 spelling says type {kind!r} but the 1.0 one is {kinds[0]}")
+            self.add(
+                "warning",
+                path,
+                "security-scheme-shape",
+                f"the 0.3 spelling says type {kind!r} but the 1.0 one is {kinds[0]}",
+            )
 
     def collect(self, check: Callable[..., None], *args: Any) -> list[Finding]:
         """The findings ``check`` would add, kept apart from the card's."""
@@ -746,8 +912,7 @@ class _Linter:
             self.wrong_type(child(path, "type"), kind, str)
             return
         if kind not in _SCHEME_REQUIRED:
-            self.add("error", child(path, "type"), "invalid-security-scheme",
-                     f"unknown security scheme type {kind!r}")
+            self.add("error", child(path, "type"), "invalid-security-scheme", f"unknown security scheme type {kind!r}")
             return
         self.scheme_fields(path, scheme, kind, 0)
 
@@ -766,14 +931,19 @@ class _Linter:
         for names in _SCHEME_REQUIRED[kind]:
             key = names[spelling]
             if scheme.get(key) in (None, ""):
-                self.add("error", child(path, key), "security-scheme-missing-field",
-                         f"a {kind} security scheme needs {key}")
+                self.add(
+                    "error", child(path, key), "security-scheme-missing-field", f"a {kind} security scheme needs {key}"
+                )
         if kind == "apiKey":
             key = _SCHEME_REQUIRED["apiKey"][0][spelling]
             location = scheme.get(key)
             if location not in (None, "") and location not in _API_KEY_LOCATIONS:
-                self.add("error", child(path, key), "invalid-api-key-location",
-                         f"{location!r} is not one of {', '.join(_API_KEY_LOCATIONS)}")
+                self.add(
+                    "error",
+                    child(path, key),
+                    "invalid-api-key-location",
+                    f"{location!r} is not one of {', '.join(_API_KEY_LOCATIONS)}",
+                )
         if kind == "oauth2" and scheme.get("flows") is not None and not isinstance(scheme["flows"], dict):
             self.wrong_type(child(path, "flows"), scheme["flows"], dict)
 
@@ -801,8 +971,12 @@ class _Linter:
                         continue
                 for name in entry:
                     if name not in known:
-                        self.add("error", child(where, name), "unknown-security-scheme",
-                                 f"{name!r} is not declared in securitySchemes")
+                        self.add(
+                            "error",
+                            child(where, name),
+                            "unknown-security-scheme",
+                            f"{name!r} is not declared in securitySchemes",
+                        )
 
     def authentication(self) -> None:
         auth = self.get("authentication")
@@ -810,20 +984,32 @@ class _Linter:
             return
         schemes = auth.get("schemes")
         if schemes is None:
-            self.add("error", "$.authentication.schemes", "missing-auth-schemes",
-                     "authentication needs schemes (e.g. [\"Bearer\"])")
+            self.add(
+                "error",
+                "$.authentication.schemes",
+                "missing-auth-schemes",
+                'authentication needs schemes (e.g. ["Bearer"])',
+            )
         elif isinstance(schemes, str):
-            self.add("warning", "$.authentication.schemes", "legacy-schemes-string",
-                     f"schemes is the string {schemes!r}; the 0.1 schema wants a list, e.g. [{schemes!r}]")
+            self.add(
+                "warning",
+                "$.authentication.schemes",
+                "legacy-schemes-string",
+                f"schemes is the string {schemes!r}; the 0.1 schema wants a list, e.g. [{schemes!r}]",
+            )
         else:
             self.strings(schemes, "$.authentication.schemes")
         credentials = auth.get("credentials")
         if "credentials" in auth and credentials is None:
             # Seed 001's page writes "no credentials" this way; the first draft's schema
             # (April 2025) allowed it, v0.1.0's wants a string or no key.
-            self.add("warning", "$.authentication.credentials", "null-credentials",
-                     "credentials is null; the A2A 0.1 schema makes it an optional string: leave the key out "
-                     "when there are none (only the first draft, of April 2025, allowed null)")
+            self.add(
+                "warning",
+                "$.authentication.credentials",
+                "null-credentials",
+                "credentials is null; the A2A 0.1 schema makes it an optional string: leave the key out "
+                "when there are none (only the first draft, of April 2025, allowed null)",
+            )
         elif credentials is not None and not isinstance(credentials, str):
             self.wrong_type("$.authentication.credentials", credentials, str)
 
@@ -845,8 +1031,12 @@ class _Linter:
         if caps is not None:
             self.foreign(caps, "$.capabilities", CAPABILITY_KEYS)
         if "supportedInterfaces" in self.raw and any(k in self.raw for k in _V03_TRANSPORT_KEYS):
-            self.add("info", "$", "mixed-dialect-card",
-                     "card serves both 1.0 and 0.3 fields (as a2a-sdk 1.3 does), for clients of either")
+            self.add(
+                "info",
+                "$",
+                "mixed-dialect-card",
+                "card serves both 1.0 and 0.3 fields (as a2a-sdk 1.3 does), for clients of either",
+            )
 
     def foreign(self, obj: dict[str, Any], path: str, keys: dict[str, frozenset[str]]) -> None:
         own = keys[self.dialect]
@@ -855,8 +1045,12 @@ class _Linter:
                 continue
             others = [d for d in DIALECTS if key in keys[d]]
             if others:
-                self.add("info", child(path, key), "foreign-field",
-                         f"{key} is an A2A {'/'.join(others)} field, not {self.dialect}")
+                self.add(
+                    "info",
+                    child(path, key),
+                    "foreign-field",
+                    f"{key} is an A2A {'/'.join(others)} field, not {self.dialect}",
+                )
 
 
 def _split(url: str) -> SplitResult | None:

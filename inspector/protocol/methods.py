@@ -40,4 +40,3 @@ PARAMS: dict[Method, type[m.A2AModel]] = {
     Method.LIST: m.ListTasksParams,
     Method.EXTENDED_CARD: m.ExtendedCardParams,
 }
-

@@ -11,13 +11,14 @@ that a dialect uses as tags (``kind``/``type``) before validating.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from pydantic.alias_generators import to_camel
 
 # Re-exported: the codecs and the UI name the enums through the models.
-from .enums import Role as Role, TaskState as TaskState
+from .enums import Role as Role
+from .enums import TaskState as TaskState
 
 
 class A2AModel(BaseModel):
@@ -76,11 +77,7 @@ def _part_tag(value: Any) -> str | None:
 
 # Capitalised tags keep error paths clean: errors.from_validation_error drops them.
 Part = Annotated[
-    Union[
-        Annotated[TextPart, Tag("TextPart")],
-        Annotated[FilePart, Tag("FilePart")],
-        Annotated[DataPart, Tag("DataPart")],
-    ],
+    Annotated[TextPart, Tag("TextPart")] | Annotated[FilePart, Tag("FilePart")] | Annotated[DataPart, Tag("DataPart")],
     Discriminator(
         _part_tag,
         custom_error_type="part_kind",

@@ -80,25 +80,40 @@ _BY_CODE = {code: (http, status, reason) for code, http, status, reason in _ERRO
 _BY_REASON = {reason: code for code, _h, _s, reason in _ERRORS}
 # With no ErrorInfo to say which A2A error it is, the status alone is a guess at the
 # nearest code; the error keeps the status and HTTP code for display.
-_BY_STATUS = {"NOT_FOUND": -32001, "INVALID_ARGUMENT": -32602, "FAILED_PRECONDITION": -32004,
-              "UNIMPLEMENTED": -32004, "INTERNAL": -32603, "UNAUTHENTICATED": -32603,
-              "PERMISSION_DENIED": -32603}
+_BY_STATUS = {
+    "NOT_FOUND": -32001,
+    "INVALID_ARGUMENT": -32602,
+    "FAILED_PRECONDITION": -32004,
+    "UNIMPLEMENTED": -32004,
+    "INTERNAL": -32603,
+    "UNAUTHENTICATED": -32603,
+    "PERMISSION_DENIED": -32603,
+}
 
 
 class RestError(JsonRpcError):
     """An error answered in the REST form, carried as the JSON-RPC code it maps to.
     ``http_status``/``status``/``reason``: what the agent sent (shown beside the code)."""
 
-    def __init__(self, code: int, message: str, data: Any = None, *, http_status: int | None = None,
-                 status: str | None = None, reason: str | None = None) -> None:
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        http_status: int | None = None,
+        status: str | None = None,
+        reason: str | None = None,
+    ) -> None:
         super().__init__(code, message, data)
         self.http_status = http_status
         self.status = status
         self.reason = reason
 
     def describe(self) -> str:
-        head = " ".join(str(x) for x in (f"HTTP {self.http_status}" if self.http_status else None,
-                                         self.status, self.reason) if x)
+        head = " ".join(
+            str(x) for x in (f"HTTP {self.http_status}" if self.http_status else None, self.status, self.reason) if x
+        )
         return f"{head} (JSON-RPC {self.code})" if head else f"JSON-RPC {self.code}"
 
 
@@ -223,7 +238,7 @@ class RouteMatch:
     tenant: str | None
 
 
-def match_route(dialect: str, verb: str, path: str) -> RouteMatch | None | str:
+def match_route(dialect: str, verb: str, path: str) -> RouteMatch | str | None:
     """Which route ``verb path`` is in ``dialect``: a RouteMatch; the string "verb"
     when the path is a route but not for that verb (405); None when no route has it."""
     path_only = False
@@ -411,8 +426,11 @@ def decode_error(obj: Any, http_status: int | None = None) -> RestError | None:
     details = err.get("details") if isinstance(err.get("details"), list) else None
     reason = None
     for detail in details or ():
-        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("google.rpc.ErrorInfo") \
-                and isinstance(detail.get("reason"), str):
+        if (
+            isinstance(detail, dict)
+            and str(detail.get("@type", "")).endswith("google.rpc.ErrorInfo")
+            and isinstance(detail.get("reason"), str)
+        ):
             reason = detail["reason"]
             break
     code = code_for(status, reason)
@@ -471,8 +489,12 @@ class RestCodec:
             wire = proto03.push_from03(obj)
         elif method is Method.PUSH_LIST and isinstance(obj, dict) and "configs" in obj:
             # (ProtoJSON leaves an empty list out: a gRPC agent's no configs is ``{}``.)
-            wire = {**obj, "configs": [proto03.push_from03(c) for c in obj["configs"]]
-                    if isinstance(obj["configs"], list) else obj["configs"]}
+            wire = {
+                **obj,
+                "configs": [proto03.push_from03(c) for c in obj["configs"]]
+                if isinstance(obj["configs"], list)
+                else obj["configs"],
+            }
         else:
             wire = obj
         return v10.decode_result(method, wire, "$")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any, TypeAlias, Union
+from typing import Any, TypeAlias
 
 from pydantic import ValidationError
 
@@ -17,11 +17,10 @@ from .models import A2AModel
 from .states import is_terminal
 from .validation import M, type_name
 
-
 #: A JSON path, built lazily: ``"$.result"`` or ``(parent, key)``. Decoders pass one
 #: down for every object they visit, but only render it when something is wrong, so a
 #: well-formed event costs a few tuples instead of a few formatted strings.
-Path: TypeAlias = Union[str, tuple["Path", str | int]]
+Path: TypeAlias = str | tuple["Path", str | int]
 
 
 def render(path: Path) -> str:
@@ -76,8 +75,9 @@ def check(model: type[M], data: Any, path: Path) -> M:
 Shaper = Callable[[Any, Path], Any]
 
 
-def shape_task(data: dict[str, Any], path: Path, status_in: Shaper, message_in: Shaper,
-            artifact_in: Shaper) -> dict[str, Any]:
+def shape_task(
+    data: dict[str, Any], path: Path, status_in: Shaper, message_in: Shaper, artifact_in: Shaper
+) -> dict[str, Any]:
     """A wire Task's dict with its status, history and artifacts each reshaped by the
     dialect's own function (a status present even as null is checked; a null history or
     artifacts list is left alone)."""
@@ -119,4 +119,3 @@ def implied_final(event: dict[str, Any]) -> bool:
         return is_terminal(TaskState(state))
     except ValueError:
         return False
-

@@ -26,6 +26,7 @@ LEGAL: dict[TaskState, frozenset[TaskState]] = {
     **{t: frozenset() for t in TERMINAL},
 }
 
+
 def is_terminal(state: TaskState) -> bool:
     return state in TERMINAL
 

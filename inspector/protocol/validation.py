@@ -24,6 +24,11 @@ def validate(model: type[M], data: Any, path: str = "$") -> M:
 
 def type_name(value: Any) -> str:
     return {
-        dict: "object", list: "array", str: "string", bool: "boolean",
-        int: "number", float: "number", type(None): "null",
+        dict: "object",
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "null",
     }.get(type(value), type(value).__name__)

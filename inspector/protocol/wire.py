@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic_core import from_json
 
+from ..safejson import TOO_DEEP, TooDeep, loads, may_be_too_deep, too_deep
 from .dialects.base import Dialect
 from .errors import JsonRpcError, ProtocolError
-from ..safejson import TOO_DEEP, TooDeep, loads, may_be_too_deep, too_deep
 from .methods import Method
 
 

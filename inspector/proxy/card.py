@@ -61,8 +61,9 @@ def grpc_addresses(body: bytes) -> list[str]:
     return out
 
 
-def rewrite_card(body: bytes, move: Callable[[str], str | None],
-                 move_grpc: Callable[[str], str | None] | None = None) -> Rewritten | None:
+def rewrite_card(
+    body: bytes, move: Callable[[str], str | None], move_grpc: Callable[[str], str | None] | None = None
+) -> Rewritten | None:
     """The card in ``body`` with every address ``move`` maps (None: not under any
     upstream) rewritten, and each GRPC interface's address ``move_grpc`` maps (None:
     no listener for it); None when the body is not a JSON object (passed on as is)."""

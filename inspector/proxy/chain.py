@@ -55,22 +55,36 @@ class CallChain:
         same = [f for f in facts if context and f[3] == context]
         if same:
             n, r, task_id, _ctx = same[-1]
-            self._note(number, route, n, r, task_id, "same-context",
-                       f"same contextId {context}, made while #{n} was open")
+            self._note(
+                number, route, n, r, task_id, "same-context", f"same contextId {context}, made while #{n} was open"
+            )
         elif len(facts) == 1:
             n, r, task_id, _ctx = facts[0]
-            self._note(number, route, n, r, task_id, "time",
-                       f"by time only: #{n} was the only exchange open on another route")
+            self._note(
+                number, route, n, r, task_id, "time", f"by time only: #{n} was the only exchange open on another route"
+            )
         else:
             listed = ", ".join(f"#{n} on {r}" for n, r, _t, _c in facts)
-            self.proxy.note(f"call chain of #{number} on {route} unknown: {len(facts)} exchanges were open on "
-                            f"other routes ({listed}) and none shares its contextId; not guessed",
-                            exchange=number, code="proxy-call-chain", confidence="none",
-                            candidates=[n for n, _r, _t, _c in facts])
+            self.proxy.note(
+                f"call chain of #{number} on {route} unknown: {len(facts)} exchanges were open on "
+                f"other routes ({listed}) and none shares its contextId; not guessed",
+                exchange=number,
+                code="proxy-call-chain",
+                confidence="none",
+                candidates=[n for n, _r, _t, _c in facts],
+            )
 
-    def _note(self, number: int, route: str, parent: int, parent_route: str, task_id: str | None,
-              confidence: str, why: str) -> None:
+    def _note(
+        self, number: int, route: str, parent: int, parent_route: str, task_id: str | None, confidence: str, why: str
+    ) -> None:
         whose = f"task {task_id} (#{parent})" if task_id else f"exchange #{parent}"
-        self.proxy.note(f"call chain: #{number} on {route} was likely made by the agent at {parent_route} "
-                        f"working on {whose}; {why}", exchange=number, code="proxy-call-chain",
-                        confidence=confidence, parent_exchange=parent, parent_task=task_id, why=why)
+        self.proxy.note(
+            f"call chain: #{number} on {route} was likely made by the agent at {parent_route} "
+            f"working on {whose}; {why}",
+            exchange=number,
+            code="proxy-call-chain",
+            confidence=confidence,
+            parent_exchange=parent,
+            parent_task=task_id,
+            why=why,
+        )

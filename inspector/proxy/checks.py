@@ -18,7 +18,9 @@ from .detect import Parsed
 _SENDS = ("send", "stream")
 
 
-def check_request(parsed: Parsed, headers: dict[str, str], params: Any, tracker: Any) -> list[tuple[str, str, str | None]]:
+def check_request(
+    parsed: Parsed, headers: dict[str, str], params: Any, tracker: Any
+) -> list[tuple[str, str, str | None]]:
     """``headers``: lower-case names; ``params``: the decoded params (None when they do
     not decode); ``tracker``: the tasks so far (for continuations)."""
     info = parsed.info
@@ -33,8 +35,13 @@ def check_request(parsed: Parsed, headers: dict[str, str], params: Any, tracker:
         if version != "1.0" and not (version.startswith("1.") and version[2:].isdigit()):
             said = f"A2A-Version: {version}" if version else "no A2A-Version header"
             what = info.get("rpc_method") or info.get("route")
-            out.append(("client-no-version", f"the client sent the 1.0 request {what} with {said} "
-                                             "(an agent takes a request without it as 0.3)", None))
+            out.append(
+                (
+                    "client-no-version",
+                    f"the client sent the 1.0 request {what} with {said} (an agent takes a request without it as 0.3)",
+                    None,
+                )
+            )
     if info.get("a2a_method") in _SENDS:
         raw_message = _raw_message(parsed)
         # ProtoJSON leaves an empty repeated field out (and 0.3 names it content): over
@@ -50,10 +57,14 @@ def check_request(parsed: Parsed, headers: dict[str, str], params: Any, tracker:
             if not msg.task_id and msg.context_id:
                 waiting = _waiting_in(tracker, msg.context_id)
                 if waiting is not None:
-                    out.append(("client-continuation-without-task",
-                                f"the client answered in context {msg.context_id}, where task {waiting.id} waits "
-                                f"({waiting.state.value}), without naming the task: the agent may start a new one",
-                                waiting.id))
+                    out.append(
+                        (
+                            "client-continuation-without-task",
+                            f"the client answered in context {msg.context_id}, where task {waiting.id} waits "
+                            f"({waiting.state.value}), without naming the task: the agent may start a new one",
+                            waiting.id,
+                        )
+                    )
     return out
 
 
@@ -67,7 +78,7 @@ def envelope_problem(parsed: Parsed) -> str | None:
     if not isinstance(obj, dict):
         return "is not a JSON object"
     if obj.get("jsonrpc") != "2.0":
-        return f"has jsonrpc {obj.get('jsonrpc')!r}, not \"2.0\""
+        return f'has jsonrpc {obj.get("jsonrpc")!r}, not "2.0"'
     if not isinstance(obj.get("method"), str):
         return "has no method name"
     if "id" in obj:

@@ -41,13 +41,30 @@ from .checks import check_request
 from .detect import Parsed, classify
 from .faults import Fault, Rules
 from .paths import as_sent, resolve, sub_path
-from .relaying import BACKLOG, HOLDS as _HOLDS, RELEASED, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
-    ms as _ms, settles, wait_release
+from .relaying import BACKLOG, RELEASED, settles, wait_release
+from .relaying import HOLDS as _HOLDS
+from .relaying import SLICE as _SLICE
+from .relaying import Backlog as _Backlog
+from .relaying import combine as _combine
+from .relaying import ms as _ms
 
 #: Headers that belong to one connection, not to the message (RFC 9110 7.6.1), and
 #: those the proxy sets itself. Proxy-Authorization is the proxy's: never passed on.
-HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
-                 "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"})
+HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
 #: The largest request a client may send: an HTTP body, or one gRPC message.
 MAX_REQUEST = 16 * 1024 * 1024
 #: What a proxy's session holds in memory unless given one: the newest events (older
@@ -99,10 +116,20 @@ class Proxy:
     memory); its tracker holds
     ``messages_kept`` messages of each task's history in memory (None: all)."""
 
-    def __init__(self, routes: list[Route], *, session: Session | None = None, rules: Rules | None = None,
-                 limits: Limits | None = None, connect_timeout: float = 10.0, read_timeout: float = 300.0,
-                 grpc_port: int = 0, max_request: int = MAX_REQUEST,
-                 messages_kept: int | None = MESSAGES_KEPT, tls: Any = None) -> None:
+    def __init__(
+        self,
+        routes: list[Route],
+        *,
+        session: Session | None = None,
+        rules: Rules | None = None,
+        limits: Limits | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+        grpc_port: int = 0,
+        max_request: int = MAX_REQUEST,
+        messages_kept: int | None = MESSAGES_KEPT,
+        tls: Any = None,
+    ) -> None:
         if not routes:
             raise ValueError("a proxy needs at least one upstream")
         self.routes = sorted(routes, key=lambda r: len(r.prefix), reverse=True)
@@ -113,8 +140,9 @@ class Proxy:
         self.limits = limits or Limits()
         #: Bytes of one request (an HTTP body, a gRPC message) from a client; more is refused.
         self.max_request = max_request
-        self._timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout,
-                                      pool=connect_timeout)
+        self._timeout = httpx.Timeout(
+            connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
+        )
         self._http: httpx.AsyncClient | None = None
         #: How the upstream's TLS is checked (client.tls.TlsOptions: --cacert, --cert/--key,
         #: --insecure); None: as any client checks it.
@@ -150,7 +178,7 @@ class Proxy:
         for route in self.routes:
             up = route.upstream
             if url == up or url.startswith(up + "/") or url.startswith(up + "?"):
-                return proxy_base + route.prefix + url[len(up):]
+                return proxy_base + route.prefix + url[len(up) :]
         return None
 
     def http(self) -> httpx.AsyncClient:
@@ -159,9 +187,13 @@ class Proxy:
             # no environment proxy: the upstream is the address the user gave.
             from ..client.tls import ssl_context
 
-            self._http = httpx.AsyncClient(follow_redirects=False, timeout=self._timeout, trust_env=False,
-                                           verify=ssl_context(self.tls),
-                                           limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
+            self._http = httpx.AsyncClient(
+                follow_redirects=False,
+                timeout=self._timeout,
+                trust_env=False,
+                verify=ssl_context(self.tls),
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+            )
         return self._http
 
     async def stop_relays(self, timeout: float = 5.0) -> None:
@@ -241,8 +273,10 @@ class _Relay:
 
     def mark(self, text: str) -> None:
         """A NOTE about a fault the proxy injected into this exchange."""
-        self.log(Kind.NOTE, {"text": f"injected by the proxy: {text}", "code": "proxy-injected",
-                             "injected": " ".join(self.injected)})
+        self.log(
+            Kind.NOTE,
+            {"text": f"injected by the proxy: {text}", "code": "proxy-injected", "injected": " ".join(self.injected)},
+        )
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.gone.is_set():
@@ -320,8 +354,17 @@ class _Relay:
         who = f"{client[0]}:{client[1]}" if client else None
         self.number = self.session.new_exchange()
         text, encoding = body_text(body) if body else (None, "utf-8")
-        data = {"method": verb, "url": url, "headers": spelled, "body": text, "body_encoding": encoding,
-                **info, "client": who, "user_agent": lower.get("user-agent"), "proxy_route": route.label}
+        data = {
+            "method": verb,
+            "url": url,
+            "headers": spelled,
+            "body": text,
+            "body_encoding": encoding,
+            **info,
+            "client": who,
+            "user_agent": lower.get("user-agent"),
+            "proxy_route": route.label,
+        }
         payload = payloads.request_payload(data) if info.get("dialect") else None
         self.log(Kind.REQUEST, data, payload)
         for hook in self.proxy.on_exchange:
@@ -373,10 +416,17 @@ class _Relay:
             pass
 
     async def _plain(self, status: int, text: str) -> None:
-        body = f"a2a-inspect proxy: {text}\n".encode("utf-8")
-        await self._send_marked({"type": "http.response.start", "status": status,
-                                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                             (b"content-length", str(len(body)).encode())]})
+        body = f"a2a-inspect proxy: {text}\n".encode()
+        await self._send_marked(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await self._send_marked({"type": "http.response.body", "body": body})
 
     # ------------------------------------------------------------------ injected answers
@@ -408,18 +458,40 @@ class _Relay:
         self.mark(what)
         head = {"content-type": ctype, **headers, "content-length": str(len(raw))}
         text, encoding = body_text(raw)
-        data = {"status": status, "reason": httpx.codes.get_reason_phrase(status), "headers": head,
-                "body": text, "body_encoding": encoding, "body_size": len(raw), "elapsed_ms": 0.0,
-                "streaming": False, "content_type": ctype, "injected": " ".join(self.injected)}
+        data = {
+            "status": status,
+            "reason": httpx.codes.get_reason_phrase(status),
+            "headers": head,
+            "body": text,
+            "body_encoding": encoding,
+            "body_size": len(raw),
+            "elapsed_ms": 0.0,
+            "streaming": False,
+            "content_type": ctype,
+            "injected": " ".join(self.injected),
+        }
         self.log(Kind.RESPONSE, data, payloads.response_payload(info, data))
-        await self.send({"type": "http.response.start", "status": status,
-                         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in head.items()]})
+        await self.send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in head.items()],
+            }
+        )
         await self.send({"type": "http.response.body", "body": raw})
 
     # ------------------------------------------------------------------ relaying
 
-    async def _forward(self, verb: str, url: str, lower: dict[str, str], spelled: dict[str, str], body: bytes,
-                       parsed: Parsed, arrived: float) -> None:
+    async def _forward(
+        self,
+        verb: str,
+        url: str,
+        lower: dict[str, str],
+        spelled: dict[str, str],
+        body: bytes,
+        parsed: Parsed,
+        arrived: float,
+    ) -> None:
         http = self.proxy.http()
         # As bytes, the client's own (latin-1 gives them back): httpx would encode a str
         # as ASCII and refuse a header with any other byte in it.
@@ -454,8 +526,11 @@ class _Relay:
         upstream_ms = _ms(sent)
         try:
             if 300 <= resp.status_code < 400 and resp.headers.get("location"):
-                self.note(f"the agent redirected (HTTP {resp.status_code}) to {resp.headers['location']}: "
-                          "passed back to the client, not followed", redirect=resp.headers["location"])
+                self.note(
+                    f"the agent redirected (HTTP {resp.status_code}) to {resp.headers['location']}: "
+                    "passed back to the client, not followed",
+                    redirect=resp.headers["location"],
+                )
             ctype = (resp.headers.get("content-type") or "").lower()
             if parsed.card and resp.status_code == 200:
                 await self._card(resp, info, upstream_ms, before_ms)
@@ -466,17 +541,33 @@ class _Relay:
         finally:
             await resp.aclose()
 
-    def _response_data(self, resp: httpx.Response, raw: bytes | bytearray | None, upstream_ms: float,
-                       before_ms: float, *, streaming: bool, cut: bool = False) -> dict[str, Any]:
+    def _response_data(
+        self,
+        resp: httpx.Response,
+        raw: bytes | bytearray | None,
+        upstream_ms: float,
+        before_ms: float,
+        *,
+        streaming: bool,
+        cut: bool = False,
+    ) -> dict[str, Any]:
         if raw is None:
             body = encoding = size = None
         else:
             body, encoding = body_text(bytes(raw))
             size = len(raw)
-        data = {"status": resp.status_code, "reason": reason_phrase(resp), "headers": raw_headers(resp.headers),
-                "body": body, "body_encoding": encoding, "body_size": size, "elapsed_ms": upstream_ms,
-                "streaming": streaming, "content_type": resp.headers.get("content-type"),
-                "added_ms": before_ms}
+        data = {
+            "status": resp.status_code,
+            "reason": reason_phrase(resp),
+            "headers": raw_headers(resp.headers),
+            "body": body,
+            "body_encoding": encoding,
+            "body_size": size,
+            "elapsed_ms": upstream_ms,
+            "streaming": streaming,
+            "content_type": resp.headers.get("content-type"),
+            "added_ms": before_ms,
+        }
         if cut:
             data["cut"] = True
         if self.injected:
@@ -484,8 +575,11 @@ class _Relay:
         return data
 
     def _head(self, resp: httpx.Response, drop: tuple[str, ...] = ()) -> list[tuple[bytes, bytes]]:
-        return [(k, v) for k, v in resp.headers.raw if k.lower().decode("latin-1") not in HOP
-                and k.lower().decode("latin-1") not in drop]
+        return [
+            (k, v)
+            for k, v in resp.headers.raw
+            if k.lower().decode("latin-1") not in HOP and k.lower().decode("latin-1") not in drop
+        ]
 
     async def _card(self, resp: httpx.Response, info: dict[str, Any], upstream_ms: float, before_ms: float) -> None:
         limit = self.proxy.limits.max_body
@@ -493,8 +587,12 @@ class _Relay:
         async for chunk in resp.aiter_raw():
             raw += chunk
             if len(raw) > limit:
-                self.log(Kind.RESPONSE, self._response_data(resp, whole_chars(raw[:limit]), upstream_ms, before_ms,
-                                                            streaming=False, cut=True))
+                self.log(
+                    Kind.RESPONSE,
+                    self._response_data(
+                        resp, whole_chars(raw[:limit]), upstream_ms, before_ms, streaming=False, cut=True
+                    ),
+                )
                 await self._plain(502, f"the agent's card is larger than {limit} bytes")
                 return
         body = bytes(raw)
@@ -516,25 +614,36 @@ class _Relay:
         if refused:
             # One line for them all: a card may name thousands.
             shown = ", ".join(refused[:3]) + (f" and {len(refused) - 3} more" if len(refused) > 3 else "")
-            self.note(f"card names more gRPC targets than the proxy listens for (at most "
-                      f"{self.proxy.grpc.MAX_LISTENERS}): {shown} left as they are; a client that follows them "
-                      "bypasses the proxy", code="proxy-grpc-refused", refused=len(refused))
-        done = rewrite_card(body, lambda url: self.proxy.move_url(url, proxy_base),
-                            lambda url: self.proxy.grpc.moved(url, host))
+            self.note(
+                f"card names more gRPC targets than the proxy listens for (at most "
+                f"{self.proxy.grpc.MAX_LISTENERS}): {shown} left as they are; a client that follows them "
+                "bypasses the proxy",
+                code="proxy-grpc-refused",
+                refused=len(refused),
+            )
+        done = rewrite_card(
+            body, lambda url: self.proxy.move_url(url, proxy_base), lambda url: self.proxy.grpc.moved(url, host)
+        )
         out = body
         if done is not None:
             out = done.body
             if done.moved:
-                self.note(f"card rewritten for the client: {len(done.moved)} address"
-                          f"{'' if len(done.moved) == 1 else 'es'} now point to the proxy "
-                          f"({', '.join(sorted({old for old, _ in done.moved}))})", code="proxy-card",
-                          moved=[list(p) for p in done.moved])
+                self.note(
+                    f"card rewritten for the client: {len(done.moved)} address"
+                    f"{'' if len(done.moved) == 1 else 'es'} now point to the proxy "
+                    f"({', '.join(sorted({old for old, _ in done.moved}))})",
+                    code="proxy-card",
+                    moved=[list(p) for p in done.moved],
+                )
             skipped = set(refused)
             for url, why in done.kept:
                 if url in skipped:
                     continue  # told above, all in one line
-                self.note(f"card address {url} left as is ({why}): a client that follows it bypasses the proxy",
-                          code="proxy-card-kept", url=url)
+                self.note(
+                    f"card address {url} left as is ({why}): a client that follows it bypasses the proxy",
+                    code="proxy-card-kept",
+                    url=url,
+                )
         head = self._head(resp, ("etag", "content-encoding"))
         head.append((b"content-length", str(len(out)).encode()))
         await self.send({"type": "http.response.start", "status": resp.status_code, "headers": head})
@@ -585,8 +694,9 @@ class _Relay:
             if self.gone.is_set():
                 raise _ClientGone from None
             self.log(Kind.ERROR, {"type": "http", "message": f"the agent's response broke off: {exc}"})
-        data = self._response_data(resp, whole_chars(kept) if cut else kept, upstream_ms, added,
-                                   streaming=False, cut=cut)
+        data = self._response_data(
+            resp, whole_chars(kept) if cut else kept, upstream_ms, added, streaming=False, cut=cut
+        )
         payload = payloads.response_payload(info, data)
         if held:
             await self._hold_body(payload, pending)
@@ -650,8 +760,14 @@ class _Relay:
                 self.log(Kind.ERROR, {"type": "stream", "message": text})
             if reason == "eof" and log.final:
                 reason = "complete"
-            end = {"reason": log.failed or reason, "events": log.events, "elapsed_ms": upstream_ms,
-                   "terminal": log.final, "added_ms": round(log.added_total, 3), "added_max_ms": round(log.added_max, 3)}
+            end = {
+                "reason": log.failed or reason,
+                "events": log.events,
+                "elapsed_ms": upstream_ms,
+                "terminal": log.final,
+                "added_ms": round(log.added_total, 3),
+                "added_max_ms": round(log.added_max, 3),
+            }
             if self.gone.is_set():
                 end["closed_by"] = "client"
             elif reason == "stopped":
@@ -664,7 +780,7 @@ class _Relay:
     def _behind(self, text: str) -> None:
         self.note(text, code="proxy-log-behind")
 
-    async def _pass_through(self, resp: httpx.Response, log: "_StreamLog") -> str:
+    async def _pass_through(self, resp: httpx.Response, log: _StreamLog) -> str:
         """Relay each chunk as it comes; log it beside the relaying, not in its way.
 
         The chunks go to a queue that a task of its own parses and logs, yielding to
@@ -687,7 +803,7 @@ class _Relay:
             backlog.close()
             await asyncio.shield(logger)
 
-    async def _event_by_event(self, resp: httpx.Response, log: "_StreamLog", state: "_FaultState") -> str:
+    async def _event_by_event(self, resp: httpx.Response, log: _StreamLog, state: _FaultState) -> str:
         # Each event's own number: one chunk can carry several events (a fast agent, TCP
         # coalescing), and log.events has counted them all by the time they are relayed.
         n = 0
@@ -718,8 +834,14 @@ class _Relay:
             self.session.append(Kind.COMMENT, {"text": item.text}, exchange=self.number)
             return _COMMENT
         text = item.data
-        data: dict[str, Any] = {"raw": item.raw, "event": item.event, "data": text, "id": item.id,
-                                "retry": item.retry, "added_ms": added}
+        data: dict[str, Any] = {
+            "raw": item.raw,
+            "event": item.event,
+            "data": text,
+            "id": item.id,
+            "retry": item.retry,
+            "added_ms": added,
+        }
         if item.error is None and not item.incomplete and text is not None and codec is not None:
             payload = codec.decode_sse_fast(text)
             if payload is None:
@@ -738,25 +860,30 @@ class _Relay:
             block = f":{item.text}\n\n"
         else:
             block = (text if text is not None else item.raw) + "\n\n"
-        await self.send({"type": "http.response.body", "body": block.encode("utf-8", "surrogateescape"),
-                         "more_body": True})
+        await self.send(
+            {"type": "http.response.body", "body": block.encode("utf-8", "surrogateescape"), "more_body": True}
+        )
 
-    async def _faulted(self, state: "_FaultState", item: Any, payload: Any, n: int) -> bool:
+    async def _faulted(self, state: _FaultState, item: Any, payload: Any, n: int) -> bool:
         """Relay one event under a per-event fault; False: the stream is to be dropped."""
         fault = state.fault
-        if state.holding or (fault.hold_working and isinstance(payload, (m.TaskStatusUpdateEvent, m.Task))
-                             and payload.status.state not in _HOLDS):
+        if state.holding or (
+            fault.hold_working
+            and isinstance(payload, (m.TaskStatusUpdateEvent, m.Task))
+            and payload.status.state not in _HOLDS
+        ):
             if not state.holding:
                 state.holding = True
                 self.injected.append("hold_working")
-                self.mark("holding the agent's events from here (it left working) until the hold_working "
-                          "rule is switched off")
+                self.mark(
+                    "holding the agent's events from here (it left working) until the hold_working rule is switched off"
+                )
             state.held.append(item)
             return True
         if fault.corrupt_chunk == n and item.data:
             self.injected.append(f"corrupt_chunk={n}")
             self.mark(f"event {n} sent to the client cut in half (not JSON); the agent sent it whole, as logged")
-            await self._send_item(item, "data: " + item.data[:max(1, len(item.data) // 2)])
+            await self._send_item(item, "data: " + item.data[: max(1, len(item.data) // 2)])
         else:
             await self._send_item(item)
         if fault.duplicate_chunk == n:
@@ -765,13 +892,15 @@ class _Relay:
             await self._send_item(item)
         if fault.drop_after is not None and n >= fault.drop_after:
             self.injected.append(f"drop_after={fault.drop_after}")
-            self.mark(f"stream to the client ended after {n} event{'' if n == 1 else 's'} (drop_after); "
-                      "the agent's stream was let go")
+            self.mark(
+                f"stream to the client ended after {n} event{'' if n == 1 else 's'} (drop_after); "
+                "the agent's stream was let go"
+            )
             await self.send({"type": "http.response.body", "body": b"", "more_body": False})
             return False
         return True
 
-    async def _release_held(self, state: "_FaultState") -> None:
+    async def _release_held(self, state: _FaultState) -> None:
         if not state.held:
             return
         await self._wait_release()
@@ -795,7 +924,7 @@ class _FaultState:
 class _StreamLog:
     """One relayed stream, parsed and logged: the parser, the counts, how it ended."""
 
-    def __init__(self, relay: "_Relay", resp: httpx.Response, info: dict[str, Any]) -> None:
+    def __init__(self, relay: _Relay, resp: httpx.Response, info: dict[str, Any]) -> None:
         limits = relay.proxy.limits
         self.relay = relay
         self.codec = payloads.codec_for(info.get("dialect"), info.get("binding"))
@@ -876,7 +1005,7 @@ class _StreamLog:
                 items = self.parse(chunk, added)
                 # A few events at a time, the clock read between: a chunk holds hundreds.
                 for at in range(0, len(items), 4):
-                    self._log(items[at:at + 4], added)
+                    self._log(items[at : at + 4], added)
                     if clock() - started > _SLICE:
                         await asyncio.sleep(0)  # the relay's turn
                         started = clock()

@@ -58,8 +58,7 @@ def dialect_of(wire: str, version: str | None, remembered: str | None) -> str | 
     return "0.3" if "0.3" in hits else hits[0]
 
 
-def classify(verb: str, path: str, headers: dict[str, str], body: bytes,
-             remembered: str | None = None) -> Parsed:
+def classify(verb: str, path: str, headers: dict[str, str], body: bytes, remembered: str | None = None) -> Parsed:
     """``path``: the request's path as the upstream will get it (after the route's prefix
     is taken off); ``headers``: lower-case names."""
     version = header(headers, "a2a-version")
@@ -69,8 +68,15 @@ def classify(verb: str, path: str, headers: dict[str, str], body: bytes,
     if found is not None:
         dialect, match, base = found
         obj, problem = _json(body)
-        info: dict[str, Any] = {"dialect": dialect, "binding": REST, "a2a_method": match.method.value, "rpc_method": None,
-                "rpc_id": None, "route": f"{verb} {rest.route(dialect, match.method)[1]}", "rest_base": base}
+        info: dict[str, Any] = {
+            "dialect": dialect,
+            "binding": REST,
+            "a2a_method": match.method.value,
+            "rpc_method": None,
+            "rpc_id": None,
+            "route": f"{verb} {rest.route(dialect, match.method)[1]}",
+            "rest_base": base,
+        }
         return Parsed(info, obj, problem)
     obj, problem = _json(body)
     info = {"dialect": None, "binding": JSONRPC, "a2a_method": None, "rpc_method": None, "rpc_id": None}

@@ -39,11 +39,18 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 MAX_DELAY = 600.0
 
 _ERROR_TEXT = {
-    -32001: "Task not found", -32002: "Task cannot be canceled", -32003: "Push Notification is not supported",
-    -32004: "This operation is not supported", -32005: "Incompatible content types",
-    -32006: "Invalid agent response", -32007: "Extended agent card not configured",
-    -32600: "Invalid Request", -32601: "Method not found", -32602: "Invalid params",
-    -32603: "Internal error", -32700: "Parse error",
+    -32001: "Task not found",
+    -32002: "Task cannot be canceled",
+    -32003: "Push Notification is not supported",
+    -32004: "This operation is not supported",
+    -32005: "Incompatible content types",
+    -32006: "Invalid agent response",
+    -32007: "Extended agent card not configured",
+    -32600: "Invalid Request",
+    -32601: "Method not found",
+    -32602: "Invalid params",
+    -32603: "Internal error",
+    -32700: "Parse error",
 }
 
 
@@ -124,10 +131,11 @@ class Fault(_Strict):
         return None if value is None else seconds(value)
 
     @model_validator(mode="after")
-    def _something(self) -> "Fault":
+    def _something(self) -> Fault:
         if not self.words():
-            raise ValueError("a fault needs one of delay, error, http, drop_after, corrupt_chunk, "
-                             "duplicate_chunk, hold_working")
+            raise ValueError(
+                "a fault needs one of delay, error, http, drop_after, corrupt_chunk, duplicate_chunk, hold_working"
+            )
         if self.error is not None and self.http is not None:
             raise ValueError("error and http both answer instead of the agent: give one")
         return self
@@ -155,8 +163,12 @@ class Fault(_Strict):
 
     @property
     def per_event(self) -> bool:
-        return self.drop_after is not None or self.corrupt_chunk is not None or \
-            self.duplicate_chunk is not None or self.hold_working
+        return (
+            self.drop_after is not None
+            or self.corrupt_chunk is not None
+            or self.duplicate_chunk is not None
+            or self.hold_working
+        )
 
 
 def _method_names(spelled: str) -> frozenset[str]:

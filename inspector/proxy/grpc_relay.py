@@ -23,11 +23,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import time
-from typing import Any
-
 import re
+import time
 from collections import deque
+from typing import Any
 
 from ..client.grpc_transport import metadata_dict, split_target
 from ..protocol import grpc_codec, grpc_errors, grpc_schema, rest
@@ -37,19 +36,39 @@ from ..protocol.wire import capture
 from ..session import payloads
 from ..session.events import Kind
 from .checks import check_request
-from .relaying import BACKLOG, HOLDS as _HOLDS, RELEASED, SLICE as _SLICE, Backlog as _Backlog, combine as _combine, \
-    ms as _ms, settles, wait_release
 from .detect import Parsed
+from .relaying import BACKLOG, RELEASED, settles, wait_release
+from .relaying import HOLDS as _HOLDS
+from .relaying import SLICE as _SLICE
+from .relaying import Backlog as _Backlog
+from .relaying import combine as _combine
+from .relaying import ms as _ms
 
 #: How long the stream's log waits, once woken, for more messages to log in one go (s).
 _LINGER = 0.002
 _JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 #: Metadata gRPC owns (as the client's transport keeps it from its calls).
-_RESERVED = frozenset(("content-type", "te", "host", "connection", "transfer-encoding", "user-agent",
-                       "accept", "accept-encoding", "content-length", "keep-alive", "upgrade"))
+_RESERVED = frozenset(
+    (
+        "content-type",
+        "te",
+        "host",
+        "connection",
+        "transfer-encoding",
+        "user-agent",
+        "accept",
+        "accept-encoding",
+        "content-length",
+        "keep-alive",
+        "upgrade",
+    )
+)
 #: grpcio's words for a target it never reached (an agent may answer UNAVAILABLE itself).
-_NO_CONNECTION = re.compile(r"failed to connect|connection refused|dns resolution failed|name resolution|"
-                            r"socket closed|connection reset|handshake|no route to host|unreachable", re.IGNORECASE)
+_NO_CONNECTION = re.compile(
+    r"failed to connect|connection refused|dns resolution failed|name resolution|"
+    r"socket closed|connection reset|handshake|no route to host|unreachable",
+    re.IGNORECASE,
+)
 
 
 def known_paths() -> dict[str, tuple[str, Any, Any]]:
@@ -70,14 +89,21 @@ def forwardable(metadata: Any) -> list[tuple[str, Any]]:
 
 def _trailers(metadata: Any) -> tuple[tuple[str, Any], ...]:
     # grpc-status-details-bin is the agent's, and passes; the rest of grpc-* is gRPC's own.
-    return tuple((k, v) for k, v in metadata or ()
-                 if k == grpc_errors.STATUS_DETAILS_KEY or (k.lower() not in _RESERVED and not k.startswith(("grpc-", ":"))))
+    return tuple(
+        (k, v)
+        for k, v in metadata or ()
+        if k == grpc_errors.STATUS_DETAILS_KEY or (k.lower() not in _RESERVED and not k.startswith(("grpc-", ":")))
+    )
 
 
 def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
     """As the client logs a status (GrpcTransport._status)."""
-    out: dict[str, Any] = {"grpc_code": code, "grpc_status": grpc_errors.NAMES.get(code, str(code)),
-                           "grpc_message": message or "", "trailers": metadata_dict(trailing)}
+    out: dict[str, Any] = {
+        "grpc_code": code,
+        "grpc_status": grpc_errors.NAMES.get(code, str(code)),
+        "grpc_message": message or "",
+        "trailers": metadata_dict(trailing),
+    }
     for key, value in trailing or ():
         if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes) and dialect:
             try:
@@ -97,8 +123,9 @@ def error_status(dialect: str, err: JsonRpcError) -> tuple[int, str, bytes]:
     for detail in rest.encode_error(err)[1]["error"].get("details") or ():
         if isinstance(detail, dict) and isinstance(detail.get("@type"), str):
             try:
-                packed = grpc_schema.from_json(dialect, detail["@type"].rsplit("/", 1)[-1],
-                                               {k: v for k, v in detail.items() if k != "@type"})
+                packed = grpc_schema.from_json(
+                    dialect, detail["@type"].rsplit("/", 1)[-1], {k: v for k, v in detail.items() if k != "@type"}
+                )
             except (ValueError, KeyError):
                 continue
             status.details.add().Pack(packed)
@@ -108,7 +135,7 @@ def error_status(dialect: str, err: JsonRpcError) -> tuple[int, str, bytes]:
 class GrpcListener:
     """One loopback gRPC server relaying to one upstream target."""
 
-    def __init__(self, front: "GrpcFront", endpoint: str, route: str) -> None:
+    def __init__(self, front: GrpcFront, endpoint: str, route: str) -> None:
         self.front = front
         self.proxy = front.proxy
         self.endpoint = endpoint
@@ -145,8 +172,13 @@ class GrpcListener:
         # (RESOURCE_EXHAUSTED) from its length prefix: it was read whole before (300 MB
         # held, and relayed on).
         limit = min(self.proxy.max_request, 2**31 - 1)
-        self.server = grpc.aio.server(options=[("grpc.max_receive_message_length", limit),
-                                               ("grpc.max_send_message_length", -1), ("grpc.so_reuseport", 0)])
+        self.server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", limit),
+                ("grpc.max_send_message_length", -1),
+                ("grpc.so_reuseport", 0),
+            ]
+        )
         self.server.add_generic_rpc_handlers((_handler_class()(self),))
         try:
             bound = self.server.add_insecure_port(f"127.0.0.1:{port}")
@@ -156,8 +188,12 @@ class GrpcListener:
             raise OSError(f"cannot listen for gRPC on 127.0.0.1:{port}")
         self.port = bound
         await self.server.start()
-        self.proxy.note(f"proxy listening for gRPC on {self.address} -> {self.url}", code="proxy-listening-grpc",
-                        proxy=self.address, upstream=self.url)
+        self.proxy.note(
+            f"proxy listening for gRPC on {self.address} -> {self.url}",
+            code="proxy-listening-grpc",
+            proxy=self.address,
+            upstream=self.url,
+        )
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -185,12 +221,14 @@ def _handler_class() -> type:
             found = self.known.get(path)
             listener = self.listener
             if found is None:
+
                 async def passthrough(requests: Any, context: Any) -> Any:
                     async for raw in _GrpcCall(listener, path, None, context).passthrough(requests):
                         yield raw
 
                 return grpc.stream_stream_rpc_method_handler(passthrough)
             if found[1].server_streaming:
+
                 async def stream(request: bytes, context: Any) -> None:
                     await _GrpcCall(listener, path, found, context).stream(request)
 
@@ -288,8 +326,10 @@ class _GrpcCall:
         self.log(Kind.NOTE, {"text": text, "code": "proxy-log-behind"})
 
     def mark(self, text: str) -> None:
-        self.log(Kind.NOTE, {"text": f"injected by the proxy: {text}", "code": "proxy-injected",
-                             "injected": " ".join(self.injected)})
+        self.log(
+            Kind.NOTE,
+            {"text": f"injected by the proxy: {text}", "code": "proxy-injected", "injected": " ".join(self.injected)},
+        )
 
     def _client(self) -> tuple[str | None, str | None]:
         peer = self.context.peer() or ""
@@ -307,8 +347,14 @@ class _GrpcCall:
         text: str | None = None
         encoding = None
         if self.rpc is not None:
-            info = {"dialect": self.dialect, "binding": "grpc", "a2a_method": self.method.value,
-                    "rpc_method": self.rpc.name, "rpc_id": None, "grpc_path": self.path}
+            info = {
+                "dialect": self.dialect,
+                "binding": "grpc",
+                "a2a_method": self.method.value,
+                "rpc_method": self.rpc.name,
+                "rpc_id": None,
+                "grpc_path": self.path,
+            }
             if data is not None:
                 try:
                     obj = grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.request, data))
@@ -318,10 +364,19 @@ class _GrpcCall:
         who, agent = self._client()
         self.number = self.session.new_exchange()
         url = self.listener.url + self.path
-        record = {"method": "POST", "url": url, "headers": metadata_dict(self.metadata), "body": text,
-                  "body_encoding": encoding, "body_size": None if data is None else len(data),
-                  "content_type": "application/grpc", **info, "client": who, "user_agent": agent,
-                  "proxy_route": self.listener.route}
+        record = {
+            "method": "POST",
+            "url": url,
+            "headers": metadata_dict(self.metadata),
+            "body": text,
+            "body_encoding": encoding,
+            "body_size": None if data is None else len(data),
+            "content_type": "application/grpc",
+            **info,
+            "client": who,
+            "user_agent": agent,
+            "proxy_route": self.listener.route,
+        }
         payload = payloads.request_payload(record) if obj is not None else None
         self.log(Kind.REQUEST, record, payload)
         for hook in self.proxy.on_exchange:
@@ -338,9 +393,18 @@ class _GrpcCall:
         return info
 
     def _head(self, initial: Any, elapsed: float, *, streaming: bool) -> dict[str, Any]:
-        data = {"status": None, "reason": None, "headers": metadata_dict(initial), "body": None,
-                "body_encoding": None, "body_size": None, "elapsed_ms": elapsed, "streaming": streaming,
-                "content_type": "application/grpc", "added_ms": round(_ms(self.arrived) - elapsed, 3)}
+        data = {
+            "status": None,
+            "reason": None,
+            "headers": metadata_dict(initial),
+            "body": None,
+            "body_encoding": None,
+            "body_size": None,
+            "elapsed_ms": elapsed,
+            "streaming": streaming,
+            "content_type": "application/grpc",
+            "added_ms": round(_ms(self.arrived) - elapsed, 3),
+        }
         if self.injected:
             data["injected"] = " ".join(self.injected)
         return data
@@ -394,8 +458,14 @@ class _GrpcCall:
         initial = exc.initial_metadata()
         trailing = exc.trailing_metadata()
         if code is grpc.StatusCode.UNAVAILABLE and not initial and _NO_CONNECTION.search(details):
-            self.log(Kind.ERROR, {"type": "connect", "message": f"cannot reach the agent at {self.listener.url}: "
-                                                                f"{details.strip().splitlines()[0] if details.strip() else ''}"})
+            self.log(
+                Kind.ERROR,
+                {
+                    "type": "connect",
+                    "message": f"cannot reach the agent at {self.listener.url}: "
+                    f"{details.strip().splitlines()[0] if details.strip() else ''}",
+                },
+            )
         elif code is grpc.StatusCode.CANCELLED and self.context.cancelled():
             raise asyncio.CancelledError
         elif not head_logged:
@@ -419,8 +489,9 @@ class _GrpcCall:
         try:
             await self._before(info)
             sent = time.perf_counter()
-            call = self.listener.channel.unary_unary(self.path)(request, metadata=self.metadata,
-                                                                timeout=self._timeout())
+            call = self.listener.channel.unary_unary(self.path)(
+                request, metadata=self.metadata, timeout=self._timeout()
+            )
             try:
                 raw = await call
                 initial = await call.initial_metadata()
@@ -437,12 +508,18 @@ class _GrpcCall:
             data.update(status_fields(self.dialect, 0, details, trailing))
             data["body_size"] = len(raw)
             payload = self._answer(data, raw, info)
-            if self.fault is not None and self.fault.hold_working and isinstance(payload, m.Task) \
-                    and payload.status.state not in _HOLDS:
+            if (
+                self.fault is not None
+                and self.fault.hold_working
+                and isinstance(payload, m.Task)
+                and payload.status.state not in _HOLDS
+            ):
                 self.injected.append("hold_working")
                 data["injected"] = " ".join(self.injected)
-                self.mark(f"held the agent's answer (task {payload.status.state.value}) until the hold_working "
-                          "rule is switched off")
+                self.mark(
+                    f"held the agent's answer (task {payload.status.state.value}) until the hold_working "
+                    "rule is switched off"
+                )
                 await self._wait_release()
             self.log(Kind.RESPONSE, data, payload)
             if initial:
@@ -485,8 +562,9 @@ class _GrpcCall:
         try:
             await self._before(info)
             sent = time.perf_counter()
-            call = self.listener.channel.unary_stream(self.path)(request, metadata=self.metadata,
-                                                                 timeout=self._timeout())
+            call = self.listener.channel.unary_stream(self.path)(
+                request, metadata=self.metadata, timeout=self._timeout()
+            )
             # Woken for each message, the log ran between every read and write of the
             # relay's, each time with grpcio's working set to load again (a message's
             # logging cost 50 us there, 15 in a loop of its own): it wakes for a batch.
@@ -503,13 +581,16 @@ class _GrpcCall:
                         await self._failed(exc, info, _ms(sent), head_logged=False)
                     status = status_fields(self.dialect, exc.code().value[0], exc.details(), exc.trailing_metadata())
                     reason = "error"
-                    log.errors.append(f"stream ended with gRPC {status['grpc_code']} {status['grpc_status']}: "
-                                      f"{status['grpc_message']}")
+                    log.errors.append(
+                        f"stream ended with gRPC {status['grpc_code']} {status['grpc_status']}: "
+                        f"{status['grpc_message']}"
+                    )
                     await self._failed(exc, info, _ms(sent), head_logged=True)
                     raise  # pragma: no cover - abort raised
                 if raw is grpc.aio.EOF:
-                    status = status_fields(self.dialect, (await call.code()).value[0], await call.details(),
-                                           await call.trailing_metadata())
+                    status = status_fields(
+                        self.dialect, (await call.code()).value[0], await call.details(), await call.trailing_metadata()
+                    )
                     break
                 if not started:
                     started = True
@@ -527,14 +608,17 @@ class _GrpcCall:
                         if not holding:
                             holding = True
                             self.injected.append("hold_working")
-                            self.mark("holding the agent's messages from here (it left working) until the "
-                                      "hold_working rule is switched off")
+                            self.mark(
+                                "holding the agent's messages from here (it left working) until the "
+                                "hold_working rule is switched off"
+                            )
                         held.append(raw)
                     elif not await self._faulted(fault, raw, n):
                         log.put(raw, _ms(got))
                         reason = "closed"
-                        await self.context.abort(_code(grpc_errors.CODES["UNAVAILABLE"]),
-                                                 "stream dropped by a2a-inspect proxy (drop_after)")
+                        await self.context.abort(
+                            _code(grpc_errors.CODES["UNAVAILABLE"]), "stream dropped by a2a-inspect proxy (drop_after)"
+                        )
                 log.put(raw, _ms(got))
             if held:
                 await self._wait_release()
@@ -573,8 +657,7 @@ class _GrpcCall:
         """Relay one message under a per-event fault; False: the call is to be dropped."""
         if fault.corrupt_chunk == n:
             self.injected.append(f"corrupt_chunk={n}")
-            self.mark(f"message {n} sent to the client as bytes that do not parse; the agent sent it whole, "
-                      "as logged")
+            self.mark(f"message {n} sent to the client as bytes that do not parse; the agent sent it whole, as logged")
             await self.context.write(grpc_codec.garbled(raw))
         else:
             await self.context.write(raw)
@@ -584,8 +667,10 @@ class _GrpcCall:
             await self.context.write(raw)
         if fault.drop_after is not None and n >= fault.drop_after:
             self.injected.append(f"drop_after={fault.drop_after}")
-            self.mark(f"call to the client ended UNAVAILABLE after {n} message{'' if n == 1 else 's'} "
-                      "(drop_after); the agent's stream was let go")
+            self.mark(
+                f"call to the client ended UNAVAILABLE after {n} message{'' if n == 1 else 's'} "
+                "(drop_after); the agent's stream was let go"
+            )
             return False
         return True
 
@@ -605,11 +690,11 @@ class _GrpcCall:
             # sent it. Written message by message, grpcio could find the agent's status
             # (an unknown method's UNIMPLEMENTED) come in under a write and report its own
             # INTERNAL ("Internal error from Core") in place of the agent's status.
-            call = self.listener.channel.unary_stream(self.path)(only, metadata=self.metadata,
-                                                                 timeout=self._timeout())
+            call = self.listener.channel.unary_stream(self.path)(only, metadata=self.metadata, timeout=self._timeout())
         else:
-            call = self.listener.channel.stream_stream(self.path)(client.messages(), metadata=self.metadata,
-                                                                  timeout=self._timeout())
+            call = self.listener.channel.stream_stream(self.path)(
+                client.messages(), metadata=self.metadata, timeout=self._timeout()
+            )
         started = False
         try:
             async for raw in call:
@@ -808,28 +893,46 @@ class _MessageLog:
         number = self.call.number
         if len(raw) > self.limit:
             # Relayed whole; logged as the client logs an event past --max-event: cut.
-            self.session.append(Kind.MESSAGE, {"json": None, "size": len(raw), "cut": True, "added_ms": added},
-                                exchange=number, payload=ProtocolError(payloads.CUT_EVENT))
+            self.session.append(
+                Kind.MESSAGE,
+                {"json": None, "size": len(raw), "cut": True, "added_ms": added},
+                exchange=number,
+                payload=ProtocolError(payloads.CUT_EVENT),
+            )
             return
         try:
             obj = grpc_codec.stream_json(self.cls.FromString(raw))
         except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
             text = f"not a valid {self.call.rpc.response}: {exc}"
-            self.session.append(Kind.MESSAGE, {"json": None, "size": len(raw),
-                                               "raw": base64.b64encode(raw).decode("ascii"), "error": text,
-                                               "added_ms": added}, exchange=number, payload=ProtocolError(text))
-            self.session.append(Kind.ERROR, {"type": "protocol", "message": f"event {self.events} skipped: {text}"},
-                                exchange=number)
+            self.session.append(
+                Kind.MESSAGE,
+                {
+                    "json": None,
+                    "size": len(raw),
+                    "raw": base64.b64encode(raw).decode("ascii"),
+                    "error": text,
+                    "added_ms": added,
+                },
+                exchange=number,
+                payload=ProtocolError(text),
+            )
+            self.session.append(
+                Kind.ERROR, {"type": "protocol", "message": f"event {self.events} skipped: {text}"}, exchange=number
+            )
             return
         text = self.dump(obj).decode("utf-8")
         payload = self.codec.decode_sse_fast(text)
         if payload is None:
             payload = capture(self.codec.decode_stream_event, obj)
-        self.session.append_lazy(Kind.MESSAGE, {"json": text, "size": len(raw), "added_ms": added}, payload,
-                                 self.lazy, number)
+        self.session.append_lazy(
+            Kind.MESSAGE, {"json": text, "size": len(raw), "added_ms": added}, payload, self.lazy, number
+        )
         if isinstance(payload, ProtocolError):
-            self.session.append(Kind.ERROR, {"type": "protocol", "message": f"event {self.events} skipped: "
-                                                                            f"{payload.reason}"}, exchange=number)
+            self.session.append(
+                Kind.ERROR,
+                {"type": "protocol", "message": f"event {self.events} skipped: {payload.reason}"},
+                exchange=number,
+            )
         elif not self.final and settles(payload):
             self.final = True
 
@@ -863,8 +966,15 @@ class _MessageLog:
             self.session.append(Kind.ERROR, {"type": "grpc", "message": text}, exchange=number)
         if reason == "eof" and self.final:
             reason = "complete"
-        data = {"reason": reason, "events": self.events, "elapsed_ms": elapsed, "terminal": self.final, **status,
-                "added_ms": round(self.added_total, 3), "added_max_ms": round(self.added_max, 3)}
+        data = {
+            "reason": reason,
+            "events": self.events,
+            "elapsed_ms": elapsed,
+            "terminal": self.final,
+            **status,
+            "added_ms": round(self.added_total, 3),
+            "added_max_ms": round(self.added_max, 3),
+        }
         if self.closed_by_client:
             data["closed_by"] = "client"
         if injected:

@@ -61,7 +61,7 @@ def sub_path(prefix: str, resolved: str) -> str:
         return resolved
     count = prefix.count("/")
     segments = resolved.split("/")
-    if unquote("/".join(segments[:count + 1])) == prefix:
-        return "/" + "/".join(segments[count + 1:]) if len(segments) > count + 1 else ""
+    if unquote("/".join(segments[: count + 1])) == prefix:
+        return "/" + "/".join(segments[count + 1 :]) if len(segments) > count + 1 else ""
     # A prefix written with an encoded slash in it: relay the rest re-encoded.
-    return quote(unquote(resolved)[len(prefix):], safe=_SAFE)
+    return quote(unquote(resolved)[len(prefix) :], safe=_SAFE)

@@ -39,8 +39,10 @@ SLICE = 0.0002
 
 
 #: Said once per stream, the first time its log is BACKLOG behind and the relay waits.
-BEHIND = ("the proxy's log of this stream fell {mib:g} MiB behind the relay: the relay waits for it from here "
-          "(the stream goes at the log's pace; nothing is dropped)")
+BEHIND = (
+    "the proxy's log of this stream fell {mib:g} MiB behind the relay: the relay waits for it from here "
+    "(the stream goes at the log's pace; nothing is dropped)"
+)
 
 
 class Backlog:

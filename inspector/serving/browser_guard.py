@@ -105,7 +105,7 @@ class BrowserGuard:
             return False
         # The address the connection came in on is ours whatever it is (a server bound
         # beyond loopback with --allow-public); a rebinding page cannot spell an address.
-        return name in LOOPBACK_HOSTS or bool(server) and name == str(server[0]).lower()
+        return name in LOOPBACK_HOSTS or (bool(server) and name == str(server[0]).lower())
 
     def problem(self, scope: dict[str, Any]) -> str | None:
         """Why this request is refused (one line), or None."""
@@ -127,16 +127,20 @@ class BrowserGuard:
                 return f"refused: Host {_shown(host)} is not a host name"
             named = (name, port)
             if not self.any_host and not self._ours(name, port, server):
-                return (f"refused: this server is {here}, not Host {_shown(host)} (a guard against DNS "
-                        f"rebinding); to accept that name, start it with --allow-host {name}")
+                return (
+                    f"refused: this server is {here}, not Host {_shown(host)} (a guard against DNS "
+                    f"rebinding); to accept that name, start it with --allow-host {name}"
+                )
         origins = headers.get(b"origin", [])
         if len(origins) > 1:
             return "refused: more than one Origin header"
         if origins:
             origin = origins[0].decode("latin-1")
             if not self._same_origin(origin, server, named):
-                return (f"refused: a browser request from origin {_shown(origin)}: only pages of {here} "
-                        "itself may call this server")
+                return (
+                    f"refused: a browser request from origin {_shown(origin)}: only pages of {here} "
+                    "itself may call this server"
+                )
             return None
         site = b"".join(headers.get(b"sec-fetch-site", [])).lower()
         mode = b"".join(headers.get(b"sec-fetch-mode", [])).lower()
@@ -169,8 +173,11 @@ def _here(server: Any) -> str:
 
 async def _refuse(scope: dict[str, Any], receive: Any, send: Any, problem: str) -> None:
     body = (problem + "\n").encode("utf-8")
-    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
-               (b"x-content-type-options", b"nosniff")]
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        (b"x-content-type-options", b"nosniff"),
+    ]
     if scope["type"] == "http":
         await send({"type": "http.response.start", "status": 403, "headers": headers})
         await send({"type": "http.response.body", "body": body})

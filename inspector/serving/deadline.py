@@ -31,8 +31,10 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 #: Seconds a request's head and body may take to arrive.
 REQUEST_TIMEOUT = 30.0
 
-_408 = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
-        b"connection: close\r\ncontent-length: 38\r\n\r\nthe request did not arrive in time\r\n\r\n")
+_408 = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"connection: close\r\ncontent-length: 38\r\n\r\nthe request did not arrive in time\r\n\r\n"
+)
 
 
 class _RequestDeadline(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
@@ -54,8 +56,7 @@ class _RequestDeadline(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
             self._arm()  # the first bytes of the next request on this connection
         super().data_received(data)
         cycle = self.cycle
-        if self._timer is not None and cycle is not None and cycle is not self._arrived \
-                and not cycle.more_body:
+        if self._timer is not None and cycle is not None and cycle is not self._arrived and not cycle.more_body:
             self._arrived = cycle
             self._timer.cancel()
             self._timer = None

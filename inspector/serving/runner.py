@@ -28,8 +28,7 @@ def url_at(base: str, path: str) -> str:
     """``path`` under ``base``'s path, built with urllib rather than by joining strings:
     a query on ``base`` stays a query (after the path), and no slash is doubled."""
     parts = urlsplit(base)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/" + path.lstrip("/"),
-                       parts.query, ""))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/" + path.lstrip("/"), parts.query, ""))
 
 
 def _config(app: Any, host: str, port: int, **kwargs: Any) -> uvicorn.Config:
@@ -83,8 +82,7 @@ def _bound_port(server: uvicorn.Server) -> int:
     raise RuntimeError("uvicorn started without a listening socket")
 
 
-def serve_until_interrupted(app: Any, host: str, port: int, banner: Callable[[str], list[str]],
-                            prog: str) -> int:
+def serve_until_interrupted(app: Any, host: str, port: int, banner: Callable[[str], list[str]], prog: str) -> int:
     """Serve ``app`` in the foreground until Ctrl-C, as the a2a-mock command does. Once
     listening, prints ``banner(base_url)``, a line each. Returns the exit status: 1 (with
     one line on stderr, after ``prog:``) when the port cannot be had."""
@@ -138,7 +136,7 @@ class BackgroundServer:
 
     # -- thread ---------------------------------------------------------------
 
-    def start(self, timeout: float = 10.0) -> "BackgroundServer":
+    def start(self, timeout: float = 10.0) -> BackgroundServer:
         check_port(self.host, self.port)
         server = self._server = _Server(_config(self.app, self.host, self.port, **self._kwargs))
         failed: list[BaseException] = []
@@ -172,7 +170,7 @@ class BackgroundServer:
                 self._thread.join(timeout)
         self._thread = None
 
-    def __enter__(self) -> "BackgroundServer":
+    def __enter__(self) -> BackgroundServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -180,7 +178,7 @@ class BackgroundServer:
 
     # -- event loop -------------------------------------------------------------
 
-    async def astart(self, timeout: float = 10.0) -> "BackgroundServer":
+    async def astart(self, timeout: float = 10.0) -> BackgroundServer:
         check_port(self.host, self.port)
         self._server = _Server(_config(self.app, self.host, self.port, **self._kwargs))
         self._task = asyncio.create_task(_serve(self._server), name="a2a-uvicorn")
@@ -206,7 +204,7 @@ class BackgroundServer:
                 self._task.cancel()
             self._task = None
 
-    async def __aenter__(self) -> "BackgroundServer":
+    async def __aenter__(self) -> BackgroundServer:
         return await self.astart()
 
     async def __aexit__(self, *exc: Any) -> None:

@@ -59,7 +59,7 @@ class ChunkLog:
 
     __slots__ = ("tail", "times", "_cols", "_settled", "_parts", "_source")
 
-    def __init__(self, source: "PartList | None" = None) -> None:
+    def __init__(self, source: PartList | None = None) -> None:
         #: The newest chunks' whole numbers, WIDTH a chunk (see _NARROW for the order).
         self.tail = array("q")
         #: Every chunk's time (the event's t, exactly).
@@ -72,10 +72,21 @@ class ChunkLog:
         #: The artifact's parts (where a chunk's parts are read from).
         self._source = source
 
-    def add(self, seq: int, t: float, append: bool | None, last_chunk: bool | None, parts: Any,
-            size: int, exchange: int, pos: int, dup: bool = False) -> None:
-        self.tail.extend((seq, _FLAG[append] + 3 * _FLAG[last_chunk] + (9 if dup else 0), size, exchange, pos,
-                          len(parts)))
+    def add(
+        self,
+        seq: int,
+        t: float,
+        append: bool | None,
+        last_chunk: bool | None,
+        parts: Any,
+        size: int,
+        exchange: int,
+        pos: int,
+        dup: bool = False,
+    ) -> None:
+        self.tail.extend(
+            (seq, _FLAG[append] + 3 * _FLAG[last_chunk] + (9 if dup else 0), size, exchange, pos, len(parts))
+        )
         self.times.append(t)
         if len(self.tail) >= TAIL * WIDTH:
             self.settle()
@@ -103,12 +114,21 @@ class ChunkLog:
         self._settled += len(tail) // WIDTH
         self.tail = array("q")
 
-    def append(self, chunk: "Chunk") -> None:
-        self.add(chunk.seq, chunk.t, chunk.append, chunk.last_chunk, chunk.parts, chunk.size,
-                 chunk.exchange, chunk.pos, chunk.dup)
+    def append(self, chunk: Chunk) -> None:
+        self.add(
+            chunk.seq,
+            chunk.t,
+            chunk.append,
+            chunk.last_chunk,
+            chunk.parts,
+            chunk.size,
+            chunk.exchange,
+            chunk.pos,
+            chunk.dup,
+        )
         self._parts[len(self) - 1] = list(chunk.parts)
 
-    def attach(self, source: "PartList") -> None:
+    def attach(self, source: PartList) -> None:
         """Read the parts of chunks added from now on from ``source``."""
         self._source = source
 
@@ -122,7 +142,7 @@ class ChunkLog:
         for i in range(len(self)):
             if i not in parts:
                 pos, count = self._int(i, 4), self._int(i, 5)
-                parts[i] = source[pos:pos + count] if pos + count <= n else []
+                parts[i] = source[pos : pos + count] if pos + count <= n else []
 
     # ------------------------------------------------------------------ reading
 
@@ -155,20 +175,21 @@ class ChunkLog:
     def _chunk(self, i: int) -> Chunk:
         at = i - self._settled
         if at >= 0:
-            seq, flags, size, exchange, pos, count = self.tail[at * WIDTH:(at + 1) * WIDTH]
+            seq, flags, size, exchange, pos, count = self.tail[at * WIDTH : (at + 1) * WIDTH]
         else:
             seq, flags, size, exchange, pos, count = (col[i] for col in self._cols)
         parts = self._parts.get(i)
         if parts is None:
-            parts = self._source[pos:pos + count] if self._source is not None else []
-        return Chunk(seq, self.times[i], _UNFLAG[flags % 3], _UNFLAG[flags // 3 % 3], parts, size, exchange,
-                     pos, flags >= 9)
+            parts = self._source[pos : pos + count] if self._source is not None else []
+        return Chunk(
+            seq, self.times[i], _UNFLAG[flags % 3], _UNFLAG[flags // 3 % 3], parts, size, exchange, pos, flags >= 9
+        )
 
     @overload
-    def __getitem__(self, index: int) -> "Chunk": ...
+    def __getitem__(self, index: int) -> Chunk: ...
 
     @overload
-    def __getitem__(self, index: slice) -> list["Chunk"]: ...
+    def __getitem__(self, index: slice) -> list[Chunk]: ...
 
     def __getitem__(self, index: Any) -> Any:
         n = len(self)
@@ -180,11 +201,11 @@ class ChunkLog:
             raise IndexError("chunk index out of range")
         return self._chunk(index)
 
-    def __iter__(self) -> Iterator["Chunk"]:
+    def __iter__(self) -> Iterator[Chunk]:
         for i in range(len(self)):
             yield self._chunk(i)
 
-    def __reversed__(self) -> Iterator["Chunk"]:
+    def __reversed__(self) -> Iterator[Chunk]:
         for i in range(len(self) - 1, -1, -1):
             yield self._chunk(i)
 

@@ -99,4 +99,3 @@ class ExchangeFacts:
             # A hub frame says what it is by itself: no exchange or dialect to look up.
             return payloads.ws_payload(event.data)
         return None
-

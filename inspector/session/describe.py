@@ -210,8 +210,10 @@ def _console_request(event: Any, data: dict[str, Any]) -> str:
         what = "card"
     tags = " ".join(t for t in (data.get("dialect"), data.get("binding")) if t)
     agent = f" ({data['user_agent']})" if data.get("user_agent") else ""
-    return (f"{data.get('client') or 'client'}{agent} → {data.get('method')} "
-            f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}")
+    return (
+        f"{data.get('client') or 'client'}{agent} → {data.get('method')} "
+        f"{data.get('url')} {what}{' [' + tags + ']' if tags else ''}"
+    )
 
 
 def _console_response(event: Any, data: dict[str, Any]) -> str:
@@ -229,8 +231,10 @@ def _console_event(event: Any, data: dict[str, Any]) -> str:
 
 
 def _console_stream_end(event: Any, data: dict[str, Any]) -> str:
-    return (f"ended: {data.get('reason')} after {data.get('events')} events "
-            f"(+{data.get('added_ms')} ms proxy in all, {data.get('added_max_ms')} ms at most){_injected(data)}")
+    return (
+        f"ended: {data.get('reason')} after {data.get('events')} events "
+        f"(+{data.get('added_ms')} ms proxy in all, {data.get('added_max_ms')} ms at most){_injected(data)}"
+    )
 
 
 def _injected(data: dict[str, Any]) -> str:

@@ -17,16 +17,17 @@ import hashlib
 import itertools
 import re
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError, ProtocolError
-from .events import Event, Kind
+from .events import Kind
 from .exchange import EventRefs, EventsByPosition, RecordedExchange
 from .hub_bridge import bridge_exchanges
 from .parts import PartList
+
 
 # ---------------------------------------------------------------------- exchanges
 def exchanges(events: EventsByPosition) -> list[RecordedExchange]:
@@ -71,8 +72,20 @@ def exchanges(events: EventsByPosition) -> list[RecordedExchange]:
 # ---------------------------------------------------------------------- protocol ids
 
 #: Keys whose string values are protocol ids (task, context, message, push config).
-ID_KEYS = frozenset({"id", "taskId", "contextId", "sessionId", "messageId", "task_id", "context_id",
-                     "session_id", "referenceTaskIds", "pushNotificationConfigId"})
+ID_KEYS = frozenset(
+    {
+        "id",
+        "taskId",
+        "contextId",
+        "sessionId",
+        "messageId",
+        "task_id",
+        "context_id",
+        "session_id",
+        "referenceTaskIds",
+        "pushNotificationConfigId",
+    }
+)
 #: Subtrees whose "id"s are content, not protocol ids: message/artifact parts, card skills.
 _SKIP_KEYS = frozenset({"parts", "skills"})
 
@@ -119,8 +132,11 @@ def mask_ids(obj: Any, drop: frozenset[str] = frozenset()) -> Any:
                 continue
             if key in _SKIP_KEYS:
                 out[key] = value
-            elif key in ID_KEYS and not (envelope and key == "id") and (
-                    isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+            elif (
+                key in ID_KEYS
+                and not (envelope and key == "id")
+                and (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)))
+            ):
                 out[key] = "<id>" if isinstance(value, str) else ["<id>"] * len(value)
             else:
                 out[key] = mask_ids(value, drop)
@@ -207,7 +223,9 @@ def _parts(parts: Any) -> list[Any]:
             if f.uri is not None:
                 item["uri"] = f.uri
             if f.bytes is not None:
-                item["bytes"] = f"{len(f.bytes)} base64 chars, sha256 {hashlib.sha256(f.bytes.encode()).hexdigest()[:16]}"
+                item["bytes"] = (
+                    f"{len(f.bytes)} base64 chars, sha256 {hashlib.sha256(f.bytes.encode()).hexdigest()[:16]}"
+                )
             out.append({"file": item})
     return out
 
@@ -253,10 +271,20 @@ class Outcome:
     COMPARED = ("http_status", "error", "failures", "reply", "task", "states", "message", "artifacts", "listed")
 
     def to_json(self) -> dict[str, Any]:
-        out = {"exchange": self.exchange, "method": self.method, "text": self.text,
-               "httpStatus": self.http_status, "error": self.error, "errorMessage": self.error_message,
-               "failures": self.failures, "task": self.task, "states": self.states,
-               "message": self.message, "reply": self.reply, "artifacts": self.artifacts}
+        out = {
+            "exchange": self.exchange,
+            "method": self.method,
+            "text": self.text,
+            "httpStatus": self.http_status,
+            "error": self.error,
+            "errorMessage": self.error_message,
+            "failures": self.failures,
+            "task": self.task,
+            "states": self.states,
+            "message": self.message,
+            "reply": self.reply,
+            "artifacts": self.artifacts,
+        }
         if self.listed is not None:
             out["listed"] = self.listed
         if self.skipped is not None:
@@ -287,8 +315,10 @@ def outcome(ex: RecordedExchange, label: Callable[[str | None], str | None]) -> 
     states: list[str] = []
     if ex.response is not None:
         out.http_status = ex.response.data.get("status")
-    items = itertools.chain([ex.response] if ex.response is not None else [],
-                            (e for e in ex.stream if e.kind is Kind.SSE or e.kind is Kind.MESSAGE))
+    items = itertools.chain(
+        [ex.response] if ex.response is not None else [],
+        (e for e in ex.stream if e.kind is Kind.SSE or e.kind is Kind.MESSAGE),
+    )
     for event in items:
         p = event.payload
         if p is None:
@@ -315,8 +345,10 @@ def outcome(ex: RecordedExchange, label: Callable[[str | None], str | None]) -> 
             key = art.artifact_id or f"[{art.index or 0}]"
             slot = artifacts.get(key)
             if slot is None or not append:
-                artifacts[key] = {"name": art.name if art.name is not None else (slot or {}).get("name"),
-                                  "parts": PartList(art.parts)}
+                artifacts[key] = {
+                    "name": art.name if art.name is not None else (slot or {}).get("name"),
+                    "parts": PartList(art.parts),
+                }
             else:
                 slot["parts"].extend(art.parts)
                 if art.name is not None:
@@ -381,11 +413,16 @@ class ExchangeDiff:
         return not self.differences
 
     def to_json(self) -> dict[str, Any]:
-        return {"exchange": self.recorded.exchange, "liveExchange": self.live_exchange,
-                "method": self.recorded.method, "text": self.recorded.text, "same": self.same,
-                "differences": [d.to_json() for d in self.differences],
-                "recorded": self.recorded.to_json(),
-                "live": self.live.to_json() if self.live is not None else None}
+        return {
+            "exchange": self.recorded.exchange,
+            "liveExchange": self.live_exchange,
+            "method": self.recorded.method,
+            "text": self.recorded.text,
+            "same": self.same,
+            "differences": [d.to_json() for d in self.differences],
+            "recorded": self.recorded.to_json(),
+            "live": self.live.to_json() if self.live is not None else None,
+        }
 
 
 @dataclass
@@ -403,8 +440,12 @@ class DiffReport:
 
     def to_json(self) -> dict[str, Any]:
         differ = sum(1 for d in self.exchanges if not d.same)
-        return {"against": self.against, "equivalent": self.equivalent,
-                "compared": len(self.exchanges), "differ": differ,
-                "transportError": self.transport_error, "notes": self.notes,
-                "exchanges": [d.to_json() for d in self.exchanges]}
-
+        return {
+            "against": self.against,
+            "equivalent": self.equivalent,
+            "compared": len(self.exchanges),
+            "differ": differ,
+            "transportError": self.transport_error,
+            "notes": self.notes,
+            "exchanges": [d.to_json() for d in self.exchanges],
+        }

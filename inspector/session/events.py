@@ -10,8 +10,8 @@ which both are derived when asked (see ``Event``).
 
 from __future__ import annotations
 
-from enum import Enum
 from collections.abc import Callable
+from enum import Enum
 from typing import Any
 
 from ..protocol.lean import TextChunk
@@ -73,9 +73,17 @@ class Event:
 
     __slots__ = ("seq", "t", "kind", "exchange", "_data", "wall", "_payload", "codec")
 
-    def __init__(self, seq: int, t: float, kind: Kind, exchange: int, data: dict[str, Any],
-                 wall: float = 0.0, payload: Any = None,
-                 codec: Callable[["Event"], Any] | None = None) -> None:
+    def __init__(
+        self,
+        seq: int,
+        t: float,
+        kind: Kind,
+        exchange: int,
+        data: dict[str, Any],
+        wall: float = 0.0,
+        payload: Any = None,
+        codec: Callable[[Event], Any] | None = None,
+    ) -> None:
         self.seq = seq
         #: Seconds since the session started, from a monotonic clock.
         self.t = t
@@ -90,8 +98,9 @@ class Event:
         self.codec = codec
 
     @classmethod
-    def sse(cls, seq: int, t: float, exchange: int, raw: str, wall: float = 0.0,
-            codec: Callable[["Event"], Any] | None = None) -> "Event":
+    def sse(
+        cls, seq: int, t: float, exchange: int, raw: str, wall: float = 0.0, codec: Callable[[Event], Any] | None = None
+    ) -> Event:
         """A complete, UTF-8 SSE event kept as its raw block text alone."""
         # The raw text stands in for the data dict (the compact form __init__ does not offer).
         event = cls(seq, t, Kind.SSE, exchange, raw, wall, _LAZY, codec=codec)  # type: ignore[arg-type]
@@ -165,23 +174,36 @@ class Event:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Event:
             return NotImplemented
-        return (self.seq == other.seq and self.t == other.t and self.kind is other.kind
-                and self.exchange == other.exchange and self.wall == other.wall
-                and self.data == other.data)
+        return (
+            self.seq == other.seq
+            and self.t == other.t
+            and self.kind is other.kind
+            and self.exchange == other.exchange
+            and self.wall == other.wall
+            and self.data == other.data
+        )
 
     __hash__ = None  # type: ignore[assignment]  # unhashable (equal by contents); typeshed has a method
 
     def __repr__(self) -> str:
-        return (f"Event(seq={self.seq!r}, t={self.t!r}, kind={self.kind!r}, exchange={self.exchange!r}, "
-                f"data={self.data!r}, wall={self.wall!r})")
+        return (
+            f"Event(seq={self.seq!r}, t={self.t!r}, kind={self.kind!r}, exchange={self.exchange!r}, "
+            f"data={self.data!r}, wall={self.wall!r})"
+        )
 
     def to_json(self) -> dict[str, Any]:
         # The fixed fields go last so that no data key can shadow them.
-        return {**self.data, "seq": self.seq, "t": round(self.t, 6), "wall": round(self.wall, 6),
-                "kind": self.kind.value, "exchange": self.exchange}
+        return {
+            **self.data,
+            "seq": self.seq,
+            "t": round(self.t, 6),
+            "wall": round(self.wall, 6),
+            "kind": self.kind.value,
+            "exchange": self.exchange,
+        }
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Event":
+    def from_json(cls, obj: dict[str, Any]) -> Event:
         obj = dict(obj)
         seq, t, wall = obj.pop("seq"), obj.pop("t"), obj.pop("wall", 0.0)
         kind, exchange = Kind(obj.pop("kind")), obj.pop("exchange", 0)

@@ -93,8 +93,11 @@ class RecordedExchange:
     @property
     def is_rpc(self) -> bool:
         body = self.body_json
-        return (self.http_method == "POST" or self.binding in ("rest", "grpc")) and isinstance(body, dict) \
+        return (
+            (self.http_method == "POST" or self.binding in ("rest", "grpc"))
+            and isinstance(body, dict)
             and isinstance(body.get("method"), str)
+        )
 
     @property
     def rpc_dialect(self) -> str | None:
@@ -160,7 +163,6 @@ class EventRefs:
         log = self._log
         for position in self._positions:
             yield log[position]
-
 
 
 def header(headers: Any, name: str) -> str | None:
@@ -244,7 +246,9 @@ def request_text(params: Any) -> str:
         return ""
     message = params.get("message")
     if isinstance(message, dict):
-        texts = [p["text"] for p in message.get("parts") or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        texts = [
+            p["text"] for p in message.get("parts") or [] if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
         return "\n".join(texts)
     bits = []
     for key in ("id", "taskId", "contextId", "status", "state"):

@@ -23,8 +23,8 @@ since an agent need not offer server reflection.
 
 from __future__ import annotations
 
-import json
 import itertools
+import json
 import re
 import shlex
 from typing import Any
@@ -36,8 +36,7 @@ from .log import Session
 from .redact import REDACTED, SCHEME_HEADERS
 
 #: Headers curl sets itself (or that describe the recorded connection, not the request).
-_SKIP = frozenset({"host", "content-length", "accept-encoding", "connection", "user-agent",
-                   "transfer-encoding"})
+_SKIP = frozenset({"host", "content-length", "accept-encoding", "connection", "user-agent", "transfer-encoding"})
 
 _TASK_KEYS = frozenset({"id", "taskId", "task_id", "referenceTaskIds"})
 _CONTEXT_KEYS = frozenset({"contextId", "sessionId", "context_id", "session_id"})
@@ -86,8 +85,9 @@ class _Script:
                         self.id_notes[name] = f"{key} the agent assigned in exchange {ex.number}'s answer"
                     seen.add(value)
             # A generator: a long stream's events are read one at a time.
-            answers = itertools.chain([parse_body(ex.response.data)] if ex.response is not None else [],
-                                      (sse_json(e) for e in ex.stream))
+            answers = itertools.chain(
+                [parse_body(ex.response.data)] if ex.response is not None else [], (sse_json(e) for e in ex.stream)
+            )
             for doc in answers:
                 for _path, value in id_slots(doc):
                     if value not in seen:
@@ -152,7 +152,7 @@ class _Script:
         regex = re.compile("|".join(re.escape(t) for t in sorted(present, key=len, reverse=True)))
         out, pos = [], 0
         for mt in regex.finditer(text):
-            out.append(_dq(text[pos:mt.start()]))
+            out.append(_dq(text[pos : mt.start()]))
             out.append(tokens[mt.group()])
             pos = mt.end()
         out.append(_dq(text[pos:]))
@@ -162,8 +162,10 @@ class _Script:
         """A gRPC exchange as a grpcurl command (see the module's docstring)."""
         data = ex.data
         parts = urlsplit(ex.url)
-        status = next((e.data.get("grpc_status") for e in (ex.response, ex.end)
-                       if e is not None and e.data.get("grpc_status")), None)
+        status = next(
+            (e.data.get("grpc_status") for e in (ex.response, ex.end) if e is not None and e.data.get("grpc_status")),
+            None,
+        )
         title += f"  -> recorded {'gRPC ' + str(status) if status else 'no response'}"
         lines = [re.sub(r"[\x00-\x1f\x7f]", " ", title)]
         dialect = ex.dialect or "1.0"
@@ -177,7 +179,9 @@ class _Script:
         if isinstance(body, str) and data.get("body_encoding") != "base64":
             args += ["-d", self.body(body)]
         args += self.header_args(data.get("headers"))
-        self.grpc_targets.setdefault(parts.netloc, f"A2A_GRPC_TARGET{'_' + str(len(self.grpc_targets) + 1) if self.grpc_targets else ''}")
+        self.grpc_targets.setdefault(
+            parts.netloc, f"A2A_GRPC_TARGET{'_' + str(len(self.grpc_targets) + 1) if self.grpc_targets else ''}"
+        )
         args.append(f'"${{{self.grpc_targets[parts.netloc]}}}"')
         args.append(shlex.quote(parts.path.lstrip("/")))
         lines.append(" \\\n  ".join(_pairs(args)))
@@ -231,22 +235,28 @@ class _Script:
         commands = []
         for ex in self.exchanges:
             commands.append("\n".join(self.command(ex)))
-        head = ["#!/usr/bin/env bash",
-                f"# The requests of an a2a-inspect recording{' (' + self.source + ')' if self.source else ''}"
-                f"{', made ' + self.created if self.created else ''}, as curl commands.",
-                "#",
-                f"#   A2A_BASE={self.origin} bash {'this-script.sh'}",
-                "#",
-                "# A2A_BASE is the agent to send to (default: the recorded one)."]
+        head = [
+            "#!/usr/bin/env bash",
+            f"# The requests of an a2a-inspect recording{' (' + self.source + ')' if self.source else ''}"
+            f"{', made ' + self.created if self.created else ''}, as curl commands.",
+            "#",
+            f"#   A2A_BASE={self.origin} bash {'this-script.sh'}",
+            "#",
+            "# A2A_BASE is the agent to send to (default: the recorded one).",
+        ]
         if self.secrets:
             head.append("# Secrets redacted in the recording are read from the environment:")
             head += [f"#   {name:<22} {what}" for name, what in self.secrets.items()]
         if self.id_vars:
-            head += ["# Ids the recorded agent assigned are variables (default: the recorded values). A live",
-                     "# agent assigns new ones: set these to the ids it returns to continue its tasks."]
+            head += [
+                "# Ids the recorded agent assigned are variables (default: the recorded values). A live",
+                "# agent assigns new ones: set these to the ids it returns to continue its tasks.",
+            ]
         if self.grpc_targets:
-            head += ["# gRPC calls go through grpcurl (github.com/fullstorydev/grpcurl) to A2A_GRPC_TARGET",
-                     "# (host:port), with the schema a2a-inspect ships as a FileDescriptorSet."]
+            head += [
+                "# gRPC calls go through grpcurl (github.com/fullstorydev/grpcurl) to A2A_GRPC_TARGET",
+                "# (host:port), with the schema a2a-inspect ships as a FileDescriptorSet.",
+            ]
         head.append("set -euo pipefail")
         head.append(f'A2A_BASE="${{A2A_BASE:-{_dq(self.origin).replace("}", chr(92) + "}")}}}"')
         for target, name in self.grpc_targets.items():
@@ -254,7 +264,9 @@ class _Script:
         for name, dialect in self.protosets.items():
             head.append(f'{name}="${{{name}:-{_dq(_protoset(dialect))}}}"')
         for value, name in self.id_vars.items():
-            head.append(f'{name}="${{{name}:-{_dq(value).replace("}", chr(92) + "}")}}}"  # {self.id_notes.get(name, "")}')
+            head.append(
+                f'{name}="${{{name}:-{_dq(value).replace("}", chr(92) + "}")}}}"  # {self.id_notes.get(name, "")}'
+            )
         return "\n".join(head) + "\n\n" + "\n\n".join(commands) + "\n"
 
 
@@ -265,8 +277,9 @@ def _protoset(dialect: str) -> str:
 
 
 def _answers_mention(ex: RecordedExchange, value: str) -> bool:
-    docs = itertools.chain([parse_body(ex.response.data)] if ex.response is not None else [],
-                           (sse_json(e) for e in ex.stream))
+    docs = itertools.chain(
+        [parse_body(ex.response.data)] if ex.response is not None else [], (sse_json(e) for e in ex.stream)
+    )
     return any(v == value for doc in docs for _p, v in id_slots(doc))
 
 

@@ -22,14 +22,14 @@ import binascii
 import json
 import uuid
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 from .. import __version__
 from .diff import exchanges
-from .exchange import RecordedExchange
 from .events import Kind
+from .exchange import RecordedExchange
 from .log import Session
 
 HAR_VERSION = "1.2"
@@ -38,8 +38,10 @@ HAR_VERSION = "1.2"
 def _skipped_note(skipped: int, comment: str | None) -> str | None:
     if not skipped:
         return comment
-    note = (f"{skipped} gRPC exchange{'' if skipped == 1 else 's'} left out: HAR holds HTTP exchanges "
-            "(the curl export writes gRPC calls as grpcurl commands)")
+    note = (
+        f"{skipped} gRPC exchange{'' if skipped == 1 else 's'} left out: HAR holds HTTP exchanges "
+        "(the curl export writes gRPC calls as grpcurl commands)"
+    )
     return f"{comment}; {note}" if comment else note
 
 
@@ -114,15 +116,16 @@ def _ms(seconds: float) -> float:
 
 def _started(ex: RecordedExchange) -> str:
     wall = ex.request.wall or 0.0
-    return datetime.fromtimestamp(wall, timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.fromtimestamp(wall, UTC).isoformat(timespec="milliseconds")
 
 
 def _headers(headers: Any) -> list[dict[str, str]]:
     if isinstance(headers, dict):
         return [{"name": str(k), "value": str(v)} for k, v in headers.items()]
     if isinstance(headers, list):
-        return [{"name": str(p[0]), "value": str(p[1])} for p in headers
-                if isinstance(p, (list, tuple)) and len(p) == 2]
+        return [
+            {"name": str(p[0]), "value": str(p[1])} for p in headers if isinstance(p, (list, tuple)) and len(p) == 2
+        ]
     return []
 
 
@@ -201,9 +204,18 @@ def _response(ex: RecordedExchange, stream: tuple[str, int] | None = None) -> di
     resp = ex.response
     if resp is None:
         error = ex.errors[-1].data.get("message") if ex.errors else "no response"
-        return {"status": 0, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [], "headers": [],
-                "content": {"size": 0, "mimeType": "x-unknown"}, "redirectURL": "", "headersSize": -1,
-                "bodySize": -1, "_error": error}
+        return {
+            "status": 0,
+            "statusText": "",
+            "httpVersion": "HTTP/1.1",
+            "cookies": [],
+            "headers": [],
+            "content": {"size": 0, "mimeType": "x-unknown"},
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": -1,
+            "_error": error,
+        }
     data = resp.data
     headers = data.get("headers")
     mime = data.get("content_type") or _content_type(headers, "x-unknown")
@@ -222,11 +234,22 @@ def _response(ex: RecordedExchange, stream: tuple[str, int] | None = None) -> di
         else:
             content["size"] = 0
             body_size = -1
-    location = next((v for k, v in (headers or {}).items() if str(k).lower() == "location"), "") \
-        if isinstance(headers, dict) else ""
-    out = {"status": data.get("status") or 0, "statusText": data.get("reason") or "", "httpVersion": "HTTP/1.1",
-           "cookies": [], "headers": _headers(headers), "content": content, "redirectURL": location or "",
-           "headersSize": -1, "bodySize": body_size}
+    location = (
+        next((v for k, v in (headers or {}).items() if str(k).lower() == "location"), "")
+        if isinstance(headers, dict)
+        else ""
+    )
+    out = {
+        "status": data.get("status") or 0,
+        "statusText": data.get("reason") or "",
+        "httpVersion": "HTTP/1.1",
+        "cookies": [],
+        "headers": _headers(headers),
+        "content": content,
+        "redirectURL": location or "",
+        "headersSize": -1,
+        "bodySize": body_size,
+    }
     if ex.errors:
         out["_error"] = ex.errors[-1].data.get("message")
     return out

@@ -26,8 +26,8 @@ from ..protocol.card import decode_card
 from ..protocol.errors import JsonRpcError, ProtocolError
 from ..protocol.states import INTERRUPTED, TERMINAL
 from .diff import exchanges
-from .exchange import RecordedExchange, body_bytes, parse_body
 from .events import Event, Kind
+from .exchange import RecordedExchange, body_bytes, parse_body
 from .log import Session
 from .tracker import TaskTracker
 
@@ -54,8 +54,11 @@ def _content(parts: list[Any]) -> Any:
             item = {"data": p.data}
         elif isinstance(p, m.FilePart):
             f = p.file
-            spec = {k: v for k, v in (("name", f.name), ("mime_type", f.mime_type), ("bytes", f.bytes),
-                                      ("uri", f.uri)) if v is not None}
+            spec = {
+                k: v
+                for k, v in (("name", f.name), ("mime_type", f.mime_type), ("bytes", f.bytes), ("uri", f.uri))
+                if v is not None
+            }
             if "bytes" in spec and "uri" in spec:
                 spec.pop("uri")
             if "bytes" not in spec and "uri" not in spec:
@@ -148,8 +151,15 @@ def _answer_script(ex: RecordedExchange) -> list[dict[str, Any]]:
         steps.append(_error_step(payload))
     elif not 200 <= status < 300:
         raw = body_bytes(data) or b""
-        steps.append({"http": {"status": status, "body": raw.decode("utf-8", "replace"),
-                               "content_type": data.get("content_type") or "text/plain; charset=utf-8"}})
+        steps.append(
+            {
+                "http": {
+                    "status": status,
+                    "body": raw.decode("utf-8", "replace"),
+                    "content_type": data.get("content_type") or "text/plain; charset=utf-8",
+                }
+            }
+        )
     elif isinstance(payload, m.Message):
         steps.append({"reply": _content(list(payload.parts)) if payload.parts else ""})
     elif isinstance(payload, m.Task):
@@ -240,12 +250,22 @@ def _card(exs: list[RecordedExchange]) -> dict[str, Any]:
             continue
         out = card.wire()
         # The mock fills these in with its own address and the dialects it serves.
-        for key in ("url", "hubBridge", "supportedInterfaces", "additionalInterfaces", "preferredTransport",
-                    "protocolVersion"):
+        for key in (
+            "url",
+            "hubBridge",
+            "supportedInterfaces",
+            "additionalInterfaces",
+            "preferredTransport",
+            "protocolVersion",
+        ):
             out.pop(key, None)
         return out
-    return {"name": "Recorded agent", "description": "exported from a recording without a card",
-            "capabilities": {"streaming": True}, "skills": []}
+    return {
+        "name": "Recorded agent",
+        "description": "exported from a recording without a card",
+        "capabilities": {"streaming": True},
+        "skills": [],
+    }
 
 
 def _plan(session: Session) -> tuple[list[RecordedExchange], dict[str, int], list[Any], list[str]]:
@@ -274,8 +294,9 @@ def _plan(session: Session) -> tuple[list[RecordedExchange], dict[str, int], lis
         method_key = (text, turn, ex.a2a_method)
         if key in seen or method_key in seen:
             first = seen.get(method_key, seen.get(key))
-            notes.append(f"exchange #{ex.number} sends the same text at the same turn as #{first}; "
-                         "only the first is scripted")
+            notes.append(
+                f"exchange #{ex.number} sends the same text at the same turn as #{first}; only the first is scripted"
+            )
             continue
         seen[key] = seen[method_key] = ex.number
         when: dict[str, Any] = {"text": "^" + re.escape(text) + "$", "turn": turn}
@@ -283,7 +304,9 @@ def _plan(session: Session) -> tuple[list[RecordedExchange], dict[str, int], lis
     return exs, dialects, rules, notes
 
 
-def _head(name: str | None, source: str | None, dialects: dict[str, int], exs: list[RecordedExchange]) -> dict[str, Any]:
+def _head(
+    name: str | None, source: str | None, dialects: dict[str, int], exs: list[RecordedExchange]
+) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "name": name or "recorded",
         "description": f"Exported from {source or 'a recording'} by a2a-inspect: one rule per recorded message.",
@@ -296,12 +319,15 @@ def _head(name: str | None, source: str | None, dialects: dict[str, int], exs: l
     return doc
 
 
-FALLBACK = [{"status": "failed",
-             "message": "a2a-mock: this message is not one the recording holds (edit the scenario's rules)"}]
+FALLBACK = [
+    {"status": "failed", "message": "a2a-mock: this message is not one the recording holds (edit the scenario's rules)"}
+]
 NO_RULES = "the recording holds no send or stream exchange: the scenario has no rules"
 
 
-def to_scenario(session: Session, *, name: str | None = None, source: str | None = None) -> tuple[dict[str, Any], list[str]]:
+def to_scenario(
+    session: Session, *, name: str | None = None, source: str | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """(the scenario as a document, notes on what could not be scripted exactly). Holds
     every step: for big recordings, write_scenario writes them a few at a time."""
     exs, dialects, rules, notes = _plan(session)
@@ -330,8 +356,14 @@ def _banner(source: str | None) -> str:
 CHECK_STEPS = 2000
 
 
-def write_scenario(session: Session, out: TextIO, *, name: str | None = None, source: str | None = None,
-                   check: Callable[[str], list[str]] | None = None) -> tuple[list[str], list[str]]:
+def write_scenario(
+    session: Session,
+    out: TextIO,
+    *,
+    name: str | None = None,
+    source: str | None = None,
+    check: Callable[[str], list[str]] | None = None,
+) -> tuple[list[str], list[str]]:
     """``scenario_yaml``'s text written to ``out`` a step at a time: memory stays
     bounded whatever the recording's size. ``check`` (a2a-mock's loader, given by the
     caller: the session layer does not import the mock) gets the text in pieces of a few

@@ -34,8 +34,8 @@ from ..protocol.dialects import get_dialect
 from ..protocol.errors import JsonRpcError
 from ..protocol.methods import Method
 from ..protocol.states import INTERRUPTED, TERMINAL
-from .exchange import RecordedExchange
 from .events import Event, Kind
+from .exchange import RecordedExchange
 from .log import Session
 from .task_snapshot import task_from_view
 from .tracker import TaskTracker
@@ -92,8 +92,15 @@ class _Rebuilder:
         kind = event.kind
         if kind is Kind.WS and event.data.get("op") == "text" and not isinstance(event.payload, proto.Frame):
             # Read without decoding (a2a-mock --replay): the frame says what it is.
-            event = Event(event.seq, event.t, kind, event.exchange, event.data, event.wall,
-                          proto.decode_frame(event.data.get("text")))
+            event = Event(
+                event.seq,
+                event.t,
+                kind,
+                event.exchange,
+                event.data,
+                event.wall,
+                proto.decode_frame(event.data.get("text")),
+            )
         if kind is Kind.WS or kind is Kind.NOTE or kind is Kind.STREAM_END or kind is Kind.ERROR:
             self.session.extend(event)
         if kind is Kind.NOTE:
@@ -177,10 +184,24 @@ class _Rebuilder:
         card["url"] = proto.agent_url(agent)
         card["hubBridge"] = self._url(agent)
         number = self._number()
-        request = Event(event.seq, event.t, Kind.REQUEST, number, {
-            "method": "GET", "url": f"{self._url(agent)}/.well-known/agent.json", "headers": {},
-            "body": None, "dialect": None, "a2a_method": "card", "rpc_method": None, "rpc_id": None, **MARK},
-            event.wall)
+        request = Event(
+            event.seq,
+            event.t,
+            Kind.REQUEST,
+            number,
+            {
+                "method": "GET",
+                "url": f"{self._url(agent)}/.well-known/agent.json",
+                "headers": {},
+                "body": None,
+                "dialect": None,
+                "a2a_method": "card",
+                "rpc_method": None,
+                "rpc_id": None,
+                **MARK,
+            },
+            event.wall,
+        )
         body = _dump(card)
         response = Event(event.seq, event.t, Kind.RESPONSE, number, self._head(200, _JSON, body, 0.0), event.wall)
         self.out.append(RecordedExchange(number, request, response))
@@ -193,20 +214,43 @@ class _Rebuilder:
             return
         number = event.exchange
         body = _dump({"jsonrpc": "2.0", "id": number, "method": frame.method, "params": params})
-        request = Event(event.seq, event.t, Kind.REQUEST, number, {
-            "method": "POST", "url": self._url(str(event.data.get("agent") or "")), "headers": dict(_JSON),
-            "body": body, "dialect": "0.1", "a2a_method": method.value, "rpc_method": frame.method,
-            "rpc_id": number, **MARK}, event.wall, frame.item)
-        self.relays[number] = _Relay(number, method, frame.rpc_id, str(event.data.get("agent") or ""), request,
-                                     frame.task_id)
+        request = Event(
+            event.seq,
+            event.t,
+            Kind.REQUEST,
+            number,
+            {
+                "method": "POST",
+                "url": self._url(str(event.data.get("agent") or "")),
+                "headers": dict(_JSON),
+                "body": body,
+                "dialect": "0.1",
+                "a2a_method": method.value,
+                "rpc_method": frame.method,
+                "rpc_id": number,
+                **MARK,
+            },
+            event.wall,
+            frame.item,
+        )
+        self.relays[number] = _Relay(
+            number, method, frame.rpc_id, str(event.data.get("agent") or ""), request, frame.task_id
+        )
 
     @staticmethod
     def _head(status: int, headers: dict[str, str], body: str | None, elapsed: float) -> dict[str, Any]:
-        return {"status": status, "reason": "OK" if status == 200 else "", "headers": dict(headers),
-                "body": body, "body_encoding": None,
-                "body_size": len(body.encode("utf-8")) if body is not None else None,
-                "elapsed_ms": round(elapsed * 1000, 3), "streaming": body is None,
-                "content_type": headers["content-type"], **MARK}
+        return {
+            "status": status,
+            "reason": "OK" if status == 200 else "",
+            "headers": dict(headers),
+            "body": body,
+            "body_encoding": None,
+            "body_size": len(body.encode("utf-8")) if body is not None else None,
+            "elapsed_ms": round(elapsed * 1000, 3),
+            "streaming": body is None,
+            "content_type": headers["content-type"],
+            **MARK,
+        }
 
     def _finish(self, relay: _Relay, end: Event | None) -> None:
         request = relay.request
@@ -214,25 +258,42 @@ class _Rebuilder:
         ex = RecordedExchange(relay.number, request)
         if relay.method is Method.STREAM:
             first = relay.items[0][1] if relay.items else (end or request)
-            ex.response = Event(request.seq, first.t, Kind.RESPONSE, rid,
-                                self._head(200, _SSE, None, first.t - request.t), request.wall)
+            ex.response = Event(
+                request.seq, first.t, Kind.RESPONSE, rid, self._head(200, _SSE, None, first.t - request.t), request.wall
+            )
             streamed: set[Any] = set()
             for item, event in relay.items:
                 for out in as_stream_events(item, streamed):
-                    doc = (self.dialect.encode_error(out, rid) if isinstance(out, JsonRpcError)
-                           else self.dialect.encode_stream_event(out, rid))
+                    doc = (
+                        self.dialect.encode_error(out, rid)
+                        if isinstance(out, JsonRpcError)
+                        else self.dialect.encode_stream_event(out, rid)
+                    )
                     ex.stream.append(self._sse(event, rid, doc, out))
             last = end or (relay.items[-1][1] if relay.items else request)
-            ex.end = Event(last.seq, last.t, Kind.STREAM_END, rid, {
-                "reason": "complete", "events": len(ex.stream),
-                "elapsed_ms": round((last.t - request.t) * 1000, 3), **MARK}, last.wall)
+            ex.end = Event(
+                last.seq,
+                last.t,
+                Kind.STREAM_END,
+                rid,
+                {
+                    "reason": "complete",
+                    "events": len(ex.stream),
+                    "elapsed_ms": round((last.t - request.t) * 1000, 3),
+                    **MARK,
+                },
+                last.wall,
+            )
             self.out.append(ex)
             return
         if not relay.items:
             if end is None:
                 return  # the recording ends before the answer
-            item = JsonRpcError(-32603, "Internal error", {
-                "reason": f"the relay ended ({end.data.get('reason')}) without the task settling"})
+            item = JsonRpcError(
+                -32603,
+                "Internal error",
+                {"reason": f"the relay ended ({end.data.get('reason')}) without the task settling"},
+            )
             at = end
         else:
             item, at = relay.items[-1]
@@ -247,15 +308,22 @@ class _Rebuilder:
         else:
             return
         body = _dump(doc)
-        ex.response = Event(at.seq, at.t, Kind.RESPONSE, rid, self._head(200, _JSON, body, at.t - request.t),
-                            at.wall, item)
+        ex.response = Event(
+            at.seq, at.t, Kind.RESPONSE, rid, self._head(200, _JSON, body, at.t - request.t), at.wall, item
+        )
         self.out.append(ex)
 
     def _sse(self, source: Event, rid: int, doc: Any, payload: Any) -> Event:
         text = _dump(doc)
-        return Event(source.seq, source.t, Kind.SSE, rid, {
-            "raw": f"data: {text}", "event": None, "data": text, "id": None, "retry": None, **MARK},
-            source.wall, payload)
+        return Event(
+            source.seq,
+            source.t,
+            Kind.SSE,
+            rid,
+            {"raw": f"data: {text}", "event": None, "data": text, "id": None, "retry": None, **MARK},
+            source.wall,
+            payload,
+        )
 
 
 def as_stream_events(item: Any, streamed: set[Any]) -> list[Any]:
@@ -277,10 +345,20 @@ def as_stream_events(item: Any, streamed: set[Any]) -> list[Any]:
         streamed.add(key)
         if art.index is None and art.artifact_id is None:
             art = art.model_copy(update={"index": pos})
-        out.append(m.TaskArtifactUpdateEvent(task_id=item.id, context_id=item.context_id, artifact=art,
-                                             append=False, last_chunk=True))
-    out.append(m.TaskStatusUpdateEvent(task_id=item.id, context_id=item.context_id, status=item.status,
-                                       final=_settles(item), metadata=item.metadata))
+        out.append(
+            m.TaskArtifactUpdateEvent(
+                task_id=item.id, context_id=item.context_id, artifact=art, append=False, last_chunk=True
+            )
+        )
+    out.append(
+        m.TaskStatusUpdateEvent(
+            task_id=item.id,
+            context_id=item.context_id,
+            status=item.status,
+            final=_settles(item),
+            metadata=item.metadata,
+        )
+    )
     return out
 
 

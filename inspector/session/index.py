@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
-from ..safejson import loads
 from ..protocol.models import Message, Task, TaskStatusUpdateEvent
+from ..safejson import loads
 from .decoding import ExchangeFacts
 from .events import Event, Kind
 from .lines import LINE_DEPTH, LinesRead, RecordingLines, SessionStart, is_header
@@ -104,7 +104,9 @@ class RecordingIndex(LinesRead):
         self._stop = False
         self._lock = threading.Lock()
         started = self.header.get("session_started")
-        self.started_wall = float(started) if isinstance(started, (int, float)) and not isinstance(started, bool) else 0.0
+        self.started_wall = (
+            float(started) if isinstance(started, (int, float)) and not isinstance(started, bool) else 0.0
+        )
 
     def _header_end(self) -> int:
         size = 4096
@@ -290,7 +292,7 @@ class RecordingIndex(LinesRead):
         if not positions or stop <= positions[0]:
             for i in range(start, stop):
                 at = offsets[i] - first
-                obj = loads(blob[at:at + lengths[i]], LINE_DEPTH)
+                obj = loads(blob[at : at + lengths[i]], LINE_DEPTH)
                 out.append(event_from_line(obj, facts))
             return out
         # Several sessions: each event moved by the session it falls in; a session's
@@ -307,14 +309,14 @@ class RecordingIndex(LinesRead):
                 out.append(session.note())
                 continue
             at = offsets[i] - first
-            event = event_from_line(loads(blob[at:at + lengths[i]], LINE_DEPTH), facts)
+            event = event_from_line(loads(blob[at : at + lengths[i]], LINE_DEPTH), facts)
             if session is not None:
                 session.shift(event)
             out.append(event)
         return out
 
     @property
-    def events(self) -> "IndexedEvents":
+    def events(self) -> IndexedEvents:
         return IndexedEvents(self)
 
     def close(self) -> None:

@@ -79,8 +79,10 @@ class RecordingLines:
             if not raw.endswith(b"\n"):
                 # Only the last line can lack its newline: the writer was stopped mid-line.
                 self.truncated = True
-                self.problem("incomplete last line: the recording was cut off (process killed?); "
-                             "the event being written then is lost")
+                self.problem(
+                    "incomplete last line: the recording was cut off (process killed?); "
+                    "the event being written then is lost"
+                )
             else:
                 self.problem(f"not a valid event line ({_reason(exc)}); skipped")
             return None
@@ -153,8 +155,9 @@ class SessionStart:
             event.exchange += self.exchange
 
 
-def next_session(headers: list[dict[str, Any]], header: dict[str, Any], last_seq: int, last_t: float,
-                 max_exchange: int) -> tuple[SessionStart, str | None]:
+def next_session(
+    headers: list[dict[str, Any]], header: dict[str, Any], last_seq: int, last_t: float, max_exchange: int
+) -> tuple[SessionStart, str | None]:
     """The start of the session ``header`` opens, after the sessions of ``headers``
     (appended to), whose events reached ``last_seq``, ``last_t`` (the highest finite t)
     and ``max_exchange``; with a problem to report, or None. Shared by the reader and
@@ -162,8 +165,10 @@ def next_session(headers: list[dict[str, Any]], header: dict[str, Any], last_seq
     problem = None
     version = header.get("version")
     if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
-        problem = (f"session {len(headers) + 1} was written by a newer a2a-inspect "
-                   f"(format version {version}); read as this version reads")
+        problem = (
+            f"session {len(headers) + 1} was written by a newer a2a-inspect "
+            f"(format version {version}); read as this version reads"
+        )
     headers.append(header)
     number = len(headers)
     first = headers[0].get("session_started")

@@ -151,8 +151,9 @@ class EventLog:
 
     def _read(self, start: int, stop: int) -> list[Event]:
         if self._store is None or not self._store.keeps:
-            raise EventGone(f"event {start + 1} is no longer kept (the session keeps the newest "
-                            f"{len(self._mem)} events)")
+            raise EventGone(
+                f"event {start + 1} is no longer kept (the session keeps the newest {len(self._mem)} events)"
+            )
         return self._store.read(start, stop)
 
     def index(self, event: Event) -> int:
@@ -186,9 +187,15 @@ class Session:
     ``keep_bytes`` (with ``keep``): at most about this much text held (``held_size``);
     past it, the oldest events go too, until the newest held carry half of it."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.monotonic,
-                 wall_clock: Callable[[], float] = time.time, keep: int | None = None,
-                 store: EventStore | None | str = "spill", keep_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        keep: int | None = None,
+        store: EventStore | str | None = "spill",
+        keep_bytes: int | None = None,
+    ) -> None:
         self._clock = clock
         self._wall_clock = wall_clock
         self._t0 = clock()
@@ -228,8 +235,7 @@ class Session:
         """Some events are no longer held in memory."""
         return self.events._base > 0
 
-    def append(self, kind: Kind, data: dict[str, Any], *, exchange: int = 0,
-               payload: Any = None) -> Event:
+    def append(self, kind: Kind, data: dict[str, Any], *, exchange: int = 0, payload: Any = None) -> Event:
         self._seq += 1
         event = Event(self._seq, self._clock() - self._t0, kind, exchange, data, self._wall_clock(), payload)
         self._publish(event)
@@ -240,8 +246,16 @@ class Session:
         ``payload`` only while the listeners run (``codec`` derives it again)."""
         self._seq += 1
         # raw stands in for the data dict: the compact form, as in Event.sse.
-        event = Event(self._seq, self._clock() - self._t0, _SSE, exchange, raw, self._wall_clock(),  # type: ignore[arg-type]
-                      payload, codec)
+        event = Event(
+            self._seq,
+            self._clock() - self._t0,
+            _SSE,
+            exchange,
+            raw,  # type: ignore[arg-type]
+            self._wall_clock(),
+            payload,
+            codec,
+        )
         # _publish, inlined: this runs once per event of every stream.
         mem = self.events._mem
         mem.append(event)
@@ -257,8 +271,9 @@ class Session:
                 self._count_held(event)
         return event
 
-    def append_lazy(self, kind: Kind, data: dict[str, Any], payload: Any, codec: Callable[[Event], Any],
-                    exchange: int) -> Event:
+    def append_lazy(
+        self, kind: Kind, data: dict[str, Any], payload: Any, codec: Callable[[Event], Any], exchange: int
+    ) -> Event:
         """An event whose payload ``codec`` derives again from ``data`` (a gRPC stream's
         message): ``payload`` is kept only while the listeners run."""
         self._seq += 1
@@ -336,4 +351,3 @@ class Session:
 
     def __len__(self) -> int:
         return len(self.events)
-

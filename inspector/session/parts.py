@@ -61,8 +61,20 @@ def _compact(block: str) -> str | bytes:
 class PartList:
     """A list of parts (``len``, indexing, slices, iteration, ``==``) that appends."""
 
-    __slots__ = ("_blocks", "_starts", "_blocked", "_pending", "_pending_size", "_length", "_ends", "_kept",
-                 "_kept_at", "_other_size", "_decoded", "_spill")
+    __slots__ = (
+        "_blocks",
+        "_starts",
+        "_blocked",
+        "_pending",
+        "_pending_size",
+        "_length",
+        "_ends",
+        "_kept",
+        "_kept_at",
+        "_other_size",
+        "_decoded",
+        "_spill",
+    )
 
     def __init__(self, parts: Iterable[Any] = (), spill: SpillFile | None = None) -> None:
         #: The text so far: pieces of about BLOCK characters (one, after text()), each a
@@ -176,7 +188,7 @@ class PartList:
             pending = self._pending
             if len(pending) > 1:
                 pending[:] = ["".join(pending)]
-            return pending[0][a - blocked:b - blocked]
+            return pending[0][a - blocked : b - blocked]
         blocks, starts = self._blocks, self._starts
         index = bisect_right(starts, a) - 1
         out: list[str] = []
@@ -184,7 +196,7 @@ class PartList:
         while pos < b and index < len(blocks):
             start = starts[index]
             block = self._block(index)
-            out.append(block[pos - start:b - start])
+            out.append(block[pos - start : b - start])
             pos = start + len(block)
             index += 1
         if pos < b:
@@ -228,7 +240,7 @@ class PartList:
         if kept is not None:
             return kept
         ends = self._ends
-        return TextPart(text=text[(ends[i - 1] if i else 0) - offset:ends[i] - offset])
+        return TextPart(text=text[(ends[i - 1] if i else 0) - offset : ends[i] - offset])
 
     def _span(self, first: int, stop: int) -> tuple[str, int]:
         """The text of parts ``first`` to ``stop`` (exclusive) and where it starts."""
@@ -264,7 +276,7 @@ class PartList:
         ends = self._ends
         kept = self._kept
         start = 0  # where the current text run starts in text
-        pos = 0    # text consumed so far
+        pos = 0  # text consumed so far
         for i in range(len(ends)):
             part = kept.get(i)
             if part is None or part.__class__ is TextPart:

@@ -13,11 +13,11 @@ import base64
 import binascii
 from typing import Any
 
+from ..protocol import rest
+from ..protocol.bindings import GRPC, REST
 from ..protocol.card import decode_card
 from ..protocol.dialects import Dialect, get_dialect
 from ..protocol.errors import JsonRpcError, ProtocolError
-from ..protocol import rest
-from ..protocol.bindings import GRPC, REST
 from ..protocol.methods import Method
 from ..protocol.wire import capture, decode_response_body, decode_sse_data, parse_json
 
@@ -119,8 +119,7 @@ def _grpc_response(request: dict[str, Any], response: dict[str, Any]) -> Any:
     code = response.get("grpc_code")
     if isinstance(code, int) and code != 0:
         message = response.get("grpc_message")
-        return grpc_codec.decode_status(code, message if isinstance(message, str) else "",
-                                        response.get("grpc_details"))
+        return grpc_codec.decode_status(code, message if isinstance(message, str) else "", response.get("grpc_details"))
     body = response.get("body")
     if not isinstance(body, str) or response.get("streaming"):
         return None
@@ -245,7 +244,7 @@ def _rest_path(url: str, data: dict[str, Any]) -> str:
     if isinstance(base, str):
         base_path = urlsplit(base).path.rstrip("/")
         if path.startswith(base_path):
-            return path[len(base_path):] or "/"
+            return path[len(base_path) :] or "/"
     for mark in ("/v1/", "/message:", "/tasks", "/extendedAgentCard"):
         cut = path.find(mark)
         if cut >= 0:

@@ -59,7 +59,7 @@ def load_recording(path: str | Path, *, decode: bool = True) -> Recording:
         return Recording(session, events.header, events.problems, events.truncated)
 
 
-def iter_recording(path: str | Path, *, decode: bool = True) -> "RecordingIterator":
+def iter_recording(path: str | Path, *, decode: bool = True) -> RecordingIterator:
     """Events one at a time, for files too big to hold or tools that stream.
 
     The header is read (and checked) at once; ``problems`` and ``truncated`` fill in as
@@ -89,22 +89,25 @@ class RecordingIterator(LinesRead):
         except ValueError:
             # The recorder writes the format key first, so a cut-off header still shows it.
             if not raw.endswith(b"\n") and raw.lstrip().startswith(b'{"format"'):
-                raise RecordingError(f"{name}: the header line is incomplete (the recording was cut off "
-                                     "before it started)") from None
-            raise RecordingError(f"{name}: not an a2a-inspect recording (the first line is not "
-                                 "a JSON header)") from None
+                raise RecordingError(
+                    f"{name}: the header line is incomplete (the recording was cut off before it started)"
+                ) from None
+            raise RecordingError(
+                f"{name}: not an a2a-inspect recording (the first line is not a JSON header)"
+            ) from None
         if not isinstance(header, dict) or "format" not in header:
-            raise RecordingError(f"{name}: not an a2a-inspect recording (the first line has no "
-                                 "format header)")
+            raise RecordingError(f"{name}: not an a2a-inspect recording (the first line has no format header)")
         if header["format"] != FORMAT:
-            raise RecordingError(f"{name}: not an a2a-inspect recording (format {header['format']!r}, "
-                                 f"expected {FORMAT!r})")
+            raise RecordingError(
+                f"{name}: not an a2a-inspect recording (format {header['format']!r}, expected {FORMAT!r})"
+            )
         version = header.get("version")
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
             raise RecordingError(f"{name}: the header has no valid format version ({version!r})")
         if version > VERSION:
-            raise RecordingError(f"{name}: written by a newer a2a-inspect (format version {version}; "
-                                 f"this version reads up to {VERSION})")
+            raise RecordingError(
+                f"{name}: written by a newer a2a-inspect (format version {version}; this version reads up to {VERSION})"
+            )
         return header
 
     def __iter__(self) -> Iterator[Event]:
@@ -149,7 +152,7 @@ class RecordingIterator(LinesRead):
     def close(self) -> None:
         self._file.close()
 
-    def __enter__(self) -> "RecordingIterator":
+    def __enter__(self) -> RecordingIterator:
         return self
 
     def __exit__(self, *exc: object) -> None:

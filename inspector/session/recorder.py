@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +52,17 @@ class Recorder:
     its events: the reader reads every session of a file; see docs/recording-format.md);
     a file that is not a recording is refused (ValueError) rather than appended to."""
 
-    def __init__(self, path: str | Path, *, redact: bool | Redaction = True,
-                 extra_secret_headers: Iterable[str] = (), overwrite: bool = False,
-                 on_error: Callable[[Exception], None] | None = None,
-                 session_started: float | None = None, append: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        redact: bool | Redaction = True,
+        extra_secret_headers: Iterable[str] = (),
+        overwrite: bool = False,
+        on_error: Callable[[Exception], None] | None = None,
+        session_started: float | None = None,
+        append: bool = False,
+    ) -> None:
         self.path = Path(path)
         if isinstance(redact, Redaction):
             self.redaction = redact
@@ -72,13 +79,27 @@ class Recorder:
         self._write(json.dumps(self._header(session_started), ensure_ascii=True))
 
     @classmethod
-    def attach(cls, session: Session, path: str | Path, redact: bool | Redaction = True,
-               extra_secret_headers: Iterable[str] = (), *, overwrite: bool = False,
-               on_error: Callable[[Exception], None] | None = None, append: bool = False) -> "Recorder":
+    def attach(
+        cls,
+        session: Session,
+        path: str | Path,
+        redact: bool | Redaction = True,
+        extra_secret_headers: Iterable[str] = (),
+        *,
+        overwrite: bool = False,
+        on_error: Callable[[Exception], None] | None = None,
+        append: bool = False,
+    ) -> Recorder:
         """Start recording ``session``, beginning with every event it already holds."""
-        rec = cls(path, redact=redact, extra_secret_headers=extra_secret_headers,
-                  overwrite=overwrite, on_error=on_error, session_started=session.started_wall,
-                  append=append)
+        rec = cls(
+            path,
+            redact=redact,
+            extra_secret_headers=extra_secret_headers,
+            overwrite=overwrite,
+            on_error=on_error,
+            session_started=session.started_wall,
+            append=append,
+        )
         rec._session = session
         session.subscribe(rec.record, replay=True)
         return rec
@@ -99,7 +120,7 @@ class Recorder:
         return {
             "format": FORMAT,
             "version": VERSION,
-            "created": datetime.fromtimestamp(now, timezone.utc).isoformat(timespec="seconds"),
+            "created": datetime.fromtimestamp(now, UTC).isoformat(timespec="seconds"),
             "created_unix": round(now, 6),
             "tool": "a2a-inspect",
             "tool_version": __version__,
@@ -145,7 +166,7 @@ class Recorder:
                 before, rest = rest.split(encode(f"{token}{i}"), 1)
                 self._file.write(before + '"')
                 for start in range(0, len(value), SPLICE_OVER // 4):
-                    self._file.write(encode(value[start:start + SPLICE_OVER // 4])[1:-1])
+                    self._file.write(encode(value[start : start + SPLICE_OVER // 4])[1:-1])
                 self._file.write('"')
             self._file.write(rest + "\n")
             self._file.flush()
@@ -190,7 +211,7 @@ class Recorder:
                 if self.error is None:
                     self.error = exc
 
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -248,5 +269,11 @@ def _jsonable(value: Any) -> Any:
 
 
 def _stub(event: Event) -> dict[str, Any]:
-    return {"seq": event.seq, "t": round(event.t, 6), "wall": round(event.wall, 6),
-            "kind": Kind.NOTE.value, "exchange": event.exchange, "original_kind": event.kind.value}
+    return {
+        "seq": event.seq,
+        "t": round(event.t, 6),
+        "wall": round(event.wall, 6),
+        "kind": Kind.NOTE.value,
+        "exchange": event.exchange,
+        "original_kind": event.kind.value,
+    }

@@ -69,9 +69,18 @@ CREDENTIAL_WORDS = ("token", "auth", "key", "secret", "session", "cookie", "pass
 _CREDENTIAL_NAME = re.compile(r"token|auth(?!ority)|key|secret|session|cookie|passw(?:or)?d|credential", re.I)
 #: Names the words match that carry no secret: a challenge naming the scheme to use, the
 #: WebSocket handshake's nonce, CORS's yes or no, a page cursor.
-PLAIN_NAMES = frozenset({"www-authenticate", "proxy-authenticate", "sec-websocket-key",
-                         "access-control-allow-credentials", "pagetoken", "page_token", "nextpagetoken",
-                         "next_page_token"})
+PLAIN_NAMES = frozenset(
+    {
+        "www-authenticate",
+        "proxy-authenticate",
+        "sec-websocket-key",
+        "access-control-allow-credentials",
+        "pagetoken",
+        "page_token",
+        "nextpagetoken",
+        "next_page_token",
+    }
+)
 
 # Keys under which dialects nest a push notification config: 0.1 ``pushNotification``
 # (send params), 0.2+ ``pushNotificationConfig``, 1.0 ``taskPushNotificationConfig``.
@@ -118,15 +127,25 @@ class Redaction:
         object.__setattr__(self, "_headers", (SECRET_HEADERS | extra) - SCHEME_HEADERS)
         object.__setattr__(self, "_params", SECRET_PARAMS | extra)
         object.__setattr__(self, "_plain", PLAIN_NAMES | {n.strip().lower() for n in self.plain_names if n.strip()})
-        kept = sorted({v for v in self.values if isinstance(v, str) and len(v) >= MIN_VALUE and v != REDACTED},
-                      key=len, reverse=True)
+        kept = sorted(
+            {v for v in self.values if isinstance(v, str) and len(v) >= MIN_VALUE and v != REDACTED},
+            key=len,
+            reverse=True,
+        )
         object.__setattr__(self, "_values", tuple((v, json.dumps(v)[1:-1]) for v in kept))
 
     @classmethod
-    def for_connection(cls, *, enabled: bool = True, extra_names: Iterable[str] = (),
-                       credentials: Mapping[str, str] | None = None, headers: Mapping[str, str] | None = None,
-                       urls: Iterable[str | None] = (), values: Iterable[str | None] = (),
-                       plain_names: Iterable[str] = ()) -> "Redaction":
+    def for_connection(
+        cls,
+        *,
+        enabled: bool = True,
+        extra_names: Iterable[str] = (),
+        credentials: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        urls: Iterable[str | None] = (),
+        values: Iterable[str | None] = (),
+        plain_names: Iterable[str] = (),
+    ) -> Redaction:
         """What to redact for one agent connection. ``credentials``: headers the user
         gave as credentials (--bearer, --api-key under any name, --secret-header...): their
         names become secret names and their values secret values. ``headers``: the user's
@@ -251,10 +270,11 @@ class Redaction:
 
     def text(self, text: str) -> str:
         """Free text with the secret query parameters of every URL in it replaced."""
+
         def one(match: re.Match[str]) -> str:
             url = match.group()
             tail = len(url) - len(url.rstrip(_TRAILING))
-            return self.url(url[: len(url) - tail]) + url[len(url) - tail:]
+            return self.url(url[: len(url) - tail]) + url[len(url) - tail :]
 
         return _URL_IN_TEXT.sub(one, text)
 
@@ -375,8 +395,10 @@ class Redaction:
         secret = [self.is_secret_param(unquote_plus(piece.partition("=")[0])) for piece in pieces]
         if not any(secret):
             return url
-        query = "&".join(f"{piece.partition('=')[0]}={REDACTED}" if hidden else piece
-                         for piece, hidden in zip(pieces, secret, strict=True))
+        query = "&".join(
+            f"{piece.partition('=')[0]}={REDACTED}" if hidden else piece
+            for piece, hidden in zip(pieces, secret, strict=True)
+        )
         return urlunsplit(parts._replace(query=query))
 
 
@@ -443,4 +465,3 @@ def _scrub(config: dict[str, Any]) -> bool:
         auth["credentials"] = REDACTED
         changed = True
     return changed
-

@@ -118,21 +118,45 @@ class SpillStore(EventStore):
         for event in events:
             note(event)
             t, wall = event.t, event.wall
-            if (event.compact and t.__class__ is float and wall.__class__ is float and t - t == 0 and wall - wall == 0
-                    and event.seq.__class__ is int and event.exchange.__class__ is int):
+            if (
+                event.compact
+                and t.__class__ is float
+                and wall.__class__ is float
+                and t - t == 0
+                and wall - wall == 0
+                and event.seq.__class__ is int
+                and event.exchange.__class__ is int
+            ):
                 raw = event.raw.encode("utf-8", "surrogatepass")  # type: ignore[union-attr]  # compact: raw is set
                 # Floats as json.dumps writes them (repr): read back exactly.
-                data = b"[%d,%s,%s,%d,%d]\n%s\n" % (event.seq, repr(t).encode(), repr(wall).encode(), event.exchange,
-                                                   len(raw), raw)
+                data = b"[%d,%s,%s,%d,%d]\n%s\n" % (
+                    event.seq,
+                    repr(t).encode(),
+                    repr(wall).encode(),
+                    event.exchange,
+                    len(raw),
+                    raw,
+                )
             else:
                 if event.compact:
-                    line = json.dumps([event.seq, t, wall, event.exchange, event.raw], ensure_ascii=False,
-                                      separators=(",", ":"))
+                    line = json.dumps(
+                        [event.seq, t, wall, event.exchange, event.raw], ensure_ascii=False, separators=(",", ":")
+                    )
                 else:
                     # Times exact (a recording rounds them): the event comes back as it was.
-                    line = json.dumps({"kind": event.kind.value, "seq": event.seq, "t": t, "wall": wall,
-                                       "exchange": event.exchange, "data": event.data},
-                                      ensure_ascii=False, separators=(",", ":"), default=repr)
+                    line = json.dumps(
+                        {
+                            "kind": event.kind.value,
+                            "seq": event.seq,
+                            "t": t,
+                            "wall": wall,
+                            "exchange": event.exchange,
+                            "data": event.data,
+                        },
+                        ensure_ascii=False,
+                        separators=(",", ":"),
+                        default=repr,
+                    )
                 data = line.encode("utf-8", "surrogatepass") + b"\n"
             if count % stride == 0:
                 offsets.append(end)
@@ -168,7 +192,7 @@ class SpillStore(EventStore):
             obj = json.loads(head.decode("utf-8", "surrogatepass"))
             if size >= 0:
                 seq, t, wall, exchange, _ = obj
-                raw = blob[nl + 1:nl + 1 + size].decode("utf-8", "surrogatepass")
+                raw = blob[nl + 1 : nl + 1 + size].decode("utf-8", "surrogatepass")
                 out.append(Event.sse(seq, t, exchange, raw, wall, facts.codec))
                 pos = nl + 1 + size + 1
             else:
@@ -192,6 +216,7 @@ def _raw_size(head: bytes) -> int:
 def _spilled(obj: Any, facts: ExchangeFacts) -> Event:
     if obj.__class__ is list:
         return event_from_line(obj, facts)
-    event = Event(obj["seq"], obj["t"], Kind(obj["kind"]), obj["exchange"], obj["data"], obj["wall"],
-                  _LAZY, codec=facts.codec)
+    event = Event(
+        obj["seq"], obj["t"], Kind(obj["kind"]), obj["exchange"], obj["data"], obj["wall"], _LAZY, codec=facts.codec
+    )
     return event

@@ -56,7 +56,6 @@ def sse_data(raw: str) -> dict[str, Any]:
     """The ``data`` dict of a complete, UTF-8 SSE event logged from ``raw``."""
     if raw.startswith("data:") and "\n" not in raw and "\r" not in raw:
         # The common case: one data line.
-        return {"raw": raw, "event": None, "data": raw[6:] if raw[5:6] == " " else raw[5:],
-                "id": None, "retry": None}
+        return {"raw": raw, "event": None, "data": raw[6:] if raw[5:6] == " " else raw[5:], "id": None, "retry": None}
     event, data, id_, retry, _ = block_fields(raw)
     return {"raw": raw, "event": event, "data": data, "id": id_, "retry": retry}

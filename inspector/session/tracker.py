@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -100,8 +100,10 @@ VIOLATION_CODES: dict[str, tuple[str, str]] = {
     "client-bad-envelope": (ERROR, "a client's request that is not a valid JSON-RPC 2.0 request object"),
     "client-no-version": (ERROR, "a client's 1.0 request without the A2A-Version: 1.0 header"),
     "client-empty-parts": (ERROR, "a client's message with an empty parts list"),
-    "client-continuation-without-task": (WARNING, "a client's answer in the context of a task waiting for "
-                                                  "input that does not name the task"),
+    "client-continuation-without-task": (
+        WARNING,
+        "a client's answer in the context of a task waiting for input that does not name the task",
+    ),
 }
 #: The codes about what a client sent (raised from the proxy's NOTEs).
 CLIENT_CODES = frozenset(code for code in VIOLATION_CODES if code.startswith("client-"))
@@ -123,8 +125,10 @@ _SETTLED = TERMINAL | INTERRUPTED
 #: blocking-not-final's rule in each dialect's words (1.0: SendMessageConfiguration's
 #: returnImmediately; 0.2/0.3: the gRPC/REST proto's ``blocking``, the JSON schema says less).
 _MUST_WAIT = {
-    "1.0": ('A2A 1.0: returnImmediately "false (default), the operation MUST wait until the task reaches '
-            'a terminal … or interrupted … state before returning"'),
+    "1.0": (
+        'A2A 1.0: returnImmediately "false (default), the operation MUST wait until the task reaches '
+        'a terminal … or interrupted … state before returning"'
+    ),
     "0.x": 'A2A 0.3: blocking "true, the message will be blocking until the task is completed"',
 }
 #: The hub's requests to an agent that are A2A operations, by wire method.
@@ -268,8 +272,18 @@ class ArtifactView:
             self._tail = source
         self.parts.extend(parts)
 
-    def add_next(self, seq: int, t: float, source: int, text: str | None, parts: Any, last: bool | None,
-                 name: str | None, description: str | None, metadata: dict[str, Any] | None) -> None:
+    def add_next(
+        self,
+        seq: int,
+        t: float,
+        source: int,
+        text: str | None,
+        parts: Any,
+        last: bool | None,
+        name: str | None,
+        description: str | None,
+        metadata: dict[str, Any] | None,
+    ) -> None:
         """Fold the next chunk (append=true) of the source at the tail of this open
         artifact: its parts, or ``text`` for one plain text part (``parts`` unread then).
         What ``TaskTracker._artifact_event`` would do with it, without its checks."""
@@ -432,8 +446,9 @@ class TaskTracker:
     block being filled (a command, which prints it once at its end, not a view that
     draws it every frame)."""
 
-    def __init__(self, session: Session | None = None, *, messages_kept: int | None = None,
-                 spill_text: bool = False) -> None:
+    def __init__(
+        self, session: Session | None = None, *, messages_kept: int | None = None, spill_text: bool = False
+    ) -> None:
         self._spill = HistorySpill(messages_kept) if messages_kept is not None else None
         self._text_spill = SpillFile() if spill_text else None
         self.tasks: dict[str, TaskView] = {}
@@ -511,8 +526,13 @@ class TaskTracker:
         elif kind is Kind.NOTE and event.data.get("code") == "id-mismatch":
             # The client compares ids as it reads (it has the bytes); the finding is the agent's.
             ex = self._exchange(event.exchange)
-            self._flag(event, "id-mismatch", ex.task_id if ex is not None else None,
-                       str(event.data.get("text") or VIOLATION_CODES["id-mismatch"][1]), ex)
+            self._flag(
+                event,
+                "id-mismatch",
+                ex.task_id if ex is not None else None,
+                str(event.data.get("text") or VIOLATION_CODES["id-mismatch"][1]),
+                ex,
+            )
         elif kind is Kind.NOTE and event.data.get("code") == "proxy-call-chain":
             self._call_chain(event)
         elif kind is Kind.NOTE and event.data.get("side") == "client" and event.data.get("code") in CLIENT_CODES:
@@ -532,8 +552,11 @@ class TaskTracker:
         if not isinstance(parent_ex, int):
             return
         parent = data.get("parent_task")
-        self._chain[event.exchange] = (parent_ex, parent if isinstance(parent, str) else None,
-                                       str(data.get("why") or ""))
+        self._chain[event.exchange] = (
+            parent_ex,
+            parent if isinstance(parent, str) else None,
+            str(data.get("why") or ""),
+        )
         self._chain_children.setdefault(parent_ex, []).append(event.exchange)
         self._chain_try(event.exchange)
 
@@ -566,8 +589,7 @@ class TaskTracker:
         data = event.data
         self._request(event, data.get("a2a_method"), data.get("rpc_id"), event.payload, data.get("dialect"))
 
-    def _request(self, event: Event, method: str | None, rpc_id: Any, params: Any,
-                 dialect: str | None = None) -> None:
+    def _request(self, event: Event, method: str | None, rpc_id: Any, params: Any, dialect: str | None = None) -> None:
         ex = self._exchange(event.exchange)
         if ex is None:
             return
@@ -689,25 +711,41 @@ class TaskTracker:
             # A2A. A JSON-RPC error in such a body still decodes and is kept.
             return
         self._item(event, payload, ex, "response body")
-        if (isinstance(payload, Task) and ex is not None and ex.blocking
-                and ex.method == "send" and payload.status.state not in _SETTLED):
-            self._flag(event, "blocking-not-final", payload.id,
-                       f"blocking send answered with state {payload.status.state.value}; "
-                       + _MUST_WAIT["1.0" if ex.dialect == "1.0" else "0.x"], ex)
+        if (
+            isinstance(payload, Task)
+            and ex is not None
+            and ex.blocking
+            and ex.method == "send"
+            and payload.status.state not in _SETTLED
+        ):
+            self._flag(
+                event,
+                "blocking-not-final",
+                payload.id,
+                f"blocking send answered with state {payload.status.state.value}; "
+                + _MUST_WAIT["1.0" if ex.dialect == "1.0" else "0.x"],
+                ex,
+            )
 
     def _on_sse(self, event: Event, payload: Any) -> None:
         ex = self._exchange(event.exchange)
         if ex is not None:
             ex.events += 1
             if ex.reply is not None and payload is not None:
-                self._flag(event, "event-after-message", ex.task_id,
-                           "stream went on after a direct Message reply", ex,
-                           once=("event-after-message", ex.exchange))
+                self._flag(
+                    event,
+                    "event-after-message",
+                    ex.task_id,
+                    "stream went on after a direct Message reply",
+                    ex,
+                    once=("event-after-message", ex.exchange),
+                )
         if payload is not None:
             self._item(event, payload, ex, "stream event")
 
-    def _chunk_place(self, event: Event, task_id: Any, context_id: Any,
-                     key: str) -> tuple[ExchangeView, TaskView, ArtifactView] | None:
+    def _chunk_place(
+        self, event: Event, task_id: Any, context_id: Any, key: str
+    ) -> tuple[ExchangeView, TaskView, ArtifactView] | None:
         """Where the next appended chunk of artifact ``key`` goes on the fast paths (its
         exchange, task and open artifact), or None: anything but the plain case, and the
         general path decides."""
@@ -766,8 +804,17 @@ class TaskTracker:
         ex.events += 1
         task.last_seq, task.last_t = seq, t
         changed.add(task_id)
-        view.add_next(seq, t, event.exchange, part.__dict__["text"] if plain else None, parts, last,
-                      art["name"], art["description"], art["metadata"])
+        view.add_next(
+            seq,
+            t,
+            event.exchange,
+            part.__dict__["text"] if plain else None,
+            parts,
+            last,
+            art["name"],
+            art["description"],
+            art["metadata"],
+        )
         return True
 
     def _lean_chunk(self, event: Event, chunk: TextChunk, changed: set[str]) -> bool:
@@ -782,8 +829,7 @@ class TaskTracker:
         ex.events += 1
         task.last_seq, task.last_t = seq, t
         changed.add(chunk.task_id)
-        view.add_next(seq, t, event.exchange, chunk.text, None, chunk.last_chunk, chunk.name, chunk.description,
-                      None)
+        view.add_next(seq, t, event.exchange, chunk.text, None, chunk.last_chunk, chunk.name, chunk.description, None)
         return True
 
     def _on_stream_end(self, event: Event) -> None:
@@ -806,8 +852,9 @@ class TaskTracker:
         # stream must not excuse a continuation stream that ends without a word.
         if not ex.final_seen and not ex.decode_failed and ex.last_state not in _SETTLED:
             state = ex.last_state.value if ex.last_state is not None else "none reported"
-            self._flag(event, "stream-no-terminal", ex.task_id,
-                       f"stream ended ({reason}) with the task in state {state}", ex)
+            self._flag(
+                event, "stream-no-terminal", ex.task_id, f"stream ended ({reason}) with the task in state {state}", ex
+            )
         # A cancel stops the work wherever it is, so a half-sent artifact is expected.
         # Failed and rejected still count: the agent ended the task itself and could
         # have closed (or never started) the artifact first. A task waiting for input
@@ -815,9 +862,14 @@ class TaskTracker:
         if task is not None and task.state is not TaskState.CANCELED and task.state not in INTERRUPTED:
             for view in task.artifacts.values():
                 if view.chunked and not view.closed:
-                    self._flag(event, "artifact-not-closed", task.id,
-                               f"artifact {view.key!r} never got lastChunk=true", ex,
-                               once=("artifact-not-closed", task.id, view.key))
+                    self._flag(
+                        event,
+                        "artifact-not-closed",
+                        task.id,
+                        f"artifact {view.key!r} never got lastChunk=true",
+                        ex,
+                        once=("artifact-not-closed", task.id, view.key),
+                    )
 
     def _cut(self, ex: ExchangeView, event: Event, reason: str) -> None:
         """A stream the client stopped reading at a limit: the task it followed says so
@@ -883,32 +935,39 @@ class TaskTracker:
         status = ev.status
         state = status.state
         before = task.state
-        replayed = (state == before and status.message is not None
-                    and self._restated(task, status.message, ex))
+        replayed = state == before and status.message is not None and self._restated(task, status.message, ex)
         flagged = self._transition(task, status, event, ex)
         if state == before and flagged is False:
             task.timeline[-1].updates += 1
         if ex is not None:
             if not flagged:
                 if ex.final_seen:
-                    self._flag(event, "event-after-final", task.id,
-                               f"status update ({state.value}) after final=true", ex,
-                               once=("event-after-final", ex.exchange))
+                    self._flag(
+                        event,
+                        "event-after-final",
+                        task.id,
+                        f"status update ({state.value}) after final=true",
+                        ex,
+                        once=("event-after-final", ex.exchange),
+                    )
                 elif ex.terminal_seen and state == before:
-                    self._flag(event, "event-after-terminal", task.id,
-                               f"status {state.value} repeated after the task ended", ex,
-                               once=("event-after-terminal", ex.exchange))
+                    self._flag(
+                        event,
+                        "event-after-terminal",
+                        task.id,
+                        f"status {state.value} repeated after the task ended",
+                        ex,
+                        once=("event-after-terminal", ex.exchange),
+                    )
             if ev.final:
                 ex.final_seen = True
             if state in TERMINAL:
                 ex.terminal_seen = True
             ex.last_state = state
         if ev.final and state not in _SETTLED:
-            self._flag(event, "final-not-terminal", task.id,
-                       f"final=true with state {state.value}", ex)
+            self._flag(event, "final-not-terminal", task.id, f"final=true with state {state.value}", ex)
         elif ev.final is False and state in TERMINAL:
-            self._flag(event, "terminal-not-final", task.id,
-                       f"state {state.value} sent with final=false", ex)
+            self._flag(event, "terminal-not-final", task.id, f"state {state.value} sent with final=false", ex)
         if status.message is not None and not replayed:
             self._agent_message(task, status.message, event, ex)
 
@@ -941,8 +1000,13 @@ class TaskTracker:
         view = task.artifacts.get(key)
         resent = ex is not None and self._resent(event, ex)
         if resent:
-            self._flag(event, "duplicate-chunk", task.id,
-                       f"chunk of artifact {key!r} re-sent under SSE id {event.data.get('id')!r}", ex)
+            self._flag(
+                event,
+                "duplicate-chunk",
+                task.id,
+                f"chunk of artifact {key!r} re-sent under SSE id {event.data.get('id')!r}",
+                ex,
+            )
             pos, dup = (view.position_at(event.seq) if view is not None else 0), True
         elif view is None:
             pos, dup = 0, False
@@ -951,22 +1015,42 @@ class TaskTracker:
         if dup:
             pass  # delivered before: judged then
         elif task.state in TERMINAL and _ordered(task.timeline[-1].seq, task.timeline[-1].exchange, ex):
-            self._flag(event, "artifact-after-terminal", task.id,
-                       f"artifact {key!r} updated after state {task.state.value}", ex,
-                       once=("artifact-after-terminal", task.id, event.exchange))
+            self._flag(
+                event,
+                "artifact-after-terminal",
+                task.id,
+                f"artifact {key!r} updated after state {task.state.value}",
+                ex,
+                once=("artifact-after-terminal", task.id, event.exchange),
+            )
         elif ex is not None and ex.final_seen:
-            self._flag(event, "event-after-final", task.id,
-                       f"artifact {key!r} updated after final=true", ex,
-                       once=("event-after-final", ex.exchange))
+            self._flag(
+                event,
+                "event-after-final",
+                task.id,
+                f"artifact {key!r} updated after final=true",
+                ex,
+                once=("event-after-final", ex.exchange),
+            )
         if view is None:
             view = task.artifacts[key] = ArtifactView(
-                key, art.artifact_id, art.index, parts=PartList(spill=self._text_spill), first_seq=event.seq,
-                first_t=event.t)
+                key,
+                art.artifact_id,
+                art.index,
+                parts=PartList(spill=self._text_spill),
+                first_seq=event.seq,
+                first_t=event.t,
+            )
             # Only a source that saw the task (or its snapshot) from before the artifact
             # could start can tell that it never did: a push or a resubscribe may join late.
             if append and ex is not None and (ex.exchange == task.origin or ex.snapshot_seen):
-                self._flag(event, "append-unknown-artifact", task.id,
-                           f"append=true for artifact {key!r}, which was never started", ex)
+                self._flag(
+                    event,
+                    "append-unknown-artifact",
+                    task.id,
+                    f"append=true for artifact {key!r}, which was never started",
+                    ex,
+                )
             view._restart(parts, source)
         elif dup:
             if append or last is False:
@@ -982,9 +1066,14 @@ class TaskTracker:
             pos = 0
         else:
             if view.closed and view._closed_by is not None and _ordered(*view._closed_by, ex):
-                self._flag(event, "chunk-after-close", task.id,
-                           f"chunk appended to artifact {key!r} after its lastChunk", ex,
-                           once=("chunk-after-close", task.id, key, event.exchange))
+                self._flag(
+                    event,
+                    "chunk-after-close",
+                    task.id,
+                    f"chunk appended to artifact {key!r} after its lastChunk",
+                    ex,
+                    once=("chunk-after-close", task.id, key, event.exchange),
+                )
             # Kept even when illegal: the inspector shows what the agent sent.
             view._extend(parts, source)
         view.chunks.add(event.seq, event.t, append, last, parts, _size(parts), source, pos)
@@ -1001,8 +1090,16 @@ class TaskTracker:
             view.metadata = art.metadata
         view.last_seq, view.last_t = event.seq, event.t
 
-    def _place(self, task: TaskView, view: ArtifactView, parts: list[Any], append: bool, source: int,
-               ex: ExchangeView | None, event: Event) -> tuple[int, bool]:
+    def _place(
+        self,
+        task: TaskView,
+        view: ArtifactView,
+        parts: list[Any],
+        append: bool,
+        source: int,
+        ex: ExchangeView | None,
+        event: Event,
+    ) -> tuple[int, bool]:
         """Where a chunk's parts go: (position, duplicate). Position -1: a chunk that
         starts the artifact over. New parts go at the end, whatever position the source
         claims, so nothing the agent sent is lost."""
@@ -1027,7 +1124,7 @@ class TaskTracker:
         # The same parts at the source's position, or further on (a late source's first
         # guess can fall short when the same text repeats): delivered before.
         for p in range(at, n - k + 1):
-            if view.parts[p:p + k] == parts:
+            if view.parts[p : p + k] == parts:
                 view._cursor[source] = p + k
                 return p, True
         return n, False
@@ -1050,7 +1147,7 @@ class TaskTracker:
             if len(ids) >= _SSE_IDS_KEPT:
                 # A re-send repeats recent events (a reconnection's replay): the oldest
                 # half of the ids go, so a long stream does not hold one per event.
-                ex.sse_ids = ids = dict(list(ids.items())[len(ids) // 2:])
+                ex.sse_ids = ids = dict(list(ids.items())[len(ids) // 2 :])
             ids[sid] = data
             return False
         if seen == data and len(ids) >= _SSE_ID_EVIDENCE:
@@ -1080,8 +1177,9 @@ class TaskTracker:
             for pos, art in enumerate(snap.artifacts):
                 self._snapshot_artifact(task, art, pos, event, ex, late)
 
-    def _snapshot_artifact(self, task: TaskView, art: Artifact, pos: int, event: Event,
-                           ex: ExchangeView | None, late: bool = False) -> None:
+    def _snapshot_artifact(
+        self, task: TaskView, art: Artifact, pos: int, event: Event, ex: ExchangeView | None, late: bool = False
+    ) -> None:
         if art.artifact_id is not None:
             key = art.artifact_id
         else:
@@ -1090,8 +1188,13 @@ class TaskTracker:
         view = task.artifacts.get(key)
         if view is None:
             view = task.artifacts[key] = ArtifactView(
-                key, art.artifact_id, art.index, parts=PartList(spill=self._text_spill), first_seq=event.seq,
-                first_t=event.t)
+                key,
+                art.artifact_id,
+                art.index,
+                parts=PartList(spill=self._text_spill),
+                first_seq=event.seq,
+                first_t=event.t,
+            )
         source = event.exchange
         if not view.chunks:
             if late and view.snapshot is not None:
@@ -1123,7 +1226,7 @@ class TaskTracker:
                     view._cursor[source] = len(told_parts)
                 view.last_seq, view.last_t = event.seq, event.t
                 return
-            if source != view._tail and view.parts[:len(told_parts)] == told_parts:
+            if source != view._tail and view.parts[: len(told_parts)] == told_parts:
                 view._cursor[source] = len(told_parts)  # behind the assembled parts, in step
             if late:
                 return  # older news: it cannot contradict what came after it
@@ -1145,9 +1248,14 @@ class TaskTracker:
                     view.closed = True  # the task's final record: nothing more will come
             # An open artifact is still growing; only a finished one can disagree.
             elif finished and assembled != told:
-                self._flag(event, "snapshot-mismatch", task.id,
-                           f"artifact {key!r} in the task differs from its assembled chunks", ex,
-                           once=("snapshot-mismatch", task.id, key))
+                self._flag(
+                    event,
+                    "snapshot-mismatch",
+                    task.id,
+                    f"artifact {key!r} in the task differs from its assembled chunks",
+                    ex,
+                    once=("snapshot-mismatch", task.id, key),
+                )
         view.last_seq, view.last_t = event.seq, event.t
 
     def _fed_elsewhere(self, view: ArtifactView, ex: ExchangeView | None) -> bool:
@@ -1175,8 +1283,9 @@ class TaskTracker:
         """The task ``task_id``, created on first sight, tied to the exchange."""
         task = self.tasks.get(task_id)
         if task is None:
-            task = self.tasks[task_id] = TaskView(task_id, first_seq=event.seq, first_t=event.t,
-                                                  history=MessageLog(spill=self._spill))
+            task = self.tasks[task_id] = TaskView(
+                task_id, first_seq=event.seq, first_t=event.t, history=MessageLog(spill=self._spill)
+            )
             if ex is not None and ex.pending:
                 task.origin = ex.exchange  # a new task: this exchange saw all of it
         task.last_seq, task.last_t = event.seq, event.t
@@ -1195,9 +1304,14 @@ class TaskTracker:
                     for child in self._chain_children.get(ex.exchange, ()):
                         self._chain_try(child)
             elif ex.task_id != task_id:
-                self._flag(event, "task-mismatch", task_id,
-                           f"exchange concerns task {ex.task_id!r} but the agent answered for {task_id!r}",
-                           ex, once=("task-mismatch", ex.exchange))
+                self._flag(
+                    event,
+                    "task-mismatch",
+                    task_id,
+                    f"exchange concerns task {ex.task_id!r} but the agent answered for {task_id!r}",
+                    ex,
+                    once=("task-mismatch", ex.exchange),
+                )
             if task._last_exchange != ex.exchange:
                 self._link(task, ex)
             if ex.pending and ex.request_message is not None:
@@ -1213,8 +1327,7 @@ class TaskTracker:
         if ex.exchange not in task.exchanges:
             task.exchanges.append(ex.exchange)
 
-    def _transition(self, task: TaskView, status: TaskStatus, event: Event,
-                    ex: ExchangeView | None) -> bool | None:
+    def _transition(self, task: TaskView, status: TaskStatus, event: Event, ex: ExchangeView | None) -> bool | None:
         """Move the task to ``status``; True when that move was a violation, None when
         the status is older news than the current state (a late report, not a move)."""
         state = status.state
@@ -1241,28 +1354,47 @@ class TaskTracker:
         flagged = False
         if before in TERMINAL:
             flagged = True
-            self._flag(event, "transition-after-terminal", task.id,
-                       f"{before.value} -> {state.value}: the task had already ended", ex)
+            self._flag(
+                event,
+                "transition-after-terminal",
+                task.id,
+                f"{before.value} -> {state.value}: the task had already ended",
+                ex,
+            )
         elif not is_legal(before, state):
             assert before is not None  # is_legal holds for a new task
             flagged = True
-            self._flag(event, "illegal-transition", task.id,
-                       f"{before.value} -> {state.value} is not a legal transition", ex)
+            self._flag(
+                event, "illegal-transition", task.id, f"{before.value} -> {state.value} is not a legal transition", ex
+            )
         if timeline:
             timeline[-1].end_t = event.t
-        timeline.append(StateChange(state, event.t, event.seq, status.message, status.timestamp,
-                                    exchange=event.exchange))
+        timeline.append(
+            StateChange(state, event.t, event.seq, status.message, status.timestamp, exchange=event.exchange)
+        )
         task.state = state
         task.status_message = status.message
         return flagged
 
-    def _late(self, task: TaskView, status: TaskStatus, event: Event, ex: ExchangeView | None,
-              current: StateChange, order: int) -> None:
+    def _late(
+        self,
+        task: TaskView,
+        status: TaskStatus,
+        event: Event,
+        ex: ExchangeView | None,
+        current: StateChange,
+        order: int,
+    ) -> None:
         source = "a push notification" if ex is None else f"{ex.method or 'an exchange'} #{ex.exchange}"
-        why = ("its timestamp is older" if order < 0 else
-               "it came by another path than the current state, and no timestamp orders the two")
-        text = (f"{source} reported {status.state.value} after the task was already "
-                f"{current.state.value}: a late report ({why}), not a state change")
+        why = (
+            "its timestamp is older"
+            if order < 0
+            else "it came by another path than the current state, and no timestamp orders the two"
+        )
+        text = (
+            f"{source} reported {status.state.value} after the task was already "
+            f"{current.state.value}: a late report ({why}), not a state change"
+        )
         task.remarks.append(Remark(LATE, event.seq, event.t, event.exchange, status.state, text))
         self._changed.add(task.id)
 
@@ -1276,32 +1408,49 @@ class TaskTracker:
         task.last_seq, task.last_t = event.seq, event.t
         self._changed.add(task.id)
 
-    def _context(self, task: TaskView, context_id: str | None, event: Event,
-                 ex: ExchangeView | None, what: str) -> None:
+    def _context(
+        self, task: TaskView, context_id: str | None, event: Event, ex: ExchangeView | None, what: str
+    ) -> None:
         if context_id is None:
             return
         if task.context_id is None:
             task.context_id = context_id
         elif context_id != task.context_id:
-            self._flag(event, "context-mismatch", task.id,
-                       f"{what} has contextId {context_id!r}, the task has {task.context_id!r}", ex,
-                       once=("context-mismatch", task.id, event.exchange))
+            self._flag(
+                event,
+                "context-mismatch",
+                task.id,
+                f"{what} has contextId {context_id!r}, the task has {task.context_id!r}",
+                ex,
+                once=("context-mismatch", task.id, event.exchange),
+            )
 
     # ------------------------------------------------------------------ history
 
     def _user_message(self, task: TaskView, msg: Message, event: Event, ex: ExchangeView | None) -> None:
         # The user's own contextId is checked but does not set the task's: the agent does.
         if msg.context_id and task.context_id and msg.context_id != task.context_id:
-            self._flag(event, "context-mismatch", task.id,
-                       f"the message was sent with contextId {msg.context_id!r}, the task has {task.context_id!r}",
-                       ex, once=("context-mismatch", task.id, event.exchange))
+            self._flag(
+                event,
+                "context-mismatch",
+                task.id,
+                f"the message was sent with contextId {msg.context_id!r}, the task has {task.context_id!r}",
+                ex,
+                once=("context-mismatch", task.id, event.exchange),
+            )
         self._add(task, msg, event, ex)
 
     def _agent_message(self, task: TaskView, msg: Message, event: Event, ex: ExchangeView | None) -> None:
         if msg.task_id and msg.task_id != task.id:
             who = f"message {msg.message_id!r}" if msg.message_id else "a message"
-            self._flag(event, "task-mismatch", task.id, f"{who} of this task names task {msg.task_id!r}",
-                       ex, once=("task-mismatch", "message", task.id, event.exchange))
+            self._flag(
+                event,
+                "task-mismatch",
+                task.id,
+                f"{who} of this task names task {msg.task_id!r}",
+                ex,
+                once=("task-mismatch", "message", task.id, event.exchange),
+            )
         self._add(task, msg, event, ex)
 
     def _add(self, task: TaskView, msg: Message, event: Event, ex: ExchangeView | None) -> None:
@@ -1314,9 +1463,14 @@ class TaskTracker:
                 seen = task.history[at]
                 if seen.message_id == mid:
                     if seen is not msg and not _same_content(seen, msg):
-                        self._flag(event, "message-id-reused", task.id,
-                                   f"messageId {mid!r} was used for two different messages", ex,
-                                   once=("message-id-reused", task.id, mid))
+                        self._flag(
+                            event,
+                            "message-id-reused",
+                            task.id,
+                            f"messageId {mid!r} was used for two different messages",
+                            ex,
+                            once=("message-id-reused", task.id, mid),
+                        )
                     return
                 # Another id with the same hash: a new message, only not findable by id.
         # Id-less (0.1) messages seen live are each a real turn, so they are never merged
@@ -1337,8 +1491,7 @@ class TaskTracker:
         key = _content_key(msg)
         return any(m.message_id is None and _content_key(m) == key for m in task.history)
 
-    def _merge_history(self, task: TaskView, snapshot: list[Message], event: Event,
-                       ex: ExchangeView | None) -> None:
+    def _merge_history(self, task: TaskView, snapshot: list[Message], event: Event, ex: ExchangeView | None) -> None:
         """Merge a snapshot's history into the task's, keeping both orders.
 
         Messages already known (by id, or by content and occurrence when one side has no
@@ -1355,9 +1508,14 @@ class TaskTracker:
             j = by_id.get(msg.message_id) if msg.message_id is not None else None
             if j is not None:
                 if not _same_content(old[j], msg):
-                    self._flag(event, "message-id-reused", task.id,
-                               f"messageId {msg.message_id!r} was used for two different messages",
-                               ex, once=("message-id-reused", task.id, msg.message_id))
+                    self._flag(
+                        event,
+                        "message-id-reused",
+                        task.id,
+                        f"messageId {msg.message_id!r} was used for two different messages",
+                        ex,
+                        once=("message-id-reused", task.id, msg.message_id),
+                    )
             elif idless or msg.message_id is None:
                 if by_content is None:
                     by_content = {}
@@ -1386,8 +1544,16 @@ class TaskTracker:
 
     # ------------------------------------------------------------------ violations
 
-    def _flag(self, event: Event, code: str, task_id: str | None, message: str,
-              ex: ExchangeView | None = None, *, once: tuple[Any, ...] | None = None) -> None:
+    def _flag(
+        self,
+        event: Event,
+        code: str,
+        task_id: str | None,
+        message: str,
+        ex: ExchangeView | None = None,
+        *,
+        once: tuple[Any, ...] | None = None,
+    ) -> None:
         if once is not None:
             if once in self._once:
                 return
@@ -1435,7 +1601,7 @@ def _instant(timestamp: str | None) -> float | None:
     except ValueError:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return when.timestamp()
 
 

@@ -90,11 +90,24 @@ class InspectorApp(App[int]):
     #: The task the task views focus on (per active connection).
     task_id: reactive[str | None] = reactive(None, init=False, always_update=True, repaint=False)
 
-    def __init__(self, *, url: str | None = None, dialect: str = "auto", binding: str = "auto", demo: bool = False,
-                 record: str | None = None, settings: store.Settings | None = None,
-                 agent_store: store.AgentStore | None = None, demo_scenario: str = "demo",
-                 replay: Any = None, push_port: int = 0, record_append: bool = False,
-                 hub: Any = None, proxy: Any = None, tls: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        url: str | None = None,
+        dialect: str = "auto",
+        binding: str = "auto",
+        demo: bool = False,
+        record: str | None = None,
+        settings: store.Settings | None = None,
+        agent_store: store.AgentStore | None = None,
+        demo_scenario: str = "demo",
+        replay: Any = None,
+        push_port: int = 0,
+        record_append: bool = False,
+        hub: Any = None,
+        proxy: Any = None,
+        tls: Any = None,
+    ) -> None:
         """``hub``: run a Society AI hub here (headless.hub_cmd.HubOptions); each agent
         that registers opens as ``ws-agent://NAME`` (see ``start_hub``). ``tls``: how
         ``url``'s certificate is checked (client.tls.TlsOptions: --cacert, --cert/--key,
@@ -276,21 +289,33 @@ class InspectorApp(App[int]):
         self.to_main(ConnectionChanged(conn))
         return conn
 
-    def connect_to(self, url: str, *, dialect: str = "auto", name: str | None = None,
-                   saved: store.SavedAgent | None = None, binding: str = "auto", tls: Any = None) -> AgentConnection:
+    def connect_to(
+        self,
+        url: str,
+        *,
+        dialect: str = "auto",
+        name: str | None = None,
+        saved: store.SavedAgent | None = None,
+        binding: str = "auto",
+        tls: Any = None,
+    ) -> AgentConnection:
         from .connection import AgentConnection
         from .saved_auth import saved_auth, saved_tls
 
         auth = saved_auth(saved) if saved is not None else None
         tls = saved_tls(saved) if saved is not None else tls
-        conn = AgentConnection(url, name=name or (saved.name if saved else None),
-                               dialect=saved.dialect if saved else dialect,
-                               card_url=saved.card_url if saved else None,
-                               headers=saved.headers if saved else None, auth=auth,
-                               secret_names=tuple(self.settings.redact_headers),
-                               plain_names=tuple(self.settings.plain_headers),
-                               binding=saved.binding if saved is not None and binding == "auto" else binding,
-                               tls=tls)
+        conn = AgentConnection(
+            url,
+            name=name or (saved.name if saved else None),
+            dialect=saved.dialect if saved else dialect,
+            card_url=saved.card_url if saved else None,
+            headers=saved.headers if saved else None,
+            auth=auth,
+            secret_names=tuple(self.settings.redact_headers),
+            plain_names=tuple(self.settings.plain_headers),
+            binding=saved.binding if saved is not None and binding == "auto" else binding,
+            tls=tls,
+        )
         conn.saved_as = saved.name if saved else None
         conn.secret_headers = dict(saved.secret_headers) if saved else {}
         self.open_connection(conn)
@@ -316,9 +341,13 @@ class InspectorApp(App[int]):
             return
         key = "shift+F8" if missing.axis == "binding" else "F8"
         text = client.redaction.shown(missing.warning(client.endpoint))
-        self.notify(f"{visible(text, single_line=True)}\n({missing.way('F8: choose {}', f'{key}: choose one it lists')})",
-                    title=f"{missing.axis} not in the card", severity="warning", timeout=ERROR_TOAST_SECONDS,
-                    markup=False)
+        self.notify(
+            f"{visible(text, single_line=True)}\n({missing.way('F8: choose {}', f'{key}: choose one it lists')})",
+            title=f"{missing.axis} not in the card",
+            severity="warning",
+            timeout=ERROR_TOAST_SECONDS,
+            markup=False,
+        )
 
     @work(exit_on_error=False)
     async def start_demo(self) -> None:
@@ -348,8 +377,12 @@ class InspectorApp(App[int]):
         self.hub = (hub, server, recorder)
         hub.listeners.append(self._hub_changed)
         self.sub_title = f"hub {server.ws_url}"
-        self.notify(f"agents connect to {server.ws_url}; the bridge is {server.base_url}/agents/NAME",
-                    title="hub", timeout=10, markup=False)
+        self.notify(
+            f"agents connect to {server.ws_url}; the bridge is {server.base_url}/agents/NAME",
+            title="hub",
+            timeout=10,
+            markup=False,
+        )
 
     @work(exit_on_error=False)
     async def start_proxy(self) -> None:
@@ -375,8 +408,11 @@ class InspectorApp(App[int]):
         """The Check view: a2a-inspect check's probes against the active agent."""
         conn = self.active
         if not checkable(conn):
-            self.notify("a check needs a live HTTP or gRPC agent: connect to one first (ctrl+o)",
-                        severity="warning", markup=False)
+            self.notify(
+                "a check needs a live HTTP or gRPC agent: connect to one first (ctrl+o)",
+                severity="warning",
+                markup=False,
+            )
             return
         from .screens.check import CheckScreen
 
@@ -401,8 +437,7 @@ class InspectorApp(App[int]):
     def hub_connection(self, name: str) -> AgentConnection | None:
         from ..hub.client import HubClient
 
-        return next((c for c in self.connections
-                     if isinstance(c.client, HubClient) and c.client.name == name), None)
+        return next((c for c in self.connections if isinstance(c.client, HubClient) and c.client.name == name), None)
 
     def _hub_changed(self, what: str, entry: Any) -> None:
         """A hub listener: an agent registered, went stale, came back or left."""
@@ -413,8 +448,9 @@ class InspectorApp(App[int]):
         if what == "registered":
             if conn is None:
                 hub = self.hub[0]
-                conn = AgentConnection(entry.url, name=entry.name, session=entry.session,
-                                       client=HubClient(hub, entry.name))
+                conn = AgentConnection(
+                    entry.url, name=entry.name, session=entry.session, client=HubClient(hub, entry.name)
+                )
                 self.open_connection(conn, activate=self.active is None)
             else:
                 self.notify(f"{entry.url} registered again", title="hub", markup=False)
@@ -424,8 +460,12 @@ class InspectorApp(App[int]):
             return
         if what == "stale":
             conn.state = "stale"
-            self.notify(f"{entry.url} has sent nothing for the heartbeat timeout: marked stale",
-                        title="hub", severity="warning", markup=False)
+            self.notify(
+                f"{entry.url} has sent nothing for the heartbeat timeout: marked stale",
+                title="hub",
+                severity="warning",
+                markup=False,
+            )
         elif what == "alive":
             conn.state = "ready"
         elif what == "offline":
@@ -486,13 +526,14 @@ class InspectorApp(App[int]):
         # A URL in an error ("cannot connect to http://...?token=...") loses its secrets,
         # as it does in a recording: people share screenshots too.
         redaction = getattr(client, "redaction", None) or Redaction()
+
         # The title may name the agent's data too ("cancel <task id> failed"): made
         # visible like the rest (a toast's title is drawn as it is, never as markup).
         def bounded(text: str, limit: int, whole: str = "") -> str:
             # Redacted a little past the cut, so that a secret across it is still caught,
             # and no further: a 50 MB message took seconds to scan.
             head = redaction.shown(text[: limit + 4096])
-            return clip(head[:limit], limit, whole, size=len(text) - len(text[:limit + 4096]) + len(head))
+            return clip(head[:limit], limit, whole, size=len(text) - len(text[: limit + 4096]) + len(head))
 
         title = visible(bounded(title, 200), single_line=True)
         dialect = client.dialect if client else None
@@ -523,8 +564,9 @@ class InspectorApp(App[int]):
         shown = visible(summary, single_line=True)
         if hint:
             shown += "\n" + visible(redaction.shown(hint), single_line=True)
-        self.notify(f"{shown}\n(ctrl+e: details)", title=title,
-                    severity="error", timeout=ERROR_TOAST_SECONDS, markup=False)
+        self.notify(
+            f"{shown}\n(ctrl+e: details)", title=title, severity="error", timeout=ERROR_TOAST_SECONDS, markup=False
+        )
 
     def _conn_worker(self, conn: AgentConnection, coro: Awaitable[Any], name: str) -> Any:
         # Grouped per connection so closing a connection can stop its streams first.
@@ -533,8 +575,8 @@ class InspectorApp(App[int]):
     def send_message(self, conn: AgentConnection, params: m.SendParams, stream: bool) -> Any:
         verb = "streaming" if stream else "sending"
         return self._conn_worker(
-            conn, self.call_agent(conn, f"{verb} to {conn.name}", conn.send(params, stream=stream)),
-            "send")
+            conn, self.call_agent(conn, f"{verb} to {conn.name}", conn.send(params, stream=stream)), "send"
+        )
 
     def task_action(self, conn: AgentConnection, action: str, task_id: str) -> Any:
         calls: dict[str, Callable[[], Awaitable[Any]]] = {
@@ -583,8 +625,12 @@ class InspectorApp(App[int]):
         from ..protocol.bindings import LABELS
 
         if binding in ("rest", "grpc") and conn.requested_dialect == "0.1":
-            self.notify(f"the 0.1 draft has no {LABELS[binding]} binding: switch the dialect first (f8)",
-                        title="binding not switched", severity="warning", markup=False)
+            self.notify(
+                f"the 0.1 draft has no {LABELS[binding]} binding: switch the dialect first (f8)",
+                title="binding not switched",
+                severity="warning",
+                markup=False,
+            )
             return
         await self.call_agent(conn, f"switching to binding {binding}", conn.switch_binding(binding))
         self.warn_not_in_card(conn)
@@ -596,11 +642,17 @@ class InspectorApp(App[int]):
         path = path or store.default_recording_path(conn.url, self.settings)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn.start_recording(path, redact=self.settings.redact,
-                                 extra_secret_headers=tuple(self.settings.redact_headers), append=append)
+            conn.start_recording(
+                path,
+                redact=self.settings.redact,
+                extra_secret_headers=tuple(self.settings.redact_headers),
+                append=append,
+            )
         except FileExistsError:
-            self.report_error(f"cannot record to {path}",
-                              OSError(f"{path.name} exists: start with --append to add this session to it"))
+            self.report_error(
+                f"cannot record to {path}",
+                OSError(f"{path.name} exists: start with --append to add this session to it"),
+            )
             return
         except (OSError, ValueError) as exc:
             self.report_error(f"cannot record to {path}", exc)
@@ -651,7 +703,6 @@ class InspectorApp(App[int]):
         self._focus_view(name, tries=10)
 
     def _focus_view(self, name: str, tries: int = 0) -> None:
-
         """Focus the view's own widget; a view that has just mounted (see
         MainScreen.mount_view) may not be focusable yet: try again after the next
         refresh, a few times."""
@@ -738,8 +789,9 @@ class InspectorApp(App[int]):
             if url:
                 self.connect_to(url.strip())
 
-        self.push_screen(PromptScreen("Connect to agent", "http://127.0.0.1:8003",
-                                      placeholder="agent base URL or card URL"), opened)
+        self.push_screen(
+            PromptScreen("Connect to agent", "http://127.0.0.1:8003", placeholder="agent base URL or card URL"), opened
+        )
 
     def watch_active(self, conn: AgentConnection | None) -> None:
         self.task_id = None

@@ -20,8 +20,11 @@ def refused_hint(conn: Any, exc: BaseException) -> str | None:
     what = asks[0] if asks else None
     if asks is not None and asks[1].kind == "other":
         what = f"{what} (a token from it goes as a bearer token)"
-    where = ("ctrl+b, then e edits the saved agent's auth" if getattr(conn, "saved_as", None)
-             else "ctrl+b, then s saves this agent, its auth prefilled from the card")
+    where = (
+        "ctrl+b, then e edits the saved agent's auth"
+        if getattr(conn, "saved_as", None)
+        else "ctrl+b, then s saves this agent, its auth prefilled from the card"
+    )
     auth = getattr(conn, "auth", None)
     if auth is not None:
         # A credential went and was refused: it is the one to check.

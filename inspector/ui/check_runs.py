@@ -15,8 +15,11 @@ from typing import Any
 TEXT_MAX = 2000
 
 #: Probes that a --running-text or an --ask makes runnable: their skips point at the options.
-OPTION_PROBES = {"multi-turn.continue": "ask", "tasks.cancel-running": "running text",
-                 "tasks.subscribe-running": "running text"}
+OPTION_PROBES = {
+    "multi-turn.continue": "ask",
+    "tasks.cancel-running": "running text",
+    "tasks.subscribe-running": "running text",
+}
 
 
 @dataclass(frozen=True)
@@ -81,12 +84,22 @@ def options_for(conn: Any, settings: CheckSettings) -> Any:
     and what the person set."""
     from ..check import CheckOptions
 
-    return CheckOptions(url=conn.url, dialect=conn.requested_dialect, binding=conn.requested_binding,
-                        card_url=conn.card_url, headers=conn.headers, auth=conn.auth, timeouts=conn.timeouts,
-                        limits=conn.limits, secret_names=tuple(conn.secret_names),
-                        plain_names=tuple(conn.plain_names), tls=getattr(conn, "tls", None),
-                        ask=settings.ask or None, running_text=settings.running_text or None,
-                        only=settings.groups)
+    return CheckOptions(
+        url=conn.url,
+        dialect=conn.requested_dialect,
+        binding=conn.requested_binding,
+        card_url=conn.card_url,
+        headers=conn.headers,
+        auth=conn.auth,
+        timeouts=conn.timeouts,
+        limits=conn.limits,
+        secret_names=tuple(conn.secret_names),
+        plain_names=tuple(conn.plain_names),
+        tls=getattr(conn, "tls", None),
+        ask=settings.ask or None,
+        running_text=settings.running_text or None,
+        only=settings.groups,
+    )
 
 
 class CheckMemory:
@@ -133,8 +146,7 @@ class CheckMemory:
             self._tell(conn.id, run)
 
         try:
-            run.report = await run_check(options_for(conn, run.settings), conn.session, conn.tracker,
-                                         on_result=add)
+            run.report = await run_check(options_for(conn, run.settings), conn.session, conn.tracker, on_result=add)
         except asyncio.CancelledError:
             run.error = "stopped before it finished"
             raise

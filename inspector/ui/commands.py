@@ -26,12 +26,19 @@ from textual.content import Content
 
 from ..textsafe import visible
 
-VIEWS = (("card", "the agent card"), ("task", "the selected task: conversation, state, artifacts"),
-         ("tasks", "every task of the agent"), ("traffic", "every request, response and event"),
-         ("push", "push notifications"))
+VIEWS = (
+    ("card", "the agent card"),
+    ("task", "the selected task: conversation, state, artifacts"),
+    ("tasks", "every task of the agent"),
+    ("traffic", "every request, response and event"),
+    ("push", "push notifications"),
+)
 DIALECTS = (("auto", "detect again"), ("0.1", "the 0.1 draft"), ("0.3", "0.2 / 0.3"), ("1.0", "1.0"))
-BINDINGS = (("auto", "the card's first interface a2a-inspect speaks"), ("jsonrpc", "JSON-RPC 2.0 over HTTP"),
-            ("rest", "HTTP+JSON/REST (0.3 and 1.0)"))
+BINDINGS = (
+    ("auto", "the card's first interface a2a-inspect speaks"),
+    ("jsonrpc", "JSON-RPC 2.0 over HTTP"),
+    ("rest", "HTTP+JSON/REST (0.3 and 1.0)"),
+)
 
 
 def literal_markup(text: str) -> str:
@@ -87,8 +94,9 @@ class InspectorCommands(Provider):
         if self._has(self.app, action):
             yield Command(name, help, partial(self._act, self.app, action))
 
-    def _widget_command(self, name: str, help: str, selector: str, action: str,
-                        view: str | None = None) -> Iterator[Command]:
+    def _widget_command(
+        self, name: str, help: str, selector: str, action: str, view: str | None = None
+    ) -> Iterator[Command]:
         mount_view = getattr(self._main, "mount_view", None)
         if view is not None and mount_view is not None:
             mount_view(view)  # a hidden tab's view mounts after the first frame: now, if not yet
@@ -110,8 +118,13 @@ class InspectorCommands(Provider):
 
         add(self._app_command("Connect to an agent URL…", "open a new connection (ctrl+o)", "open_url"))
         if live is not None and not getattr(live, "fixed_client", False):
-            add(self._app_command("Check the agent against the spec", "a2a-inspect check's probes on every "
-                                  "binding the card lists (f7)", "check"))
+            add(
+                self._app_command(
+                    "Check the agent against the spec",
+                    "a2a-inspect check's probes on every binding the card lists (f7)",
+                    "check",
+                )
+            )
         for view, what in VIEWS:
             add(self._app_command(f"Show {view} view", what, f"view({view!r})"))
 
@@ -119,14 +132,33 @@ class InspectorCommands(Provider):
         if live is not None:
             send, stream = self._wire(live, Method.SEND), self._wire(live, Method.STREAM)
             spelled = " / ".join(w for w in (send, stream) if isinstance(w, str))
-            add(self._widget_command(f"Send the composed message{f' ({spelled})' if spelled else ''}",
-                                     "send or stream it, as the composer says (ctrl+s)",
-                                     "#composer", "send", "task"))
-            add(self._widget_command("Switch send / stream", "toggle how the composer sends (ctrl+t)",
-                                     "#composer", "toggle_stream", "task"))
-            add(self._widget_command("New task / continue the selected task",
-                                     "toggle what the next message starts (ctrl+n)", "#composer",
-                                     "toggle_target", "task"))
+            add(
+                self._widget_command(
+                    f"Send the composed message{f' ({spelled})' if spelled else ''}",
+                    "send or stream it, as the composer says (ctrl+s)",
+                    "#composer",
+                    "send",
+                    "task",
+                )
+            )
+            add(
+                self._widget_command(
+                    "Switch send / stream",
+                    "toggle how the composer sends (ctrl+t)",
+                    "#composer",
+                    "toggle_stream",
+                    "task",
+                )
+            )
+            add(
+                self._widget_command(
+                    "New task / continue the selected task",
+                    "toggle what the next message starts (ctrl+n)",
+                    "#composer",
+                    "toggle_target",
+                    "task",
+                )
+            )
 
         # The selected task.
         task_id = getattr(app, "task_id", None)
@@ -134,9 +166,10 @@ class InspectorCommands(Provider):
             task = live.tracker.task(task_id)
             ended = task is not None and task.terminal
             for action, method, name, help in (
-                    ("get", Method.GET, "Get the selected task", "the agent's view of it"),
-                    ("cancel", Method.CANCEL, "Cancel the selected task", "ask the agent to stop it"),
-                    ("resubscribe", Method.RESUBSCRIBE, "Resubscribe to the selected task", "reopen its stream")):
+                ("get", Method.GET, "Get the selected task", "the agent's view of it"),
+                ("cancel", Method.CANCEL, "Cancel the selected task", "ask the agent to stop it"),
+                ("resubscribe", Method.RESUBSCRIBE, "Resubscribe to the selected task", "reopen its stream"),
+            ):
                 if ended and action != "get":
                     continue
                 wire = self._wire(live, method)
@@ -146,46 +179,84 @@ class InspectorCommands(Provider):
                 out.append(Command(label, f"{help} ({task_id})", partial(app.task_action, live, action, task_id)))
 
         if live is not None:
-            add(self._app_command("Get a task by id…", "fetch any task of the agent and show it",
-                                  "get_task_by_id"))
+            add(self._app_command("Get a task by id…", "fetch any task of the agent and show it", "get_task_by_id"))
 
         # Push notifications.
         if live is not None:
             receiver = live.push.receiver
             if receiver is not None and receiver.running:
-                add(self._widget_command("Stop the push receiver", f"stop listening on {receiver.url}",
-                                         "#push-panel", "stop_receiver", "push"))
+                add(
+                    self._widget_command(
+                        "Stop the push receiver",
+                        f"stop listening on {receiver.url}",
+                        "#push-panel",
+                        "stop_receiver",
+                        "push",
+                    )
+                )
             else:
-                add(self._widget_command("Start the push receiver", "a local webhook for this agent's notifications",
-                                         "#push-panel", "start_receiver", "push"))
-            add(self._widget_command("Register the push receiver for the selected task",
-                                     "the agent will POST this task's updates to the receiver",
-                                     "#push-panel", "register_push", "push"))
+                add(
+                    self._widget_command(
+                        "Start the push receiver",
+                        "a local webhook for this agent's notifications",
+                        "#push-panel",
+                        "start_receiver",
+                        "push",
+                    )
+                )
+            add(
+                self._widget_command(
+                    "Register the push receiver for the selected task",
+                    "the agent will POST this task's updates to the receiver",
+                    "#push-panel",
+                    "register_push",
+                    "push",
+                )
+            )
 
         # Traffic.
         if conn is not None:
-            add(self._widget_command("Filter traffic", "kind:, method:, ex:, status:, task: or any text",
-                                     "#traffic-view", "focus_filter", "traffic"))
-            add(self._widget_command("Copy the selected event's body", "the raw body, to the clipboard",
-                                     "#traffic-view", "copy_body", "traffic"))
+            add(
+                self._widget_command(
+                    "Filter traffic",
+                    "kind:, method:, ex:, status:, task: or any text",
+                    "#traffic-view",
+                    "focus_filter",
+                    "traffic",
+                )
+            )
+            add(
+                self._widget_command(
+                    "Copy the selected event's body",
+                    "the raw body, to the clipboard",
+                    "#traffic-view",
+                    "copy_body",
+                    "traffic",
+                )
+            )
 
         # Dialect.
         if live is not None and callable(getattr(app, "switch_dialect", None)):
             current = getattr(live, "requested_dialect", None)
             for dialect, what in DIALECTS:
                 if dialect != current:
-                    out.append(Command(f"Switch dialect to {dialect}", what,
-                                       partial(app.switch_dialect, live, dialect)))
+                    out.append(
+                        Command(f"Switch dialect to {dialect}", what, partial(app.switch_dialect, live, dialect))
+                    )
         add(self._app_command("Choose dialect…", "the dialect menu (f8)", "choose_dialect"))
 
         # Binding.
-        if live is not None and not getattr(live, "fixed_client", False) \
-                and callable(getattr(app, "switch_binding", None)):
+        if (
+            live is not None
+            and not getattr(live, "fixed_client", False)
+            and callable(getattr(app, "switch_binding", None))
+        ):
             current = getattr(live, "requested_binding", None)
             for binding, what in BINDINGS:
                 if binding != current:
-                    out.append(Command(f"Switch binding to {binding}", what,
-                                       partial(app.switch_binding, live, binding)))
+                    out.append(
+                        Command(f"Switch binding to {binding}", what, partial(app.switch_binding, live, binding))
+                    )
         add(self._app_command("Choose binding…", "JSON-RPC or HTTP+JSON/REST (shift+f8)", "choose_binding"))
 
         # Recording.
@@ -203,7 +274,7 @@ class InspectorCommands(Provider):
         return out
 
     @staticmethod
-    def _wire(conn: Any, method: Any) -> str | None | bool:
+    def _wire(conn: Any, method: Any) -> str | bool | None:
         """How the connection's dialect spells ``method``; None while the dialect is not
         known yet; False when the dialect has no such method."""
         client = getattr(conn, "client", None)
@@ -218,13 +289,17 @@ class InspectorCommands(Provider):
 
     async def discover(self) -> Hits:
         for command in self.commands():
-            yield DiscoveryHit(Content(command.name), command.run, text=command.name,
-                               help=literal_markup(command.help))
+            yield DiscoveryHit(Content(command.name), command.run, text=command.name, help=literal_markup(command.help))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in self.commands():
             score = matcher.match(command.name)
             if score > 0:
-                yield Hit(score, matcher.highlight(command.name), command.run, text=command.name,
-                          help=literal_markup(command.help))
+                yield Hit(
+                    score,
+                    matcher.highlight(command.name),
+                    command.run,
+                    text=command.name,
+                    help=literal_markup(command.help),
+                )

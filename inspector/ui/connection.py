@@ -9,10 +9,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from typing import TYPE_CHECKING
 
 from ..protocol import models as m
 from ..session import Kind, Recorder, Session, TaskTracker
@@ -59,13 +57,26 @@ def display_name(url: str) -> str:
 
 
 class AgentConnection:
-    def __init__(self, url: str, *, name: str | None = None, dialect: str = "auto",
-                 card_url: str | None = None, headers: Mapping[str, str] | None = None,
-                 auth: Auth | None = None, timeouts: Timeouts | None = None,
-                 session: Session | None = None, dialect_cache: Any = None,
-                 read_only: bool = False, secret_names: tuple[str, ...] = (),
-                 limits: Limits | None = None, binding: str = "auto", client: Any = None,
-                 plain_names: tuple[str, ...] = (), tls: Any = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        dialect: str = "auto",
+        card_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        auth: Auth | None = None,
+        timeouts: Timeouts | None = None,
+        session: Session | None = None,
+        dialect_cache: Any = None,
+        read_only: bool = False,
+        secret_names: tuple[str, ...] = (),
+        limits: Limits | None = None,
+        binding: str = "auto",
+        client: Any = None,
+        plain_names: tuple[str, ...] = (),
+        tls: Any = None,
+    ) -> None:
         """``client``: one that is not an HTTP A2AClient (a hub's ws-agent: see
         inspector.hub.client.HubClient); it has the same calls, and its own dialect.
         ``binding``: auto, jsonrpc or rest (see A2AClient's). ``tls``: client.tls.TlsOptions
@@ -92,8 +103,9 @@ class AgentConnection:
         self.plain_names = plain_names
         #: The client is not an HTTP one (a ws-agent at a hub): no dialect to switch.
         self.fixed_client = client is not None
-        self.client: A2AClient | None = client if client is not None else (
-            None if read_only else self._new_client(dialect))
+        self.client: A2AClient | None = (
+            client if client is not None else (None if read_only else self._new_client(dialect))
+        )
         #: "new" | "connecting" | "ready" | "error" | "replay"
         self.state = "replay" if read_only else "new"
         self.error: BaseException | None = None
@@ -108,7 +120,7 @@ class AgentConnection:
         #: The local push receiver and what the agent was asked to push to it.
         self.push = ConnectionPush(self.session, lambda: self.dialect_name)
 
-    def _new_client(self, dialect: str) -> "A2AClient":
+    def _new_client(self, dialect: str) -> A2AClient:
         from ..client import A2AClient, Timeouts
 
         if self.timeouts is None:
@@ -116,10 +128,21 @@ class AgentConnection:
         kwargs: dict[str, Any] = {}
         if self._dialect_cache is not None:
             kwargs["dialect_cache"] = self._dialect_cache
-        return A2AClient(self.url, session=self.session, dialect=dialect, card_url=self.card_url,
-                         headers=self.headers, auth=self.auth, timeouts=self.timeouts,
-                         secret_names=self.secret_names, plain_names=self.plain_names, limits=self.limits,
-                         binding=self.requested_binding, tls=self.tls, **kwargs)
+        return A2AClient(
+            self.url,
+            session=self.session,
+            dialect=dialect,
+            card_url=self.card_url,
+            headers=self.headers,
+            auth=self.auth,
+            timeouts=self.timeouts,
+            secret_names=self.secret_names,
+            plain_names=self.plain_names,
+            limits=self.limits,
+            binding=self.requested_binding,
+            tls=self.tls,
+            **kwargs,
+        )
 
     # ------------------------------------------------------------------ facts for views
 
@@ -167,7 +190,7 @@ class AgentConnection:
             return "recording" if self.recorded().binding else None
         return getattr(self.client, "binding_source", None)
 
-    def recorded(self) -> "RecordedFacts":
+    def recorded(self) -> RecordedFacts:
         """A read-only connection has no client: what the client knew (the card, the
         dialect) is read from the session's events instead, as far as they go."""
         facts = self._recorded
@@ -185,7 +208,7 @@ class AgentConnection:
 
     # ------------------------------------------------------------------ calls
 
-    def _require(self) -> "A2AClient":
+    def _require(self) -> A2AClient:
         if self.client is None:
             from ..client import TransportError
 
@@ -269,17 +292,22 @@ class AgentConnection:
 
     # ------------------------------------------------------------------ recording
 
-    def start_recording(self, path: Path, *, redact: bool = True,
-                        extra_secret_headers: tuple[str, ...] = (), append: bool = False) -> Recorder:
+    def start_recording(
+        self, path: Path, *, redact: bool = True, extra_secret_headers: tuple[str, ...] = (), append: bool = False
+    ) -> Recorder:
         """Record this connection's session; its credentials (whatever their headers'
         names), secret headers and URL query secrets are redacted, as on the CLI."""
         from ..session.redact import Redaction
 
         self.stop_recording()
         redaction = Redaction.for_connection(
-            enabled=redact, extra_names=extra_secret_headers,
-            credentials=self.auth.headers() if self.auth else None, headers=self.headers,
-            urls=(self.url, self.card_url), plain_names=self.plain_names)
+            enabled=redact,
+            extra_names=extra_secret_headers,
+            credentials=self.auth.headers() if self.auth else None,
+            headers=self.headers,
+            urls=(self.url, self.card_url),
+            plain_names=self.plain_names,
+        )
         self.recorder = Recorder.attach(self.session, path, redact=redaction, append=append)
         return self.recorder
 
@@ -336,8 +364,11 @@ class RecordedFacts:
             if method == "card":
                 url = data.get("url")
                 self._card_requests[event.exchange] = url if isinstance(url, str) else None
-            elif (method != "probe" and isinstance(data.get("dialect"), str)
-                  and self.dialect_source in (None, "recording")):
+            elif (
+                method != "probe"
+                and isinstance(data.get("dialect"), str)
+                and self.dialect_source in (None, "recording")
+            ):
                 # Only until the client's own choice (a NOTE) is seen.
                 self.dialect, self.dialect_source = data["dialect"], "recording"
             if method not in ("card", "probe") and isinstance(data.get("dialect"), str):
@@ -367,8 +398,8 @@ class RecordedFacts:
 
 
 def _json_body(data: Mapping[str, Any]) -> Any:
-    from ..session.payloads import body_bytes
     from ..protocol.wire import parse_json
+    from ..session.payloads import body_bytes
 
     try:
         body = body_bytes(dict(data))

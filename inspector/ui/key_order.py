@@ -20,8 +20,8 @@ the keys go on as Textual alone would take them.
 from __future__ import annotations
 
 from collections import deque
-from functools import partial
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from textual import events

@@ -26,9 +26,16 @@ def launch(args: argparse.Namespace) -> int:
 
         print(f"a2a-inspect: {exc}", file=sys.stderr)
         return 2
-    app = InspectorApp(url=args.url, dialect=dialect, binding=binding, demo=args.demo, record=args.record,
-                       push_port=getattr(args, "push_port", 0) or 0,
-                       record_append=bool(getattr(args, "append", False)), tls=tls)
+    app = InspectorApp(
+        url=args.url,
+        dialect=dialect,
+        binding=binding,
+        demo=args.demo,
+        record=args.record,
+        push_port=getattr(args, "push_port", 0) or 0,
+        record_append=bool(getattr(args, "append", False)),
+        tls=tls,
+    )
     result = app.run()
     return result if isinstance(result, int) else 0
 

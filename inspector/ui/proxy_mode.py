@@ -21,8 +21,7 @@ async def start_proxy(app: Any, options: Any) -> None:
     except (RulesError, ValueError) as exc:
         app.report_error("the proxy cannot start", exc)
         return
-    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream,
-                         allow_hosts=options.allow_hosts)
+    server = ProxyServer(proxy, port=options.port, grpc_upstream=options.grpc_upstream, allow_hosts=options.allow_hosts)
     recorder = await start_listening(app, "proxy", proxy.session, options, server)
     if recorder is False:
         return
@@ -34,8 +33,12 @@ async def start_proxy(app: Any, options: Any) -> None:
     app.open_connection(conn)
     _follow_facts(app, conn)
     app.sub_title = f"proxy {server.base_url}"
-    app.notify(f"clients connect to {server.base_url} (→ {upstreams}); F10: fault rules",
-               title="proxy", timeout=10, markup=False)
+    app.notify(
+        f"clients connect to {server.base_url} (→ {upstreams}); F10: fault rules",
+        title="proxy",
+        timeout=10,
+        markup=False,
+    )
 
 
 async def stop_proxy(app: Any) -> None:

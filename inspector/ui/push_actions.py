@@ -26,8 +26,10 @@ def _port_for(app: Any, conn: AgentConnection) -> int:
     """The chosen port (--push-port) goes to the first receiver that asks; one port
     serves one receiver, so the others get free ports."""
     port = getattr(app, "push_port", 0) or 0
-    taken = any(c is not conn and c.push.receiver is not None and c.push.receiver.port == port
-                for c in getattr(app, "connections", []))
+    taken = any(
+        c is not conn and c.push.receiver is not None and c.push.receiver.port == port
+        for c in getattr(app, "connections", [])
+    )
     return 0 if taken else port
 
 
@@ -77,5 +79,6 @@ async def _register(app: Any, conn: AgentConnection, task_id: str) -> None:
     config = await app.call_agent(conn, f"registering push for {task_id[:8]}", conn.register_push(task_id))
     if config is None:
         return
-    app.notify(f"the agent will push task {visible(task_id, single_line=True)} to {config.url}",
-               title="push", markup=False)
+    app.notify(
+        f"the agent will push task {visible(task_id, single_line=True)} to {config.url}", title="push", markup=False
+    )

@@ -64,7 +64,7 @@ def format_t(t: float) -> str:
     return f"{minutes}:{seconds:06.3f}"
 
 
-def parse_target(text: str, controller: "ReplayController") -> int:
+def parse_target(text: str, controller: ReplayController) -> int:
     """What ``g`` was given: an event number (0..N), or a recorded time like ``12.5s``.
     Raises ValueError with a message for the user."""
     text = text.strip().lower()
@@ -99,9 +99,15 @@ class ReplayController:
     applies seeks that were deferred to keep key repeat from rebuilding every key press.
     """
 
-    def __init__(self, recording: Recording | RecordingIndex, *, name: str = "recording",
-                 url: str | None = None, cursor: int | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        recording: Recording | RecordingIndex,
+        *,
+        name: str = "recording",
+        url: str | None = None,
+        cursor: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """``recording``: a loaded Recording, or a RecordingIndex (events read from the
         file as the cursor moves; the index may still be growing in the background, and
         ``total`` with it). ``cursor`` None: the end, or the start while still indexing."""
@@ -199,7 +205,7 @@ class ReplayController:
         marks = self.source.marks
         cached = self._mark_positions
         if len(cached) < len(marks):
-            cached.extend(m.position for m in marks[len(cached):])
+            cached.extend(m.position for m in marks[len(cached) :])
         return cached
 
     @property
@@ -396,15 +402,16 @@ class ReplayController:
                 return False  # not indexed yet: wait for it
             target = self._pending = self.total
         # Forward needs no rebuild; back (or far ahead) waits for REBUILD_GAP since the last one.
-        return ((target is not None and self.cursor <= target <= self.cursor + FAR_FORWARD)
-                or now - self._last_rebuild >= REBUILD_GAP)
+        return (
+            target is not None and self.cursor <= target <= self.cursor + FAR_FORWARD
+        ) or now - self._last_rebuild >= REBUILD_GAP
 
     def _forward(self, position: int) -> None:
         conn = self.conn
         before = _facts(conn)
         session = conn.session
         for start in range(self.cursor, position, PAGE):
-            for event in self.events[start:min(position, start + PAGE)]:
+            for event in self.events[start : min(position, start + PAGE)]:
                 session.extend(event)
         self.cursor = position
         if self.on_facts is not None and _facts(conn) != before:
@@ -443,7 +450,7 @@ class ReplayController:
             self.settling = True
             self.on_swap(old, self.conn)
 
-    def _build(self, position: int, job: "_Build | None" = None) -> AgentConnection:
+    def _build(self, position: int, job: _Build | None = None) -> AgentConnection:
         """A new read-only connection whose session holds ``events[:position]``
         (``job``: stop early, returning what there is, once it is cancelled)."""
         source = self.source
@@ -456,13 +463,12 @@ class ReplayController:
         session.started_wall = self.started_wall
         # The connection first, the events after: its tracker and facts see them as they
         # are added, rather than read them back (from the file, for older ones).
-        conn = AgentConnection(self.url, name=self.name, session=session, read_only=True,
-                               card_url=self.card_url)
+        conn = AgentConnection(self.url, name=self.name, session=session, read_only=True, card_url=self.card_url)
         conn.recorded()
         for start in range(0, position, PAGE):
             if job is not None and job.cancelled:
                 break
-            for event in self.events[start:min(position, start + PAGE)]:
+            for event in self.events[start : min(position, start + PAGE)]:
                 session.extend(event)
         return conn
 

@@ -48,8 +48,9 @@ class ReplayApp(InspectorApp):
         Binding("f7", "replay('focus')", "Timeline", show=False),
     ]
 
-    def __init__(self, controller: ReplayController, *, problems: list[tuple[str, str]] | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, controller: ReplayController, *, problems: list[tuple[str, str]] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(replay=controller.conn, **kwargs)
         #: The replay_bar finds its controller here (the main screen mounts it when set).
         self.replay_controller = controller
@@ -163,13 +164,16 @@ def problem_notifications(path: Path, recording: Recording | RecordingIndex) -> 
     problems = list(recording.problems)
     if recording.truncated:
         count = recording.count if isinstance(recording, RecordingIndex) else len(recording.session)
-        out.append(("recording cut off",
-                    f"{path.name} ends in an incomplete line (the recording process was killed?): "
-                    f"that event is lost; the {count} complete events replay."))
+        out.append(
+            (
+                "recording cut off",
+                f"{path.name} ends in an incomplete line (the recording process was killed?): "
+                f"that event is lost; the {count} complete events replay.",
+            )
+        )
         problems = [p for p in problems if not p.message.startswith("incomplete last line")]
     if problems:
-        lines = [f"line {p.line}: {visible(p.message, single_line=True)[:160]}"
-                 for p in problems[:PROBLEMS_SHOWN]]
+        lines = [f"line {p.line}: {visible(p.message, single_line=True)[:160]}" for p in problems[:PROBLEMS_SHOWN]]
         if len(problems) > PROBLEMS_SHOWN:
             lines.append(f"… and {len(problems) - PROBLEMS_SHOWN} more (ctrl+e)")
         out.append((f"{len(problems)} problem(s) reading {path.name}", "\n".join(lines)))

@@ -23,15 +23,20 @@ def saved_auth(saved: SavedAgent) -> Auth | None:
             auth = Auth.basic(user, password)
     if saved.secret_headers:
         # Credentials too: redacted by name and value, like --secret-header.
-        custom = Auth.custom({name: secret_value(value, f"saved agent {saved.name!r}, header {name}")
-                              for name, value in saved.secret_headers.items()})
+        custom = Auth.custom(
+            {
+                name: secret_value(value, f"saved agent {saved.name!r}, header {name}")
+                for name, value in saved.secret_headers.items()
+            }
+        )
         auth = custom if auth is None else auth + custom
     return auth
 
 
 def saved_tls(saved: SavedAgent) -> TlsOptions | None:
-    options = TlsOptions(cacert=saved.cacert or None, cert=saved.cert or None, key=saved.key or None,
-                         insecure=bool(saved.insecure))
+    options = TlsOptions(
+        cacert=saved.cacert or None, cert=saved.cert or None, key=saved.key or None, insecure=bool(saved.insecure)
+    )
     return None if options.default else options
 
 
@@ -43,6 +48,11 @@ def tls_problem(saved: SavedAgent) -> str | None:
     try:
         ssl_context(options)
     except TlsError as exc:
-        return str(exc).replace("--cacert", "CA file").replace("--cert/--key", "client cert/key") \
-            .replace("--cert", "client cert").replace("--key", "client key")
+        return (
+            str(exc)
+            .replace("--cacert", "CA file")
+            .replace("--cert/--key", "client cert/key")
+            .replace("--cert", "client cert")
+            .replace("--key", "client key")
+        )
     return None

@@ -24,8 +24,17 @@ from textual.theme import Theme
 
 from .. import store
 
-STATES = ("submitted", "working", "input-required", "auth-required", "completed",
-          "canceled", "failed", "rejected", "unknown")
+STATES = (
+    "submitted",
+    "working",
+    "input-required",
+    "auth-required",
+    "completed",
+    "canceled",
+    "failed",
+    "rejected",
+    "unknown",
+)
 
 #: For a theme that gives no state colours (a user theme without ``states``, or any of
 #: Textual's own themes): the theme colour each state borrows, so any palette looks right.
@@ -63,8 +72,11 @@ STATE_VARIABLE_DEFAULTS: dict[str, str] = {
 def borrowed_state_variables(theme: Theme, colours: dict[str, str]) -> dict[str, str]:
     """The ``state-*`` variables ``theme`` does not give, each borrowed from the theme
     colour ``STATE_THEME_COLOURS`` names; ``colours`` are the theme's CSS variables."""
-    return {name: colours.get(colour) or STATE_VARIABLE_DEFAULTS[name]
-            for name, colour in STATE_THEME_COLOURS.items() if name not in theme.variables}
+    return {
+        name: colours.get(colour) or STATE_VARIABLE_DEFAULTS[name]
+        for name, colour in STATE_THEME_COLOURS.items()
+        if name not in theme.variables
+    }
 
 
 def _colour(value: str | None) -> str | None:
@@ -77,8 +89,18 @@ def _colour(value: str | None) -> str | None:
     return value
 
 
-COLOUR_KEYS = ("primary", "secondary", "accent", "background", "surface", "panel",
-               "error", "success", "warning", "foreground")
+COLOUR_KEYS = (
+    "primary",
+    "secondary",
+    "accent",
+    "background",
+    "surface",
+    "panel",
+    "error",
+    "success",
+    "warning",
+    "foreground",
+)
 
 
 @cache
@@ -130,11 +152,21 @@ def theme_file_model() -> Any:
 def _theme(values: dict[str, Any]) -> Theme:
     variables = {f"state-{k}": v for k, v in values["states"].items()}
     variables.update(values["variables"])
-    return Theme(name=values["name"], primary=values["primary"], secondary=values["secondary"],
-                 accent=values["accent"], background=values["background"], surface=values["surface"],
-                 panel=values["panel"], error=values["error"], success=values["success"],
-                 warning=values["warning"], foreground=values["foreground"], dark=values["dark"],
-                 variables=variables)
+    return Theme(
+        name=values["name"],
+        primary=values["primary"],
+        secondary=values["secondary"],
+        accent=values["accent"],
+        background=values["background"],
+        surface=values["surface"],
+        panel=values["panel"],
+        error=values["error"],
+        success=values["success"],
+        warning=values["warning"],
+        foreground=values["foreground"],
+        dark=values["dark"],
+        variables=variables,
+    )
 
 
 def _plain_theme(raw: dict[Any, Any]) -> Theme | None:

@@ -26,8 +26,10 @@ from ..serving.browser_guard import BrowserGuard
 #: The query parameter of the printed link.
 TOKEN_PARAM = "token"
 #: Shown to whoever is refused: what to do, without saying anything worth knowing.
-REFUSED = ("refused: open the link a2a-inspect web printed; it works once, in the first browser that "
-           "opens it (start a2a-inspect web again for a new one)")
+REFUSED = (
+    "refused: open the link a2a-inspect web printed; it works once, in the first browser that "
+    "opens it (start a2a-inspect web again for a new one)"
+)
 
 
 @dataclass(frozen=True)
@@ -59,20 +61,29 @@ class Gate:
     def link(self) -> str:
         return f"http://127.0.0.1:{self.port}/?{TOKEN_PARAM}={self.token}"
 
-    def check(self, path: str, query: Mapping[str, str], cookies: Mapping[str, str],
-              headers: list[tuple[bytes, bytes]]) -> Verdict:
+    def check(
+        self, path: str, query: Mapping[str, str], cookies: Mapping[str, str], headers: list[tuple[bytes, bytes]]
+    ) -> Verdict:
         problem = self._guard.problem({"headers": headers, "server": ("127.0.0.1", self.port)})
         if problem is not None:
             # This server has no --allow-host: the guard's advice to use it does not apply.
             return Verdict(reason=problem.split("; to accept that name")[0])
         session = cookies.get(self.cookie_name)
-        if self._session is not None and session is not None and hmac.compare_digest(session.encode(), self._session.encode()):
+        if (
+            self._session is not None
+            and session is not None
+            and hmac.compare_digest(session.encode(), self._session.encode())
+        ):
             if TOKEN_PARAM in query:  # the link opened again in the same browser: clean the address
                 return Verdict(location="/")
             return Verdict(allow=True)
         token = query.get(TOKEN_PARAM)
-        if (path == "/" and token is not None and self._session is None
-                and hmac.compare_digest(token.encode(), self.token.encode())):
+        if (
+            path == "/"
+            and token is not None
+            and self._session is None
+            and hmac.compare_digest(token.encode(), self.token.encode())
+        ):
             self._session = secrets.token_urlsafe(32)
             return Verdict(location="/", cookie=(self.cookie_name, self._session))
         return Verdict(reason=REFUSED)

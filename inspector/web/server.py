@@ -69,12 +69,14 @@ class WebServer(Server):
     def build_app(self) -> web.Application:
         app = web.Application(middlewares=[self.admit])
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
-        app.add_routes([
-            web.get("/", self.handle_index, name="index"),
-            web.get("/ws", self.handle_websocket, name="websocket"),
-            web.get("/download/{key}", self.handle_download, name="download"),
-            web.static("/static", self.statics_path, name="static"),
-        ])
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.get("/download/{key}", self.handle_download, name="download"),
+                web.static("/static", self.statics_path, name="static"),
+            ]
+        )
         return app
 
     @web.middleware
@@ -124,8 +126,9 @@ class WebServer(Server):
         asyncio.run(self.run())
 
     async def run(self) -> None:
-        runner = web.AppRunner(self.build_app(), handle_signals=False, access_log=None,
-                               shutdown_timeout=SHUTDOWN_SECONDS)
+        runner = web.AppRunner(
+            self.build_app(), handle_signals=False, access_log=None, shutdown_timeout=SHUTDOWN_SECONDS
+        )
         await runner.setup()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -133,8 +136,11 @@ class WebServer(Server):
             loop.add_signal_handler(sig, stop.set)
         try:
             await web.SockSite(runner, self.sock).start()
-            print(f"a2a-inspect web: open {self.gate.link()} in your browser\n"
-                  "  (the link works once, for the first browser that opens it; ctrl+c stops)", flush=True)
+            print(
+                f"a2a-inspect web: open {self.gate.link()} in your browser\n"
+                "  (the link works once, for the first browser that opens it; ctrl+c stops)",
+                flush=True,
+            )
             await stop.wait()
             await self.end_sessions()
         finally:

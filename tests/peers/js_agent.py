@@ -122,8 +122,9 @@ def _first_line(proc: subprocess.Popen[bytes], out: IO[bytes], err: IO[bytes]) -
             return json.loads(line)
         if proc.poll() is not None:
             err.seek(0)
-            raise RuntimeError(f"agent.mjs exited {proc.returncode} before it listened: "
-                               f"{err.read()[-2000:].decode(errors='replace')}")
+            raise RuntimeError(
+                f"agent.mjs exited {proc.returncode} before it listened: {err.read()[-2000:].decode(errors='replace')}"
+            )
         if time.monotonic() > deadline:
             raise RuntimeError(f"agent.mjs did not listen within {START_TIMEOUT} s")
         time.sleep(0.02)

@@ -24,9 +24,14 @@ CLIENT = js_peers.JS_DIR / "client.mjs"
 #: The client's own bound (seconds): every call here is over in well under one.
 TIMEOUT = 20.0
 #: What the SDK names its transports (the class the factory chose), per dialect and binding.
-TRANSPORTS = {("1.0", "jsonrpc"): "JsonRpcTransport", ("0.3", "jsonrpc"): "LegacyJsonRpcTransport",
-              ("1.0", "rest"): "RestTransport", ("0.3", "rest"): "LegacyRestTransport",
-              ("1.0", "grpc"): "GrpcTransport", ("0.3", "grpc"): "LegacyGrpcTransport"}
+TRANSPORTS = {
+    ("1.0", "jsonrpc"): "JsonRpcTransport",
+    ("0.3", "jsonrpc"): "LegacyJsonRpcTransport",
+    ("1.0", "rest"): "RestTransport",
+    ("0.3", "rest"): "LegacyRestTransport",
+    ("1.0", "grpc"): "GrpcTransport",
+    ("0.3", "grpc"): "LegacyGrpcTransport",
+}
 
 
 @dataclass
@@ -62,8 +67,16 @@ class JsRun:
         return f"node client.mjs {' '.join(self.args)} -> {self.code}\n{self.lines}\n{self.stderr[-2000:]}"
 
 
-def _command(url: str, transport: str, operation: str, text: str | None, task: str | None,
-             context: str | None, return_immediately: bool, timeout: float) -> list[str]:
+def _command(
+    url: str,
+    transport: str,
+    operation: str,
+    text: str | None,
+    task: str | None,
+    context: str | None,
+    return_immediately: bool,
+    timeout: float,
+) -> list[str]:
     js_peers.require()
     node = shutil.which("node")
     assert node is not None  # require() has checked
@@ -88,8 +101,17 @@ def _result(command: list[str], code: int, stdout: str, stderr: str) -> JsRun:
     return JsRun(tuple(command[2:]), code, lines, stderr, client)
 
 
-def run(url: str, transport: str, operation: str, text: str | None = None, *, task: str | None = None,
-        context: str | None = None, return_immediately: bool = False, timeout: float = TIMEOUT) -> JsRun:
+def run(
+    url: str,
+    transport: str,
+    operation: str,
+    text: str | None = None,
+    *,
+    task: str | None = None,
+    context: str | None = None,
+    return_immediately: bool = False,
+    timeout: float = TIMEOUT,
+) -> JsRun:
     """``node client.mjs URL TRANSPORT OPERATION [TEXT] ...``, to its end."""
     command = _command(url, transport, operation, text, task, context, return_immediately, timeout)
     done = subprocess.run(command, cwd=js_peers.JS_DIR, capture_output=True, text=True, timeout=timeout + 10)
@@ -118,8 +140,15 @@ class Running:
 
 
 @contextlib.contextmanager
-def started(url: str, transport: str, operation: str, text: str | None = None, *, task: str | None = None,
-            timeout: float = TIMEOUT) -> Iterator[Running]:
+def started(
+    url: str,
+    transport: str,
+    operation: str,
+    text: str | None = None,
+    *,
+    task: str | None = None,
+    timeout: float = TIMEOUT,
+) -> Iterator[Running]:
     """The client started in the background; ended by its pid when the block leaves."""
     command = _command(url, transport, operation, text, task, None, False, timeout)
     proc = subprocess.Popen(command, cwd=js_peers.JS_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -50,8 +50,13 @@ def install() -> str | None:
         return "the JS SDK peer needs npm to install @a2a-js/sdk"
     if _installed():
         return None
-    done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=JS_DIR,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=JS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0:
         return f"npm ci in {JS_DIR} failed ({done.returncode}): {done.stderr.strip()[-600:]}"
     INSTALLED_LOCK.write_bytes(LOCKFILE.read_bytes())

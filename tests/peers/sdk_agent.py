@@ -86,8 +86,12 @@ DONE_TEXT = "done"
 FAILED_TEXT = "failing as requested"
 CANCELED_TEXT = "canceled by request"
 ARTIFACT_NAME = "echo"
-TASK_METADATA = {"requester": {"name": "lead"}, "executor": {"name": AGENT_NAME},
-                 "skill_used": "echo", "cost": {"amount": 0.002, "currency": "USD"}}
+TASK_METADATA = {
+    "requester": {"name": "lead"},
+    "executor": {"name": AGENT_NAME},
+    "skill_used": "echo",
+    "cost": {"amount": 0.002, "currency": "USD"},
+}
 ARTIFACT_METADATA = {"source": "echo", "tokens": 3}
 
 CARD_PATH = "/.well-known/agent-card.json"
@@ -179,8 +183,9 @@ class Gates:
 
 
 class EchoExecutor(AgentExecutor):
-    def __init__(self, echo_delay: float = ECHO_DELAY, slow_delay: float = SLOW_DELAY,
-                 gates: Gates | None = None) -> None:
+    def __init__(
+        self, echo_delay: float = ECHO_DELAY, slow_delay: float = SLOW_DELAY, gates: Gates | None = None
+    ) -> None:
         self.echo_delay = echo_delay
         self.slow_delay = slow_delay
         self.gates = gates if gates is not None else Gates()
@@ -197,16 +202,26 @@ class EchoExecutor(AgentExecutor):
         if task is None:
             if keyword == "msg":
                 # A Message reply is only legal before any Task exists for the request.
-                await event_queue.enqueue_event(Message(
-                    message_id=f"reply-{uuid.uuid4()}", context_id=context_id,
-                    role=Role.ROLE_AGENT, parts=_text(f"echo: {text}")))
+                await event_queue.enqueue_event(
+                    Message(
+                        message_id=f"reply-{uuid.uuid4()}",
+                        context_id=context_id,
+                        role=Role.ROLE_AGENT,
+                        parts=_text(f"echo: {text}"),
+                    )
+                )
                 return
             assert context.message is not None
             # The SDK rejects status updates for a task nobody has announced.
-            await event_queue.enqueue_event(Task(
-                id=task_id, context_id=context_id,
-                status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
-                history=[context.message], metadata=TASK_METADATA if keyword == "meta" else None))
+            await event_queue.enqueue_event(
+                Task(
+                    id=task_id,
+                    context_id=context_id,
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                    history=[context.message],
+                    metadata=TASK_METADATA if keyword == "meta" else None,
+                )
+            )
 
         updater = TaskUpdater(event_queue, task_id, context_id)
 
@@ -230,9 +245,13 @@ class EchoExecutor(AgentExecutor):
             else:
                 await asyncio.sleep(delay)
             await updater.add_artifact(
-                _text(chunk), artifact_id=artifact_id_for(task_id), name=ARTIFACT_NAME,
-                append=i > 0, last_chunk=i == len(chunks) - 1,
-                metadata=ARTIFACT_METADATA if keyword == "meta" and not answering else None)
+                _text(chunk),
+                artifact_id=artifact_id_for(task_id),
+                name=ARTIFACT_NAME,
+                append=i > 0,
+                last_chunk=i == len(chunks) - 1,
+                metadata=ARTIFACT_METADATA if keyword == "meta" and not answering else None,
+            )
         await updater.complete(say(DONE_TEXT))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -262,13 +281,20 @@ def build_card(mode: str, base_url: str, grpc_port: int | None = None) -> AgentC
         supported_interfaces=interfaces,
         provider=AgentProvider(url="https://example.invalid", organization="a2aproto test"),
         version="0.1.0",
-        capabilities=AgentCapabilities(streaming=True, push_notifications=False,
-                                       **({"extended_agent_card": True} if grpc_port is not None else {})),
+        capabilities=AgentCapabilities(
+            streaming=True, push_notifications=False, **({"extended_agent_card": True} if grpc_port is not None else {})
+        ),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
-        skills=[AgentSkill(
-            id="echo", name="Echo", description="Echo the input, streamed as 3 artifact chunks.",
-            tags=["echo", "test"], examples=["hello world", "ask me", "msg hi", "fail", "slow hello"])],
+        skills=[
+            AgentSkill(
+                id="echo",
+                name="Echo",
+                description="Echo the input, streamed as 3 artifact chunks.",
+                tags=["echo", "test"],
+                examples=["hello world", "ask me", "msg hi", "fail", "slow hello"],
+            )
+        ],
     )
 
 
@@ -277,22 +303,32 @@ def _check_mode(mode: str) -> None:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
 
 
-def build_app(mode: str = "compat", base_url: str | None = None, *,
-              echo_delay: float | None = None, slow_delay: float | None = None, grpc: bool = False) -> Starlette:
+def build_app(
+    mode: str = "compat",
+    base_url: str | None = None,
+    *,
+    echo_delay: float | None = None,
+    slow_delay: float | None = None,
+    grpc: bool = False,
+) -> Starlette:
     """An ASGI app serving the Echo Agent in ``mode`` ("compat" or "v10").
 
     The card's URLs come from ``base_url`` when given, otherwise from each card request's
     own base URL — so the app can be built before its port is known (port 0)."""
     _check_mode(mode)
     compat = mode == "compat"
-    executor = EchoExecutor(ECHO_DELAY if echo_delay is None else echo_delay,
-                            SLOW_DELAY if slow_delay is None else slow_delay)
+    executor = EchoExecutor(
+        ECHO_DELAY if echo_delay is None else echo_delay, SLOW_DELAY if slow_delay is None else slow_delay
+    )
     # The handler reads only capabilities from its card, never the URLs.
     grpc_port: dict[str, int | None] = {"port": None}
     handler_card = build_card(mode, base_url or "http://127.0.0.1", 0 if grpc else None)
     handler = DefaultRequestHandler(
-        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=handler_card,
-        extended_agent_card=handler_card if grpc else None)
+        agent_executor=executor,
+        task_store=InMemoryTaskStore(),
+        agent_card=handler_card,
+        extended_agent_card=handler_card if grpc else None,
+    )
 
     @functools.lru_cache(maxsize=8)
     def card_endpoint(url: str) -> Any:
@@ -323,9 +359,11 @@ def build_app(mode: str = "compat", base_url: str | None = None, *,
         return JSONResponse({"port": grpc_port["port"]})
 
     routes = [Route(path, serve_card, methods=["GET"]) for path in card_paths]
-    routes += [Route("/_peer/tasks/{task_id}/parked", executor.gates.parked, methods=["GET"]),
-               Route("/_peer/tasks/{task_id}/release", executor.gates.release, methods=["POST"]),
-               Route("/_peer/grpc", grpc_info, methods=["GET"])]
+    routes += [
+        Route("/_peer/tasks/{task_id}/parked", executor.gates.parked, methods=["GET"]),
+        Route("/_peer/tasks/{task_id}/release", executor.gates.release, methods=["POST"]),
+        Route("/_peer/grpc", grpc_info, methods=["GET"]),
+    ]
     routes += create_jsonrpc_routes(handler, "/", enable_v0_3_compat=compat)
     routes += create_rest_routes(handler, enable_v0_3_compat=compat, path_prefix=REST_PREFIX)
     return Starlette(routes=routes, lifespan=lifespan)
@@ -363,8 +401,9 @@ def wait_parked(base_url: str, task_id: str, at: int = 0, timeout: float = 10.0)
     """Return once the ``hold`` task waits before chunk ``at``; raise if it never does."""
     import httpx
 
-    r = httpx.get(f"{base_url}/_peer/tasks/{task_id}/parked", params={"at": at, "timeout": timeout},
-                  timeout=timeout + 5)
+    r = httpx.get(
+        f"{base_url}/_peer/tasks/{task_id}/parked", params={"at": at, "timeout": timeout}, timeout=timeout + 5
+    )
     if r.status_code != 200:
         raise AssertionError(f"task {task_id} never parked before chunk {at}: {r.text}")
 
@@ -382,10 +421,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=MODES, default="compat")
     parser.add_argument("--port", type=int, default=0, help="loopback port (0 = any free port)")
-    parser.add_argument("--echo-delay", type=float, default=ECHO_DELAY,
-                        help="seconds before each echo chunk (captures: 0.3)")
-    parser.add_argument("--slow-delay", type=float, default=SLOW_DELAY,
-                        help="seconds before each 'slow' chunk (captures: 2.0)")
+    parser.add_argument(
+        "--echo-delay", type=float, default=ECHO_DELAY, help="seconds before each echo chunk (captures: 0.3)"
+    )
+    parser.add_argument(
+        "--slow-delay", type=float, default=SLOW_DELAY, help="seconds before each 'slow' chunk (captures: 2.0)"
+    )
     args = parser.parse_args(argv)
     app = build_app(args.mode, echo_delay=args.echo_delay, slow_delay=args.slow_delay)
     with BackgroundServer(app, port=args.port) as srv:

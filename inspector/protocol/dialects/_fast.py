@@ -18,12 +18,13 @@ two paths against each other.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 from pydantic import ValidationError
-from pydantic_core import SchemaValidator, core_schema as cs
+from pydantic_core import SchemaValidator
+from pydantic_core import core_schema as cs
 
 from .. import models as m
 
@@ -49,8 +50,11 @@ def _tau_schema(parts: str) -> dict[str, Any]:
         # models._part_tag reads a dict's "kind" and maps text/file/data to the model;
         # pydantic-core does the same lookup itself for a string discriminator.
         parts_field["schema"]["items_schema"] = cs.tagged_union_schema(
-            {"text": union["choices"]["TextPart"], "file": union["choices"]["FilePart"],
-             "data": union["choices"]["DataPart"]},
+            {
+                "text": union["choices"]["TextPart"],
+                "file": union["choices"]["FilePart"],
+                "data": union["choices"]["DataPart"],
+            },
             discriminator="kind",
         )
     return {"type": "definitions", "schema": model, "definitions": defs} if defs else model
@@ -71,8 +75,7 @@ def envelope_decoder(inner: str | None, parts: str) -> FastDecoder:
     if inner is not None:
         result = cs.typed_dict_schema({inner: cs.typed_dict_field(event)}, extra_behavior="forbid")
     envelope = cs.typed_dict_schema(
-        {"result": cs.typed_dict_field(result),
-         "error": cs.typed_dict_field(cs.none_schema(), required=False)},
+        {"result": cs.typed_dict_field(result), "error": cs.typed_dict_field(cs.none_schema(), required=False)},
         extra_behavior="ignore",
     )
     with _from_schema(m.TaskArtifactUpdateEvent, m.Artifact):

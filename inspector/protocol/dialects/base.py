@@ -214,8 +214,11 @@ def check_envelope(obj: Any) -> None:
         raise JsonRpcError(-32600, "Invalid Request", {"path": "$.method", "reason": "must be a string"})
     params = obj.get("params")
     if params is not None and not isinstance(params, (dict, list)):
-        raise JsonRpcError(-32600, "Invalid Request",
-                           {"path": "$.params", "reason": f"must be an object or an array, got {type_name(params)}"})
+        raise JsonRpcError(
+            -32600,
+            "Invalid Request",
+            {"path": "$.params", "reason": f"must be an object or an array, got {type_name(params)}"},
+        )
 
 
 def decode_error(raw: Any) -> JsonRpcError:

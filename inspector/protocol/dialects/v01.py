@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
-from ..validation import type_name, validate
 from ..shape import Path, arr, check, fail, implied_final, new_id, obj, shape_task, string
+from ..validation import type_name, validate
 from .base import TASK_ERRORS, Dialect
 from .v03 import as_event, as_model
 

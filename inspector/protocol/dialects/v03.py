@@ -12,9 +12,9 @@ from typing import Any, ClassVar, cast
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
+from ..shape import arr, drop_tag, implied_final, new_id, obj
 from ..validation import M, validate
 from ._fast import ValidationError, envelope_decoder
-from ..shape import arr, drop_tag, implied_final, new_id, obj
 from .base import TASK_ERRORS, Dialect
 
 # {"result": <artifact-update>}: parts chosen by their kind tag, as Part does.
@@ -181,7 +181,9 @@ def decode_event(raw: Any, path: str) -> m.StreamEvent:
     else:
         model = _EVENT_KINDS.get(kind) if isinstance(kind, str) else None
         if model is None:
-            raise ProtocolError(f"unknown kind {kind!r} (expected task, message, status-update or artifact-update)", f"{path}.kind")
+            raise ProtocolError(
+                f"unknown kind {kind!r} (expected task, message, status-update or artifact-update)", f"{path}.kind"
+            )
     if model is m.Task:
         return decode_task(data, path)
     event = validate_lenient(model, data, path)

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 from .. import models as m
 from ..errors import ProtocolError
 from ..methods import PARAMS, Method
+from ..shape import Path, arr, boolean, check, fail, new_id, obj, shape_task, string
 from ..validation import validate
 from ._fast import ValidationError, envelope_decoder
-from ..shape import Path, arr, boolean, check, fail, new_id, obj, shape_task, string
 from .base import TASK_ERRORS, Dialect
 from .v03 import as_event, as_model
 
@@ -49,7 +49,14 @@ _STATE_IN: dict[Any, str] = {
     **{state.value: state.value for state in m.TaskState},
 }
 _ROLE_OUT = {"user": "ROLE_USER", "agent": "ROLE_AGENT"}
-_ROLE_IN: dict[Any, str] = {"ROLE_USER": "user", "ROLE_AGENT": "agent", 1: "user", 2: "agent", "user": "user", "agent": "agent"}
+_ROLE_IN: dict[Any, str] = {
+    "ROLE_USER": "user",
+    "ROLE_AGENT": "agent",
+    1: "user",
+    2: "agent",
+    "user": "user",
+    "agent": "agent",
+}
 
 _STREAM_KEYS = ("task", "message", "statusUpdate", "artifactUpdate")
 

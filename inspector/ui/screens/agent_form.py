@@ -25,8 +25,12 @@ DIALECTS = ("auto", "0.1", "0.3", "1.0")
 BINDINGS_CHOSEN = ("auto", "jsonrpc", "rest", "grpc")
 #: ``$VAR``: a secret kept in the environment variable VAR, not in the file.
 ENV_REF = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-AUTH_KINDS = (("no auth", "none"), ("bearer token", "bearer"), ("API key header", "api-key"),
-              ("basic (user:password)", "basic"))
+AUTH_KINDS = (
+    ("no auth", "none"),
+    ("bearer token", "bearer"),
+    ("API key header", "api-key"),
+    ("basic (user:password)", "basic"),
+)
 SECRET_HINTS = {"bearer": "token", "api-key": "key", "basic": "user:password"}
 #: Rows for custom headers (name, value, secret).
 HEADER_ROWS = 4
@@ -110,8 +114,15 @@ class AgentForm(ModalScreen[SavedAgent | None]):
         Binding("ctrl+s", "save", "Save"),
     ]
 
-    def __init__(self, title: str, agent: SavedAgent | None = None, *, taken: Iterable[str] = (),
-                 rename_only: bool = False, card_asks: str | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        agent: SavedAgent | None = None,
+        *,
+        taken: Iterable[str] = (),
+        rename_only: bool = False,
+        card_asks: str | None = None,
+    ) -> None:
         super().__init__()
         self.card_asks = card_asks
         self.title_text = title
@@ -129,34 +140,58 @@ class AgentForm(ModalScreen[SavedAgent | None]):
             yield Label(self.title_text, classes="form-title", markup=False)
             with Horizontal(classes="form-row"):
                 yield Label("name", classes="form-label")
-                yield Input(a.name if a else "", placeholder="e.g. staging travel agent", id="agent-name",
-                            compact=True)
+                yield Input(a.name if a else "", placeholder="e.g. staging travel agent", id="agent-name", compact=True)
             with Horizontal(classes="form-row"):
                 yield Label("URL", classes="form-label")
-                yield Input(a.url if a else "", placeholder="http://127.0.0.1:8003", id="agent-url",
-                            compact=True, disabled=fixed)
+                yield Input(
+                    a.url if a else "",
+                    placeholder="http://127.0.0.1:8003",
+                    id="agent-url",
+                    compact=True,
+                    disabled=fixed,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("dialect", classes="form-label")
-                yield Select([(d, d) for d in DIALECTS], value=dialect, allow_blank=False,
-                             id="agent-dialect", compact=True, disabled=fixed)
+                yield Select(
+                    [(d, d) for d in DIALECTS],
+                    value=dialect,
+                    allow_blank=False,
+                    id="agent-dialect",
+                    compact=True,
+                    disabled=fixed,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("binding", classes="form-label")
-                yield Select([(b, b) for b in BINDINGS_CHOSEN], value=binding, allow_blank=False,
-                             id="agent-binding", compact=True, disabled=fixed)
+                yield Select(
+                    [(b, b) for b in BINDINGS_CHOSEN],
+                    value=binding,
+                    allow_blank=False,
+                    id="agent-binding",
+                    compact=True,
+                    disabled=fixed,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("auth", classes="form-label")
-                yield Select(AUTH_KINDS, value=auth, allow_blank=False, id="agent-auth", compact=True,
-                             disabled=fixed)
+                yield Select(AUTH_KINDS, value=auth, allow_blank=False, id="agent-auth", compact=True, disabled=fixed)
             with Horizontal(classes="form-row", id="agent-header-row"):
                 yield Label("header", classes="form-label")
-                yield Input((a.auth_header if a and a.auth_header else "X-API-Key"), id="agent-header",
-                            compact=True, disabled=fixed)
+                yield Input(
+                    (a.auth_header if a and a.auth_header else "X-API-Key"),
+                    id="agent-header",
+                    compact=True,
+                    disabled=fixed,
+                )
             with Horizontal(classes="form-row", id="agent-secret-row"):
                 yield Label("secret", classes="form-label")
                 secret = shown_secret(a.secret) if a else ""
-                yield Input(secret, password=not ENV_REF.fullmatch(secret), id="agent-secret",
-                            placeholder=SECRET_HINTS.get(auth, "secret") + " or $VAR", compact=True,
-                            disabled=fixed)
+                yield Input(
+                    secret,
+                    password=not ENV_REF.fullmatch(secret),
+                    id="agent-secret",
+                    placeholder=SECRET_HINTS.get(auth, "secret") + " or $VAR",
+                    compact=True,
+                    disabled=fixed,
+                )
             if self.card_asks:
                 yield Label(f"the card asks for: {self.card_asks}", id="agent-card-asks", markup=False)
             rows = [(k, v, False) for k, v in (a.headers if a else {}).items()]
@@ -165,32 +200,60 @@ class AgentForm(ModalScreen[SavedAgent | None]):
             for i, (name, value, is_secret) in enumerate(rows):
                 with Horizontal(classes="form-row form-header-row"):
                     yield Label("headers" if i == 0 else "", classes="form-label")
-                    yield Input(name, placeholder="Header-Name", id=f"agent-hname-{i}", compact=True,
-                                disabled=fixed)
-                    yield Input(value, placeholder="value", id=f"agent-hvalue-{i}", compact=True,
-                                password=is_secret and not ENV_REF.fullmatch(value), disabled=fixed)
+                    yield Input(name, placeholder="Header-Name", id=f"agent-hname-{i}", compact=True, disabled=fixed)
+                    yield Input(
+                        value,
+                        placeholder="value",
+                        id=f"agent-hvalue-{i}",
+                        compact=True,
+                        password=is_secret and not ENV_REF.fullmatch(value),
+                        disabled=fixed,
+                    )
                     yield Checkbox("secret", is_secret, id=f"agent-hsecret-{i}", compact=True, disabled=fixed)
             with Horizontal(classes="form-row"):
                 yield Label("CA file", classes="form-label")
-                yield Input((a.cacert or "") if a else "", placeholder="PEM file to trust (default: the system's CAs)",
-                            id="agent-cacert", compact=True, disabled=fixed)
+                yield Input(
+                    (a.cacert or "") if a else "",
+                    placeholder="PEM file to trust (default: the system's CAs)",
+                    id="agent-cacert",
+                    compact=True,
+                    disabled=fixed,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("cert", classes="form-label")
-                yield Input((a.cert or "") if a else "", placeholder="client certificate for mutual TLS (PEM file)",
-                            id="agent-cert", compact=True, disabled=fixed)
+                yield Input(
+                    (a.cert or "") if a else "",
+                    placeholder="client certificate for mutual TLS (PEM file)",
+                    id="agent-cert",
+                    compact=True,
+                    disabled=fixed,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("key", classes="form-label")
-                yield Input((a.key or "") if a else "", placeholder="its private key (PEM file)", id="agent-key",
-                            compact=True, disabled=fixed)
+                yield Input(
+                    (a.key or "") if a else "",
+                    placeholder="its private key (PEM file)",
+                    id="agent-key",
+                    compact=True,
+                    disabled=fixed,
+                )
             with Horizontal(classes="form-row form-tls-row"):
                 yield Label("TLS", classes="form-label")
-                yield Checkbox("insecure: do not verify the agent's certificate", bool(a and a.insecure),
-                               id="agent-insecure", compact=True, disabled=fixed)
+                yield Checkbox(
+                    "insecure: do not verify the agent's certificate",
+                    bool(a and a.insecure),
+                    id="agent-insecure",
+                    compact=True,
+                    disabled=fixed,
+                )
             yield Label("", id="agent-error", markup=False)
-            yield Label("ctrl+s / enter: save · escape: cancel · secrets (and secret headers) are "
-                        "stored in the config dir, readable by you only, and redacted in recordings; "
-                        "$VAR stores none: the environment variable VAR is read at each connect",
-                        classes="form-hint", markup=False)
+            yield Label(
+                "ctrl+s / enter: save · escape: cancel · secrets (and secret headers) are "
+                "stored in the config dir, readable by you only, and redacted in recordings; "
+                "$VAR stores none: the environment variable VAR is read at each connect",
+                classes="form-hint",
+                markup=False,
+            )
             with Horizontal(id="agent-buttons"):
                 yield Button("Cancel", id="agent-cancel", compact=True)
                 yield Button("Save", id="agent-save", variant="primary", compact=True)
@@ -274,12 +337,21 @@ class AgentForm(ModalScreen[SavedAgent | None]):
             self.query_one("#agent-error", Label).update(problem)
             return
         base = asdict(self.agent) if self.agent is not None else {}
-        base.update(name=name, url=url, dialect=dialect, binding=binding,
-                    auth=None if auth == "none" else auth,
-                    auth_header=header if auth == "api-key" else None,
-                    secret=stored_secret(secret) if auth != "none" else None,
-                    headers=plain, secret_headers=secret_headers, cacert=cacert or None, cert=cert or None,
-                    key=key or None, insecure=insecure)
+        base.update(
+            name=name,
+            url=url,
+            dialect=dialect,
+            binding=binding,
+            auth=None if auth == "none" else auth,
+            auth_header=header if auth == "api-key" else None,
+            secret=stored_secret(secret) if auth != "none" else None,
+            headers=plain,
+            secret_headers=secret_headers,
+            cacert=cacert or None,
+            cert=cert or None,
+            key=key or None,
+            insecure=insecure,
+        )
         if self.agent is not None and base.get("url") != self.agent.url:
             base["card_url"] = None  # a card URL belongs to the old address
         self.dismiss(validated(SavedAgent, base))

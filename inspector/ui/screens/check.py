@@ -202,25 +202,29 @@ class CheckScreen(InspectorAppNode, ModalScreen["int | None"]):
         o = outline(run.results)
         root = tree.root
         for r in o.failed:
-            label = Text.assemble(("✗ ", "bold red"), (r.probe.id, "bold"), f"  [{_where(r)}]  ",
-                                  _line(r.reason or r.probe.title))
+            label = Text.assemble(
+                ("✗ ", "bold red"), (r.probe.id, "bold"), f"  [{_where(r)}]  ", _line(r.reason or r.probe.title)
+            )
             root.add_leaf(label, data=(f"{FAILED}:{r.probe.id}:{_where(r)}", r))
         for reason, group in o.skipped:
             key = f"skip:{reason}"
             ids = ", ".join(dict.fromkeys(r.probe.id for r in group))
-            label = Text.assemble(("– ", "dim"), f"{len(group)} skipped: ", _line(reason, 200),
-                                  (f"  ({ids})", "dim"))
+            label = Text.assemble(("– ", "dim"), f"{len(group)} skipped: ", _line(reason, 200), (f"  ({ids})", "dim"))
             node = root.add(label, data=(key, group), expand=key in self.unfolded)
             for r in group:
-                node.add_leaf(Text(f"{r.probe.id}  [{_where(r)}]  {_line(r.probe.title)}"),
-                              data=(f"skipped:{r.probe.id}:{_where(r)}", r))
+                node.add_leaf(
+                    Text(f"{r.probe.id}  [{_where(r)}]  {_line(r.probe.title)}"),
+                    data=(f"skipped:{r.probe.id}:{_where(r)}", r),
+                )
         if o.passed:
             ids = ", ".join(dict.fromkeys(r.probe.id for r in o.passed))
             label = Text.assemble(("✓ ", "green"), f"{len(o.passed)} passed", (f"  ({_line(ids, 400)})", "dim"))
             node = root.add(label, data=(PASSED, o.passed), expand=PASSED in self.unfolded)
             for r in o.passed:
-                node.add_leaf(Text(f"✓ {r.probe.id}  [{_where(r)}]  {_line(r.probe.title)}"),
-                              data=(f"{PASSED}:{r.probe.id}:{_where(r)}", r))
+                node.add_leaf(
+                    Text(f"✓ {r.probe.id}  [{_where(r)}]  {_line(r.probe.title)}"),
+                    data=(f"{PASSED}:{r.probe.id}:{_where(r)}", r),
+                )
 
     def _restore_cursor(self, tree: CheckTree, key: str | None) -> None:
         """The cursor stays on what it was on; else the first row (the first failure)."""
@@ -252,8 +256,10 @@ class CheckScreen(InspectorAppNode, ModalScreen["int | None"]):
             return f"{len(what)} probes passed: p lists them"
         if key.startswith("skip:"):
             why = what[0].reason or "no reason given"
-            lines = [f"{len(what)} skipped because: {why}", "probes: " + ", ".join(f"{r.probe.id} [{_where(r)}]"
-                                                                                    for r in what)]
+            lines = [
+                f"{len(what)} skipped because: {why}",
+                "probes: " + ", ".join(f"{r.probe.id} [{_where(r)}]" for r in what),
+            ]
             wants = sorted({OPTION_PROBES[r.probe.id] for r in what if r.probe.id in OPTION_PROBES})
             if wants:
                 lines.append(f"o sets the {' and the '.join(wants)} these probes need")
@@ -299,15 +305,21 @@ class CheckScreen(InspectorAppNode, ModalScreen["int | None"]):
 
     def action_run(self) -> None:
         if not checkable(self.conn):
-            self.notify("a check needs a live HTTP or gRPC agent: connect to one first (ctrl+o)",
-                        severity="warning", markup=False)
+            self.notify(
+                "a check needs a live HTTP or gRPC agent: connect to one first (ctrl+o)",
+                severity="warning",
+                markup=False,
+            )
             return
         self.app.checks.start(self.app, self.conn)
 
     def action_options(self) -> None:
         if not checkable(self.conn):
-            self.notify("a check needs a live HTTP or gRPC agent: connect to one first (ctrl+o)",
-                        severity="warning", markup=False)
+            self.notify(
+                "a check needs a live HTTP or gRPC agent: connect to one first (ctrl+o)",
+                severity="warning",
+                markup=False,
+            )
             return
         from .check_options import CheckOptionsScreen
 

@@ -45,11 +45,16 @@ class CheckOptionsScreen(ModalScreen["CheckSettings | None"]):
         with VerticalScroll():
             yield Label(f"Check options for {self.agent}", markup=False, classes="check-option-title")
             yield Label("ask (--ask): a message that makes the agent ask for input", markup=False)
-            yield Input(self.settings.ask, placeholder="none: the multi-turn probe skips", max_length=TEXT_MAX,
-                        id="check-ask")
+            yield Input(
+                self.settings.ask, placeholder="none: the multi-turn probe skips", max_length=TEXT_MAX, id="check-ask"
+            )
             yield Label("running text (--running-text): a message that keeps a task working", markup=False)
-            yield Input(self.settings.running_text, placeholder="none: the ordinary text (it may end first)",
-                        max_length=TEXT_MAX, id="check-running")
+            yield Input(
+                self.settings.running_text,
+                placeholder="none: the ordinary text (it may end first)",
+                max_length=TEXT_MAX,
+                id="check-running",
+            )
             yield Label("groups (space switches one)", markup=False)
             chosen = set(self.settings.groups or GROUPS)
             yield SelectionList[str](*((g, g, g in chosen) for g in GROUPS), id="check-groups")
@@ -70,9 +75,13 @@ class CheckOptionsScreen(ModalScreen["CheckSettings | None"]):
             self.notify("choose at least one group to run", severity="warning", markup=False)
             return
         groups = () if picked >= set(GROUPS) else tuple(g for g in GROUPS if g in picked)
-        self.dismiss(CheckSettings(ask=self.query_one("#check-ask", Input).value.strip(),
-                                   running_text=self.query_one("#check-running", Input).value.strip(),
-                                   groups=groups))
+        self.dismiss(
+            CheckSettings(
+                ask=self.query_one("#check-ask", Input).value.strip(),
+                running_text=self.query_one("#check-running", Input).value.strip(),
+                groups=groups,
+            )
+        )
 
     def action_cancel(self) -> None:
         self.dismiss(None)

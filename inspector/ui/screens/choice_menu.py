@@ -53,13 +53,18 @@ class ChoiceMenu(ModalScreen[str | None]):
             now = f"now: {self.current or 'not chosen yet'} (asked for {self.requested})"
             yield Label(f"Switch {self.WHAT} — {now}", markup=False)
             if self.listed:
-                yield Static(f"the card lists: {self.listed}; a {self.WHAT} it does not list is a guess",
-                             markup=False, id=f"{self.WHAT}-listed", classes="card-lists")
+                yield Static(
+                    f"the card lists: {self.listed}; a {self.WHAT} it does not list is a guess",
+                    markup=False,
+                    id=f"{self.WHAT}-listed",
+                    classes="card-lists",
+                )
             options = []
             for value, meaning in self.CHOICES:
                 mark = "● " if value == self.requested else "  "
-                options.append(Option(Content.assemble(mark, (f"{value:<{self.COLUMN}}", "bold"), "  ", meaning),
-                                      id=value))
+                options.append(
+                    Option(Content.assemble(mark, (f"{value:<{self.COLUMN}}", "bold"), "  ", meaning), id=value)
+                )
             yield OptionList(*options, id=f"{self.WHAT}-options")
 
     def on_mount(self) -> None:

@@ -15,8 +15,12 @@ from textual.widgets import DataTable, Label
 
 def rule_text(index: int, rule: Any) -> str:
     match = rule.match
-    where = [f"method {match.method}" if match.method else "", f"route {match.route}" if match.route else "",
-             f"text /{match.text}/" if match.text else "", f"first {match.times}" if match.times else ""]
+    where = [
+        f"method {match.method}" if match.method else "",
+        f"route {match.route}" if match.route else "",
+        f"text /{match.text}/" if match.text else "",
+        f"first {match.times}" if match.times else "",
+    ]
     said = ", ".join(w for w in where if w) or "every A2A call"
     name = f"{rule.name}: " if rule.name else ""
     return f"{index + 1}. {name}{said} → {' '.join(rule.fault.words())}"
@@ -46,8 +50,11 @@ class FaultRulesScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             count = len(self.rules)
-            head = (f"Fault rules of the proxy ({count}): space switches one on or off; escape closes"
-                    if count else "The proxy has no fault rules (start it with --faults FILE)")
+            head = (
+                f"Fault rules of the proxy ({count}): space switches one on or off; escape closes"
+                if count
+                else "The proxy has no fault rules (start it with --faults FILE)"
+            )
             yield Label(head, markup=False, id="fault-rules-head")
             yield DataTable(id="fault-rules-table", cursor_type="row", zebra_stripes=True)
 

@@ -87,8 +87,7 @@ class FilePickScreen(ModalScreen[m.FilePart | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Add a file part", classes="file-title")
-            yield Input(self.initial, placeholder="path/to/file, ~/file, or https://host/file.pdf",
-                        id="file-path")
+            yield Input(self.initial, placeholder="path/to/file, ~/file, or https://host/file.pdf", id="file-path")
             yield Label("", id="file-info", markup=False)
             with RadioSet(id="file-how"):
                 yield RadioButton("inline bytes (base64 in the message)", value=not self.by_uri, id="file-bytes")

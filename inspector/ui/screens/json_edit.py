@@ -135,10 +135,18 @@ class JsonEditScreen(InspectorAppNode, ModalScreen[JsonEdited | None]):
         Binding("ctrl+o", "external", "Open in $EDITOR"),
     ]
 
-    def __init__(self, title: str, value: Any = None, *, object_only: bool = False,
-                 allow_empty: bool = False, text: str | None = None,
-                 cursor: tuple[int, int] | None = None, template: bool = False,
-                 new_object: bool = False) -> None:
+    def __init__(
+        self,
+        title: str,
+        value: Any = None,
+        *,
+        object_only: bool = False,
+        allow_empty: bool = False,
+        text: str | None = None,
+        cursor: tuple[int, int] | None = None,
+        template: bool = False,
+        new_object: bool = False,
+    ) -> None:
         """``text``: the text to start from instead of ``value``; ``cursor``: where
         the cursor starts (default: the end); ``template``: ``text`` is a template
         (see JsonText); ``new_object``: start from an empty object's template, the
@@ -163,13 +171,21 @@ class JsonEditScreen(InspectorAppNode, ModalScreen[JsonEdited | None]):
             what += " (empty: none)"
         with Vertical():
             yield Label(f"{self.title_text} — {what}", classes="json-title", markup=False)
-            yield JsonText(self.initial, id="json-text", show_line_numbers=True, soft_wrap=False,
-                           tab_behavior="indent", template=self.initial if self.template else None)
+            yield JsonText(
+                self.initial,
+                id="json-text",
+                show_line_numbers=True,
+                soft_wrap=False,
+                tab_behavior="indent",
+                template=self.initial if self.template else None,
+            )
             yield Label("", id="json-status", markup=False)
             yield Label("", id="json-error-line", markup=False)
-            yield Label("ctrl+s save · escape cancel · ctrl+a select all · ctrl+o edit in $EDITOR",
-                        classes="json-hint",
-                        markup=False)
+            yield Label(
+                "ctrl+s save · escape cancel · ctrl+a select all · ctrl+o edit in $EDITOR",
+                classes="json-hint",
+                markup=False,
+            )
             with Horizontal(id="json-buttons"):
                 yield Button("Cancel", id="json-cancel", compact=True)
                 yield Button("Save", id="json-save", variant="primary", compact=True)
@@ -190,8 +206,7 @@ class JsonEditScreen(InspectorAppNode, ModalScreen[JsonEdited | None]):
 
     def validate_text(self) -> None:
         text = self.text_area.text
-        self.value, self.problem, line = check_json(text, object_only=self.object_only,
-                                                    allow_empty=self.allow_empty)
+        self.value, self.problem, line = check_json(text, object_only=self.object_only, allow_empty=self.allow_empty)
         status = self.query_one("#json-status", Label)
         error_line = self.query_one("#json-error-line", Label)
         status.set_class(self.problem is None, "-ok")
@@ -233,8 +248,12 @@ class JsonEditScreen(InspectorAppNode, ModalScreen[JsonEdited | None]):
 
         command = editor_command()
         if command is None:
-            self.app.notify(f"no editor: $VISUAL and $EDITOR are unset and {FALLBACK_EDITOR} is not on the PATH; "
-                            "set $EDITOR to edit in your own editor", severity="warning", markup=False)
+            self.app.notify(
+                f"no editor: $VISUAL and $EDITOR are unset and {FALLBACK_EDITOR} is not on the PATH; "
+                "set $EDITOR to edit in your own editor",
+                severity="warning",
+                markup=False,
+            )
             return
         fd, name = tempfile.mkstemp(prefix="a2a-inspect-", suffix=".json")
         path = Path(name)
@@ -248,15 +267,19 @@ class JsonEditScreen(InspectorAppNode, ModalScreen[JsonEdited | None]):
                 self.app.notify("this terminal cannot hand over to an editor", severity="error")
                 return
             except FileNotFoundError:
-                self.app.report_error(f"cannot run {command[0]}",
-                                      OSError(f"{command[0]}: not found (check $VISUAL and $EDITOR)"))
+                self.app.report_error(
+                    f"cannot run {command[0]}", OSError(f"{command[0]}: not found (check $VISUAL and $EDITOR)")
+                )
                 return
             except OSError as exc:
                 self.app.report_error(f"cannot run {command[0]}", exc)
                 return
             if result.returncode != 0:
-                self.app.notify(f"{command[0]} exited with status {result.returncode}; text kept as it was",
-                                severity="warning", markup=False)
+                self.app.notify(
+                    f"{command[0]} exited with status {result.returncode}; text kept as it was",
+                    severity="warning",
+                    markup=False,
+                )
                 return
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:

@@ -7,10 +7,12 @@ from typing import Any, ClassVar, TypeVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
+from ..typed_app import InspectorAppNode
 from ..widgets.agents_panel import AgentsPanel
 from ..widgets.artifacts_view import ArtifactsView
 from ..widgets.base import ConnectionView, leaving
@@ -19,11 +21,7 @@ from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
 from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
-from textual.screen import Screen
-
-from ..typed_app import InspectorAppNode
 from .toast_repaint import repaint_where_toasts_leave
-
 
 #: Narrower than this, the agents sidebar starts hidden (ctrl+b shows it).
 SIDEBAR_MIN_WIDTH = 100
@@ -192,9 +190,11 @@ class MainScreen(InspectorAppNode, Screen[None]):
         # TaskBeside feeds them itself.
         # A hidden tab's view is in the DOM from mount_view on, but takes messages only
         # once mounted: it catches up from the app in its on_mount.
-        views = [w for w in self.query("*")
-                 if isinstance(w, ConnectionView) and w.is_mounted and beside not in w.ancestors
-                 and not leaving(w)]
+        views = [
+            w
+            for w in self.query("*")
+            if isinstance(w, ConnectionView) and w.is_mounted and beside not in w.ancestors and not leaving(w)
+        ]
         if len(views) == self._composed_views:  # the hidden tabs' too
             self._view_cache = views
         return views

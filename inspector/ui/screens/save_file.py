@@ -9,7 +9,6 @@ import unicodedata
 from pathlib import Path
 
 import regex
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,8 +22,7 @@ from ...textsafe import INVISIBLE, visible
 from ..widgets.formatting import decode_base64, file_summary
 
 _RESERVED = regex.compile(f'[<>:"|?*\\x00-\\x1f\\x7f-\\x9f\\u200d{INVISIBLE}]', regex.VERSION1)
-_WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
-                    *(f"LPT{i}" for i in range(1, 10))}
+_WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)), *(f"LPT{i}" for i in range(1, 10))}
 MAX_NAME = 150
 
 
@@ -121,12 +119,10 @@ class SaveFileScreen(ModalScreen[Path | None]):
             yield Static(Text(file_summary(self.file)), id="save-summary")
             yield Label("folder", markup=False)
             yield Input(str(self.directory), id="save-dir")
-            yield Label("file name (separators are stripped; an existing file is never replaced)",
-                        markup=False)
+            yield Label("file name (separators are stripped; an existing file is never replaced)", markup=False)
             yield Input(safe_filename(self.file.name, self.file.mime_type), id="save-name")
             yield Static("", id="save-error")
-            yield Static(Text("enter save · ctrl+d downloads · ctrl+w current folder · escape cancel"),
-                         id="save-hint")
+            yield Static(Text("enter save · ctrl+d downloads · ctrl+w current folder · escape cancel"), id="save-hint")
 
     def on_mount(self) -> None:
         self.query_one("#save-name", Input).focus()

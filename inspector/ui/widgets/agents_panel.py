@@ -44,17 +44,17 @@ def saved_from_connection(conn: AgentConnection) -> SavedAgent:
         headers = {k: v for k, v in conn.auth.headers().items() if k not in secret_headers}
         value = headers.get("Authorization", "")
         if value.startswith("Bearer "):
-            auth, secret = "bearer", value[len("Bearer "):]
+            auth, secret = "bearer", value[len("Bearer ") :]
         elif value.startswith("Basic "):
             import base64
             import binascii
 
             try:
-                auth, secret = "basic", base64.b64decode(value[len("Basic "):]).decode("utf-8")
+                auth, secret = "basic", base64.b64decode(value[len("Basic ") :]).decode("utf-8")
             except (binascii.Error, UnicodeDecodeError):
                 auth = None
         elif len(headers) == 1:
-            (header, secret), = headers.items()
+            ((header, secret),) = headers.items()
             auth = "api-key"
     if auth is None and conn.card is not None:
         # Not authenticated yet: the card says how (its first scheme), the user adds the secret.
@@ -67,10 +67,19 @@ def saved_from_connection(conn: AgentConnection) -> SavedAgent:
             # The card's header name goes into a text field as a suggestion: visible, as
             # everywhere (a name with control characters could not be sent anyway).
             header = visible(way.header, single_line=True) if way.kind == "api-key" and way.header else None
-    return SavedAgent(name=conn.saved_as or connection_label(conn), url=conn.url, dialect=conn.requested_dialect,
-                      binding=conn.requested_binding, card_url=conn.card_url, headers=dict(conn.headers), auth=auth,
-                      auth_header=header, secret=secret, secret_headers=secret_headers,
-                      **tls_fields(getattr(conn, "tls", None)))
+    return SavedAgent(
+        name=conn.saved_as or connection_label(conn),
+        url=conn.url,
+        dialect=conn.requested_dialect,
+        binding=conn.requested_binding,
+        card_url=conn.card_url,
+        headers=dict(conn.headers),
+        auth=auth,
+        auth_header=header,
+        secret=secret,
+        secret_headers=secret_headers,
+        **tls_fields(getattr(conn, "tls", None)),
+    )
 
 
 def tls_fields(tls: Any) -> dict[str, Any]:
@@ -169,33 +178,45 @@ class AgentsPanel(ConnectionView, Vertical):
         self._states = {c.id: c.state for c in conns}
         items.append(Option(Content.styled(f"OPEN ({len(conns)})", "bold $foreground-muted"), disabled=True))
         if not conns:
-            items.append(Option(Content.styled("  none: enter opens a saved agent,\n  ctrl+o a URL",
-                                               "$foreground-muted"), disabled=True))
+            items.append(
+                Option(
+                    Content.styled("  none: enter opens a saved agent,\n  ctrl+o a URL", "$foreground-muted"),
+                    disabled=True,
+                )
+            )
         for conn in conns:
             glyph, colour = STATE_GLYPH.get(conn.state, ("?", "$foreground-muted"))
             is_active = conn is active
             line = Content.assemble(
                 ("▶ " if is_active else "  ", "bold $accent"),
-                (glyph, colour), " ",
+                (glyph, colour),
+                " ",
                 (shorten(connection_label(conn), 20), "bold" if is_active else ""),
                 (" ●" if conn.id in self.news else "", "bold $warning"),
-                "\n    ", (shorten(conn.url, 24), "$foreground-muted"),
+                "\n    ",
+                (shorten(conn.url, 24), "$foreground-muted"),
             )
             items.append(Option(line, id=f"conn:{conn.id}"))
         items.append(None)
         agents = list(self.store.agents)
         items.append(Option(Content.styled(f"SAVED ({len(agents)})", "bold $foreground-muted"), disabled=True))
         if not agents:
-            items.append(Option(Content.styled("  none: a adds one,\n  s saves the active agent",
-                                               "$foreground-muted"), disabled=True))
+            items.append(
+                Option(
+                    Content.styled("  none: a adds one,\n  s saves the active agent", "$foreground-muted"),
+                    disabled=True,
+                )
+            )
         for agent in agents:
             is_open = self._open_for(agent) is not None
             detail = shorten(agent.url, 24)
             extra = " · ".join(x for x in (agent.dialect if agent.dialect != "auto" else "", agent.auth or "") if x)
             line = Content.assemble(
-                "  ", (shorten(agent.name, 22), "bold"),
+                "  ",
+                (shorten(agent.name, 22), "bold"),
                 (" (open)" if is_open else "", "$success"),
-                "\n    ", (detail, "$foreground-muted"),
+                "\n    ",
+                (detail, "$foreground-muted"),
                 (f"\n    {shorten(extra, 24)}" if extra else "", "$foreground-muted"),
             )
             items.append(Option(line, id=f"saved:{agent.name}"))
@@ -266,15 +287,23 @@ class AgentsPanel(ConnectionView, Vertical):
         missing = missing_secrets(agent)
         if missing:
             # Said, not connected without them: a refusal would only say "unauthorized".
-            self.app.notify(f"{missing[0]}: set it and open the agent again (e edits it)",
-                            title="saved agents", severity="error", markup=False)
+            self.app.notify(
+                f"{missing[0]}: set it and open the agent again (e edits it)",
+                title="saved agents",
+                severity="error",
+                markup=False,
+            )
             return
         from ..saved_auth import tls_problem
 
         problem = tls_problem(agent)
         if problem:
-            self.app.notify(f"saved agent {agent.name!r}: {problem} (e edits it)", title="saved agents",
-                            severity="error", markup=False)
+            self.app.notify(
+                f"saved agent {agent.name!r}: {problem} (e edits it)",
+                title="saved agents",
+                severity="error",
+                markup=False,
+            )
             return
         self.app.connect_to(agent.url, saved=agent)
 
@@ -285,8 +314,9 @@ class AgentsPanel(ConnectionView, Vertical):
                 self.refresh_list()
                 self._highlight(f"saved:{agent.name}")
 
-        self.post_message(OpenModal("agent_form", "Add a saved agent", taken=[a.name for a in self.store.agents],
-                                    done=added))
+        self.post_message(
+            OpenModal("agent_form", "Add a saved agent", taken=[a.name for a in self.store.agents], done=added)
+        )
 
     def action_save(self) -> None:
         conn = self.app.active
@@ -295,8 +325,11 @@ class AgentsPanel(ConnectionView, Vertical):
             return
         existing = self.store.find(conn.saved_as) if conn.saved_as else None
         # What the connection talks now (a dialect or binding switched since it opened).
-        draft = (replace(existing, dialect=conn.requested_dialect, binding=conn.requested_binding)
-                 if existing is not None else saved_from_connection(conn))
+        draft = (
+            replace(existing, dialect=conn.requested_dialect, binding=conn.requested_binding)
+            if existing is not None
+            else saved_from_connection(conn)
+        )
         names = [a.name for a in self.store.agents if existing is None or a is not existing]
 
         def saved(agent: SavedAgent | None) -> None:
@@ -320,15 +353,18 @@ class AgentsPanel(ConnectionView, Vertical):
         from ...client.auth import card_auth
 
         ways = card_auth(conn.card) if conn.card is not None else []
-        asks = ", ".join(visible(f"{w.name} ({w.kind}{' ' + w.header if w.header else ''})", single_line=True)
-                         for w in ways)
-        self.post_message(OpenModal("agent_form", "Save the active agent", draft, taken=names,
-                                    card_asks=asks or None, done=saved))
+        asks = ", ".join(
+            visible(f"{w.name} ({w.kind}{' ' + w.header if w.header else ''})", single_line=True) for w in ways
+        )
+        self.post_message(
+            OpenModal("agent_form", "Save the active agent", draft, taken=names, card_asks=asks or None, done=saved)
+        )
 
     def action_edit(self) -> None:
         kind, item = self.highlighted()
-        agent: SavedAgent | None = item if kind == "saved" else (
-            self.store.find(item.saved_as) if kind == "conn" and item.saved_as else None)
+        agent: SavedAgent | None = (
+            item if kind == "saved" else (self.store.find(item.saved_as) if kind == "conn" and item.saved_as else None)
+        )
         if agent is None:
             self.app.notify("highlight a saved agent to edit (s saves the active one)", severity="warning")
             return
@@ -348,8 +384,9 @@ class AgentsPanel(ConnectionView, Vertical):
 
             if not self._store_op(f"cannot save {new.name!r}", op):
                 return
-            conn = next((c for c in self._connections() if c.saved_as and c.saved_as.casefold() == old.casefold()),
-                        None)
+            conn = next(
+                (c for c in self._connections() if c.saved_as and c.saved_as.casefold() == old.casefold()), None
+            )
             changed = replace(new, name=agent.name) != agent
             if conn is not None:
                 conn.saved_as = conn.name = new.name
@@ -359,8 +396,7 @@ class AgentsPanel(ConnectionView, Vertical):
             self.refresh_list()
             self._highlight(f"saved:{new.name}" if kind == "saved" else f"conn:{item.id}")
 
-        self.post_message(OpenModal("agent_form", f"Edit {shorten(agent.name, 40)}", agent, taken=names,
-                                    done=edited))
+        self.post_message(OpenModal("agent_form", f"Edit {shorten(agent.name, 40)}", agent, taken=names, done=edited))
 
     def action_rename(self) -> None:
         kind, item = self.highlighted()
@@ -368,10 +404,10 @@ class AgentsPanel(ConnectionView, Vertical):
             self.app.notify("highlight an agent to rename", severity="warning")
             return
         conn: AgentConnection | None = item if kind == "conn" else self._open_for(item)
-        agent: SavedAgent | None = item if kind == "saved" else (
-            self.store.find(item.saved_as) if item.saved_as else None)
-        draft = agent or SavedAgent(name=connection_label(item) if conn is not None else item.name,
-                                    url=item.url)
+        agent: SavedAgent | None = (
+            item if kind == "saved" else (self.store.find(item.saved_as) if item.saved_as else None)
+        )
+        draft = agent or SavedAgent(name=connection_label(item) if conn is not None else item.name, url=item.url)
         names = [a.name for a in self.store.agents if a is not agent]
 
         def renamed(new: SavedAgent | None) -> None:
@@ -389,13 +425,17 @@ class AgentsPanel(ConnectionView, Vertical):
             self.refresh_list()
             self._highlight(f"saved:{new.name}" if kind == "saved" else f"conn:{conn.id if conn else ''}")
 
-        self.post_message(OpenModal("agent_form", f"Rename {shorten(draft.name, 40)}", draft, taken=names,
-                                    rename_only=True, done=renamed))
+        self.post_message(
+            OpenModal(
+                "agent_form", f"Rename {shorten(draft.name, 40)}", draft, taken=names, rename_only=True, done=renamed
+            )
+        )
 
     def action_remove(self) -> None:
         kind, item = self.highlighted()
-        agent: SavedAgent | None = item if kind == "saved" else (
-            self.store.find(item.saved_as) if kind == "conn" and item.saved_as else None)
+        agent: SavedAgent | None = (
+            item if kind == "saved" else (self.store.find(item.saved_as) if kind == "conn" and item.saved_as else None)
+        )
         if agent is None:
             self.app.notify("highlight a saved agent to remove (w closes a connection)", severity="warning")
             return
@@ -410,8 +450,13 @@ class AgentsPanel(ConnectionView, Vertical):
                 self.app.notify(f"removed saved agent {agent.name!r}", markup=False)
                 self.refresh_list()
 
-        self.post_message(OpenModal("confirm", f"Remove the saved agent {shorten(agent.name, 40)!r} "
-                                               f"({shorten(agent.url, 60)})?", done=answered))
+        self.post_message(
+            OpenModal(
+                "confirm",
+                f"Remove the saved agent {shorten(agent.name, 40)!r} ({shorten(agent.url, 60)})?",
+                done=answered,
+            )
+        )
 
     async def action_close(self) -> None:
         kind, item = self.highlighted()

@@ -123,7 +123,7 @@ class _Section:
                     structure = self._other(piece, parts) or structure
         else:
             pending: list[str] = []
-            for part in parts[self._count:]:
+            for part in parts[self._count :]:
                 if isinstance(part, TextPart):
                     pending.append(part.text)
                     continue
@@ -204,8 +204,12 @@ class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES = {
-        "artifact-document--title", "artifact-document--info", "artifact-document--text",
-        "artifact-document--data", "artifact-document--file", "artifact-document--selected",
+        "artifact-document--title",
+        "artifact-document--info",
+        "artifact-document--text",
+        "artifact-document--data",
+        "artifact-document--file",
+        "artifact-document--selected",
         "artifact-document--hint",
     }
 
@@ -226,13 +230,13 @@ class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
     class SaveRequested(Message):
         """The user asked to save ``part`` (a file part with inline bytes)."""
 
-        def __init__(self, document: "ArtifactDocument", part: FilePart) -> None:
+        def __init__(self, document: ArtifactDocument, part: FilePart) -> None:
             super().__init__()
             self.document = document
             self.part = part
 
         @property
-        def control(self) -> "ArtifactDocument":
+        def control(self) -> ArtifactDocument:
             return self.document
 
     def __init__(self, **kwargs: Any) -> None:
@@ -406,8 +410,7 @@ class ArtifactDocument(LineBase, ComponentStyles, ScrollView, can_focus=True):
         file = part.file
         if file.bytes is None:
             uri = visible(file.uri or "(none)", single_line=True)
-            self.notify(f"This file part is a URI, not inline bytes: {uri}", title="nothing to save",
-                        markup=False)
+            self.notify(f"This file part is a URI, not inline bytes: {uri}", title="nothing to save", markup=False)
             return
         self.post_message(self.SaveRequested(self, part))
 

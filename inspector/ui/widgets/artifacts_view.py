@@ -116,8 +116,13 @@ class ArtifactsView(SelectedTaskView, Vertical):
         if task is None:
             key: tuple[Any, ...] = (None, self._conn is None)
         else:
-            key = (len(task.artifacts), sum(len(a.chunks) for a in task.artifacts.values()),
-                   self.showing_chunks, bool(self.document.file_parts), task.cut is not None)
+            key = (
+                len(task.artifacts),
+                sum(len(a.chunks) for a in task.artifacts.values()),
+                self.showing_chunks,
+                bool(self.document.file_parts),
+                task.cut is not None,
+            )
         if key == self._summary_key:
             return
         self._summary_key = key

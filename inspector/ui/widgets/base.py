@@ -86,7 +86,8 @@ class ComponentStyles:
         if style is None:
             extra = {} if self.STYLE_DEFAULT is None else {"default": self.STYLE_DEFAULT}
             style = self._styles[name] = self.get_component_rich_style(  # type: ignore[attr-defined]
-                f"{self.STYLE_PREFIX}--{name}", partial=True, **extra)
+                f"{self.STYLE_PREFIX}--{name}", partial=True, **extra
+            )
         return style
 
     def notify_style_update(self) -> None:

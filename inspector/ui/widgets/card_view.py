@@ -36,11 +36,14 @@ def _text(value: Any, width: int = 400) -> str:
 
 def finding_line(f: Finding, indent: str = "    ") -> Content:
     mark = SEVERITY_MARK.get(f.severity, f.severity)
-    return Content.assemble(indent, (f"{mark} ", SEVERITY_STYLE.get(f.severity, "")),
-                            # The path names the card's own keys (a security scheme's name).
-                            (f"{visible(f.path, single_line=True)}: ", "$foreground-muted"),
-                            (visible(f.message, single_line=True), SEVERITY_STYLE.get(f.severity, "")),
-                            f"  [{f.code}]")
+    return Content.assemble(
+        indent,
+        (f"{mark} ", SEVERITY_STYLE.get(f.severity, "")),
+        # The path names the card's own keys (a security scheme's name).
+        (f"{visible(f.path, single_line=True)}: ", "$foreground-muted"),
+        (visible(f.message, single_line=True), SEVERITY_STYLE.get(f.severity, "")),
+        f"  [{f.code}]",
+    )
 
 
 def section_content(title: str, rows: list[Row], findings: FindingPlacer) -> Content:
@@ -58,23 +61,33 @@ def section_content(title: str, rows: list[Row], findings: FindingPlacer) -> Con
     return Content("\n").join(lines)
 
 
-def card_sections(card: m.AgentCard, *, card_url: str | None, dialect: str | None,
-                  endpoint: str | None) -> list[tuple[str, list[Row]]]:
+def card_sections(
+    card: m.AgentCard, *, card_url: str | None, dialect: str | None, endpoint: str | None
+) -> list[tuple[str, list[Row]]]:
     """The card's fields in sections, each row with the JSON paths it stands for."""
     return card_rows(card, card_url=card_url, dialect=dialect, endpoint=endpoint)
 
 
 def skill_content(i: int, skill: m.AgentSkill, findings: FindingPlacer) -> Content:
-    lines = [Content.assemble(("▸ ", "$accent"), (shorten(skill.name or "(unnamed skill)", 60), "bold"),
-                              (f"  id {shorten(skill.id or '-', 40)}", "$foreground-muted"))]
+    lines = [
+        Content.assemble(
+            ("▸ ", "$accent"),
+            (shorten(skill.name or "(unnamed skill)", 60), "bold"),
+            (f"  id {shorten(skill.id or '-', 40)}", "$foreground-muted"),
+        )
+    ]
     if skill.description:
         lines.extend(Content("    " + line) for line in visible(skill.description).split("\n"))
     if skill.tags:
-        lines.append(Content.assemble("    ", ("tags ", "$foreground-muted"),
-                                      (_text(skill.tags), "$secondary")))
+        lines.append(Content.assemble("    ", ("tags ", "$foreground-muted"), (_text(skill.tags), "$secondary")))
     if skill.input_modes or skill.output_modes:
-        lines.append(Content.assemble("    ", ("modes ", "$foreground-muted"),
-                                      f"in {_text(skill.input_modes)} · out {_text(skill.output_modes)}"))
+        lines.append(
+            Content.assemble(
+                "    ",
+                ("modes ", "$foreground-muted"),
+                f"in {_text(skill.input_modes)} · out {_text(skill.output_modes)}",
+            )
+        )
     lines.extend(finding_line(f, "    ") for f in findings.take((f"$.skills[{i}]",)))
     return Content("\n").join(lines)
 
@@ -162,8 +175,13 @@ class CardView(ConnectionView, Vertical, can_focus=True):
         if not self._live:
             return
         card = conn.card if conn is not None else None
-        key = (id(conn), id(card), id(conn.card_raw) if conn else None,
-               conn.dialect_name if conn else None, conn.state if conn else None)
+        key = (
+            id(conn),
+            id(card),
+            id(conn.card_raw) if conn else None,
+            conn.dialect_name if conn else None,
+            conn.state if conn else None,
+        )
         if key == self._shown:
             return
         self._shown = key
@@ -188,8 +206,10 @@ class CardView(ConnectionView, Vertical, can_focus=True):
             elif conn.card_error is not None:
                 # It serves one, and it is broken: that is the finding, not "no card".
                 where = getattr(conn.client, "card_url", None)
-                text = (f"invalid agent card{' at ' + shorten(where, 120) if where else ''}: "
-                        f"{visible(str(conn.card_error))}")
+                text = (
+                    f"invalid agent card{' at ' + shorten(where, 120) if where else ''}: "
+                    f"{visible(str(conn.card_error))}"
+                )
             elif conn.read_only:
                 text = "a recording: no card to show"
             else:
@@ -210,10 +230,10 @@ class CardView(ConnectionView, Vertical, can_focus=True):
         findings = FindingPlacer(self.findings)
         widgets: list[Static] = [Static(self._summary(card), classes="card-section card-summary")]
         dialect = f"{conn.dialect_name} ({conn.dialect_source})" if conn.dialect_name else None
-        for title, rows in card_sections(card, card_url=card_url, dialect=dialect,
-                                         endpoint=getattr(client, "endpoint", None)):
-            widgets.append(Static(section_content(title, rows, findings),
-                                  classes=f"card-section card-{title}"))
+        for title, rows in card_sections(
+            card, card_url=card_url, dialect=dialect, endpoint=getattr(client, "endpoint", None)
+        ):
+            widgets.append(Static(section_content(title, rows, findings), classes=f"card-section card-{title}"))
         skills = card.skills or []
         widgets.append(Static(f"SKILLS ({len(skills)})", classes="card-skills-title", markup=False))
         for i, skill in enumerate(skills):
@@ -242,7 +262,10 @@ class CardView(ConnectionView, Vertical, can_focus=True):
             "   lint: ",
             (f"{counts['error']} error(s)", SEVERITY_STYLE["error"] if counts["error"] else "$foreground-muted"),
             ", ",
-            (f"{counts['warning']} warning(s)", SEVERITY_STYLE["warning"] if counts["warning"] else "$foreground-muted"),
+            (
+                f"{counts['warning']} warning(s)",
+                SEVERITY_STYLE["warning"] if counts["warning"] else "$foreground-muted",
+            ),
             ", ",
             (f"{counts['info']} note(s)", "$foreground-muted"),
             ("   j: raw JSON", "$foreground-muted"),
@@ -260,8 +283,15 @@ class CardView(ConnectionView, Vertical, can_focus=True):
         dark = getattr(self.app.current_theme, "dark", True)
         from rich.syntax import Syntax  # pygments is slow to import: only when shown
 
-        target.update(Syntax(visible(text), "json", theme="monokai" if dark else "default",
-                             word_wrap=True, background_color="default"))
+        target.update(
+            Syntax(
+                visible(text),
+                "json",
+                theme="monokai" if dark else "default",
+                word_wrap=True,
+                background_color="default",
+            )
+        )
 
     # ------------------------------------------------------------------ actions
 

@@ -80,8 +80,7 @@ class ChunkTable(LineBase, ComponentStyles, ScrollView, can_focus=True):
         Binding("end", "jump(-1)", "Last", show=False),
     ]
 
-    COMPONENT_CLASSES = {"chunk-table--header", "chunk-table--cursor", "chunk-table--dim",
-                         "chunk-table--true"}
+    COMPONENT_CLASSES = {"chunk-table--header", "chunk-table--cursor", "chunk-table--dim", "chunk-table--true"}
 
     DEFAULT_CSS = """
     ChunkTable {
@@ -132,8 +131,7 @@ class ChunkTable(LineBase, ComponentStyles, ScrollView, can_focus=True):
     def _add(self, key: str, start: int, stop: int) -> None:
         """Rows for chunks ``start`` to ``stop`` (exclusive) of artifact ``key``."""
         count = self._count
-        if (self._run_keys and self._run_keys[-1] == key
-                and self._run_firsts[-1] + count - self._run_rows[-1] == start):
+        if self._run_keys and self._run_keys[-1] == key and self._run_firsts[-1] + count - self._run_rows[-1] == start:
             self._count = count + stop - start
             return
         self._run_rows.append(count)
@@ -194,8 +192,14 @@ class ChunkTable(LineBase, ComponentStyles, ScrollView, can_focus=True):
         key = self._run_keys[run]
         chunk = self.chunk(index)
         start = self._for_task.first_t if self._for_task is not None else 0.0
-        return [str(index + 1), shorten(key, ARTIFACT_MAX), _flag(chunk.append),
-                _flag(chunk.last_chunk), "dup" if chunk.dup else str(chunk.size), format_offset(chunk.t - start)]
+        return [
+            str(index + 1),
+            shorten(key, ARTIFACT_MAX),
+            _flag(chunk.append),
+            _flag(chunk.last_chunk),
+            "dup" if chunk.dup else str(chunk.size),
+            format_offset(chunk.t - start),
+        ]
 
     def _fit(self, cell: str, width: int) -> str:
         return cell if len(cell) <= width else cell[: max(0, width - 1)] + "…"
@@ -254,8 +258,7 @@ class ChunkTable(LineBase, ComponentStyles, ScrollView, can_focus=True):
             if index >= self._count:
                 return Strip.blank(width, base)
             style = base + self._style("cursor") if index == self.cursor_row else base
-            segments = self._segments(self.cells(index), style, style + self._style("dim"),
-                                      style + self._style("true"))
+            segments = self._segments(self.cells(index), style, style + self._style("dim"), style + self._style("true"))
         strip = Strip(segments)
         return strip.crop_extend(scroll_x, scroll_x + width, base if y else base + self._style("header"))
 

@@ -136,15 +136,27 @@ class Composer(ConnectionView, Vertical):
         # One focusable widget per box: when the tab is hidden, Textual moves focus to a
         # focusable sibling, which would be hidden too and would switch the tab back.
         with Vertical(id="composer-text-box"):
-            yield MessageText(id="composer-text", soft_wrap=True, tab_behavior="focus",
-                              placeholder="message text · ctrl+s send · ctrl+f file · ctrl+g data · f9 preview")
+            yield MessageText(
+                id="composer-text",
+                soft_wrap=True,
+                tab_behavior="focus",
+                placeholder="message text · ctrl+s send · ctrl+f file · ctrl+g data · f9 preview",
+            )
         with Vertical(id="composer-parts-box"):
             yield PartList(id="composer-parts")
         with Horizontal(id="composer-buttons"):
-            for label, name in (("+ file", "add_file"), ("+ data", "add_data"),
-                                ("preview", "toggle_preview"), ("send", "send")):
-                button = Button(label, id=f"composer-{name.replace('_', '-')}", compact=True,
-                                variant="primary" if name == "send" else "default")
+            for label, name in (
+                ("+ file", "add_file"),
+                ("+ data", "add_data"),
+                ("preview", "toggle_preview"),
+                ("send", "send"),
+            ):
+                button = Button(
+                    label,
+                    id=f"composer-{name.replace('_', '-')}",
+                    compact=True,
+                    variant="primary" if name == "send" else "default",
+                )
                 button.can_focus = False
                 yield button
         with VerticalScroll(id="composer-preview"):
@@ -154,7 +166,9 @@ class Composer(ConnectionView, Vertical):
     def on_mount(self) -> None:
         self._live = True
         self.query_one("#composer-mode").tooltip = "ctrl+t: switch between streaming and a plain send"
-        self.query_one("#composer-target").tooltip = "ctrl+n: switch between a new task and continuing the selected task"
+        self.query_one(
+            "#composer-target"
+        ).tooltip = "ctrl+n: switch between a new task and continuing the selected task"
         self.show_connection(getattr(self.app, "active", None))
 
     def on_show(self) -> None:
@@ -254,8 +268,7 @@ class Composer(ConnectionView, Vertical):
                 del pending[message_id]
                 if self.app.task_id != task_id:
                     self.app.select_task(task_id)
-            elif view is not None and (view.reply is not None or view.error is not None
-                                       or view.failure or view.ended):
+            elif view is not None and (view.reply is not None or view.error is not None or view.failure or view.ended):
                 del pending[message_id]  # answered without a task
                 if view.reply is not None and self.app.task_id is not None:
                     # A direct reply: the conversation shows replies when no task is selected.
@@ -283,9 +296,13 @@ class Composer(ConnectionView, Vertical):
                     self.target = "new"
                     self._refresh_head()
                     self._schedule_preview()
-                    self.app.notify(f"the agent refused a message to {shorten(task_id, 9)}, a task in a final "
-                                    "state: the next message starts a new task", title="new task",
-                                    severity="warning", markup=False)
+                    self.app.notify(
+                        f"the agent refused a message to {shorten(task_id, 9)}, a task in a final "
+                        "state: the next message starts a new task",
+                        title="new task",
+                        severity="warning",
+                        markup=False,
+                    )
             elif view.ended or view.reply is not None or (not view.streaming and view.http_status is not None):
                 del sent[message_id]  # accepted: the agent may reopen its own tasks
 
@@ -371,8 +388,14 @@ class Composer(ConnectionView, Vertical):
             task_id = self.selected
             task = self.selected_task()
             context_id = task.context_id if task is not None else None
-        message = m.Message(role=m.Role.USER, parts=parts, message_id=self.message_id,
-                            task_id=task_id, context_id=context_id, metadata=d.message_metadata)
+        message = m.Message(
+            role=m.Role.USER,
+            parts=parts,
+            message_id=self.message_id,
+            task_id=task_id,
+            context_id=context_id,
+            metadata=d.message_metadata,
+        )
         return m.SendParams(message=message)
 
     def preview_request(self) -> tuple[str, Any]:
@@ -393,18 +416,26 @@ class Composer(ConnectionView, Vertical):
             raise ValueError(f"the {dialect.label} dialect has no {method.value} method")
         params = self.build_params()
         client = conn.client
-        if client is not None and callable(getattr(client, "wire_preview", None)) \
-                and getattr(client, "dialect", None) is dialect \
-                and getattr(client, "endpoint", None):
+        if (
+            client is not None
+            and callable(getattr(client, "wire_preview", None))
+            and getattr(client, "dialect", None) is dialect
+            and getattr(client, "endpoint", None)
+        ):
             # The client knows the binding too: REST or JSON-RPC, as it will send it.
             verb, endpoint, headers, request, what = client.wire_preview(method, params, stream=self.stream)
         else:
             request = dialect.encode_request(method, params, "<id set when sent>")
-            verb, endpoint, what = "POST", getattr(client, "endpoint", None) or conn.url, \
-                f"{dialect.label}, {request['method']}"
-            headers = {"Content-Type": "application/json",
-                       "Accept": "text/event-stream" if self.stream else "application/json",
-                       **dialect.request_headers()}
+            verb, endpoint, what = (
+                "POST",
+                getattr(client, "endpoint", None) or conn.url,
+                f"{dialect.label}, {request['method']}",
+            )
+            headers = {
+                "Content-Type": "application/json",
+                "Accept": "text/event-stream" if self.stream else "application/json",
+                **dialect.request_headers(),
+            }
         if conn.auth is not None:
             headers.update({k: "•••" for k in conn.auth.headers()})
         headers.update({k: v for k, v in conn.headers.items()})
@@ -430,8 +461,15 @@ class Composer(ConnectionView, Vertical):
         dark = getattr(self.app.current_theme, "dark", True)
         from rich.syntax import Syntax  # pygments is slow to import: only when shown
 
-        body.update(Syntax(visible(text), "json", theme="monokai" if dark else "default",
-                           word_wrap=True, background_color="default"))
+        body.update(
+            Syntax(
+                visible(text),
+                "json",
+                theme="monokai" if dark else "default",
+                word_wrap=True,
+                background_color="default",
+            )
+        )
 
     # ------------------------------------------------------------------ events
 
@@ -481,8 +519,7 @@ class Composer(ConnectionView, Vertical):
             if isinstance(part, m.DataPart):
                 self.edit_data(event.row)
             else:
-                self.app.notify("a file part cannot be edited: remove it (delete) and add another",
-                                severity="warning")
+                self.app.notify("a file part cannot be edited: remove it (delete) and add another", severity="warning")
 
     @on(PartList.EditMetadata)
     def _edit_row_metadata(self, event: PartList.EditMetadata) -> None:
@@ -490,12 +527,18 @@ class Composer(ConnectionView, Vertical):
         if event.row == META_ROW:
             self.edit_message_metadata()
         elif event.row == TEXT_ROW:
-            self._edit_metadata("text part metadata", self.draft.text_metadata,
-                                lambda value: setattr(self.draft, "text_metadata", value))
+            self._edit_metadata(
+                "text part metadata",
+                self.draft.text_metadata,
+                lambda value: setattr(self.draft, "text_metadata", value),
+            )
         elif isinstance(event.row, int) and event.row < len(self.draft.parts):
             part = self.draft.parts[event.row]
-            self._edit_metadata(f"{type(part).__name__} {event.row + 1} metadata", part.metadata,
-                                lambda value: setattr(part, "metadata", value))
+            self._edit_metadata(
+                f"{type(part).__name__} {event.row + 1} metadata",
+                part.metadata,
+                lambda value: setattr(part, "metadata", value),
+            )
 
     @on(PartList.Remove)
     def _remove_part(self, event: PartList.Remove) -> None:
@@ -517,12 +560,18 @@ class Composer(ConnectionView, Vertical):
                 self._draft_changed()
 
         # A new object starts as an empty one, the cursor inside its braces.
-        self.post_message(OpenModal("json_edit", title, value, object_only=True, allow_empty=True,
-                                    new_object=value is None, done=done))
+        self.post_message(
+            OpenModal(
+                "json_edit", title, value, object_only=True, allow_empty=True, new_object=value is None, done=done
+            )
+        )
 
     def edit_message_metadata(self) -> None:
-        self._edit_metadata("message metadata", self.draft.message_metadata,
-                            lambda value: setattr(self.draft, "message_metadata", value))
+        self._edit_metadata(
+            "message metadata",
+            self.draft.message_metadata,
+            lambda value: setattr(self.draft, "message_metadata", value),
+        )
 
     def edit_data(self, index: int | None = None) -> None:
         from ...protocol import models as m
@@ -563,8 +612,9 @@ class Composer(ConnectionView, Vertical):
         if conn is None or why is None or conn.id in self._told_no_stream:
             return
         self._told_no_stream.add(conn.id)
-        self.notify(f"{why}: messages are sent, not streamed (ctrl+t streams anyway)",
-                    title="send, not stream", markup=False)
+        self.notify(
+            f"{why}: messages are sent, not streamed (ctrl+t streams anyway)", title="send, not stream", markup=False
+        )
 
     def action_toggle_stream(self) -> None:
         self.stream = not self.stream
@@ -579,16 +629,19 @@ class Composer(ConnectionView, Vertical):
         if self.target == "continue":
             self.target = "new"
         elif self.selected is None:
-            self.app.notify("no task selected to continue: pick one in the tasks view (F4)",
-                            severity="warning")
+            self.app.notify("no task selected to continue: pick one in the tasks view (F4)", severity="warning")
             return
         else:
             self.target = "continue"
             final = self.selected_final_state()
             if final:
-                self.app.notify(f"task {shorten(self.selected, 9)} is {final}: the agent may refuse a message to "
-                                "it (ctrl+n: back to a new task)", title="continue a finished task",
-                                severity="warning", markup=False)
+                self.app.notify(
+                    f"task {shorten(self.selected, 9)} is {final}: the agent may refuse a message to "
+                    "it (ctrl+n: back to a new task)",
+                    title="continue a finished task",
+                    severity="warning",
+                    markup=False,
+                )
         self._refresh_head()
         self._schedule_preview(now=True)
 
@@ -605,8 +658,7 @@ class Composer(ConnectionView, Vertical):
             return
         text, draft = self._last
         self.set_text(text)
-        self.draft = Draft(draft.text_metadata, [p.model_copy(deep=True) for p in draft.parts],
-                           draft.message_metadata)
+        self.draft = Draft(draft.text_metadata, [p.model_copy(deep=True) for p in draft.parts], draft.message_metadata)
         self._draft_changed()
 
     def action_send(self) -> None:
@@ -615,8 +667,12 @@ class Composer(ConnectionView, Vertical):
             self.app.notify("no agent: connect first (ctrl+o)", severity="warning")
             return
         if conn.read_only:
-            self.app.notify("the proxy relays its clients' messages: it sends none of its own"
-                            if conn.state == "proxy" else "this is a recording: it cannot send", severity="warning")
+            self.app.notify(
+                "the proxy relays its clients' messages: it sends none of its own"
+                if conn.state == "proxy"
+                else "this is a recording: it cannot send",
+                severity="warning",
+            )
             return
         try:
             params = self.build_params()
@@ -629,8 +685,7 @@ class Composer(ConnectionView, Vertical):
             self._to_final[self.message_id] = (self.selected, None)
         self.app.send_message(conn, params, self.stream)
         d = self.draft
-        self._last = (self.text, Draft(d.text_metadata, [p.model_copy(deep=True) for p in d.parts],
-                                       d.message_metadata))
+        self._last = (self.text, Draft(d.text_metadata, [p.model_copy(deep=True) for p in d.parts], d.message_metadata))
         # Metadata belongs to the message it was set on: all of it clears with the rest
         # (ctrl+up brings the whole message back, metadata included).
         self.draft = Draft()

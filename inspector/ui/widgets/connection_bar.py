@@ -77,8 +77,9 @@ def choose_dialect(app: Any) -> None:
         if choice is not None and app.active is conn:
             app.switch_dialect(conn, choice)
 
-    app.post_message(OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, card_lists(conn),
-                               done=chosen))
+    app.post_message(
+        OpenModal("dialect_menu", conn.requested_dialect, conn.dialect_name, card_lists(conn), done=chosen)
+    )
 
 
 def card_lists(conn: AgentConnection) -> str | None:
@@ -104,16 +105,21 @@ def choose_binding(app: Any) -> None:
         app.notify("no agent: connect first (ctrl+o)", severity="warning")
         return
     if conn.read_only or conn.fixed_client:
-        app.notify("a recording's binding is fixed" if conn.read_only else
-                   f"{conn.name} is reached through its hub: no other binding", severity="warning")
+        app.notify(
+            "a recording's binding is fixed"
+            if conn.read_only
+            else f"{conn.name} is reached through its hub: no other binding",
+            severity="warning",
+        )
         return
 
     def chosen(choice: str | None) -> None:
         if choice is not None and app.active is conn:
             app.switch_binding(conn, choice)
 
-    app.post_message(OpenModal("binding_menu", conn.requested_binding, conn.binding_name, card_lists(conn),
-                               done=chosen))
+    app.post_message(
+        OpenModal("binding_menu", conn.requested_binding, conn.binding_name, card_lists(conn), done=chosen)
+    )
 
 
 #: Short names for the bar, which has little room (the tooltip says how it was chosen).
@@ -139,7 +145,9 @@ def binding_tooltip(conn: AgentConnection) -> str:
     if conn.fixed_client:
         return "a ws-agent: its tasks go through the hub's WebSocket"
     name = conn.binding_name or conn.requested_binding
-    how = "recording" if conn.read_only else conn.binding_source or ("user" if conn.requested_binding != "auto" else "?")
+    how = (
+        "recording" if conn.read_only else conn.binding_source or ("user" if conn.requested_binding != "auto" else "?")
+    )
     reason = getattr(conn.client, "binding_reason", None) if conn.client is not None else None
     text = f"binding {LABELS.get(name, name)} ({how})"
     if reason:
@@ -223,8 +231,10 @@ class ConnectionBar(ConnectionView, Horizontal):
         status = self.query_one("#bar-status", Label)
         for state in STATE_LABELS:
             status.remove_class(f"-{state}")
-        labels = {name: self.query_one(f"#bar-{name}", Label)
-                  for name in ("name", "url", "dialect", "binding", "auth", "tls", "rec")}
+        labels = {
+            name: self.query_one(f"#bar-{name}", Label)
+            for name in ("name", "url", "dialect", "binding", "auth", "tls", "rec")
+        }
         if conn is None:
             self._state = None
             status.update("○ no agent")
@@ -271,8 +281,9 @@ class ConnectionBar(ConnectionView, Horizontal):
         insecure = not conn.read_only and bool(getattr(getattr(conn, "tls", None), "insecure", False))
         labels["tls"].update(INSECURE_MARK if insecure else "")
         labels["tls"].display = insecure
-        labels["tls"].tooltip = "TLS certificates are not verified (insecure): anyone in between could answer" \
-            if insecure else None
+        labels["tls"].tooltip = (
+            "TLS certificates are not verified (insecure): anyone in between could answer" if insecure else None
+        )
         recording = conn.recording
         labels["rec"].update(f"⏺ REC {shorten(recording.name, 40)}" if recording else "")
         labels["rec"].display = recording is not None

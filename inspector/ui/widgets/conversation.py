@@ -157,8 +157,7 @@ class Conversation(SelectedTaskView, VerticalScroll):
             added = self._sync_task(task) if task is not None else []
         if added:
             self.mount_all(added, before=self.query_one("#conversation-cut", Static))
-        cut = self._show_cut(None if task is None else task.cut or (
-            task.ended if task.state not in TERMINAL else None))
+        cut = self._show_cut(None if task is None else task.cut or (task.ended if task.state not in TERMINAL else None))
         if added or cut or (self._views and isinstance(self._views[-1], StatusRun)):
             if at_end:
                 self.scroll_end(animate=False)
@@ -186,7 +185,7 @@ class Conversation(SelectedTaskView, VerticalScroll):
 
     def _sync_task(self, task: TaskView) -> list[Widget]:
         timeline = task.timeline
-        for change in timeline[self._timeline_seen:]:
+        for change in timeline[self._timeline_seen :]:
             if change.message is not None:
                 self._states[id(change.message)] = change.state
                 if change.message.message_id is not None:
@@ -275,7 +274,8 @@ class Conversation(SelectedTaskView, VerticalScroll):
                         waiting = view
                         break
                 elif view.message is question or (
-                        question.message_id is not None and view.message.message_id == question.message_id):
+                    question.message_id is not None and view.message.message_id == question.message_id
+                ):
                     waiting = view
                     break
         if waiting is self._waiting:

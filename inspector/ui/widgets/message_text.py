@@ -22,4 +22,7 @@ class MessageText(TextArea, inherit_bindings=False):
 
     BINDINGS = [b for b in TextArea.BINDINGS if _keys(b) != {"f6"}] + [
         # What TextArea inherits, where it does not bind the key itself (as merging would).
-        b for b in ScrollableContainer.BINDINGS if not _keys(b) & _OWN]
+        b
+        for b in ScrollableContainer.BINDINGS
+        if not _keys(b) & _OWN
+    ]

@@ -54,12 +54,20 @@ def part_row(part: Any) -> Content:
         f = part.file
         size = file_size(part)
         how = f"bytes {format_size(size)}" if size is not None else f"uri {shorten(f.uri or '', 40)}"
-        return Content.assemble(("file ", "bold $accent"), (shorten(f.name or "(unnamed)", 30), "bold"),
-                                f" · {shorten(f.mime_type or '?', 30)} · {how}", _meta(part.metadata))
+        return Content.assemble(
+            ("file ", "bold $accent"),
+            (shorten(f.name or "(unnamed)", 30), "bold"),
+            f" · {shorten(f.mime_type or '?', 30)} · {how}",
+            _meta(part.metadata),
+        )
     if isinstance(part, m.DataPart):
-        return Content.assemble(("data ", "bold $accent"), describe_json(part.data), " · ",
-                                (shorten(json.dumps(part.data, ensure_ascii=False), 40), "$foreground-muted"),
-                                _meta(part.metadata))
+        return Content.assemble(
+            ("data ", "bold $accent"),
+            describe_json(part.data),
+            " · ",
+            (shorten(json.dumps(part.data, ensure_ascii=False), 40), "$foreground-muted"),
+            _meta(part.metadata),
+        )
     return Content(shorten(repr(part), 60))
 
 
@@ -95,53 +103,72 @@ class PartList(OptionList):
     class Edit(Message):
         """Edit the row's content (``row`` is "text", "message-metadata" or a part index)."""
 
-        part_list: "PartList"
+        part_list: PartList
         row: str | int
 
         @property
-        def control(self) -> "PartList":
+        def control(self) -> PartList:
             return self.part_list
 
     @dataclass
     class EditMetadata(Message):
         """Edit the metadata of the row's part (the text part's too)."""
 
-        part_list: "PartList"
+        part_list: PartList
         row: str | int
 
         @property
-        def control(self) -> "PartList":
+        def control(self) -> PartList:
             return self.part_list
 
     @dataclass
     class Remove(Message):
         """Remove the part at ``index`` (of the file and data parts)."""
 
-        part_list: "PartList"
+        part_list: PartList
         index: int
 
         @property
-        def control(self) -> "PartList":
+        def control(self) -> PartList:
             return self.part_list
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(markup=False, compact=True, **kwargs)
 
-    def show(self, text: str, text_metadata: dict[str, Any] | None, parts: list[Any],
-             message_metadata: dict[str, Any] | None) -> None:
+    def show(
+        self, text: str, text_metadata: dict[str, Any] | None, parts: list[Any], message_metadata: dict[str, Any] | None
+    ) -> None:
         """Redraw the rows, keeping the highlight where it was."""
         highlighted = self.highlighted
         lines = text.count("\n") + 1 if text else 0
-        options = [Option(Content.assemble(("text ", "bold $accent"),
-                                           f"{len(text)} chars, {lines} line{'s' if lines != 1 else ''}",
-                                           _meta(text_metadata)), id=TEXT_ROW)]
+        options = [
+            Option(
+                Content.assemble(
+                    ("text ", "bold $accent"),
+                    f"{len(text)} chars, {lines} line{'s' if lines != 1 else ''}",
+                    _meta(text_metadata),
+                ),
+                id=TEXT_ROW,
+            )
+        ]
         for i, part in enumerate(parts):
             options.append(Option(part_row(part), id=f"part-{i}"))
-        meta = (f"{len(message_metadata)} key{'s' if len(message_metadata) != 1 else ''}: "
-                + shorten(json.dumps(message_metadata, ensure_ascii=False), 40)) if message_metadata else "none"
-        options.append(Option(Content.assemble(("message metadata ", "bold $accent"),
-                                                (meta, "$foreground-muted" if not message_metadata else "")),
-                              id=META_ROW))
+        meta = (
+            (
+                f"{len(message_metadata)} key{'s' if len(message_metadata) != 1 else ''}: "
+                + shorten(json.dumps(message_metadata, ensure_ascii=False), 40)
+            )
+            if message_metadata
+            else "none"
+        )
+        options.append(
+            Option(
+                Content.assemble(
+                    ("message metadata ", "bold $accent"), (meta, "$foreground-muted" if not message_metadata else "")
+                ),
+                id=META_ROW,
+            )
+        )
         self.set_options(options)
         if highlighted is not None and self.option_count:
             self.highlighted = min(highlighted, self.option_count - 1)

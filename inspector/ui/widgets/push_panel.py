@@ -76,8 +76,7 @@ class PushPanel(ConnectionView, Vertical):
     }
     """
 
-    def __init__(self, *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.connection: AgentConnection | None = None
         #: The connection whose push state this panel listens to.
@@ -189,9 +188,15 @@ class PushPanel(ConnectionView, Vertical):
             task = _short(_task_of(event) or "?")
             state = payload_label(event.payload) or ("no body" if not event.data.get("body") else "?")
             path = visible(str(event.data.get("path") or event.data.get("url") or ""), single_line=True)
-            table.add_row(Text(f"{event.t:.3f}"), Text(task), Text(state, style=self._state_style(state)),
-                          self._token(event), Text(format_size(event.data.get("body_size"))),
-                          Text(path[-40:]), key=str(event.seq))
+            table.add_row(
+                Text(f"{event.t:.3f}"),
+                Text(task),
+                Text(state, style=self._state_style(state)),
+                self._token(event),
+                Text(format_size(event.data.get("body_size"))),
+                Text(path[-40:]),
+                key=str(event.seq),
+            )
             self._rows += 1
         if table.row_count:
             table.move_cursor(row=table.row_count - 1)

@@ -78,7 +78,9 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         *(f"replay-bar--{s.value}" for s in TaskState),
-        "replay-bar--dim", "replay-bar--cursor", "replay-bar--status",
+        "replay-bar--dim",
+        "replay-bar--cursor",
+        "replay-bar--status",
     }
 
     DEFAULT_CSS = """
@@ -105,8 +107,14 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
     }
     """
 
-    def __init__(self, controller: ReplayController, *, name: str | None = None,
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        controller: ReplayController,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.controller = controller
         self._styles: dict[str, Style] = {}
@@ -181,8 +189,15 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
             c.seek(target)
             self.refresh()
 
-        self.post_message(OpenModal("prompt", f"Go to event (0-{c.total}), or a recorded time like 12.5s", "",
-                                    placeholder=f"now at {c.position}", done=chosen))
+        self.post_message(
+            OpenModal(
+                "prompt",
+                f"Go to event (0-{c.total}), or a recorded time like 12.5s",
+                "",
+                placeholder=f"now at {c.position}",
+                done=chosen,
+            )
+        )
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
@@ -236,8 +251,12 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
             lines.append(self._lane(task_id, width))
         hidden = len(c.first_position) - len(lanes)
         if hidden > 0:
-            lines.append(Text(f"  … {hidden} more task(s): pick one in the Tasks tab (F4) to see its lane",
-                              style=self._style("dim")))
+            lines.append(
+                Text(
+                    f"  … {hidden} more task(s): pick one in the Tasks tab (F4) to see its lane",
+                    style=self._style("dim"),
+                )
+            )
         return Text("\n", no_wrap=True, overflow="crop").join(lines)
 
     def status_text(self) -> str:
@@ -287,7 +306,7 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
         line = Text(no_wrap=True, overflow="crop")
         tasks = len(c.first_position)
         label = f"timeline · {tasks} task{'' if tasks == 1 else 's'}"
-        line.append(label[:LABEL_WIDTH - 1].ljust(LABEL_WIDTH), style=self._style("dim"))
+        line.append(label[: LABEL_WIDTH - 1].ljust(LABEL_WIDTH), style=self._style("dim"))
         if width <= 0:
             return line
         cursor = self._cursor_column(width)
@@ -316,9 +335,11 @@ class ReplayBar(ConnectionView, ComponentStyles, Widget, can_focus=True):
         label = f"{'▸' if selected else ' '} {short_id(task_id)} "
         line.append(label, style="bold" if selected else "")
         state_text = state.value if state is not None else "—"
-        state_text = state_text[:LABEL_WIDTH - len(label) - 1]
-        line.append(f"{state_text:<{LABEL_WIDTH - len(label)}}",
-                    style=self._style(state.value) if state is not None else self._style("dim"))
+        state_text = state_text[: LABEL_WIDTH - len(label) - 1]
+        line.append(
+            f"{state_text:<{LABEL_WIDTH - len(label)}}",
+            style=self._style(state.value) if state is not None else self._style("dim"),
+        )
         if width <= 0 or not lane:
             return line
         positions = [m.position for m in lane]

@@ -14,10 +14,10 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ...headless.metadata_text import MORE, metadata_rows
 from ...protocol.enums import TaskState
 from ...protocol.states import INTERRUPTED, TERMINAL
 from ...session.tracker import CUT
-from ...headless.metadata_text import MORE, metadata_rows
 from ...textsafe import shorten, visible
 from .base import ComponentStyles, ConnectionView, LineBase
 from .formatting import cut_limit, format_duration, format_offset, short_id
@@ -38,35 +38,36 @@ S = TaskState
 #   1 submitted->working  2 submitted->interrupted  3 submitted->ended  8 shared by 2 and 3
 #   4 working->interrupted  5 interrupted->working  6 working->ended  7 interrupted->ended
 DRAWING = [
-    ('╭───────────╮   ╭───────────╮     ',
-     'SSSSSSSSSSSSS   WWWWWWWWWWWWW     '),
-    ('│ submitted ├──▶│  working  ├─╮   ',
-     'SSsssssssssSS111WWWwwwwwwwWWW66   '),
-    ('╰─────┬─────╯   ╰──┬─────▲──╯ │   ',
-     'SSSSSS8SSSSSS   WWW4WWWWW5WWW 6   '),
-    ('      │     ╭──────▼─────┴─╮  │   ',
-     '      8     IIIIIII4IIIII5II  6   '),
-    ('      ├────▶│input-required│  │   ',
-     '      822222IiiiiiiiiiiiiiiI  6   '),
-    ('      │     │auth-required │  │   ',
-     '      3     IaaaaaaaaaaaaaII  6   '),
-    ('      │     ╰──────┬───────╯  │   ',
-     '      3     IIIIIII7IIIIIIII  6   '),
-    ('╭─────▼────────────▼──────────▼──╮',
-     'TTTTTT3TTTTTTTTTTTT7TTTTTTTTTT6TTT'),
-    ('│ completed    failed            │',
-     'TTcccccccccTTTTffffffTTTTTTTTTTTTT'),
-    ('│ canceled     rejected          │',
-     'TTxxxxxxxxTTTTTrrrrrrrrTTTTTTTTTTT'),
-    ('╰────────────────────────────────╯',
-     'TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT'),
+    ("╭───────────╮   ╭───────────╮     ", "SSSSSSSSSSSSS   WWWWWWWWWWWWW     "),
+    ("│ submitted ├──▶│  working  ├─╮   ", "SSsssssssssSS111WWWwwwwwwwWWW66   "),
+    ("╰─────┬─────╯   ╰──┬─────▲──╯ │   ", "SSSSSS8SSSSSS   WWW4WWWWW5WWW 6   "),
+    ("      │     ╭──────▼─────┴─╮  │   ", "      8     IIIIIII4IIIII5II  6   "),
+    ("      ├────▶│input-required│  │   ", "      822222IiiiiiiiiiiiiiiI  6   "),
+    ("      │     │auth-required │  │   ", "      3     IaaaaaaaaaaaaaII  6   "),
+    ("      │     ╰──────┬───────╯  │   ", "      3     IIIIIII7IIIIIIII  6   "),
+    ("╭─────▼────────────▼──────────▼──╮", "TTTTTT3TTTTTTTTTTTT7TTTTTTTTTT6TTT"),
+    ("│ completed    failed            │", "TTcccccccccTTTTffffffTTTTTTTTTTTTT"),
+    ("│ canceled     rejected          │", "TTxxxxxxxxTTTTTrrrrrrrrTTTTTTTTTTT"),
+    ("╰────────────────────────────────╯", "TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT"),
 ]
 DRAWING_WIDTH = 34
 
-_LABEL = {"s": S.SUBMITTED, "w": S.WORKING, "i": S.INPUT_REQUIRED, "a": S.AUTH_REQUIRED,
-          "c": S.COMPLETED, "f": S.FAILED, "x": S.CANCELED, "r": S.REJECTED}
-_BOX = {"S": (S.SUBMITTED,), "W": (S.WORKING,), "I": (S.INPUT_REQUIRED, S.AUTH_REQUIRED),
-        "T": (S.COMPLETED, S.FAILED, S.CANCELED, S.REJECTED)}
+_LABEL = {
+    "s": S.SUBMITTED,
+    "w": S.WORKING,
+    "i": S.INPUT_REQUIRED,
+    "a": S.AUTH_REQUIRED,
+    "c": S.COMPLETED,
+    "f": S.FAILED,
+    "x": S.CANCELED,
+    "r": S.REJECTED,
+}
+_BOX = {
+    "S": (S.SUBMITTED,),
+    "W": (S.WORKING,),
+    "I": (S.INPUT_REQUIRED, S.AUTH_REQUIRED),
+    "T": (S.COMPLETED, S.FAILED, S.CANCELED, S.REJECTED),
+}
 
 
 def _tier(state: TaskState) -> str:
@@ -81,8 +82,15 @@ def _tier(state: TaskState) -> str:
     return "U"
 
 
-_EDGES = {("S", "W"): "1", ("S", "I"): "2", ("S", "T"): "3", ("W", "I"): "4",
-          ("I", "W"): "5", ("W", "T"): "6", ("I", "T"): "7"}
+_EDGES = {
+    ("S", "W"): "1",
+    ("S", "I"): "2",
+    ("S", "T"): "3",
+    ("W", "I"): "4",
+    ("I", "W"): "5",
+    ("W", "T"): "6",
+    ("I", "T"): "7",
+}
 
 #: Transition rows listed, and violations, before "… n earlier/more"; remarks (late
 #: reports, errors) listed among the transitions.
@@ -100,8 +108,14 @@ TABLE_WIDTH = 33
 DRAWING_MIN_SCREEN_HEIGHT = 32
 
 #: Codes whose violation is about a state change (marks that row of the path).
-TRANSITION_CODES = {"illegal-transition", "transition-after-terminal", "final-not-terminal",
-                    "terminal-not-final", "event-after-final", "event-after-terminal"}
+TRANSITION_CODES = {
+    "illegal-transition",
+    "transition-after-terminal",
+    "final-not-terminal",
+    "terminal-not-final",
+    "event-after-final",
+    "event-after-terminal",
+}
 
 
 def compact_count(n: int) -> str:
@@ -163,8 +177,11 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
 
     COMPONENT_CLASSES = {
         *(f"state-diagram--{s.value}" for s in S),
-        "state-diagram--dim", "state-diagram--edge", "state-diagram--error",
-        "state-diagram--warning", "state-diagram--title",
+        "state-diagram--dim",
+        "state-diagram--edge",
+        "state-diagram--error",
+        "state-diagram--warning",
+        "state-diagram--title",
     }
 
     DEFAULT_CSS = """
@@ -208,9 +225,14 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         """The running state's time goes on while the agent says nothing, as long as a
         stream still follows the task (a cut one is not followed: its time stopped)."""
         task = self.task_view
-        if (task is not None and task.state is not None and task.state not in TERMINAL and task.cut is None
-                and task.ended is None
-                and self._live()):
+        if (
+            task is not None
+            and task.state is not None
+            and task.state not in TERMINAL
+            and task.cut is None
+            and task.ended is None
+            and self._live()
+        ):
             self.refresh()
 
     def _live(self) -> bool:
@@ -256,15 +278,21 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             shape: tuple[Any, ...] | None = None
             key: tuple[Any, ...] | None = None
         else:
-            shape = (task.id, min(len(task.timeline), MAX_TRANSITIONS + 1),
-                     tuple(v.message for v in task.violations[:MAX_VIOLATIONS + 1]),
-                     min(len(task.remarks), MAX_REMARKS), task.error, task.cut, task.ended, task.metadata)
+            shape = (
+                task.id,
+                min(len(task.timeline), MAX_TRANSITIONS + 1),
+                tuple(v.message for v in task.violations[: MAX_VIOLATIONS + 1]),
+                min(len(task.remarks), MAX_REMARKS),
+                task.error,
+                task.cut,
+                task.ended,
+                task.metadata,
+            )
             key = (shape, len(task.timeline), len(task.violations), task.last_t)
         if not force and key == self._drawn:
             return
         drawn = self._drawn
-        only_time = (not force and key is not None and drawn is not None
-                     and key[:3] == drawn[:3])
+        only_time = not force and key is not None and drawn is not None and key[:3] == drawn[:3]
         if only_time and not timed:
             if self._trailing is None:
                 delay = max(0.02, LIVE_REDRAW - (time.monotonic() - self._painted))
@@ -293,8 +321,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         strips = self._strips(width)
         return strips[y] if y < len(strips) else Strip.blank(width, self._line_base())
 
-    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
-                recompose: bool = False) -> Self:
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         self._cached = None
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
@@ -332,16 +359,16 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         self._cached = (key, strips, [row.plain for row in rows])
         return self._cached[1], self._cached[2]
 
-    def _row_strip(self, row: Text, y: int, width: int, base: Style,
-                   selection: Selection | None) -> Strip:
+    def _row_strip(self, row: Text, y: int, width: int, base: Style, selection: Selection | None) -> Strip:
         """Row ``y`` as a strip, the selection highlighted. Each segment carries its
         place in the text (Textual's ``offset`` meta), so a mouse selection starts and
         ends where it would in any other widget."""
         span = selection.get_span(y) if selection is not None else None
         if span is not None:
             start, end = span
-            row.stylize(self.screen.get_component_rich_style("screen--selection"), start,
-                        len(row) if end == -1 else end)
+            row.stylize(
+                self.screen.get_component_rich_style("screen--selection"), start, len(row) if end == -1 else end
+            )
         segments = []
         x = 0
         for text, style, _ in row.render(self.app.console):
@@ -472,7 +499,8 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
                 styles[mark] = dim
         for mark, states in _BOX.items():
             lit = next((s for s in states if s == current), None) or next(
-                (s for s in reversed(path) if s in states), None)
+                (s for s in reversed(path) if s in states), None
+            )
             styles[mark] = self._style(lit.value) if lit is not None else dim
         for mark in "12345678":
             to = edges.get(mark)
@@ -489,8 +517,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
                     run_start, run_mark = col, col_mark
             out.append(line)
         if current == S.UNKNOWN:
-            out.append(Text("current state: unknown (the agent did not say)",
-                            style=self._style("unknown")))
+            out.append(Text("current state: unknown (the agent did not say)", style=self._style("unknown")))
         return out
 
     def _transitions(self, task: TaskView, narrow: bool = False) -> list[Text]:
@@ -516,7 +543,9 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             elif state in TERMINAL:
                 took = "end"
             else:
-                took = format_duration(max(0.0, self._now(task) - change.t)) + ("" if task.cut is not None or task.ended is not None else "…")
+                took = format_duration(max(0.0, self._now(task) - change.t)) + (
+                    "" if task.cut is not None or task.ended is not None else "…"
+                )
             mark = "✖ " if change.seq in flagged else ("▸ " if change is last else "  ")
             row = Text()
             row.append(mark, style=self._style("error") if change.seq in flagged else self._style(state.value))
@@ -562,8 +591,9 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
         if not violations:
             return []
         errors = sum(1 for v in violations if v.severity == "error")
-        head = Text(f"violations: {len(violations)}", style=self._style("error" if errors else "warning")
-                    + Style(bold=True))
+        head = Text(
+            f"violations: {len(violations)}", style=self._style("error" if errors else "warning") + Style(bold=True)
+        )
         out = [head]
         for v in violations[:MAX_VIOLATIONS]:
             style = self._style("error" if v.severity == "error" else "warning")
@@ -573,8 +603,7 @@ class StateDiagram(LineBase, ConnectionView, ComponentStyles, Widget):
             row.append("\n  " + visible(v.message))
             out.append(row)
         if len(violations) > MAX_VIOLATIONS:
-            out.append(Text(f"… {len(violations) - MAX_VIOLATIONS} more",
-                            style=self._style("dim")))
+            out.append(Text(f"… {len(violations) - MAX_VIOLATIONS} more", style=self._style("dim")))
         return out
 
 

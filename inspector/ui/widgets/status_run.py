@@ -127,7 +127,7 @@ class StatusRun(LineBase, ComponentStyles, ScrollView, can_focus=True):
 
     @property
     def messages(self) -> list[Message]:
-        return self.history[self.start:self.start + self.count]
+        return self.history[self.start : self.start + self.count]
 
     @property
     def waiting(self) -> bool:
@@ -157,7 +157,7 @@ class StatusRun(LineBase, ComponentStyles, ScrollView, can_focus=True):
     def contains(self, message: Message) -> bool:
         """Whether ``message`` is among the run's latest messages."""
         stop = self.start + self.count
-        for m in reversed(self.history[max(self.start, stop - WAITING_SEARCH):stop]):
+        for m in reversed(self.history[max(self.start, stop - WAITING_SEARCH) : stop]):
             if m is message or (message.message_id is not None and m.message_id == message.message_id):
                 return True
         return False
@@ -236,8 +236,7 @@ class StatusRun(LineBase, ComponentStyles, ScrollView, can_focus=True):
             hint = "  " + ("enter: joined" if self.expanded else "enter: each update")
             if self.waiting:
                 hint += "  ← waiting for your reply"
-            segments = [Segment(self.label, base + label), Segment(count, base + meta),
-                        Segment(hint, base + meta)]
+            segments = [Segment(self.label, base + label), Segment(count, base + meta), Segment(hint, base + meta)]
             return Strip(segments).crop_extend(0, width, base)
         body = self.body
         if body.wrap(width) != self.virtual_size.height - 1:

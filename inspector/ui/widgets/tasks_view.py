@@ -27,8 +27,15 @@ from .formatting import format_age, short_id
 if TYPE_CHECKING:
     from ...session.tracker import TaskView
 
-COLUMNS = (("agent", "agent"), ("state", "state"), ("task", "task"), ("age", "age"),
-           ("artifacts", "artifacts"), ("violations", "violations"), ("messages", "messages"))
+COLUMNS = (
+    ("agent", "agent"),
+    ("state", "state"),
+    ("task", "task"),
+    ("age", "age"),
+    ("artifacts", "artifacts"),
+    ("violations", "violations"),
+    ("messages", "messages"),
+)
 
 HINT = "enter open · g get · c cancel · r resubscribe · b beside the open task (split)"
 
@@ -84,8 +91,7 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
         Binding("b", "beside", "Beside"),
     ]
 
-    COMPONENT_CLASSES = {*(f"tasks-view--{s.value}" for s in TaskState),
-                         "tasks-view--violations", "tasks-view--dim"}
+    COMPONENT_CLASSES = {*(f"tasks-view--{s.value}" for s in TaskState), "tasks-view--violations", "tasks-view--dim"}
 
     DEFAULT_CSS = """
     TasksView {
@@ -295,10 +301,10 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             "state": state_cell,
             "task": Text(short_id(task.id)),
             "age": Text(self._age(row), justify="right"),
-            "artifacts": Text(str(len(task.artifacts)), justify="right",
-                              style=dim if not task.artifacts else Style()),
-            "violations": Text(str(violations), justify="right",
-                               style=self._style("violations") if violations else dim),
+            "artifacts": Text(str(len(task.artifacts)), justify="right", style=dim if not task.artifacts else Style()),
+            "violations": Text(
+                str(violations), justify="right", style=self._style("violations") if violations else dim
+            ),
             "messages": Text(str(len(task.history)), justify="right"),
         }
 
@@ -377,7 +383,6 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             self.notify("No task selected.", severity="warning")
             return
         if row.conn.read_only:
-            self.notify(f"{row.conn.name} is a recording: it cannot {action}.", severity="warning",
-                        markup=False)
+            self.notify(f"{row.conn.name} is a recording: it cannot {action}.", severity="warning", markup=False)
             return
         self.app.task_action(row.conn, action, row.task_id)

@@ -29,8 +29,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...protocol.errors import JsonRpcError, ProtocolError
-from ...safejson import loads
 from ...protocol.sizes import format_size
+from ...safejson import loads
 from ...session import Event, Kind
 from ...session.redact import MASK, Redaction
 from ...textsafe import visible
@@ -49,15 +49,17 @@ SHOW_LIMIT = 2_000_000
 # Line kinds: how render_line colours each one.
 HEADING, FIELD, JSON, TEXT, DIM = "heading", "field", "json", "text", "dim"
 
-_TOKEN = re.compile(r'(?P<key>"(?:[^"\\]|\\.)*"(?=\s*:))|(?P<string>"(?:[^"\\]|\\.)*"?)'
-                    r'|(?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(?P<literal>\btrue\b|\bfalse\b|\bnull\b)'
-                    r'|(?P<punct>[{}\[\],:])')
+_TOKEN = re.compile(
+    r'(?P<key>"(?:[^"\\]|\\.)*"(?=\s*:))|(?P<string>"(?:[^"\\]|\\.)*"?)'
+    r"|(?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(?P<literal>\btrue\b|\bfalse\b|\bnull\b)"
+    r"|(?P<punct>[{}\[\],:])"
+)
 
 
 def pretty_json(text: str) -> list[str] | None:
     """``text`` as indented JSON lines, or None when it is not JSON."""
     stripped = text.lstrip("\ufeff").strip()
-    if not stripped or stripped[0] not in "{[\"-0123456789tfn":
+    if not stripped or stripped[0] not in '{["-0123456789tfn':
         return None
     try:
         value = loads(stripped)
@@ -106,9 +108,14 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "traffic-detail--heading", "traffic-detail--name", "traffic-detail--dim",
-        "traffic-detail--key", "traffic-detail--string", "traffic-detail--number",
-        "traffic-detail--literal", "traffic-detail--punct",
+        "traffic-detail--heading",
+        "traffic-detail--name",
+        "traffic-detail--dim",
+        "traffic-detail--key",
+        "traffic-detail--string",
+        "traffic-detail--number",
+        "traffic-detail--literal",
+        "traffic-detail--punct",
     }
 
     DEFAULT_CSS = """
@@ -127,8 +134,7 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
     }
     """
 
-    def __init__(self, *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         #: (kind, text[, label]) per line.
         self.lines: list[tuple[str, str, str]] = []
@@ -166,8 +172,7 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
     def _build(self) -> None:
         event = self.event
         hide = None if self.revealed else self.redaction
-        self.lines = self._describe(event, self._index, hide) if event is not None else [
-            (DIM, "no event selected", "")]
+        self.lines = self._describe(event, self._index, hide) if event is not None else [(DIM, "no event selected", "")]
         self._strips.clear()
         width = min(LINE_LIMIT, max((len(t) + len(label) for _, t, label in self.lines), default=0)) + 2
         set_virtual_size(self, Size(width, len(self.lines)))
@@ -178,8 +183,9 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         return "\n".join(f"{label}{t}" for _, t, label in self.lines)
 
     @staticmethod
-    def _describe(event: Event, index: TrafficIndex | None,
-                  hide: Redaction | None = None) -> list[tuple[str, str, str]]:
+    def _describe(
+        event: Event, index: TrafficIndex | None, hide: Redaction | None = None
+    ) -> list[tuple[str, str, str]]:
         out = _Lines()
         out.hide = hide
         out.title(event, index)
@@ -196,8 +202,11 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
             out.body(data["text"], "", title="frame")
         elif event.kind is Kind.MESSAGE:
             text = data.get("json")
-            out.body(text if isinstance(text, str) else data.get("raw"), "" if isinstance(text, str) else "base64",
-                     title="message (ProtoJSON)" if isinstance(text, str) else "message")
+            out.body(
+                text if isinstance(text, str) else data.get("raw"),
+                "" if isinstance(text, str) else "base64",
+                title="message (ProtoJSON)" if isinstance(text, str) else "message",
+            )
         elif event.kind is Kind.SSE:
             text = data.get("data")
             if isinstance(text, str):
@@ -210,8 +219,10 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
         out.headers(data.get("headers"), "metadata" if data.get("content_type") == "application/grpc" else "headers")
         if data.get("grpc_details"):
             out.heading("status details (google.rpc.Status)")
-            out.extend((JSON, visible(out.masked(line)), "") for line in
-                       json.dumps(data["grpc_details"], indent=2, ensure_ascii=False, default=str).split("\n"))
+            out.extend(
+                (JSON, visible(out.masked(line)), "")
+                for line in json.dumps(data["grpc_details"], indent=2, ensure_ascii=False, default=str).split("\n")
+            )
         trailers = data.get("trailers")
         out.headers(trailers, "trailers")
         return out.clipped()
@@ -247,7 +258,7 @@ class TrafficDetail(ComponentStyles, ScrollView, can_focus=True):
             pos = 0
             for match in _TOKEN.finditer(text):
                 if match.start() > pos:
-                    segments.append(Segment(text[pos:match.start()], base))
+                    segments.append(Segment(text[pos : match.start()], base))
                 segments.append(Segment(match.group(), base + self._style(match.lastgroup or "punct")))
                 pos = match.end()
             if pos < len(text):
@@ -327,8 +338,9 @@ class _Lines(list[tuple[str, str, str]]):
             self.extend((JSON, visible(self.masked(line)), "") for line in lines)
             return
         if len(text) > PRETTY_LIMIT:
-            self.append((DIM, f"{format_size(len(text))}: shown as received (too large to pretty-print); "
-                              "y copies it", ""))
+            self.append(
+                (DIM, f"{format_size(len(text))}: shown as received (too large to pretty-print); y copies it", "")
+            )
         self.shown(text)
 
     def shown(self, text: str) -> None:
@@ -347,8 +359,10 @@ class _Lines(list[tuple[str, str, str]]):
                 self.append((FIELD, visible(value, single_line=True), f"{visible(name, single_line=True)}: "))
 
     def clipped(self) -> list[tuple[str, str, str]]:
-        return [(k, t if len(t) <= LINE_LIMIT else t[:LINE_LIMIT] + f"… ({len(t) - LINE_LIMIT} more characters)", label)
-                for k, t, label in self]
+        return [
+            (k, t if len(t) <= LINE_LIMIT else t[:LINE_LIMIT] + f"… ({len(t) - LINE_LIMIT} more characters)", label)
+            for k, t, label in self
+        ]
 
 
 # What each kind of event shows above its payload and body: (label, value) pairs, the
@@ -361,27 +375,37 @@ def _no_fields(data: dict[str, Any], exchange: int) -> Fields:
 
 
 def _request_fields(data: dict[str, Any], exchange: int) -> Fields:
-    return [("request", f"{data.get('method', '')} {data.get('url', '')}"),
-            *((key, data.get(key)) for key in ("a2a_method", "rpc_method", "rpc_id", "dialect", "binding")),
-            ("size", format_size(data["body_size"]) + " on the wire"
-             if isinstance(data.get("body_size"), int) else None)]
+    return [
+        ("request", f"{data.get('method', '')} {data.get('url', '')}"),
+        *((key, data.get(key)) for key in ("a2a_method", "rpc_method", "rpc_id", "dialect", "binding")),
+        ("size", format_size(data["body_size"]) + " on the wire" if isinstance(data.get("body_size"), int) else None),
+    ]
 
 
 def _grpc_status(data: dict[str, Any]) -> Fields:
     if data.get("grpc_status") is None:
         return []
-    return [("grpc status", f"{data.get('grpc_code')} {data['grpc_status']}"),
-            ("grpc message", data.get("grpc_message")),
-            ("problem", f"grpc-status-details-bin does not decode: {data['grpc_details_error']}"
-             if data.get("grpc_details_error") else None)]
+    return [
+        ("grpc status", f"{data.get('grpc_code')} {data['grpc_status']}"),
+        ("grpc message", data.get("grpc_message")),
+        (
+            "problem",
+            f"grpc-status-details-bin does not decode: {data['grpc_details_error']}"
+            if data.get("grpc_details_error")
+            else None,
+        ),
+    ]
 
 
 def _response_fields(data: dict[str, Any], exchange: int) -> Fields:
     status = f"{data.get('status', '')} {data.get('reason') or ''}".strip() if data.get("status") is not None else None
-    out: Fields = [("status", status), *_grpc_status(data),
-                   ("elapsed", format_ms(data.get("elapsed_ms"))),
-                   ("size", format_size(data.get("body_size"))),
-                   ("content-type", data.get("content_type"))]
+    out: Fields = [
+        ("status", status),
+        *_grpc_status(data),
+        ("elapsed", format_ms(data.get("elapsed_ms"))),
+        ("size", format_size(data.get("body_size"))),
+        ("content-type", data.get("content_type")),
+    ]
     if data.get("cut"):
         out.append(("problem", "body cut at the size limit: only its start was kept"))
     if data.get("streaming"):
@@ -400,19 +424,29 @@ def _sse_fields(data: dict[str, Any], exchange: int) -> Fields:
 
 
 def _note_fields(data: dict[str, Any], exchange: int) -> Fields:
-    return [("note", data.get("text")),
-            *((key, value if isinstance(value, str) else json.dumps(value, default=str))
-              for key, value in data.items() if key != "text")]
+    return [
+        ("note", data.get("text")),
+        *(
+            (key, value if isinstance(value, str) else json.dumps(value, default=str))
+            for key, value in data.items()
+            if key != "text"
+        ),
+    ]
 
 
 def _ws_fields(data: dict[str, Any], exchange: int) -> Fields:
-    where: dict[str | None, str] = {"in": "from the agent", "out": "to the agent",
-                                    "hub": "the hub's own word (not on the wire)"}
-    return [("frame", f"{data.get('op', '')} {where.get(data.get('dir'), '')}".strip()),
-            ("agent", data.get("agent")),
-            ("socket", f"#{data.get('conn')}" if data.get("conn") is not None else None),
-            *((key, data.get(key)) for key in ("rpc_method", "rpc_id", "peer", "path", "code", "reason")),
-            ("size", format_size(data.get("size")) if isinstance(data.get("size"), int) else None)]
+    where: dict[str | None, str] = {
+        "in": "from the agent",
+        "out": "to the agent",
+        "hub": "the hub's own word (not on the wire)",
+    }
+    return [
+        ("frame", f"{data.get('op', '')} {where.get(data.get('dir'), '')}".strip()),
+        ("agent", data.get("agent")),
+        ("socket", f"#{data.get('conn')}" if data.get("conn") is not None else None),
+        *((key, data.get(key)) for key in ("rpc_method", "rpc_id", "peer", "path", "code", "reason")),
+        ("size", format_size(data.get("size")) if isinstance(data.get("size"), int) else None),
+    ]
 
 
 _FIELDS: dict[Kind, Any] = {
@@ -420,15 +454,23 @@ _FIELDS: dict[Kind, Any] = {
     Kind.RESPONSE: _response_fields,
     Kind.SSE: _sse_fields,
     Kind.COMMENT: lambda data, exchange: [("comment", data.get("text"))],
-    Kind.STREAM_END: lambda data, exchange: [("reason", data.get("reason")), ("events", data.get("events")),
-                                             ("elapsed", format_ms(data.get("elapsed_ms"))),
-                                             ("terminal", data.get("terminal")), *_grpc_status(data)],
-    Kind.MESSAGE: lambda data, exchange: [("size", format_size(data.get("size")) + " on the wire"
-                                           if isinstance(data.get("size"), int) else None),
-                                          ("problem", data.get("error"))],
+    Kind.STREAM_END: lambda data, exchange: [
+        ("reason", data.get("reason")),
+        ("events", data.get("events")),
+        ("elapsed", format_ms(data.get("elapsed_ms"))),
+        ("terminal", data.get("terminal")),
+        *_grpc_status(data),
+    ],
+    Kind.MESSAGE: lambda data, exchange: [
+        ("size", format_size(data.get("size")) + " on the wire" if isinstance(data.get("size"), int) else None),
+        ("problem", data.get("error")),
+    ],
     Kind.ERROR: lambda data, exchange: [(key, data.get(key)) for key in ("type", "message", "path")],
     Kind.NOTE: _note_fields,
-    Kind.PUSH: lambda data, exchange: [("url", data.get("url")), ("size", format_size(data.get("body_size"))),
-                                       ("from", data.get("client"))],
+    Kind.PUSH: lambda data, exchange: [
+        ("url", data.get("url")),
+        ("size", format_size(data.get("body_size"))),
+        ("from", data.get("client")),
+    ],
     Kind.WS: _ws_fields,
 }

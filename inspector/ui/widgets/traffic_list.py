@@ -30,18 +30,39 @@ from .traffic_model import KIND_LABEL, TrafficIndex, direction, format_ms
 
 #: (title, width, right-aligned) of the fixed columns; the summary takes the rest.
 COLUMNS: tuple[tuple[str, int, bool], ...] = (
-    ("time", 9, True), ("", 1, False), ("kind", 5, False), ("ex", 4, True),
-    ("method", 12, False), ("status", 10, False), ("size", 7, True), ("latency", 8, True),
+    ("time", 9, True),
+    ("", 1, False),
+    ("kind", 5, False),
+    ("ex", 4, True),
+    ("method", 12, False),
+    ("status", 10, False),
+    ("size", 7, True),
+    ("latency", 8, True),
 )
 FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
 
-_STATES = ("submitted", "working", "input-required", "auth-required", "completed",
-           "canceled", "failed", "rejected", "unknown")
+_STATES = (
+    "submitted",
+    "working",
+    "input-required",
+    "auth-required",
+    "completed",
+    "canceled",
+    "failed",
+    "rejected",
+    "unknown",
+)
 _KIND_CLASS = {
-    Kind.REQUEST: "traffic-list--request", Kind.RESPONSE: "traffic-list--response",
-    Kind.SSE: "traffic-list--sse", Kind.MESSAGE: "traffic-list--sse", Kind.COMMENT: "traffic-list--comment",
-    Kind.STREAM_END: "traffic-list--end", Kind.ERROR: "traffic-list--error",
-    Kind.NOTE: "traffic-list--note", Kind.PUSH: "traffic-list--push", Kind.WS: "traffic-list--ws",
+    Kind.REQUEST: "traffic-list--request",
+    Kind.RESPONSE: "traffic-list--response",
+    Kind.SSE: "traffic-list--sse",
+    Kind.MESSAGE: "traffic-list--sse",
+    Kind.COMMENT: "traffic-list--comment",
+    Kind.STREAM_END: "traffic-list--end",
+    Kind.ERROR: "traffic-list--error",
+    Kind.NOTE: "traffic-list--note",
+    Kind.PUSH: "traffic-list--push",
+    Kind.WS: "traffic-list--ws",
 }
 
 
@@ -83,8 +104,12 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "traffic-list--cursor", "traffic-list--time", "traffic-list--dim", "traffic-list--bad",
-        *_KIND_CLASS.values(), *(f"traffic-list--state-{s}" for s in _STATES),
+        "traffic-list--cursor",
+        "traffic-list--time",
+        "traffic-list--dim",
+        "traffic-list--bad",
+        *_KIND_CLASS.values(),
+        *(f"traffic-list--state-{s}" for s in _STATES),
     }
 
     DEFAULT_CSS = """
@@ -122,27 +147,26 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
     class Highlighted(Message):
         """The cursor moved to another event (or off all events: ``event`` None)."""
 
-        traffic_list: "TrafficList"
+        traffic_list: TrafficList
         row: int
         event: Event | None
 
         @property
-        def control(self) -> "TrafficList":
+        def control(self) -> TrafficList:
             return self.traffic_list
 
     @dataclass
     class Chosen(Message):
         """Enter (or a double click) on an event."""
 
-        traffic_list: "TrafficList"
+        traffic_list: TrafficList
         event: Event
 
         @property
-        def control(self) -> "TrafficList":
+        def control(self) -> TrafficList:
             return self.traffic_list
 
-    def __init__(self, *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.index = TrafficIndex()
         #: Row of the cursor; -1 when there are no rows.
@@ -287,13 +311,19 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
         status_class: str | None = None
         if status in _STATES:
             status_class = f"traffic-list--state-{status}"
-        elif kind is Kind.RESPONSE and status[:1] in ("4", "5"):
-            status_class = "traffic-list--bad"
-        elif status.startswith("rpc ") or status == "invalid":
+        elif (kind is Kind.RESPONSE and status[:1] in ("4", "5")) or status.startswith("rpc ") or status == "invalid":
             status_class = "traffic-list--bad"
         kind_class = _KIND_CLASS.get(kind)
-        (_, w_time, _), _, (_, w_kind, _), (_, w_ex, _), (_, w_method, _), (_, w_status, _), \
-            (_, w_size, _), (_, w_lat, _) = COLUMNS
+        (
+            (_, w_time, _),
+            _,
+            (_, w_kind, _),
+            (_, w_ex, _),
+            (_, w_method, _),
+            (_, w_status, _),
+            (_, w_size, _),
+            (_, w_lat, _),
+        ) = COLUMNS
         method = shorten(index.method(event), w_method)
         cells: list[tuple[str, str | None]] = [
             (_fit(f"{event.t:.3f}", w_time, True) + " ", "traffic-list--time"),

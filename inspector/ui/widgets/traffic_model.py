@@ -47,23 +47,54 @@ from ...session.log import EventLog
 from ...textsafe import shorten, visible
 
 KIND_LABEL: dict[Kind, str] = {
-    Kind.REQUEST: "req", Kind.RESPONSE: "resp", Kind.SSE: "sse", Kind.COMMENT: "beat",
-    Kind.STREAM_END: "end", Kind.ERROR: "error", Kind.NOTE: "note", Kind.PUSH: "push", Kind.WS: "ws",
+    Kind.REQUEST: "req",
+    Kind.RESPONSE: "resp",
+    Kind.SSE: "sse",
+    Kind.COMMENT: "beat",
+    Kind.STREAM_END: "end",
+    Kind.ERROR: "error",
+    Kind.NOTE: "note",
+    Kind.PUSH: "push",
+    Kind.WS: "ws",
     Kind.MESSAGE: "msg",
 }
 DIRECTION: dict[Kind, str] = {
-    Kind.REQUEST: "→", Kind.RESPONSE: "←", Kind.SSE: "←", Kind.COMMENT: "←",
-    Kind.STREAM_END: "←", Kind.PUSH: "←", Kind.ERROR: "·", Kind.NOTE: "·", Kind.MESSAGE: "←",
+    Kind.REQUEST: "→",
+    Kind.RESPONSE: "←",
+    Kind.SSE: "←",
+    Kind.COMMENT: "←",
+    Kind.STREAM_END: "←",
+    Kind.PUSH: "←",
+    Kind.ERROR: "·",
+    Kind.NOTE: "·",
+    Kind.MESSAGE: "←",
 }
 #: A WebSocket frame's direction at the hub: to the agent, from it, the hub's own word.
 WS_DIRECTION: dict[str | None, str] = {"out": "→", "in": "←", "hub": "·"}
 KIND_WORDS: dict[str, Kind] = {
-    "request": Kind.REQUEST, "req": Kind.REQUEST, "response": Kind.RESPONSE, "resp": Kind.RESPONSE,
-    "res": Kind.RESPONSE, "sse": Kind.SSE, "event": Kind.SSE, "comment": Kind.COMMENT,
-    "heartbeat": Kind.COMMENT, "beat": Kind.COMMENT, "hb": Kind.COMMENT, "end": Kind.STREAM_END,
-    "stream-end": Kind.STREAM_END, "stream_end": Kind.STREAM_END, "error": Kind.ERROR,
-    "err": Kind.ERROR, "note": Kind.NOTE, "push": Kind.PUSH, "ws": Kind.WS, "frame": Kind.WS,
-    "websocket": Kind.WS, "message": Kind.MESSAGE, "msg": Kind.MESSAGE,
+    "request": Kind.REQUEST,
+    "req": Kind.REQUEST,
+    "response": Kind.RESPONSE,
+    "resp": Kind.RESPONSE,
+    "res": Kind.RESPONSE,
+    "sse": Kind.SSE,
+    "event": Kind.SSE,
+    "comment": Kind.COMMENT,
+    "heartbeat": Kind.COMMENT,
+    "beat": Kind.COMMENT,
+    "hb": Kind.COMMENT,
+    "end": Kind.STREAM_END,
+    "stream-end": Kind.STREAM_END,
+    "stream_end": Kind.STREAM_END,
+    "error": Kind.ERROR,
+    "err": Kind.ERROR,
+    "note": Kind.NOTE,
+    "push": Kind.PUSH,
+    "ws": Kind.WS,
+    "frame": Kind.WS,
+    "websocket": Kind.WS,
+    "message": Kind.MESSAGE,
+    "msg": Kind.MESSAGE,
 }
 
 #: Events examined per slice before the clock is checked again.
@@ -251,7 +282,7 @@ class Filter:
         return not self.terms
 
     @classmethod
-    def parse(cls, text: str) -> "Filter":
+    def parse(cls, text: str) -> Filter:
         text = text.strip()
         if not text:
             return cls()
@@ -299,7 +330,7 @@ class Filter:
     def has_exchange(self, number: int) -> bool:
         return any(t.field == "ex" and not t.negate and t.value == [(number, number)] for t in self.terms)
 
-    def match(self, event: Event, index: "TrafficIndex") -> bool:
+    def match(self, event: Event, index: TrafficIndex) -> bool:
         return all(_matches(term, event, index) != term.negate for term in self.terms)
 
 
@@ -331,7 +362,7 @@ def _exchanges(value: str) -> list[tuple[int, int]] | None:
     return out
 
 
-def _matches(term: _Term, event: Event, index: "TrafficIndex") -> bool:
+def _matches(term: _Term, event: Event, index: TrafficIndex) -> bool:
     f = term.field
     if f == "kind":
         return event.kind in term.value
@@ -352,7 +383,7 @@ def _matches(term: _Term, event: Event, index: "TrafficIndex") -> bool:
 _TEXT_KEYS = ("data", "body", "text", "message", "url", "raw", "type", "reason", "path")
 
 
-def _text_hit(needle: str, event: Event, index: "TrafficIndex") -> bool:
+def _text_hit(needle: str, event: Event, index: TrafficIndex) -> bool:
     # Smart case: a needle without capitals matches any case.
     fold = needle.islower() or not any(c.isalpha() for c in needle)
     data = event.data
@@ -376,9 +407,12 @@ def _text_hit(needle: str, event: Event, index: "TrafficIndex") -> bool:
 class TrafficIndex:
     """Rows of a session's events that pass a filter, kept up to date incrementally."""
 
-    def __init__(self, session: Session | None = None,
-                 task_of_exchange: Callable[[int], str | None] | None = None,
-                 task_ids: Callable[[], Iterable[str]] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session | None = None,
+        task_of_exchange: Callable[[int], str | None] | None = None,
+        task_ids: Callable[[], Iterable[str]] | None = None,
+    ) -> None:
         self.session = session
         self.events: EventLog | list[Event] = session.events if session is not None else []
         self.task_of_exchange = task_of_exchange
@@ -610,4 +644,3 @@ class TrafficIndex:
             if found is not None:
                 return found
         return None
-

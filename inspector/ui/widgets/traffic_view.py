@@ -117,8 +117,7 @@ class TrafficView(ConnectionView, Vertical):
     }
     """
 
-    def __init__(self, *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.connection: AgentConnection | None = None
         self.index = TrafficIndex()
@@ -170,9 +169,11 @@ class TrafficView(ConnectionView, Vertical):
         self.connection = conn
         flt = self.index.filter
         tracker = conn.tracker if conn is not None else None
-        self.index = TrafficIndex(conn.session if conn is not None else None,
-                                  tracker.exchange_task if tracker is not None else None,
-                                  tracker.tasks.keys if tracker is not None else None)
+        self.index = TrafficIndex(
+            conn.session if conn is not None else None,
+            tracker.exchange_task if tracker is not None else None,
+            tracker.tasks.keys if tracker is not None else None,
+        )
         self.index.set_filter(flt)
         self._shown_rows = -1
         if not self._ready:
@@ -327,13 +328,17 @@ class TrafficView(ConnectionView, Vertical):
             self.app.notify(f"#{event.seq} has no body to copy", severity="warning")
             return
         self.app.copy_to_clipboard(text)
-        self.app.notify(f"copied {what} of #{event.seq} ({format_size(len(text.encode('utf-8', 'replace')))})",
-                        title="clipboard", markup=False)
+        self.app.notify(
+            f"copied {what} of #{event.seq} ({format_size(len(text.encode('utf-8', 'replace')))})",
+            title="clipboard",
+            markup=False,
+        )
 
     def action_toggle_secrets(self) -> None:
         shown = self.detail.toggle_secrets()
-        self.app.notify("secrets shown in the detail (v: mask them)" if shown else "secrets masked",
-                        title="traffic", markup=False)
+        self.app.notify(
+            "secrets shown in the detail (v: mask them)" if shown else "secrets masked", title="traffic", markup=False
+        )
 
     def action_exchange_step(self, step: int) -> None:
         lst = self.traffic_list
@@ -352,7 +357,9 @@ class TrafficView(ConnectionView, Vertical):
     def action_only_exchange(self) -> None:
         box = self.query_one("#traffic-filter", Input)
         event = self.traffic_list.selected
-        if self.index.filter.text.startswith("ex:") and (event is None or self.index.filter.has_exchange(event.exchange)):
+        if self.index.filter.text.startswith("ex:") and (
+            event is None or self.index.filter.has_exchange(event.exchange)
+        ):
             text = self._previous_filter
         elif event is None or not event.exchange:
             self.app.notify("the selected event belongs to no exchange", severity="warning")

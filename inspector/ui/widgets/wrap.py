@@ -25,8 +25,7 @@ TAB = "    "
 # Code points that are often in model output and may all be one cell wide: Latin with
 # accents, Greek, Cyrillic, general punctuation (dashes, curly quotes, ellipsis), arrows
 # and box drawing. Only those rich also measures as one cell are kept (built on first use).
-_NARROW_RANGES = ((0x20, 0x7E), (0xA0, 0x2FF), (0x370, 0x482), (0x2010, 0x205E), (0x2190, 0x21FF),
-                  (0x2500, 0x25FF))
+_NARROW_RANGES = ((0x20, 0x7E), (0xA0, 0x2FF), (0x370, 0x482), (0x2010, 0x205E), (0x2190, 0x21FF), (0x2500, 0x25FF))
 _narrow: frozenset[str] | None = None
 
 #: Characters per block of stored text: what reading a row near the end may join.
@@ -41,8 +40,9 @@ def _all_narrow(text: str) -> bool:
     """True if every character of ``text`` is one cell wide (so cells == characters)."""
     global _narrow
     if _narrow is None:
-        _narrow = frozenset(ch for lo, hi in _NARROW_RANGES for ch in map(chr, range(lo, hi + 1))
-                            if get_character_cell_size(ch) == 1)
+        _narrow = frozenset(
+            ch for lo, hi in _NARROW_RANGES for ch in map(chr, range(lo, hi + 1)) if get_character_cell_size(ch) == 1
+        )
     return _narrow.issuperset(text)
 
 
@@ -66,7 +66,7 @@ def wrap_rows(line: str, start: int, width: int, end: int | None = None) -> list
     narrow = line.isascii() or _all_narrow(line[start:n] if start or n != len(line) else line)
     while True:
         # i: where the row must end at the latest; space: its last space after pos.
-        if narrow or _all_narrow(line[pos:min(n, pos + width + 1)]):
+        if narrow or _all_narrow(line[pos : min(n, pos + width + 1)]):
             if n - pos <= width:
                 rows.append((pos, n))
                 return rows
@@ -178,8 +178,20 @@ class WrappedText:
     after the fact (it checks). Then only the rows are kept here, not a second copy; the
     first append that is not shown as sent takes a copy again."""
 
-    __slots__ = ("_blocks", "_block_starts", "_open", "_open_start", "_rows", "_width",
-                 "_tail_cells", "chars", "_as_sent", "_source", "_base", "_following")
+    __slots__ = (
+        "_blocks",
+        "_block_starts",
+        "_open",
+        "_open_start",
+        "_rows",
+        "_width",
+        "_tail_cells",
+        "chars",
+        "_as_sent",
+        "_source",
+        "_base",
+        "_following",
+    )
 
     def __init__(self, text: str = "") -> None:
         #: The text: closed blocks (each about BLOCK characters) and where each starts,
@@ -278,22 +290,22 @@ class WrappedText:
                     got += len(pieces[k])
                     if got >= need:
                         tail = "".join(pieces[k:])
-                        return tail[len(tail) - need:]
+                        return tail[len(tail) - need :]
             if len(pieces) > 1:
                 pieces[:] = ["".join(pieces)]
-            return pieces[0][a - open_start:b - open_start] if pieces else ""
+            return pieces[0][a - open_start : b - open_start] if pieces else ""
         blocks = self._blocks
         index = bisect_right(self._block_starts, a) - 1
         start = self._block_starts[index]
         block = blocks[index]
         if b - start <= len(block):
-            return block[a - start:b - start]
-        out = [block[a - start:]]
+            return block[a - start : b - start]
+        out = [block[a - start :]]
         pos = start + len(block)
         index += 1
         while pos < b and index < len(blocks):
             block = blocks[index]
-            out.append(block[:b - pos])
+            out.append(block[: b - pos])
             pos += len(block)
             index += 1
         if pos < b:
@@ -349,7 +361,7 @@ class WrappedText:
         for a, b in rows:
             append(start + a, start + b)
         last = rows[-1]
-        self._tail_cells = _row_cells(tail[last[0]:last[1]])
+        self._tail_cells = _row_cells(tail[last[0] : last[1]])
 
     # ------------------------------------------------------------------ rows
 
