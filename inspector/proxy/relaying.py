@@ -10,6 +10,7 @@ from typing import Any
 
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError
+from ..protocol.sizes import format_size
 from ..protocol.states import INTERRUPTED, TERMINAL
 from .faults import Fault
 
@@ -40,7 +41,7 @@ SLICE = 0.0002
 
 #: Said once per stream, the first time its log is BACKLOG behind and the relay waits.
 BEHIND = (
-    "the proxy's log of this stream fell {mib:g} MiB behind the relay: the relay waits for it from here "
+    "the proxy's log of this stream fell {size} behind the relay: the relay waits for it from here "
     "(the stream goes at the log's pace; nothing is dropped)"
 )
 
@@ -101,7 +102,7 @@ class Backlog:
         self._less.clear()
         if self.size > BACKLOG // 2:
             if not self.waits and note is not None:
-                note(BEHIND.format(mib=round(BACKLOG / 2**20, 3)))
+                note(BEHIND.format(size=format_size(BACKLOG)))
             began = time.perf_counter()
             await self._less.wait()
             self.waits += 1
