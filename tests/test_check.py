@@ -504,3 +504,16 @@ def test_an_extended_card_declared_but_missing_fails_card_extended(
     assert code == 1
     assert failures(doc) == {("card.extended", binding) for binding in EVERY_BINDING}
     assert all("-32007" in r["reason"] for r in doc["results"] if r["outcome"] == "fail")
+
+
+def test_the_text_report_says_a_skip_once_for_every_binding_it_applies_to(
+    capsys: pytest.CaptureFixture[str], echo_mock: MockAgent
+) -> None:
+    # A probe of one binding is skipped on the two others for one reason: one line.
+    code = main(["check", echo_mock.base_url, "--only", "errors"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    lines = [line for line in text.splitlines() if "errors.grpc-unparsable" in line]
+    assert len(lines) == 2, text  # the skip (both bindings) and the pass on grpc
+    assert "[jsonrpc, rest]" in lines[0] and "only on the grpc binding" in text
+    assert text.count("only on the jsonrpc binding") == 4  # invalid-json, envelope, method, params

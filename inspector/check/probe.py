@@ -71,10 +71,12 @@ class Probe:
 
     def not_applicable(self, dialect: str, binding: str, capabilities: dict[str, Any]) -> str | None:
         """Why the probe does not run on this dialect and binding; None when it does."""
+        # Said without this dialect's or binding's name, so that the report can say it
+        # once for every binding it skipped on.
         if dialect not in self.dialects:
-            return f"not in the {dialect} dialect (only {', '.join(self.dialects)})"
+            return f"only in the {', '.join(self.dialects)} dialect{'s' if len(self.dialects) > 1 else ''}"
         if not self.per_agent and binding not in self.bindings:
-            return f"not on the {binding} binding (only {', '.join(self.bindings)})"
+            return f"only on the {', '.join(self.bindings)} binding{'s' if len(self.bindings) > 1 else ''}"
         if self.needs and not capabilities.get(self.needs):
             return f"the card does not declare capabilities.{CARD_SPELLING.get(self.needs, self.needs)}"
         return None

@@ -117,6 +117,17 @@ def report_lines(report: Any) -> list[str]:
         lines.append("")
         lines.append(f"{title} ({len(chosen)})")
         mark = {FAIL: "✗", SKIP: "-", PASS: "✓"}[outcome]
+        if outcome == SKIP:
+            # A probe skipped for one reason on several bindings is one line.
+            same: dict[tuple[str, str], list[Any]] = {}
+            for r in chosen:
+                same.setdefault((r.probe.id, r.reason), []).append(r)
+            for group in same.values():
+                r = group[0]
+                where = ", ".join(_where(g) for g in group)
+                lines.append(f"  {mark} {r.probe.id:<28} [{where}] {r.probe.title}")
+                lines.append(f"      {r.reason}")
+            continue
         for r in chosen:
             lines.append(f"  {mark} {r.probe.id:<28} [{_where(r)}] {r.probe.title}")
             if r.reason:
