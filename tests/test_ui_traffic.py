@@ -95,6 +95,30 @@ async def test_detail_shows_pretty_json_and_headers_and_y_copies_the_raw_body() 
             assert app.clipboard == request.data["body"]  # the raw body, not the pretty one
 
 
+async def test_y_copies_a_body_with_its_secrets_masked_until_v_shows_them() -> None:
+    # A message naming a URL with a password and a token: what y copies goes into bug
+    # reports, so it is masked as the detail masks it; v shows them, and then y copies them.
+    secret = "https://ann:pa55w0rd@files.test/a?token=t0k3n"
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            _conn, view = await streamed(pilot, f"fetch {secret}")
+            await filter_to(pilot, view, "kind:req method:stream")
+            await wait_until(
+                pilot,
+                lambda: view.detail.event is not None and view.detail.event.kind is Kind.REQUEST,
+                5,
+                "request detailed",
+            )
+            raw = view.detail.event.data["body"]
+            assert "pa55w0rd" in raw and "t0k3n" in raw
+            await pilot.press("y")
+            assert "pa55w0rd" not in app.clipboard and "t0k3n" not in app.clipboard
+            assert "files.test" in app.clipboard  # the rest as it was
+            await pilot.press("v", "y")
+            assert app.clipboard == raw
+
+
 async def test_agent_text_is_shown_literally() -> None:
     hostile = "\x1b[31mred[/] [bold]x[/bold] \u202eevil"
     async with MockAgent("echo", dialect="all") as mock:

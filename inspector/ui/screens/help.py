@@ -123,7 +123,7 @@ SECTIONS: list[tuple[str, list[Entry]]] = [
         "Watch the wire (F5)",
         [
             ("TrafficView", "focus_filter", "filter: kind:, method:, ex:, status:, task: or any text"),
-            ("TrafficView", "copy_body", "copy the selected event's raw body"),
+            ("TrafficView", "copy_body", "copy the selected event's raw body (secrets masked until v shows them)"),
             ("TrafficView", "exchange_step(-1)", "previous event of the same exchange"),
             ("TrafficView", "exchange_step(1)", "next event of the same exchange"),
             ("TrafficView", "only_exchange", "only the selected event's exchange (again: back)"),

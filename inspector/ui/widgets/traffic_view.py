@@ -24,6 +24,7 @@ from textual.widgets import Input, Static
 
 from ...protocol.sizes import format_size
 from ...session import Event, Kind
+from ...session.redact import MASK
 from ..connection import AgentConnection
 from .base import ConnectionView, hidden, leaving
 from .traffic_detail import TrafficDetail
@@ -327,9 +328,16 @@ class TrafficView(ConnectionView, Vertical):
         if text is None:
             self.app.notify(f"#{event.seq} has no body to copy", severity="warning")
             return
+        masked = ""
+        if not self.detail.revealed:
+            # What is copied ends up in bug reports and chats: secrets masked as the
+            # detail masks them, until v shows them there.
+            shown = self.detail.redaction.shown(text, MASK)
+            if shown != text:
+                text, masked = shown, "; secrets masked, v then y copies them"
         self.app.copy_to_clipboard(text)
         self.app.notify(
-            f"copied {what} of #{event.seq} ({format_size(len(text.encode('utf-8', 'replace')))})",
+            f"copied {what} of #{event.seq} ({format_size(len(text.encode('utf-8', 'replace')))}{masked})",
             title="clipboard",
             markup=False,
         )
