@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, Select
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select
 
 from ...store import SavedAgent, env_name, validated
 
@@ -257,6 +257,8 @@ class AgentForm(ModalScreen[SavedAgent | None]):
             with Horizontal(id="agent-buttons"):
                 yield Button("Cancel", id="agent-cancel", compact=True)
                 yield Button("Save", id="agent-save", variant="primary", compact=True)
+        # This screen's own keys: the main screen's footer below would name keys that do nothing here.
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._show_auth_rows()

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 
@@ -66,6 +66,8 @@ class ChoiceMenu(ModalScreen[str | None]):
                     Option(Content.assemble(mark, (f"{value:<{self.COLUMN}}", "bold"), "  ", meaning), id=value)
                 )
             yield OptionList(*options, id=f"{self.WHAT}-options")
+        # This screen's own keys: the main screen's footer below would name keys that do nothing here.
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

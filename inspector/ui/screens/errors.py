@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 
 class ErrorsScreen(ModalScreen[None]):
@@ -34,6 +34,8 @@ class ErrorsScreen(ModalScreen[None]):
                 stamp = time.strftime("%H:%M:%S", time.localtime(when))
                 yield Static(Text(f"{stamp}  {title}"), classes="error-title")
                 yield Static(Text(detail), classes="error-detail")
+        # This screen's own keys: the main screen's footer below would name keys that do nothing here.
+        yield Footer(compact=True)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet
 
 from ...headless.compose import UsageError, file_part, file_uri_part
 from ...protocol import models as m
@@ -96,6 +96,8 @@ class FilePickScreen(ModalScreen[m.FilePart | None]):
             with Horizontal(id="file-buttons"):
                 yield Button("Cancel", id="file-cancel", compact=True)
                 yield Button("Add", id="file-add", variant="primary", compact=True)
+        # This screen's own keys: the main screen's footer below would name keys that do nothing here.
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._describe()

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Footer, Input, Label
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -33,6 +33,8 @@ class PromptScreen(ModalScreen[str | None]):
         with Vertical():
             yield Label(self.title_text, markup=False)
             yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
+        # This screen's own keys: the main screen's footer below would name keys that do nothing here.
+        yield Footer(compact=True)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Footer, Input, Label, Static
 
 from ...protocol.models import FileContent
 from ...textsafe import INVISIBLE, visible
@@ -123,6 +123,8 @@ class SaveFileScreen(ModalScreen[Path | None]):
             yield Input(safe_filename(self.file.name, self.file.mime_type), id="save-name")
             yield Static("", id="save-error")
             yield Static(Text("enter save · ctrl+d downloads · ctrl+w current folder · escape cancel"), id="save-hint")
+        # This screen's own keys: the main screen's footer below would name keys that do nothing here.
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#save-name", Input).focus()
