@@ -17,6 +17,7 @@ import pytest
 from inspector.ui.app import InspectorApp
 from inspector.ui.screens.check import CheckScreen, CheckTree
 from inspector.ui.screens.check_options import CheckOptionsScreen
+from inspector.ui.widgets.connection_bar import connection_label
 from inspector.ui.widgets.traffic_view import TrafficView
 from mock_agent import MockAgent
 from test_ui_palette_themes import run_from_palette
@@ -312,13 +313,13 @@ async def test_another_agent_never_shows_the_first_agents_results() -> None:
             await pilot.press("f7")
             screen = await finished(pilot, app)
             text = screen_text(app)
-            assert f"Check of {second.name} · run 1" in text and "0 failed ·" in text
+            assert f"Check of {connection_label(second)} · run 1" in text and "0 failed ·" in text
             assert "messages.stream-text" not in text
             # The active agent changes under the open view: it shows that agent's run.
             app.active = first
             await pilot.pause()
             text = screen_text(app)
-            assert f"Check of {first.name} · run 1" in text and "1 failed ·" in text
+            assert f"Check of {connection_label(first)} · run 1" in text and "1 failed ·" in text
             assert "✗ messages.stream-text" in text
             assert screen.run is app.checks.run_for(first)
             # An agent not checked yet: nothing of another agent's, and r runs its check.
@@ -384,3 +385,15 @@ async def test_an_agent_gone_is_one_line_and_r_tries_again() -> None:
             assert "· run 2" in screen_text(app) and "the agent could not be reached: " in screen_text(app)
     finally:
         mock.stop()
+
+
+async def test_the_title_names_the_agent_as_the_bar_does() -> None:
+    # The card's name, not the host:port the connection was opened with.
+    with MockAgent("echo") as good:
+        app = InspectorApp(url=good.base_url, binding="jsonrpc")
+        async with app.run_test(size=SIZE) as pilot:
+            conn = await ready(pilot, app)
+            assert conn.card is not None and conn.card.name and conn.card.name != conn.name
+            await pilot.press("f7")
+            await finished(pilot, app)
+            assert f"Check of {conn.card.name} · run 1" in screen_text(app)

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Label, Tree
 from ...textsafe import shorten, visible
 from ..check_runs import OPTION_PROBES, CheckRun, CheckSettings, checkable, outline
 from ..typed_app import InspectorAppNode
+from ..widgets.connection_bar import connection_label
 
 #: Keys of the tree's rows, kept across redraws (what is open, where the cursor is).
 PASSED, FAILED = "passed", "failed"
@@ -145,7 +146,8 @@ class CheckScreen(InspectorAppNode, ModalScreen["int | None"]):
     # ------------------------------------------------------------------ drawing
 
     def _shown_name(self) -> str:
-        return _line(self.conn.name, 40) if self.conn is not None else "no agent"
+        # The name the bar shows: the user's, else the card's, else host:port.
+        return _line(connection_label(self.conn), 40) if self.conn is not None else "no agent"
 
     def _title(self, run: CheckRun | None) -> str:
         title = f"Check of {self._shown_name()}"
