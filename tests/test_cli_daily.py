@@ -146,3 +146,16 @@ def test_append_refuses_a_file_that_is_not_a_recording(cli: Cli, tmp_path: Path)
         assert result.code == 2, result
         assert "is not an a2a-inspect recording: not appending to it" in result.err
     assert other.read_text() == "my notes\n"
+
+
+def test_an_id_that_is_jqs_null_is_sent_but_said(cli: Cli, tmp_path: Path) -> None:
+    # `--context-id "$(jq -r .contextId reply.json)"` of a reply without one gives "null".
+    with MockAgent("echo", dialect="all") as mock:
+        record = tmp_path / "n.jsonl"
+        result = cli("send", mock.url, "hi", "--context-id", "null", "--record", str(record))
+        assert result.code == 0, result
+        assert "warning: --context-id is the text 'null'" in result.err, result
+        (body,) = sent_bodies(record)
+        assert body["params"]["message"]["contextId"] == "null"  # sent as given
+        plain = cli("send", mock.url, "hi", "--context-id", "ctx-1")
+        assert plain.code == 0 and "warning" not in plain.err, plain

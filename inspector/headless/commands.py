@@ -725,9 +725,24 @@ def _hint(error: BaseException | None, hint: str | None) -> None:
         error.hint = hint  # type: ignore[attr-defined]
 
 
+#: What a shell pipeline prints for an id that was not there (`jq -r .contextId` of a
+#: reply without one): sent as given, but said, since it is almost never meant.
+NOT_AN_ID = ("null", "undefined", "None")
+
+
+def _warn_not_an_id(args: argparse.Namespace) -> None:
+    for option, value in (("--task-id", args.task_id), ("--context-id", args.context_id)):
+        if value in NOT_AN_ID:
+            _warn(args)(
+                f"{option} is the text {value!r}, what `jq -r` and the like print for a missing "
+                "value; it is sent as that id"
+            )
+
+
 async def cmd_send(args: argparse.Namespace, out: Out) -> int:
     if getattr(args, "continue_waiting", False):
         continue_waiting(args)
+    _warn_not_an_id(args)
     message = build_message(
         args.text,
         files=args.file,
