@@ -185,6 +185,26 @@ class _NoDialectCache:
 CLOCK = VirtualClock()
 
 
+def _ticking_time(clock: VirtualClock) -> SimpleNamespace:
+    """The time module, its perf_counter the virtual clock's (one tick a call)."""
+    fake = SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if not name.startswith("_")})
+    fake.perf_counter = clock.tick
+    return fake
+
+
+@contextlib.contextmanager
+def _patched(patches: list[tuple[Any, str, Any]]) -> Iterator[None]:
+    """Each (object, name, value) set for the block, and put back after it."""
+    saved = [(obj, name, obj.__dict__[name]) for obj, name, _ in patches]
+    try:
+        for obj, name, value in patches:
+            setattr(obj, name, value)
+        yield
+    finally:
+        for obj, name, value in saved:
+            setattr(obj, name, value)
+
+
 @contextlib.contextmanager
 def deterministic() -> Iterator[VirtualClock]:
     """Pin ids, clocks and the time zone (see the module docstring); undo on exit."""
@@ -200,8 +220,7 @@ def deterministic() -> Iterator[VirtualClock]:
 
     global CLOCK
     clock = CLOCK = VirtualClock()
-    fake_time = SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if not name.startswith("_")})
-    fake_time.perf_counter = clock.tick
+    fake_time = _ticking_time(clock)
     # The app stamps each error it lists (ctrl+e) with the wall clock.
     app_time = SimpleNamespace(**vars(fake_time))
     app_time.time = clock.wall
@@ -219,17 +238,13 @@ def deterministic() -> Iterator[VirtualClock]:
         # The running state's time runs to the agent's latest event, not on with the clock.
         (StateDiagram, "clock", staticmethod(lambda: 0.0)),
     ]
-    saved = [(obj, name, obj.__dict__[name]) for obj, name, _ in patches]
     old_tz = os.environ.get("TZ")
     try:
-        for obj, name, value in patches:
-            setattr(obj, name, value)
-        os.environ["TZ"] = "UTC"
-        time.tzset()
-        yield clock
+        with _patched(patches):
+            os.environ["TZ"] = "UTC"
+            time.tzset()
+            yield clock
     finally:
-        for obj, name, value in saved:
-            setattr(obj, name, value)
         if old_tz is None:
             os.environ.pop("TZ", None)
         else:
@@ -811,22 +826,15 @@ def in_process_proxy() -> Iterator[None]:
             kwargs.setdefault("wall_clock", clock.wall)
             super().__init__(**kwargs)
 
-    fake_time = SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if not name.startswith("_")})
-    fake_time.perf_counter = clock.tick
+    fake_time = _ticking_time(clock)
     patches: list[tuple[Any, str, Any]] = [
         (proxy_package, "ProxyServer", InProcessProxyServer),
         (session_package, "Session", VirtualSession),
         (proxy_core, "time", fake_time),
         (relaying, "time", fake_time),
     ]
-    saved = [(obj, name, obj.__dict__[name]) for obj, name, _ in patches]
-    try:
-        for obj, name, value in patches:
-            setattr(obj, name, value)
+    with _patched(patches):
         yield
-    finally:
-        for obj, name, value in saved:
-            setattr(obj, name, value)
 
 
 def make_proxy_app() -> Any:
@@ -1015,8 +1023,7 @@ def in_process_hub() -> Iterator[None]:
             kwargs.setdefault("wall_clock", clock.wall)
             super().__init__(**kwargs)
 
-    fake_time = SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if not name.startswith("_")})
-    fake_time.perf_counter = clock.tick
+    fake_time = _ticking_time(clock)
     patches: list[tuple[Any, str, Any]] = [
         (hub_package, "HubServer", InProcessHubServer),
         (hub_package, "Hub", VirtualHub),
@@ -1025,14 +1032,8 @@ def in_process_hub() -> Iterator[None]:
         (hub_core, "_now", clock.iso),
         (hub_relay, "time", fake_time),
     ]
-    saved = [(obj, name, obj.__dict__[name]) for obj, name, _ in patches]
-    try:
-        for obj, name, value in patches:
-            setattr(obj, name, value)
+    with _patched(patches):
         yield
-    finally:
-        for obj, name, value in saved:
-            setattr(obj, name, value)
 
 
 def make_hub_app() -> Any:

@@ -64,26 +64,9 @@ class CheckOptions:
     #: The longest one probe may take, whatever it waits for.
     probe_seconds: float = 20.0
 
-    def client(self, session: Session, dialect: str, binding: str) -> A2AClient:
-        return A2AClient(
-            self.url,
-            session=session,
-            dialect=dialect,
-            binding=binding,
-            card_url=self.card_url,
-            headers=self.headers,
-            auth=self.auth,
-            timeouts=self.timeouts,
-            limits=self.limits,
-            secret_names=self.secret_names,
-            plain_names=self.plain_names,
-            method_names=self.method_names,
-            tls=self.tls,
-            oauth2=self.oauth2,
-        )
-
-    def client_at(self, session: Session, dialect: str, binding: str, endpoint: str) -> A2AClient:
-        """A client that talks to ``endpoint`` itself (one interface of the card)."""
+    def client(self, session: Session, dialect: str, binding: str, endpoint: str | None = None) -> A2AClient:
+        """A client for the agent; with ``endpoint``, one that talks to that interface of
+        the card itself."""
         return A2AClient(
             self.url,
             session=session,
@@ -101,6 +84,10 @@ class CheckOptions:
             tls=self.tls,
             oauth2=self.oauth2,
         )
+
+    def client_at(self, session: Session, dialect: str, binding: str, endpoint: str) -> A2AClient:
+        """A client that talks to ``endpoint`` itself (one interface of the card)."""
+        return self.client(session, dialect, binding, endpoint)
 
 
 class ProbeContext:

@@ -35,7 +35,7 @@ from .transport import Exchange, handshake_hint
 
 GRPC_SCHEMES = ("grpc", "grpcs")
 #: Metadata gRPC itself owns: a user's header of that name cannot travel as metadata.
-_RESERVED = frozenset(
+RESERVED_METADATA = frozenset(
     (
         "content-type",
         "te",
@@ -59,7 +59,8 @@ class _DumpsOptions(TypedDict):
 
 
 _JSON: _DumpsOptions = {"ensure_ascii": False, "separators": (",", ":")}
-_NO_CONNECTION = re.compile(
+#: grpcio's words for a target it never reached (an agent may answer UNAVAILABLE itself).
+NO_CONNECTION = re.compile(
     r"failed to connect|connection refused|dns resolution failed|name resolution|"
     r"socket closed|connection reset|handshake|no route to host|unreachable",
     re.IGNORECASE,
@@ -230,7 +231,7 @@ class GrpcTransport:
         headers = client._guard(
             self.url, client._call_headers({k.lower(): v for k, v in dialect.request_headers().items()})
         )
-        dropped = [k for k in headers if k.lower() in _RESERVED or k.lower().startswith(("grpc-", ":"))]
+        dropped = [k for k in headers if k.lower() in RESERVED_METADATA or k.lower().startswith(("grpc-", ":"))]
         if dropped:
             client._note(f"gRPC metadata cannot carry {', '.join(dropped)} (gRPC sets it itself): not sent")
         return [(k.lower(), v) for k, v in headers.items() if k not in dropped]
@@ -318,7 +319,7 @@ class GrpcTransport:
         code = exc.code()
         details = exc.details() or ""
         initial = exc.initial_metadata()
-        if code is grpc.StatusCode.UNAVAILABLE and not initial and _NO_CONNECTION.search(details):
+        if code is grpc.StatusCode.UNAVAILABLE and not initial and NO_CONNECTION.search(details):
             # grpcio's own words for a target it never reached (an agent may answer
             # UNAVAILABLE itself: that is its status, below).
             why = handshake_hint(exc) or _first_line(details)

@@ -23,12 +23,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import re
 import time
 from collections import deque
 from typing import Any
 
-from ..client.grpc_transport import metadata_dict, split_target
+from ..client.grpc_transport import NO_CONNECTION, RESERVED_METADATA, metadata_dict, split_target
 from ..protocol import grpc_codec, grpc_errors, grpc_schema, rest
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError, ProtocolError
@@ -47,28 +46,6 @@ from .relaying import ms as _ms
 #: How long the stream's log waits, once woken, for more messages to log in one go (s).
 _LINGER = 0.002
 _JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
-#: Metadata gRPC owns (as the client's transport keeps it from its calls).
-_RESERVED = frozenset(
-    (
-        "content-type",
-        "te",
-        "host",
-        "connection",
-        "transfer-encoding",
-        "user-agent",
-        "accept",
-        "accept-encoding",
-        "content-length",
-        "keep-alive",
-        "upgrade",
-    )
-)
-#: grpcio's words for a target it never reached (an agent may answer UNAVAILABLE itself).
-_NO_CONNECTION = re.compile(
-    r"failed to connect|connection refused|dns resolution failed|name resolution|"
-    r"socket closed|connection reset|handshake|no route to host|unreachable",
-    re.IGNORECASE,
-)
 
 
 def known_paths() -> dict[str, tuple[str, Any, Any]]:
@@ -84,7 +61,9 @@ def known_paths() -> dict[str, tuple[str, Any, Any]]:
 
 def forwardable(metadata: Any) -> list[tuple[str, Any]]:
     """The metadata pairs a call may carry on (gRPC's own keys left to gRPC)."""
-    return [(k, v) for k, v in metadata or () if k.lower() not in _RESERVED and not k.startswith(("grpc-", ":"))]
+    return [
+        (k, v) for k, v in metadata or () if k.lower() not in RESERVED_METADATA and not k.startswith(("grpc-", ":"))
+    ]
 
 
 def _trailers(metadata: Any) -> tuple[tuple[str, Any], ...]:
@@ -92,7 +71,8 @@ def _trailers(metadata: Any) -> tuple[tuple[str, Any], ...]:
     return tuple(
         (k, v)
         for k, v in metadata or ()
-        if k == grpc_errors.STATUS_DETAILS_KEY or (k.lower() not in _RESERVED and not k.startswith(("grpc-", ":")))
+        if k == grpc_errors.STATUS_DETAILS_KEY
+        or (k.lower() not in RESERVED_METADATA and not k.startswith(("grpc-", ":")))
     )
 
 
@@ -457,7 +437,7 @@ class _GrpcCall:
         details = exc.details() or ""
         initial = exc.initial_metadata()
         trailing = exc.trailing_metadata()
-        if code is grpc.StatusCode.UNAVAILABLE and not initial and _NO_CONNECTION.search(details):
+        if code is grpc.StatusCode.UNAVAILABLE and not initial and NO_CONNECTION.search(details):
             self.log(
                 Kind.ERROR,
                 {
