@@ -16,6 +16,7 @@ that crashes it (markup Textual cannot parse) fails the test too.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -123,14 +124,26 @@ def wait_shown(term: Terminal, tag: str, expected: str | None = None, floating: 
     )
 
 
+BACK = {"pagedown": "pageup", "down": "up"}
+
+
 def seek(term: Terminal, tag: str, expected: str | None = None, key: str = "pagedown", presses: int = 6) -> None:
-    """Scroll (``key``) until the screen shows field ``tag``."""
+    """Scroll (``key``) until the screen shows field ``tag``.
+
+    Each press waits for the app to answer it (it writes) and go quiet before the screen
+    is read, so a slow app is not pressed past the field; if it was all the same (an
+    answer can come in two writes more than 0.3 s apart on a busy machine), the way back
+    finds it."""
     expected = literal(tag) if expected is None else expected
-    for _ in range(presses):
-        term.wait_quiet(0.3)
-        if shows(term, tag, expected):
-            return
-        term.press(key)
+    for way, count in ((key, presses), (BACK[key], 2 * presses)):
+        for _ in range(count):
+            term.wait_quiet(0.3)
+            if shows(term, tag, expected):
+                return
+            written = len(term.raw)
+            term.press(way)
+            with contextlib.suppress(AssertionError):  # nothing written: at the end, the screen is as it was
+                term.wait_until(lambda written=written: len(term.raw) > written, f"an answer to {way}", timeout=3)
     wait_shown(term, tag, expected)
 
 
