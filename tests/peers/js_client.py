@@ -1,7 +1,8 @@
 """Running the official JS SDK's client (tests/peers/js/client.mjs) against an agent, and
 reading what it printed.
 
-Each call is one node process: the SDK's ClientFactory reads the agent's card, picks the
+Each call is one node process (or, for ``run``, one call of a node process kept for
+them: ``client.mjs --serve``): the SDK's ClientFactory reads the agent's card, picks the
 transport (its 0.3 legacy transports for a 0.3 card), makes one call and prints one JSON
 line per answer or stream event (1.0 ProtoJSON: {"task": ...}, {"statusUpdate": ...}),
 or one {"error": ...} line and exit 1. The whole run is bounded: the script's own
@@ -10,10 +11,13 @@ or one {"error": ...} line and exit 1. The whole run is bounded: the script's ow
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import itertools
 import json
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,10 +116,82 @@ def run(
     return_immediately: bool = False,
     timeout: float = TIMEOUT,
 ) -> JsRun:
-    """``node client.mjs URL TRANSPORT OPERATION [TEXT] ...``, to its end."""
+    """``node client.mjs URL TRANSPORT OPERATION [TEXT] ...``, to its end: made by this
+    process's client server (``client.mjs --serve``), as that command would make it."""
     command = _command(url, transport, operation, text, task, context, return_immediately, timeout)
-    done = subprocess.run(command, cwd=js_peers.JS_DIR, capture_output=True, text=True, timeout=timeout + 10)
-    return _result(command, done.returncode, done.stdout, done.stderr)
+    code, stdout, stderr = _server().call(command[2:], timeout + 10)
+    return _result(command, code, stdout, stderr)
+
+
+class _Server:
+    """``node client.mjs --serve``: one node process making this test process's calls one
+    at a time (node and the SDK start once: about 0.4 s of CPU a call saved). A call that
+    does not end in time takes the process with it; the next call starts another."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.lock = threading.Lock()
+        self.ids = itertools.count(1)
+
+    def _started(self) -> subprocess.Popen[str]:
+        if self.proc is None or self.proc.poll() is not None:
+            node = shutil.which("node")
+            assert node is not None  # _command's require() has checked
+            self.proc = subprocess.Popen(
+                [node, str(CLIENT), "--serve"],
+                cwd=js_peers.JS_DIR,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            atexit.register(self.close)
+        return self.proc
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.stdin is not None:
+            self.proc.stdin.close()  # it ends when stdin closes
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def call(self, argv: list[str], timeout: float) -> tuple[int, str, str]:
+        with self.lock:
+            proc = self._started()
+            assert proc.stdin is not None and proc.stdout is not None
+            number = next(self.ids)
+            proc.stdin.write(json.dumps({"id": number, "argv": argv}) + "\n")
+            proc.stdin.flush()
+            # The client's own --timeout ends the call; this bounds node itself.
+            watchdog = threading.Timer(timeout, proc.kill)
+            watchdog.start()
+            out: list[str] = []
+            notes: list[str] = []
+            try:
+                for line in proc.stdout:
+                    answer = json.loads(line)
+                    if answer.get("id") != number:
+                        continue
+                    if "end" in answer:
+                        return int(answer["end"]), "".join(out), "".join(notes)
+                    if "out" in answer:
+                        out.append(json.dumps(answer["out"]) + "\n")
+                    else:
+                        notes.append(str(answer.get("note", "")) + "\n")
+            finally:
+                watchdog.cancel()
+            raise AssertionError(f"the JS client server ended during {argv} (killed after {timeout:g} s?): {out}")
+
+
+_SERVER: _Server | None = None
+
+
+def _server() -> _Server:
+    global _SERVER
+    if _SERVER is None:
+        _SERVER = _Server()
+    return _SERVER
 
 
 class Running:

@@ -17,7 +17,13 @@
 // exit 1. stderr has one line {"client": {...}} naming the transport the SDK chose.
 // The whole run is bounded by --timeout (default 20 s): past it, an error line and
 // exit 1, whatever the agent is doing.
+//
+//   node client.mjs --serve
+//
+// The same calls, one per line read from stdin (see serve() below), for a caller that
+// makes many: the test suite.
 
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
 import { Message, Role, StreamResponse, Task } from '@a2a-js/sdk';
@@ -35,10 +41,6 @@ const OPERATIONS = ['send', 'stream', 'get', 'cancel', 'resubscribe'];
 // and an agent that never stops must not fill the test's memory.
 const MAX_EVENTS = 10_000;
 
-function fail(error, code = 1) {
-  process.stdout.write(JSON.stringify({ error }) + '\n', () => process.exit(code));
-}
-
 function errorLine(err) {
   const out = { name: err?.name ?? 'Error', message: String(err?.message ?? err) };
   // The code the agent answered with, wherever the SDK keeps it: the JSON-RPC
@@ -51,66 +53,98 @@ function errorLine(err) {
   return out;
 }
 
-function usage(message) {
-  fail({ name: 'UsageError', message });
+class UsageError extends Error {
+  name = 'UsageError';
 }
 
-let parsed;
-try {
-  parsed = parseArgs({
-    allowPositionals: true,
-    options: {
-      task: { type: 'string' },
-      context: { type: 'string' },
-      'card-path': { type: 'string' },
-      history: { type: 'string' },
-      'return-immediately': { type: 'boolean', default: false },
-      timeout: { type: 'string', default: '20' },
-    },
+// One call: ARGV as on the command line; its lines go to out (stdout's) and note
+// (stderr's). Resolves to the exit code, never rejects.
+async function call(argv, out, note) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        task: { type: 'string' },
+        context: { type: 'string' },
+        'card-path': { type: 'string' },
+        history: { type: 'string' },
+        'return-immediately': { type: 'boolean', default: false },
+        timeout: { type: 'string', default: '20' },
+      },
+    });
+    checked(parsed);
+  } catch (err) {
+    out({ error: { name: 'UsageError', message: err.message } });
+    return 1;
+  }
+  const [url, transport, operation, text] = parsed.positionals;
+  const opts = parsed.values;
+  const timeout = Number(opts.timeout);
+  // The overall bound: card, connection and every event included. The timer is not
+  // unref'd on purpose: it must fire even while a gRPC call holds the loop.
+  let deadline;
+  const late = new Promise((resolve) => {
+    deadline = setTimeout(() => resolve({ name: 'TimeoutError', message: `no end within ${timeout} s` }), timeout * 1000);
   });
-} catch (err) {
-  usage(err.message);
+  const done = run(url, TRANSPORTS[transport], operation, text, opts, AbortSignal.timeout(timeout * 1000), out, note).then(
+    () => null,
+    (err) => errorLine(err)
+  );
+  const error = await Promise.race([done, late]);
+  clearTimeout(deadline);
+  if (error === null) return 0;
+  out({ error });
+  return 1;
 }
 
-if (parsed) {
+function checked(parsed) {
   const [url, transport, operation, text] = parsed.positionals;
   const opts = parsed.values;
   const timeout = Number(opts.timeout);
   if (!url || !transport || !operation) {
-    usage('usage: client.mjs URL TRANSPORT OPERATION [TEXT] [--task ID] [--context ID] [--timeout S]');
+    throw new UsageError('usage: client.mjs URL TRANSPORT OPERATION [TEXT] [--task ID] [--context ID] [--timeout S]');
   } else if (!(transport in TRANSPORTS)) {
-    usage(`transport must be one of ${Object.keys(TRANSPORTS).join(', ')}, not ${JSON.stringify(transport)}`);
+    throw new UsageError(`transport must be one of ${Object.keys(TRANSPORTS).join(', ')}, not ${JSON.stringify(transport)}`);
   } else if (!OPERATIONS.includes(operation)) {
-    usage(`operation must be one of ${OPERATIONS.join(', ')}, not ${JSON.stringify(operation)}`);
+    throw new UsageError(`operation must be one of ${OPERATIONS.join(', ')}, not ${JSON.stringify(operation)}`);
   } else if (!(timeout > 0 && timeout <= 600)) {
-    usage('--timeout must be a number of seconds, more than 0 and at most 600');
+    throw new UsageError('--timeout must be a number of seconds, more than 0 and at most 600');
   } else if ((operation === 'send' || operation === 'stream') && text === undefined) {
-    usage(`${operation} needs the message text`);
+    throw new UsageError(`${operation} needs the message text`);
   } else if (['get', 'cancel', 'resubscribe'].includes(operation) && !opts.task) {
-    usage(`${operation} needs --task ID`);
-  } else {
-    // The overall bound: card, connection and every event included. The timer is not
-    // unref'd on purpose: it must fire even while a gRPC call holds the loop.
-    const deadline = setTimeout(
-      () => fail({ name: 'TimeoutError', message: `no end within ${timeout} s` }),
-      timeout * 1000
-    );
-    run(url, TRANSPORTS[transport], operation, text, opts, AbortSignal.timeout(timeout * 1000)).then(
-      () => {
-        clearTimeout(deadline);
-        // gRPC channels keep the event loop alive: end here, once stdout is flushed.
-        process.stdout.write('', () => process.exit(0));
-      },
-      (err) => {
-        clearTimeout(deadline);
-        fail(errorLine(err));
-      }
-    );
+    throw new UsageError(`${operation} needs --task ID`);
   }
 }
 
-function print(obj) {
-  process.stdout.write(JSON.stringify(obj) + '\n');
+// --serve: one call per JSON line on stdin ({"id": N, "argv": [...]}), one after the
+// other, each answered as JSON lines {"id": N, "out": LINE}, {"id": N, "note": TEXT}
+// and last {"id": N, "end": CODE}. The suite's calls pay node's and the SDK's start-up
+// once, not once each; a call is as alone as in its own process but for what the SDK
+// caches (nothing between factories). Ends when stdin closes.
+async function serve() {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    const { id, argv } = JSON.parse(line);
+    const send = (obj) => process.stdout.write(JSON.stringify({ id, ...obj }) + '\n');
+    const code = await call(argv, (value) => send({ out: value }), (text) => send({ note: text }));
+    send({ end: code });
+  }
+  process.exit(0);
+}
+
+if (process.argv[2] === '--serve') {
+  serve();
+} else {
+  const code = await call(
+    process.argv.slice(2),
+    (value) => process.stdout.write(JSON.stringify(value) + '\n'),
+    (text) => process.stderr.write(text + '\n')
+  );
+  // gRPC channels keep the event loop alive: end here, once stdout is flushed.
+  process.stdout.write('', () => process.exit(code));
 }
 
 function result(value) {
@@ -118,7 +152,7 @@ function result(value) {
   return 'messageId' in value ? { message: Message.toJSON(value) } : { task: Task.toJSON(value) };
 }
 
-async function run(url, binding, operation, text, opts, signal) {
+async function run(url, binding, operation, text, opts, signal, print, note) {
   const legacyCompat = { enabled: true };
   const transports = [new JsonRpcTransportFactory({ legacyCompat }), new RestTransportFactory({ legacyCompat })];
   if (binding === null || binding === 'GRPC') {
@@ -135,14 +169,14 @@ async function run(url, binding, operation, text, opts, signal) {
   );
   const client = await factory.createFromUrl(url, opts['card-path']);
   const chosen = client.transport;
-  process.stderr.write(
+  note(
     JSON.stringify({
       client: {
         transport: Object.getPrototypeOf(chosen).constructor.name,
         protocolName: chosen.protocolName,
         protocolVersion: client.protocolVersion,
       },
-    }) + '\n'
+    })
   );
   if (binding && chosen.protocolName !== binding) {
     throw new Error(`the card lists no ${binding} interface (the SDK chose ${chosen.protocolName})`);
@@ -154,7 +188,7 @@ async function run(url, binding, operation, text, opts, signal) {
       print(result(await client.sendMessage(request(text, opts), options)));
       return;
     case 'stream':
-      await drain(client.sendMessageStream(request(text, opts), options));
+      await drain(client.sendMessageStream(request(text, opts), options), print);
       return;
     case 'get':
       print({ task: Task.toJSON(await client.getTask({ tenant: '', id: opts.task, historyLength: history }, options)) });
@@ -163,12 +197,12 @@ async function run(url, binding, operation, text, opts, signal) {
       print({ task: Task.toJSON(await client.cancelTask({ tenant: '', id: opts.task, metadata: undefined }, options)) });
       return;
     case 'resubscribe':
-      await drain(client.resubscribeTask({ tenant: '', id: opts.task }, options));
+      await drain(client.resubscribeTask({ tenant: '', id: opts.task }, options), print);
       return;
   }
 }
 
-async function drain(stream) {
+async function drain(stream, print) {
   let n = 0;
   for await (const event of stream) {
     print(StreamResponse.toJSON(event));
