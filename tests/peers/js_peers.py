@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
-
-import pytest
 
 JS_DIR = Path(__file__).resolve().parent / "js"
 LOCKFILE = JS_DIR / "package-lock.json"
@@ -74,9 +73,20 @@ def unavailable() -> str | None:
 
 def require() -> None:
     """Skip the calling test (or fail it, in CI) when the JS peers cannot run."""
+    import pytest  # here: the module also runs as a script before pytest is installed
+
     reason = unavailable()
     if reason is None:
         return
     if REQUIRED:
         pytest.fail(f"A2A_INSPECT_JS_PEERS=required, but {reason}")
     pytest.skip(reason)
+
+
+if __name__ == "__main__":
+    # .ci/run installs the peer this way beside pip's install; the suite then finds it
+    # installed. Only the standard library is needed here.
+    problem = install()
+    if problem:
+        print(problem, file=sys.stderr)
+    sys.exit(1 if problem else 0)
