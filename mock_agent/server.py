@@ -569,7 +569,10 @@ class MockServer:
 
     async def _rest_error(self, send: Any, err: JsonRpcError, status: int | None = None) -> None:
         http, body = rest.encode_error(errors.for_dialect(err, "1.0"))
-        await _send_body(send, status or http, framing.dumps(body))
+        if status is not None:
+            # The Status's code is the HTTP status it came with (405 said 404 in its body).
+            body["error"]["code"] = http = status
+        await _send_body(send, http, framing.dumps(body))
 
     async def _rest_too_large(self, send: Any, size: int) -> None:
         err = errors.error(

@@ -58,6 +58,7 @@ async def test_a_rest_verb_no_route_takes_is_a_status_body(mock: MockAgent, verb
     assert r.headers["content-type"].startswith("application/json")
     error = r.json()["error"]
     # The same Status the mock answers a DELETE on that route with (ErrorInfo inside).
-    assert isinstance(error["code"], int) and isinstance(error["status"], str)
+    assert isinstance(error["status"], str)
+    assert error["code"] == 405  # the body's code is the HTTP status it came with
     assert error["details"][0]["@type"].endswith("google.rpc.ErrorInfo")
     assert f"Method {verb} not allowed" in error["message"]
