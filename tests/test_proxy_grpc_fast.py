@@ -362,3 +362,44 @@ async def test_a_request_past_the_bound_is_refused_on_the_fast_path_and_the_conn
         "value 1",
         "value 2",
     ]
+
+
+async def test_a_client_deadline_reaches_the_agent_on_the_fast_path() -> None:
+    """grpc-timeout goes through with the bytes: the agent's call has the client's
+    deadline and ends with it; the log ends the stream (by the client's reset or the
+    agent's status, whichever the proxy reads first)."""
+    remaining: list[float | None] = []
+    ended = asyncio.Event()
+
+    async def stream(_request: bytes, context: Any) -> Any:
+        remaining.append(context.time_remaining())
+        yield update(0)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            ended.set()  # cancelled by grpc.aio when the deadline passes
+
+    class Handler(grpc.GenericRpcHandler):
+        def service(self, details: Any) -> Any:
+            return grpc.unary_stream_rpc_method_handler(stream)
+
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((Handler(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with relay(f"127.0.0.1:{port}") as (proxy, listener):
+            async with grpc.aio.insecure_channel(listener.address) as channel:
+                got: list[bytes] = []
+                with pytest.raises(grpc.aio.AioRpcError) as late:
+                    async for raw in channel.unary_stream(STREAM)(request(), timeout=0.5):
+                        got.append(raw)
+                await asyncio.wait_for(ended.wait(), 20)
+            end = await until(lambda: [e for e in proxy.session.events if e.kind is Kind.STREAM_END], "the end")
+            taken = dict(listener.front_server.taken)
+    finally:
+        await server.stop(None)
+    assert taken == {"fast": 1, "slow": 0}
+    assert late.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED and got == [update(0)]
+    assert remaining[0] is not None and 0 < remaining[0] <= 0.5
+    assert end[0].data["events"] == 1 and end[0].data["reason"] in ("closed", "error")
