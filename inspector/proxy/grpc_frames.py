@@ -123,13 +123,51 @@ def metadata(headers: list[tuple[str, Any]], *, request: bool = False) -> list[t
     return out
 
 
+class Pending:
+    """Bytes put aside until a whole frame or message is there: kept as the pieces read
+    and joined once, not joined again on each read (a 4 MiB frame, what grpcio allows,
+    comes in dozens of reads: joining on each copied it quadratically)."""
+
+    __slots__ = ("need", "pieces", "size")
+
+    def __init__(self) -> None:
+        self.pieces: list[bytes] = []
+        self.size = 0
+        self.need = 0
+
+    def add(self, data: bytes) -> bytes | None:
+        """``data`` behind what was put aside, once ``need`` bytes are there; else None."""
+        if not self.pieces:
+            return data
+        self.pieces.append(data)
+        self.size += len(data)
+        if self.size < self.need:
+            return None
+        joined = b"".join(self.pieces)
+        self.pieces, self.size = [], 0
+        return joined
+
+    def keep(self, rest: bytes, head: int) -> None:
+        """Put ``rest`` aside: a unit whose ``head``-byte header ends in its length (a
+        frame's is 9 bytes, its first 3 the length; a message's 5, its last 4)."""
+        if not rest:
+            return
+        self.pieces, self.size = [rest], len(rest)
+        if len(rest) < head:
+            self.need = head
+        elif head == 9:
+            self.need = 9 + int.from_bytes(rest[:3], "big")
+        else:
+            self.need = 5 + int.from_bytes(rest[1:5], "big")
+
+
 class _Frames:
     """One direction's bytes cut into frames, header blocks joined and decoded."""
 
     def __init__(self) -> None:
         from hpack import Decoder
 
-        self.buf = b""
+        self.pending = Pending()
         self.decoder = Decoder(max_header_list_size=4 * MAX_HEADER_BLOCK)
         self.decoder.max_allowed_table_size = 4096
         self.block: list[bytes] = []
@@ -148,8 +186,10 @@ class _Frames:
         """The frames ``chunk`` completes: (type, flags, stream, payload), a header
         block's payload being its decoded fields (name, value) and its flags the
         HEADERS frame's (END_STREAM)."""
-        buf = self.buf + chunk if self.buf else chunk
+        buf = self.pending.add(chunk)
         out: list[tuple[int, int, int, Any]] = []
+        if buf is None:
+            return out
         at, end = 0, len(buf)
         while end - at >= 9:
             size = int.from_bytes(buf[at : at + 3], "big")
@@ -186,7 +226,8 @@ class _Frames:
             elif kind == CONTINUATION:
                 raise StopLog("a CONTINUATION frame without a header block")
             out.append((kind, flags, stream, payload))
-        self.buf = buf[at:] if at < end else b""
+        if at < end:
+            self.pending.keep(buf[at:], 9)
         return out
 
     def _add(self, payload: bytes) -> None:
@@ -226,10 +267,10 @@ class _Messages:
     """One stream direction's gRPC length-prefixed messages, put together from DATA;
     a message past ``limit`` is skipped and given as its size."""
 
-    __slots__ = ("buf", "limit", "skip", "skipped")
+    __slots__ = ("limit", "pending", "skip", "skipped")
 
     def __init__(self, limit: int) -> None:
-        self.buf = b""
+        self.pending = Pending()
         self.limit = limit
         self.skip = 0
         self.skipped = 0
@@ -242,7 +283,9 @@ class _Messages:
             data = data[taken:]
             if not self.skip:
                 out.append(self.skipped)
-        buf = self.buf + data if self.buf else data
+        buf = self.pending.add(data) if data else None
+        if buf is None:
+            return out
         at, end = 0, len(buf)
         while end - at >= 5:
             length = int.from_bytes(buf[at + 1 : at + 5], "big")
@@ -259,7 +302,8 @@ class _Messages:
                 break
             out.append(buf[at + 5 : at + 5 + length])
             at += 5 + length
-        self.buf = buf[at:] if at < end else b""
+        if at < end:
+            self.pending.keep(buf[at:], 5)
         return out
 
 

@@ -53,6 +53,7 @@ from .grpc_frames import (
     RST_STREAM,
     WINDOW_UPDATE,
     ConnectionLog,
+    Pending,
     frame,
     trailers_only,
 )
@@ -235,6 +236,15 @@ class _Fast:
         pumps = [asyncio.ensure_future(self._upward()), asyncio.ensure_future(self._downward())]
         try:
             await asyncio.wait(pumps)
+            for pump in pumps:
+                failure = pump.exception()
+                if failure is not None:  # a defect of ours: said in one line, the connection closed
+                    self.proxy.note(
+                        f"the proxy's gRPC relay of a connection from {self.log.client} failed "
+                        f"({type(failure).__name__}: {failure}); the connection was closed",
+                        code="proxy-grpc-relay-failed",
+                        proxy=self.front.listener.address,
+                    )
         finally:
             for pump in pumps:
                 pump.cancel()
@@ -287,18 +297,20 @@ class _Fast:
     async def _downward(self) -> None:
         reader, writer, wire = self.agent_r, self.client_w, self.wire
         clock = time.perf_counter
-        carry = b""
+        carry = Pending()
         try:
-            while data := await reader.read(_READ):
+            while chunk := await reader.read(_READ):
                 at = clock()
-                if carry:
-                    data = carry + data
+                data = carry.add(chunk)
+                if data is None:
+                    continue
                 end = boundary(data)
                 if end:
                     out = data if end == len(data) else data[:end]
                     writer.write(out)
                     wire.put_side(AGENT, out, at, round((clock() - at) * 1000, 3))
-                carry = data[end:] if end < len(data) else b""
+                if end < len(data):
+                    carry.keep(data[end:], 9)
                 if wire.size > relaying.BACKLOG:
                     await wire.drained()
                 await writer.drain()
@@ -313,13 +325,15 @@ class _Fast:
     async def _upward(self) -> None:
         reader, writer, wire = self.client_r, self.agent_w, self.wire
         clock = time.perf_counter
-        carry = b""
+        carry = Pending()
         try:
-            while data := await reader.read(_READ):
+            while chunk := await reader.read(_READ):
                 at = clock()
-                if carry:
-                    data = carry + data
-                out, carry, refused = self._scan(data)
+                data = carry.add(chunk)
+                if data is None:
+                    continue
+                out, rest, refused = self._scan(data)
+                carry.keep(rest, 9)
                 for stream in refused:
                     wire.put_side(_REFUSED, stream.to_bytes(4, "big"), at, 0.0)
                 if out:
