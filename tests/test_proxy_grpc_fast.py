@@ -361,7 +361,7 @@ async def test_a_request_past_the_bound_is_refused_on_the_fast_path_and_the_conn
                 assert await send(request(), metadata=metadata) == ANSWER
         taken = dict(listener.front_server.taken)
     assert taken == {"fast": 1, "slow": 0} and seen == ["send"] * 3
-    notes = [e.data["text"] for e in proxy.session.events if e.data.get("code") == "proxy-grpc-refused"]
+    notes = [e.data["text"] for e in proxy.session.events if e.data.get("code") == "proxy-grpc-too-large"]
     assert len(notes) == 3 and "past the proxy's request bound" in notes[0]
     assert [e.data["headers"]["x-fresh"] for e in proxy.session.events if e.kind is Kind.REQUEST] == [
         "value 0",

@@ -456,7 +456,7 @@ class _Fast:
         self.proxy.note(
             f"a gRPC client's message of {format_size(length)} is past the proxy's request bound "
             f"({format_size(self.bound)}): answered RESOURCE_EXHAUSTED, not relayed",
-            code="proxy-grpc-refused",
+            code="proxy-grpc-too-large",
             proxy=self.front.listener.address,
             client=self.log.client,
         )
