@@ -409,3 +409,30 @@ async def test_a_client_deadline_reaches_the_agent_on_the_fast_path() -> None:
     assert late.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED and got == [update(0)]
     assert remaining[0] is not None and 0 < remaining[0] <= 0.5
     assert end[0].data["events"] == 1 and end[0].data["reason"] in ("closed", "error")
+
+
+def test_padded_and_prioritised_frames_are_read_as_their_content() -> None:
+    """grpcio sends neither padding nor priority, other HTTP/2 stacks may: a HEADERS frame
+    with both (and its block split into a CONTINUATION) and a padded DATA frame are read
+    as what they carry."""
+    from hpack import Encoder
+
+    proxy = Proxy([Route("", "http://127.0.0.1:9")])
+    log = grpc_frames.ConnectionLog(GrpcListener(proxy.grpc, "127.0.0.1:1", "/"), "c")
+    block = Encoder().encode(
+        [(":method", "POST"), (":path", SEND), ("content-type", "application/grpc"), ("x-padded", "yes")]
+    )
+    pad = b"\x00" * 7
+    head = bytes((len(pad),)) + b"\x00\x00\x00\x00" + b"\x10" + block[:5] + pad  # pad length, priority, 5 bytes
+    body = request("padded")
+    data = bytes((3,)) + b"\x00" + len(body).to_bytes(4, "big") + body + b"\x00\x00\x00"
+    wire = (
+        grpc_frames.frame(grpc_frames.HEADERS, grpc_frames.PADDED | grpc_frames.PRIORITY_FLAG, 1, head)
+        + grpc_frames.frame(grpc_frames.CONTINUATION, grpc_frames.END_HEADERS, 1, block[5:])
+        + grpc_frames.frame(grpc_frames.DATA, grpc_frames.PADDED | grpc_frames.END_STREAM, 1, data)
+    )
+    log.feed(grpc_frames.CLIENT, wire, 0.0, 0.0)
+    assert not log.stopped
+    (sent,) = [e.data for e in proxy.session.events if e.kind is Kind.REQUEST]
+    assert sent["grpc_path"] == SEND and sent["headers"] == {"x-padded": "yes"}
+    assert json.loads(sent["body"])["message"]["parts"] == [{"text": "padded"}]
