@@ -16,8 +16,9 @@ and this one, the client: httpx reading the raw stream and counting events.
   client (grpcio, bytes only) counts messages; the proxy relays it with
   ``--grpc-upstream`` and logs each message as ProtoJSON. Target: the same ratio.
   Printed too: each process's CPU time per message (steadier than rates under load).
-  ``--grpc-references`` adds a bare grpc.aio relay (no log) and a prototype relaying
-  the HTTP/2 bytes below grpcio (bench/_grpc_frame_relay.py), in the same run.
+  ``--grpc-references`` adds, in the same run, the proxy with every connection on its
+  slow path (its grpc.aio relay, as the proxy ran before the fast path) and a bare
+  grpc.aio relay (no log: that path's floor).
   Then unary: N/10 SendMessage calls, INFLIGHT at a time (calls/s, ratio), and N/100
   one after the other (round trip, what the proxy adds: median, p99); then a gRPC
   stream of messages PACE apart, stamped as in the latency case (added per message).
@@ -54,11 +55,14 @@ INFLIGHT = 16
 # ---------------------------------------------------------------------- children
 
 
-def serve_proxy(upstream: str, grpc_upstream: str | None = None) -> None:
+def serve_proxy(upstream: str, grpc_upstream: str | None = None, *, slow: bool = False) -> None:
     from inspector import gcpolicy
     from inspector.proxy import Proxy, ProxyServer, Route
+    from inspector.proxy.grpc_front import FrontServer
 
     gcpolicy.install()
+    # Every gRPC connection through the grpc.aio relay, as before the fast path.
+    FrontServer.fast = not slow
 
     async def run() -> None:
         # As the TUI runs it: the proxy's own bounded session (spilling), its tracker
@@ -369,6 +373,20 @@ def throughput_case(me: str, count: int, runs: int, children: list[subprocess.Po
     return 0
 
 
+def settle(proc: subprocess.Popen[str] | None, quiet: float = 0.1, limit: float = 30.0) -> None:
+    """Wait until ``proc`` has used no CPU for ``quiet`` seconds (its work is done)."""
+    if proc is None:
+        return
+    until = time.monotonic() + limit
+    last = child_cpu_seconds(proc.pid)
+    while time.monotonic() < until:
+        time.sleep(quiet)
+        now = child_cpu_seconds(proc.pid)
+        if now is None or last is None or now == last:  # (in clock ticks: not one more)
+            return
+        last = now
+
+
 def grpc_case(
     me: str, count: int, runs: int, paced: int, references: bool, children: list[subprocess.Popen[str]]
 ) -> int:
@@ -385,10 +403,10 @@ def grpc_case(
     if references:
         bare, bare_port = start(me, "--serve-grpc-bare", upstream)
         children.append(bare)
-        frames, frames_port = start(str(HERE / "_grpc_frame_relay.py"), upstream)
-        children.append(frames)
-        ways[REFERENCES[0]] = (f"127.0.0.1:{bare_port}", bare)
-        ways[REFERENCES[1]] = (f"127.0.0.1:{frames_port}", frames)
+        slow, slow_port = start(me, "--serve-proxy", "http://127.0.0.1:9", "--grpc-upstream", upstream, "--slow")
+        children.append(slow)
+        ways[REFERENCES[0]] = (f"127.0.0.1:{slow_port}", slow)
+        ways[REFERENCES[1]] = (f"127.0.0.1:{bare_port}", bare)
     rates: dict[str, list[float]] = {name: [] for name in ways}
     # CPU seconds a message of the agent, the relay and this process (grpcio's threads in).
     cpu: dict[str, list[list[float]]] = {name: [] for name in ways}
@@ -397,6 +415,7 @@ def grpc_case(
     unary_ways = list(ways)
     unary_rates: dict[str, list[float]] = {name: [] for name in unary_ways}
     trips: dict[str, list[float]] = {name: [] for name in unary_ways}
+    unary_cpu: dict[str, list[list[float]]] = {name: [] for name in unary_ways}
     for address, _relay in ways.values():
         asyncio.run(read_grpc(address))
     for name in unary_rates:
@@ -413,13 +432,19 @@ def grpc_case(
             rates[name].append(events / seconds)
             cpu[name].append([((b or 0.0) - (a or 0.0)) / events for a, b in zip(before, after, strict=True)])
         for name in unary_rates:
+            procs = [grpc_agent, ways[name][1]]
+            before = [child_cpu_seconds(p.pid) if p else 0.0 for p in procs] + [time.process_time()]
             seconds, _trips = asyncio.run(call_grpc(ways[name][0], calls, INFLIGHT))
+            # The relay's log may still be at work: its CPU is counted once it is idle.
+            settle(ways[name][1])
+            after = [child_cpu_seconds(p.pid) if p else 0.0 for p in procs] + [time.process_time()]
             unary_rates[name].append(calls / seconds)
+            unary_cpu[name].append([((b or 0.0) - (a or 0.0)) / calls for a, b in zip(before, after, strict=True)])
             _seconds, got = asyncio.run(call_grpc(ways[name][0], calls // 10))
             trips[name] += got
 
-    def us(name: str, i: int) -> str:
-        return f"{median([c[i] for c in cpu[name]]) * 1e6:.0f}"
+    def us(name: str, i: int, of: dict[str, list[list[float]]] = cpu) -> str:
+        return f"{median([c[i] for c in of[name]]) * 1e6:.0f}"
 
     print()
     table(
@@ -444,7 +469,17 @@ def grpc_case(
         print(f"  for reference, {name}: ratio {median(rates[name]) / median(rates['direct']):.2f}")
     print()
     table(
-        ["path", "calls/s (median)", "spread", "runs", "round trip median (ms)", "p99 (ms)"],
+        [
+            "path",
+            "calls/s (median)",
+            "spread",
+            "runs",
+            "round trip median (ms)",
+            "p99 (ms)",
+            "CPU µs/call: agent",
+            "relay",
+            "client",
+        ],
         [
             [
                 name,
@@ -453,6 +488,9 @@ def grpc_case(
                 len(r),
                 f"{median(trips[name]) * 1e3:.3f}",
                 f"{pct(trips[name], 99) * 1e3:.3f}",
+                us(name, 0, unary_cpu),
+                us(name, 1, unary_cpu) if ways[name][1] else "-",
+                us(name, 2, unary_cpu),
             ]
             for name, r in unary_rates.items()
         ],
@@ -505,7 +543,7 @@ def grpc_latency(me: str, runs: int, paced: int, children: list[subprocess.Popen
     return 0
 
 
-REFERENCES = ("grpc.aio relay, no log", "frame relay + log")
+REFERENCES = ("proxy, slow path only", "grpc.aio relay, no log")
 
 
 def latency_case(me: str, runs: int, paced: int, children: list[subprocess.Popen[str]]) -> int:
@@ -542,8 +580,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--grpc-references",
         action="store_true",
-        help="the gRPC case also through a bare grpc.aio relay (no log) and through "
-        "bench/_grpc_frame_relay.py (bytes relayed below grpcio, every message logged)",
+        help="the gRPC case also through the proxy's slow path only (its grpc.aio relay) "
+        "and through a bare grpc.aio relay (no log)",
     )
     parser.add_argument("--serve-proxy", help=argparse.SUPPRESS)
     parser.add_argument("--serve-paced", type=int, help=argparse.SUPPRESS)
@@ -551,9 +589,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--serve-grpc-bare", help=argparse.SUPPRESS)
     parser.add_argument("--paced", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--grpc-upstream", help=argparse.SUPPRESS)
+    parser.add_argument("--slow", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_proxy:
-        serve_proxy(args.serve_proxy, args.grpc_upstream)
+        serve_proxy(args.serve_proxy, args.grpc_upstream, slow=args.slow)
         return 0
     if args.serve_grpc:
         serve_grpc(args.serve_grpc, args.paced)

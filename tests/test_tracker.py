@@ -1278,3 +1278,28 @@ def test_transport_failures_are_kept_on_their_exchange() -> None:
     s.session.append(Kind.ERROR, {"type": "connect", "message": "connection refused"}, exchange=ex)
     assert s.tracker.exchanges[ex].failure == "connection refused"
     assert s.tracker.violations == []
+
+
+def test_a_task_polled_over_many_exchanges_lists_each_once_without_scanning_the_list() -> None:
+    """GetTask in a loop (or a proxy's thousands of unary calls about one task) linked
+    each exchange to the task after a scan of every exchange before it: quadratic. The
+    list is still each exchange once, in order; no lookup goes through it."""
+
+    class Watched(list):  # type: ignore[type-arg]  # a list that counts scans of itself
+        scans = 0
+
+        def __contains__(self, item: object) -> bool:
+            Watched.scans += 1
+            return super().__contains__(item)
+
+    s = Script()
+    first = s.call(Method.GET, {"id": "t"})
+    s.reply(first, task("t", "working"))
+    view = s.tracker.task("t")
+    view.exchanges = Watched(view.exchanges)
+    polls = [s.call(Method.GET, {"id": "t"}) for _ in range(50)]
+    for ex in polls:
+        s.reply(ex, task("t", "working"))
+        s.reply(ex, task("t", "working"))  # (a second answer on one exchange: still listed once)
+    assert view.exchanges == [first, *polls]
+    assert Watched.scans == 0

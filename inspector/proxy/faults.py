@@ -256,6 +256,18 @@ class Rules:
                 out.append((i, rule))
         return out
 
+    def armed(self, route: str) -> bool:
+        """Whether an enabled rule could match an A2A call relayed for ``route`` (one of
+        a method that is no card fetch, or of any method): the gRPC fast path is taken
+        only while none could (grpc_front.py)."""
+        for rule in self.rules:
+            match = rule.match
+            if not rule.enabled or (match.route is not None and route.rstrip("/") != match.route.rstrip("/")):
+                continue
+            if match.method is None or "card" not in _method_names(match.method):
+                return True
+        return False
+
     def toggle(self, index: int, enabled: bool | None = None) -> bool:
         rule = self.rules[index]
         rule.enabled = (not rule.enabled) if enabled is None else enabled

@@ -1,17 +1,22 @@
-"""The proxy's gRPC side: a grpc.aio server on loopback per upstream gRPC target, relaying
-every call (any method path: unknown ones pass through as bytes) and logging the A2A
-ones into the proxy's Session exactly as the inspector's own gRPC client does
+"""The proxy's gRPC side: one listener per upstream gRPC target (GrpcFront, GrpcListener),
+and the slow path's relay, a grpc.aio server on an internal loopback port relaying every
+call (any method path: unknown ones pass through as bytes) and logging the A2A ones into
+the proxy's Session exactly as the inspector's own gRPC client does
 (client/grpc_transport.py: REQUEST, RESPONSE, one MESSAGE per streamed message,
 STREAM_END), plus the proxy's fields (client, user_agent, proxy_route, added_ms).
 
-Bytes go through untouched: the server's handlers and the upstream calls take and give
-raw bytes (no (de)serializer). Stream messages are relayed first and decoded to
-ProtoJSON by a logging task of their own (the HTTP relay's _Backlog), woken for a batch
-of messages rather than each, so the relay keeps the agent's pace; a task reads the
+A listener's public port is grpc_front.FrontServer's: a connection goes through grpc.aio
+only when the fast path cannot take it (a fault rule that could match, TLS to the agent,
+an agent that cannot be reached); see grpc_front.py. Both paths build their records in
+grpc_records.py.
+
+Bytes go through untouched here too: the server's handlers and the upstream calls take
+and give raw bytes (no (de)serializer). Stream messages are relayed first and decoded to
+ProtoJSON by a logging task of their own (grpc_records.MessageLog), woken for a batch of
+messages rather than each, so the relay keeps the agent's pace; a task reads the
 upstream ahead while the relay writes (_ReadAhead). grpc.aio's one read and one write
-operation a message is most of the relay's cost, about as much CPU as the agent and
-the client spend together (bench/README.md, section proxy): relaying faster than that
-means relaying HTTP/2 frames below grpcio (bench/_grpc_frame_relay.py measures it).
+operation a message is most of this relay's cost (bench/README.md, section proxy): that
+is why it is the path for what only it can do.
 The client's metadata goes to this listener's upstream only;
 the upstream's initial metadata, status, details and trailers (grpc-status-details-bin
 among them) come back unchanged, and the client's deadline and cancellation reach the
@@ -21,49 +26,20 @@ upstream call.
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
 import time
 from collections import deque
 from typing import Any
 
-from ..client.grpc_transport import NO_CONNECTION, RESERVED_METADATA, metadata_dict, split_target
+from ..client.grpc_transport import NO_CONNECTION, RESERVED_METADATA, split_target
 from ..protocol import grpc_codec, grpc_errors, grpc_schema, rest
 from ..protocol import models as m
-from ..protocol.errors import JsonRpcError, ProtocolError
-from ..protocol.wire import capture
+from ..protocol.errors import JsonRpcError
 from ..session import payloads
 from ..session.events import Kind
-from .checks import check_request
-from .detect import Parsed
-from .relaying import BACKLOG, RELEASED, settles, wait_release
+from .grpc_records import _LINGER, CallRecords, MessageLog, forwardable, known_paths, status_fields
+from .relaying import BACKLOG, RELEASED, wait_release
 from .relaying import HOLDS as _HOLDS
-from .relaying import SLICE as _SLICE
-from .relaying import Backlog as _Backlog
-from .relaying import combine as _combine
 from .relaying import ms as _ms
-
-#: How long the stream's log waits, once woken, for more messages to log in one go (s).
-_LINGER = 0.002
-_JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
-
-
-def known_paths() -> dict[str, tuple[str, Any, Any]]:
-    """``/pkg.A2AService/Name`` -> (dialect, Rpc, Method) for every dialect with gRPC."""
-    out: dict[str, tuple[str, Any, Any]] = {}
-    for dialect in grpc_schema.PACKAGES:
-        for name, rpc in grpc_schema.rpcs(dialect).items():
-            method = grpc_codec.method_for(dialect, name)
-            if method is not None:
-                out[rpc.path] = (dialect, rpc, method)
-    return out
-
-
-def forwardable(metadata: Any) -> list[tuple[str, Any]]:
-    """The metadata pairs a call may carry on (gRPC's own keys left to gRPC)."""
-    return [
-        (k, v) for k, v in metadata or () if k.lower() not in RESERVED_METADATA and not k.startswith(("grpc-", ":"))
-    ]
 
 
 def _trailers(metadata: Any) -> tuple[tuple[str, Any], ...]:
@@ -74,23 +50,6 @@ def _trailers(metadata: Any) -> tuple[tuple[str, Any], ...]:
         if k == grpc_errors.STATUS_DETAILS_KEY
         or (k.lower() not in RESERVED_METADATA and not k.startswith(("grpc-", ":")))
     )
-
-
-def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
-    """As the client logs a status (GrpcTransport._status)."""
-    out: dict[str, Any] = {
-        "grpc_code": code,
-        "grpc_status": grpc_errors.NAMES.get(code, str(code)),
-        "grpc_message": message or "",
-        "trailers": metadata_dict(trailing),
-    }
-    for key, value in trailing or ():
-        if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes) and dialect:
-            try:
-                out["grpc_details"] = grpc_codec.status_details(dialect, value)
-            except ValueError as exc:
-                out["grpc_details_error"] = str(exc)
-    return out
 
 
 def error_status(dialect: str, err: JsonRpcError) -> tuple[int, str, bytes]:
@@ -122,9 +81,12 @@ class GrpcListener:
         self.target, self.secure = split_target(endpoint)
         self.url = f"{'grpcs' if self.secure else 'grpc'}://{self.target}"
         self.route = route
+        #: The public port (grpc_front.FrontServer), and the grpc.aio relay's own.
         self.port = 0
+        self.inner_port = 0
         self.server: Any = None
         self.channel: Any = None
+        self.front_server: Any = None
 
     @property
     def address(self) -> str:
@@ -136,7 +98,7 @@ class GrpcListener:
         os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
         import grpc
 
-        # The relay passes any size on; the log reads within the proxy's limits (_MessageLog).
+        # The relay passes any size on; the log reads within the proxy's limits (MessageLog).
         options = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
         if self.secure:
             from ..client.tls import TlsError, grpc_credentials
@@ -161,13 +123,21 @@ class GrpcListener:
         )
         self.server.add_generic_rpc_handlers((_handler_class()(self),))
         try:
-            bound = self.server.add_insecure_port(f"127.0.0.1:{port}")
+            bound = self.server.add_insecure_port("127.0.0.1:0")
         except RuntimeError as exc:
-            raise OSError(f"cannot listen for gRPC on 127.0.0.1:{port}: {exc}") from None
+            raise OSError(f"cannot listen for gRPC on 127.0.0.1: {exc}") from None
         if not bound:
-            raise OSError(f"cannot listen for gRPC on 127.0.0.1:{port}")
-        self.port = bound
+            raise OSError("cannot listen for gRPC on 127.0.0.1")
+        self.inner_port = bound
         await self.server.start()
+        from .grpc_front import FrontServer
+
+        self.front_server = FrontServer(self)
+        try:
+            self.port = await self.front_server.start(port)
+        except OSError:
+            await self.stop()
+            raise
         self.proxy.note(
             f"proxy listening for gRPC on {self.address} -> {self.url}",
             code="proxy-listening-grpc",
@@ -176,6 +146,9 @@ class GrpcListener:
         )
 
     async def stop(self) -> None:
+        if self.front_server is not None:
+            front, self.front_server = self.front_server, None
+            await front.stop()
         if self.server is not None:
             server, self.server = self.server, None
             await server.stop(None)
@@ -256,6 +229,16 @@ class GrpcFront:
                 self.listeners[target] = listener
             return listener
 
+    def client_of(self, peer: str | None) -> str | None:
+        """The client behind a grpc.aio call's peer: a slow connection's real client,
+        not the proxy's own end of the pipe to the internal port."""
+        if peer is None:
+            return None
+        for listener in self.listeners.values():
+            if listener.front_server is not None and peer in listener.front_server.peers:
+                return str(listener.front_server.peers[peer])
+        return peer
+
     def moved(self, url: str, host: str) -> str | None:
         """A card's GRPC interface address -> the same form pointing at its listener."""
         target, _secure = split_target(url)
@@ -275,119 +258,20 @@ class GrpcFront:
         self.listeners.clear()
 
 
-class _GrpcCall:
-    """One relayed call."""
+class _GrpcCall(CallRecords):
+    """One call relayed by grpc.aio."""
 
     def __init__(self, listener: GrpcListener, path: str, found: Any, context: Any) -> None:
-        self.listener = listener
-        self.proxy = listener.proxy
-        self.session = self.proxy.session
-        self.path = path
-        self.context = context
-        # All None for a call passed through unread (a path of no A2A method): what reads
-        # them runs only for a known one.
-        self.dialect: Any
-        self.rpc: Any
-        self.method: Any
-        self.dialect, self.rpc, self.method = found if found is not None else (None, None, None)
-        self.number = 0
-        self.injected: list[str] = []
-        self.fault: Any = None
-        self.rule_indexes: list[int] = []
-        self.arrived = time.perf_counter()
-        self.metadata = forwardable(context.invocation_metadata())
-
-    # ------------------------------------------------------------------ logging
-
-    def log(self, kind: Kind, data: dict[str, Any], payload: Any = None) -> None:
-        self.session.append(kind, data, exchange=self.number, payload=payload)
-
-    def behind(self, text: str) -> None:
-        self.log(Kind.NOTE, {"text": text, "code": "proxy-log-behind"})
-
-    def mark(self, text: str) -> None:
-        self.log(
-            Kind.NOTE,
-            {"text": f"injected by the proxy: {text}", "code": "proxy-injected", "injected": " ".join(self.injected)},
-        )
-
-    def _client(self) -> tuple[str | None, str | None]:
-        peer = self.context.peer() or ""
+        peer = context.peer() or ""
         who = peer.split(":", 1)[1] if peer.startswith(("ipv4:", "ipv6:")) else (peer or None)
         agent = None
-        for key, value in self.context.invocation_metadata() or ():
+        for key, value in context.invocation_metadata() or ():
             if key == "user-agent" and isinstance(value, str):
                 agent = value
-        return who, agent
-
-    def begin(self, data: bytes | None) -> Any:
-        """Log the REQUEST (and the client-side findings); match the fault rules."""
-        info: dict[str, Any] = {"binding": "grpc", "grpc_path": self.path}
-        obj: Any = None
-        text: str | None = None
-        encoding = None
-        if self.rpc is not None:
-            info = {
-                "dialect": self.dialect,
-                "binding": "grpc",
-                "a2a_method": self.method.value,
-                "rpc_method": self.rpc.name,
-                "rpc_id": None,
-                "grpc_path": self.path,
-            }
-            if data is not None:
-                try:
-                    obj = grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.request, data))
-                    text, encoding = json.dumps(obj, **_JSON), "utf-8"
-                except ValueError:
-                    text, encoding = base64.b64encode(data).decode("ascii"), "base64"
-        who, agent = self._client()
-        self.number = self.session.new_exchange()
-        url = self.listener.url + self.path
-        record = {
-            "method": "POST",
-            "url": url,
-            "headers": metadata_dict(self.metadata),
-            "body": text,
-            "body_encoding": encoding,
-            "body_size": None if data is None else len(data),
-            "content_type": "application/grpc",
-            **info,
-            "client": who,
-            "user_agent": agent,
-            "proxy_route": self.listener.route,
-        }
-        payload = payloads.request_payload(record) if obj is not None else None
-        self.log(Kind.REQUEST, record, payload)
-        for hook in self.proxy.on_exchange:
-            hook(self.number, self.listener, who)
-        self.proxy.chain.opened(self.number, self.listener.route, payload, info.get("a2a_method"))
-        if self.rpc is not None:
-            lower = {k.lower(): v for k, v in metadata_dict(self.metadata).items()}
-            for code, message, task_id in check_request(Parsed(info, body=obj), lower, payload, self.proxy.tracker):
-                extra = {"task_id": task_id} if task_id else {}
-                self.log(Kind.NOTE, {"text": message, "code": code, "side": "client", **extra})
-            matched = self.proxy.rules.match(info, self.listener.route, (text or "").encode("utf-8"))
-            self.fault = _combine([rule.fault for _i, rule in matched])
-            self.rule_indexes = [i for i, _rule in matched]
-        return info
-
-    def _head(self, initial: Any, elapsed: float, *, streaming: bool) -> dict[str, Any]:
-        data = {
-            "status": None,
-            "reason": None,
-            "headers": metadata_dict(initial),
-            "body": None,
-            "body_encoding": None,
-            "body_size": None,
-            "elapsed_ms": elapsed,
-            "streaming": streaming,
-            "content_type": "application/grpc",
-            "added_ms": round(_ms(self.arrived) - elapsed, 3),
-        }
-        if self.injected:
-            data["injected"] = " ".join(self.injected)
-        return data
+        super().__init__(
+            listener, path, found, forwardable(context.invocation_metadata()), listener.front.client_of(who), agent
+        )
+        self.context = context
 
     # ------------------------------------------------------------------ faults
 
@@ -438,20 +322,11 @@ class _GrpcCall:
         initial = exc.initial_metadata()
         trailing = exc.trailing_metadata()
         if code is grpc.StatusCode.UNAVAILABLE and not initial and NO_CONNECTION.search(details):
-            self.log(
-                Kind.ERROR,
-                {
-                    "type": "connect",
-                    "message": f"cannot reach the agent at {self.listener.url}: "
-                    f"{details.strip().splitlines()[0] if details.strip() else ''}",
-                },
-            )
+            self.connect_failed(details)
         elif code is grpc.StatusCode.CANCELLED and self.context.cancelled():
             raise asyncio.CancelledError
         elif not head_logged:
-            data = self._head(initial, elapsed, streaming=False)
-            data.update(status_fields(self.dialect, code.value[0], details, trailing))
-            self.log(Kind.RESPONSE, data, payloads.response_payload(info, data) if self.rpc is not None else None)
+            self.failed_record(info, initial, elapsed, status_fields(self.dialect, code.value[0], details, trailing))
         if initial and not head_logged:
             await self.context.send_initial_metadata(tuple(initial))
         await self.context.abort(code, details, trailing_metadata=_trailers(trailing))
@@ -483,11 +358,9 @@ class _GrpcCall:
             except asyncio.CancelledError:
                 call.cancel()
                 raise
-            elapsed = _ms(sent)
-            data = self._head(initial, elapsed, streaming=False)
-            data.update(status_fields(self.dialect, 0, details, trailing))
-            data["body_size"] = len(raw)
-            payload = self._answer(data, raw, info)
+            data, payload = self.unary_record(
+                info, initial, _ms(sent), status_fields(self.dialect, 0, details, trailing), raw
+            )
             if (
                 self.fault is not None
                 and self.fault.hold_working
@@ -509,19 +382,6 @@ class _GrpcCall:
         finally:
             self.proxy.chain.closed(self.number)
 
-    def _answer(self, data: dict[str, Any], raw: bytes, info: dict[str, Any]) -> Any:
-        """A unary answer into ``data`` as ProtoJSON (within the body limit); its payload."""
-        if len(raw) > self.proxy.limits.max_body:
-            data["cut"] = True  # relayed whole; too large to log (the client's --max-body)
-            return ProtocolError(payloads.CUT_BODY)
-        try:
-            message = grpc_schema.decode(self.dialect, self.rpc.response, raw)
-        except ValueError as exc:
-            data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
-            return ProtocolError(str(exc))
-        data.update(body=json.dumps(grpc_schema.to_json(message), **_JSON), body_encoding="utf-8")
-        return payloads.response_payload(info, data)
-
     # ------------------------------------------------------------------ server streams
 
     async def stream(self, request: bytes) -> Any:
@@ -529,7 +389,7 @@ class _GrpcCall:
 
         info = self.begin(request)
         fault = self.fault if self.fault is not None and self.fault.per_event else None
-        log = _MessageLog(self)
+        log = MessageLog(self)
         logger: asyncio.Future[Any] | None = None
         started = False
         reason = "eof"
@@ -685,9 +545,9 @@ class _GrpcCall:
                         await self.context.send_initial_metadata(tuple(initial))
                 yield raw
             trailing = await call.trailing_metadata()
-            data = self._head(await call.initial_metadata(), _ms(sent), streaming=False)
-            data.update(status_fields(None, 0, await call.details(), trailing))
-            self.log(Kind.RESPONSE, data)
+            self.passed_record(
+                await call.initial_metadata(), _ms(sent), status_fields(None, 0, await call.details(), trailing)
+            )
             await client.finish(self._timeout())
             self.context.set_trailing_metadata(_trailers(trailing))
         except grpc.aio.AioRpcError as exc:
@@ -830,134 +690,3 @@ class _ReadAhead:
 
     def stop(self) -> None:
         self._task.cancel()
-
-
-class _MessageLog:
-    """A relayed stream's messages, decoded and logged off the relay's path."""
-
-    def __init__(self, call: _GrpcCall) -> None:
-        from pydantic_core import to_json as dump
-
-        self.call = call
-        self.session = call.session
-        self.backlog = _Backlog()
-        self.events = 0
-        self.final = False
-        self.added_total = 0.0
-        self.added_max = 0.0
-        self.errors: list[str] = []
-        self.dropped = False
-        self.closed_by_client = False
-        dialect = call.dialect
-        self.codec = payloads.codec_for(dialect, "grpc")
-        self.lazy = payloads.MessageCodec(self.codec)
-        self.cls = grpc_schema.message_class(dialect, call.rpc.response)
-        self.dump = dump
-        self.limit = call.proxy.limits.max_event
-
-    def put(self, raw: bytes, added: float) -> None:
-        self.backlog.put(raw, added)
-
-    def leaves_working(self, raw: bytes) -> bool:
-        try:
-            obj = grpc_codec.stream_json(self.cls.FromString(raw))
-        except Exception:  # noqa: BLE001 - protobuf's DecodeError: not a state change
-            return False
-        payload = capture(self.codec.decode_stream_event, obj)
-        return isinstance(payload, (m.TaskStatusUpdateEvent, m.Task)) and payload.status.state not in _HOLDS
-
-    def one(self, raw: bytes, added: float) -> None:
-        self.added_total += added
-        self.added_max = max(self.added_max, added)
-        self.events += 1
-        number = self.call.number
-        if len(raw) > self.limit:
-            # Relayed whole; logged as the client logs an event past --max-event: cut.
-            self.session.append(
-                Kind.MESSAGE,
-                {"json": None, "size": len(raw), "cut": True, "added_ms": added},
-                exchange=number,
-                payload=ProtocolError(payloads.CUT_EVENT),
-            )
-            return
-        try:
-            obj = grpc_codec.stream_json(self.cls.FromString(raw))
-        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
-            text = f"not a valid {self.call.rpc.response}: {exc}"
-            self.session.append(
-                Kind.MESSAGE,
-                {
-                    "json": None,
-                    "size": len(raw),
-                    "raw": base64.b64encode(raw).decode("ascii"),
-                    "error": text,
-                    "added_ms": added,
-                },
-                exchange=number,
-                payload=ProtocolError(text),
-            )
-            self.session.append(
-                Kind.ERROR, {"type": "protocol", "message": f"event {self.events} skipped: {text}"}, exchange=number
-            )
-            return
-        text = self.dump(obj).decode("utf-8")
-        payload = self.codec.decode_sse_fast(text)
-        if payload is None:
-            payload = capture(self.codec.decode_stream_event, obj)
-        self.session.append_lazy(
-            Kind.MESSAGE, {"json": text, "size": len(raw), "added_ms": added}, payload, self.lazy, number
-        )
-        if isinstance(payload, ProtocolError):
-            self.session.append(
-                Kind.ERROR,
-                {"type": "protocol", "message": f"event {self.events} skipped: {payload.reason}"},
-                exchange=number,
-            )
-        elif not self.final and settles(payload):
-            self.final = True
-
-    async def run(self, linger: float = 0.0) -> None:
-        """Log what the relay queued, giving the relay a turn every _SLICE seconds;
-        with ``linger``, in batches (Backlog.more)."""
-        backlog = self.backlog
-        clock = time.perf_counter
-        while True:
-            started = clock()
-            while True:
-                taken = backlog.take()
-                if taken is None:
-                    break
-                self.one(*taken)
-                if clock() - started > _SLICE:
-                    await asyncio.sleep(0)
-                    started = clock()
-            if backlog.closed and not backlog.items:
-                return
-            await backlog.more(linger)
-
-    def end(self, reason: str, status: dict[str, Any], elapsed: float, injected: list[str]) -> None:
-        while True:
-            taken = self.backlog.take()
-            if taken is None:
-                break
-            self.one(*taken)
-        number = self.call.number
-        for text in self.errors:
-            self.session.append(Kind.ERROR, {"type": "grpc", "message": text}, exchange=number)
-        if reason == "eof" and self.final:
-            reason = "complete"
-        data = {
-            "reason": reason,
-            "events": self.events,
-            "elapsed_ms": elapsed,
-            "terminal": self.final,
-            **status,
-            "added_ms": round(self.added_total, 3),
-            "added_max_ms": round(self.added_max, 3),
-        }
-        if self.closed_by_client:
-            data["closed_by"] = "client"
-        if injected:
-            data["injected"] = " ".join(injected)
-        data.update(self.backlog.waited_fields())
-        self.session.append(Kind.STREAM_END, data, exchange=number)

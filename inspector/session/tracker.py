@@ -372,6 +372,9 @@ class TaskView:
     #: messages themselves (a token-streaming task has hundreds of thousands).
     _ids: dict[int, int] = field(default_factory=dict)
     _last_exchange: int = -1
+    #: ``exchanges`` as a set: a task polled or answered over thousands of exchanges
+    #: (GetTask in a loop, a proxy's unary calls) was scanned whole on each of them.
+    _linked: set[int] = field(default_factory=set)
 
     @property
     def terminal(self) -> bool:
@@ -1324,7 +1327,8 @@ class TaskTracker:
     @staticmethod
     def _link(task: TaskView, ex: ExchangeView) -> None:
         task._last_exchange = ex.exchange
-        if ex.exchange not in task.exchanges:
+        if ex.exchange not in task._linked:
+            task._linked.add(ex.exchange)
             task.exchanges.append(ex.exchange)
 
     def _transition(self, task: TaskView, status: TaskStatus, event: Event, ex: ExchangeView | None) -> bool | None:

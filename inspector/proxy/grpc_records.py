@@ -1,0 +1,371 @@
+"""What a gRPC call relayed by the proxy writes into its Session, whichever way its
+bytes went: the grpc.aio relay (grpc_relay.py) and the HTTP/2 frame log of the fast
+path (grpc_frames.py) both build their records here (REQUEST, RESPONSE, one MESSAGE per
+streamed message, STREAM_END; the proxy's fields client, user_agent, proxy_route,
+added_ms), so that the two paths log alike."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from typing import Any
+
+from ..client.grpc_transport import RESERVED_METADATA, metadata_dict
+from ..protocol import grpc_codec, grpc_errors, grpc_schema
+from ..protocol import models as m
+from ..protocol.errors import ProtocolError
+from ..protocol.wire import capture
+from ..session import payloads
+from ..session.events import Kind
+from .checks import check_request
+from .detect import Parsed
+from .relaying import HOLDS as _HOLDS
+from .relaying import SLICE as _SLICE
+from .relaying import Backlog as _Backlog
+from .relaying import combine as _combine
+from .relaying import ms as _ms
+from .relaying import settles
+
+#: How long the stream's log waits, once woken, for more messages to log in one go (s).
+_LINGER = 0.002
+_JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
+
+
+def known_paths() -> dict[str, tuple[str, Any, Any]]:
+    """``/pkg.A2AService/Name`` -> (dialect, Rpc, Method) for every dialect with gRPC."""
+    out: dict[str, tuple[str, Any, Any]] = {}
+    for dialect in grpc_schema.PACKAGES:
+        for name, rpc in grpc_schema.rpcs(dialect).items():
+            method = grpc_codec.method_for(dialect, name)
+            if method is not None:
+                out[rpc.path] = (dialect, rpc, method)
+    return out
+
+
+def forwardable(metadata: Any) -> list[tuple[str, Any]]:
+    """The metadata pairs a call may carry on (gRPC's own keys left to gRPC)."""
+    return [
+        (k, v) for k, v in metadata or () if k.lower() not in RESERVED_METADATA and not k.startswith(("grpc-", ":"))
+    ]
+
+
+def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
+    """As the client logs a status (GrpcTransport._status)."""
+    out: dict[str, Any] = {
+        "grpc_code": code,
+        "grpc_status": grpc_errors.NAMES.get(code, str(code)),
+        "grpc_message": message or "",
+        "trailers": metadata_dict(trailing),
+    }
+    for key, value in trailing or ():
+        if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes) and dialect:
+            try:
+                out["grpc_details"] = grpc_codec.status_details(dialect, value)
+            except ValueError as exc:
+                out["grpc_details_error"] = str(exc)
+    return out
+
+
+class CallRecords:
+    """What one relayed call writes into the Session, whichever way its bytes went: the
+    grpc.aio relay's _GrpcCall and the HTTP/2 frame log's calls (grpc_frames.py) both
+    build their records here, so that the two paths log alike."""
+
+    def __init__(
+        self,
+        listener: Any,
+        path: str,
+        found: Any,
+        metadata: list[tuple[str, Any]],
+        client: str | None,
+        user_agent: str | None,
+    ) -> None:
+        self.listener = listener
+        self.proxy = listener.proxy
+        self.session = self.proxy.session
+        self.path = path
+        # All None for a call passed through unread (a path of no A2A method): what reads
+        # them runs only for a known one.
+        self.dialect: Any
+        self.rpc: Any
+        self.method: Any
+        self.dialect, self.rpc, self.method = found if found is not None else (None, None, None)
+        self.number = 0
+        self.injected: list[str] = []
+        self.fault: Any = None
+        self.rule_indexes: list[int] = []
+        self.arrived = time.perf_counter()
+        self.metadata = metadata
+        self.client = client
+        self.user_agent = user_agent
+
+    # ------------------------------------------------------------------ logging
+
+    def log(self, kind: Kind, data: dict[str, Any], payload: Any = None) -> None:
+        self.session.append(kind, data, exchange=self.number, payload=payload)
+
+    def behind(self, text: str) -> None:
+        self.log(Kind.NOTE, {"text": text, "code": "proxy-log-behind"})
+
+    def mark(self, text: str) -> None:
+        self.log(
+            Kind.NOTE,
+            {"text": f"injected by the proxy: {text}", "code": "proxy-injected", "injected": " ".join(self.injected)},
+        )
+
+    def begin(self, data: bytes | None) -> Any:
+        """Log the REQUEST (and the client-side findings); match the fault rules."""
+        info: dict[str, Any] = {"binding": "grpc", "grpc_path": self.path}
+        obj: Any = None
+        text: str | None = None
+        encoding = None
+        if self.rpc is not None:
+            info = {
+                "dialect": self.dialect,
+                "binding": "grpc",
+                "a2a_method": self.method.value,
+                "rpc_method": self.rpc.name,
+                "rpc_id": None,
+                "grpc_path": self.path,
+            }
+            if data is not None:
+                try:
+                    obj = grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.request, data))
+                    text, encoding = json.dumps(obj, **_JSON), "utf-8"
+                except ValueError:
+                    text, encoding = base64.b64encode(data).decode("ascii"), "base64"
+        who, agent = self.client, self.user_agent
+        self.number = self.session.new_exchange()
+        url = self.listener.url + self.path
+        record = {
+            "method": "POST",
+            "url": url,
+            "headers": metadata_dict(self.metadata),
+            "body": text,
+            "body_encoding": encoding,
+            "body_size": None if data is None else len(data),
+            "content_type": "application/grpc",
+            **info,
+            "client": who,
+            "user_agent": agent,
+            "proxy_route": self.listener.route,
+        }
+        payload = payloads.request_payload(record) if obj is not None else None
+        self.log(Kind.REQUEST, record, payload)
+        for hook in self.proxy.on_exchange:
+            hook(self.number, self.listener, who)
+        self.proxy.chain.opened(self.number, self.listener.route, payload, info.get("a2a_method"))
+        if self.rpc is not None:
+            lower = {k.lower(): v for k, v in metadata_dict(self.metadata).items()}
+            for code, message, task_id in check_request(Parsed(info, body=obj), lower, payload, self.proxy.tracker):
+                extra = {"task_id": task_id} if task_id else {}
+                self.log(Kind.NOTE, {"text": message, "code": code, "side": "client", **extra})
+            matched = self.proxy.rules.match(info, self.listener.route, (text or "").encode("utf-8"))
+            self.fault = _combine([rule.fault for _i, rule in matched])
+            self.rule_indexes = [i for i, _rule in matched]
+        return info
+
+    def _head(self, initial: Any, elapsed: float, *, streaming: bool, added: float | None = None) -> dict[str, Any]:
+        """A RESPONSE's head; ``added``: the time the proxy held the call (ms), by
+        default the time from its arrival to its relaying (``elapsed`` ago)."""
+        data = {
+            "status": None,
+            "reason": None,
+            "headers": metadata_dict(initial),
+            "body": None,
+            "body_encoding": None,
+            "body_size": None,
+            "elapsed_ms": elapsed,
+            "streaming": streaming,
+            "content_type": "application/grpc",
+            "added_ms": round(_ms(self.arrived) - elapsed, 3) if added is None else round(added, 3),
+        }
+        if self.injected:
+            data["injected"] = " ".join(self.injected)
+        return data
+
+    def failed_record(
+        self, info: dict[str, Any], initial: Any, elapsed: float, status: dict[str, Any], **head: Any
+    ) -> None:
+        """The RESPONSE of a call that ended with an error status before any message."""
+        data = self._head(initial, elapsed, streaming=False, **head)
+        data.update(status)
+        self.log(Kind.RESPONSE, data, payloads.response_payload(info, data) if self.rpc is not None else None)
+
+    def connect_failed(self, details: str) -> None:
+        self.log(
+            Kind.ERROR,
+            {
+                "type": "connect",
+                "message": f"cannot reach the agent at {self.listener.url}: "
+                f"{details.strip().splitlines()[0] if details.strip() else ''}",
+            },
+        )
+
+    def unary_record(
+        self, info: dict[str, Any], initial: Any, elapsed: float, status: dict[str, Any], raw: bytes | int, **head: Any
+    ) -> tuple[dict[str, Any], Any]:
+        """A unary call's RESPONSE record and payload (not logged: a hold may come
+        first); ``raw`` is the answer, or its size when it was too large to hold."""
+        data = self._head(initial, elapsed, streaming=False, **head)
+        data.update(status)
+        if isinstance(raw, int):
+            data["body_size"] = raw
+            data["cut"] = True
+            return data, ProtocolError(payloads.CUT_BODY)
+        data["body_size"] = len(raw)
+        return data, self._answer(data, raw, info)
+
+    def passed_record(self, initial: Any, elapsed: float, status: dict[str, Any], **head: Any) -> None:
+        """The RESPONSE of a call passed through unread (any status)."""
+        data = self._head(initial, elapsed, streaming=False, **head)
+        data.update(status)
+        self.log(Kind.RESPONSE, data)
+
+    def _answer(self, data: dict[str, Any], raw: bytes, info: dict[str, Any]) -> Any:
+        """A unary answer into ``data`` as ProtoJSON (within the body limit); its payload."""
+        if len(raw) > self.proxy.limits.max_body:
+            data["cut"] = True  # relayed whole; too large to log (the client's --max-body)
+            return ProtocolError(payloads.CUT_BODY)
+        try:
+            message = grpc_schema.decode(self.dialect, self.rpc.response, raw)
+        except ValueError as exc:
+            data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
+            return ProtocolError(str(exc))
+        data.update(body=json.dumps(grpc_schema.to_json(message), **_JSON), body_encoding="utf-8")
+        return payloads.response_payload(info, data)
+
+
+class MessageLog:
+    """A relayed stream's messages, decoded and logged off the relay's path."""
+
+    def __init__(self, call: CallRecords) -> None:
+        from pydantic_core import to_json as dump
+
+        self.call = call
+        self.session = call.session
+        self.backlog = _Backlog()
+        self.events = 0
+        self.final = False
+        self.added_total = 0.0
+        self.added_max = 0.0
+        self.errors: list[str] = []
+        self.dropped = False
+        self.closed_by_client = False
+        dialect = call.dialect
+        self.codec = payloads.codec_for(dialect, "grpc")
+        self.lazy = payloads.MessageCodec(self.codec)
+        self.cls = grpc_schema.message_class(dialect, call.rpc.response)
+        self.dump = dump
+        self.limit = call.proxy.limits.max_event
+
+    def put(self, raw: bytes, added: float) -> None:
+        self.backlog.put(raw, added)
+
+    def leaves_working(self, raw: bytes) -> bool:
+        try:
+            obj = grpc_codec.stream_json(self.cls.FromString(raw))
+        except Exception:  # noqa: BLE001 - protobuf's DecodeError: not a state change
+            return False
+        payload = capture(self.codec.decode_stream_event, obj)
+        return isinstance(payload, (m.TaskStatusUpdateEvent, m.Task)) and payload.status.state not in _HOLDS
+
+    def one(self, raw: bytes | int, added: float) -> None:
+        """Log one message; ``raw`` is its size when it was too large to hold (the
+        frame log never holds a message past the limit)."""
+        self.added_total += added
+        self.added_max = max(self.added_max, added)
+        self.events += 1
+        number = self.call.number
+        if isinstance(raw, int) or len(raw) > self.limit:
+            # Relayed whole; logged as the client logs an event past --max-event: cut.
+            self.session.append(
+                Kind.MESSAGE,
+                {"json": None, "size": raw if isinstance(raw, int) else len(raw), "cut": True, "added_ms": added},
+                exchange=number,
+                payload=ProtocolError(payloads.CUT_EVENT),
+            )
+            return
+        try:
+            obj = grpc_codec.stream_json(self.cls.FromString(raw))
+        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
+            text = f"not a valid {self.call.rpc.response}: {exc}"
+            self.session.append(
+                Kind.MESSAGE,
+                {
+                    "json": None,
+                    "size": len(raw),
+                    "raw": base64.b64encode(raw).decode("ascii"),
+                    "error": text,
+                    "added_ms": added,
+                },
+                exchange=number,
+                payload=ProtocolError(text),
+            )
+            self.session.append(
+                Kind.ERROR, {"type": "protocol", "message": f"event {self.events} skipped: {text}"}, exchange=number
+            )
+            return
+        text = self.dump(obj).decode("utf-8")
+        payload = self.codec.decode_sse_fast(text)
+        if payload is None:
+            payload = capture(self.codec.decode_stream_event, obj)
+        self.session.append_lazy(
+            Kind.MESSAGE, {"json": text, "size": len(raw), "added_ms": added}, payload, self.lazy, number
+        )
+        if isinstance(payload, ProtocolError):
+            self.session.append(
+                Kind.ERROR,
+                {"type": "protocol", "message": f"event {self.events} skipped: {payload.reason}"},
+                exchange=number,
+            )
+        elif not self.final and settles(payload):
+            self.final = True
+
+    async def run(self, linger: float = 0.0) -> None:
+        """Log what the relay queued, giving the relay a turn every _SLICE seconds;
+        with ``linger``, in batches (Backlog.more)."""
+        backlog = self.backlog
+        clock = time.perf_counter
+        while True:
+            started = clock()
+            while True:
+                taken = backlog.take()
+                if taken is None:
+                    break
+                self.one(*taken)
+                if clock() - started > _SLICE:
+                    await asyncio.sleep(0)
+                    started = clock()
+            if backlog.closed and not backlog.items:
+                return
+            await backlog.more(linger)
+
+    def end(self, reason: str, status: dict[str, Any], elapsed: float, injected: list[str]) -> None:
+        while True:
+            taken = self.backlog.take()
+            if taken is None:
+                break
+            self.one(*taken)
+        number = self.call.number
+        for text in self.errors:
+            self.session.append(Kind.ERROR, {"type": "grpc", "message": text}, exchange=number)
+        if reason == "eof" and self.final:
+            reason = "complete"
+        data = {
+            "reason": reason,
+            "events": self.events,
+            "elapsed_ms": elapsed,
+            "terminal": self.final,
+            **status,
+            "added_ms": round(self.added_total, 3),
+            "added_max_ms": round(self.added_max, 3),
+        }
+        if self.closed_by_client:
+            data["closed_by"] = "client"
+        if injected:
+            data["injected"] = " ".join(injected)
+        data.update(self.backlog.waited_fields())
+        self.session.append(Kind.STREAM_END, data, exchange=number)
