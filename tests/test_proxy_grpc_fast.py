@@ -342,6 +342,15 @@ async def test_a_rule_enabled_mid_connection_applies_to_the_next_call() -> None:
     assert [e.data["a2a_method"] for e in proxy.session.events if e.kind is Kind.REQUEST] == ["send", "send"]
 
 
+def test_a_spent_rule_no_longer_sends_connections_down_the_slow_path() -> None:
+    rules = Rules([Rule.model_validate({"match": {"method": "SendMessage", "times": 1}, "fault": {"error": -32001}})])
+    assert rules.armed("/")  # it could still match a call
+    info = {"dialect": "1.0", "binding": "grpc", "a2a_method": "send", "rpc_method": "SendMessage"}
+    assert [i for i, _rule in rules.match(info, "/", b"")] == [0]
+    assert rules.match(info, "/", b"") == []  # spent
+    assert not rules.armed("/")
+
+
 async def test_a_request_past_the_bound_is_refused_on_the_fast_path_and_the_connection_goes_on() -> None:
     """Refused without reaching the agent (RESOURCE_EXHAUSTED, as grpc.aio refuses it),
     and the same channel's next calls work: the proxy's own frames left both HPACK

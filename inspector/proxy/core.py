@@ -140,6 +140,8 @@ class Proxy:
         self.limits = limits or Limits()
         #: Bytes of one request (an HTTP body, a gRPC message) from a client; more is refused.
         self.max_request = max_request
+        #: How long a connection to an upstream may take to open (s), on every binding.
+        self.connect_timeout = connect_timeout
         self._timeout = httpx.Timeout(
             connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
         )

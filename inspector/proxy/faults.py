@@ -260,10 +260,12 @@ class Rules:
         """Whether an enabled rule could match an A2A call relayed for ``route`` (one of
         a method that is no card fetch, or of any method): the gRPC fast path is taken
         only while none could (grpc_front.py)."""
-        for rule in self.rules:
+        for i, rule in enumerate(self.rules):
             match = rule.match
             if not rule.enabled or (match.route is not None and route.rstrip("/") != match.route.rstrip("/")):
                 continue
+            if match.times is not None and self._used[i] >= match.times:
+                continue  # spent: it matches nothing more
             if match.method is None or "card" not in _method_names(match.method):
                 return True
         return False

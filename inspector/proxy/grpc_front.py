@@ -169,7 +169,7 @@ class FrontServer:
         host, _, port = self.listener.target.rpartition(":")
         try:
             return await asyncio.wait_for(
-                asyncio.open_connection(host.strip("[]"), int(port)), self.proxy._timeout.connect
+                asyncio.open_connection(host.strip("[]"), int(port)), self.proxy.connect_timeout
             )
         except (OSError, ValueError, TimeoutError):
             return None  # the slow path says why, as it always has
