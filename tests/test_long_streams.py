@@ -2,16 +2,16 @@
 its answer a token at a time sends more events than the old default count (100,000)
 allowed, and neither the CLI nor the TUI (which takes no limit options) may cut it.
 
-The real mock agent (``a2a-mock``, buffered writes so that it keeps up) streams 150,000
-chunks of about 45 characters; the CLI and the TUI run in processes of their own, as a
-user runs them. About 25 s in all on a 2-core machine: a subprocess test, as
+The peer is bench/_stream_agent.py (one artifact in CHUNKS chunks, made with a plain
+``json.dumps`` each, so that the peer costs little next to what it feeds); the CLI and
+the TUI run in processes of their own, as a user runs them, each following one stream
+of just over the old default count. About 10 s of CPU in all: a subprocess test, as
 tests/test_bounded_memory.py's.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,17 +22,12 @@ import pytest
 from inspector.client.limits import Limits
 from terminal import console_script
 
-CHUNKS = 150_000
-SCENARIO = f"""
-name: long
-card: {{name: Long Agent, capabilities: {{streaming: true}}}}
-framing: {{writes: buffered}}
-rules:
-  - script:
-      - status: working
-      - chunks: {{id: answer, text: "token {{i}} of a long answer, some forty-five b\\n", count: {CHUNKS}}}
-      - status: completed
-"""
+ROOT = Path(__file__).resolve().parent.parent
+#: The old default cut a stream at 100,000 events and comments; this one has CHUNKS + 3
+#: events (the task, working, the chunks, completed).
+OLD_DEFAULT = 100_000
+CHUNKS = OLD_DEFAULT + 500
+
 
 TUI_CHILD = """
 import asyncio, json, sys, uuid
@@ -65,28 +60,22 @@ asyncio.run(main(sys.argv[1]))
 
 
 @pytest.fixture
-def long_agent(tmp_path: Path) -> Iterator[str]:
-    scenario = tmp_path / "long.yaml"
-    scenario.write_text(SCENARIO, encoding="utf-8")
-    mock = subprocess.Popen(
-        [console_script("a2a-mock"), "--scenario", str(scenario), "--port", "0"],
+def long_agent() -> Iterator[str]:
+    agent = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "_stream_agent.py"), "chunks", str(CHUNKS)],
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
         text=True,
     )
     try:
-        assert mock.stdout is not None
-        first = mock.stdout.readline()
-        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", first)
-        assert found, first
-        yield found.group(1)
+        assert agent.stdout is not None
+        yield f"http://127.0.0.1:{int(agent.stdout.readline())}/"
     finally:
-        mock.terminate()
-        mock.wait(timeout=30)
+        agent.kill()
+        agent.wait(timeout=30)
 
 
 def test_a_stream_longer_than_the_old_default_is_followed_to_completed(long_agent: str) -> None:
-    assert Limits().max_stream_events > CHUNKS > 100_000
+    assert Limits().max_stream_events > CHUNKS + 3 > OLD_DEFAULT
     # The CLI, no limit option: every chunk printed, then the final status, exit 0.
     cli = subprocess.Popen(
         [console_script("a2a-inspect"), "send", long_agent, "hi", "--stream", "-o", "ndjson"],
@@ -112,4 +101,5 @@ def test_a_stream_longer_than_the_old_default_is_followed_to_completed(long_agen
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["errors"] == [] and result["cut"] is None, result
     assert result["state"] == "completed" and result["chunks"] == CHUNKS and result["closed"], result
-    assert result["last"].endswith(f"token {CHUNKS - 1} of a long answer, some forty-five b\n"), result
+    # bench/_stream_agent.py's chunk_text for the last chunk:
+    assert result["last"].endswith(f"token {CHUNKS - 1:07d} of the answer, naïve “quoted” —\n"), result
