@@ -402,7 +402,10 @@ def test_hub_usage_errors(cli: Cli) -> None:
     assert lonely.returncode == 1 and b"go together" in lonely.stderr
 
 
-def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: Path, tmp_path: Path) -> None:
+@SHARED
+def test_a_hub_recording_is_served_back_exported_and_diffed(
+    cli: Cli, scenario: Path, tmp_path: Path, shared_hub: tuple[Hub, Mock]
+) -> None:
     record = tmp_path / "hub.jsonl"
     hub = Hub(cli, "--record", str(record))
     mock = start_mock(cli, hub, scenario)
@@ -460,18 +463,12 @@ def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: 
     urls = [e["request"]["url"] for e in json.loads(har.out)["log"]["entries"]]
     assert urls and all(u.startswith(hub.base + "/agents/helper") for u in urls), urls
 
-    # replay --against a live hub with the same agent: the answers are the same.
-    live = Hub(cli)
-    again = start_mock(cli, live, scenario)
-    try:
-        diff = cli("replay", str(record), "--against", live.bridge())
-        assert diff.code == 0, diff
-        assert "result: equivalent" in diff.out
-    finally:
-        try:
-            stop(again)
-        finally:
-            live.stop()
+    # replay --against a live hub with the same agent (the shared pair, another hub and
+    # mock of the same scenario): the answers are the same.
+    live, _again = shared_hub
+    diff = cli("replay", str(record), "--against", live.bridge())
+    assert diff.code == 0, diff
+    assert "result: equivalent" in diff.out
 
 
 def _peak_rss_kib(pid: int) -> int:
