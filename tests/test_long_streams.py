@@ -5,7 +5,7 @@ allowed, and neither the CLI nor the TUI (which takes no limit options) may cut 
 The peer is bench/_stream_agent.py (one artifact in CHUNKS chunks, made with a plain
 ``json.dumps`` each, so that the peer costs little next to what it feeds); the CLI and
 the TUI run in processes of their own, as a user runs them, each following one stream
-of just over the old default count. About 10 s of CPU in all: a subprocess test, as
+of just over the old default count. About 9 s of CPU in all: a subprocess test, as
 tests/test_bounded_memory.py's.
 """
 
