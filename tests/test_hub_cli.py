@@ -4,6 +4,7 @@ process, as a user runs them in three terminals."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import subprocess
@@ -75,6 +76,7 @@ class Hub:
 
     def __init__(self, cli: Cli, *args: str) -> None:
         self.proc = cli.start("hub", "--headless", "--port", "0", *args)
+        self.record = Path(args[args.index("--record") + 1]) if "--record" in args else None
         self.out = Lines(self.proc)
         first = self.out.next()
         assert first.startswith("a2a-inspect hub: agents connect to ws://127.0.0.1:"), first
@@ -146,18 +148,21 @@ def stop(mock: Mock) -> tuple[int, str, str]:
     return code, mock.out.rest(), err
 
 
-@pytest.fixture
-def scenario(tmp_path: Path) -> Path:
+def _scenario_file(path: Path) -> Path:
     doc = json.loads(json.dumps(SCENARIO))
     doc["rules"].insert(0, CUT_RULE)
-    path = tmp_path / "hub-tests.json"
     path.write_text(json.dumps(doc))
     return path
 
 
 @pytest.fixture
-def hub_and_agent(cli: Cli, scenario: Path, tmp_path: Path) -> Iterator[tuple[Hub, Mock]]:
-    hub = Hub(cli, "--record", str(tmp_path / "hub.jsonl"))
+def scenario(tmp_path: Path) -> Path:
+    return _scenario_file(tmp_path / "hub-tests.json")
+
+
+@contextlib.contextmanager
+def _hub_with_agent(cli: Cli, scenario: Path, record: Path) -> Iterator[tuple[Hub, Mock]]:
+    hub = Hub(cli, "--record", str(record))
     mock = None
     try:
         mock = start_mock(cli, hub, scenario)
@@ -170,8 +175,29 @@ def hub_and_agent(cli: Cli, scenario: Path, tmp_path: Path) -> Iterator[tuple[Hu
             hub.stop()
 
 
-def test_card_send_stream_and_get_through_the_bridge(cli: Cli, hub_and_agent) -> None:
-    hub, _mock = hub_and_agent
+@pytest.fixture
+def hub_and_agent(cli: Cli, scenario: Path, tmp_path: Path) -> Iterator[tuple[Hub, Mock]]:
+    """A hub and its agent of the test's own, for a test that stops either."""
+    with _hub_with_agent(cli, scenario, tmp_path / "hub.jsonl") as both:
+        yield both
+
+
+#: The tests that leave the hub and its agent as they found them (each works on tasks
+#: of its own) share one of each, started once on one worker (pyproject: --dist
+#: loadgroup): a hub and a mock cost ~0.65 s of CPU to start and stop.
+SHARED = pytest.mark.xdist_group("hub_cli_shared")
+
+
+@pytest.fixture(scope="module")
+def shared_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Hub, Mock]]:
+    home = tmp_path_factory.mktemp("shared-hub")
+    with _hub_with_agent(Cli(home), _scenario_file(home / "hub-tests.json"), home / "hub.jsonl") as both:
+        yield both
+
+
+@SHARED
+def test_card_send_stream_and_get_through_the_bridge(cli: Cli, shared_hub: tuple[Hub, Mock]) -> None:
+    hub, _mock = shared_hub
     card = cli("card", hub.bridge(), "-o", "json")
     assert card.code == 0, card
     assert card.json()["card"]["url"] == "ws-agent://helper"
@@ -192,13 +218,15 @@ def test_card_send_stream_and_get_through_the_bridge(cli: Cli, hub_and_agent) ->
     assert got.json()["task"]["id"] == task["id"]
     assert got.json()["task"]["state"] == "completed"
 
-    # The hub printed each frame the agent sent for the stream.
-    hub.wait_for("task.artifact")
-    hub.wait_for("task.complete")
+    # The hub printed each frame the agent sent for the stream (the hub is shared: these
+    # words are the "stream it" rule's, which only this test sends).
+    hub.wait_for("task.artifact story")
+    hub.wait_for("completed: done")
 
 
-def test_input_required_is_continued_on_the_same_task(cli: Cli, hub_and_agent) -> None:
-    hub, _mock = hub_and_agent
+@SHARED
+def test_input_required_is_continued_on_the_same_task(cli: Cli, shared_hub: tuple[Hub, Mock]) -> None:
+    hub, _mock = shared_hub
     asked = cli("send", hub.bridge(), "ask me", "-o", "json")
     assert asked.code == 4, asked
     task = asked.json()["task"]
@@ -218,12 +246,15 @@ def _sent_params(record: Path, a2a_method: str) -> dict:
     return bodies[0]["params"]
 
 
+@SHARED
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "send"])
-def test_readmes_multi_turn_recipe_keeps_the_session(cli: Cli, hub_and_agent, tmp_path: Path, stream: bool) -> None:
+def test_readmes_multi_turn_recipe_keeps_the_session(
+    cli: Cli, shared_hub: tuple[Hub, Mock], tmp_path: Path, stream: bool
+) -> None:
     """README's recipe: turn 2 passes turn 1's task and context ids read with jq -r. A
     0.1 stream never names the session, so the bridge's answer had contextId null and
     turn 2 sent sessionId "null"."""
-    hub, _mock = hub_and_agent
+    hub, _mock = shared_hub
     how = ["--stream"] if stream else []
     asked = cli("send", hub.bridge(), "ask me", *how, "-o", "json", "--record", str(tmp_path / "turn1.jsonl"))
     assert asked.code == 4, asked
@@ -252,13 +283,24 @@ def test_readmes_multi_turn_recipe_keeps_the_session(cli: Cli, hub_and_agent, tm
     done = answered.json()["task"]
     assert (done["id"], done["contextId"], done["state"]) == (turn1["id"], session, "completed")
     assert done["artifacts"][0]["text"] == "sunny in Paris"
-    # The agent got the same session on both turns.
-    got = [line for line in hub.lines if "sessionId" in line]
-    assert all(session in line for line in got), got
+    # The agent got the same session on both turns: the frames the hub sent it for this
+    # task, read from the hub's recording once it has printed the task's end.
+    hub.wait_for(f"task.complete task {turn1['id']}")
+    assert hub.record is not None
+    to_agent = [json.loads(line) for line in hub.record.read_text().splitlines()]
+    calls = [
+        json.loads(e["text"])["params"]
+        for e in to_agent
+        if e.get("kind") == "ws"
+        and e.get("dir") == "out"
+        and e.get("rpc_method") in ("tasks/send", "tasks/sendSubscribe")
+    ]
+    assert [c["sessionId"] for c in calls if c["id"] == turn1["id"]] == [session, session], calls
 
 
-def test_cancel_a_running_task(cli: Cli, hub_and_agent) -> None:
-    hub, _mock = hub_and_agent
+@SHARED
+def test_cancel_a_running_task(cli: Cli, shared_hub: tuple[Hub, Mock]) -> None:
+    hub, _mock = shared_hub
     stream = cli.start("send", hub.bridge(), "wait", "--stream", "-o", "ndjson")
     lines = Lines(stream)
     first = json.loads(lines.next())
@@ -272,8 +314,9 @@ def test_cancel_a_running_task(cli: Cli, hub_and_agent) -> None:
     assert last["status"]["state"] == "canceled" and last["final"], last
 
 
-def test_errors_reach_the_command(cli: Cli, hub_and_agent) -> None:
-    hub, _mock = hub_and_agent
+@SHARED
+def test_errors_reach_the_command(cli: Cli, shared_hub: tuple[Hub, Mock]) -> None:
+    hub, _mock = shared_hub
     failed = cli("send", hub.bridge(), "fail now")
     assert failed.code == 3, failed
     assert "-32603" in failed.err and "the model is down" in failed.err
@@ -287,8 +330,9 @@ def test_errors_reach_the_command(cli: Cli, hub_and_agent) -> None:
     assert "-32001" in unknown.err
 
 
-def test_a_socket_dropped_mid_task_fails_it_with_a_note(cli: Cli, hub_and_agent) -> None:
-    hub, mock = hub_and_agent
+@SHARED
+def test_a_socket_dropped_mid_task_fails_it_with_a_note(cli: Cli, shared_hub: tuple[Hub, Mock]) -> None:
+    hub, mock = shared_hub
     cut = cli("send", hub.bridge(), "cut now", "--stream")
     assert cut.code == 1, cut
     assert "failed" in cut.out
@@ -320,8 +364,11 @@ def test_an_agent_that_sends_no_heartbeat_goes_stale(cli: Cli, scenario: Path) -
             hub.stop()
 
 
-def test_a_name_already_taken_stops_the_second_mock_with_a_reason(cli: Cli, hub_and_agent, scenario: Path) -> None:
-    hub, _mock = hub_and_agent
+@SHARED
+def test_a_name_already_taken_stops_the_second_mock_with_a_reason(
+    cli: Cli, shared_hub: tuple[Hub, Mock], scenario: Path
+) -> None:
+    hub, _mock = shared_hub
     second = subprocess.run(
         [*MOCK, "--ws-agent", hub.ws_url, "--name", "helper", "--scenario", str(scenario)],
         capture_output=True,
@@ -355,7 +402,10 @@ def test_hub_usage_errors(cli: Cli) -> None:
     assert lonely.returncode == 1 and b"go together" in lonely.stderr
 
 
-def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: Path, tmp_path: Path) -> None:
+@SHARED
+def test_a_hub_recording_is_served_back_exported_and_diffed(
+    cli: Cli, scenario: Path, tmp_path: Path, shared_hub: tuple[Hub, Mock]
+) -> None:
     record = tmp_path / "hub.jsonl"
     hub = Hub(cli, "--record", str(record))
     mock = start_mock(cli, hub, scenario)
@@ -413,18 +463,12 @@ def test_a_hub_recording_is_served_back_exported_and_diffed(cli: Cli, scenario: 
     urls = [e["request"]["url"] for e in json.loads(har.out)["log"]["entries"]]
     assert urls and all(u.startswith(hub.base + "/agents/helper") for u in urls), urls
 
-    # replay --against a live hub with the same agent: the answers are the same.
-    live = Hub(cli)
-    again = start_mock(cli, live, scenario)
-    try:
-        diff = cli("replay", str(record), "--against", live.bridge())
-        assert diff.code == 0, diff
-        assert "result: equivalent" in diff.out
-    finally:
-        try:
-            stop(again)
-        finally:
-            live.stop()
+    # replay --against a live hub with the same agent (the shared pair, another hub and
+    # mock of the same scenario): the answers are the same.
+    live, _again = shared_hub
+    diff = cli("replay", str(record), "--against", live.bridge())
+    assert diff.code == 0, diff
+    assert "result: equivalent" in diff.out
 
 
 def _peak_rss_kib(pid: int) -> int:

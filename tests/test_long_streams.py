@@ -2,16 +2,16 @@
 its answer a token at a time sends more events than the old default count (100,000)
 allowed, and neither the CLI nor the TUI (which takes no limit options) may cut it.
 
-The real mock agent (``a2a-mock``, buffered writes so that it keeps up) streams 150,000
-chunks of about 45 characters; the CLI and the TUI run in processes of their own, as a
-user runs them. About 25 s in all on a 2-core machine: a subprocess test, as
+The peer is bench/_stream_agent.py (one artifact in CHUNKS chunks, made with a plain
+``json.dumps`` each, so that the peer costs little next to what it feeds); the CLI and
+the TUI run in processes of their own, as a user runs them, each following one stream
+of just over the old default count. About 9 s of CPU in all: a subprocess test, as
 tests/test_bounded_memory.py's.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,17 +22,17 @@ import pytest
 from inspector.client.limits import Limits
 from terminal import console_script
 
-CHUNKS = 150_000
-SCENARIO = f"""
-name: long
-card: {{name: Long Agent, capabilities: {{streaming: true}}}}
-framing: {{writes: buffered}}
-rules:
-  - script:
-      - status: working
-      - chunks: {{id: answer, text: "token {{i}} of a long answer, some forty-five b\\n", count: {CHUNKS}}}
-      - status: completed
-"""
+ROOT = Path(__file__).resolve().parent.parent
+#: The old default cut a stream at 100,000 events and comments; this one has CHUNKS + 3
+#: events (the task, working, the chunks, completed).
+OLD_DEFAULT = 100_000
+CHUNKS = OLD_DEFAULT + 500
+
+
+def _chunk_text(i: int) -> str:
+    """bench/_stream_agent.py's chunk_text: chunk ``i``'s text."""
+    return f"token {i:07d} of the answer, naïve “quoted” —\n"
+
 
 TUI_CHILD = """
 import asyncio, json, sys, uuid
@@ -65,46 +65,52 @@ asyncio.run(main(sys.argv[1]))
 
 
 @pytest.fixture
-def long_agent(tmp_path: Path) -> Iterator[str]:
-    scenario = tmp_path / "long.yaml"
-    scenario.write_text(SCENARIO, encoding="utf-8")
-    mock = subprocess.Popen(
-        [console_script("a2a-mock"), "--scenario", str(scenario), "--port", "0"],
+def long_agent() -> Iterator[str]:
+    agent = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "_stream_agent.py"), "chunks", str(CHUNKS)],
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
         text=True,
     )
     try:
-        assert mock.stdout is not None
-        first = mock.stdout.readline()
-        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", first)
-        assert found, first
-        yield found.group(1)
+        assert agent.stdout is not None
+        yield f"http://127.0.0.1:{int(agent.stdout.readline())}/"
     finally:
-        mock.terminate()
-        mock.wait(timeout=30)
+        agent.kill()
+        agent.wait(timeout=30)
 
 
 def test_a_stream_longer_than_the_old_default_is_followed_to_completed(long_agent: str) -> None:
-    assert Limits().max_stream_events > CHUNKS > 100_000
-    # The CLI, no limit option: every chunk printed, then the final status, exit 0.
+    assert Limits().max_stream_events > CHUNKS + 3 > OLD_DEFAULT
+    # The CLI, no limit option and its default output: a line for every chunk as it
+    # comes, then the final status, and the task's summary with the artifact whole (its
+    # count of chunks and every chunk's text, the last one last); exit 0. (The text
+    # output costs the CLI about a third less CPU than ndjson, and says as much.)
     cli = subprocess.Popen(
-        [console_script("a2a-inspect"), "send", long_agent, "hi", "--stream", "-o", "ndjson"],
+        [console_script("a2a-inspect"), "send", long_agent, "hi", "--stream"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     assert cli.stdout is not None
-    chunks, last = 0, ""
+    chunks, texts, ends, summary = 0, 0, [], []
+    last = _chunk_text(CHUNKS - 1).rstrip("\n")
     for line in cli.stdout:
-        if line.startswith('{"kind":"artifact-update"'):
+        if "] artifact answer +" in line:
             chunks += 1
-        last = line
+        elif line.startswith("  token "):
+            texts += 1
+            summary.append(line)
+        elif "] completed" in line:
+            ends.append((chunks, line))
+        elif not line.startswith("[") and line.strip():
+            summary.append(line)
     err = cli.stderr.read() if cli.stderr is not None else ""
     assert cli.wait(timeout=300) == 0, err
-    assert chunks == CHUNKS
-    final = json.loads(last)
-    assert final["kind"] == "status-update" and final["status"]["state"] == "completed", last
+    # Every chunk's line, then the final status once, after the last chunk.
+    assert chunks == CHUNKS and len(ends) == 1 and ends[0][0] == CHUNKS and "completed: done" in ends[0][1], ends
+    assert any(line.startswith("state    completed") for line in summary), summary[:8]
+    assert f"artifact answer (answer), {CHUNKS} chunks\n" in summary, summary[:8]
+    assert texts == CHUNKS and summary[-1] == f"  {last}\n", summary[-3:]
 
     # The TUI: the task completed, every chunk assembled, nothing cut, nothing reported.
     done = subprocess.run([sys.executable, "-c", TUI_CHILD, long_agent], capture_output=True, text=True, timeout=600)
@@ -112,4 +118,4 @@ def test_a_stream_longer_than_the_old_default_is_followed_to_completed(long_agen
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["errors"] == [] and result["cut"] is None, result
     assert result["state"] == "completed" and result["chunks"] == CHUNKS and result["closed"], result
-    assert result["last"].endswith(f"token {CHUNKS - 1} of a long answer, some forty-five b\n"), result
+    assert result["last"].endswith(_chunk_text(CHUNKS - 1)), result

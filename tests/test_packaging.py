@@ -18,7 +18,12 @@ REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
-@pytest.fixture(scope="module")
+#: The tests that read the built wheel run on one worker (pyproject: --dist loadgroup), so
+#: that it is built once a run: a build is the module's costliest step (~3 s of CPU).
+WHEEL = pytest.mark.xdist_group("wheel")
+
+
+@pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
@@ -31,6 +36,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     return zipfile.ZipFile(path)
 
 
+@WHEEL
 def test_the_wheel_holds_the_themes_typing_markers_and_data(wheel: zipfile.ZipFile) -> None:
     names = set(wheel.namelist())
     shipped = {p.name for p in (REPO / "themes").glob("*.yaml")}
@@ -109,6 +115,7 @@ def test_printing_to_a_reader_that_went_away_is_quiet(argv: list[str]) -> None:
     assert (out.returncode, out.stderr) == (0, ""), out
 
 
+@WHEEL
 def test_the_wheel_says_its_licence_version_and_links(wheel: zipfile.ZipFile) -> None:
     from email.parser import Parser
 

@@ -733,23 +733,34 @@ def test_every_server_gets_the_request_deadline() -> None:
 # ====================================================================== the TUI
 
 
-@pytest.mark.parametrize(
-    ("case", "path", "needle", "cut"),
-    [
-        ("card", "card-bomb", "larger than 64 MiB after decompression", ("response", 64 << 20)),
-        ("send", "send-bomb", "larger than 64 MiB after decompression", ("response", 64 << 20)),
-        ("stream", "stream-bomb", "larger than 16 MiB after decompression", ("sse", 16 << 20)),
-    ],
-)
+TUI_BOMBS = [
+    ("card", "card-bomb", "larger than 64 MiB after decompression", ("response", 64 << 20)),
+    ("send", "send-bomb", "larger than 64 MiB after decompression", ("response", 64 << 20)),
+    ("stream", "stream-bomb", "larger than 16 MiB after decompression", ("sse", 16 << 20)),
+]
+
+
+@pytest.fixture(scope="module")
+def tui_bombs(agents: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], float, str]:
+    """The three cases run one after another in one TUI process (tests/trust_tui.py):
+    (each case's result, the process's peak RSS in MiB, its stderr). One start of
+    Python and Textual instead of three; the peak bounds each case's."""
+    home = tmp_path_factory.mktemp("tui-bombs")
+    env = Cli(home / "home").env
+    pairs = [arg for case, path, _needle, _cut in TUI_BOMBS for arg in (case, f"{agents}/{path}/")]
+    proc, peak = ta.peak_rss_mib([sys.executable, str(REPO / "tests" / "trust_tui.py"), *pairs], env=env, cwd=home)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(proc.stdout), peak, err
+
+
+@pytest.mark.xdist_group("trust_tui_bombs")
+@pytest.mark.parametrize(("case", "path", "needle", "cut"), TUI_BOMBS)
 def test_the_tui_shows_a_bomb_as_an_error_with_memory_bounded(
-    agents: str, tmp_path: Path, case: str, path: str, needle: str, cut: tuple[str, int]
+    tui_bombs: tuple[dict[str, Any], float, str], case: str, path: str, needle: str, cut: tuple[str, int]
 ) -> None:
-    env = Cli(tmp_path / "home").env
-    proc, peak = ta.peak_rss_mib(
-        [sys.executable, str(REPO / "tests" / "trust_tui.py"), case, f"{agents}/{path}/"], env=env, cwd=tmp_path
-    )
-    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
-    result = json.loads(proc.stdout)
+    results, peak, err = tui_bombs
+    result = results[case]
     if case == "card":
         # Not "connecting" for ever: the connection failed, and says why.
         assert result["state"] == "error" and needle in result["error"]
@@ -757,13 +768,13 @@ def test_the_tui_shows_a_bomb_as_an_error_with_memory_bounded(
         assert result["state"] == "ready"
     title, detail = result["errors"][-1]
     assert title.endswith("failed") and needle in detail
-    assert "MemoryError" not in proc.stdout.decode() + proc.stderr.decode()
+    assert "MemoryError" not in json.dumps(result) + err
     # What arrived is on record, cut at the limit, and listed in the traffic view.
     assert result["cut"] == [cut[0]] and result["cut_size"] == cut[1]
     assert "invalid: " in result["traffic_screen"] and (
         "body cut" in result["traffic_screen"] or "event cut" in result["traffic_screen"]
     )
-    assert peak < RSS_BOUND_MIB, f"peak RSS {peak:.0f} MiB"
+    assert peak < RSS_BOUND_MIB, f"peak RSS {peak:.0f} MiB (the largest of the three cases)"
 
 
 async def test_an_unexpected_failure_is_the_connections_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:

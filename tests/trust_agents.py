@@ -36,6 +36,10 @@ from starlette.routing import Route
 
 MiB = 1024 * 1024
 BOMB_INFLATED = 2048 * MiB
+#: The CRC-32 of so many zero bytes, for the gzip trailer: worked out once with
+#: ``zlib.crc32`` a MiB at a time, which takes half a second of CPU in every process
+#: that serves the bomb (nothing reads that far: the client's limit cuts it first).
+ZEROS_CRC32 = {2048 * MiB: 0x4DBDF21C}
 TASK = {"kind": "task", "id": "t-trust", "contextId": "c-trust", "status": {"state": "working"}}
 DEEP = 100_000
 
@@ -51,9 +55,7 @@ def gzip_bomb() -> bytes:
     deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
     piece = deflate.compress(block) + deflate.flush(zlib.Z_FULL_FLUSH)
     end = deflate.flush(zlib.Z_FINISH)
-    crc = 0
-    for _ in range(BOMB_INFLATED // MiB):
-        crc = zlib.crc32(block, crc)
+    crc = ZEROS_CRC32[BOMB_INFLATED]  # a KeyError for another size: work its CRC out once
     header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
     return header + piece * (BOMB_INFLATED // MiB) + end + struct.pack("<II", crc, BOMB_INFLATED & 0xFFFFFFFF)
 

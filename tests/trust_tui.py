@@ -1,12 +1,14 @@
-"""The TUI against one hostile agent, in a process of its own so that its peak memory can
+"""The TUI against hostile agents, in a process of its own so that its peak memory can
 be measured (tests/test_trust_bounds.py runs it through trust_agents.peak_rss_mib).
 
-    python tests/trust_tui.py card|send|stream URL
+    python tests/trust_tui.py card|send|stream URL [card|send|stream URL ...]
 
-Opens the app on URL under ``run_test()`` (Pilot); for send and stream it waits for the
-connection, then sends one message. Prints one JSON line: the connection's state and
-error, the error list's last entry, whether the card view and the traffic view show it
-(the cut RESPONSE or SSE event included), then exits 0.
+For each pair in turn, opens an app on URL under ``run_test()`` (Pilot); for send and
+stream it waits for the connection, then sends one message. Prints one JSON line, an
+object with a result per case: the connection's state and error, the error list's last
+entry, whether the card view and the traffic view show it (the cut RESPONSE or SSE
+event included); then exits 0. The cases run one after another in one process (one
+start of Python and Textual, not one each), so its peak is the largest case's.
 """
 
 from __future__ import annotations
@@ -63,7 +65,9 @@ async def main(case: str, url: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    started = time.monotonic()
-    result = asyncio.run(main(sys.argv[1], sys.argv[2]))
-    result["seconds"] = round(time.monotonic() - started, 2)
-    print(json.dumps(result))
+    results = {}
+    for case, url in zip(sys.argv[1::2], sys.argv[2::2], strict=True):
+        started = time.monotonic()
+        results[case] = asyncio.run(main(case, url))
+        results[case]["seconds"] = round(time.monotonic() - started, 2)
+    print(json.dumps(results))
