@@ -65,7 +65,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 # pytest-xdist hands tests out in collection order (pyproject: --dist loadgroup), so a
 # 30-second test collected last keeps the run going on one worker while the other has
 # finished. These go first: the modules holding tests of ten seconds or more (the snapshot
-# session, 25 s on one worker; a subprocess streaming 200k events, a wheel build, ~100 tab
+# session, 25 s on one worker; subprocesses streaming a long reply, a wheel build, ~100 tab
 # switches, the GC policy's runs in subprocesses) and modules of seconds-long tests that
 # are not named test_ui_* (the TUI's bomb tests ended the run alone, 8 s on one worker),
 # then every Textual app test (seconds each), then the rest in name order, short ones
