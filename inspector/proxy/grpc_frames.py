@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..protocol import grpc_errors
+from ..protocol.sizes import format_size
 from ..session.events import Kind
 from .grpc_records import CallRecords, MessageLog, forwardable, known_paths, status_fields
 
@@ -233,7 +234,7 @@ class _Frames:
     def _add(self, payload: bytes) -> None:
         self.block_size += len(payload)
         if self.block_size > MAX_HEADER_BLOCK:
-            raise StopLog(f"a header block larger than {MAX_HEADER_BLOCK // 1024} KiB")
+            raise StopLog(f"a header block larger than {format_size(MAX_HEADER_BLOCK)}")
         self.block.append(payload)
 
     def _decoded(self) -> tuple[int, int, int, Any]:
