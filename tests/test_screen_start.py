@@ -7,6 +7,7 @@ app exits 0 on ctrl+q and gives the terminal back as it found it.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -39,9 +40,17 @@ def _ready_then_agree(term: Terminal, name: str) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=_size_id)
-def test_started_with_a_url_the_screen_agrees_with_the_bar(a2a_mock, size: tuple[int, int]) -> None:
-    with Terminal.app([a2a_mock.url], size=size) as term:
+def test_started_with_a_url_the_screen_agrees_with_the_bar(a2a_mock, size: tuple[int, int], tmp_path: Path) -> None:
+    with Terminal.app([a2a_mock.url, "--record", str(tmp_path / "started.jsonl")], size=size) as term:
         _ready_then_agree(term, "Echo Agent")
+        # The whole bar in its columns: in short forms at 80 (it was cut after the
+        # dialect there: binding, auth and the recording mark off screen).
+        bar = term.row(0)
+        if term.cols >= 100:
+            assert "dialect 1.0 ▾ (card)" in bar and "⏺ REC started.jsonl" in bar and a2a_mock.url in bar, bar
+        else:
+            assert "1.0 ▾" in bar and "⏺ REC" in bar and "dialect" not in bar, bar
+        assert "JSON-RPC ▾" in bar and "auth: none" in bar, bar
         term.press("ctrl+q")
         assert term.wait_exit() == 0
         assert term.restored() == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -155,6 +156,11 @@ def binding_tooltip(conn: AgentConnection) -> str:
     return text + ("" if conn.read_only else "\nswitch binding (shift+F8)")
 
 
+#: The fewest columns the URL is shown in when the bar is narrow (less: not shown).
+URL_MIN = 12
+#: The recording's name in the bar, in columns, at each level of _texts (0: only its tooltip).
+REC_NAME = (40, 21, 0)
+
 #: Shown while the agent's TLS certificate is not checked (a saved agent's "insecure").
 INSECURE_MARK = "⚠ TLS UNVERIFIED"
 
@@ -254,29 +260,18 @@ class ConnectionBar(ConnectionView, Horizontal):
             status.tooltip = Content(shorten(str(conn.error), 200))
         else:
             status.tooltip = None
-        labels["name"].update(shorten(connection_label(conn), 30))
-        labels["url"].update(shorten(conn.url, 50))
-        labels["url"].display = True
-        if conn.state == "proxy":
-            # A proxy has no dialect of its own: each exchange is read for its own.
-            seen = self._seen.get(id(conn), [])
-            dialect = "dialect per exchange" + (f": {', '.join(seen)}" if seen else "")
-        elif conn.read_only:
-            dialect = f"dialect {conn.dialect_name or '?'} (recording)"
-        elif conn.dialect_name:
-            dialect = f"dialect {conn.dialect_name} ▾ ({conn.dialect_source or '?'})"
-        elif conn.requested_dialect != "auto":
-            dialect = f"dialect {conn.requested_dialect} ▾ (user)"
-        else:
-            dialect = "dialect auto ▾"
-        labels["dialect"].update(dialect)
+        texts = self._fitted(conn)
+        labels["name"].update(texts["name"])
+        labels["url"].update(texts["url"])
+        labels["url"].display = bool(texts["url"])
+        labels["dialect"].update(texts["dialect"])
         labels["dialect"].display = True
         labels["binding"].update(binding_label(conn))
         # Each line cut on its own: the reason names the card's interfaces (agent text).
         lines = binding_tooltip(conn).split("\n")
         labels["binding"].tooltip = Content("\n".join(shorten(line, 300) for line in lines))
         labels["binding"].display = True
-        labels["auth"].update("" if conn.read_only else f"auth: {auth_summary(conn)}")
+        labels["auth"].update(texts["auth"])
         labels["auth"].display = not conn.read_only
         insecure = not conn.read_only and bool(getattr(getattr(conn, "tls", None), "insecure", False))
         labels["tls"].update(INSECURE_MARK if insecure else "")
@@ -285,10 +280,68 @@ class ConnectionBar(ConnectionView, Horizontal):
             "TLS certificates are not verified (insecure): anyone in between could answer" if insecure else None
         )
         recording = conn.recording
-        labels["rec"].update(f"⏺ REC {shorten(recording.name, 40)}" if recording else "")
+        labels["rec"].update(texts["rec"])
         labels["rec"].display = recording is not None
         if recording is not None:
             labels["rec"].tooltip = Content(visible(str(recording)))
+
+    def _texts(self, conn: AgentConnection, level: int) -> dict[str, str]:
+        """The bar's words for ``conn``: at ``level`` 0 in full; 1 in short forms, for a
+        narrow bar; 2 with the recording's name left to its tooltip, for a narrower one."""
+        compact = level > 0
+        if conn.state == "proxy":
+            # A proxy has no dialect of its own: each exchange is read for its own.
+            seen = ", ".join(self._seen.get(id(conn), []))
+            full = "dialect per exchange" + (f": {seen}" if seen else "")
+            short = f"dialects {seen}" if seen else "dialect per exchange"
+        elif conn.read_only:
+            short = conn.dialect_name or "?"
+            full = f"dialect {short} (recording)"
+        elif conn.dialect_name:
+            short = f"{conn.dialect_name} ▾"
+            full = f"dialect {short} ({conn.dialect_source or '?'})"
+        elif conn.requested_dialect != "auto":
+            short = f"{conn.requested_dialect} ▾"
+            full = f"dialect {short} (user)"
+        else:
+            short, full = "auto ▾", "dialect auto ▾"
+        recording = conn.recording
+        auth = "" if conn.read_only else f"auth: {auth_summary(conn)}"
+        insecure = not conn.read_only and bool(getattr(getattr(conn, "tls", None), "insecure", False))
+        return {
+            "name": shorten(connection_label(conn), 20 if compact else 30),
+            "dialect": short if compact else full,
+            "binding": binding_label(conn),
+            "auth": shorten(auth, 24) if compact else auth,
+            "tls": INSECURE_MARK if insecure else "",
+            "rec": "" if recording is None else f"⏺ REC {shorten(recording.name, REC_NAME[level])}".rstrip(),
+        }
+
+    def _fitted(self, conn: AgentConnection) -> dict[str, str]:
+        """The words that fit the bar's width: the full forms, with the URL cut to what is
+        left (up to 50 columns), while that leaves it URL_MIN; else shorter forms, level by
+        level (the URL not shown when even the shortest leave it less). Status, dialect,
+        binding, auth, the TLS warning and the recording mark are what a narrow terminal
+        must still show."""
+        width = self.size.width
+        status = STATE_LABELS.get(conn.state, conn.state)
+
+        def room(texts: dict[str, str]) -> int:
+            # Each label has 2 columns of padding after it; the bar 1 on each side.
+            used = 2 + sum(cell_len(text) + 2 for text in (status, *texts.values()) if text)
+            return width - used - 2 if width else 50
+
+        for level in range(len(REC_NAME)):
+            texts = self._texts(conn, level)
+            left = room(texts)
+            if left >= URL_MIN:
+                break
+        texts["url"] = shorten(conn.url, min(left, 50)) if left >= URL_MIN else ""
+        return texts
+
+    def on_resize(self) -> None:
+        if self._conn is not None:
+            self.show_connection(self._conn)
 
     def session_advanced(self, conn: AgentConnection, events: list[Event], changed: set[str]) -> None:
         # The state moves during connect (card fetch, probes) before ConnectionChanged says so.
