@@ -321,3 +321,23 @@ def test_rows_are_runs_of_positions_and_read_as_a_list_of_them() -> None:
         pass
     assert index.rows == range(len(session)) and index.rows._rows is None
     assert all(members._rows is None for members in index.exchanges.values())
+
+
+async def test_a_wide_list_shows_methods_and_states_whole_and_its_header_follows_a_resize() -> None:
+    asks = {
+        "name": "asks",
+        "card": {"name": "Asks", "capabilities": {"streaming": True}},
+        "rules": [{"script": [{"ask": "Which city?", "then": [{"status": "completed"}]}]}],
+    }
+    async with MockAgent(asks, dialect="0.3") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(200, 50)) as pilot:
+            _conn, view = await streamed(pilot)
+            header = str(view.query_one("#traffic-header").render())
+            # 22 columns for the method, 14 for the state: "message/stream", "input-required" whole.
+            assert "method                 status         " in header, header
+            await wait_until(pilot, lambda: " input-required " in screen_text(app), 5, "the state whole")
+            await pilot.resize_terminal(120, 36)
+            await wait_until(pilot, lambda: "input-req…" in screen_text(app), 5, "the narrow columns")
+            header = str(view.query_one("#traffic-header").render())
+            assert "method       status     " in header and "method                 " not in header, header

@@ -39,7 +39,22 @@ COLUMNS: tuple[tuple[str, int, bool], ...] = (
     ("size", 7, True),
     ("latency", 8, True),
 )
-FIXED_WIDTH = sum(width + 1 for _, width, _ in COLUMNS)
+#: The same, for a list this wide or wider: method names and states whole ("input-required",
+#: "tasks/pushNotificationConfig/get" cut to 22), the summary still the widest column.
+COLUMNS_WIDE: tuple[tuple[str, int, bool], ...] = tuple(
+    (title, {"method": 22, "status": 14}.get(title, width), right) for title, width, right in COLUMNS
+)
+WIDE_AT = 150
+
+
+def columns(width: int) -> tuple[tuple[str, int, bool], ...]:
+    """The fixed columns of a list ``width`` cells wide."""
+    return COLUMNS_WIDE if width >= WIDE_AT else COLUMNS
+
+
+def fixed_width(width: int) -> int:
+    return sum(w + 1 for _, w, _ in columns(width))
+
 
 _STATES = (
     "submitted",
@@ -66,8 +81,9 @@ _KIND_CLASS = {
 }
 
 
-def header_line() -> str:
-    cells = [title.rjust(width) if right else title.ljust(width) for title, width, right in COLUMNS]
+def header_line(width: int = 0) -> str:
+    """The column titles over a list ``width`` cells wide."""
+    cells = [title.rjust(w) if right else title.ljust(w) for title, w, right in columns(width)]
     return " ".join(cells) + " summary"
 
 
@@ -166,8 +182,21 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
         def control(self) -> TrafficList:
             return self.traffic_list
 
+    @dataclass
+    class ColumnsChanged(Message):
+        """The list became wide enough for its wide columns, or no longer is: ``header``
+        is the titles line over it."""
+
+        traffic_list: TrafficList
+        header: str
+
+        @property
+        def control(self) -> TrafficList:
+            return self.traffic_list
+
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
+        self._columns = COLUMNS
         self.index = TrafficIndex()
         #: Row of the cursor; -1 when there are no rows.
         self.cursor = -1
@@ -256,6 +285,10 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._texts.clear()
         self._scroll_to_cursor(end=self.follow)
+        shown = columns(self.scrollable_content_region.width)
+        if shown is not self._columns:
+            self._columns = shown
+            self.post_message(self.ColumnsChanged(self, header_line(self.scrollable_content_region.width)))
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -323,7 +356,7 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
             (_, w_status, _),
             (_, w_size, _),
             (_, w_lat, _),
-        ) = COLUMNS
+        ) = columns(width)
         method = shorten(index.method(event), w_method)
         cells: list[tuple[str, str | None]] = [
             (_fit(f"{event.t:.3f}", w_time, True) + " ", "traffic-list--time"),
@@ -335,7 +368,7 @@ class TrafficList(LineBase, ScrollView, can_focus=True):
             (_fit(format_size(index.size(event)), w_size, True) + " ", "traffic-list--dim"),
             (_fit(format_ms(index.latency_ms(event)), w_lat, True) + " ", "traffic-list--dim"),
         ]
-        rest = width - FIXED_WIDTH
+        rest = width - fixed_width(width)
         if rest > 0:
             summary_class = "traffic-list--error" if kind is Kind.ERROR else None
             cells.append((shorten(index.summary(event), rest), summary_class))

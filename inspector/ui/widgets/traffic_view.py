@@ -146,6 +146,9 @@ class TrafficView(ConnectionView, Vertical):
     def traffic_list(self) -> TrafficList:
         return self.query_one(TrafficList)
 
+    def on_traffic_list_columns_changed(self, message: TrafficList.ColumnsChanged) -> None:
+        self.query_one("#traffic-header", Static).update(Text(message.header, no_wrap=True, overflow="crop"))
+
     @property
     def detail(self) -> TrafficDetail:
         return self.query_one(TrafficDetail)
