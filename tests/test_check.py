@@ -357,10 +357,10 @@ def test_max_time_bounds_the_whole_check(capsys: pytest.CaptureFixture[str]) -> 
     ("rule", "failing", "said"),
     [
         # A wrong code for an unknown task. A rule's text is searched in the request's body
-        # (over gRPC its ProtoJSON): REST's GET names the id in its path, so REST is untouched.
+        # (over gRPC its ProtoJSON), and in the path of REST's GET, which names the id there.
         (
             "{method: get, text: a2a-inspect-check-unknown}\n  fault: {error: {code: -32603, message: Internal error}}",
-            {("tasks.unknown-id", "jsonrpc"), ("tasks.unknown-id", "grpc")},
+            {("tasks.unknown-id", b) for b in EVERY_BINDING},
             "error -32603",
         ),
         # A card that declares push notifications, and an agent that refuses a config.

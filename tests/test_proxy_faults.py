@@ -319,3 +319,34 @@ async def test_hold_working_holds_a_blocking_answer_until_switched_off() -> None
     response = [e for e in proxy.session.events if e.kind is Kind.RESPONSE][-1]
     assert response.data["injected"] == "hold_working"
     assert agent_violations(proxy) == []
+
+
+async def test_text_matches_the_path_of_a_request_without_a_body() -> None:
+    import re
+
+    import httpx
+
+    from inspector.proxy.faults import Match
+
+    held = rules({"match": {"method": "GetTask"}, "fault": {"http_status": 503}, "enabled": False})
+    headers = {"A2A-Version": "1.0"}
+    async with (
+        MockAgent(MOCK_SCENARIO, dialect="1.0") as mock,
+        proxy_to(("", mock.base_url), rules=held) as (proxy, server),
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        sent = await http.post(
+            server.base_url + "/rest/message:send",
+            headers=headers,
+            json={"message": {"role": "ROLE_USER", "messageId": "m-1", "parts": [{"text": "hello"}]}},
+        )
+        task_id = sent.json()["task"]["id"]
+        # The task's id is in the GET's path only: the rule names it there.
+        held.rules[0].match = Match(method="GetTask", text=re.escape(task_id))
+        held.toggle(0, True)
+        other = await http.get(server.base_url + "/rest/tasks/some-other-task", headers=headers)
+        faulted = await http.get(server.base_url + f"/rest/tasks/{task_id}", headers=headers)
+    assert other.status_code == 404  # relayed: the agent knows no such task
+    assert faulted.status_code == 503
+    injected = [e.data.get("injected") for e in proxy.session.events if e.kind is Kind.RESPONSE]
+    assert injected == [None, None, "http=503"]

@@ -375,7 +375,10 @@ class _Relay:
         for code, message, task_id in check_request(parsed, lower, payload, self.proxy.tracker):
             extra = {"task_id": task_id} if task_id else {}
             self.note(message, code=code, side="client", **extra)
-        matched = self.proxy.rules.match(info, route.label, body)
+        # A request without a body (a REST GET, DELETE) is matched by its path and query:
+        # what names the task there.
+        searched = body or (unquote(sub) + (("?" + unquote(query.decode("latin-1"))) if query else "")).encode()
+        matched = self.proxy.rules.match(info, route.label, searched)
         fault = _combine([rule.fault for _i, rule in matched])
         self.fault = fault
         self.rule_indexes = [i for i, _rule in matched]

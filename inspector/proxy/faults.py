@@ -14,7 +14,8 @@ A rules file (``--faults FILE``) is YAML, a list of rules (or ``{rules: [...]}``
 ``match`` (every key given must hold; none: every A2A exchange): ``method`` in any
 dialect's spelling (``SendStreamingMessage``, ``message/stream``, ``tasks/sendSubscribe``)
 or the internal name (``stream``); ``route``: the proxy route's prefix; ``text``: a
-regular expression searched in the request body; ``times``: only the first N exchanges
+regular expression searched in the request body (in the path and query of a request
+without one, such as a REST GET); ``times``: only the first N exchanges
 that match. ``fault`` takes the mock's words where it has them (docs/scenarios.md):
 ``delay``, ``error`` (alias ``rpc_error``), ``http`` (alias ``http_status``), and the
 proxy's own ``drop_after``, ``corrupt_chunk``, ``duplicate_chunk``, ``hold_working``.
