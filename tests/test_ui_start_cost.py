@@ -12,6 +12,17 @@ from inspector.ui.app import InspectorApp
 from ui_helpers import wait_until
 
 
+async def test_the_split_view_s_parts_are_not_made_until_a_task_is_pinned() -> None:
+    # Composed with the rest, they were 9 of the ~100 widgets styled before the first
+    # frame, for a view most sessions never open (tests/test_ui_compose_daily.py pins one).
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.query("#traffic-view"), 5, "the hidden tabs' views")
+        assert app.screen.query("#task-beside")
+        for part in ("#beside-conversation", "#beside-diagram", "#beside-artifacts"):
+            assert not app.screen.query(part), part
+
+
 async def test_a_view_key_rebuilds_the_footer_at_most_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     # Textual's Footer rebuilt its keys for every time the screen said they changed:
     # twice per change of focus, and a view key changes focus twice (off the old view,
