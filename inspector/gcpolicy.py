@@ -40,7 +40,8 @@ The policy (``install()``):
   comes first (and the budget allows). That is the price of the policy: garbage
   cycles can occupy up to about as much memory as was alive at the last whole-heap
   collection, for a while. ``reclaim()`` collects the whole heap at once, for moments
-  known to leave big garbage behind (the app closing a session or a connection).
+  known to leave big garbage behind (the app closing a connection whose session was
+  big: ui/app.py RECLAIM_AFTER_EVENTS).
   A whole-heap collection is one pause, as long as CPython's own full collections;
   it just comes far less often.
 * The young threshold is raised from 700 to ``GEN0`` allocations: fewer collections,

@@ -13,8 +13,8 @@ the same session; the replay (of tests/fixtures/recordings/demo.jsonl), the prox
 (its traffic, and its fault rules) and the hub are apps of their own, driven once per
 size.
 
-The session is played once per size for the whole module, not once per screen:
-``snap_compare`` would run the app again for each screen. The comparison
+The sessions are played once per size, not once per screen (``snap_compare`` would
+run the app again for each screen), each size on a worker of its own. The comparison
 is the one ``snap_compare`` makes (pytest-textual-snapshot's SVG extension for syrupy),
 and a mismatch lands in its HTML report (``snapshot_report.html``) the same way.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +52,6 @@ from snapshot_app import (
     show_replay,
 )
 
-# One worker takes them all (pyproject's --dist loadgroup): the session above is played
-# once per worker that runs any of them.
-pytestmark = pytest.mark.xdist_group("snapshots")
-
 #: Other sizes, and the screens taken at each (named "screen@WxH").
 SIZED = {
     (80, 24): ("task", "card", "tasks", "traffic", "push", "help", "split", *MODALS),
@@ -67,41 +63,68 @@ SIZED = {
 #: frames, a ws-agent having streamed a story (snapshot_app.hub_screenshot).
 OTHERS = ("replay", *PROXY_SCREENS, "hub")
 SIZED_SCREENS = [f"{screen}@{w}x{h}" for (w, h), screens in SIZED.items() for screen in (*screens, *OTHERS)]
+#: The demo's screens at each size.
+DEMO_SCREENS = {SIZE: SCREENS + MODALS, **SIZED}
 
 
-async def _capture() -> dict[str, str]:
-    out: dict[str, str] = {}
-    for size, screens in [(SIZE, SCREENS + MODALS), *SIZED.items()]:
-        with deterministic():
-            app = make_app()
-            async with app.run_test(size=size) as pilot:
-                shots = await screenshots(pilot, screens)
-        with deterministic():
-            app = make_replay_app()
-            async with app.run_test(size=size) as pilot:
-                shots["replay"] = await show_replay(pilot)
-        with deterministic(), in_process_proxy():
-            app = make_proxy_app()
-            async with app.run_test(size=size) as pilot:
-                shots.update(await proxy_screenshots(pilot))
-        with deterministic(), in_process_hub():
-            app = make_hub_app()
-            async with app.run_test(size=size) as pilot:
-                shots["hub"] = await hub_screenshot(pilot)
-        suffix = "" if size == SIZE else f"@{size[0]}x{size[1]}"
-        out.update({f"{name}{suffix}": svg for name, svg in shots.items()})
-    return out
+def _size(screen: str) -> tuple[int, int]:
+    """The size a screen's snapshot is taken at ("card@80x24": 80x24; "card": SIZE)."""
+    _, _, size = screen.partition("@")
+    if not size:
+        return SIZE
+    width, height = size.split("x")
+    return int(width), int(height)
+
+
+def _at_its_size(screen: str) -> Any:
+    """``screen`` as a parameter in its size's group: one worker (pyproject's --dist
+    loadgroup) takes a size's screens and plays that size's sessions once; the three
+    sizes go to three workers (~8 s of CPU each, where one worker took all ~25 s)."""
+    width, height = _size(screen)
+    return pytest.param(screen, marks=pytest.mark.xdist_group(f"snapshots-{width}x{height}"))
+
+
+async def _capture(size: tuple[int, int]) -> dict[str, str]:
+    """Every snapshot at ``size``: the demo's screens, then the replay's, the proxy's
+    and the hub's."""
+    with deterministic():
+        app = make_app()
+        async with app.run_test(size=size) as pilot:
+            shots = await screenshots(pilot, DEMO_SCREENS[size])
+    with deterministic():
+        app = make_replay_app()
+        async with app.run_test(size=size) as pilot:
+            shots["replay"] = await show_replay(pilot)
+    with deterministic(), in_process_proxy():
+        app = make_proxy_app()
+        async with app.run_test(size=size) as pilot:
+            shots.update(await proxy_screenshots(pilot))
+    with deterministic(), in_process_hub():
+        app = make_hub_app()
+        async with app.run_test(size=size) as pilot:
+            shots["hub"] = await hub_screenshot(pilot)
+    suffix = "" if size == SIZE else f"@{size[0]}x{size[1]}"
+    return {f"{name}{suffix}": svg for name, svg in shots.items()}
 
 
 @pytest.fixture(scope="module")
-def svgs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    # The autouse XDG fixture is per test; this runs once, so it isolates itself (user
-    # themes would otherwise reach the palette).
-    root = tmp_path_factory.mktemp("snapshot-xdg")
-    with pytest.MonkeyPatch.context() as mp:
-        for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
-            mp.setenv(name, str(root / name.lower()))
-        yield asyncio.run(_capture())
+def svgs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
+    """A screen's SVG; the sessions of its size are played the first time one is asked for."""
+    captured: dict[tuple[int, int], dict[str, str]] = {}
+
+    def svg(screen: str) -> str:
+        size = _size(screen)
+        if size not in captured:
+            # Its own config dirs, as the same for every size: the autouse XDG fixture
+            # is the asking test's (user themes would otherwise reach the palette).
+            root = tmp_path_factory.mktemp("snapshot-xdg")
+            with pytest.MonkeyPatch.context() as mp:
+                for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+                    mp.setenv(name, str(root / name.lower()))
+                captured[size] = asyncio.run(_capture(size))
+        return captured[size][screen]
+
+    return svg
 
 
 def _report(request: pytest.FixtureRequest, snapshot: Any, passed: bool, actual: str) -> None:
@@ -131,14 +154,15 @@ def _report(request: pytest.FixtureRequest, snapshot: Any, passed: bool, actual:
     node_to_report_path(request.node).write_bytes(pickle.dumps(data))
 
 
-@pytest.mark.parametrize("screen", [*SCREENS, *MODALS, *OTHERS, *SIZED_SCREENS])
-def test_screen(screen: str, svgs: dict[str, str], snapshot: Any, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("screen", [_at_its_size(s) for s in (*SCREENS, *MODALS, *OTHERS, *SIZED_SCREENS)])
+def test_screen(screen: str, svgs: Callable[[str], str], snapshot: Any, request: pytest.FixtureRequest) -> None:
     """task: a streamed story with its two artifacts and the question that follows;
     card; tasks; traffic with the question's SSE event in the detail pane; push; help (F1);
     the command palette with "task" typed; light: the task view in the a2a-light theme."""
     snapshot = snapshot.use_extension(SVGImageExtension)
-    passed = snapshot == svgs[screen]
-    _report(request, snapshot, passed, svgs[screen])
+    actual = svgs(screen)
+    passed = snapshot == actual
+    _report(request, snapshot, passed, actual)
     assert passed, f"the {screen} screen changed: see snapshot_report.html"
 
 

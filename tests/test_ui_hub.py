@@ -122,6 +122,11 @@ async def test_traffic_shows_every_frame_both_ways_heartbeats_included() -> None
         assert ("←", "task.complete") in methods
         assert ("←", "heartbeat") in methods
         app.action_view("traffic")
+        # From the first event: the list follows the newest, and heartbeats go on coming
+        # every 0.1 s (on a loaded machine, enough of them to push the task's frames off
+        # the screen before it is drawn).
+        await wait_until(pilot, lambda: app.screen.focused and app.screen.focused.id == "traffic-list", 5, "the list")
+        await pilot.press("home")
         await wait_until(pilot, lambda: "tasks/send" in screen_text(app), 5, "frames in the traffic view")
         text = screen_text(app)
         assert "ws" in text and "heartbeat" in text

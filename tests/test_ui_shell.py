@@ -45,6 +45,36 @@ async def test_closing_a_connection_mid_stream_stops_the_stream_without_an_error
             assert not [w for w in app.workers if w.group == f"conn-{conn.id}" and not w.is_finished]
 
 
+async def test_closing_a_connection_collects_the_whole_heap_only_after_a_big_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A whole-heap collection at every close took ~0.3-1.6 s of CPU in a test process (it
+    # looks at everything alive) for the few frozen cycles a short session leaves.
+    from inspector import gcpolicy
+    from inspector.ui import app as app_module
+
+    reclaimed: list[int] = []
+    monkeypatch.setattr(gcpolicy, "installed", lambda: True)  # as the CLI and conftest have it
+    monkeypatch.setattr(gcpolicy, "reclaim", lambda: reclaimed.append(1) or 0)
+    async with MockAgent("echo", dialect="all") as mock:
+        app = InspectorApp(url=mock.url)
+        async with app.run_test(size=(120, 36)) as pilot:
+            small = await wait_until(
+                pilot, lambda: app.active if app.active and app.active.state == "ready" else None, what="connected"
+            )
+            held = len(small.session.events)
+            await app.close_connection(small)
+            assert reclaimed == [], "a short session's close collected the whole heap"
+            assert 0 < held < app_module.RECLAIM_AFTER_EVENTS
+            # The same with a session counted big: its objects are collected at once.
+            monkeypatch.setattr(app_module, "RECLAIM_AFTER_EVENTS", 1)
+            big = app.connect_to(mock.url)
+            await wait_until(pilot, lambda: big.state == "ready", what="connected again")
+            await app.close_connection(big)
+            assert reclaimed == [1]
+            assert app.connections == [] and app.errors == []
+
+
 VIEW_KEYS = {"card": "f2", "task": "f3", "tasks": "f4", "traffic": "f5", "push": "f6"}
 
 

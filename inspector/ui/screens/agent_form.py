@@ -17,9 +17,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Select
+from textual.widgets import Button, Checkbox, Input, Label, Select
 
 from ...store import SavedAgent, env_name, validated
+from ..widgets.key_footer import KeyFooter
 
 DIALECTS = ("auto", "0.1", "0.3", "1.0")
 BINDINGS_CHOSEN = ("auto", "jsonrpc", "rest", "grpc")
@@ -258,7 +259,7 @@ class AgentForm(ModalScreen[SavedAgent | None]):
                 yield Button("Cancel", id="agent-cancel", compact=True)
                 yield Button("Save", id="agent-save", variant="primary", compact=True)
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self._show_auth_rows()

@@ -15,12 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, Tree
+from textual.widgets import Label, Tree
 
 from ...textsafe import shorten, visible
 from ..check_runs import OPTION_PROBES, CheckRun, CheckSettings, checkable, outline
 from ..typed_app import InspectorAppNode
 from ..widgets.connection_bar import connection_label
+from ..widgets.key_footer import KeyFooter
 
 #: Keys of the tree's rows, kept across redraws (what is open, where the cursor is).
 PASSED, FAILED = "passed", "failed"
@@ -106,7 +107,7 @@ class CheckScreen(InspectorAppNode, ModalScreen["int | None"]):
             tree.auto_expand = True
             yield tree
             yield Label("", markup=False, id="check-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.app.checks.listeners.append(self._heard)

@@ -9,9 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label, SelectionList
+from textual.widgets import Input, Label, SelectionList
 
 from ..check_runs import TEXT_MAX, CheckSettings
+from ..widgets.key_footer import KeyFooter
 
 
 class CheckOptionsScreen(ModalScreen["CheckSettings | None"]):
@@ -58,7 +59,7 @@ class CheckOptionsScreen(ModalScreen["CheckSettings | None"]):
             yield Label("groups (space switches one)", markup=False)
             chosen = set(self.settings.groups or GROUPS)
             yield SelectionList[str](*((g, g, g in chosen) for g in GROUPS), id="check-groups")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#check-ask", Input).focus()

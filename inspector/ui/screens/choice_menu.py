@@ -10,8 +10,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+from ..widgets.key_footer import KeyFooter
 
 
 class ChoiceMenu(ModalScreen[str | None]):
@@ -67,7 +69,7 @@ class ChoiceMenu(ModalScreen[str | None]):
                 )
             yield OptionList(*options, id=f"{self.WHAT}-options")
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

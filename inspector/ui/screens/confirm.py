@@ -7,7 +7,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label
+from textual.widgets import Button, Label
+
+from ..widgets.key_footer import KeyFooter
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -44,7 +46,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(self.no, id="confirm-no", compact=True)
                 yield Button(self.yes, id="confirm-yes", variant="warning", compact=True)
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()

@@ -9,7 +9,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from ..widgets.key_footer import KeyFooter
 
 
 class ErrorsScreen(ModalScreen[None]):
@@ -35,7 +37,7 @@ class ErrorsScreen(ModalScreen[None]):
                 yield Static(Text(f"{stamp}  {title}"), classes="error-title")
                 yield Static(Text(detail), classes="error-detail")
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

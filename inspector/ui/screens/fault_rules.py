@@ -10,7 +10,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Label
+
+from ..widgets.key_footer import KeyFooter
 
 
 def rule_text(index: int, rule: Any) -> str:
@@ -58,7 +60,7 @@ class FaultRulesScreen(ModalScreen[None]):
             yield Label(head, markup=False, id="fault-rules-head")
             yield DataTable(id="fault-rules-table", cursor_type="row", zebra_stripes=True)
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self._fill()

@@ -12,12 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from ...headless.compose import UsageError, file_part, file_uri_part
 from ...protocol import models as m
 from ...protocol.sizes import format_size
 from ...textsafe import shorten
+from ..widgets.key_footer import KeyFooter
 
 #: Above this, inline bytes get a warning (many agents cap request bodies near 1 MiB).
 LARGE = 1024 * 1024
@@ -97,7 +98,7 @@ class FilePickScreen(ModalScreen[m.FilePart | None]):
                 yield Button("Cancel", id="file-cancel", compact=True)
                 yield Button("Add", id="file-add", variant="primary", compact=True)
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self._describe()

@@ -15,7 +15,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from ..widgets.key_footer import KeyFooter
 
 INTRO = (
     "a2a-inspect — inspect and debug A2A agents. The pane with the keys has an accent bar on "
@@ -278,7 +280,7 @@ class HelpScreen(ModalScreen[None]):
                     table.add_row(Text(key), Text(text))
                 yield Static(table)
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

@@ -16,10 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label, TextArea
+from textual.widgets import Button, Label, TextArea
 
 from ...textsafe import shorten
 from ..typed_app import InspectorAppNode
+from ..widgets.key_footer import KeyFooter
 
 
 @dataclass
@@ -190,7 +191,7 @@ class JsonEditScreen(InspectorAppNode, ModalScreen[JsonEdited | None]):
                 yield Button("Cancel", id="json-cancel", compact=True)
                 yield Button("Save", id="json-save", variant="primary", compact=True)
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.validate_text()

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from ..messages import ComposeText, ConnectionChanged, SessionAdvanced, TaskSelected
 from ..typed_app import InspectorAppNode
@@ -19,6 +19,7 @@ from ..widgets.base import ConnectionView, leaving
 from ..widgets.composer import Composer
 from ..widgets.connection_bar import ConnectionBar
 from ..widgets.conversation import Conversation
+from ..widgets.key_footer import KeyFooter
 from ..widgets.state_diagram import StateDiagram
 from ..widgets.task_beside import TaskBeside
 from .toast_repaint import repaint_where_toasts_leave
@@ -112,7 +113,7 @@ class MainScreen(InspectorAppNode, Screen[None]):
 
             yield view(ReplayBar(replay, id="replay-bar"))
         # The view keys are on the tabs themselves: the footer keeps the focused pane's keys.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         if self.app.size.width < SIDEBAR_MIN_WIDTH:

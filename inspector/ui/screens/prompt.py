@@ -7,7 +7,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label
+from textual.widgets import Input, Label
+
+from ..widgets.key_footer import KeyFooter
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -34,7 +36,7 @@ class PromptScreen(ModalScreen[str | None]):
             yield Label(self.title_text, markup=False)
             yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -15,11 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from ...protocol.models import FileContent
 from ...textsafe import INVISIBLE, visible
 from ..widgets.formatting import decode_base64, file_summary
+from ..widgets.key_footer import KeyFooter
 
 _RESERVED = regex.compile(f'[<>:"|?*\\x00-\\x1f\\x7f-\\x9f\\u200d{INVISIBLE}]', regex.VERSION1)
 _WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)), *(f"LPT{i}" for i in range(1, 10))}
@@ -124,7 +125,7 @@ class SaveFileScreen(ModalScreen[Path | None]):
             yield Static("", id="save-error")
             yield Static(Text("enter save · ctrl+d downloads · ctrl+w current folder · escape cancel"), id="save-hint")
         # This screen's own keys: the main screen's footer below would name keys that do nothing here.
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#save-name", Input).focus()

@@ -149,6 +149,11 @@ class TasksView(ConnectionView, ComponentStyles, Vertical):
             self._add_new(conn)
             self._replies[conn.id] = len(conn.tracker.replies)
         active, task_id = getattr(app, "active", None), getattr(app, "task_id", None)
+        if active is not None and task_id is None and active.tracker.tasks:
+            # Tasks came before this view (a loaded machine draws its first frame late):
+            # the newest is followed, as it would have been with the view there.
+            self._follow(active, active.tracker.tasks)
+            task_id = app.task_id
         if active is not None and task_id is not None and row_key(active, task_id) in self._rows:
             table.move_cursor(row=self._order.index(row_key(active, task_id)), animate=False)
 

@@ -1,0 +1,50 @@
+"""What the TUI does not do at start or on a key, so that it starts and switches views
+with less work: every test of the app pays for it too, ~250 starts a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Footer
+
+from inspector.ui.app import InspectorApp
+from ui_helpers import wait_until
+
+
+async def test_the_split_view_s_parts_are_not_made_until_a_task_is_pinned() -> None:
+    # Composed with the rest, they were 9 of the ~100 widgets styled before the first
+    # frame, for a view most sessions never open (tests/test_ui_compose_daily.py pins one).
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.query("#traffic-view"), 5, "the hidden tabs' views")
+        assert app.screen.query("#task-beside")
+        for part in ("#beside-conversation", "#beside-diagram", "#beside-artifacts"):
+            assert not app.screen.query(part), part
+
+
+async def test_a_view_key_rebuilds_the_footer_at_most_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Textual's Footer rebuilt its keys for every time the screen said they changed:
+    # twice per change of focus, and a view key changes focus twice (off the old view,
+    # onto the new one), so four rebuilds of the same keys per key.
+    rebuilt = 0
+    compose = Footer.compose
+
+    def counted(self: Any) -> Any:
+        nonlocal rebuilt
+        rebuilt += 1
+        return compose(self)
+
+    monkeypatch.setattr(Footer, "compose", counted)
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.query("#traffic-view"), 5, "the hidden tabs' views")
+        for key, focused in (("f4", "tasks-table"), ("f5", "traffic-list"), ("f3", "composer-text")):
+            await pilot.pause(0.1)
+            rebuilt = 0
+            await pilot.press(key)
+            await wait_until(pilot, lambda f=focused: app.screen.focused and app.screen.focused.id == f, 5, key)
+            await pilot.pause(0.1)  # any rebuild still on its way
+            assert 1 <= rebuilt <= 2, (key, rebuilt)
+            footer = app.screen.query_one(Footer)
+            assert any(key.description == "Help" for key in footer.query("FooterKey")), key
