@@ -126,50 +126,41 @@ class SpillStore(EventStore):
         note = self.facts.note
         for event in events:
             note(event)
-            t, wall = event.t, event.wall
-            if (
-                event.compact
-                and t.__class__ is float
+            t, wall, seq, exchange, fields = event.t, event.wall, event.seq, event.exchange, event._data
+            # Floats as json.dumps writes them (repr; ``%a`` of a float is its repr): read back exactly.
+            exact = (
+                t.__class__ is float
                 and wall.__class__ is float
                 and t - t == 0
                 and wall - wall == 0
-                and event.seq.__class__ is int
-                and event.exchange.__class__ is int
-            ):
-                raw = event.raw.encode("utf-8", "surrogatepass")  # type: ignore[union-attr]  # compact: raw is set
-                # Floats as json.dumps writes them (repr): read back exactly.
-                data = b"[%d,%s,%s,%d,%d]\n%s\n" % (
-                    event.seq,
-                    repr(t).encode(),
-                    repr(wall).encode(),
-                    event.exchange,
-                    len(raw),
-                    raw,
-                )
+                and seq.__class__ is int
+                and exchange.__class__ is int
+            )
+            if exact and fields.__class__ is str:
+                raw = fields.encode("utf-8", "surrogatepass")  # a compact event's raw text
+                data = b"[%d,%a,%a,%d,%d]\n%s\n" % (seq, t, wall, exchange, len(raw), raw)
             elif (
-                event.kind is _MESSAGE
-                and (keys := tuple(event._data)) in _MESSAGE_KEYS
-                and t.__class__ is float
-                and wall.__class__ is float
-                and t - t == 0
-                and wall - wall == 0
-                and event.seq.__class__ is int
-                and event.exchange.__class__ is int
-                and (fields := event._data)["json"].__class__ is str
+                exact
+                and event.kind is _MESSAGE
+                and (keys := tuple(fields)) in _MESSAGE_KEYS
+                and fields["json"].__class__ is str
                 and fields["size"].__class__ is int
                 and (len(keys) == 2 or ((added := fields["added_ms"]).__class__ is float and added - added == 0))
             ):
                 text = fields["json"].encode("utf-8", "surrogatepass")
-                head = b"%d,%s,%s,%d,%d" % (
-                    event.seq,
-                    repr(t).encode(),
-                    repr(wall).encode(),
-                    event.exchange,
-                    fields["size"],
-                )
                 if len(keys) == 3:
-                    head += b",%s" % repr(added).encode()
-                data = b"m[%s,%d]\n%s\n" % (head, len(text), text)
+                    data = b"m[%d,%a,%a,%d,%d,%a,%d]\n%s\n" % (
+                        seq,
+                        t,
+                        wall,
+                        exchange,
+                        fields["size"],
+                        added,
+                        len(text),
+                        text,
+                    )
+                else:
+                    data = b"m[%d,%a,%a,%d,%d,%d]\n%s\n" % (seq, t, wall, exchange, fields["size"], len(text), text)
             else:
                 if event.compact:
                     line = json.dumps(
@@ -225,7 +216,7 @@ class SpillStore(EventStore):
             if size >= 0:
                 raw = blob[nl + 1 : nl + 1 + size].decode("utf-8", "surrogatepass")
                 if head[:1] == b"m":
-                    out.append(_message(json.loads(head[1:]), raw, facts))
+                    out.append(_message(json.loads(head[1:].decode()), raw, facts))
                 else:
                     seq, t, wall, exchange, _ = json.loads(head)
                     out.append(Event.sse(seq, t, exchange, raw, wall, facts.codec))
