@@ -137,6 +137,11 @@ BREAKS = {
         ex, {k: v for k, v in tt.chunk("t1", "a", "x", append=True).items() if k != "contextId"}
     ),
     "after completed": lambda s, ex: s.event(ex, tt.status("t1", "completed")),
+    "after failed, a continuation stream": lambda s, ex: (
+        s.event(ex, tt.status("t1", "failed")),
+        _more(s, s.stream(tt.send("again", task="t1"))[0]),
+    ),
+    "after canceled, a resubscribe": lambda s, ex: (s.event(ex, tt.status("t1", "canceled")), _resubscribe_beside(s)),
     "after final": lambda s, ex: s.event(ex, tt.status("t1", "working", final=True)),
     "after input-required": lambda s, ex: s.event(ex, tt.status("t1", "input-required")),
     "after a message reply": lambda s, ex: s.event(ex, tt.msg("hello")),
@@ -199,6 +204,22 @@ def test_every_precondition(what: str) -> None:
     BREAKS[what](s, ex)
     _more(s, ex)
     same_either_way(s.session.events)
+
+
+def test_chunks_after_the_task_ended_take_the_shortcut_once_flagged() -> None:
+    # An agent that goes on with an artifact after the task completed is flagged once
+    # per stream (artifact-after-terminal); the chunks after that fold as any other,
+    # on the same stream and on a later one.
+    s = tt.Script("0.3")
+    ex = _open_stream(s)
+    s.event(ex, tt.status("t1", "completed"))
+    _more(s, ex)
+    s.end(ex)
+    _more(s, s.stream(tt.send("again", task="t1"))[0])
+    # The open stream's second chunk, then two of the three after each flag.
+    assert same_either_way(s.session.events) == 1 + 2 + 2
+    assert [code for code, _seq in s.codes].count("artifact-after-terminal") == 2
+    assert s.tracker.task("t1").artifacts["a"].text() == "one two more0 more1 more2 more0 more1 more2 "
 
 
 @pytest.mark.parametrize("dialect", ["0.1", "1.0"])

@@ -111,17 +111,39 @@ _AS_IS = frozenset({_INT32, _FIXED32, _BOOL, _STRING, _UINT32, _SFIXED32, _SINT3
 _AS_TEXT = frozenset({_INT64, _UINT64, _FIXED64, _SFIXED64, _SINT64})
 
 
+#: A field descriptor -> (its JSON name, repeated, how it is written: _PLAIN as is,
+#: _NESTED a message, _OTHER by _field_json): what _message_json reads of a field, read
+#: once (each is a descriptor property, looked up per field of every message). A field
+#: it does not write short (an extension, a map) is not kept.
+_FIELDS: dict[Any, tuple[str, bool, int]] = {}
+_PLAIN, _NESTED, _OTHER = range(3)
+
+
+def _field_facts(field: Any) -> tuple[str, bool, int]:
+    if field.is_extension or (field.message_type is not None and field.message_type.GetOptions().map_entry):
+        raise _Unusual
+    kind = field.type
+    how = _PLAIN if kind in _AS_IS else _NESTED if kind == _MESSAGE else _OTHER
+    facts = _FIELDS[field] = (field.json_name, _repeated(field), how)
+    return facts
+
+
 def _message_json(message: Any) -> dict[str, Any]:
     if message.DESCRIPTOR.full_name.startswith("google.protobuf."):
         raise _Unusual  # well-known types have JSON forms of their own
     out: dict[str, Any] = {}
+    fields = _FIELDS
     for field, value in message.ListFields():
-        if field.is_extension or (field.message_type is not None and field.message_type.GetOptions().map_entry):
-            raise _Unusual
-        if _repeated(field):
-            out[field.json_name] = [_field_json(field, item) for item in value]
+        facts = fields.get(field)
+        name, repeated, how = facts if facts is not None else _field_facts(field)
+        if how == _PLAIN:
+            out[name] = list(value) if repeated else value
+        elif how == _NESTED:
+            out[name] = [_message_json(item) for item in value] if repeated else _message_json(value)
+        elif repeated:
+            out[name] = [_field_json(field, item) for item in value]
         else:
-            out[field.json_name] = _field_json(field, value)
+            out[name] = _field_json(field, value)
     return out
 
 

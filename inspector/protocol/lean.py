@@ -63,9 +63,13 @@ class TextChunk:
         self.codec = codec
 
     def model(self) -> Any:
-        """The event decoded the general way (a new object each call)."""
+        """The event decoded as every other path decodes it (a new object each call):
+        the codec's shortcut, which gives exactly what the general way gives, else the
+        general way. (The tracker asks for it whenever the chunk is not the plain next
+        one of an open artifact: the shortcut costs a third of the general way.)"""
         codec = self.codec
-        return capture(lambda: codec.decode_stream_event(parse_json(self.data)))
+        data = self.data
+        return capture(lambda: codec.decode_sse_fast(data) or codec.decode_stream_event(parse_json(data)))
 
     def __repr__(self) -> str:
         return (

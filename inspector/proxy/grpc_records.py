@@ -16,6 +16,7 @@ from ..client.grpc_transport import RESERVED_METADATA, metadata_dict
 from ..protocol import grpc_codec, grpc_errors, grpc_schema
 from ..protocol import models as m
 from ..protocol.errors import ProtocolError
+from ..protocol.lean import TextChunk
 from ..protocol.wire import capture
 from ..session import payloads
 from ..session.events import Kind
@@ -258,6 +259,11 @@ class MessageLog:
         self.codec = payloads.codec_for(dialect, "grpc")
         self.lazy = payloads.MessageCodec(self.codec)
         self.cls = grpc_schema.message_class(dialect, call.rpc.response)
+        #: The plain next chunk of a text artifact (nearly every message of a long
+        #: stream) is read from the message's fields and handed to the tracker as a
+        #: TextChunk, its ProtoJSON written once, as the client's drained stream does
+        #: (GrpcTransport.stream): no dict, no second parse, no models.
+        self.plain = grpc_codec.plain_chunk_reader(dialect) if self.codec is not None else None
         self.dump = dump
         self.limit = call.proxy.limits.max_event
 
@@ -288,8 +294,11 @@ class MessageLog:
                 payload=ProtocolError(payloads.CUT_EVENT),
             )
             return
+        plain = self.plain
         try:
-            obj = grpc_codec.stream_json(self.cls.FromString(raw))
+            message = self.cls.FromString(raw)
+            got = plain(message) if plain is not None else None
+            obj = grpc_codec.stream_json(message) if got is None else None
         except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
             text = f"not a valid {self.call.rpc.response}: {exc}"
             self.session.append(
@@ -306,6 +315,17 @@ class MessageLog:
             )
             self.session.append(
                 Kind.ERROR, {"type": "protocol", "message": f"event {self.events} skipped: {text}"}, exchange=number
+            )
+            return
+        if got is not None:
+            text = got[0]
+            # An appended chunk: never an error, never a stream's end.
+            self.session.append_lazy(
+                Kind.MESSAGE,
+                {"json": text, "size": len(raw), "added_ms": added},
+                TextChunk(*got[1], text, self.codec),
+                self.lazy,
+                number,
             )
             return
         text = self.dump(obj).decode("utf-8")

@@ -757,8 +757,14 @@ class TaskTracker:
         if ex is None or ex.reply is not None or ex.final_seen or ex.pending:
             return None
         task = self.tasks.get(task_id)
-        if task is None or ex.task_id != task_id or task._last_exchange != number or task.state in TERMINAL:
+        if task is None or ex.task_id != task_id or task._last_exchange != number:
             return None
+        if task.state in TERMINAL:
+            # A chunk after the task ended is flagged once per stream (_artifact_event);
+            # once it has been, the rest of such a stream folds as any other.
+            last = task.timeline[-1]
+            if ("artifact-after-terminal", task_id, number) not in self._once and _ordered(last.seq, last.exchange, ex):
+                return None
         if context_id is not None and context_id != task.context_id:
             return None
         view = task.artifacts.get(key)
