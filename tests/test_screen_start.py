@@ -63,3 +63,18 @@ def test_started_with_demo_the_screen_agrees_with_the_bar(size: tuple[int, int])
         term.press("ctrl+q")
         assert term.wait_exit() == 0
         assert term.restored() == []
+
+
+def test_a_tiny_terminal_stacks_the_task_s_panes_and_works() -> None:
+    # Under 64 columns the task's states and artifacts go under the conversation. At 40
+    # columns they took 36 of them beside it: the composer's text box had no width left,
+    # and Textual's TextArea raised on it (a traceback instead of the app).
+    with Terminal.app(["--demo"], size=(40, 24)) as term:
+        term.wait_for("● ready", region=term.rows(0, 1))
+        term.wait_for("message text", region=term.rows(8, 14))  # the composer's box, whole width
+        term.type("hello")
+        term.press("ctrl+s")
+        term.wait_for("completed", region=term.rows(12, 22))  # the task's head, below
+        term.press("ctrl+q")
+        assert term.wait_exit() == 0
+        assert term.restored() == []

@@ -30,6 +30,9 @@ SIDEBAR_MIN_WIDTH = 100
 SHORT_SCREEN = 32
 #: Narrower than this, two tasks side by side leave out the selected one's state column.
 NARROW_SCREEN = 140
+#: Below this width the task's panes stack (inspector.tcss): beside each other, the
+#: states' 36 columns left the conversation and the composer's text box no width at all.
+TINY_SCREEN = 64
 #: The tabs not shown at start: their views mount after the first frame (see
 #: MainScreen.mount_view).
 HIDDEN_TABS = ("card", "tasks", "traffic", "push")
@@ -81,6 +84,7 @@ class MainScreen(InspectorAppNode, Screen[None]):
         size = self.app.size
         self.set_class(size.height < SHORT_SCREEN, "-short")
         self.set_class(size.width < NARROW_SCREEN, "-narrow")
+        self.set_class(size.width < TINY_SCREEN, "-tiny")
         replay = getattr(self.app, "replay_controller", None)
         if replay is not None:  # no composer: the conversation takes the keys
             # Textual reads AUTO_FOCUS on the instance: this one's depends on the app.
@@ -120,6 +124,7 @@ class MainScreen(InspectorAppNode, Screen[None]):
             self.query_one("#agents").display = False
         self._fit(self.app.size.height)
         self.set_class(self.app.size.width < NARROW_SCREEN, "-narrow")
+        self.set_class(self.app.size.width < TINY_SCREEN, "-tiny")
         # Only at start: later, a moment with no focus (a view key between two views)
         # must not hand the keys back to the composer when the screen resumes.
         self.call_after_refresh(self._auto_focus_done)
@@ -166,6 +171,7 @@ class MainScreen(InspectorAppNode, Screen[None]):
     def on_resize(self, event: Any) -> None:
         self._fit(event.size.height)
         self.set_class(event.size.width < NARROW_SCREEN, "-narrow")
+        self.set_class(event.size.width < TINY_SCREEN, "-tiny")
 
     def _fit(self, height: int) -> None:
         """A short terminal (80x24): a smaller text box, no button row (the footer has
