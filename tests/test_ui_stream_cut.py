@@ -83,6 +83,9 @@ async def test_a_stream_cut_at_a_limit_says_so_in_the_task_view(
         _, title, detail = app.errors[-1]
         assert title == f"streaming to {conn.name} failed" and words.removeprefix("an event ") in detail
 
+        # The error is said as it happens; the task is followed once the app has taken its
+        # events in (a frame later, and on a busy machine that can come after the error).
+        await wait_until(pilot, lambda: app.task_id is not None, 10, "the task to be followed")
         task = conn.tracker.task(app.task_id) if app.task_id else None
         assert task is not None and task.state is m.TaskState.WORKING
         assert task.cut is not None and task.cut.kind == CUT and task.cut.text == words
