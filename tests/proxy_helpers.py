@@ -109,3 +109,19 @@ async def until(predicate: Any, what: str, timeout: float = 20.0) -> Any:
             return value
         assert loop.time() < deadline, f"never: {what}"
         await asyncio.sleep(0.005)
+
+
+@contextlib.asynccontextmanager
+async def grpc_agent(handler: Any, options: list[tuple[str, Any]] | None = None) -> AsyncIterator[str]:
+    """A grpc.aio server on loopback with the generic ``handler``: its address, while the
+    block runs."""
+    import grpc
+
+    server = grpc.aio.server(options=options)
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        await server.stop(None)

@@ -21,7 +21,7 @@ from inspector.proxy.faults import Rule
 from inspector.session import Kind
 from mock_agent import MockAgent
 from peers.sdk_agent import release, wait_parked
-from proxy_helpers import MOCK_SCENARIO, message, proxy_to, requests, texts, until
+from proxy_helpers import MOCK_SCENARIO, grpc_agent, message, proxy_to, requests, texts, until
 
 
 @contextlib.asynccontextmanager
@@ -445,14 +445,8 @@ async def _raw_agent(stream: Any) -> AsyncIterator[str]:
         def service(self, details: Any) -> Any:
             return grpc.unary_stream_rpc_method_handler(stream)
 
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((Handler(),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        await server.stop(None)
+    async with grpc_agent(Handler()) as address:
+        yield address
 
 
 def _update(text: str) -> bytes:

@@ -21,7 +21,7 @@ from inspector.proxy.faults import Rule
 from inspector.proxy.grpc_front import FrontServer
 from inspector.proxy.grpc_relay import GrpcListener
 from inspector.session import Kind
-from proxy_helpers import until
+from proxy_helpers import grpc_agent, until
 
 SEND = "/lf.a2a.v1.A2AService/SendMessage"
 STREAM = "/lf.a2a.v1.A2AService/SendStreamingMessage"
@@ -98,14 +98,8 @@ async def agent(seen: list[str] | None = None) -> AsyncIterator[str]:
                 return grpc.unary_stream_rpc_method_handler(stream)
             return grpc.unary_unary_rpc_method_handler(echo)
 
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((Handler(),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        await server.stop(None)
+    async with grpc_agent(Handler()) as address:
+        yield address
 
 
 @contextlib.asynccontextmanager

@@ -22,7 +22,7 @@ from inspector.protocol.lean import TextChunk
 from inspector.proxy import Proxy, ProxyServer, Route
 from inspector.session import Event, Kind, TaskTracker
 from inspector.session.chunks import ChunkLog
-from proxy_helpers import until
+from proxy_helpers import grpc_agent, until
 from test_proxy_grpc_fast import TIMING, records, request
 from test_tracker_fast import state
 
@@ -99,14 +99,8 @@ async def agent() -> AsyncIterator[str]:
         def service(self, details: Any) -> Any:
             return grpc.unary_stream_rpc_method_handler(stream) if details.method == STREAM else None
 
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((Handler(),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        await server.stop(None)
+    async with grpc_agent(Handler()) as address:
+        yield address
 
 
 async def relayed(upstream: str) -> tuple[Proxy, list[type], list[Any]]:

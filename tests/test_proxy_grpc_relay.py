@@ -23,7 +23,7 @@ from inspector.proxy import Proxy, ProxyServer, Route, Rules
 from inspector.proxy.faults import Rule
 from inspector.session import Kind
 from inspector.session.recorder import Recorder
-from proxy_helpers import until
+from proxy_helpers import grpc_agent, until
 
 STREAM = "/lf.a2a.v1.A2AService/SendStreamingMessage"
 SEND = "/lf.a2a.v1.A2AService/SendMessage"
@@ -62,14 +62,9 @@ async def agent(stream: Any = None, unary: Any = None) -> AsyncIterator[str]:
                 return grpc.unary_unary_rpc_method_handler(unary)
             return grpc.unary_stream_rpc_method_handler(stream)
 
-    server = grpc.aio.server(options=[("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)])
-    server.add_generic_rpc_handlers((Handler(),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        await server.stop(None)
+    limits = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+    async with grpc_agent(Handler(), limits) as address:
+        yield address
 
 
 @contextlib.asynccontextmanager
