@@ -96,6 +96,25 @@ def metadata_dict(metadata: Any) -> dict[str, str]:
     return out
 
 
+def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
+    """The status fields of a RESPONSE or STREAM_END: code, name, message, the rich
+    details from ``grpc-status-details-bin`` as ProtoJSON (when the dialect is known),
+    the trailers. The proxy logs a relayed call's status with it too."""
+    out: dict[str, Any] = {
+        "grpc_code": code,
+        "grpc_status": grpc_errors.NAMES.get(code, str(code)),
+        "grpc_message": message or "",
+        "trailers": metadata_dict(trailing),
+    }
+    for key, value in trailing or ():
+        if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes) and dialect:
+            try:
+                out["grpc_details"] = grpc_codec.status_details(dialect, value)
+            except ValueError as exc:
+                out["grpc_details_error"] = str(exc)
+    return out
+
+
 #: The end of a stream's messages, as _QuietWatch.read gives it.
 EOF = object()
 
@@ -289,23 +308,6 @@ class GrpcTransport:
             "content_type": "application/grpc",
         }
 
-    def _status(self, dialect: str, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
-        """The status fields of a RESPONSE or STREAM_END: code, name, message, the rich
-        details from ``grpc-status-details-bin`` as ProtoJSON, the trailers."""
-        out: dict[str, Any] = {
-            "grpc_code": code,
-            "grpc_status": grpc_errors.NAMES.get(code, str(code)),
-            "grpc_message": message or "",
-            "trailers": metadata_dict(trailing),
-        }
-        for key, value in trailing or ():
-            if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes):
-                try:
-                    out["grpc_details"] = grpc_codec.status_details(dialect, value)
-                except ValueError as exc:
-                    out["grpc_details_error"] = str(exc)
-        return out
-
     # ------------------------------------------------------------------ failures
 
     def _failure(
@@ -344,7 +346,7 @@ class GrpcTransport:
                 f"{format_size(self.client.limits.max_body)} (--max-body); not read",
             )
         data = self._head(ex, initial, streaming=False)
-        data.update(self._status(dialect, code.value[0], details, exc.trailing_metadata()))
+        data.update(status_fields(dialect, code.value[0], details, exc.trailing_metadata()))
         payload = payloads.response_payload(ex.info, data)
         ex.log(Kind.RESPONSE, data, payload)
         return (
@@ -368,7 +370,7 @@ class GrpcTransport:
         except grpc.aio.AioRpcError as exc:
             raise self._failure(ex, exc, dialect.name, timeout=deadline) from None
         head = self._head(ex, initial, streaming=False)
-        head.update(self._status(dialect.name, 0, details, trailing))
+        head.update(status_fields(dialect.name, 0, details, trailing))
         head["body_size"] = len(raw)
         try:
             message = grpc_schema.decode(dialect.name, rpc.response, raw)
@@ -433,7 +435,7 @@ class GrpcTransport:
                 raise failed from None
             return exc.code().value[0], exc.details() or ""
         head = self._head(ex, initial, streaming=False)
-        head.update(self._status(dialect.name, 0, details, trailing))
+        head.update(status_fields(dialect.name, 0, details, trailing))
         head.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64", body_size=len(raw))
         ex.log(Kind.RESPONSE, head)
         return 0, ""
@@ -510,7 +512,7 @@ class GrpcTransport:
                         # An error before any message: the answer is the status alone.
                         ended = True  # as an HTTP error answer to a stream request: no stream
                         raise self._failure(ex, exc, dialect.name, timeout=None, stream=True) from None
-                    status = self._status(dialect.name, exc.code().value[0], exc.details(), exc.trailing_metadata())
+                    status = status_fields(dialect.name, exc.code().value[0], exc.details(), exc.trailing_metadata())
                     if _own_limit(exc.code(), exc.details()):
                         # Our channel's bound, not the agent's status: as the HTTP path words it.
                         words = f"larger than {format_size(limits.max_event)} (--max-event)"
@@ -530,7 +532,7 @@ class GrpcTransport:
                     end("error", status)
                     raise error from None
                 if raw is EOF:
-                    status = self._status(
+                    status = status_fields(
                         dialect.name, (await call.code()).value[0], await call.details(), await call.trailing_metadata()
                     )
                     if not started:

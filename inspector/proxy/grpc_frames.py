@@ -24,10 +24,11 @@ import binascii
 from typing import Any
 from urllib.parse import unquote
 
+from ..client.grpc_transport import status_fields
 from ..protocol import grpc_errors
 from ..protocol.sizes import format_size
 from ..session.events import Kind
-from .grpc_records import CallRecords, MessageLog, forwardable, known_paths, status_fields
+from .grpc_records import CallRecords, MessageLog, forwardable, known_paths
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from ..client.grpc_transport import RESERVED_METADATA, metadata_dict
-from ..protocol import grpc_codec, grpc_errors, grpc_schema
+from ..protocol import grpc_codec, grpc_schema
 from ..protocol import models as m
 from ..protocol.errors import ProtocolError
 from ..protocol.lean import TextChunk
@@ -50,23 +50,6 @@ def forwardable(metadata: Any) -> list[tuple[str, Any]]:
     return [
         (k, v) for k, v in metadata or () if k.lower() not in RESERVED_METADATA and not k.startswith(("grpc-", ":"))
     ]
-
-
-def status_fields(dialect: str | None, code: int, message: str | None, trailing: Any) -> dict[str, Any]:
-    """As the client logs a status (GrpcTransport._status)."""
-    out: dict[str, Any] = {
-        "grpc_code": code,
-        "grpc_status": grpc_errors.NAMES.get(code, str(code)),
-        "grpc_message": message or "",
-        "trailers": metadata_dict(trailing),
-    }
-    for key, value in trailing or ():
-        if key == grpc_errors.STATUS_DETAILS_KEY and isinstance(value, bytes) and dialect:
-            try:
-                out["grpc_details"] = grpc_codec.status_details(dialect, value)
-            except ValueError as exc:
-                out["grpc_details_error"] = str(exc)
-    return out
 
 
 class CallRecords:

@@ -30,13 +30,13 @@ import time
 from collections import deque
 from typing import Any
 
-from ..client.grpc_transport import NO_CONNECTION, RESERVED_METADATA, split_target
+from ..client.grpc_transport import NO_CONNECTION, RESERVED_METADATA, split_target, status_fields
 from ..protocol import grpc_codec, grpc_errors, grpc_schema, rest
 from ..protocol import models as m
 from ..protocol.errors import JsonRpcError
 from ..session import payloads
 from ..session.events import Kind
-from .grpc_records import _LINGER, CallRecords, MessageLog, forwardable, known_paths, status_fields
+from .grpc_records import _LINGER, CallRecords, MessageLog, forwardable, known_paths
 from .relaying import BACKLOG, RELEASED, wait_release
 from .relaying import HOLDS as _HOLDS
 from .relaying import ms as _ms
