@@ -266,15 +266,15 @@ class ConnectionBar(ConnectionView, Horizontal):
         labels["url"].display = bool(texts["url"])
         labels["dialect"].update(texts["dialect"])
         labels["dialect"].display = True
-        labels["binding"].update(binding_label(conn))
+        labels["binding"].update(texts["binding"])
         # Each line cut on its own: the reason names the card's interfaces (agent text).
         lines = binding_tooltip(conn).split("\n")
         labels["binding"].tooltip = Content("\n".join(shorten(line, 300) for line in lines))
         labels["binding"].display = True
         labels["auth"].update(texts["auth"])
         labels["auth"].display = not conn.read_only
-        insecure = not conn.read_only and bool(getattr(getattr(conn, "tls", None), "insecure", False))
-        labels["tls"].update(INSECURE_MARK if insecure else "")
+        insecure = bool(texts["tls"])
+        labels["tls"].update(texts["tls"])
         labels["tls"].display = insecure
         labels["tls"].tooltip = (
             "TLS certificates are not verified (insecure): anyone in between could answer" if insecure else None
