@@ -31,7 +31,9 @@ from .relaying import settles
 
 #: How long the stream's log waits, once woken, for more messages to log in one go (s).
 _LINGER = 0.002
-_JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
+#: A body's ProtoJSON as text: json.dumps(obj, ensure_ascii=False, separators=(",", ":")),
+#: its encoder made once (json.dumps builds one per call when given options).
+protojson_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def known_paths() -> dict[str, tuple[str, Any, Any]]:
@@ -117,7 +119,7 @@ class CallRecords:
             if data is not None:
                 try:
                     obj = grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.request, data))
-                    text, encoding = json.dumps(obj, **_JSON), "utf-8"
+                    text, encoding = protojson_text(obj), "utf-8"
                 except ValueError:
                     text, encoding = base64.b64encode(data).decode("ascii"), "base64"
         who, agent = self.client, self.user_agent
@@ -218,7 +220,7 @@ class CallRecords:
         except ValueError as exc:
             data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
             return ProtocolError(str(exc))
-        data.update(body=json.dumps(grpc_schema.to_json(message), **_JSON), body_encoding="utf-8")
+        data.update(body=protojson_text(grpc_schema.to_json(message)), body_encoding="utf-8")
         return payloads.response_payload(info, data)
 
 
