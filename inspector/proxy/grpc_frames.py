@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import struct
 from typing import Any
 from urllib.parse import unquote
 
@@ -48,6 +49,8 @@ MAX_STREAMS = 1000
 MAX_TABLE = 64 * 1024
 
 CLIENT, AGENT = 0, 1
+
+_U32 = struct.Struct(">I").unpack_from
 
 #: Response header names grpcio keeps out of a call's metadata (besides pseudo-headers).
 _NOT_METADATA = frozenset({"content-type", "te", "user-agent"})
@@ -226,12 +229,14 @@ class _Frames:
         if buf is None:
             return out
         at, end = 0, len(buf)
+        u32 = _U32
         while end - at >= 9:
-            size = int.from_bytes(buf[at : at + 3], "big")
+            word = u32(buf, at)[0]  # the length (24 bits), then the type
+            size = word >> 8
             if end - at < 9 + size:
                 break
-            kind, flags = buf[at + 3], buf[at + 4]
-            stream = int.from_bytes(buf[at + 5 : at + 9], "big") & 0x7FFFFFFF
+            kind, flags = word & 0xFF, buf[at + 4]
+            stream = u32(buf, at + 5)[0] & 0x7FFFFFFF
             payload = buf[at + 9 : at + 9 + size]
             at += 9 + size
             if self.block:

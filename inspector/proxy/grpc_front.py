@@ -565,13 +565,17 @@ class _Fast:
                 state[0] -= taken
                 pos += taken
                 continue
-            head = state[1] + data[pos : pos + 5 - len(state[1])]
-            pos += len(head) - len(state[1])
-            if len(head) < 5:
-                state[1] = head
-                break
-            state[1] = b""
-            length = _U32(head, 1)[0]
+            if not state[1] and end - pos >= 5:  # a whole length prefix here (the usual case)
+                length = _U32(data, pos + 1)[0]
+                pos += 5
+            else:
+                head = state[1] + data[pos : pos + 5 - len(state[1])]
+                pos += len(head) - len(state[1])
+                if len(head) < 5:
+                    state[1] = head
+                    break
+                state[1] = b""
+                length = _U32(head, 1)[0]
             if length > self.bound:
                 self.sizes.pop(stream, None)
                 return length

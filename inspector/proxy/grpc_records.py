@@ -125,10 +125,11 @@ class CallRecords:
         who, agent = self.client, self.user_agent
         self.number = self.session.new_exchange()
         url = self.listener.url + self.path
+        headers = metadata_dict(self.metadata)
         record = {
             "method": "POST",
             "url": url,
-            "headers": metadata_dict(self.metadata),
+            "headers": headers,
             "body": text,
             "body_encoding": encoding,
             "body_size": None if data is None else len(data),
@@ -144,11 +145,13 @@ class CallRecords:
             hook(self.number, self.listener, who)
         self.proxy.chain.opened(self.number, self.listener.route, payload, info.get("a2a_method"))
         if self.rpc is not None:
-            lower = {k.lower(): v for k, v in metadata_dict(self.metadata).items()}
+            lower = {k.lower(): v for k, v in headers.items()}
             for code, message, task_id in check_request(Parsed(info, body=obj), lower, payload, self.proxy.tracker):
                 extra = {"task_id": task_id} if task_id else {}
                 self.log(Kind.NOTE, {"text": message, "code": code, "side": "client", **extra})
-            matched = self.proxy.rules.match(info, self.listener.route, (text or "").encode("utf-8"))
+            rules = self.proxy.rules
+            # (No rule: nothing to match, nor to count.)
+            matched = rules.match(info, self.listener.route, (text or "").encode("utf-8")) if len(rules) else []
             self.fault = _combine([rule.fault for _i, rule in matched])
             self.rule_indexes = [i for i, _rule in matched]
         return info
