@@ -203,8 +203,10 @@ class _Frames:
     """One direction's bytes cut into frames, header blocks joined and decoded."""
 
     def __init__(self) -> None:
-        from hpack import Decoder
+        from hpack import Decoder, HPACKError
 
+        #: What a header block that does not decode raises.
+        self.errors = (HPACKError, ValueError, IndexError)
         self.pending = Pending()
         self.decoder = Decoder(max_header_list_size=4 * MAX_HEADER_BLOCK)
         self.decoder.max_allowed_table_size = 4096
@@ -277,15 +279,13 @@ class _Frames:
         self.block.append(payload)
 
     def _decoded(self) -> tuple[int, int, int, Any]:
-        from hpack import HPACKError
-
         block = b"".join(self.block)
         self.block, self.block_size = [], 0
         decoded = self.known.get(block)
         if decoded is None:
             try:
                 fields = self.decoder.decode(block, raw=True)
-            except (HPACKError, ValueError, IndexError) as exc:
+            except self.errors as exc:
                 raise StopLog(f"a header block that does not decode ({type(exc).__name__})") from None
             decoded = Block((bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in fields)
             table = self._table()
