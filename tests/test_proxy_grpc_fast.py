@@ -501,3 +501,20 @@ def test_protojson_text_is_json_dumps_with_the_log_s_options() -> None:
         {"nested": {"a": [{"b": "ünï"}]}, "": ""},
     ]:
         assert protojson_text(obj) == json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+async def test_a_connection_still_sending_its_preface_is_closed_when_the_proxy_stops() -> None:
+    async with agent() as upstream:
+        proxy = Proxy([Route("", "http://127.0.0.1:9")])
+        server = await ProxyServer(proxy, grpc_upstream=upstream).start()
+        (listener,) = proxy.grpc.listeners.values()
+        front = listener.front_server
+        host, port = next(iter(server.grpc_addresses.values())).rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            writer.write(grpc_frames.PREFACE[:10])
+            await until(lambda: front.waiting, "the proxy has the connection")
+            await server.stop()
+            assert await asyncio.wait_for(reader.read(), 10) == b""
+        finally:
+            writer.close()

@@ -109,6 +109,8 @@ class FrontServer:
         #: The internal side's "127.0.0.1:PORT" of a slow connection -> its client's.
         self.peers: dict[str, str] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
+        #: Connections still sending their preface (closed by stop() too).
+        self.waiting: set[Any] = set()
         self.not_http2 = False
         #: Client connections taken each way so far.
         self.taken = {"fast": 0, "slow": 0}
@@ -125,6 +127,8 @@ class FrontServer:
         if self.server is not None:
             server, self.server = self.server, None
             server.close()
+        for transport in list(self.waiting):
+            transport.close()
         for task in list(self.tasks):
             task.cancel()
         if self.tasks:
@@ -200,6 +204,7 @@ class _Accepted(asyncio.Protocol):
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
+        self.front.waiting.add(transport)
         peer = transport.get_extra_info("peername")
         self.client = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else None
 
@@ -208,6 +213,7 @@ class _Accepted(asyncio.Protocol):
         if len(self.head) < len(PREFACE):
             return
         self.transport.pause_reading()
+        self.front.waiting.discard(self.transport)
         if not self.head.startswith(PREFACE):
             self.front.not_http(self.client)
             self.transport.close()
@@ -219,8 +225,8 @@ class _Accepted(asyncio.Protocol):
         return None  # closed: no preface came
 
     def connection_lost(self, exc: Exception | None) -> None:
-        # Gone while its way was being decided: the way finds its transport closing.
-        pass
+        # (Gone while its way was being decided: the way finds its transport closing.)
+        self.front.waiting.discard(self.transport)
 
 
 class _Pipe(asyncio.Protocol):
