@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import subprocess
@@ -155,16 +156,18 @@ def serve_grpc(count: int, paced: bool = False) -> None:
     final = cls(
         status_update={"task_id": "t", "context_id": "c", "status": {"state": "TASK_STATE_COMPLETED"}}
     ).SerializeToString()
-    # Not the streamed task "t": the tracker compares a snapshot's artifact with every
-    # chunk it folded for that task (the cost would grow run by run, not be the relay's).
+    # Each answer a task of its own, as an agent gives each new message (not the streamed
+    # task "t", nor one task answered again and again: the tracker would fold every
+    # call into it). Serialized once with a fixed-width id, each call's id put in place.
     answer = grpc_schema.message_class("1.0", "SendMessageResponse")(
         task={
-            "id": "u",
+            "id": _unique("u", 0).decode(),
             "context_id": "c",
             "status": {"state": "TASK_STATE_COMPLETED"},
             "artifacts": [{"artifact_id": "a", "parts": [{"text": "x" * 40}]}],
         }
     ).SerializeToString()
+    answered = itertools.count(1)
 
     async def stream(request: bytes, context: Any) -> Any:
         if paced:
@@ -177,7 +180,7 @@ def serve_grpc(count: int, paced: bool = False) -> None:
         yield final
 
     async def unary(request: bytes, context: Any) -> bytes:
-        return answer
+        return answer.replace(_unique("u", 0), _unique("u", next(answered)), 1)
 
     asyncio.run(_serve_stream(stream, unary))
 
@@ -232,11 +235,23 @@ async def _serve_stream(stream: Any, unary: Any = None) -> None:
     await server.wait_for_termination()
 
 
-def _grpc_request() -> bytes:
+def _unique(prefix: str, n: int) -> bytes:
+    """An id of fixed width: put into a message serialized once, it keeps its length."""
+    return f"{prefix}-{n:012d}".encode()
+
+
+#: The messageIds this process has sent (each call's its own, run after run).
+_SENT = itertools.count(1)
+
+
+def _grpc_request(n: int = 0) -> bytes:
+    """A SendMessageRequest whose messageId is ``n``'s (a client gives each message its own)."""
     from inspector.protocol import grpc_schema
 
     return grpc_schema.from_json(
-        "1.0", "SendMessageRequest", {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "go"}]}}
+        "1.0",
+        "SendMessageRequest",
+        {"message": {"messageId": _unique("m", n).decode(), "role": "ROLE_USER", "parts": [{"text": "go"}]}},
     ).SerializeToString()
 
 
@@ -267,6 +282,7 @@ async def call_grpc(address: str, calls: int, inflight: int = 1) -> tuple[float,
     import grpc
 
     request = _grpc_request()
+    template = _unique("m", 0)
     trips: list[float] = []
     clock = time.perf_counter
     async with grpc.aio.insecure_channel(address) as channel:
@@ -274,8 +290,9 @@ async def call_grpc(address: str, calls: int, inflight: int = 1) -> tuple[float,
 
         async def worker(n: int) -> None:
             for _ in range(n):
+                message = request.replace(template, _unique("m", next(_SENT)), 1)
                 began = clock()
-                await send(request, metadata=(("a2a-version", "1.0"),))
+                await send(message, metadata=(("a2a-version", "1.0"),))
                 trips.append(clock() - began)
 
         t0 = clock()
@@ -425,6 +442,8 @@ def grpc_case(
             procs = [grpc_agent, relay]
             before = [child_cpu_seconds(p.pid) if p else 0.0 for p in procs] + [time.process_time()]
             events, seconds, _lags = asyncio.run(read_grpc(address))
+            # The relay's log may still be at work: its CPU is counted once it is idle.
+            settle(relay)
             after = [child_cpu_seconds(p.pid) if p else 0.0 for p in procs] + [time.process_time()]
             if events != count + 1:
                 print(f"FAIL: {name} gRPC stream had {events} messages, expected {count + 1}")

@@ -19,6 +19,7 @@ from inspector.protocol import grpc_schema
 from inspector.proxy import Proxy, ProxyServer, Route, Rules, grpc_frames
 from inspector.proxy.faults import Rule
 from inspector.proxy.grpc_front import FrontServer
+from inspector.proxy.grpc_records import forwardable, protojson_text
 from inspector.proxy.grpc_relay import GrpcListener
 from inspector.session import Kind
 from proxy_helpers import grpc_agent, until
@@ -178,8 +179,8 @@ async def test_the_fast_and_slow_paths_write_the_same_records(monkeypatch: pytes
 # ---------------------------------------------------------------------- the frame log
 
 
-async def capture(upstream: str) -> list[tuple[int, bytes]]:
-    """The bytes of ``calls`` as they crossed a plain TCP relay: (side, chunk)."""
+async def capture(upstream: str, run: Any = None) -> list[tuple[int, bytes]]:
+    """The bytes of ``calls`` (or ``run``'s) as they crossed a plain TCP relay: (side, chunk)."""
     host, port = upstream.rsplit(":", 1)
     seen: list[tuple[int, bytes]] = []
     done = asyncio.Event()
@@ -202,7 +203,7 @@ async def capture(upstream: str) -> list[tuple[int, bytes]]:
 
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     try:
-        await calls(f"127.0.0.1:{server.sockets[0].getsockname()[1]}")
+        await (run or calls)(f"127.0.0.1:{server.sockets[0].getsockname()[1]}")
         await asyncio.wait_for(done.wait(), 20)
     finally:
         server.close()
@@ -439,3 +440,81 @@ def test_padded_and_prioritised_frames_are_read_as_their_content() -> None:
     (sent,) = [e.data for e in proxy.session.events if e.kind is Kind.REQUEST]
     assert sent["grpc_path"] == SEND and sent["headers"] == {"x-padded": "yes"}
     assert json.loads(sent["body"])["message"]["parts"] == [{"text": "padded"}]
+
+
+def header_blocks(chunks: list[tuple[int, bytes]], side: int) -> list[bytes]:
+    """Each header block ``side`` sent (HEADERS and its CONTINUATIONs), in order."""
+    data = b"".join(chunk for s, chunk in chunks if s == side)
+    blocks: list[bytes] = []
+    at = 0
+    while at + 9 <= len(data):
+        size = int.from_bytes(data[at : at + 3], "big")
+        kind, payload = data[at + 3], data[at + 9 : at + 9 + size]
+        if kind == grpc_frames.HEADERS:
+            blocks.append(payload)  # (grpcio pads no header block, nor marks a priority)
+        elif kind == grpc_frames.CONTINUATION:
+            blocks[-1] += payload
+        at += 9 + size
+    return blocks
+
+
+async def test_a_header_block_given_again_by_the_log_s_cache_is_what_decoding_it_gives() -> None:
+    """Once its HPACK table is warm a grpcio peer sends the same block bytes call after
+    call, every field indexed (RFC 7541 6.1: no table change), and the log's decoder
+    gives the Block it decoded before, its metadata worked out once: each must be what
+    decoding every block afresh, in order, gives."""
+    from hpack import Decoder
+
+    async def again(address: str) -> None:
+        async with grpc.aio.insecure_channel(address) as channel:
+            for _ in range(4):
+                await channel.unary_unary(SEND)(request(), metadata=(("a2a-version", "1.0"), ("x-client-bin", b"\x01")))
+
+    async with agent() as upstream:
+        connections = [await capture(upstream, again), await capture(upstream)]
+    listener = GrpcListener(Proxy([Route("", "http://127.0.0.1:9")]).grpc, upstream, "/")
+    for side in (grpc_frames.CLIENT, grpc_frames.AGENT):
+        got: list[grpc_frames.Block] = []
+        expected: list[list[tuple[str, str]]] = []
+        for chunks in connections:  # each read by a log of its own, and a fresh decoder
+            ours = [chunk for s, chunk in chunks if s == side]
+            if side == grpc_frames.CLIENT:
+                ours[0] = ours[0].removeprefix(grpc_frames.PREFACE)
+            frames = grpc_frames.ConnectionLog(listener, "c").frames[side]
+            for chunk in ours:
+                got += [payload for _kind, _flags, _stream, payload in frames.feed(chunk) if isinstance(payload, list)]
+            reference = Decoder()
+            for block in header_blocks([(side, b"".join(ours))], side):
+                fields = reference.decode(block, raw=True)
+                expected.append([(bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in fields])
+        assert [list(block) for block in got] == expected
+        assert len({id(block) for block in got}) < len(got)  # some came from the cache
+        for block, fields in zip(got, expected, strict=True):
+            assert block.named() == dict(fields)
+            assert block.metadata() == grpc_frames.metadata(fields)
+            assert block.forwarded() == forwardable(grpc_frames.metadata(fields, request=True))
+
+
+def test_protojson_text_is_json_dumps_with_the_log_s_options() -> None:
+    for obj in [
+        {"text": 'é\u2028\x00\x1f"\\/', "n": 3, "big": 2**70, "f": 1.5, "nan": float("nan"), "list": [True, None]},
+        {"nested": {"a": [{"b": "ünï"}]}, "": ""},
+    ]:
+        assert protojson_text(obj) == json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+async def test_a_connection_still_sending_its_preface_is_closed_when_the_proxy_stops() -> None:
+    async with agent() as upstream:
+        proxy = Proxy([Route("", "http://127.0.0.1:9")])
+        server = await ProxyServer(proxy, grpc_upstream=upstream).start()
+        (listener,) = proxy.grpc.listeners.values()
+        front = listener.front_server
+        host, port = next(iter(server.grpc_addresses.values())).rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            writer.write(grpc_frames.PREFACE[:10])
+            await until(lambda: front.waiting, "the proxy has the connection")
+            await server.stop()
+            assert await asyncio.wait_for(reader.read(), 10) == b""
+        finally:
+            writer.close()

@@ -98,3 +98,19 @@ def test_a_session_reads_spilled_messages_with_their_payloads() -> None:
     assert first.data == {"json": TEXT, "size": 40, "added_ms": 0.0}
     assert first.payload.artifact.parts[0].text == "x"
     session.close()
+
+
+def test_any_other_event_is_the_json_line_json_dumps_writes() -> None:
+    # The spill's encoders are made once; each line must be what json.dumps gives.
+    class Odd:
+        def __repr__(self) -> str:
+            return "Odd()"
+
+    data = {"body": 'é "q" \\ \x00 \u2028', "headers": {"a": "b"}, "nan": float("nan"), "odd": Odd(), "n": 2**70}
+    store = SpillStore()
+    store.add(0, [Event(1, 0.25, Kind.REQUEST, 3, data, 1700000000.5)])
+    written = store._file.read(0, store._file.end)
+    line = {"kind": "request", "seq": 1, "t": 0.25, "wall": 1700000000.5, "exchange": 3, "data": data}
+    expected = json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=repr)
+    assert written == expected.encode("utf-8", "surrogatepass") + b"\n"
+    store.close()

@@ -341,3 +341,51 @@ def test_an_error_mid_stream_is_the_tasks_last_word_until_it_says_more() -> None
     get = s.call(Method.GET, {"id": "t"})
     s.reply(get, task("t", "working"))
     assert view.error is None and [r.kind for r in view.remarks] == [AGENT_ERROR]
+
+
+# ----------------------------------------------------------------- a new artifact
+
+
+def test_an_artifact_first_seen_in_a_snapshot_is_what_restarting_an_empty_view_made() -> None:
+    # The tracker makes a new view with the snapshot's parts at once; before, it made an
+    # empty view and restarted it with them. Every fact of the view must be the same,
+    # and so must what a later chunk and snapshot do to it.
+    from inspector.session.parts import PartList
+    from inspector.session.tracker import ArtifactView
+
+    s = Script()
+    parts = [
+        {"kind": "text", "text": "one "},
+        {"kind": "data", "data": {"n": 1}},
+        {"kind": "text", "text": "two", "metadata": {"m": 1}},
+    ]
+    answer = task("t", "working", artifacts=[{**artifact("a"), "parts": parts, "name": "n", "description": "d"}])
+    ex = s.call(Method.SEND, send("go"))
+    event = s.reply(ex, answer)
+    view = s.tracker.tasks["t"].artifacts["a"]
+    art = event.payload.artifacts[0]
+    old = ArtifactView("a", "a", None, parts=PartList(spill=view.parts.spill), first_seq=event.seq, first_t=event.t)
+    old.snapshot = art
+    old._restart(art.parts, ex)
+    old._adopted = (event.seq, len(art.parts))
+    old.name, old.description, old.metadata = art.name, art.description, art.metadata
+    old.last_seq, old.last_t = event.seq, event.t
+
+    def facts(v: ArtifactView) -> tuple[Any, ...]:
+        return (
+            list(v.parts),
+            v.parts.text(),
+            v.parts.size(),
+            list(v.chunks),
+            v._tail,
+            v._cursor,
+            v._adopted,
+            v.snapshot,
+            (v.name, v.description, v.metadata, v.closed, v.chunked),
+            (v.first_seq, v.last_seq, v.first_t, v.last_t),
+        )
+
+    assert facts(view) == facts(old)
+    s.stream(send("more", task="t"), chunk("t", "a", " three", append=True))
+    assert view.parts.text() == "one two three"
+    assert s.tracker.tasks["t"].violations == []

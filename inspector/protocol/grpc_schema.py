@@ -188,9 +188,15 @@ def from_json(dialect: str, name: str, obj: Any, *, ignore_unknown: bool = False
 
 def decode(dialect: str, name: str, data: bytes) -> Any:
     """Wire bytes to a message of type ``name``; raises ValueError when they do not parse."""
-    from google.protobuf.message import DecodeError
-
     try:
         return message_class(dialect, name).FromString(data)
-    except DecodeError as exc:
+    except _decode_error() as exc:
         raise ValueError(f"not a valid {name}: {exc}") from None
+
+
+@functools.cache
+def _decode_error() -> type[Exception]:
+    # Read once: an import statement in decode() cost every message about a microsecond.
+    from google.protobuf.message import DecodeError
+
+    return DecodeError

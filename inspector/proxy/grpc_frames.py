@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import struct
 from typing import Any
 from urllib.parse import unquote
 
@@ -48,6 +49,8 @@ MAX_STREAMS = 1000
 MAX_TABLE = 64 * 1024
 
 CLIENT, AGENT = 0, 1
+
+_U32 = struct.Struct(">I").unpack_from
 
 #: Response header names grpcio keeps out of a call's metadata (besides pseudo-headers).
 _NOT_METADATA = frozenset({"content-type", "te", "user-agent"})
@@ -125,6 +128,39 @@ def metadata(headers: list[tuple[str, Any]], *, request: bool = False) -> list[t
     return out
 
 
+class Block(list[tuple[str, str]]):
+    """A decoded header block's fields (name, value), and what the log reads of them,
+    worked out once: the decoder's cache (_Frames.known) gives the same Block for the
+    same bytes, call after call, so its metadata is not worked out again either. What
+    these give is never changed by whoever reads it."""
+
+    __slots__ = ("_named", "_forwarded", "_metadata")
+
+    def __init__(self, fields: Any) -> None:
+        super().__init__(fields)
+        self._named: dict[str, str] | None = None
+        self._forwarded: list[tuple[str, Any]] | None = None
+        self._metadata: list[tuple[str, Any]] | None = None
+
+    def named(self) -> dict[str, str]:
+        """The fields by name (the last of a repeated name)."""
+        if self._named is None:
+            self._named = dict(self)
+        return self._named
+
+    def forwarded(self) -> list[tuple[str, Any]]:
+        """A request's metadata as a relayed call carries it: forwardable(metadata(...))."""
+        if self._forwarded is None:
+            self._forwarded = forwardable(metadata(self, request=True))
+        return self._forwarded
+
+    def metadata(self) -> list[tuple[str, Any]]:
+        """An answer's metadata (its initial metadata or trailers): metadata(...)."""
+        if self._metadata is None:
+            self._metadata = metadata(self)
+        return self._metadata
+
+
 class Pending:
     """Bytes put aside until a whole frame or message is there: kept as the pieces read
     and joined once, not joined again on each read (a 4 MiB frame, what grpcio allows,
@@ -167,8 +203,10 @@ class _Frames:
     """One direction's bytes cut into frames, header blocks joined and decoded."""
 
     def __init__(self) -> None:
-        from hpack import Decoder
+        from hpack import Decoder, HPACKError
 
+        #: What a header block that does not decode raises.
+        self.errors = (HPACKError, ValueError, IndexError)
         self.pending = Pending()
         self.decoder = Decoder(max_header_list_size=4 * MAX_HEADER_BLOCK)
         self.decoder.max_allowed_table_size = 4096
@@ -181,7 +219,7 @@ class _Frames:
         #: Blocks decoded since the dynamic table last changed -> their fields: a client
         #: or agent sends the same block for call after call (every field indexed), and
         #: decoding it again cost as much as logging the call.
-        self.known: dict[bytes, list[tuple[str, str]]] = {}
+        self.known: dict[bytes, Block] = {}
         self.table: tuple[int, Any] = self._table()
 
     def feed(self, chunk: bytes) -> list[tuple[int, int, int, Any]]:
@@ -193,12 +231,14 @@ class _Frames:
         if buf is None:
             return out
         at, end = 0, len(buf)
+        u32 = _U32
         while end - at >= 9:
-            size = int.from_bytes(buf[at : at + 3], "big")
+            word = u32(buf, at)[0]  # the length (24 bits), then the type
+            size = word >> 8
             if end - at < 9 + size:
                 break
-            kind, flags = buf[at + 3], buf[at + 4]
-            stream = int.from_bytes(buf[at + 5 : at + 9], "big") & 0x7FFFFFFF
+            kind, flags = word & 0xFF, buf[at + 4]
+            stream = u32(buf, at + 5)[0] & 0x7FFFFFFF
             payload = buf[at + 9 : at + 9 + size]
             at += 9 + size
             if self.block:
@@ -239,17 +279,15 @@ class _Frames:
         self.block.append(payload)
 
     def _decoded(self) -> tuple[int, int, int, Any]:
-        from hpack import HPACKError
-
         block = b"".join(self.block)
         self.block, self.block_size = [], 0
         decoded = self.known.get(block)
         if decoded is None:
             try:
                 fields = self.decoder.decode(block, raw=True)
-            except (HPACKError, ValueError, IndexError) as exc:
+            except self.errors as exc:
                 raise StopLog(f"a header block that does not decode ({type(exc).__name__})") from None
-            decoded = [(bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in fields]
+            decoded = Block((bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in fields)
             table = self._table()
             if table[0] != self.table[0] or table[1] is not self.table[1]:
                 self.known.clear()  # the table changed: the same bytes may mean other fields now
@@ -312,15 +350,15 @@ class _Messages:
 class FrameCall(CallRecords):
     """One call on a fast connection, as its frames tell it."""
 
-    def __init__(self, conn: ConnectionLog, stream: int, headers: list[tuple[str, str]], at: float) -> None:
-        fields = dict(headers)
+    def __init__(self, conn: ConnectionLog, stream: int, headers: Block, at: float) -> None:
+        fields = headers.named()
         path = fields.get(":path", "")
         found = conn.known.get(path)
         super().__init__(
             conn.listener,
             path,
             found,
-            forwardable(metadata(headers, request=True)),
+            headers.forwarded(),
             conn.client,
             fields.get("user-agent"),
         )
@@ -362,18 +400,18 @@ class FrameCall(CallRecords):
 
     # ------------------------------------------------------------------ the agent's side
 
-    def agent_headers(self, headers: list[tuple[str, str]], end: bool, at: float) -> None:
+    def agent_headers(self, headers: Block, end: bool, at: float) -> None:
         if not end:
             if not self.initial:
-                self.initial = metadata(headers)
+                self.initial = headers.metadata()
             return
-        fields = dict(headers)
+        fields = headers.named()
         code = fields.get("grpc-status")
         if code is None or not code.isdigit():
             status = (grpc_errors.CODES["UNKNOWN"], "the agent ended the call without a gRPC status")
         else:
             status = (int(code), unquote(fields.get("grpc-message", ""), errors="replace"))
-        self.finish(status, metadata(headers), at)
+        self.finish(status, headers.metadata(), at)
 
     def agent_data(self, data: bytes, held: float, at: float) -> None:
         if self.rpc is None:

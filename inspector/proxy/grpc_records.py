@@ -31,7 +31,9 @@ from .relaying import settles
 
 #: How long the stream's log waits, once woken, for more messages to log in one go (s).
 _LINGER = 0.002
-_JSON: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
+#: A body's ProtoJSON as text: json.dumps(obj, ensure_ascii=False, separators=(",", ":")),
+#: its encoder made once (json.dumps builds one per call when given options).
+protojson_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def known_paths() -> dict[str, tuple[str, Any, Any]]:
@@ -117,16 +119,17 @@ class CallRecords:
             if data is not None:
                 try:
                     obj = grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.request, data))
-                    text, encoding = json.dumps(obj, **_JSON), "utf-8"
+                    text, encoding = protojson_text(obj), "utf-8"
                 except ValueError:
                     text, encoding = base64.b64encode(data).decode("ascii"), "base64"
         who, agent = self.client, self.user_agent
         self.number = self.session.new_exchange()
         url = self.listener.url + self.path
+        headers = metadata_dict(self.metadata)
         record = {
             "method": "POST",
             "url": url,
-            "headers": metadata_dict(self.metadata),
+            "headers": headers,
             "body": text,
             "body_encoding": encoding,
             "body_size": None if data is None else len(data),
@@ -142,11 +145,13 @@ class CallRecords:
             hook(self.number, self.listener, who)
         self.proxy.chain.opened(self.number, self.listener.route, payload, info.get("a2a_method"))
         if self.rpc is not None:
-            lower = {k.lower(): v for k, v in metadata_dict(self.metadata).items()}
+            lower = {k.lower(): v for k, v in headers.items()}
             for code, message, task_id in check_request(Parsed(info, body=obj), lower, payload, self.proxy.tracker):
                 extra = {"task_id": task_id} if task_id else {}
                 self.log(Kind.NOTE, {"text": message, "code": code, "side": "client", **extra})
-            matched = self.proxy.rules.match(info, self.listener.route, (text or "").encode("utf-8"))
+            rules = self.proxy.rules
+            # (No rule: nothing to match, nor to count.)
+            matched = rules.match(info, self.listener.route, (text or "").encode("utf-8")) if len(rules) else []
             self.fault = _combine([rule.fault for _i, rule in matched])
             self.rule_indexes = [i for i, _rule in matched]
         return info
@@ -218,7 +223,7 @@ class CallRecords:
         except ValueError as exc:
             data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
             return ProtocolError(str(exc))
-        data.update(body=json.dumps(grpc_schema.to_json(message), **_JSON), body_encoding="utf-8")
+        data.update(body=protojson_text(grpc_schema.to_json(message)), body_encoding="utf-8")
         return payloads.response_payload(info, data)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from typing import Any
 
 from ..protocol import rest
@@ -47,6 +48,16 @@ def _body_for_decoding(data: dict[str, Any]) -> bytes | str:
         return base64.b64decode(data["body"])
     body: str = data["body"]
     return body
+
+
+@functools.cache
+def _grpc_codec() -> Any:
+    """protocol.grpc_codec, imported when first needed (it loads protobuf, which a
+    session without gRPC never needs): an import statement in the function cost each
+    gRPC call's payloads about a microsecond every time."""
+    from ..protocol import grpc_codec
+
+    return grpc_codec
 
 
 def response_payload(request: dict[str, Any], response: dict[str, Any]) -> Any:
@@ -114,8 +125,7 @@ def _rest_response(codec: Any, method: Method, body: bytes | str, status: Any) -
 def _grpc_response(request: dict[str, Any], response: dict[str, Any]) -> Any:
     """A gRPC RESPONSE: its status (a GrpcError when it is not OK), else its message's
     ProtoJSON read by the REST codec. None for a stream's head."""
-    from ..protocol import grpc_codec
-
+    grpc_codec = _grpc_codec()
     code = response.get("grpc_code")
     if isinstance(code, int) and code != 0:
         message = response.get("grpc_message")
@@ -214,10 +224,8 @@ def request_payload(data: dict[str, Any]) -> Any:
             return None
     try:
         if data.get("binding") == GRPC:
-            from ..protocol import grpc_codec
-
             method = Method(data.get("a2a_method"))
-            return grpc_codec.decode_request(dialect.name, method, parse_json(body) if body else {})
+            return _grpc_codec().decode_request(dialect.name, method, parse_json(body) if body else {})
         if data.get("binding") == REST:
             url = data.get("url")
             if not isinstance(url, str):

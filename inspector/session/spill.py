@@ -19,6 +19,11 @@ from .events import _LAZY, Event, Kind
 from .sse_block import sse_data
 
 _MESSAGE = Kind.MESSAGE
+#: json.dumps(..., ensure_ascii=False, separators=(",", ":")) with and without
+#: default=repr, the encoders made once (json.dumps builds one per call when given
+#: options: a spilled REQUEST or RESPONSE paid for it each time).
+_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_LINE_REPR = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=repr).encode
 #: A message's data keys, in order, that its compact record keeps (the client's; the proxy's).
 _MESSAGE_KEYS = (("json", "size"), ("json", "size", "added_ms"))
 
@@ -163,12 +168,10 @@ class SpillStore(EventStore):
                     data = b"m[%d,%a,%a,%d,%d,%d]\n%s\n" % (seq, t, wall, exchange, fields["size"], len(text), text)
             else:
                 if event.compact:
-                    line = json.dumps(
-                        [event.seq, t, wall, event.exchange, event.raw], ensure_ascii=False, separators=(",", ":")
-                    )
+                    line = _LINE([event.seq, t, wall, event.exchange, event.raw])
                 else:
                     # Times exact (a recording rounds them): the event comes back as it was.
-                    line = json.dumps(
+                    line = _LINE_REPR(
                         {
                             "kind": event.kind.value,
                             "seq": event.seq,
@@ -176,10 +179,7 @@ class SpillStore(EventStore):
                             "wall": wall,
                             "exchange": event.exchange,
                             "data": event.data,
-                        },
-                        ensure_ascii=False,
-                        separators=(",", ":"),
-                        default=repr,
+                        }
                     )
                 data = line.encode("utf-8", "surrogatepass") + b"\n"
             if count % stride == 0:

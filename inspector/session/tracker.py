@@ -1195,17 +1195,23 @@ class TaskTracker:
             # A snapshot lists every artifact; without an index, its place in the list is one.
             key = _index_key(art.index if art.index is not None else pos)
         view = task.artifacts.get(key)
+        source = event.exchange
         if view is None:
+            # Made with the snapshot's parts: what _restart makes of a new view, without
+            # an empty list made and dropped (a unary answer's every artifact is new).
             view = task.artifacts[key] = ArtifactView(
                 key,
                 art.artifact_id,
                 art.index,
-                parts=PartList(spill=self._text_spill),
+                parts=PartList(art.parts, spill=self._text_spill),
                 first_seq=event.seq,
                 first_t=event.t,
             )
-        source = event.exchange
-        if not view.chunks:
+            view._tail = source
+            view.snapshot = art
+            view._adopted = (event.seq, len(art.parts))
+            view.name, view.description, view.metadata = art.name, art.description, art.metadata
+        elif not view.chunks:
             if late and view.snapshot is not None:
                 return  # older than the snapshot the view already shows
             view.snapshot = art

@@ -27,6 +27,9 @@ def get_dialect(name: str) -> Dialect:
 
     Any 0.2.x speaks the 0.3 codec's wire format (0.2 and 0.3 share method names and
     shapes; the codec decodes the older spellings too)."""
+    exact = DIALECTS.get(name)
+    if exact is not None:  # a dialect's own name, as every logged event holds it
+        return exact
     key = name.strip().lower()
     if key in _WORDS:
         return _WORDS[key]
