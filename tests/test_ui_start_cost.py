@@ -12,6 +12,19 @@ from inspector.ui.app import InspectorApp
 from ui_helpers import wait_until
 
 
+async def settled(pilot: Any, layouts: list[Any]) -> None:
+    """Once the hidden tabs' views are mounted, wait until a pause passes with no layout."""
+    app = pilot.app
+    await wait_until(pilot, lambda: app.screen.query("#traffic-view"), 5, "the hidden tabs' views")
+    seen = [-1]
+
+    def quiet() -> bool:
+        was, seen[0] = seen[0], len(layouts)
+        return was == seen[0]
+
+    await wait_until(pilot, quiet, 5, "a quiet screen")
+
+
 async def test_the_split_view_s_parts_are_not_made_until_a_task_is_pinned() -> None:
     # Composed with the rest, they were 9 of the ~100 widgets styled before the first
     # frame, for a view most sessions never open (tests/test_ui_compose_daily.py pins one).
@@ -48,3 +61,23 @@ async def test_a_view_key_rebuilds_the_footer_at_most_twice(monkeypatch: pytest.
             assert 1 <= rebuilt <= 2, (key, rebuilt)
             footer = app.screen.query_one(Footer)
             assert any(key.description == "Help" for key in footer.query("FooterKey")), key
+
+
+async def test_the_terminal_s_size_sent_again_lays_nothing_out() -> None:
+    # Textual sends the screen its size again at start (from the screen's own first
+    # layout, and from the app once idle): each laid the whole screen out and painted it
+    # whole, two frames that changed nothing in every start. A new size still lays out.
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.screen
+        layouts: list[Any] = []
+        screen.screen_layout_refresh_signal.subscribe(screen, lambda laid_out: layouts.append(laid_out.size))
+        await settled(pilot, layouts)
+        layouts.clear()
+        await pilot.resize_terminal(120, 36)
+        for _ in range(5):
+            await pilot.pause()
+        assert layouts == []
+        await pilot.resize_terminal(100, 30)
+        await wait_until(pilot, lambda: layouts and layouts[-1] == (100, 30), 5, "a layout at the new size")
+        assert screen.has_class("-short") and screen.has_class("-narrow")
