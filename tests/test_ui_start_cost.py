@@ -81,3 +81,33 @@ async def test_the_terminal_s_size_sent_again_lays_nothing_out() -> None:
         await pilot.resize_terminal(100, 30)
         await wait_until(pilot, lambda: layouts and layouts[-1] == (100, 30), 5, "a layout at the new size")
         assert screen.has_class("-short") and screen.has_class("-narrow")
+
+
+async def test_keys_said_to_change_that_did_not_leave_the_footer_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A view mounting tells the footer that the keys changed when they had not: the
+    # footer's keys were mounted, styled, laid out and painted again for nothing.
+    rebuilt = 0
+    compose = Footer.compose
+
+    def counted(self: Any) -> Any:
+        nonlocal rebuilt
+        rebuilt += 1
+        return compose(self)
+
+    monkeypatch.setattr(Footer, "compose", counted)
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled(pilot, [])
+        footer = app.screen.query_one(Footer)
+        keys = list(footer.query("FooterKey"))
+        assert keys
+        rebuilt = 0
+        app.screen.refresh_bindings()
+        for _ in range(5):
+            await pilot.pause()
+        assert rebuilt == 0
+        assert list(footer.query("FooterKey")) == keys
+        # Keys that did change are made again: the sidebar's, once it has the focus.
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: rebuilt >= 1, 5, "the sidebar's keys")
+        await wait_until(pilot, lambda: list(footer.query("FooterKey")) != keys, 5, "new keys")
