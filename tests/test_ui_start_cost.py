@@ -3,12 +3,14 @@ with less work: every test of the app pays for it too, ~250 starts a run."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import Footer
 
 from inspector.ui.app import InspectorApp
+from inspector.ui.themes import load_theme_file
 from ui_helpers import wait_until
 
 
@@ -111,3 +113,25 @@ async def test_keys_said_to_change_that_did_not_leave_the_footer_as_it_is(monkey
         await pilot.press("ctrl+b")
         await wait_until(pilot, lambda: rebuilt >= 1, 5, "the sidebar's keys")
         await wait_until(pilot, lambda: list(footer.query("FooterKey")) != keys, 5, "new keys")
+
+
+def test_a_theme_file_is_read_once_until_it_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every start registers every theme file; their YAML was ~5% of a start.
+    from inspector import safeyaml
+
+    parsed = 0
+    load = safeyaml.load
+
+    def counted(text: str) -> Any:
+        nonlocal parsed
+        parsed += 1
+        return load(text)
+
+    monkeypatch.setattr(safeyaml, "load", counted)
+    path = tmp_path / "once.yaml"
+    path.write_text(f"name: once-{tmp_path.name}\nprimary: '#FF0000'\n", encoding="utf-8")
+    first = load_theme_file(path)
+    assert load_theme_file(path) == first and parsed == 1
+    path.write_text(f"name: once-{tmp_path.name}\nprimary: '#00FF00'\n", encoding="utf-8")
+    changed = load_theme_file(path)
+    assert parsed == 2 and changed.primary.upper() == "#00FF00"
