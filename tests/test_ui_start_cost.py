@@ -135,3 +135,19 @@ def test_a_theme_file_is_read_once_until_it_changes(tmp_path: Path, monkeypatch:
     path.write_text(f"name: once-{tmp_path.name}\nprimary: '#00FF00'\n", encoding="utf-8")
     changed = load_theme_file(path)
     assert parsed == 2 and changed.primary.upper() == "#00FF00"
+
+
+async def test_a_resize_under_a_modal_still_sets_the_main_screen_s_size_classes() -> None:
+    # Under a modal, the modal's Resize lays the main screen out at the new size, and
+    # the main screen's own Resize then finds that size laid out already: its size
+    # classes (short, narrow) must still follow.
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        main = app.screen
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen is not main, 5, "the help screen")
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: main.outer_size == (80, 24), 5, "the main screen laid out at 80x24")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is main, 5, "the main screen back")
+        await wait_until(pilot, lambda: main.has_class("-short") and main.has_class("-narrow"), 5, "its size classes")
