@@ -3,13 +3,28 @@ with less work: every test of the app pays for it too, ~250 starts a run."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.widgets import Footer
 
 from inspector.ui.app import InspectorApp
+from inspector.ui.themes import load_theme_file
 from ui_helpers import wait_until
+
+
+async def settled(pilot: Any, layouts: list[Any]) -> None:
+    """Once the hidden tabs' views are mounted, wait until a pause passes with no layout."""
+    app = pilot.app
+    await wait_until(pilot, lambda: app.screen.query("#traffic-view"), 5, "the hidden tabs' views")
+    seen = [-1]
+
+    def quiet() -> bool:
+        was, seen[0] = seen[0], len(layouts)
+        return was == seen[0]
+
+    await wait_until(pilot, quiet, 5, "a quiet screen")
 
 
 async def test_the_split_view_s_parts_are_not_made_until_a_task_is_pinned() -> None:
@@ -48,3 +63,91 @@ async def test_a_view_key_rebuilds_the_footer_at_most_twice(monkeypatch: pytest.
             assert 1 <= rebuilt <= 2, (key, rebuilt)
             footer = app.screen.query_one(Footer)
             assert any(key.description == "Help" for key in footer.query("FooterKey")), key
+
+
+async def test_the_terminal_s_size_sent_again_lays_nothing_out() -> None:
+    # Textual sends the screen its size again at start (from the screen's own first
+    # layout, and from the app once idle): each laid the whole screen out and painted it
+    # whole, two frames that changed nothing in every start. A new size still lays out.
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.screen
+        layouts: list[Any] = []
+        screen.screen_layout_refresh_signal.subscribe(screen, lambda laid_out: layouts.append(laid_out.size))
+        await settled(pilot, layouts)
+        layouts.clear()
+        await pilot.resize_terminal(120, 36)
+        for _ in range(5):
+            await pilot.pause()
+        assert layouts == []
+        await pilot.resize_terminal(100, 30)
+        await wait_until(pilot, lambda: layouts and layouts[-1] == (100, 30), 5, "a layout at the new size")
+        assert screen.has_class("-short") and screen.has_class("-narrow")
+
+
+async def test_keys_said_to_change_that_did_not_leave_the_footer_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A view mounting tells the footer that the keys changed when they had not: the
+    # footer's keys were mounted, styled, laid out and painted again for nothing.
+    rebuilt = 0
+    compose = Footer.compose
+
+    def counted(self: Any) -> Any:
+        nonlocal rebuilt
+        rebuilt += 1
+        return compose(self)
+
+    monkeypatch.setattr(Footer, "compose", counted)
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled(pilot, [])
+        footer = app.screen.query_one(Footer)
+        keys = list(footer.query("FooterKey"))
+        assert keys
+        rebuilt = 0
+        app.screen.refresh_bindings()
+        for _ in range(5):
+            await pilot.pause()
+        assert rebuilt == 0
+        assert list(footer.query("FooterKey")) == keys
+        # Keys that did change are made again: the sidebar's, once it has the focus.
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: rebuilt >= 1, 5, "the sidebar's keys")
+        await wait_until(pilot, lambda: list(footer.query("FooterKey")) != keys, 5, "new keys")
+
+
+def test_a_theme_file_is_read_once_until_it_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every start registers every theme file; their YAML was ~5% of a start.
+    from inspector import safeyaml
+
+    parsed = 0
+    load = safeyaml.load
+
+    def counted(text: str) -> Any:
+        nonlocal parsed
+        parsed += 1
+        return load(text)
+
+    monkeypatch.setattr(safeyaml, "load", counted)
+    path = tmp_path / "once.yaml"
+    path.write_text(f"name: once-{tmp_path.name}\nprimary: '#FF0000'\n", encoding="utf-8")
+    first = load_theme_file(path)
+    assert load_theme_file(path) == first and parsed == 1
+    path.write_text(f"name: once-{tmp_path.name}\nprimary: '#00FF00'\n", encoding="utf-8")
+    changed = load_theme_file(path)
+    assert parsed == 2 and changed.primary.upper() == "#00FF00"
+
+
+async def test_a_resize_under_a_modal_still_sets_the_main_screen_s_size_classes() -> None:
+    # Under a modal, the modal's Resize lays the main screen out at the new size, and
+    # the main screen's own Resize then finds that size laid out already: its size
+    # classes (short, narrow) must still follow.
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        main = app.screen
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen is not main, 5, "the help screen")
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: main.outer_size == (80, 24), 5, "the main screen laid out at 80x24")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is main, 5, "the main screen back")
+        await wait_until(pilot, lambda: main.has_class("-short") and main.has_class("-narrow"), 5, "its size classes")

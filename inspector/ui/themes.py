@@ -13,7 +13,7 @@ it (a toast at every start about a file you are not editing is noise).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -206,23 +206,43 @@ class ThemeError(Exception):
     pass
 
 
+#: Theme files up to this size are remembered once read (see ``_remembered_theme``).
+REMEMBERED_THEME_BYTES = 64 * 1024
+
+
 def load_theme_file(path: Path) -> Theme:
     """Read one theme file; ThemeError names the file and what is wrong."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ThemeError(f"theme {path.name}: cannot read it ({exc})") from None
+    if len(text) <= REMEMBERED_THEME_BYTES:
+        return _remembered_theme(path.name, text)
+    return _theme_from_text(path.name, text)
+
+
+@lru_cache(maxsize=32)
+def _remembered_theme(name: str, text: str) -> Theme:
+    # Every start registers every theme file: their YAML was ~5% of an app's start in
+    # a process that starts many (the test suite), for files that had not changed. Keyed
+    # by content, so a file edited between two starts is read afresh.
+    return _theme_from_text(name, text)
+
+
+def _theme_from_text(name: str, text: str) -> Theme:
     from ..safeyaml import YAMLLimit, load
 
     try:
-        raw: Any = load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThemeError(f"theme {path.name}: cannot read it ({exc})") from None
+        raw: Any = load(text)
     except YAMLLimit as exc:  # an alias bomb, a cycle, too deep
         where = f" line {exc.problem_mark.line + 1}:" if exc.problem_mark is not None else ""
-        raise ThemeError(f"theme {path.name}:{where} {exc.problem}") from None
+        raise ThemeError(f"theme {name}:{where} {exc.problem}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
-        raise ThemeError(f"theme {path.name}:{where} not valid YAML") from None
+        raise ThemeError(f"theme {name}:{where} not valid YAML") from None
     if not isinstance(raw, dict):
-        raise ThemeError(f"theme {path.name}: expected a mapping of keys like name, primary, ...")
+        raise ThemeError(f"theme {name}: expected a mapping of keys like name, primary, ...")
     plain = _plain_theme(raw)
     if plain is not None:
         return plain
@@ -233,7 +253,7 @@ def load_theme_file(path: Path) -> Theme:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "(file)"
-        raise ThemeError(f"theme {path.name}: {field}: {first['msg']}") from None
+        raise ThemeError(f"theme {name}: {field}: {first['msg']}") from None
 
 
 def shipped_theme_files() -> list[Path]:

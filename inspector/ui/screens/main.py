@@ -169,9 +169,17 @@ class MainScreen(InspectorAppNode, Screen[None]):
         self.AUTO_FOCUS = None  # type: ignore[misc]  # see compose
 
     def on_resize(self, event: Any) -> None:
+        # The size classes whatever the layout: under a modal, the modal's own Resize may
+        # have laid this screen out at the new size before this one arrives.
         self._fit(event.size.height)
         self.set_class(event.size.width < NARROW_SCREEN, "-narrow")
         self.set_class(event.size.width < TINY_SCREEN, "-tiny")
+        if event.size == self.outer_size:
+            # Laid out at this size already: Textual's own handler would lay the whole
+            # screen out again and paint it whole. At start that came twice after the
+            # first frame (the screen's own first layout, and the terminal's size sent
+            # again once the app is idle): two full frames that changed nothing.
+            event.prevent_default()
 
     def _fit(self, height: int) -> None:
         """A short terminal (80x24): a smaller text box, no button row (the footer has
