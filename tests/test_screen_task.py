@@ -1,7 +1,10 @@
 """Screen tests: the task view (F3) through a task's life, as the terminal shows it.
 
 The flows run one after the other in one run of the app, at 140x45 and at 80x24,
-against tests/screen_agent.yaml, and end with ctrl+q: exit 0, terminal restored.
+against tests/screen_agent.yaml, and end with ctrl+q: exit 0, terminal restored. Among
+them, a stream that died on a JSON-RPC error (issue 28, item 6): the task view says the
+stream ended, with the error, its working time no longer runs, and the tasks list (F4)
+says so where ``g`` gets the task back.
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ def _held(mock: object, gate: str, term: Terminal) -> None:
 
 @sizes()
 def test_a_task_s_life_stream_input_required_and_errors(screen_agent, size) -> None:
-    """One run of the app walks four flows, each from the composer of a new task: a
+    """One run of the app walks five flows, each from the composer of a new task: a
     stream shown live and to its end, an input-required turn answered, an error whose
-    toast leaves the screen when it expires under the traffic view, and an error shown
-    whole with ctrl+e."""
+    toast leaves the screen when it expires under the traffic view, that stream's task
+    in the task and tasks views (it ended on the error), and an error shown whole with
+    ctrl+e."""
     with inspector(screen_agent.url, size) as term:
         with step("a stream is shown live and to its end"):
             _a_stream_is_shown_live_and_to_its_end(screen_agent, term)
@@ -35,6 +39,9 @@ def test_a_task_s_life_stream_input_required_and_errors(screen_agent, size) -> N
             _an_input_required_turn_is_answered_from_the_composer(term)
         with step("a toast leaves the screen when it expires under another view"):
             _a_toast_leaves_the_screen_when_it_expires_under_another_view(term)
+        with step("a stream ended by an error says so and g gets the task"):
+            show_view(term, "f3")
+            _a_stream_ended_by_an_error_says_so_and_g_gets_the_task(term)
         with step("an error shows a toast and ctrl+e shows it whole"):
             show_view(term, "f3")
             _an_error_shows_a_toast_and_ctrl_e_shows_it_whole(term)
@@ -85,6 +92,22 @@ def _a_toast_leaves_the_screen_when_it_expires_under_another_view(term: Terminal
     term.press("f5")
     term.wait_for(re.compile(r"← resp +\d+ stream"), body(term))
     term.wait_gone("(ctrl+e: details)", timeout=ERROR_TOAST_SECONDS + 5)
+
+
+def _a_stream_ended_by_an_error_says_so_and_g_gets_the_task(term: Terminal) -> None:
+    # Issue 28, item 6: the stream of the task the last flow sent died on a JSON-RPC
+    # error (the agent's ``error`` rule: working, then -32603 in the stream). The task
+    # view says the stream ended, with the error, and its working time no longer runs
+    # (a live one ends in …); the tasks list (F4) says so where ``g`` gets the task back.
+    term.wait_for("stream ended: error -32603", body(term))
+    term.wait_for("g: get it", body(term), flow=True)
+    term.wait_for(re.compile(r"▸ working"), body(term))
+    assert term.find(re.compile(r"▸ working.*…"), body(term)) is None, term.dump()
+    show_view(term, "f4")
+    term.wait_for("working · ended on error -32603", body(term))
+    term.type("g")
+    term.wait_gone("ended on error", body(term))
+    term.wait_for(re.compile(r"working"), body(term))
 
 
 def _an_error_shows_a_toast_and_ctrl_e_shows_it_whole(term: Terminal) -> None:
