@@ -26,7 +26,7 @@ import pytest
 import escape_agent as ea
 from inspector.serving.runner import BackgroundServer
 from inspector.textsafe import visible
-from terminal import Terminal, step
+from terminal import Terminal
 
 WIDE = (140, 45)
 #: Lines of a pane read for one field: its text wraps over a few of them.
@@ -206,143 +206,132 @@ def send(term: Terminal, text: str, *, stream: bool) -> None:
 # ----------------------------------------------------------------- the tests
 
 
-def test_a_task_and_its_views_then_the_card_and_the_bar(agent: str) -> None:
-    """One run of the app at 140x45 walks two flows (terminal.step names the one that
-    failed): a task with its artifacts, the tasks list, the traffic, the palette and
-    push; then the card, the bar, the sidebar and what they lead to (last: it leaves a
-    skill's example in the composer). The other flows run on their own: the streamed
-    one and the errors' move the traffic list's cursor (the list then stops following
-    its newest row, which the task's flow reads), and the streamed one counts the
-    tasks' rows (the push flow adds the agent's own task)."""
+def test_card_bar_sidebar_and_what_they_lead_to(agent: str) -> None:
     with Terminal.app([agent], size=WIDE) as term:
         ready(term)
-        with step("a task and its artifacts, the tasks list, traffic, palette and push"):
-            _a_task_and_its_artifacts_tasks_traffic_palette_and_push(term)
-        with step("the card, the bar, the sidebar and what they lead to"):
-            _card_bar_sidebar_and_what_they_lead_to(term)
+        # The bar and the sidebar: the card's name, cut short.
+        term.wait_until(lambda: _flat(literal("NM")[:27]) in _flat(term.row(0)), "the name in the bar")
+        wait_shown(term, "NM", literal("NM")[:18])
+
+        term.press("f2")
+        for tag in ("DS", "VR", "DU", "IC", "PO", "PU"):
+            wait_shown(term, tag)
+        wait_shown(term, "NM", head("NM"))  # the summary line
+        wait_shown(term, "EX", literal("EX", ea.BIDI))  # a list: each item cut at 80
+        # Further down: security, modes, interfaces, skills. The labels' column and a
+        # skill's id show only the start (short); lists cut each item at 80, the security
+        # line at 400, a skill's name at 60.
+        # SS names a scheme of an unknown type: a finding's path holds the name.
+        for tag, expected in (
+            ("SN", short("SN")),
+            ("SH", literal("SH")),
+            ("SD", literal("SD", ea.OSC8)),
+            ("SS", literal("SS", ea.CLICK)),
+            ("ST", literal("ST")),
+            ("IM", literal("IM", ea.BIDI)),
+            ("PF", literal("PF")),
+            ("IT", short("IT")),
+            ("IU", literal("IU")),
+            ("SK", head("SK")),
+            ("SI", short("SI")),
+            ("SX", literal("SX")),
+            ("TG", literal("TG", ea.BIDI)),
+            ("EG", literal("EG")),
+        ):
+            seek(term, tag, expected)
+        # A lint finding quotes the agent's value: visible there too.
+        term.wait_for("[unknown-protocol-binding]")
+
+        term.type("j")  # the raw JSON
+        wait_shown(term, "NM", as_json("NM"))
+        wait_shown(term, "DS", as_json("DS"))
+        term.type("j")
+
+        # The binding's tooltip says which interface was skipped: the agent's
+        # preferredTransport, as text (Textual parses a str tooltip as markup).
+        label = term.wait_for("JSON-RPC ▾", region=term.rows(0, 1))
+        term.write(f"\x1b[<35;{label.start() + 2};1M".encode())  # the mouse moves onto it
+        term.wait_for("skipped")
+        wait_shown(term, "PF", literal("PF", ea.CLICK), floating=True)
+        term.write(f"\x1b[<35;{label.start() + 2};20M".encode())
+        term.wait_gone("skipped")
+
+        # Saving the agent: the card's security scheme is what the form offers.
+        term.press("ctrl+b")
+        term.wait_for("s Save", region=term.rows(-1, 45))  # the sidebar has the keys
+        term.type("s")
+        term.wait_for("Save the active agent")
+        wait_shown(term, "SN", head("SN"))  # "the card asks for: ..."
+        wait_shown(term, "SH", head("SH"))  # the header field
+        term.press("escape")
+        term.wait_gone("Save the active agent")
+
+        # A skill's example fills the composer: the text box shows it literally too.
+        term.press("f2")
+        term.press("down", "enter")
+        term.wait_for(f"text {len(literal('EG'))} chars")  # in the composer, as shown
+        term.press("up", "up", "up", "up")  # the cursor was at the end: back to the top
+        wait_shown(term, "EG", head("EG"))
         quit_cleanly(term)
 
 
-def _card_bar_sidebar_and_what_they_lead_to(term: Terminal) -> None:
-    # The bar and the sidebar: the card's name, cut short.
-    term.wait_until(lambda: _flat(literal("NM")[:27]) in _flat(term.row(0)), "the name in the bar")
-    wait_shown(term, "NM", literal("NM")[:18])
+def test_a_task_and_its_artifacts_tasks_traffic_palette_and_push(agent: str) -> None:
+    with Terminal.app([agent], size=WIDE) as term:
+        ready(term)
+        send(term, "hello", stream=False)
+        # The conversation, the task's head (its id), the artifact and its parts.
+        wait_shown(term, "SM")
+        term.wait_for(visible(ea.TITLE)[:7], region=term.rows(3, 4))  # "task \x1b]0;…"
+        term.press("tab", "tab")
+        term.wait_for("f Next file")  # the artifacts have the keys
+        term.press("home")
+        for tag in ("AN", "AI", "AD"):
+            wait_shown(term, tag)
+        seek(term, "AT", key="down", presses=20)  # below the task's metadata rows, which come first
+        term.type("f")  # the first file part, and its neighbours
+        wait_shown(term, "FN", literal("FN", "[bold"))  # the rest of its line: "s: save"
+        wait_shown(term, "FM")
+        seek(term, "FU")
+        term.type("s")  # save it: the dialog names the file
+        term.wait_for("Save file part")
+        wait_shown(term, "FN")
+        term.press("escape")
+        term.wait_gone("Save file part")
+        term.press("end")
+        for tag in ("DK", "DV", "DL"):
+            wait_shown(term, tag, as_json(tag))
 
-    term.press("f2")
-    for tag in ("DS", "VR", "DU", "IC", "PO", "PU"):
-        wait_shown(term, tag)
-    wait_shown(term, "NM", head("NM"))  # the summary line
-    wait_shown(term, "EX", literal("EX", ea.BIDI))  # a list: each item cut at 80
-    # Further down: security, modes, interfaces, skills. The labels' column and a
-    # skill's id show only the start (short); lists cut each item at 80, the security
-    # line at 400, a skill's name at 60.
-    # SS names a scheme of an unknown type: a finding's path holds the name.
-    for tag, expected in (
-        ("SN", short("SN")),
-        ("SH", literal("SH")),
-        ("SD", literal("SD", ea.OSC8)),
-        ("SS", literal("SS", ea.CLICK)),
-        ("ST", literal("ST")),
-        ("IM", literal("IM", ea.BIDI)),
-        ("PF", literal("PF")),
-        ("IT", short("IT")),
-        ("IU", literal("IU")),
-        ("SK", head("SK")),
-        ("SI", short("SI")),
-        ("SX", literal("SX")),
-        ("TG", literal("TG", ea.BIDI)),
-        ("EG", literal("EG")),
-    ):
-        seek(term, tag, expected)
-    # A lint finding quotes the agent's value: visible there too.
-    term.wait_for("[unknown-protocol-binding]")
+        # The tasks list: the agent's name and the task id, cut short.
+        term.press("f4")
+        term.wait_for("violations")
+        term.wait_for(f"{literal('NM')[:17]}…  completed  {visible(ea.TITLE)[:8]}…", region=term.rows(5, 6))
 
-    term.type("j")  # the raw JSON
-    wait_shown(term, "NM", as_json("NM"))
-    wait_shown(term, "DS", as_json("DS"))
-    term.type("j")
+        # The palette offers to get the selected task, naming it (Textual reads a
+        # command's help as markup).
+        term.press("ctrl+p")
+        term.type("get the selected")
+        wait_shown(term, "TI", literal("TI", ea.CLICK))
+        term.press("escape")
+        term.wait_gone("the agent's view of it")
 
-    # The binding's tooltip says which interface was skipped: the agent's
-    # preferredTransport, as text (Textual parses a str tooltip as markup).
-    label = term.wait_for("JSON-RPC ▾", region=term.rows(0, 1))
-    term.write(f"\x1b[<35;{label.start() + 2};1M".encode())  # the mouse moves onto it
-    term.wait_for("skipped")
-    wait_shown(term, "PF", literal("PF", ea.CLICK), floating=True)
-    term.write(f"\x1b[<35;{label.start() + 2};20M".encode())
-    term.wait_gone("skipped")
+        # The traffic: the response's row, and its body in the detail.
+        term.press("f5")
+        term.wait_for(f"200 task {visible(ea.hostile('TI')[:8])}… completed: {visible(ea.TITLE)[:7]}…")
+        term.wait_for("decoded: Task (completed)")
+        for tag in ("TI", "CX"):
+            wait_shown(term, tag, as_json(tag, ea.BIDI))
 
-    # Saving the agent: the card's security scheme is what the form offers.
-    term.press("ctrl+b")
-    term.wait_for("s Save", region=term.rows(-1, 45))  # the sidebar has the keys
-    term.type("s")
-    term.wait_for("Save the active agent")
-    wait_shown(term, "SN", head("SN"))  # "the card asks for: ..."
-    wait_shown(term, "SH", head("SH"))  # the header field
-    term.press("escape")
-    term.wait_gone("Save the active agent")
-
-    # A skill's example fills the composer: the text box shows it literally too.
-    term.press("f2")
-    term.press("down", "enter")
-    term.wait_for(f"text {len(literal('EG'))} chars")  # in the composer, as shown
-    term.press("up", "up", "up", "up")  # the cursor was at the end: back to the top
-    wait_shown(term, "EG", head("EG"))
-
-
-def _a_task_and_its_artifacts_tasks_traffic_palette_and_push(term: Terminal) -> None:
-    send(term, "hello", stream=False)
-    # The conversation, the task's head (its id), the artifact and its parts.
-    wait_shown(term, "SM")
-    term.wait_for(visible(ea.TITLE)[:7], region=term.rows(3, 4))  # "task \x1b]0;…"
-    term.press("tab", "tab")
-    term.wait_for("f Next file")  # the artifacts have the keys
-    term.press("home")
-    for tag in ("AN", "AI", "AD"):
-        wait_shown(term, tag)
-    seek(term, "AT", key="down", presses=20)  # below the task's metadata rows, which come first
-    term.type("f")  # the first file part, and its neighbours
-    wait_shown(term, "FN", literal("FN", "[bold"))  # the rest of its line: "s: save"
-    wait_shown(term, "FM")
-    seek(term, "FU")
-    term.type("s")  # save it: the dialog names the file
-    term.wait_for("Save file part")
-    wait_shown(term, "FN")
-    term.press("escape")
-    term.wait_gone("Save file part")
-    term.press("end")
-    for tag in ("DK", "DV", "DL"):
-        wait_shown(term, tag, as_json(tag))
-
-    # The tasks list: the agent's name and the task id, cut short.
-    term.press("f4")
-    term.wait_for("violations")
-    term.wait_for(f"{literal('NM')[:17]}…  completed  {visible(ea.TITLE)[:8]}…", region=term.rows(5, 6))
-
-    # The palette offers to get the selected task, naming it (Textual reads a
-    # command's help as markup).
-    term.press("ctrl+p")
-    term.type("get the selected")
-    wait_shown(term, "TI", literal("TI", ea.CLICK))
-    term.press("escape")
-    term.wait_gone("the agent's view of it")
-
-    # The traffic: the response's row, and its body in the detail.
-    term.press("f5")
-    term.wait_for(f"200 task {visible(ea.hostile('TI')[:8])}… completed: {visible(ea.TITLE)[:7]}…")
-    term.wait_for("decoded: Task (completed)")
-    for tag in ("TI", "CX"):
-        wait_shown(term, tag, as_json(tag, ea.BIDI))
-
-    # Push: the receiver registered for the task; the agent pushes a task of its own.
-    term.press("f6")
-    term.wait_for("receiver stopped")
-    term.type("r")
-    term.wait_for("1 received")
-    wait_shown(term, "TI", literal("TI", ea.CLICK))  # "the agent will push task ..."
-    # The row: the pushed task's id (cut at 8), and the end of the path it was posted
-    # to, decoded: the receiver's URL for the task it was registered for.
-    term.wait_for(f"{visible(ea.TITLE)[:8]}…  completed")
-    term.wait_for(literal("TI")[-30:], region=term.rows(6, 12))
+        # Push: the receiver registered for the task; the agent pushes a task of its own.
+        term.press("f6")
+        term.wait_for("receiver stopped")
+        term.type("r")
+        term.wait_for("1 received")
+        wait_shown(term, "TI", literal("TI", ea.CLICK))  # "the agent will push task ..."
+        # The row: the pushed task's id (cut at 8), and the end of the path it was posted
+        # to, decoded: the receiver's URL for the task it was registered for.
+        term.wait_for(f"{visible(ea.TITLE)[:8]}…  completed")
+        term.wait_for(literal("TI")[-30:], region=term.rows(6, 12))
+        quit_cleanly(term)
 
 
 def test_a_streamed_task_its_events_and_two_tasks_side_by_side(agent: str) -> None:
