@@ -21,6 +21,7 @@ A wait that times out fails with the whole emulated screen in the message.
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import pty
 import re
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import pyte
+from wcwidth import wcwidth
 
 #: The longest a wait for the screen lasts by default (seconds). It ends a broken test;
 #: it does not time the app: a loaded machine (more test workers than cores) may take
@@ -133,6 +135,19 @@ _SESSION = (
 )
 
 
+@contextmanager
+def step(name: str) -> Iterator[None]:
+    """One flow of a test that walks several in one run of the program: a failure in it
+    names the flow. A start of the app costs about a second of CPU, so a test walks in
+    one run the flows a person goes through one after the other, where the start is not
+    what it tests."""
+    try:
+        yield
+    except AssertionError as failure:
+        failure.add_note(f"(in the flow: {name})")
+        raise
+
+
 def _set_size(fd: int, cols: int, lines: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", lines, cols, 0, 0))
 
@@ -143,6 +158,66 @@ def _partial_suffix(data: bytes, marker: bytes) -> int:
         if marker.startswith(data[-n:]):
             return n
     return 0
+
+
+def _render(line: Any, columns: int) -> str:
+    """One line of a pyte screen as text, as ``pyte.Screen.display`` makes it (the cell
+    after a wide character is its stub, left out), at a fraction of its cost."""
+    chars = [line[x].data for x in range(columns)]
+    text = "".join(chars)
+    if text.isascii():
+        return text
+    kept = []
+    stub = False
+    for char in chars:
+        if stub:
+            stub = False
+            continue
+        kept.append(char)
+        stub = bool(char) and _wide(char[0])
+    return "".join(kept)
+
+
+@functools.cache
+def _wide(char: str) -> bool:
+    return wcwidth(char) == 2
+
+
+class Lines:
+    """The text of a pyte screen's lines, rendered again only where the screen changed.
+
+    A wait checks the screen each time the program writes; rendering the whole screen
+    each time (``pyte.Screen.display``) was most of a screen test's own CPU. pyte marks
+    the lines it changes in ``screen.dirty``; the one change it does not mark (a
+    combining character joined to the end of the line above) is covered by rendering the
+    line above each changed line too."""
+
+    def __init__(self, screen: pyte.Screen) -> None:
+        self.screen = screen
+        self._lines: list[str] = []
+        self._text: str | None = None
+
+    def get(self) -> list[str]:
+        screen = self.screen
+        if len(self._lines) != screen.lines:
+            changed: Iterable[int] = range(screen.lines)
+            self._lines = [""] * screen.lines
+        elif screen.dirty:
+            changed = {y for d in screen.dirty for y in (d - 1, d) if 0 <= y < screen.lines}
+        else:
+            return self._lines
+        screen.dirty.clear()
+        for y in changed:
+            self._lines[y] = _render(screen.buffer[y], screen.columns)
+        self._text = None
+        return self._lines
+
+    def text(self) -> str:
+        """The whole screen, each line without its trailing spaces."""
+        lines = self.get()
+        if self._text is None:
+            self._text = "\n".join(line.rstrip() for line in lines)
+        return self._text
 
 
 class Terminal:
@@ -161,6 +236,8 @@ class Terminal:
         self.cols, self.lines = size
         self.screen = pyte.Screen(self.cols, self.lines)
         self._stream = pyte.ByteStream(self.screen)
+        #: The screen's lines as text, rendered again only where it changed.
+        self._lines = Lines(self.screen)
         #: Every byte the program wrote, in order.
         self.raw = bytearray()
         #: Bytes of a synchronized frame not complete yet (not on the screen).
@@ -257,11 +334,11 @@ class Terminal:
     def text(self) -> str:
         """The whole screen, line by line, as a person would read it."""
         with self._changed:
-            return "\n".join(line.rstrip() for line in self.screen.display)
+            return self._lines.text()
 
     def row(self, y: int) -> str:
         with self._changed:
-            return self.screen.display[y].rstrip()
+            return self._lines.get()[y].rstrip()
 
     def rows(self, top: int, bottom: int) -> tuple[int, int, int, int]:
         """A region of whole lines ``top`` to ``bottom`` (exclusive; negative counts from
@@ -272,7 +349,7 @@ class Terminal:
         """The text of a rectangle of the screen: lines ``top`` to ``bottom`` and columns
         ``left`` to ``right`` (both exclusive at the end)."""
         with self._changed:
-            return "\n".join(line[left:right].rstrip() for line in self.screen.display[top:bottom])
+            return "\n".join(line[left:right].rstrip() for line in self._lines.get()[top:bottom])
 
     def cursor_hidden(self) -> bool:
         with self._changed:
@@ -281,7 +358,7 @@ class Terminal:
     def dump(self) -> str:
         """The screen with line numbers and a frame, for a failure message."""
         with self._changed:
-            lines = list(self.screen.display)
+            lines = list(self._lines.get())
             eof = self._eof
         width = self.cols
         out = [f"    ┌{'─' * width}┐ {self.cols}x{self.lines}" + (" (program ended)" if eof else "")]

@@ -147,6 +147,21 @@ def seek(term: Terminal, tag: str, expected: str | None = None, key: str = "page
     wait_shown(term, tag, expected)
 
 
+def wheel_to(term: Terminal, tag: str, expected: str, at: tuple[int, int], turns: int = 12) -> None:
+    """Turn the mouse wheel up over the pane at ``at`` (column, line) until the screen
+    shows field ``tag``; each turn waits for the app to answer and go quiet, as ``seek``."""
+    column, line = at
+    for _ in range(turns):
+        term.wait_quiet(0.3)
+        if shows(term, tag, expected):
+            return
+        written = len(term.raw)
+        term.write(f"\x1b[<64;{column + 1};{line + 1}M".encode())  # SGR mouse: wheel up
+        with contextlib.suppress(AssertionError):  # nothing written: at the top already
+            term.wait_until(lambda written=written: len(term.raw) > written, "an answer to the wheel", timeout=3)
+    wait_shown(term, tag, expected)
+
+
 def no_leaks(term: Terminal) -> None:
     """The terminal never got the agent's sequences."""
     raw = bytes(term.raw)
@@ -401,7 +416,12 @@ def test_at_80x24(agent: str) -> None:
         term.press("f2")
         wait_shown(term, "DS")
         send(term, "hello", stream=True)
-        wait_shown(term, "WM", head("WM"))
+        # The stream's events come at once, and the short conversation shows its end: once
+        # the task has completed, the working status (WM) is above it. The wheel scrolls
+        # up to it (waiting for it to show while it streams raced: under load the app
+        # painted the end at once).
+        wait_shown(term, "DM", head("DM"))
+        wheel_to(term, "WM", head("WM"), at=(5, 8))
         term.press("f4")
         term.wait_for(f"completed  {visible(ea.TITLE)[:8]}…")
         term.press("f5")
