@@ -41,6 +41,18 @@ timestamps = st.none() | st.datetimes(timezones=st.just(__import__("datetime").t
     lambda d: d.isoformat().replace("+00:00", "Z")
 )
 b64 = st.binary(max_size=16).map(lambda b: base64.b64encode(b).decode())
+# Built once here, not inside the composites below: sampled_from over a list is not
+# cached by Hypothesis, so each draw made (and validated) a new strategy, and opt()'s
+# cache kept every one of them.
+roles = st.sampled_from(list(m.Role))
+states = st.sampled_from(list(m.TaskState))
+file_mime_types = st.sampled_from(["text/plain", "image/png"])
+output_modes = st.lists(st.sampled_from(["text/plain", "application/json"]), max_size=2)
+auth_schemes = st.lists(st.sampled_from(["Bearer", "Basic"]), max_size=2)
+extension_uris = st.lists(st.just("https://example.invalid/ext"), max_size=1)
+data_objects = st.dictionaries(texts, json_values, max_size=3)
+reference_ids = st.lists(ids, max_size=2)
+page_sizes = st.integers(1, 100)
 
 
 @functools.cache
@@ -66,9 +78,7 @@ def text_parts(draw, strict=False):
 @st.composite
 def file_parts(draw, strict=False):
     content = {"bytes": draw(b64)} if draw(st.booleans()) else {"uri": "https://example.invalid/" + draw(ids)}
-    file = m.FileContent(
-        name=draw(opt(texts)), mime_type=draw(opt(st.sampled_from(["text/plain", "image/png"]))), **content
-    )
+    file = m.FileContent(name=draw(opt(texts)), mime_type=draw(opt(file_mime_types)), **content)
     return m.FilePart(file=file, metadata=draw(metadata), **draw(_extras(strict)))
 
 
@@ -76,7 +86,7 @@ def file_parts(draw, strict=False):
 @st.composite
 def data_parts(draw, strict=False):
     # An object: 0.1 and 0.3 require one (1.0 takes any JSON value).
-    data = draw(st.dictionaries(texts, json_values, max_size=3))
+    data = draw(data_objects)
     return m.DataPart(data=data, metadata=draw(metadata), **draw(_extras(strict)))
 
 
@@ -86,16 +96,21 @@ def parts(strict=False):
 
 
 @functools.cache
+def part_lists(strict=False):
+    return st.lists(parts(strict), min_size=1, max_size=3)
+
+
+@functools.cache
 @st.composite
 def messages(draw, strict=False, role=None):
     return m.Message(
-        role=role or draw(st.sampled_from(list(m.Role))),
-        parts=draw(st.lists(parts(strict), min_size=1, max_size=3)),
+        role=role or draw(roles),
+        parts=draw(part_lists(strict)),
         message_id=draw(ids),
         task_id=draw(opt(ids)),
         context_id=draw(opt(ids)),
-        reference_task_ids=draw(opt(st.lists(ids, max_size=2))),
-        extensions=draw(opt(st.lists(st.just("https://example.invalid/ext"), max_size=1))),
+        reference_task_ids=draw(opt(reference_ids)),
+        extensions=draw(opt(extension_uris)),
         metadata=draw(metadata),
         **draw(_extras(strict)),
     )
@@ -105,7 +120,7 @@ def messages(draw, strict=False, role=None):
 @st.composite
 def statuses(draw, strict=False):
     return m.TaskStatus(
-        state=draw(st.sampled_from(list(m.TaskState))),
+        state=draw(states),
         message=draw(opt(messages(strict, role=m.Role.AGENT))),
         timestamp=draw(timestamps),
     )
@@ -119,13 +134,23 @@ def artifacts(draw, strict=False):
         index=draw(opt(small_ints)),
         name=draw(opt(texts)),
         description=draw(opt(texts)),
-        parts=draw(st.lists(parts(strict), min_size=1, max_size=3)),
+        parts=draw(part_lists(strict)),
         metadata=draw(metadata),
-        extensions=draw(opt(st.lists(st.just("https://example.invalid/ext"), max_size=1))),
+        extensions=draw(opt(extension_uris)),
         append=draw(opt(st.booleans())),
         last_chunk=draw(opt(st.booleans())),
         **draw(_extras(strict)),
     )
+
+
+@functools.cache
+def message_lists(strict=False):
+    return st.lists(messages(strict), max_size=3)
+
+
+@functools.cache
+def artifact_lists(strict=False):
+    return st.lists(artifacts(strict), max_size=2)
 
 
 @functools.cache
@@ -135,8 +160,8 @@ def tasks(draw, strict=False):
         id=draw(ids),
         context_id=draw(opt(ids, strict)),
         status=draw(statuses(strict)),
-        history=draw(opt(st.lists(messages(strict), max_size=3))),
-        artifacts=draw(opt(st.lists(artifacts(strict), max_size=2))),
+        history=draw(opt(message_lists(strict))),
+        artifacts=draw(opt(artifact_lists(strict))),
         metadata=draw(metadata),
         **draw(_extras(strict)),
     )
@@ -174,18 +199,13 @@ def stream_events(strict=False):
     return st.one_of(tasks(strict), messages(strict, role=m.Role.AGENT), status_events(strict), artifact_events(strict))
 
 
+push_authentications = opt(st.builds(m.PushAuthentication, schemes=auth_schemes, credentials=opt(texts)))
+
+
 @functools.cache
 @st.composite
 def push_configs(draw, strict=False):
-    auth = draw(
-        opt(
-            st.builds(
-                m.PushAuthentication,
-                schemes=st.lists(st.sampled_from(["Bearer", "Basic"]), max_size=2),
-                credentials=opt(texts),
-            )
-        )
-    )
+    auth = draw(push_authentications)
     return m.PushNotificationConfig(
         id=draw(opt(ids)), url="https://example.invalid/" + draw(ids), token=draw(opt(texts)), authentication=auth
     )
@@ -198,19 +218,22 @@ def task_push_configs(draw, strict=False):
 
 
 @functools.cache
-@st.composite
-def send_params(draw, strict=False):
-    conf = draw(
-        opt(
-            st.builds(
-                m.SendConfiguration,
-                accepted_output_modes=opt(st.lists(st.sampled_from(["text/plain", "application/json"]), max_size=2)),
-                history_length=opt(small_ints),
-                push_notification_config=opt(push_configs(strict)),
-                blocking=opt(st.booleans()),
-            )
+def send_configurations(strict=False):
+    return opt(
+        st.builds(
+            m.SendConfiguration,
+            accepted_output_modes=opt(output_modes),
+            history_length=opt(small_ints),
+            push_notification_config=opt(push_configs(strict)),
+            blocking=opt(st.booleans()),
         )
     )
+
+
+@functools.cache
+@st.composite
+def send_params(draw, strict=False):
+    conf = draw(send_configurations(strict))
     return m.SendParams(
         message=draw(messages(strict, role=m.Role.USER)),
         configuration=conf,
@@ -224,8 +247,8 @@ def send_params(draw, strict=False):
 def list_params(draw, strict=False):
     return m.ListTasksParams(
         context_id=draw(opt(ids)),
-        status=draw(opt(st.sampled_from(list(m.TaskState)))),
-        page_size=draw(opt(st.integers(1, 100))),
+        status=draw(opt(states)),
+        page_size=draw(opt(page_sizes)),
         page_token=draw(opt(ids)),
         history_length=draw(opt(small_ints)),
         include_artifacts=draw(opt(st.booleans())),
@@ -234,10 +257,15 @@ def list_params(draw, strict=False):
 
 
 @functools.cache
+def task_lists(strict=False):
+    return st.lists(tasks(strict), max_size=2)
+
+
+@functools.cache
 @st.composite
 def list_results(draw, strict=False):
     return m.ListTasksResult(
-        tasks=draw(st.lists(tasks(strict), max_size=2)),
+        tasks=draw(task_lists(strict)),
         next_page_token=draw(opt(ids, strict)),
         page_size=draw(opt(small_ints, strict)),
         total_size=draw(opt(small_ints, strict)),
