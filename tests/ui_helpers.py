@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -11,19 +12,30 @@ BOUND = 30.0
 
 
 async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
-    """Poll ``predicate`` between short pauses until it is truthy; fail after ``timeout``,
+    """Poll ``predicate`` between short sleeps until it is truthy; fail after ``timeout``,
     or after BOUND if that is longer: the bound ends a broken test, it does not time the
     app, and a loaded machine (more test workers than cores, other work) stretches a few
-    seconds' wait for a menu or a redraw past a short one."""
+    seconds' wait for a menu or a redraw past a short one.
+
+    The sleeps are the event loop's, not ``pilot.pause``: the app handles its messages and
+    draws its frames on its own meanwhile, as it does for a user. A pause per poll made every
+    widget on the screen handle one more message and forced a layout, ~7 ms of CPU a poll
+    (a tenth of that for a sleep). One pause comes after a wait that slept: what the test
+    reads next (the screen's text, sizes) is then as drawn after the condition held, as when
+    each poll paused; on a loaded machine the app's own next frame can come much later."""
     timeout = max(timeout, BOUND)
     deadline = time.monotonic() + timeout
+    slept = False
     while True:
         value = predicate()
         if value:
+            if slept:
+                await pilot.pause(0)
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:.1f} s waiting for {what}")
-        await pilot.pause(0.05)
+        await asyncio.sleep(0.05)
+        slept = True
 
 
 def screen_text(app: Any) -> str:
