@@ -14,7 +14,7 @@ from inspector.ui.screens.confirm import ConfirmScreen
 from inspector.ui.widgets.agents_panel import AgentsPanel
 from inspector.ui.widgets.composer import Composer
 from mock_agent import MockAgent
-from ui_helpers import preview, screen_text, wait_until
+from ui_helpers import preview, record_notifications, screen_text, wait_until
 
 SIZE = (120, 36)
 
@@ -213,10 +213,9 @@ async def test_bad_saved_agents_file_is_a_notification() -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("[{not json")
     app = InspectorApp()
+    said = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(
-            pilot, lambda: any("agents.json" in n for n in notifications(app)), 3, "a notification about the file"
-        )
+        await wait_until(pilot, lambda: any("agents.json" in n for n in said), 3, "a notification about the file")
         assert "SAVED (0)" in screen_text(app)
         assert path.with_suffix(".json.corrupt").exists()
 
@@ -229,9 +228,7 @@ async def test_bad_saved_agents_file_is_a_notification() -> None:
         await pilot.press("a")
         await fill_form(pilot, app, name="x", url="http://127.0.0.1:9")
         await pilot.press("ctrl+s")
-        await wait_until(
-            pilot, lambda: any("No space left" in n for n in notifications(app)), 3, "a notification about the write"
-        )
+        await wait_until(pilot, lambda: any("No space left" in n for n in said), 3, "a notification about the write")
         assert app.is_running
 
 

@@ -24,7 +24,7 @@ from inspector.ui.themes import STATES, load_theme_file, shipped_theme_files
 from inspector.ui.widgets.push_panel import PushPanel
 from inspector.ui.widgets.traffic_list import TrafficList
 from mock_agent import MockAgent
-from ui_helpers import wait_until
+from ui_helpers import record_notifications, wait_until
 
 SHIPPED = ("a2a-dark", "a2a-light", "a2a-high-contrast")
 
@@ -247,9 +247,9 @@ async def test_a_bad_theme_file_is_one_notification_naming_file_and_field(
 ) -> None:
     write_theme(filename, text)
     write_theme("fine.yaml", "name: fine\nprimary: '#336699'\n")
-    async with InspectorApp().run_test(size=(120, 36)) as pilot:
-        app = pilot.app
-        notes = [n.message for n in app._notifications]
+    app = InspectorApp()
+    notes = record_notifications(app)
+    async with app.run_test(size=(120, 36)):
         assert len(notes) == 1, notes
         assert all(word in notes[0] for word in words), notes[0]
         assert "fine" in app.available_themes and app.is_running
@@ -259,9 +259,10 @@ async def test_a_broken_theme_is_a_toast_once_per_version_of_the_file_and_always
     write_theme("broken.yaml", "name: broken\nprimary: [unclosed\n")
 
     async def start() -> tuple[list[str], list[str]]:
-        async with InspectorApp().run_test(size=(120, 36)) as pilot:
-            app = pilot.app
-            return [n.message for n in app._notifications], [detail for _, _, detail in app.errors]
+        app = InspectorApp()
+        toasts = record_notifications(app)
+        async with app.run_test(size=(120, 36)):
+            return toasts, [detail for _, _, detail in app.errors]
 
     toasts, errors = await start()
     assert len(toasts) == 1 and "broken.yaml" in toasts[0] and "said once" in toasts[0], toasts

@@ -38,6 +38,23 @@ async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 
         slept = True
 
 
+def record_notifications(app: Any) -> list[str]:
+    """Every message ``app`` notifies from now on, in order, kept after its toast is gone.
+
+    Install it before the app starts. A toast leaves the screen (and Textual's list of
+    them) on a timer of a few seconds; on a loaded machine a start alone can take longer,
+    so a test reading the toasts of the start would race that timer."""
+    said: list[str] = []
+    notify = app.notify
+
+    def record(message: Any, *args: Any, **kwargs: Any) -> Any:
+        said.append(str(message))
+        return notify(message, *args, **kwargs)
+
+    app.notify = record
+    return said
+
+
 def screen_text(app: Any) -> str:
     """The current screen as plain text, line by line: what a user would read."""
     strips = app.screen._compositor.render_strips()
