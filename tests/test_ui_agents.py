@@ -44,10 +44,6 @@ async def fill_form(pilot: Any, app: InspectorApp, **values: str) -> AgentForm:
     return form
 
 
-def notifications(app: InspectorApp) -> list[str]:
-    return [n.message for n in app._notifications]
-
-
 async def test_add_agent_survives_restart_then_rename_and_remove() -> None:
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp()

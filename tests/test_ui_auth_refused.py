@@ -11,7 +11,7 @@ from inspector import store
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.composer import Composer
 from mock_agent import MockAgent
-from ui_helpers import screen_text, wait_until
+from ui_helpers import record_notifications, screen_text, wait_until
 
 SIZE = (140, 40)
 #: A card that asks for a bearer token, and an agent that refuses every call.
@@ -52,6 +52,7 @@ async def send(pilot: Any, app: InspectorApp, text: str) -> None:
 async def test_a_401_says_which_credential_the_card_asks_for_and_where_to_set_it() -> None:
     async with MockAgent(LOCKED, dialect="1.0") as mock:
         app = InspectorApp(url=mock.url)
+        said = record_notifications(app)
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot, app)
             await send(pilot, app, "hi")
@@ -61,7 +62,7 @@ async def test_a_401_says_which_credential_the_card_asks_for_and_where_to_set_it
                 "agent (ctrl+b, then s saves this agent, its auth prefilled from the card)"
             )
             # In the toast, and in ctrl+e's list, on screen.
-            assert any(hint in n.message for n in app._notifications)
+            assert any(hint in n.message for n in said)
             assert hint in app.errors[-1][2]
             await pilot.press("ctrl+e")
             await wait_until(

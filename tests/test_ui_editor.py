@@ -10,7 +10,7 @@ from typing import Any
 from inspector.ui.app import InspectorApp
 from inspector.ui.screens.json_edit import JsonEditScreen
 from inspector.ui.widgets.composer import Composer
-from ui_helpers import screen_text, wait_until
+from ui_helpers import record_notifications, screen_text, wait_until
 
 
 async def open_editor(pilot: Any, app: InspectorApp) -> JsonEditScreen:
@@ -42,13 +42,14 @@ async def test_no_editor_at_all_is_one_clear_warning(monkeypatch: Any, tmp_path:
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))  # no vi here
     app = InspectorApp()
+    said = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         monkeypatch.setattr(app, "suspend", contextlib.nullcontext)
         screen = await open_editor(pilot, app)
         screen.text_area.text = '{"kept": true}'
         await pilot.press("ctrl+o")
-        await wait_until(pilot, lambda: any("no editor" in n.message for n in app._notifications), 5, "the warning")
-        (note,) = [n.message for n in app._notifications if "no editor" in n.message]
+        await wait_until(pilot, lambda: any("no editor" in n.message for n in said), 5, "the warning")
+        (note,) = [n.message for n in said if "no editor" in n.message]
         assert note == (
             "no editor: $VISUAL and $EDITOR are unset and vi is not on the PATH; set $EDITOR to edit in your own editor"
         )

@@ -11,7 +11,7 @@ from inspector.session.events import Kind
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.composer import Composer
 from mock_agent import MockAgent
-from ui_helpers import screen_text, wait_until
+from ui_helpers import record_notifications, screen_text, wait_until
 
 SIZE = (120, 36)
 
@@ -38,13 +38,10 @@ def composer_head(app: InspectorApp) -> str:
     return " ".join(out)
 
 
-def toasts(app: InspectorApp) -> str:
-    return "\n".join(str(n.message) for n in app._notifications)
-
-
 async def test_continuing_a_completed_task_warns_and_a_refusal_starts_a_new_task_again() -> None:
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp(url=mock.url)
+        said = record_notifications(app)
         async with app.run_test(size=SIZE) as pilot:
             conn = await wait_until(
                 pilot,
@@ -66,7 +63,7 @@ async def test_continuing_a_completed_task_warns_and_a_refusal_starts_a_new_task
             assert composer.target == "continue"
             await wait_until(pilot, lambda: "may refuse" in composer_head(app), 3, "the composer's warning")
             assert f"↺ continues {task_id[:8]}… (completed): the agent may refuse" in composer_head(app)
-            assert "is completed: the agent may refuse" in toasts(app)
+            assert any("is completed: the agent may refuse" in n for n in said)
 
             composer.set_text("second")
             await pilot.press("ctrl+s")
@@ -80,7 +77,7 @@ async def test_continuing_a_completed_task_warns_and_a_refusal_starts_a_new_task
             await wait_until(pilot, lambda: composer.target == "new", 3, "new task after the refusal")
             await wait_until(pilot, lambda: "↺ continues" not in composer_head(app), 3, "the head redrawn")
             assert "new task" in composer_head(app)
-            assert "the next message starts a new task" in toasts(app)
+            assert any("the next message starts a new task" in n for n in said)
 
             composer.set_text("third")
             await pilot.press("ctrl+s")

@@ -185,11 +185,12 @@ def test_shipped_theme_files_load_with_every_state() -> None:
 
 
 async def test_shipped_themes_register_and_the_default_applies() -> None:
-    async with InspectorApp().run_test(size=(120, 36)) as pilot:
-        app = pilot.app
+    app = InspectorApp()
+    said = record_notifications(app)
+    async with app.run_test(size=(120, 36)):
         assert set(SHIPPED) <= set(app.available_themes)
         assert app.theme == "a2a-dark"
-        assert not list(app._notifications)  # no problems
+        assert said == []  # no problems
 
 
 async def test_state_variables_resolve_in_every_theme() -> None:

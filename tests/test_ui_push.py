@@ -17,7 +17,7 @@ from inspector.ui.widgets.push_panel import PushPanel
 from inspector.ui.widgets.traffic_view import TrafficView
 from mock_agent import MockAgent
 from ports import unassigned_port
-from ui_helpers import screen_text, wait_until
+from ui_helpers import record_notifications, screen_text, wait_until
 
 #: The task waits until the test has registered the receiver, then works and completes:
 #: every step after the gate reaches the receiver, however slow the machine.
@@ -120,7 +120,9 @@ async def test_register_receiver_and_notifications_move_the_task() -> None:
 
 
 async def test_register_without_a_task_or_on_a_recording_is_a_notice() -> None:
-    async with InspectorApp().run_test(size=(120, 36)) as pilot:
+    app = InspectorApp()
+    said = record_notifications(app)
+    async with app.run_test(size=(120, 36)) as pilot:
         session = Session()
         session.append(
             Kind.PUSH,
@@ -139,7 +141,7 @@ async def test_register_without_a_task_or_on_a_recording_is_a_notice() -> None:
         await pilot.press("s")
         await pilot.pause()
         assert panel.receiver is None
-        assert any("recording" in n.message for n in app._notifications)
+        assert any("recording" in n.message for n in said)
 
 
 async def test_receivers_stop_when_the_app_quits() -> None:

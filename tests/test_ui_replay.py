@@ -23,7 +23,7 @@ from inspector.ui.widgets.replay_bar import ReplayBar
 from inspector.ui.widgets.state_diagram import StateDiagram
 from inspector.ui.widgets.traffic_view import TrafficView
 from mock_agent import MockAgent
-from ui_helpers import screen_text, wait_until
+from ui_helpers import record_notifications, screen_text, wait_until
 
 SIZE = (120, 36)
 
@@ -384,10 +384,11 @@ async def test_a_truncated_recording_opens_with_a_notification(tmp_path: Path) -
     data = path.read_bytes()
     path.write_bytes(data[:-25])  # the process was killed while writing the last event
     app = open_replay(path)
+    said = record_notifications(app)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         c = await settled(pilot, app)
         assert c.total == len(whole.session) - 1
-        notes = [(n.title, n.message) for n in app._notifications]
+        notes = [(n.title, n.message) for n in said]
         assert any(title == "recording cut off" and "incomplete line" in text for title, text in notes)
         await wait_until(pilot, lambda: "recording cut off" in screen_text(app), 5, "the toast")
         # Still replayable: the task got as far as the recording did.
@@ -404,9 +405,10 @@ async def test_damaged_lines_are_reported_and_the_rest_replays(tmp_path: Path) -
     lines.insert(5, "{not json\n")
     path.write_text("".join(lines))
     app = open_replay(path)
+    said = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot, app)
-        notes = [(n.title, n.message) for n in app._notifications]
+        notes = [(n.title, n.message) for n in said]
         assert any("problem" in title and "line 6" in text for title, text in notes)
         assert any("line 6" in detail for _, _, detail in app.errors)  # ctrl+e has them all
 

@@ -11,7 +11,7 @@ from inspector.session import Kind, Session
 from inspector.ui.app import InspectorApp
 from inspector.ui.connection import AgentConnection
 from mock_agent import MockAgent
-from ui_helpers import screen_text, wait_until
+from ui_helpers import record_notifications, screen_text, wait_until
 
 
 def _params(text: str) -> m.SendParams:
@@ -149,6 +149,7 @@ async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the
 
     async with MockAgent("demo", dialect="all", time_scale=0.01) as mock:
         app = InspectorApp(url=mock.url)
+        said = record_notifications(app)
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
             app.send_message(app.active, _params("trigger an error"), stream=True)
@@ -156,13 +157,13 @@ async def test_a_json_rpc_error_is_a_notification_with_its_code_one_key_from_the
             # wait for both, or a loaded machine sees the first without the second.
             await wait_until(
                 pilot,
-                lambda: app.errors and any(n.severity == "error" for n in app._notifications),
+                lambda: app.errors and any(n.severity == "error" for n in said),
                 10,
                 "the error and its notification",
             )
             _, title, detail = app.errors[-1]
             assert "-32603" in detail and "The demo agent failed on purpose." in detail
-            notes = [n for n in app._notifications if n.severity == "error"]
+            notes = [n for n in said if n.severity == "error"]
             assert notes and "-32603" in notes[-1].message and "ctrl+e" in notes[-1].message
             # ctrl+e: every error in full, the scripted data included.
             await pilot.press("ctrl+e")

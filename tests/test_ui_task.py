@@ -25,7 +25,7 @@ from inspector.ui.widgets.conversation import Conversation
 from inspector.ui.widgets.state_diagram import StateDiagram, taken_edges
 from inspector.ui.widgets.wrap import TAB, WrappedText, wrap_rows
 from mock_agent import MockAgent
-from ui_helpers import screen_text, wait_until
+from ui_helpers import record_notifications, screen_text, wait_until
 
 SIZE = (120, 36)
 
@@ -395,6 +395,7 @@ FILES = scenario(
 async def test_saving_a_file_part_writes_the_decoded_bytes_under_a_safe_name(tmp_path: Path) -> None:
     async with MockAgent(FILES, dialect="all") as mock:
         app = InspectorApp(url=mock.url)
+        said = record_notifications(app)
         async with app.run_test(size=SIZE) as pilot:
             conn = await ready(pilot)
             artifacts = view(app, ArtifactsView)
@@ -422,7 +423,7 @@ async def test_saving_a_file_part_writes_the_decoded_bytes_under_a_safe_name(tmp
             await pilot.press("s")
             await pilot.pause(0.2)
             assert not isinstance(app.screen, SaveFileScreen)
-            assert any("https://example.invalid/report.pdf" in n.message for n in app._notifications)
+            assert any("https://example.invalid/report.pdf" in n.message for n in said)
 
             await pilot.press("f")  # wraps around to the first
             assert document.selected_file is inline

@@ -38,18 +38,31 @@ async def wait_until(pilot: Any, predicate: Callable[[], Any], timeout: float = 
         slept = True
 
 
-def record_notifications(app: Any) -> list[str]:
-    """Every message ``app`` notifies from now on, in order, kept after its toast is gone.
+class Note(str):
+    """One notification as the app made it: its text, with its title and severity."""
+
+    title: str
+    severity: str
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+def record_notifications(app: Any) -> list[Note]:
+    """Every notification ``app`` makes from now on, in order, kept after its toast is gone.
 
     Install it before the app starts. A toast leaves the screen (and Textual's list of
-    them) on a timer of a few seconds; on a loaded machine a start alone can take longer,
-    so a test reading the toasts of the start would race that timer."""
-    said: list[str] = []
+    them, which is private) on a timer of a few seconds; on a loaded machine a start alone
+    can take longer, so a test reading the toasts would race that timer."""
+    said: list[Note] = []
     notify = app.notify
 
-    def record(message: Any, *args: Any, **kwargs: Any) -> Any:
-        said.append(str(message))
-        return notify(message, *args, **kwargs)
+    def record(message: Any, *, title: str = "", severity: str = "information", **kwargs: Any) -> Any:
+        note = Note(message)
+        note.title, note.severity = title, severity
+        said.append(note)
+        return notify(message, title=title, severity=severity, **kwargs)
 
     app.notify = record
     return said
