@@ -16,8 +16,8 @@ from inspector.ui.app import InspectorApp
 from inspector.ui.screens.binding_menu import BindingMenu
 from inspector.ui.widgets.connection_bar import connection_label
 from mock_agent import MockAgent
-from test_ui_agents import SIZE, fill_form, focus_panel, highlight, notifications
-from ui_helpers import screen_text, wait_until
+from test_ui_agents import SIZE, fill_form, focus_panel, highlight
+from ui_helpers import record_notifications, screen_text, wait_until
 
 
 async def ready(pilot: Any, app: InspectorApp) -> Any:
@@ -52,6 +52,7 @@ async def test_save_keeps_the_name_and_the_binding_then_edit_every_field() -> No
 
         # Reopened in a new run: over REST from its first call; then edited with e.
         app = InspectorApp()
+        said = record_notifications(app)
         async with app.run_test(size=SIZE) as pilot:
             p = await focus_panel(pilot, app)
             await wait_until(pilot, lambda: "Echo Agent" in screen_text(app), 3, "the saved agent")
@@ -80,7 +81,7 @@ async def test_save_keeps_the_name_and_the_binding_then_edit_every_field() -> No
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: app.agent_store.find("echo (1.0)"), 3, "the edit saved")
             assert conn.saved_as == "echo (1.0)" and connection_label(conn) == "echo (1.0)"
-            assert any("keeps its settings" in n for n in notifications(app))
+            assert any("keeps its settings" in n for n in said)
         (saved,) = json.loads((store.config_dir() / "agents.json").read_text())
         assert saved == {
             "name": "echo (1.0)",
@@ -108,14 +109,13 @@ async def test_a_secret_from_the_environment_is_sent_and_a_missing_one_named(mon
         monkeypatch.delenv("A2A_TEST_KEY", raising=False)
         monkeypatch.setenv("A2A_TEST_TEAM", "team-secret-value-1234")
         app = InspectorApp()
+        said = record_notifications(app)
         async with app.run_test(size=SIZE) as pilot:
             p = await focus_panel(pilot, app)
             await wait_until(pilot, lambda: "env agent" in screen_text(app), 3, "the saved agent")
             highlight(p, "saved:env agent")
             await pilot.press("enter")
-            await wait_until(
-                pilot, lambda: any("A2A_TEST_KEY is not set" in n for n in notifications(app)), 3, "the variable named"
-            )
+            await wait_until(pilot, lambda: any("A2A_TEST_KEY is not set" in n for n in said), 3, "the variable named")
             assert not app.connections and app.is_running
 
             monkeypatch.setenv("A2A_TEST_KEY", "key-from-the-environment-99")

@@ -12,9 +12,9 @@ from inspector import store
 from inspector.session.events import Kind
 from inspector.ui.app import InspectorApp
 from inspector.ui.widgets.connection_bar import INSECURE_MARK
-from test_ui_agents import SIZE, fill_form, focus_panel, highlight, notifications
+from test_ui_agents import SIZE, fill_form, focus_panel, highlight
 from tls_peers import Pki, https_agent, mtls_agent, pki  # noqa: F401 - fixtures
-from ui_helpers import screen_text, wait_until
+from ui_helpers import record_notifications, screen_text, wait_until
 
 
 async def _open(pilot: Any, app: InspectorApp, name: str) -> None:
@@ -84,11 +84,12 @@ async def test_a_missing_tls_file_is_named_instead_of_connecting(tmp_path: Any) 
     gone = tmp_path / "gone.pem"
     store.AgentStore().add(store.SavedAgent(name="lost ca", url="https://127.0.0.1:9", cacert=str(gone)))
     app = InspectorApp()
+    said = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await _open(pilot, app, "lost ca")
         await wait_until(
             pilot,
-            lambda: any("CA file: cannot read" in n and str(gone) in n for n in notifications(app)),
+            lambda: any("CA file: cannot read" in n and str(gone) in n for n in said),
             3,
             "the file named",
         )
