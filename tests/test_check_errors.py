@@ -19,6 +19,7 @@ from inspector.cli import main
 from inspector.protocol import grpc_schema
 from inspector.session import Session, TaskTracker
 from mock_agent import MockAgent
+from proxy_helpers import grpc_agent
 
 UNSUPPORTED = "application/x-a2a-inspect-unsupported"
 
@@ -151,14 +152,8 @@ class _TakesAnything(grpc.GenericRpcHandler):
 
 @asynccontextmanager
 async def takes_anything() -> AsyncIterator[str]:
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((_TakesAnything(),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"grpc://127.0.0.1:{port}"
-    finally:
-        await server.stop(None)
+    async with grpc_agent(_TakesAnything()) as address:
+        yield f"grpc://{address}"
 
 
 async def test_a_grpc_agent_that_takes_anything_fails_the_grpc_error_probes() -> None:

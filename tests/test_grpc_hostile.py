@@ -16,6 +16,7 @@ from inspector.protocol import grpc_schema
 from inspector.protocol import models as m
 from inspector.protocol.grpc_codec import GrpcError
 from inspector.session import Kind, TaskTracker
+from proxy_helpers import grpc_agent
 
 TASK = {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}
 
@@ -50,14 +51,8 @@ async def hostile() -> AsyncIterator[str]:
             "SendStreamingMessage": grpc.unary_stream_rpc_method_handler(stream),
         },
     )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"grpc://127.0.0.1:{port}"
-    finally:
-        await server.stop(0)
+    async with grpc_agent(handler) as address:
+        yield f"grpc://{address}"
 
 
 async def test_a_misbehaving_grpc_agent(hostile: str) -> None:

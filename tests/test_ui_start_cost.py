@@ -38,29 +38,34 @@ async def test_the_split_view_s_parts_are_not_made_until_a_task_is_pinned() -> N
             assert not app.screen.query(part), part
 
 
+def count_footer_builds(monkeypatch: pytest.MonkeyPatch) -> list[None]:
+    """One entry per time any Footer makes its keys, from now on (clear() to restart)."""
+    builds: list[None] = []
+    compose = Footer.compose
+
+    def counted(self: Any) -> Any:
+        builds.append(None)
+        return compose(self)
+
+    monkeypatch.setattr(Footer, "compose", counted)
+    return builds
+
+
 async def test_a_view_key_rebuilds_the_footer_at_most_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     # Textual's Footer rebuilt its keys for every time the screen said they changed:
     # twice per change of focus, and a view key changes focus twice (off the old view,
     # onto the new one), so four rebuilds of the same keys per key.
-    rebuilt = 0
-    compose = Footer.compose
-
-    def counted(self: Any) -> Any:
-        nonlocal rebuilt
-        rebuilt += 1
-        return compose(self)
-
-    monkeypatch.setattr(Footer, "compose", counted)
+    rebuilt = count_footer_builds(monkeypatch)
     app = InspectorApp()
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: app.screen.query("#traffic-view"), 5, "the hidden tabs' views")
         for key, focused in (("f4", "tasks-table"), ("f5", "traffic-list"), ("f3", "composer-text")):
             await pilot.pause(0.1)
-            rebuilt = 0
+            rebuilt.clear()
             await pilot.press(key)
             await wait_until(pilot, lambda f=focused: app.screen.focused and app.screen.focused.id == f, 5, key)
             await pilot.pause(0.1)  # any rebuild still on its way
-            assert 1 <= rebuilt <= 2, (key, rebuilt)
+            assert 1 <= len(rebuilt) <= 2, (key, len(rebuilt))
             footer = app.screen.query_one(Footer)
             assert any(key.description == "Help" for key in footer.query("FooterKey")), key
 
@@ -88,30 +93,22 @@ async def test_the_terminal_s_size_sent_again_lays_nothing_out() -> None:
 async def test_keys_said_to_change_that_did_not_leave_the_footer_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
     # A view mounting tells the footer that the keys changed when they had not: the
     # footer's keys were mounted, styled, laid out and painted again for nothing.
-    rebuilt = 0
-    compose = Footer.compose
-
-    def counted(self: Any) -> Any:
-        nonlocal rebuilt
-        rebuilt += 1
-        return compose(self)
-
-    monkeypatch.setattr(Footer, "compose", counted)
+    rebuilt = count_footer_builds(monkeypatch)
     app = InspectorApp()
     async with app.run_test(size=(120, 36)) as pilot:
         await settled(pilot, [])
         footer = app.screen.query_one(Footer)
         keys = list(footer.query("FooterKey"))
         assert keys
-        rebuilt = 0
+        rebuilt.clear()
         app.screen.refresh_bindings()
         for _ in range(5):
             await pilot.pause()
-        assert rebuilt == 0
+        assert len(rebuilt) == 0
         assert list(footer.query("FooterKey")) == keys
         # Keys that did change are made again: the sidebar's, once it has the focus.
         await pilot.press("ctrl+b")
-        await wait_until(pilot, lambda: rebuilt >= 1, 5, "the sidebar's keys")
+        await wait_until(pilot, lambda: len(rebuilt) >= 1, 5, "the sidebar's keys")
         await wait_until(pilot, lambda: list(footer.query("FooterKey")) != keys, 5, "new keys")
 
 
