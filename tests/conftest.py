@@ -19,6 +19,15 @@ from collections.abc import Iterator
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+# --- no animations in the apps the tests start in this process ----------------------
+#
+# Textual reads TEXTUAL_ANIMATIONS once, when it is imported: before anything here imports
+# it. With animations, each view switch slid the tabs' underline through ~35 frames, each
+# one laid out and rendered (a fifth of a switch's CPU); the tests read where things end
+# up, never a frame in between. The apps in the emulated terminal (tests/terminal.py) run
+# as a person runs them: terminal_env leaves TEXTUAL_* out.
+os.environ["TEXTUAL_ANIMATIONS"] = "none"
+
 import pytest  # noqa: E402
 
 from inspector.serving.runner import BackgroundServer  # noqa: E402
@@ -47,7 +56,9 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
 # while its test waits; two per core keep both busy. On 2 cores, with nothing else
 # running: -n 2 took 324 s, -n 3 269 s, -n 4 264 s at first; once the suite itself took
 # less CPU (bytecode written, codec strategies built once), -n 3 219 s and -n 4 207 s
-# (290 and 320 s of CPU). PYTEST_XDIST_AUTO_NUM_WORKERS still decides when it is set.
+# (290 and 320 s of CPU). Later, with more tests (4,021; ~490 s of CPU, a worker's tests
+# waiting 60% of their time), one run each on a quiet machine: -n 4 300 s, -n 6 277 s,
+# -n 8 286 s; three per core it is. PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set.
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
@@ -57,7 +68,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux
         cores = os.cpu_count() or 1
-    return max(1, 2 * cores)
+    return max(1, 3 * cores)
 
 
 # --- order: the long tests first ------------------------------------------------------

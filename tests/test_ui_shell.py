@@ -109,7 +109,6 @@ async def test_view_keys_switch_from_every_focusable_of_every_view() -> None:
     keys = VIEW_KEYS
     async with MockAgent("echo", dialect="all") as mock:
         app = InspectorApp(url=mock.url)
-        app.animation_level = "none"  # the tabs' underline would slide on each of ~60 switches
         async with app.run_test(size=(120, 36)) as pilot:
             await wait_until(pilot, lambda: app.active is not None and app.active.state == "ready", 10, "connected")
             tabs = app.screen.query_one("#views", TabbedContent)
