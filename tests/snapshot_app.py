@@ -37,7 +37,7 @@ import os
 import random
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -389,8 +389,9 @@ async def _wait(pilot: Any, predicate: Any, what: str, timeout: float = 10.0) ->
         await pilot.pause(0.02)
 
 
-async def say(pilot: Any, text: str) -> None:
-    """Type ``text`` in the composer and send it (ctrl+s), then wait for the answer."""
+async def say(pilot: Any, text: str, then: tuple[Callable[[], bool], str] | None = None) -> None:
+    """Type ``text`` in the composer and send it (ctrl+s), then wait for the answer (and
+    for ``then``: what else the answer sets off, with what it is) before the clock moves."""
     from inspector.ui.widgets.composer import Composer
 
     composer = pilot.app.main.query_one(Composer)
@@ -400,6 +401,9 @@ async def say(pilot: Any, text: str) -> None:
     await pilot.press("ctrl+s")
     await _wait(pilot, lambda: composer.text == "", f"{text!r} to be sent")
     await _wait(pilot, lambda: _network_idle(pilot.app), f"the answer to {text!r}")
+    if then is not None:
+        await _wait(pilot, *then)
+        await _wait(pilot, lambda: _network_idle(pilot.app), f"what {then[1]} set off to be shown")
     await pilot.pause()
     CLOCK.advance(2.5)  # the user reads, then types the next message
 
@@ -456,12 +460,12 @@ async def drive(pilot: Any) -> None:
     await settle(pilot, "the card")
     CLOCK.advance(1.5)
     for n, text in enumerate(TURNS):
-        await say(pilot, text)
+        # The pushes are waited for before the clock moves on: one arriving after it (a
+        # loaded machine) showed a time 2.5 s later on the push and traffic screens.
+        pushes = (lambda: _pushed(app, "completed"), "the push of the completed task")
+        await say(pilot, text, then=pushes if n == PUSH_AFTER_TURN + 1 else None)
         if n == PUSH_AFTER_TURN:
             await register_push(pilot)
-        elif n == PUSH_AFTER_TURN + 1:
-            await _wait(pilot, lambda: _pushed(app, "completed"), "the push of the completed task")
-            await _wait(pilot, lambda: _network_idle(app), "the pushes to be shown")
     app.clear_notifications()  # the scripted error's toast would cover the views
     conn = app.active
     task = conn.tracker.task(app.task_id) if app.task_id else None

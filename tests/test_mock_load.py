@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import yaml
 
-from inspector.client import A2AClient, MemoryDialectCache
+from inspector.client import A2AClient, MemoryDialectCache, Timeouts
 from inspector.protocol import models as m
 from inspector.session import Kind, Session, TaskTracker
 from mock_agent import MockAgent
@@ -39,6 +39,10 @@ DIALECTS = ("0.1", "0.3", "1.0")
 #: The whole run takes a few seconds on two loaded cores; this only catches a hang.
 OVERALL_TIMEOUT = 120.0
 POOLS = 10
+#: The clients' own timeouts (connect: 10 s by default) are not what is tested: with 100
+#: or 200 connections opened at once by one process under a loaded machine, a connect
+#: took longer than 10 s (seen with the suite beside four busy loops).
+GENEROUS = Timeouts(connect=OVERALL_TIMEOUT, read=OVERALL_TIMEOUT, stream_read=OVERALL_TIMEOUT)
 
 
 @contextlib.asynccontextmanager
@@ -65,7 +69,13 @@ async def one_client(n: int, url: str, http: httpx.AsyncClient) -> dict[str, Any
     session = Session()
     tracker = TaskTracker(session)
     client = A2AClient(
-        url, session=session, dialect=dialect, endpoint=url, http=http, dialect_cache=MemoryDialectCache()
+        url,
+        session=session,
+        dialect=dialect,
+        endpoint=url,
+        http=http,
+        dialect_cache=MemoryDialectCache(),
+        timeouts=GENEROUS,
     )
     params = m.SendParams(
         message=m.Message(role=m.Role.USER, parts=[m.TextPart(text=text)], message_id=f"m-{uuid.uuid4()}")
@@ -146,7 +156,12 @@ async def test_concurrent_streams_and_blocking_sends_on_a_pure_1_0_mock() -> Non
 
         async def send(n: int) -> m.Task:
             client = A2AClient(
-                mock.url, dialect="1.0", endpoint=mock.url, http=pools[n % POOLS], dialect_cache=MemoryDialectCache()
+                mock.url,
+                dialect="1.0",
+                endpoint=mock.url,
+                http=pools[n % POOLS],
+                dialect_cache=MemoryDialectCache(),
+                timeouts=GENEROUS,
             )
             task = await client.send(
                 m.SendParams(
