@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import time
 from typing import Any
 
@@ -31,9 +30,6 @@ from .relaying import settles
 
 #: How long the stream's log waits, once woken, for more messages to log in one go (s).
 _LINGER = 0.002
-#: A body's ProtoJSON as text: json.dumps(obj, ensure_ascii=False, separators=(",", ":")),
-#: its encoder made once (json.dumps builds one per call when given options).
-protojson_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def known_paths() -> dict[str, tuple[str, Any, Any]]:
@@ -118,8 +114,8 @@ class CallRecords:
             }
             if data is not None:
                 try:
-                    obj = grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.request, data))
-                    text, encoding = protojson_text(obj), "utf-8"
+                    obj, text = grpc_schema.to_json_text(grpc_schema.decode(self.dialect, self.rpc.request, data))
+                    encoding = "utf-8"
                 except ValueError:
                     text, encoding = base64.b64encode(data).decode("ascii"), "base64"
         who, agent = self.client, self.user_agent
@@ -139,7 +135,8 @@ class CallRecords:
             "user_agent": agent,
             "proxy_route": self.listener.route,
         }
-        payload = payloads.request_payload(record) if obj is not None else None
+        # request_payload(record), from the dict its body was written from.
+        payload = None if obj is None else payloads.grpc_request_payload(self.dialect, self.method, obj, text or "")
         self.log(Kind.REQUEST, record, payload)
         for hook in self.proxy.on_exchange:
             hook(self.number, self.listener, who)
@@ -223,8 +220,13 @@ class CallRecords:
         except ValueError as exc:
             data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
             return ProtocolError(str(exc))
-        data.update(body=protojson_text(grpc_schema.to_json(message)), body_encoding="utf-8")
-        return payloads.response_payload(info, data)
+        obj, text = grpc_schema.to_json_text(message)
+        data.update(body=text, body_encoding="utf-8")
+        code = data.get("grpc_code")
+        if isinstance(code, int) and code != 0:
+            return payloads.response_payload(info, data)
+        # response_payload(info, data), from the dict the body was written from.
+        return payloads.grpc_answer_payload(self.dialect, self.method, obj, text)
 
 
 class MessageLog:
