@@ -200,6 +200,14 @@ async def test_unary_records_and_payloads_are_what_a_replay_derives(monkeypatch:
     requests = {e.exchange: e for e in events if e.kind is Kind.REQUEST}
     responses = {e.exchange: e for e in events if e.kind is Kind.RESPONSE}
     assert len(requests) == len(responses) == len(CALLS)
+    # The fields in the order a recording writes them (the general path's {..., **info, ...}).
+    assert {tuple(e.data) for e in requests.values()} == {
+        (
+            *("method", "url", "headers", "body", "body_encoding", "body_size", "content_type"),
+            *("dialect", "binding", "a2a_method", "rpc_method", "rpc_id", "grpc_path"),
+            *("client", "user_agent", "proxy_route"),
+        )
+    }
     rpcs = {**grpc_schema.rpcs("1.0"), **{f"03/{k}": v for k, v in grpc_schema.rpcs("0.3").items()}}
     replayed = []
     for number, (path, body, sent) in zip(sorted(requests), CALLS, strict=True):

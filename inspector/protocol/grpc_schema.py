@@ -155,9 +155,18 @@ def _field_facts(field: Any) -> tuple[str, bool, int]:
     return facts
 
 
+#: A message descriptor -> whether it is a well-known type (google.protobuf.*), which has
+#: a JSON form of its own: read once per type, not per message.
+_WELL_KNOWN: dict[Any, bool] = {}
+
+
 def _message_json(message: Any) -> dict[str, Any]:
-    if message.DESCRIPTOR.full_name.startswith("google.protobuf."):
-        raise _Unusual  # well-known types have JSON forms of their own
+    descriptor = message.DESCRIPTOR
+    known = _WELL_KNOWN.get(descriptor)
+    if known is None:
+        known = _WELL_KNOWN[descriptor] = descriptor.full_name.startswith("google.protobuf.")
+    if known:
+        raise _Unusual
     out: dict[str, Any] = {}
     fields = _FIELDS
     for field, value in message.ListFields():

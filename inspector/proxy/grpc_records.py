@@ -43,6 +43,25 @@ def known_paths() -> dict[str, tuple[str, Any, Any]]:
     return out
 
 
+#: (path, dialect) -> a known method's REQUEST fields above HTTP, made once: each call
+#: copies them (a record's dict is its own). Bounded: only the known paths come here.
+_INFOS: dict[tuple[str, str], dict[str, Any]] = {}
+
+
+def _info(path: str, dialect: str, rpc: Any, method: Any) -> dict[str, Any]:
+    found = _INFOS.get((path, dialect))
+    if found is None:
+        found = _INFOS[(path, dialect)] = {
+            "dialect": dialect,
+            "binding": "grpc",
+            "a2a_method": method.value,
+            "rpc_method": rpc.name,
+            "rpc_id": None,
+            "grpc_path": path,
+        }
+    return found.copy()
+
+
 def forwardable(metadata: Any) -> list[tuple[str, Any]]:
     """The metadata pairs a call may carry on (gRPC's own keys left to gRPC)."""
     return [
@@ -99,42 +118,38 @@ class CallRecords:
 
     def begin(self, data: bytes | None) -> Any:
         """Log the REQUEST (and the client-side findings); match the fault rules."""
-        info: dict[str, Any] = {"binding": "grpc", "grpc_path": self.path}
         obj: Any = None
         text: str | None = None
         encoding = None
-        if self.rpc is not None:
-            info = {
-                "dialect": self.dialect,
-                "binding": "grpc",
-                "a2a_method": self.method.value,
-                "rpc_method": self.rpc.name,
-                "rpc_id": None,
-                "grpc_path": self.path,
-            }
+        rpc = self.rpc
+        if rpc is not None:
+            info = _info(self.path, self.dialect, rpc, self.method)
             if data is not None:
                 try:
-                    obj, text = grpc_schema.to_json_text(grpc_schema.decode(self.dialect, self.rpc.request, data))
+                    obj, text = grpc_schema.to_json_text(grpc_schema.decode(self.dialect, rpc.request, data))
                     encoding = "utf-8"
                 except ValueError:
                     text, encoding = base64.b64encode(data).decode("ascii"), "base64"
-        who, agent = self.client, self.user_agent
+        else:
+            info = {"binding": "grpc", "grpc_path": self.path}
+        who = self.client
         self.number = self.session.new_exchange()
-        url = self.listener.url + self.path
+        listener = self.listener
         headers = metadata_dict(self.metadata)
+        # The fields in the order the general path wrote them ({..., **info, ...}).
         record = {
             "method": "POST",
-            "url": url,
+            "url": listener.url + self.path,
             "headers": headers,
             "body": text,
             "body_encoding": encoding,
             "body_size": None if data is None else len(data),
             "content_type": "application/grpc",
-            **info,
-            "client": who,
-            "user_agent": agent,
-            "proxy_route": self.listener.route,
         }
+        record.update(info)
+        record["client"] = who
+        record["user_agent"] = self.user_agent
+        record["proxy_route"] = listener.route
         # request_payload(record), from the dict its body was written from.
         payload = None if obj is None else payloads.grpc_request_payload(self.dialect, self.method, obj, text or "")
         self.log(Kind.REQUEST, record, payload)
