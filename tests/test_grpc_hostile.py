@@ -15,7 +15,7 @@ from inspector.client import A2AClient, ProtocolError, TransportError
 from inspector.protocol import grpc_schema
 from inspector.protocol import models as m
 from inspector.protocol.grpc_codec import GrpcError
-from inspector.session import Kind, TaskTracker
+from inspector.session import Kind, TaskTracker, payloads
 from proxy_helpers import grpc_agent
 
 TASK = {"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}
@@ -70,8 +70,13 @@ async def test_a_misbehaving_grpc_agent(hostile: str) -> None:
         assert [type(e).__name__ for e in got] == ["Task"]
         assert (broke.value.status, broke.value.message) == ("INTERNAL", "the model fell over")
     events = client.session.events
-    (body,) = [e.data for e in events if e.kind is Kind.RESPONSE and e.data.get("body_encoding") == "base64"]
-    assert body["body"] == "/////w=="  # kept as received
+    (answer,) = [e for e in events if e.kind is Kind.RESPONSE and e.data.get("body_encoding") == "base64"]
+    assert answer.data["body"] == "/////w=="  # kept as received
+    # A replay derives what the live client said of those bytes (it said "invalid JSON").
+    (request,) = [e for e in events if e.kind is Kind.REQUEST and e.exchange == answer.exchange]
+    again = payloads.response_payload(request.data, answer.data)
+    assert isinstance(again, ProtocolError) and str(again) == str(answer.payload)
+    assert str(again).startswith("not a valid lf.a2a.v1.SendMessageResponse")
     messages = [e.data for e in events if e.kind is Kind.MESSAGE]
     assert len(messages) == 2 and messages[1]["json"] is None and messages[1]["error"].startswith("not a valid")
     (end,) = [e.data for e in events if e.kind is Kind.STREAM_END]

@@ -3,6 +3,7 @@ that loads beside a2a-sdk's own generated modules (which register the same packa
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -69,14 +70,14 @@ def test_bad_input_is_a_clear_value_error() -> None:
         g.from_json("0.3", "Task", {"status": {"state": "NOT_A_STATE"}})
 
 
-def _filled(cls: Any, depth: int, choice: int) -> Any:
+def _filled(cls: Any, depth: int, choice: int, text: str = 'é "x" \u2028') -> Any:
     """A message of ``cls`` with every field set to something not its default (a oneof's
-    member ``choice`` modulo its size), nested messages to ``depth``."""
+    member ``choice`` modulo its size, a string ``text``), nested messages to ``depth``."""
     from google.protobuf.descriptor import FieldDescriptor as F
 
     message = cls()
     samples = {
-        F.TYPE_STRING: 'é "x" \u2028',
+        F.TYPE_STRING: text,
         F.TYPE_BOOL: True,
         F.TYPE_BYTES: b"\x00\xff\xfe",
         F.TYPE_INT32: -5,
@@ -106,7 +107,7 @@ def _filled(cls: Any, depth: int, choice: int) -> Any:
             target = getattr(message, field.name)
             for _ in range(2 if repeated else 1):
                 item = target.add() if repeated else target
-                item.CopyFrom(_filled(type(item) if not repeated else type(target[0]), depth - 1, choice))
+                item.CopyFrom(_filled(type(item) if not repeated else type(target[0]), depth - 1, choice, text))
             continue
         if field.type == F.TYPE_ENUM:
             value: Any = field.enum_type.values[-1].number
@@ -151,3 +152,30 @@ def test_to_json_is_json_format_s_protojson_for_every_message(dialect: str, monk
     expected = json_format.MessageToDict(plain)
     monkeypatch.setattr(json_format, "MessageToDict", None)
     assert g.to_json(plain) == expected and "history" in expected
+
+
+#: Every character json.dumps(ensure_ascii=False) escapes, and some it writes as they are.
+_ESCAPED = "".join(map(chr, range(0x20))) + '"\\\x7f é \u2028\u2029 😀 </script> \ufeff \ud7ff \U0010ffff'
+
+
+@pytest.mark.parametrize("dialect", ["1.0", "0.3"])
+def test_to_json_text_is_protojson_text_of_to_json(dialect: str) -> None:
+    """to_json_text writes the short way's dict with pydantic-core's encoder: the same
+    bytes as json.dumps (protojson_text) for every message type filled every way, hostile
+    strings included, and for what json_format writes (floats, a Struct, an unknown enum)."""
+    package = g.PACKAGES[dialect]
+    names = [m for m in g.pool(dialect).FindFileContainingSymbol(f"{package}.Task").message_types_by_name]
+    for name in names:
+        cls = g.message_class(dialect, name)
+        for choice in range(3):
+            for text in (_ESCAPED, "plain"):
+                message = _filled(cls, 2, choice, text)
+                obj, written = g.to_json_text(message)
+                assert obj == g.to_json(message), (name, choice)
+                assert written == g.protojson_text(obj) == json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    task = g.from_json(
+        dialect, "Task", {"id": _ESCAPED, "metadata": {"k": 1e20, "t": 1e-7, "s": _ESCAPED, "l": [1, 2.5]}}
+    )
+    task.status.state = 999
+    obj, written = g.to_json_text(task)
+    assert written == g.protojson_text(obj) and '"k":1e+20' in written and '"t":1e-07' in written

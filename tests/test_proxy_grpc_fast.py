@@ -16,10 +16,11 @@ import grpc
 import pytest
 
 from inspector.protocol import grpc_schema
+from inspector.protocol.grpc_schema import protojson_text
 from inspector.proxy import Proxy, ProxyServer, Route, Rules, grpc_frames
 from inspector.proxy.faults import Rule
 from inspector.proxy.grpc_front import FrontServer
-from inspector.proxy.grpc_records import forwardable, protojson_text
+from inspector.proxy.grpc_records import forwardable
 from inspector.proxy.grpc_relay import GrpcListener
 from inspector.session import Kind
 from proxy_helpers import grpc_agent, until

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import time
 from typing import Any
 
@@ -31,9 +30,6 @@ from .relaying import settles
 
 #: How long the stream's log waits, once woken, for more messages to log in one go (s).
 _LINGER = 0.002
-#: A body's ProtoJSON as text: json.dumps(obj, ensure_ascii=False, separators=(",", ":")),
-#: its encoder made once (json.dumps builds one per call when given options).
-protojson_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def known_paths() -> dict[str, tuple[str, Any, Any]]:
@@ -45,6 +41,25 @@ def known_paths() -> dict[str, tuple[str, Any, Any]]:
             if method is not None:
                 out[rpc.path] = (dialect, rpc, method)
     return out
+
+
+#: (path, dialect) -> a known method's REQUEST fields above HTTP, made once: each call
+#: copies them (a record's dict is its own). Bounded: only the known paths come here.
+_INFOS: dict[tuple[str, str], dict[str, Any]] = {}
+
+
+def _info(path: str, dialect: str, rpc: Any, method: Any) -> dict[str, Any]:
+    found = _INFOS.get((path, dialect))
+    if found is None:
+        found = _INFOS[(path, dialect)] = {
+            "dialect": dialect,
+            "binding": "grpc",
+            "a2a_method": method.value,
+            "rpc_method": rpc.name,
+            "rpc_id": None,
+            "grpc_path": path,
+        }
+    return found.copy()
 
 
 def forwardable(metadata: Any) -> list[tuple[str, Any]]:
@@ -103,43 +118,40 @@ class CallRecords:
 
     def begin(self, data: bytes | None) -> Any:
         """Log the REQUEST (and the client-side findings); match the fault rules."""
-        info: dict[str, Any] = {"binding": "grpc", "grpc_path": self.path}
         obj: Any = None
         text: str | None = None
         encoding = None
-        if self.rpc is not None:
-            info = {
-                "dialect": self.dialect,
-                "binding": "grpc",
-                "a2a_method": self.method.value,
-                "rpc_method": self.rpc.name,
-                "rpc_id": None,
-                "grpc_path": self.path,
-            }
+        rpc = self.rpc
+        if rpc is not None:
+            info = _info(self.path, self.dialect, rpc, self.method)
             if data is not None:
                 try:
-                    obj = grpc_schema.to_json(grpc_schema.decode(self.dialect, self.rpc.request, data))
-                    text, encoding = protojson_text(obj), "utf-8"
+                    obj, text = grpc_schema.to_json_text(grpc_schema.decode(self.dialect, rpc.request, data))
+                    encoding = "utf-8"
                 except ValueError:
                     text, encoding = base64.b64encode(data).decode("ascii"), "base64"
-        who, agent = self.client, self.user_agent
+        else:
+            info = {"binding": "grpc", "grpc_path": self.path}
+        who = self.client
         self.number = self.session.new_exchange()
-        url = self.listener.url + self.path
+        listener = self.listener
         headers = metadata_dict(self.metadata)
+        # The fields in the order the general path wrote them ({..., **info, ...}).
         record = {
             "method": "POST",
-            "url": url,
+            "url": listener.url + self.path,
             "headers": headers,
             "body": text,
             "body_encoding": encoding,
             "body_size": None if data is None else len(data),
             "content_type": "application/grpc",
-            **info,
-            "client": who,
-            "user_agent": agent,
-            "proxy_route": self.listener.route,
         }
-        payload = payloads.request_payload(record) if obj is not None else None
+        record.update(info)
+        record["client"] = who
+        record["user_agent"] = self.user_agent
+        record["proxy_route"] = listener.route
+        # request_payload(record), from the dict its body was written from.
+        payload = None if obj is None else payloads.grpc_request_payload(self.dialect, self.method, obj, text or "")
         self.log(Kind.REQUEST, record, payload)
         for hook in self.proxy.on_exchange:
             hook(self.number, self.listener, who)
@@ -223,8 +235,13 @@ class CallRecords:
         except ValueError as exc:
             data.update(body=base64.b64encode(raw).decode("ascii"), body_encoding="base64")
             return ProtocolError(str(exc))
-        data.update(body=protojson_text(grpc_schema.to_json(message)), body_encoding="utf-8")
-        return payloads.response_payload(info, data)
+        obj, text = grpc_schema.to_json_text(message)
+        data.update(body=text, body_encoding="utf-8")
+        code = data.get("grpc_code")
+        if isinstance(code, int) and code != 0:
+            return payloads.response_payload(info, data)
+        # response_payload(info, data), from the dict the body was written from.
+        return payloads.grpc_answer_payload(self.dialect, self.method, obj, text)
 
 
 class MessageLog:

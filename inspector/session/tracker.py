@@ -455,6 +455,11 @@ class TaskTracker:
         self._spill = HistorySpill(messages_kept) if messages_kept is not None else None
         self._text_spill = SpillFile() if spill_text else None
         self.tasks: dict[str, TaskView] = {}
+        #: contextId -> the ids of its tasks (each put once, when its context became
+        #: known), and task id -> its place in ``tasks``: in_context reads one context's
+        #: tasks, where a pass over every task cost each request of a long session.
+        self._contexts: dict[str, list[str]] = {}
+        self._born: dict[str, int] = {}
         #: Direct Message replies that name no task.
         self.replies: list[Message] = []
         self.violations: list[Violation] = []
@@ -488,6 +493,19 @@ class TaskTracker:
 
     def task(self, task_id: str) -> TaskView | None:
         return self.tasks.get(task_id)
+
+    def in_context(self, context_id: str) -> list[TaskView]:
+        """The tasks of ``context_id``, in the order of ``tasks`` (first seen first)."""
+        ids = self._contexts.get(context_id)
+        if not ids:
+            return []
+        born = self._born
+        return [self.tasks[i] for i in sorted(ids, key=born.__getitem__)]
+
+    def _set_context(self, task: TaskView, context_id: str | None) -> None:
+        task.context_id = context_id
+        if context_id is not None:
+            self._contexts.setdefault(context_id, []).append(task.id)
 
     def exchange_task(self, exchange: int) -> str | None:
         ex = self.exchanges.get(exchange)
@@ -621,7 +639,7 @@ class TaskTracker:
                 task = self._bind(None, msg.task_id, event)
                 if task.context_id is None:
                     # 0.1 clients pick the session too; the agent must echo it.
-                    task.context_id = msg.context_id
+                    self._set_context(task, msg.context_id)
                 self._link(task, ex)
                 self._user_message(task, msg, event, ex)
                 self._parent(task, params.metadata)
@@ -1298,6 +1316,7 @@ class TaskTracker:
         """The task ``task_id``, created on first sight, tied to the exchange."""
         task = self.tasks.get(task_id)
         if task is None:
+            self._born[task_id] = len(self.tasks)
             task = self.tasks[task_id] = TaskView(
                 task_id, first_seq=event.seq, first_t=event.t, history=MessageLog(spill=self._spill)
             )
@@ -1430,7 +1449,7 @@ class TaskTracker:
         if context_id is None:
             return
         if task.context_id is None:
-            task.context_id = context_id
+            self._set_context(task, context_id)
         elif context_id != task.context_id:
             self._flag(
                 event,
