@@ -16,6 +16,7 @@ from mock_agent import MockAgent
 
 PROBE = """
 import contextlib, io, json, sys
+import pydantic
 url = sys.argv[1]
 seen = {}
 
@@ -46,6 +47,13 @@ seen["send loaded"] = loaded(*grpc)
 # A send that streamed nothing built no shortcut for streamed chunks.
 seen["chunk model built"] = m.TaskArtifactUpdateEvent.__pydantic_complete__
 
+# a2a-inspect proxy without --faults: the fault rules' models are never validated.
+import inspector.headless.proxy_cmd, inspector.proxy.core, inspector.proxy.faults as faults
+seen["fault models built"] = sorted(
+    name for name, cls in vars(faults).items()
+    if isinstance(cls, type) and issubclass(cls, pydantic.BaseModel) and cls.__pydantic_complete__
+)
+
 # a2a-mock without --grpc-port: no gRPC front.
 from mock_agent.server import MockServer
 MockServer("echo")
@@ -71,4 +79,5 @@ def test_commands_start_without_what_they_do_not_use(agent_url: str) -> None:
     assert seen["check loaded"] == []
     assert seen["send loaded"] == []
     assert seen["chunk model built"] is False
+    assert seen["fault models built"] == []
     assert seen["mock loaded"] == []
