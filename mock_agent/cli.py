@@ -22,13 +22,13 @@ from typing import Any
 from inspector import __version__
 from inspector.completion import SHELLS, complete_if_asked, script
 from inspector.pipeout import emit
-from inspector.serving.browser_guard import BrowserGuard, allowed_host
-from inspector.serving.runner import LOOPBACK, check_port, serve_until_interrupted
+from inspector.serving.browser_guard import allowed_host
+from inspector.serving.loopback import LOOPBACK
 
+from .endpoints import DIALECT_CHOICES, REST_PREFIX
 from .loader import ScenarioError, builtins, resolve
 from .profiles import PROFILES
 from .scenario import json_schema
-from .server import DIALECT_CHOICES, REST_PREFIX, MockServer
 from .store import DEFAULT_LIMIT
 
 
@@ -281,6 +281,12 @@ def check(spec: str | None) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
+    # Here, not at the top: --check, --list and schema have no use for uvicorn or starlette.
+    from inspector.serving.browser_guard import BrowserGuard
+    from inspector.serving.runner import check_port, serve_until_interrupted
+
+    from .server import MockServer
+
     try:
         server = MockServer(
             args.scenario,

@@ -19,7 +19,7 @@ import re
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -40,8 +40,9 @@ from . import errors, framing
 from .call import HANDLED as _HANDLED
 from .call import Call as _Call
 from .call import Dropped as _Dropped
+from .endpoints import DIALECT_CHOICES as DIALECT_CHOICES
+from .endpoints import REST_PREFIX as REST_PREFIX
 from .engine import DONE, Canceled, Comment, Drop, Engine, HttpFault, Malformed, RpcFault, Run, now
-from .grpc_server import GrpcFront
 from .loader import resolve
 from .profiles import Profile, get_profile
 from .push import PushSender, refusal
@@ -49,12 +50,12 @@ from .request_check import check_request, parse_timestamp
 from .scenario import Scenario
 from .store import DEFAULT_LIMIT, TaskRecord, TaskStore
 
+if TYPE_CHECKING:
+    from .grpc_server import GrpcFront
+
 DEFAULT_MAX_BODY = 1024 * 1024
 #: The card extension that says how the mock checks requests (strict or lenient).
 MODE_EXTENSION = "urn:a2a-mock:request-validation"
-DIALECT_CHOICES = ("0.1", "0.3", "1.0", "all")
-#: Where the HTTP+JSON/REST binding is served (0.3's routes under it start with /v1).
-REST_PREFIX = "/rest"
 _REST_JSON = {"1.0": rest.MEDIA_TYPE.encode(), "0.3": rest.JSON_TYPE.encode()}
 
 _EVENTS = (m.Task, m.Message, m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)
@@ -183,7 +184,7 @@ class MockServer:
                 else f"profile {self.profile.name} speaks JSON-RPC only"
             )
         #: The gRPC server (grpc_server.py), started with the app on ``grpc_port``.
-        self.grpc = None if grpc_port is None else GrpcFront(self, LOOPBACK, grpc_port)
+        self.grpc = None if grpc_port is None else _grpc_front(self, grpc_port)
         self.app = self._build_app()
 
     # ------------------------------------------------------------------ setup
@@ -1254,3 +1255,11 @@ async def _watch(receive: Any, queue: asyncio.Queue[Any]) -> None:
         if message["type"] == "http.disconnect":
             queue.put_nowait(_GONE)
             return
+
+
+def _grpc_front(server: MockServer, port: int) -> GrpcFront:
+    # Imported here: the gRPC codecs and descriptor sets cost a mock without --grpc-port
+    # ~20 ms of CPU at start.
+    from .grpc_server import GrpcFront
+
+    return GrpcFront(server, LOOPBACK, port)

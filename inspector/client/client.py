@@ -51,6 +51,7 @@ from .card_choice import NotInCard, not_in_card
 from .dialect_cache import DialectCache, agent_key
 from .error_reason import body_reason
 from .errors import TransportError, UnsupportedMethod
+from .grpc_url import is_grpc_url
 from .limits import ACCEPT_ENCODING, DecodeFailed, Limits
 from .oauth2 import ClientCredentials, TokenSource
 from .sse import EventTooLarge, SSEComment, SSEParser
@@ -276,8 +277,6 @@ class A2AClient:
         # An unknown dialect name is the caller's mistake: say so now, not mid-session.
         self._requested: Dialect | None = None if dialect == AUTO else get_dialect(dialect)
         self._binding_requested = b.get_binding(binding)
-        from .grpc_transport import is_grpc_url
-
         #: A ``grpc://`` URL: no HTTP to fetch a card from (see get_card).
         self._grpc_url = is_grpc_url(url)
         if self._grpc_url and self._binding_requested == b.AUTO:

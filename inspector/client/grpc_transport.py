@@ -30,10 +30,11 @@ from ..protocol.wire import capture
 from ..session import payloads
 from ..session.events import Kind
 from .errors import TransportError
+from .grpc_url import GRPC_SCHEMES as GRPC_SCHEMES
+from .grpc_url import is_grpc_url
 from .tls import TlsError, grpc_credentials
 from .transport import Exchange, handshake_hint
 
-GRPC_SCHEMES = ("grpc", "grpcs")
 #: Metadata gRPC itself owns: a user's header of that name cannot travel as metadata.
 RESERVED_METADATA = frozenset(
     (
@@ -65,10 +66,6 @@ NO_CONNECTION = re.compile(
     r"socket closed|connection reset|handshake|no route to host|unreachable",
     re.IGNORECASE,
 )
-
-
-def is_grpc_url(url: str | None) -> bool:
-    return bool(url) and urlsplit(url).scheme.lower() in GRPC_SCHEMES
 
 
 def split_target(endpoint: str) -> tuple[str, bool]:

@@ -20,8 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import uvicorn
 
 from .deadline import REQUEST_TIMEOUT, protocol
-
-LOOPBACK = "127.0.0.1"
+from .loopback import LOOPBACK as LOOPBACK
 
 
 def url_at(base: str, path: str) -> str:

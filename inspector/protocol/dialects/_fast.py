@@ -18,6 +18,7 @@ two paths against each other.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, cast
@@ -35,6 +36,10 @@ def _tau_schema(parts: str) -> dict[str, Any]:
     """TaskArtifactUpdateEvent's core schema with the artifact's parts validated as
     ``parts`` says: "kind" (the ``kind`` tag selects the model, as Part's discriminator
     does for a dict) or "text" (every part must be a TextPart, tag or no tag)."""
+    # The models defer their build (models.A2AModel): build both first, so the schema
+    # exists and _from_schema finds them complete, as it did when they were built at import.
+    m.TaskArtifactUpdateEvent.model_rebuild()
+    m.Artifact.model_rebuild()
     # Walked and rebuilt by key as plain dicts: the CoreSchema TypedDicts do not narrow by "type".
     schema = cast(dict[str, Any], copy.deepcopy(m.TaskArtifactUpdateEvent.__pydantic_core_schema__))
     defs = schema["definitions"] if schema["type"] == "definitions" else []
@@ -83,6 +88,13 @@ def envelope_decoder(inner: str | None, parts: str) -> FastDecoder:
     return validator.validate_json
 
 
+def lazy_envelope_decoder(inner: str | None, parts: str) -> Callable[[], FastDecoder]:
+    """``envelope_decoder(inner, parts)``, built on the first call and kept: building one
+    costs milliseconds of CPU that a command which never reads a stream (card, a
+    non-streaming send, the mock) would pay at import."""
+    return functools.cache(lambda: envelope_decoder(inner, parts))
+
+
 @contextmanager
 def _from_schema(*classes: type) -> Iterator[None]:
     """Make pydantic-core build these models' validators from the schema we give it.
@@ -90,7 +102,8 @@ def _from_schema(*classes: type) -> Iterator[None]:
     For a model schema whose class is complete, pydantic-core reuses the class's own
     ``__pydantic_validator__`` ("prebuilt"), which would ignore our parts schema; it
     decides by the class's ``__pydantic_complete__``, read once, while building. The
-    flag is restored before anything else runs (this happens at import). Should a
+    flag is restored before anything else runs (this happens once, on the first fast
+    decode, and nothing awaits in between). Should a
     future pydantic-core ignore this, the parts are validated as models.Part does and
     the decoders' checks send kind-less parts to the general path: slower, not wrong."""
     saved = [(cls, cls.__dict__["__pydantic_complete__"]) for cls in classes]
@@ -103,4 +116,4 @@ def _from_schema(*classes: type) -> Iterator[None]:
             type.__setattr__(cls, "__pydantic_complete__", flag)
 
 
-__all__ = ["FastDecoder", "ValidationError", "envelope_decoder"]
+__all__ = ["FastDecoder", "ValidationError", "envelope_decoder", "lazy_envelope_decoder"]

@@ -14,11 +14,11 @@ from ..errors import ProtocolError
 from ..methods import PARAMS, Method
 from ..shape import arr, drop_tag, implied_final, new_id, obj
 from ..validation import M, validate
-from ._fast import ValidationError, envelope_decoder
+from ._fast import ValidationError, lazy_envelope_decoder
 from .base import TASK_ERRORS, Dialect
 
 # {"result": <artifact-update>}: parts chosen by their kind tag, as Part does.
-_fast_artifact = envelope_decoder(None, "kind")
+_fast_artifact = lazy_envelope_decoder(None, "kind")
 
 _EVENT_KINDS: dict[str, type[m.A2AModel]] = {
     "task": m.Task,
@@ -139,7 +139,7 @@ class V03Dialect(Dialect):
         if '"artifact-update"' not in data:
             return None
         try:
-            event: m.TaskArtifactUpdateEvent = _fast_artifact(data)["result"]
+            event: m.TaskArtifactUpdateEvent = _fast_artifact()(data)["result"]
         except ValidationError:
             return None
         extra = event.__pydantic_extra__

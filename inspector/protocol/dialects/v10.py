@@ -23,7 +23,7 @@ from ..errors import ProtocolError
 from ..methods import PARAMS, Method
 from ..shape import Path, arr, boolean, check, fail, new_id, obj, shape_task, string
 from ..validation import validate
-from ._fast import ValidationError, envelope_decoder
+from ._fast import ValidationError, lazy_envelope_decoder
 from .base import TASK_ERRORS, Dialect
 from .v03 import as_event, as_model
 
@@ -62,7 +62,7 @@ _STREAM_KEYS = ("task", "message", "statusUpdate", "artifactUpdate")
 
 # {"result": {"artifactUpdate": ...}} with text parts only: part_in makes any part with a
 # "text" key a TextPart, so for those the tag it adds is the only difference.
-_fast_artifact = envelope_decoder("artifactUpdate", "text")
+_fast_artifact = lazy_envelope_decoder("artifactUpdate", "text")
 _TextPart = m.TextPart
 
 
@@ -264,7 +264,7 @@ class V10Dialect(Dialect):
         if '"artifactUpdate"' not in data:
             return None
         try:
-            event: m.TaskArtifactUpdateEvent = _fast_artifact(data)["result"]["artifactUpdate"]
+            event: m.TaskArtifactUpdateEvent = _fast_artifact()(data)["result"]["artifactUpdate"]
         except ValidationError:
             return None
         art = event.__dict__["artifact"]  # (a pydantic attribute read is slower)
