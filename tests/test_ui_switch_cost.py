@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from inspector.ui.app import InspectorApp
+from inspector.ui.screens.main import MainScreen
 from test_ui_start_cost import count_footer_builds
 from ui_helpers import wait_until
 
@@ -52,10 +54,12 @@ def keys_wanted(app: Any) -> list[tuple[str, str]]:
 
 
 async def focused_on(pilot: Any, key: str, widget_id: str) -> None:
+    """Press ``key``; back once ``widget_id`` has the focus and the footer shows its keys."""
     app = pilot.app
     await pilot.press(key)
     await wait_until(pilot, lambda: app.screen.focused and app.screen.focused.id == widget_id, 5, key)
-    await pilot.pause(0.1)  # the footer's keys follow after a refresh
+    footer = app.screen.query_one(Footer)
+    await wait_until(pilot, lambda: keys_shown(footer) == keys_wanted(app), 5, f"the footer's keys after {key}")
 
 
 async def test_view_keys_change_the_footer_s_keys_without_making_new_ones(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,7 +74,37 @@ async def test_view_keys_change_the_footer_s_keys_without_making_new_ones(monkey
         for key, focused in VIEW_KEYS:
             await focused_on(pilot, key, focused)
         rebuilt.clear()
-        for key, focused in (*VIEW_KEYS, *VIEW_KEYS):
+        for key, focused in VIEW_KEYS:
             await focused_on(pilot, key, focused)
-            assert keys_shown(footer) == keys_wanted(app), key
         assert rebuilt == []
+        assert any(description == "Help" for _key, description in keys_shown(footer))
+
+
+async def test_a_change_of_focus_does_not_repaint_the_whole_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Textual's Screen repaints all of itself when its focused widget changes: a full
+    # frame (~10-15 ms of CPU) per Tab, two per view key, every widget's lines drawn
+    # into it again. What the focus changes repaints itself: the widgets it leaves and
+    # reaches, the panes' bars, the footer.
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: app.screen.query("#traffic-view"), 5, "the hidden tabs' views")
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        whole: list[str] = []
+        refresh = Widget.refresh
+
+        def counted(self: Widget, *regions: Any, **kwargs: Any) -> Any:
+            if self is screen and not regions and not kwargs.get("layout") and not kwargs.get("recompose"):
+                whole.append(str(screen.focused))
+            return refresh(self, *regions, **kwargs)
+
+        monkeypatch.setattr(Widget, "refresh", counted)
+        for key, focused in (*VIEW_KEYS, ("f3", "composer-text")):
+            await focused_on(pilot, key, focused)
+        for _ in range(3):
+            await pilot.press("tab")
+        assert screen.focused is not None and screen.focused.id != "composer-text"
+        assert whole == []
+        # Asked for, it still repaints whole.
+        screen.refresh()
+        assert whole
