@@ -65,9 +65,11 @@ async def test_a_view_key_rebuilds_the_footer_at_most_twice(monkeypatch: pytest.
             await pilot.press(key)
             await wait_until(pilot, lambda f=focused: app.screen.focused and app.screen.focused.id == f, 5, key)
             await pilot.pause(0.1)  # any rebuild still on its way
-            assert 1 <= len(rebuilt) <= 2, (key, len(rebuilt))
+            # None at all once the footer has keys enough to change in place
+            # (test_ui_switch_cost).
+            assert len(rebuilt) <= 2, (key, len(rebuilt))
             footer = app.screen.query_one(Footer)
-            assert any(key.description == "Help" for key in footer.query("FooterKey")), key
+            assert any(key.description == "Help" for key in footer.query("FooterKey") if key.display), key
 
 
 async def test_the_terminal_s_size_sent_again_lays_nothing_out() -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import AwaitMount, Widget
 from textual.widgets import TabbedContent, TabPane
@@ -164,6 +165,26 @@ class MainScreen(InspectorAppNode, Screen[None]):
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
+
+    #: set_focus is running (see refresh).
+    _moving_focus = False
+
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
+        self._moving_focus = True
+        try:
+            super().set_focus(widget, scroll_visible, from_app_focus)
+        finally:
+            self._moving_focus = False
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        # Textual's Screen repaints all of itself when the widget with the focus changes
+        # (its focused reactive): a full frame, every widget's lines cut and joined again
+        # (~10-15 ms of CPU), once per Tab and twice per view key. What the focus changes
+        # repaints itself: the widgets it leaves and reaches restyle (:focus,
+        # :focus-within), and the footer follows the keys.
+        if self._moving_focus and not (regions or layout or recompose):
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def _auto_focus_done(self) -> None:
         self.AUTO_FOCUS = None  # type: ignore[misc]  # see compose
