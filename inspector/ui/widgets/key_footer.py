@@ -124,37 +124,18 @@ class KeyFooter(Footer):
             same_group = list(runs)
             if group is not None and len(same_group) > 1:
                 keys = tuple(
-                    KeyShown(b.key, app.get_key_display(b), "", b.action, not on, tip or b.description)
+                    _key_shown(app, b, on, tip or b.description, description="")
                     for b, on, tip in (bindings[0] for bindings in same_group)
                 )
                 shown.append(GroupShown(group.compact, keys, group.description))
                 continue
             for binding, enabled, tooltip in (bindings[0] for bindings in same_group):
-                shown.append(
-                    KeyShown(
-                        binding.key,
-                        app.get_key_display(binding),
-                        binding.description,
-                        binding.action,
-                        not enabled,
-                        tooltip,
-                    )
-                )
+                shown.append(_key_shown(app, binding, enabled, tooltip))
         if self.show_command_palette and app.ENABLE_COMMAND_PALETTE:
             palette = active.get(app.COMMAND_PALETTE_BINDING)
             if palette is not None:
                 _node, binding, enabled, _tooltip = palette
-                shown.append(
-                    KeyShown(
-                        binding.key,
-                        app.get_key_display(binding),
-                        binding.description,
-                        binding.action,
-                        not enabled,
-                        binding.tooltip or binding.description,
-                        palette=True,
-                    )
-                )
+                shown.append(_key_shown(app, binding, enabled, binding.tooltip or binding.description, palette=True))
         self.styles.grid_size_columns = len(by_action)  # as Footer.compose sets it
         return shown
 
@@ -199,6 +180,22 @@ class KeyFooter(Footer):
                     self.move_child(widget, after=before)
                 before = widget
         return True
+
+
+def _key_shown(
+    app: Any, binding: Binding, enabled: bool, tooltip: str, *, description: str | None = None, palette: bool = False
+) -> KeyShown:
+    """The FooterKey Footer.compose makes of ``binding`` (``description``: its text, when
+    not the binding's own; a key in a group has none)."""
+    return KeyShown(
+        binding.key,
+        app.get_key_display(binding),
+        binding.description if description is None else description,
+        binding.action,
+        not enabled,
+        tooltip,
+        palette,
+    )
 
 
 def _fits(key: Widget, shown: KeyShown) -> bool:
