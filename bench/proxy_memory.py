@@ -111,7 +111,7 @@ def sse_run(count: int) -> tuple[int, float, float]:
         ) as resp:
             for chunk in resp.iter_raw():
                 events += (tail + chunk).count(b"data: ")
-                tail = chunk[-5:]
+                tail = (tail + chunk)[-5:]
         if not proxy.ended.wait(600):
             raise SystemExit("the proxy never logged the stream's end")
         seconds = time.perf_counter() - t0
