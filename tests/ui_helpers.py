@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 #: The least time a condition is waited for (seconds).
@@ -85,3 +85,14 @@ async def preview(pilot: Any, composer: Any) -> tuple[str, Any]:
             return None
 
     return await wait_until(pilot, previewed, 10, "the composer to know the agent")
+
+
+def one_read(app: Any, keys: Iterable[str]) -> None:
+    """Post each key to the app at once, as its driver does with the keys of one read from
+    the terminal, without Pilot's wait for the screen to settle after each (a screen that
+    a flood of events keeps busy may not settle within Pilot's 30 s on a loaded machine)."""
+    from textual import events
+
+    for key in keys:
+        character = {"tab": "\t", "space": " ", "slash": "/"}.get(key, key if len(key) == 1 else None)
+        app.post_message(events.Key(key, character))

@@ -166,11 +166,16 @@ class InspectorApp(App[int]):
     # ------------------------------------------------------------------ lifecycle
 
     async def on_event(self, event: events.Event) -> None:
-        # A key from the terminal (not one bubbling back up from a widget) goes through
-        # KeyOrder: it waits while the key before it is still on its way.
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            await self.key_order.arrived(event)
-            return
+        if isinstance(event, events.Key):
+            if not self.screen_stack:
+                # Shutting down (Pilot closes the screens while the app's loop still runs):
+                # a key still queued, or bubbling back up, has no screen to go to.
+                return
+            # A key from the terminal (not one bubbling back up from a widget) goes through
+            # KeyOrder: it waits while the key before it is still on its way.
+            if not event.is_forwarded:
+                await self.key_order.arrived(event)
+                return
         await super().on_event(event)
 
     def on_mount(self) -> None:

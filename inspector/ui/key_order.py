@@ -13,8 +13,11 @@ the field Tab was leaving.
 lets it go once the earlier one is done: a marker sent up the same way the key bubbles
 (the focused widget, each ancestor, the screen, then the app, each a FIFO queue of its
 own) arrives behind it, so by then the key has been handled or stopped. A marker that
-never arrives (its widget removed meanwhile) is given up after ``GIVE_UP`` seconds, and
-the keys go on as Textual alone would take them.
+never arrives (a widget on its way removed meanwhile) is given up, and the keys go on as
+Textual alone would take them: looked for every ``GIVE_UP`` seconds, never on time alone
+while its way is whole, up to ``HOLD_AT_MOST``. Given up after a second, a key on a loaded
+machine (its marker slow behind a flood of messages) let the next ones go too early: the
+text typed after ``/`` went to the traffic list, not the filter it had focused.
 """
 
 from __future__ import annotations
@@ -27,8 +30,11 @@ from typing import Any
 from textual import events
 from textual.dom import DOMNode
 
-#: Seconds after which a key still on its way no longer holds the next ones.
+#: Seconds between looks at the way of a key whose marker has not come back.
 GIVE_UP = 1.0
+#: Seconds after which a key still on its way no longer holds the next ones, whatever its
+#: way looks like (a bound on a stuck key, never reached by a working app).
+HOLD_AT_MOST = 20.0
 
 
 class KeyOrder:
@@ -53,6 +59,10 @@ class KeyOrder:
         await self._hand(event)
 
     async def _hand(self, event: events.Key) -> None:
+        if not self.app.screen_stack:
+            # The app is shutting down (Pilot closes the screens while the app's loop still
+            # runs): a key still queued has nowhere to go.
+            return
         # Where Textual will forward it, unless a priority binding takes it.
         target = self.app.focused or self.app.screen
         await self.deliver(event)
@@ -62,7 +72,17 @@ class KeyOrder:
         token = self.on_its_way = self._count
         path = [node for node in (target, *target.ancestors) if node is not self.app]
         self._mark(path, 0, token)
-        self.app.set_timer(GIVE_UP, partial(self._done, token))
+        self.app.set_timer(GIVE_UP, partial(self._look, token, path, GIVE_UP))
+
+    async def _look(self, token: int, path: list[DOMNode], waited: float) -> None:
+        """The marker of key ``token`` is late: give it up if a node of its way is gone
+        (the marker can no longer come back), else look again later."""
+        if self.on_its_way != token:
+            return
+        if waited < HOLD_AT_MOST and all(node.is_attached for node in path):
+            self.app.set_timer(GIVE_UP, partial(self._look, token, path, waited + GIVE_UP))
+            return
+        await self._done(token)
 
     def _mark(self, path: list[DOMNode], at: int, token: int) -> None:
         if at < len(path):
