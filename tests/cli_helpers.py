@@ -205,7 +205,7 @@ def _a_command(args: tuple[str, ...]) -> bool:
     return True
 
 
-def read_line(proc: subprocess.Popen[bytes], timeout: float = 15.0) -> bytes:
+def read_line(proc: subprocess.Popen[bytes], timeout: float = 60.0) -> bytes:
     """One line of a :meth:`Cli.start` process's stdout (the CLI flushes every line).
 
     Read from the pipe a byte at a time, not through ``proc.stdout``'s buffer: a buffered

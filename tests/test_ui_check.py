@@ -54,7 +54,9 @@ async def finished(pilot: Any, app: InspectorApp, number: int = 1) -> CheckScree
     await wait_until(
         pilot,
         lambda: screen.run is not None and screen.run.number == number and screen.report is not None,
-        20,
+        # A run is ~3 s of probes on a quiet machine; under a CPU hog with the suite's
+        # workers beside it, one took longer than 30 s.
+        90,
         f"check run {number} to finish",
     )
     await pilot.pause()
