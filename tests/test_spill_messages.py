@@ -114,3 +114,32 @@ def test_any_other_event_is_the_json_line_json_dumps_writes() -> None:
     expected = json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=repr)
     assert written == expected.encode("utf-8", "surrogatepass") + b"\n"
     store.close()
+
+
+def test_a_plain_record_reads_back_as_the_json_dumps_line_does() -> None:
+    # A record of nothing but dicts, lists, strings and numbers is written by
+    # pydantic-core's encoder (its floats may be spelled otherwise: 1e-7 for 1e-07);
+    # read back, each value is what json.dumps's line gives, of its type, to the bit.
+    # A value it would write its own way (bytes, a tuple, a lone surrogate) takes the
+    # json module's line.
+    values: list[Any] = [
+        {"body": 'é "q" \\ \x00 \u2028 \x7f', "headers": {"a": "b"}, "size": 74, "code": None, "ok": True},
+        {"floats": [0.1, 1e-7, 1e16, 1e300, 5e-324, -0.0, float("inf"), float("-inf"), float("nan")]},
+        {"ints": [2**70, -(2**63), 0], "deep": [[{"a": [[[{}]]]}]]},
+        {"lone": "\ud800 x"},
+        {"raw": b"\x00\xff"},
+        {"pair": (1, "a")},
+        {"set": {1}},
+    ]
+    events = [Event(i + 1, i / 3, Kind.RESPONSE, 1, data, 1700000000.5 + i) for i, data in enumerate(values)]
+    store = SpillStore()
+    store.add(0, events)
+    back = store.read(0, len(events))
+    lines = store._file.read(0, store._file.end).split(b"\n")
+    for event, got, line in zip(events, back, lines, strict=False):
+        record = {"kind": "response", "seq": event.seq, "t": event.t, "wall": event.wall, "exchange": 1}
+        expected = json.loads(json.dumps({**record, "data": event.data}, ensure_ascii=False, default=repr))
+        assert repr(json.loads(line.decode("utf-8", "surrogatepass"))) == repr(expected)
+        assert repr(got.data) == repr(expected["data"])
+        assert (got.seq, got.t, got.wall) == (event.seq, event.t, event.wall)
+    store.close()
