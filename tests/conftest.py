@@ -28,6 +28,13 @@ sys.dont_write_bytecode = False
 # as a person runs them: terminal_env leaves TEXTUAL_* out.
 os.environ["TEXTUAL_ANIMATIONS"] = "none"
 
+# --- grpc's C core says only what is wrong ----------------------------------------------
+#
+# The product sets this as it first imports grpc (client/grpc_transport.py,
+# proxy/grpc_relay.py); tests that import grpc first (their own servers and clients) left
+# its INFO lines ("Got goaway" for each closed channel) in the suite's output.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
 import pytest  # noqa: E402
 
 from inspector.serving.runner import BackgroundServer  # noqa: E402
