@@ -72,6 +72,35 @@ async def test_a_view_key_rebuilds_the_footer_at_most_twice(monkeypatch: pytest.
             assert any(key.description == "Help" for key in footer.query("FooterKey") if key.display), key
 
 
+async def test_the_first_frame_has_the_footer_s_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Textual makes a footer's keys after the screen's first frame: they showed in a
+    # second frame, with a layout and a whole repaint of their own. The keys in the
+    # footer at the screen's first layout, and at the last, are the same.
+    from inspector.ui.screens.main import MainScreen
+
+    at_layouts: list[list[str]] = []
+    on_mount = MainScreen.on_mount
+
+    def keys_at_layouts(screen: MainScreen) -> None:
+        footer = screen.query_one(Footer)
+
+        def laid_out(_screen: Any) -> None:
+            at_layouts.append([str(key.description) for key in footer.query("FooterKey") if key.display])
+
+        screen.screen_layout_refresh_signal.subscribe(screen, laid_out)
+        on_mount(screen)
+
+    monkeypatch.setattr(MainScreen, "on_mount", keys_at_layouts)
+    app = InspectorApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settled(pilot, [])
+        await pilot.pause()
+        assert at_layouts, "no layout seen"
+        first, last = at_layouts[0], at_layouts[-1]
+        assert "Help" in last
+        assert first == last
+
+
 async def test_the_terminal_s_size_sent_again_lays_nothing_out() -> None:
     # Textual sends the screen its size again at start (from the screen's own first
     # layout, and from the app once idle): each laid the whole screen out and painted it
