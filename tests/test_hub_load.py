@@ -22,6 +22,11 @@ TASKS = 200
 CHUNKS = [f"part {i} " for i in range(10)]
 #: Each task: a working status, the chunks, the completion and the answer to the request.
 FRAMES_PER_TASK = 1 + len(CHUNKS) + 2
+#: How long a stream may wait for its next byte. The 200 streams share one process with
+#: the hub and the agent: ~3.6 s in all on a quiet machine, a stream can wait for most of
+#: that, and under a CPU hog beside the suite's workers it passed hub_helpers.WAIT (15 s).
+#: Generous: it only stops a broken test from hanging.
+STREAM_WAIT = 120.0
 
 
 def stream(i: int) -> dict[str, Any]:
@@ -38,7 +43,10 @@ async def events_of(url: str, i: int, tls: ssl.SSLContext) -> list[dict[str, Any
     # (each event scans every connection). They share one TLS context (loopback HTTP
     # uses none, but building one per client costs more than the streams).
     out = []
-    async with httpx.AsyncClient(timeout=WAIT, verify=tls) as http, http.stream("POST", url, json=stream(i)) as resp:
+    async with (
+        httpx.AsyncClient(timeout=STREAM_WAIT, verify=tls) as http,
+        http.stream("POST", url, json=stream(i)) as resp,
+    ):
         async for line in resp.aiter_lines():
             if line.startswith("data:"):
                 out.append(json.loads(line[5:]))
