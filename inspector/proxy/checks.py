@@ -106,6 +106,6 @@ def _waiting_in(tracker: Any, context_id: str) -> Any:
     # The context's own tasks (in_context): a pass over every task the session has seen
     # cost each such request more the longer the proxy ran.
     for task in tracker.in_context(context_id):
-        if task.context_id == context_id and task.state in (m.TaskState.INPUT_REQUIRED, m.TaskState.AUTH_REQUIRED):
+        if task.state in (m.TaskState.INPUT_REQUIRED, m.TaskState.AUTH_REQUIRED):
             found = task
     return found
